@@ -1,0 +1,53 @@
+// The Hono app: middleware order, route mounting, and the single error renderer.
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { requestId } from "hono/request-id";
+import { ServiceError } from "./errors/service-error";
+import { problemResponse, toServiceError } from "./errors/problem";
+import { classifyRoutes } from "./routes/classify";
+import { requireApiKey } from "./routes/middleware/auth";
+import { limitBody, requireJson } from "./routes/middleware/body";
+import { modelRoutes } from "./routes/models";
+import { oipRoutes } from "./routes/oip";
+import { defaultServices, provideServices, type AppEnv } from "./routes/services";
+import type { Services } from "./tasks";
+
+/** Builds the app; tests pass their own services (e.g. a registry reading from R2). */
+export function createApp(servicesFor: (env: Env) => Services = defaultServices) {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use(requestId());
+  app.use(provideServices(servicesFor));
+  app.use("/v1/*", requireApiKey);
+  app.use("/v2/models/*", requireApiKey);
+  for (const path of ["/v1/classify", "/v1/run/*", "/v2/models/*"]) {
+    app.on("POST", path, requireJson, limitBody);
+  }
+
+  app.route("/", classifyRoutes);
+  app.route("/", modelRoutes);
+  app.route("/", oipRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "Edge inference service", version: "0.1.0" },
+    security: [{ bearer: [] }],
+  });
+
+  app.notFound((c) => problemResponse(new ServiceError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`), c.req.path));
+
+  app.onError((error, c) => {
+    const serviceError = toServiceError(error);
+    if (serviceError.status >= 500) {
+      const cause = serviceError.cause === undefined ? {} : { cause: String(serviceError.cause) };
+      console.error(JSON.stringify({ event: "request_failed", path: c.req.path, requestId: c.get("requestId"), error: String(error), ...cause }));
+    }
+    // Open Inference Protocol clients read `error`; everyone else reads the RFC 9457 members.
+    const extensions = c.req.path.startsWith("/v2") ? { error: serviceError.message } : {};
+    const response = problemResponse(serviceError, c.req.path, extensions);
+    response.headers.set("x-request-id", c.get("requestId"));
+    return response;
+  });
+
+  return app;
+}

@@ -1,0 +1,48 @@
+// RFC 9457 rendering: one place turns any thrown value into application/problem+json.
+import { HTTPException } from "hono/http-exception";
+import { ServiceError } from "./service-error";
+
+const TITLES: Record<ServiceError["code"], string> = {
+  invalid_request: "Invalid request",
+  invalid_json: "Malformed JSON body",
+  unauthorized: "Unauthorized",
+  not_found: "Not found",
+  model_not_found: "Model not found",
+  model_not_ready: "Model not ready",
+  payload_too_large: "Payload too large",
+  unsupported_media_type: "Unsupported media type",
+  unprocessable_input: "Input the model cannot take",
+  upstream_error: "Upstream error",
+  upstream_timeout: "Upstream timeout",
+  internal_error: "Internal error",
+};
+
+/** Maps Hono's own exceptions (e.g. from bodyLimit) onto the service's error type. */
+export function toServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  if (error instanceof HTTPException) {
+    if (error.status === 413) return new ServiceError(413, "payload_too_large", error.message || "Request body is too large");
+    if (error.status === 401) return new ServiceError(401, "unauthorized", error.message || "Unauthorized");
+    if (error.status < 500) return new ServiceError(error.status, "invalid_request", error.message || "Invalid request");
+  }
+  return new ServiceError(500, "internal_error", "The service failed to handle this request", { cause: error });
+}
+
+/** Renders a ServiceError as an RFC 9457 problem document. */
+export function problemResponse(error: ServiceError, instance: string, extensions: Record<string, unknown> = {}): Response {
+  const body = {
+    type: `urn:edge-inference:problem:${error.code}`,
+    title: TITLES[error.code],
+    status: error.status,
+    detail: error.message,
+    instance,
+    code: error.code,
+    ...(error.field === undefined ? {} : { field: error.field }),
+    ...(error.errors === undefined ? {} : { errors: error.errors }),
+    ...extensions,
+  };
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: { "content-type": "application/problem+json", ...error.headers },
+  });
+}

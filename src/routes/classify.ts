@@ -1,0 +1,115 @@
+// POST /v1/classify (one text or a batch, top-k labels) and POST /v1/run/{model}, the
+// Workers AI text-classification shape: {text} → [{label, score}].
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ServiceError } from "../errors/service-error";
+import type { ServedModel } from "../tasks";
+import type { TextClassifier } from "../tasks/text-classification";
+import { findModel, requireReady, type AppEnv } from "./services";
+import { validationHook } from "./validation";
+
+/** Longest text accepted; the model reads only its tokenizer's maxChars of it anyway. */
+const MAX_TEXT_CHARS = 100_000;
+
+const Text = z.string().min(1, "must not be empty").max(MAX_TEXT_CHARS, `at most ${MAX_TEXT_CHARS} characters`);
+
+const LabelScore = z.object({ label: z.string(), score: z.number() }).openapi("LabelScore");
+
+const ClassifyRequest = z
+  .object({
+    model: z.string().min(1).openapi({ example: "spam-classifier" }),
+    input: z.union([Text, z.array(Text).min(1, "needs at least one text")]).openapi({
+      example: "Congratulations! You have won a free cruise. Reply now to claim.",
+    }),
+    top_k: z.number().int().min(1).max(100).optional().openapi({ description: "Labels per text; default: all" }),
+  })
+  .strict()
+  .openapi("ClassifyRequest");
+
+const ClassifyResponse = z
+  .object({
+    model: z.string(),
+    model_version: z.string(),
+    results: z.array(z.object({ labels: z.array(LabelScore), tokens: z.number().int(), truncated: z.boolean() })),
+    usage: z.object({ prompt_tokens: z.number().int() }),
+  })
+  .openapi("ClassifyResponse");
+
+const problem = { "application/problem+json": { schema: z.object({ type: z.string(), title: z.string(), status: z.number() }) } };
+
+const classifyRoute = createRoute({
+  method: "post",
+  path: "/v1/classify",
+  summary: "Classify one text or a batch with a text-classification model",
+  request: { body: { required: true, content: { "application/json": { schema: ClassifyRequest } } } },
+  responses: {
+    200: { description: "Labels with softmax scores, best first", content: { "application/json": { schema: ClassifyResponse } } },
+    400: { description: "Invalid request", content: problem },
+    404: { description: "Unknown model", content: problem },
+    422: { description: "Input the model cannot take", content: problem },
+  },
+});
+
+const RunRequest = z.object({ text: Text }).strict().openapi("TextClassificationInput");
+
+const runRoute = createRoute({
+  method: "post",
+  path: "/v1/run/{model}",
+  summary: "Workers AI-style text classification: {text} → [{label, score}]",
+  request: {
+    params: z.object({ model: z.string().min(1) }),
+    body: { required: true, content: { "application/json": { schema: RunRequest } } },
+  },
+  responses: {
+    200: { description: "Every label with its score, best first", content: { "application/json": { schema: z.array(LabelScore) } } },
+    400: { description: "Invalid request", content: problem },
+    404: { description: "Unknown model", content: problem },
+  },
+});
+
+function classifierOf(model: ServedModel, field: string): TextClassifier {
+  if (model.task.task !== "text-classification") {
+    throw new ServiceError(422, "unprocessable_input", `Model "${model.manifest.name}" is not a text-classification model`, { field });
+  }
+  return model.task.service;
+}
+
+export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(classifyRoute, async (c) => {
+    const body = c.req.valid("json");
+    const model = findModel(c.get("services"), body.model, "model");
+    const classifier = classifierOf(model, "model");
+    const texts = typeof body.input === "string" ? [body.input] : body.input;
+    const maxBatch = Number(c.env.MAX_BATCH);
+    if (texts.length > maxBatch) {
+      throw new ServiceError(422, "unprocessable_input", `At most ${maxBatch} texts per request, got ${texts.length}`, { field: "input" });
+    }
+    await requireReady(model);
+    const fieldOf = (index: number) => (typeof body.input === "string" ? "input" : `input.${index}`);
+    const { results, timings } = await classifier.classify(texts, body.top_k ?? classifier.manifest.labels.length, fieldOf);
+    c.header("server-timing", serverTiming(timings));
+    return c.json(
+      {
+        model: classifier.manifest.name,
+        model_version: classifier.manifest.version,
+        results,
+        usage: { prompt_tokens: results.reduce((sum, result) => sum + result.tokens, 0) },
+      },
+      200,
+    );
+  })
+  .openapi(runRoute, async (c) => {
+    const { model: name } = c.req.valid("param");
+    const { text } = c.req.valid("json");
+    const model = findModel(c.get("services"), name, "model");
+    const classifier = classifierOf(model, "model");
+    await requireReady(model);
+    const { results, timings } = await classifier.classify([text], classifier.manifest.labels.length, () => "text");
+    c.header("server-timing", serverTiming(timings));
+    return c.json(results[0]?.labels ?? [], 200);
+  });
+
+function serverTiming(timings: Record<string, number>): string {
+  return Object.entries(timings)
+    .map(([name, ms]) => `${name.replace(/Ms$/, "")};dur=${ms.toFixed(2)}`)
+    .join(", ");
+}

@@ -1,0 +1,26 @@
+// Request-body guards that run before parsing: JSON only (415) and a size ceiling (413),
+// enforced on the stream so an oversized or lying Content-Length cannot get through.
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import { ServiceError } from "../../errors/service-error";
+
+export const requireJson = createMiddleware(async (c, next) => {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+    throw new ServiceError(415, "unsupported_media_type", "Send the request body as application/json", {
+      field: "headers.content-type",
+      headers: { accept: "application/json" },
+    });
+  }
+  return next();
+});
+
+export const limitBody = createMiddleware<{ Bindings: Env }>(async (c, next) => {
+  const maxSize = Number(c.env.MAX_BODY_BYTES);
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ServiceError(413, "payload_too_large", `The request body is over the limit of ${maxSize} bytes`);
+    },
+  })(c, next);
+});

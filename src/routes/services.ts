@@ -1,0 +1,41 @@
+// How a route finds the model services: once per isolate, from the bundled registry.
+import { createMiddleware } from "hono/factory";
+import { ServiceError } from "../errors/service-error";
+import { bundledModels } from "../models/bundled";
+import { createRegistry } from "../models/registry";
+import { createServices, type ServedModel, type Services } from "../tasks";
+
+export type AppEnv = { Bindings: Env; Variables: { services: Services; requestId: string } };
+
+let services: Services | undefined;
+
+/** The isolate's services, built on first use (R2 is only reachable through env). */
+export function defaultServices(env: Env): Services {
+  services ??= createServices(createRegistry(bundledModels, env.MODELS));
+  return services;
+}
+
+export function provideServices(servicesFor: (env: Env) => Services) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    c.set("services", servicesFor(c.env));
+    return next();
+  });
+}
+
+/** The served model by name, or a 404 problem naming the field that held it. */
+export function findModel(all: Services, name: string, field: string): ServedModel {
+  const model = all.get(name);
+  if (model === undefined) {
+    const known = all.list().map((served) => served.manifest.name).join(", ");
+    throw new ServiceError(404, "model_not_found", `No model named "${name}" (available: ${known})`, { field });
+  }
+  return model;
+}
+
+/** Waits for the model to be loaded and verified; 503 with the reason otherwise. */
+export async function requireReady(model: ServedModel): Promise<void> {
+  if (await model.ready()) return;
+  throw new ServiceError(503, "model_not_ready", `Model "${model.manifest.name}" is not ready: ${model.failure() ?? "loading"}`, {
+    headers: { "retry-after": "5" },
+  });
+}

@@ -1,0 +1,72 @@
+// The only module that imports onnxruntime-web. workerd forbids compiling WASM from bytes,
+// so the ORT binary arrives as a WebAssembly.Module imported from the bundle and is handed
+// to ORT's Emscripten loader through a marker buffer (see instantiateImportedModule).
+import * as ort from "onnxruntime-web/wasm";
+import ortWasm from "onnxruntime-web/ort-wasm-simd-threaded.wasm";
+
+export { ort };
+
+/** Bytes ORT receives as `wasmBinary`; never compiled, only recognised below. */
+const MARKER = new TextEncoder().encode("edge-inference:ort-wasm-module");
+
+function isMarker(source: unknown): boolean {
+  if (!ArrayBuffer.isView(source) && !(source instanceof ArrayBuffer)) return false;
+  const bytes = ArrayBuffer.isView(source)
+    ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength)
+    : new Uint8Array(source);
+  return bytes.length === MARKER.length && bytes.every((byte, i) => byte === MARKER[i]);
+}
+
+/**
+ * Emscripten calls `WebAssembly.instantiate(wasmBinary, imports)`. While ORT initialises,
+ * that call is redirected: the marker instantiates the pre-compiled module instead.
+ */
+async function withImportedModule<T>(init: () => Promise<T>): Promise<T> {
+  const original = WebAssembly.instantiate;
+  const redirected = async (source: unknown, imports?: WebAssembly.Imports) => {
+    if (isMarker(source)) return { instance: await original(ortWasm, imports), module: ortWasm };
+    return original(source as BufferSource, imports);
+  };
+  // The overloads of WebAssembly.instantiate cannot be restated for a wrapper; the wrapper
+  // keeps both call shapes' results.
+  WebAssembly.instantiate = redirected as typeof WebAssembly.instantiate;
+  try {
+    return await init();
+  } finally {
+    WebAssembly.instantiate = original;
+  }
+}
+
+const sessionOptions: ort.InferenceSession.SessionOptions = {
+  executionProviders: ["wasm"],
+  graphOptimizationLevel: "all",
+};
+
+let backendReady: Promise<void> | undefined;
+
+/**
+ * Creates an ORT session from model bytes. The first call also initialises ORT's WASM
+ * backend (single thread: Workers have no SharedArrayBuffer workers); later calls wait
+ * for that, so the instantiate redirect is never active twice.
+ */
+export async function createSession(model: Uint8Array): Promise<ort.InferenceSession> {
+  if (backendReady === undefined) {
+    ort.env.wasm.numThreads = 1;
+    ort.env.wasm.proxy = false;
+    ort.env.wasm.wasmBinary = MARKER;
+    ort.env.logLevel = "error";
+    const first = withImportedModule(() => ort.InferenceSession.create(model, sessionOptions));
+    const initialised = first.then(() => undefined);
+    backendReady = initialised;
+    initialised.catch(() => {
+      if (backendReady === initialised) backendReady = undefined;
+    });
+    return first;
+  }
+  try {
+    await backendReady;
+  } catch {
+    return createSession(model);
+  }
+  return ort.InferenceSession.create(model, sessionOptions);
+}

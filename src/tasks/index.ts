@@ -1,0 +1,80 @@
+// The task registry: one service per registered model, built once per isolate. Routes ask
+// here; a task never knows whether its model runs in this isolate or on an origin.
+import type { Manifest } from "../models/manifest";
+import type { ModelRegistry, RegisteredModel } from "../models/registry";
+import type { RunResult } from "../runtime";
+import type { Tensor } from "../runtime/tensor";
+import { createTextClassifier, type TextClassifier } from "./text-classification";
+
+export type TaskService = { task: "text-classification"; service: TextClassifier };
+
+export type ModelState = "unloaded" | "loading" | "ready" | "failed";
+
+export interface ServedModel {
+  manifest: Manifest;
+  task: TaskService;
+  /** Raw tensor inference (Open Inference Protocol): feeds checked against the manifest. */
+  infer(feeds: Record<string, Tensor>, outputNames?: readonly string[]): Promise<RunResult>;
+  state(): ModelState;
+  /** Loads and verifies everything the model needs; resolves true when ready. */
+  ready(): Promise<boolean>;
+  /** Why the last load failed, for logs and the ready endpoint. */
+  failure(): string | undefined;
+}
+
+function createTask(model: RegisteredModel): TaskService {
+  const { manifest } = model;
+  switch (manifest.task) {
+    case "text-classification":
+      return { task: manifest.task, service: createTextClassifier({ ...model, manifest }) };
+    default: {
+      const unknown: never = manifest.task;
+      throw new Error(`Unknown task ${String(unknown)}`);
+    }
+  }
+}
+
+function serve(model: RegisteredModel): ServedModel {
+  const task = createTask(model);
+  let state: ModelState = "unloaded";
+  let failure: string | undefined;
+  let loading: Promise<boolean> | undefined;
+  return {
+    manifest: model.manifest,
+    task,
+    infer: (feeds, outputNames) => model.runtime.run(feeds, outputNames),
+    state: () => state,
+    failure: () => failure,
+    ready() {
+      if (state === "ready") return Promise.resolve(true);
+      loading ??= (async () => {
+        state = "loading";
+        try {
+          await task.service.load();
+          state = "ready";
+          failure = undefined;
+          return true;
+        } catch (error) {
+          state = "failed";
+          failure = error instanceof Error ? error.message : String(error);
+          console.error(JSON.stringify({ event: "model_load_failed", model: model.manifest.name, error: failure }));
+          return false;
+        } finally {
+          loading = undefined;
+        }
+      })();
+      return loading;
+    },
+  };
+}
+
+export interface Services {
+  list(): ServedModel[];
+  get(name: string): ServedModel | undefined;
+}
+
+/** Wraps every registered model in its task service. */
+export function createServices(registry: ModelRegistry): Services {
+  const served = new Map(registry.list().map((model) => [model.manifest.name, serve(model)]));
+  return { list: () => [...served.values()], get: (name) => served.get(name) };
+}
