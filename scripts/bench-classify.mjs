@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// Classification benchmark, side by side in one run on the same held-out texts:
+//   native    onnxruntime-node, FP32 and INT8, one thread, in process
+//   wasm      onnxruntime-web in Node (the same WASM engine the Worker runs), INT8, one thread
+//   workerd   the Worker under `wrangler dev` over loopback: OIP infer (ids in) and
+//             /v1/classify (text in: tokenize + run + softmax), p50/p99 of the round trip
+//   cold      first /v1/classify after a fresh workerd start (ORT init, sha256, session, tokenizer)
+//   bundle    the deploy bundle's gzip size (scripts/bundle-size.mjs)
+// Usage: npm run bench [-- --texts 200 --restarts 3]
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { Tokenizer } from "@huggingface/tokenizers";
+import * as ortNode from "onnxruntime-node";
+import * as ortWeb from "onnxruntime-web";
+import { loadSplits } from "./spam/dataset.mjs";
+
+const arg = (name, fallback) => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? fallback : Number(process.argv[index + 1]);
+};
+const TEXTS = arg("texts", 200);
+const RESTARTS = arg("restarts", 3);
+const WARMUP = 20;
+const dir = "models/spam-classifier";
+const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8"));
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const summary = (times) => ({ p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length });
+
+// The edge's preprocessing: first maxChars characters, first maxLength ids (src/tokenizers/batch.ts).
+const tokenizer = new Tokenizer(JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.file}`, "utf8")), {});
+const texts = loadSplits().test.slice(0, TEXTS).map((row) => row.text);
+const ids = texts.map((text) =>
+  tokenizer.encode(text.slice(0, manifest.tokenizer.maxChars), { add_special_tokens: false }).ids.slice(0, manifest.tokenizer.maxLength),
+);
+const meanTokens = ids.reduce((sum, row) => sum + row.length, 0) / ids.length;
+
+async function timeSessions(ort, session) {
+  const run = (row) => {
+    const shape = [1, row.length];
+    return session.run({
+      input_ids: new ort.Tensor("int64", BigInt64Array.from(row, BigInt), shape),
+      attention_mask: new ort.Tensor("int64", new BigInt64Array(row.length).fill(1n), shape),
+    });
+  };
+  for (const row of ids.slice(0, WARMUP)) await run(row);
+  const times = [];
+  for (const row of ids) {
+    const started = performance.now();
+    await run(row);
+    times.push(performance.now() - started);
+  }
+  return summary(times);
+}
+
+const nativeOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
+const results = {};
+results.nativeFp32 = await timeSessions(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.reference.file}`, nativeOptions));
+results.nativeInt8 = await timeSessions(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.file}`, nativeOptions));
+ortWeb.env.wasm.numThreads = 1;
+results.wasmInt8 = await timeSessions(
+  ortWeb,
+  await ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.file}`), { executionProviders: ["wasm"], graphOptimizationLevel: "all" }),
+);
+
+// --- the Worker in workerd, over loopback -------------------------------------------------
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+async function startWorker() {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(
+    "npx",
+    ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--var", "API_KEYS:bench-key", "--persist-to", ".wrangler/bench-state"],
+    { stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("wrangler dev did not start in 120 s")), 120_000);
+    child.stdout.on("data", (chunk) => {
+      if (/Ready on/.test(chunk.toString())) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, startMs: performance.now() - started, stop: () => process.kill(-child.pid, "SIGTERM") };
+}
+
+const headers = { authorization: "Bearer bench-key", "content-type": "application/json" };
+const classify = (url, text) =>
+  fetch(`${url}/v1/classify`, { method: "POST", headers, body: JSON.stringify({ model: manifest.name, input: text }) });
+const infer = (url, row) =>
+  fetch(`${url}/v2/models/${manifest.name}/infer`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      inputs: [
+        { name: "input_ids", shape: [1, row.length], datatype: "INT64", data: row },
+        { name: "attention_mask", shape: [1, row.length], datatype: "INT64", data: row.map(() => 1) },
+      ],
+    }),
+  });
+
+async function timeRequests(send, inputs) {
+  for (const input of inputs.slice(0, WARMUP)) await (await send(input)).arrayBuffer();
+  const times = [];
+  for (const input of inputs) {
+    const started = performance.now();
+    const response = await send(input);
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    times.push(performance.now() - started);
+  }
+  return summary(times);
+}
+
+const coldFirst = [];
+const coldStart = [];
+for (let i = 0; i < RESTARTS; i++) {
+  const worker = await startWorker();
+  try {
+    const started = performance.now();
+    const response = await classify(worker.url, texts[0]);
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`cold request: HTTP ${response.status}`);
+    coldFirst.push(performance.now() - started);
+    coldStart.push(worker.startMs);
+    if (i === RESTARTS - 1) {
+      results.workerdHealth = await timeRequests((row) => fetch(`${worker.url}/v2/health/live`), ids);
+      results.workerdInfer = await timeRequests((row) => infer(worker.url, row), ids);
+      results.workerdClassify = await timeRequests((text) => classify(worker.url, text), texts);
+    }
+  } finally {
+    worker.stop();
+  }
+}
+results.coldFirstRequest = summary(coldFirst);
+
+const bundleLine = execFileSync("node", ["scripts/bundle-size.mjs"], { encoding: "utf8" }).trim().split("\n").at(-1);
+
+// --- report ---------------------------------------------------------------------------------
+const ms = (value) => value.toFixed(2).padStart(8);
+const row = (name, stats, note = "") => console.log(`| ${name.padEnd(44)} | ${ms(stats.p50)} | ${ms(stats.p99)} | ${note}`);
+console.log(`\n${texts.length} held-out SpamAssassin texts, batch 1, mean ${meanTokens.toFixed(0)} tokens, one thread; ms`);
+console.log(`| ${"path".padEnd(44)} |      p50 |      p99 | ratio (p50)`);
+console.log(`|${"-".repeat(46)}|----------|----------|------------`);
+row("onnxruntime-node native FP32 (session.run)", results.nativeFp32, "1.00× (baseline)");
+row("onnxruntime-node native INT8 (session.run)", results.nativeInt8, `${(results.nativeInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32`);
+row("onnxruntime-web WASM INT8 in Node (session.run)", results.wasmInt8, `${(results.wasmInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32, ${(results.wasmInt8.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8`);
+row("workerd: GET /v2/health/live (HTTP floor)", results.workerdHealth);
+row("workerd: POST /v2/models/…/infer (ids → logits)", results.workerdInfer, `${(results.workerdInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
+row("workerd: POST /v1/classify (text → labels)", results.workerdClassify, `${(results.workerdClassify.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32 incl. HTTP + tokenize`);
+console.log(`\ncold start: first /v1/classify after a fresh workerd: p50 ${coldFirst.length ? percentile(coldFirst, 50).toFixed(0) : "-"} ms over ${RESTARTS} starts (${coldFirst.map((v) => v.toFixed(0)).join(", ")} ms); wrangler dev start-up ${percentile(coldStart, 50).toFixed(0)} ms`);
+console.log(`warm /v1/classify p50: ${results.workerdClassify.p50.toFixed(2)} ms`);
+console.log(bundleLine);

@@ -1,0 +1,5 @@
+// Reference outputs saved by the training scripts; tests validate them with zod.
+declare module "*/reference.json" {
+  const value: unknown;
+  export default value;
+}
