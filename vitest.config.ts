@@ -1,7 +1,9 @@
-// Two projects: pure code in Node (tokenizer parity against the Rust `tokenizers`, numeric
-// helpers), and the Worker itself inside workerd through the Workers Vitest integration.
-import { cloudflareTest } from "@cloudflare/vitest-plugin";
+// Two projects: pure code in Node (tokenizer parity against the Rust `tokenizers`, held-out
+// evaluation, featurizer fixtures), and the Worker itself inside workerd through the
+// Workers Vitest integration, with local R2, D1 (migrations applied) and Durable Objects.
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { TEST_SECRETS } from "./test/secrets";
 
 export default defineConfig({
   test: {
@@ -11,12 +13,20 @@ export default defineConfig({
       },
       {
         plugins: [
-          cloudflareTest({
+          cloudflareTest(async () => ({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { API_KEYS: "test-key-1,test-key-2", ALLOW_ANONYMOUS: "false" } },
-          }),
+            miniflare: {
+              bindings: { ...TEST_SECRETS, ALLOW_ANONYMOUS: "false", TEST_MIGRATIONS: await readD1Migrations("migrations") },
+            },
+          })),
         ],
-        test: { name: "workers", include: ["test/workers/**/*.test.ts"], testTimeout: 30_000 },
+        test: {
+          name: "workers",
+          include: ["test/workers/**/*.test.ts"],
+          setupFiles: ["test/workers/apply-migrations.ts"],
+          globalSetup: ["test/workers/ibm-setup.ts"],
+          testTimeout: 30_000,
+        },
       },
     ],
   },

@@ -1,14 +1,18 @@
 // The Hono app: middleware order, route mounting, and the single error renderer.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { except } from "hono/combine";
 import { requestId } from "hono/request-id";
 import { ServiceError } from "./errors/service-error";
 import { problemResponse, toServiceError } from "./errors/problem";
 import { classifyRoutes } from "./routes/classify";
+import { fraudRoutes } from "./routes/fraud";
 import { requireApiKey } from "./routes/middleware/auth";
 import { limitBody, requireJson } from "./routes/middleware/body";
 import { modelRoutes } from "./routes/models";
 import { oipRoutes } from "./routes/oip";
 import { defaultServices, provideServices, type AppEnv } from "./routes/services";
+import { adyenWebhook } from "./routes/webhooks/adyen";
+import { stripeWebhook } from "./routes/webhooks/stripe";
 import type { Services } from "./tasks";
 
 /** Builds the app; tests pass their own services (e.g. a registry reading from R2). */
@@ -17,13 +21,17 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices)
 
   app.use(requestId());
   app.use(provideServices(servicesFor));
-  app.use("/v1/*", requireApiKey);
+  // Payment webhooks authenticate by their providers' signatures, not API keys.
+  app.use("/v1/*", except("/v1/webhooks/*", requireApiKey));
   app.use("/v2/models/*", requireApiKey);
-  for (const path of ["/v1/classify", "/v1/run/*", "/v2/models/*"]) {
+  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/v2/models/*"]) {
     app.on("POST", path, requireJson, limitBody);
   }
 
   app.route("/", classifyRoutes);
+  app.route("/", fraudRoutes);
+  app.route("/", stripeWebhook);
+  app.route("/", adyenWebhook);
   app.route("/", modelRoutes);
   app.route("/", oipRoutes);
 

@@ -1,4 +1,6 @@
 // Worker entry point.
 import { createApp } from "./app";
 
+export { CardHistory } from "./storage/card-history";
+
 export default createApp();

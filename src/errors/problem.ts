@@ -1,5 +1,6 @@
 // RFC 9457 rendering: one place turns any thrown value into application/problem+json.
 import { HTTPException } from "hono/http-exception";
+import { z } from "zod";
 import { ServiceError } from "./service-error";
 
 const TITLES: Record<ServiceError["code"], string> = {
@@ -20,6 +21,13 @@ const TITLES: Record<ServiceError["code"], string> = {
 /** Maps Hono's own exceptions (e.g. from bodyLimit) onto the service's error type. */
 export function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
+  // Input that passed its route's schema but not a mapping onto a task's type (e.g. a
+  // provider payload whose timestamp is in the future) is still the caller's input.
+  if (error instanceof z.ZodError) {
+    const [issue] = error.issues;
+    const field = issue?.path.map(String).join(".") || "body";
+    return new ServiceError(400, "invalid_request", `${field}: ${issue?.message ?? "invalid"}`, { field, cause: error });
+  }
   if (error instanceof HTTPException) {
     if (error.status === 413) return new ServiceError(413, "payload_too_large", error.message || "Request body is too large");
     if (error.status === 401) return new ServiceError(401, "unauthorized", error.message || "Unauthorized");

@@ -22,10 +22,68 @@ const TokenizerSchema = z.object({
   padTokenId: z.number().int().min(0),
 });
 
+/** How a model of ours was made; third-party (raw) models have no training of ours. */
+const TrainingSchema = z.object({ script: z.string(), architecture: z.string() }).loose();
+
 const TextClassificationManifestSchema = z.object({
   task: z.literal("text-classification"),
   labels: z.array(z.string().min(1)).min(2),
   tokenizer: TokenizerSchema,
+  training: TrainingSchema,
+  evaluation: z.object({
+    dataset: z.string(),
+    split: z.string(),
+    examples: z.number().int().positive(),
+    fp32: MetricsSchema,
+    int8: MetricsSchema,
+    agreement: z.number().min(0).max(1),
+    sizeRatio: z.number().positive(),
+  }),
+});
+
+/** A label-encoded column: its classes (sorted) and, per decimal digit, the digit values seen. */
+const EncodedColumnSchema = z.object({
+  classes: z.array(z.string()).min(1),
+  digits: z.array(z.array(z.number().int().min(0).max(9))).length(5),
+});
+
+const ScaleSchema = z.object({ min: z.number(), max: z.number() });
+
+const PrecisionRecallSchema = z.object({ precision: z.number(), recall: z.number() });
+
+const FraudScoringManifestSchema = z.object({
+  task: z.literal("fraud-scoring"),
+  training: TrainingSchema,
+  labels: z.tuple([z.literal("LEGIT"), z.literal("SUSPECT"), z.literal("FRAUD")]),
+  /** Transactions per window: the current one and the ones before it. */
+  window: z.number().int().min(1),
+  /** IBM's feature recipe, fitted on the training period (see src/tasks/fraud/featurize.ts). */
+  features: z.object({
+    count: z.number().int().positive(),
+    merchantState: EncodedColumnSchema,
+    zip: z.object({ digits: z.array(z.array(z.number().int().min(0).max(9))).length(5) }),
+    merchantName: EncodedColumnSchema,
+    merchantCity: EncodedColumnSchema,
+    mcc: EncodedColumnSchema,
+    useChip: z.object({ classes: z.array(z.string()).min(1) }),
+    errors: z.object({ classes: z.array(z.string()).min(1) }),
+    time: z.object({ minMs: z.number(), maxMs: z.number() }),
+    amount: ScaleSchema,
+  }),
+  thresholds: z.object({
+    suspect: z.number().min(0).max(1),
+    fraud: z.number().min(0).max(1),
+    validation: z.object({ suspect: PrecisionRecallSchema, fraud: PrecisionRecallSchema }),
+  }).loose(),
+  evaluation: z
+    .object({
+      dataset: z.string(),
+      split: z.string(),
+      examples: z.number().int().positive(),
+      fp32: z.object({ auprc: z.number() }),
+      int8: z.object({ auprc: z.number() }),
+    })
+    .loose(),
 });
 
 const BaseManifestSchema = z.object({
@@ -40,21 +98,18 @@ const BaseManifestSchema = z.object({
   inputs: z.array(TensorSpecSchema).min(1),
   outputs: z.array(TensorSpecSchema).min(1),
   reference: z.object({ file: z.string(), sha256: Sha256Schema, bytes: z.number().int().positive() }).optional(),
-  evaluation: z.object({
-    dataset: z.string(),
-    split: z.string(),
-    examples: z.number().int().positive(),
-    fp32: MetricsSchema,
-    int8: MetricsSchema,
-    agreement: z.number().min(0).max(1),
-    sizeRatio: z.number().positive(),
-  }),
-  training: z.object({ script: z.string(), architecture: z.string() }).loose(),
 });
 
-export const ManifestSchema = z.discriminatedUnion("task", [
-  BaseManifestSchema.extend(TextClassificationManifestSchema.shape),
-]);
+
+/** Tensors in, tensors out: served over the Open Inference Protocol only (e.g. third-party graphs). */
+const RawManifestSchema = z.object({ task: z.literal("raw") });
+
+export const TextClassificationSchema = BaseManifestSchema.extend(TextClassificationManifestSchema.shape);
+export const FraudScoringSchema = BaseManifestSchema.extend(FraudScoringManifestSchema.shape);
+export const RawSchema = BaseManifestSchema.extend(RawManifestSchema.shape);
+export const ManifestSchema = z.discriminatedUnion("task", [TextClassificationSchema, FraudScoringSchema, RawSchema]);
 
 export type Manifest = z.infer<typeof ManifestSchema>;
-export type TextClassificationManifest = Extract<Manifest, { task: "text-classification" }>;
+export type TextClassificationManifest = z.infer<typeof TextClassificationSchema>;
+export type FraudScoringManifest = z.infer<typeof FraudScoringSchema>;
+export type FraudFeatures = FraudScoringManifest["features"];

@@ -16,14 +16,34 @@ function fieldOf(issue: z.core.$ZodIssue, target: string): string {
   return path === "" ? target : path;
 }
 
-/** The defaultHook of every OpenAPI route: throw, so onError renders one problem shape. */
-export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
-  if (result.success) return;
-  const target = result.target === "json" ? "body" : result.target;
-  const errors = result.error.issues.map((issue) => ({ field: fieldOf(issue, target), detail: issue.message }));
+/** A 400 problem naming the first failing field and listing every issue. */
+export function invalidRequest(error: z.ZodError, target: string, prefix: readonly string[] = []): ServiceError {
+  const errors = error.issues.map((issue) => ({ field: fieldOf({ ...issue, path: [...prefix, ...issue.path] }, target), detail: issue.message }));
   const [first] = errors;
-  throw new ServiceError(400, "invalid_request", first === undefined ? "Invalid request" : `${first.field}: ${first.detail}`, {
+  return new ServiceError(400, "invalid_request", first === undefined ? "Invalid request" : `${first.field}: ${first.detail}`, {
     field: first?.field ?? target,
     errors,
   });
+}
+
+/** The defaultHook of every OpenAPI route: throw, so onError renders one problem shape. */
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
+  if (result.success) return;
+  throw invalidRequest(result.error, result.target === "json" ? "body" : result.target);
 };
+
+/** Parses a body outside the OpenAPI routes, with the same 400 problem on failure. */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  throw invalidRequest(result.error, "body");
+}
+
+/** Reads a JSON body; malformed JSON is a 400, never an exception from the parser. */
+export async function readJson(request: Request): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch (error) {
+    throw new ServiceError(400, "invalid_json", "The request body is not valid JSON", { field: "body", cause: error });
+  }
+}

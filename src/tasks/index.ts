@@ -4,9 +4,13 @@ import type { Manifest } from "../models/manifest";
 import type { ModelRegistry, RegisteredModel } from "../models/registry";
 import type { RunResult } from "../runtime";
 import type { Tensor } from "../runtime/tensor";
+import { createFraudScorer, type FraudScorer } from "./fraud/fraud-scoring";
 import { createTextClassifier, type TextClassifier } from "./text-classification";
 
-export type TaskService = { task: "text-classification"; service: TextClassifier };
+export type TaskService =
+  | { task: "text-classification"; service: TextClassifier }
+  | { task: "fraud-scoring"; service: FraudScorer }
+  | { task: "raw"; service: { load(): Promise<void> } };
 
 export type ModelState = "unloaded" | "loading" | "ready" | "failed";
 
@@ -27,9 +31,13 @@ function createTask(model: RegisteredModel): TaskService {
   switch (manifest.task) {
     case "text-classification":
       return { task: manifest.task, service: createTextClassifier({ ...model, manifest }) };
+    case "fraud-scoring":
+      return { task: manifest.task, service: createFraudScorer({ ...model, manifest }) };
+    case "raw":
+      return { task: manifest.task, service: { load: () => model.runtime.load() } };
     default: {
-      const unknown: never = manifest.task;
-      throw new Error(`Unknown task ${String(unknown)}`);
+      const unknown: never = manifest;
+      throw new Error(`Unknown task in ${JSON.stringify(unknown)}`);
     }
   }
 }

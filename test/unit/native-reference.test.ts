@@ -4,11 +4,11 @@ import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ManifestSchema } from "../../src/models/manifest";
+import { TextClassificationSchema } from "../../src/models/manifest";
 import { sha256Hex } from "../../src/models/store";
 
 const dir = "models/spam-classifier";
-const manifest = ManifestSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
+const manifest = TextClassificationSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
 const reference = z
   .object({ modelSha256: z.string(), cases: z.array(z.object({ ids: z.array(z.number().int()), logits: z.array(z.array(z.number())) })) })
   .parse(JSON.parse(readFileSync("test/fixtures/spam-classifier/reference.json", "utf8")));

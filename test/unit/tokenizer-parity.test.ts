@@ -3,14 +3,14 @@
 import { readFileSync } from "node:fs";
 import tokenizers from "tokenizers";
 import { describe, expect, it } from "vitest";
-import { ManifestSchema } from "../../src/models/manifest";
+import { TextClassificationSchema } from "../../src/models/manifest";
 import { encodeBatch, encodeText } from "../../src/tokenizers/batch";
 import { loadTokenizer } from "../../src/tokenizers/hf-tokenizer";
 // @ts-expect-error -- the training scripts are plain ESM JavaScript without types
 import { loadSplits, prepareText } from "../../scripts/spam/dataset.mjs";
 
 const dir = "models/spam-classifier";
-const manifest = ManifestSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
+const manifest = TextClassificationSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
 const tokenizerPath = `${dir}/${manifest.tokenizer.file}`;
 const edge = loadTokenizer(readFileSync(tokenizerPath));
 const rust = tokenizers.Tokenizer.fromFile(tokenizerPath);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import reference from "../fixtures/spam-classifier/reference.json";
 import { bundledModels } from "../../src/models/bundled";
-import { ManifestSchema } from "../../src/models/manifest";
+import { TextClassificationSchema } from "../../src/models/manifest";
 import { post } from "./helpers";
 
 const ReferenceSchema = z.object({
@@ -13,7 +13,7 @@ const ReferenceSchema = z.object({
 });
 
 const { modelSha256, cases } = ReferenceSchema.parse(reference);
-const manifest = ManifestSchema.parse(bundledModels[0]?.manifest);
+const manifest = TextClassificationSchema.parse(bundledModels[0]?.manifest);
 const TOLERANCE = 1e-4;
 
 describe("INT8 logits in workerd vs onnxruntime-node", () => {

@@ -3,7 +3,7 @@ import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { bundledModels } from "../../src/models/bundled";
-import { ManifestSchema } from "../../src/models/manifest";
+import { TextClassificationSchema } from "../../src/models/manifest";
 import { createRegistry } from "../../src/models/registry";
 import { r2Key } from "../../src/models/store";
 import { createServices } from "../../src/tasks";
@@ -11,7 +11,7 @@ import { createServices } from "../../src/tasks";
 const [shipped] = bundledModels;
 if (shipped?.files === undefined) throw new Error("the spam classifier ships in the bundle");
 const files = shipped.files;
-const manifest = ManifestSchema.parse(shipped.manifest);
+const manifest = TextClassificationSchema.parse(shipped.manifest);
 
 /** A fresh app whose only model is the spam classifier, read from R2. */
 function appReadingR2() {

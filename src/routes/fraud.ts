@@ -1,0 +1,88 @@
+// POST /v1/fraud/score: a batch of accounts, each with its recent history and the
+// transaction to score, in one run of the fraud model. Stateless: nothing is recorded.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ServiceError } from "../errors/service-error";
+import { TransactionSchema } from "../tasks/fraud/transaction";
+import { findModel, requireReady, type AppEnv } from "./services";
+import { validationHook } from "./validation";
+
+/** History entries accepted per account; the model reads only the latest window − 1. */
+const MAX_HISTORY = 50;
+
+const ScoreRequest = z
+  .object({
+    model: z.string().min(1).optional().openapi({ description: "Defaults to FRAUD_MODEL" }),
+    accounts: z
+      .array(
+        z
+          .object({
+            history: z.array(TransactionSchema).max(MAX_HISTORY).default([]),
+            transaction: TransactionSchema,
+          })
+          .strict(),
+      )
+      .min(1),
+  })
+  .strict()
+  .openapi("FraudScoreRequest");
+
+const ScoreResponse = z
+  .object({
+    model: z.string(),
+    model_version: z.string(),
+    results: z.array(
+      z.object({
+        transaction_id: z.string(),
+        card_id: z.string(),
+        score: z.number(),
+        label: z.enum(["LEGIT", "SUSPECT", "FRAUD"]),
+        history_used: z.number().int(),
+      }),
+    ),
+  })
+  .openapi("FraudScoreResponse");
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/fraud/score",
+  summary: "Score card transactions for fraud, each in the context of its card's recent history",
+  request: { body: { required: true, content: { "application/json": { schema: ScoreRequest } } } },
+  responses: { 200: { description: "Score and label per transaction", content: { "application/json": { schema: ScoreResponse } } } },
+});
+
+export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route, async (c) => {
+  const body = c.req.valid("json");
+  const model = findModel(c.get("services"), body.model ?? c.env.FRAUD_MODEL, "model");
+  if (model.task.task !== "fraud-scoring") {
+    throw new ServiceError(422, "unprocessable_input", `Model "${model.manifest.name}" is not a fraud-scoring model`, { field: "model" });
+  }
+  const maxBatch = Number(c.env.MAX_BATCH);
+  if (body.accounts.length > maxBatch) {
+    throw new ServiceError(422, "unprocessable_input", `At most ${maxBatch} accounts per request, got ${body.accounts.length}`, { field: "accounts" });
+  }
+  body.accounts.forEach((account, i) => {
+    const other = account.history.findIndex((entry) => entry.card_id !== account.transaction.card_id);
+    if (other !== -1) {
+      throw new ServiceError(422, "unprocessable_input", "Every history entry must be of the transaction's card", {
+        field: `accounts.${i}.history.${other}.card_id`,
+      });
+    }
+  });
+  await requireReady(model);
+  const scorer = model.task.service;
+  const { results } = await scorer.score(body.accounts.map((account) => ({ history: account.history, current: account.transaction })));
+  return c.json(
+    {
+      model: scorer.manifest.name,
+      model_version: scorer.manifest.version,
+      results: results.map((result, i) => ({
+        transaction_id: body.accounts[i]!.transaction.id,
+        card_id: body.accounts[i]!.transaction.card_id,
+        score: result.score,
+        label: result.label,
+        history_used: result.historyUsed,
+      })),
+    },
+    200,
+  );
+});

@@ -1,0 +1,55 @@
+// Fraud scoring: featurize windows at the edge → one run of the sequence model → the
+// last step's score → LEGIT / SUSPECT / FRAUD by the manifest's validated thresholds.
+import { ServiceError } from "../../errors/service-error";
+import type { FraudScoringManifest } from "../../models/manifest";
+import type { RegisteredModel } from "../../models/registry";
+import { buildWindows, type Account } from "./windows";
+
+export type FraudLabel = FraudScoringManifest["labels"][number];
+
+export interface FraudScore {
+  score: number;
+  label: FraudLabel;
+  historyUsed: number;
+}
+
+export interface FraudScorer {
+  readonly manifest: FraudScoringManifest;
+  load(): Promise<void>;
+  score(accounts: readonly Account[]): Promise<{ results: FraudScore[]; timings: { featurizeMs: number; inferMs: number } }>;
+}
+
+export function labelFor(score: number, thresholds: FraudScoringManifest["thresholds"]): FraudLabel {
+  if (score >= thresholds.fraud) return "FRAUD";
+  if (score >= thresholds.suspect) return "SUSPECT";
+  return "LEGIT";
+}
+
+export function createFraudScorer(model: RegisteredModel & { manifest: FraudScoringManifest }): FraudScorer {
+  const { manifest, runtime } = model;
+  const [input] = manifest.inputs;
+  const [output] = manifest.outputs;
+  if (input === undefined || output === undefined) throw new Error(`Model ${manifest.name} declares no input or output`);
+  return {
+    manifest,
+    load: () => runtime.load(),
+    async score(accounts) {
+      const started = performance.now();
+      const windows = buildWindows(accounts, manifest.window, manifest.features);
+      const featurized = performance.now();
+      const { outputs, timings } = await runtime.run({ [input.name]: { datatype: "FP32", shape: windows.shape, data: windows.data } }, [output.name]);
+      const scores = outputs[output.name]?.data;
+      if (!(scores instanceof Float32Array) || scores.length !== accounts.length) {
+        throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no ${output.name} per account`);
+      }
+      return {
+        results: Array.from(scores, (score, i) => ({
+          score,
+          label: labelFor(score, manifest.thresholds),
+          historyUsed: windows.historyUsed[i] ?? 0,
+        })),
+        timings: { featurizeMs: featurized - started, inferMs: timings.runMs },
+      };
+    },
+  };
+}
