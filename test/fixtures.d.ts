@@ -3,3 +3,7 @@ declare module "*/reference.json" {
   const value: unknown;
   export default value;
 }
+declare module "*/windows.json" {
+  const value: unknown;
+  export default value;
+}

@@ -1,10 +1,13 @@
 // Models shipped inside the Worker bundle. Add a model: import its manifest and the files
 // it needs at the edge; leave `files` out to have it read from the MODELS R2 bucket.
 import type { ModelEntry } from "./registry";
+import fraudManifest from "../../models/fraud-gru/manifest.json";
+import fraudModel from "../../models/fraud-gru/model.int8.onnx";
 import spamManifest from "../../models/spam-classifier/manifest.json";
 import spamModel from "../../models/spam-classifier/model.int8.onnx";
 import spamTokenizer from "../../models/spam-classifier/tokenizer.json";
 
 export const bundledModels: readonly ModelEntry[] = [
   { manifest: spamManifest, files: { "model.int8.onnx": spamModel, "tokenizer.json": spamTokenizer } },
+  { manifest: fraudManifest, files: { "model.int8.onnx": fraudModel } },
 ];

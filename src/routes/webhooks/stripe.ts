@@ -75,7 +75,10 @@ export const stripeWebhook = new Hono<AppEnv>().post("/v1/webhooks/stripe", asyn
   switch (event.type) {
     case "issuing_authorization.request": {
       const transaction = fromIssuingAuthorization(parseObject(IssuingAuthorizationSchema, event));
-      const { decision } = await withDeadline(record(transaction), AUTHORIZATION_DEADLINE_MS);
+      const work = record(transaction);
+      // Past the deadline Stripe has moved on, but the decision still completes and is stored.
+      c.executionCtx.waitUntil(work.catch(() => undefined));
+      const { decision } = await withDeadline(work, AUTHORIZATION_DEADLINE_MS);
       c.header("stripe-version", event.api_version ?? Stripe.API_VERSION);
       return c.json({ approved: decision.approved, metadata: { fraud_score: decision.score.toFixed(4), fraud_label: decision.label } });
     }

@@ -68,9 +68,21 @@ function writeDigits(out: Float32Array, offset: number, value: number, seen: rea
   return offset;
 }
 
+/** Class → index maps, built once per manifest vocabulary (merchant names run to 10k+). */
+const indexes = new WeakMap<readonly string[], Map<string, number>>();
+
+function indexOf(classes: readonly string[], value: string): number | undefined {
+  let index = indexes.get(classes);
+  if (index === undefined) {
+    index = new Map(classes.map((name, i) => [name, i]));
+    indexes.set(classes, index);
+  }
+  return index.get(value);
+}
+
+/** Label-encodes a value; one the training period never saw (or saw too rarely) is __unknown__. */
 function labelIndex(classes: readonly string[], value: string): number {
-  const index = classes.indexOf(value);
-  return index !== -1 ? index : classes.indexOf(UNKNOWN);
+  return indexOf(classes, value) ?? indexOf(classes, UNKNOWN) ?? -1;
 }
 
 function writeEncoded(out: Float32Array, offset: number, value: string, column: { classes: readonly string[]; digits: readonly (readonly number[])[] }): number {
@@ -80,8 +92,8 @@ function writeEncoded(out: Float32Array, offset: number, value: string, column: 
 }
 
 function writeOneHot(out: Float32Array, offset: number, value: string, classes: readonly string[]): number {
-  const index = classes.indexOf(value);
-  if (index !== -1) out[offset + index] = 1;
+  const index = indexOf(classes, value);
+  if (index !== undefined) out[offset + index] = 1;
   return offset + classes.length;
 }
 

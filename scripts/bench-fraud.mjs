@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// Fraud benchmark, side by side in one run:
+//   model     batch 16 (IBM's fixed batch), one thread, same machine: our INT8 GRU in
+//             onnxruntime-web WASM (the edge engine) and native; IBM's published GRU in WASM
+//             and native (onnxruntime-node), FP32 — as ratios to IBM's GRU native
+//   webhook   signed Stripe issuing_authorization.request events against `wrangler dev`
+//             on loopback with C in flight: webhook-to-decision latency p50/p99 (D1 write and
+//             Durable Object history included) and decisions per second
+// Usage: npm run bench:fraud [-- --events 400 --concurrency 8]   (needs ../shared/external/ibm-ccf for IBM's rows)
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import * as ortNode from "onnxruntime-node";
+import * as ortWeb from "onnxruntime-web";
+import Stripe from "stripe";
+
+const arg = (name, fallback) => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? fallback : Number(process.argv[index + 1]);
+};
+const EVENTS = arg("events", 400);
+const CONCURRENCY = arg("concurrency", 8);
+const RUNS = arg("runs", 300);
+const BATCH = 16;
+const IBM = "../shared/external/ibm-ccf/ccf_gru_static_tf2onnx_OS_new.onnx";
+const manifest = JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8"));
+
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
+const stats = (times) => ({ p50: percentile(times, 50), p99: percentile(times, 99) });
+
+/** A TabFormer-like window: sparse one-hot columns, the last two scaled. */
+function input(width) {
+  let state = 7;
+  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return Float32Array.from({ length: 7 * BATCH * width }, (_, i) => (i % width >= width - 2 ? random() : random() < 0.05 ? 1 : 0));
+}
+
+async function time(ort, session, name, data, shape) {
+  const feeds = { [name]: new ort.Tensor("float32", data, shape) };
+  for (let i = 0; i < 30; i++) await session.run(feeds);
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await session.run(feeds);
+    times.push(performance.now() - started);
+  }
+  return stats(times);
+}
+
+const native = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
+ortWeb.env.wasm.numThreads = 1;
+const web = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
+const width = manifest.features.count;
+const ours = input(width);
+const rows = [];
+rows.push(["ours INT8, onnxruntime-web WASM", await time(ortWeb, await ortWeb.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.file}`), web), "transactions", ours, [7, BATCH, width])]);
+rows.push(["ours INT8, onnxruntime-node native", await time(ortNode, await ortNode.InferenceSession.create(`models/fraud-gru/${manifest.file}`, native), "transactions", ours, [7, BATCH, width])]);
+rows.push(["ours FP32, onnxruntime-node native", await time(ortNode, await ortNode.InferenceSession.create(`models/fraud-gru/${manifest.reference.file}`, native), "transactions", ours, [7, BATCH, width])]);
+if (existsSync(IBM)) {
+  const ibm = input(220);
+  rows.push(["IBM GRU FP32, onnxruntime-web WASM", await time(ortWeb, await ortWeb.InferenceSession.create(readFileSync(IBM), web), "input", ibm, [7, BATCH, 220])]);
+  rows.push(["IBM GRU FP32, onnxruntime-node native", await time(ortNode, await ortNode.InferenceSession.create(IBM, native), "input", ibm, [7, BATCH, 220])]);
+}
+
+// --- webhooks against wrangler dev ----------------------------------------------------------
+const SECRET = "whsec_bench";
+const port = await new Promise((resolve) => {
+  const server = createServer().listen(0, "127.0.0.1", () => {
+    const { port: free } = server.address();
+    server.close(() => resolve(free));
+  });
+});
+const state = ".wrangler/bench-state";
+execFileSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { stdio: "ignore" });
+const child = spawn(
+  "npx",
+  ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--var", `STRIPE_WEBHOOK_SECRET:${SECRET}`, "--var", "API_KEYS:bench"],
+  { stdio: ["ignore", "pipe", "pipe"], detached: true },
+);
+await new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error("wrangler dev did not start")), 120_000);
+  child.stdout.on("data", (chunk) => /Ready on/.test(chunk.toString()) && (clearTimeout(timer), resolve()));
+});
+
+const run = Date.now().toString(36);
+function event(i) {
+  const card = `bench_${run}_${i % 50}`;
+  return {
+    id: `evt_${run}_${i}`,
+    object: "event",
+    type: "issuing_authorization.request",
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    data: {
+      object: {
+        id: `iauth_${run}_${i}`,
+        created: Date.UTC(2019, 10, 1) / 1000 + i * 600,
+        amount: 0,
+        currency: "usd",
+        authorization_method: i % 3 === 0 ? "online" : "chip",
+        card: { id: card },
+        pending_request: { amount: 500 + ((i * 7919) % 90_000), currency: "usd" },
+        merchant_data: { category_code: "5411", city: "Richmond", state: "VA", postal_code: "23229", country: "US", name: "GROCER", network_id: String(-2607170448330360210n + BigInt(i % 40)) },
+      },
+    },
+  };
+}
+
+async function deliver(i) {
+  const payload = JSON.stringify(event(i));
+  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+  const started = performance.now();
+  const response = await fetch(`http://127.0.0.1:${port}/v1/webhooks/stripe`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": signature },
+    body: payload,
+  });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+  return performance.now() - started;
+}
+
+let webhook;
+try {
+  for (let i = 0; i < 20; i++) await deliver(EVENTS + i); // warm-up: isolate, ORT, DO and D1
+  const latencies = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < EVENTS) latencies.push(await deliver(next++));
+    }),
+  );
+  webhook = { ...stats(latencies), perSecond: EVENTS / ((performance.now() - started) / 1000) };
+} finally {
+  process.kill(-child.pid, "SIGTERM");
+}
+
+const baseline = rows.find(([name]) => name.startsWith("IBM GRU FP32, onnxruntime-node"))?.[1].p50;
+console.log(`\nmodel latency, batch ${BATCH}, window 7, one thread; ms (ratio: p50 / IBM GRU native p50)`);
+console.log("| model and runtime | p50 | p99 | ratio |\n|---|---|---|---|");
+for (const [name, { p50, p99 }] of rows) console.log(`| ${name} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${baseline ? `${(p50 / baseline).toFixed(2)}×` : "-"} |`);
+console.log(`\nStripe issuing_authorization.request → {approved}, ${EVENTS} events over 50 cards, ${CONCURRENCY} in flight, wrangler dev on loopback:`);
+console.log(`p50 ${webhook.p50.toFixed(1)} ms, p99 ${webhook.p99.toFixed(1)} ms, ${webhook.perSecond.toFixed(0)} decisions/s (D1 write + Durable Object history per decision)`);

@@ -1,0 +1,221 @@
+"""Generic INT8 dynamic quantization of an ONNX model, written with `onnx` only.
+
+Usage: /usr/bin/python3 scripts/quantize.py in.onnx out.onnx
+
+What it rewrites (everything else, e.g. GRU/LSTM, is left untouched):
+
+* MatMul / Gemm whose weight is a float initializer -> onnxruntime's dynamic
+  quantization pattern:
+      DynamicQuantizeLinear(x) -> (x_u8, x_scale, x_zp)
+      MatMulInteger(x_u8, W_s8, x_zp, W_zp=0) -> int32
+      Cast(float) -> Mul(x_scale * W_scale[per output channel]) [-> Add(bias)]
+  Weights are symmetric int8 per output channel with a 7-bit range (+-63):
+  x86 CPUs without VNNI compute u8*s8 products in saturating int16 pairs, and
+  the reduced range keeps every pair sum in range, so native and WASM runtimes
+  produce the same integers.
+* Conv whose weight is a float initializer -> DynamicQuantizeLinear ->
+  ConvInteger -> Cast -> Mul(x_scale * W_scale per output channel) [-> Add].
+  onnxruntime's ConvInteger takes uint8 weights and a single weight zero
+  point, so weights are stored symmetric around 128 (full +-127 range: the
+  u8*u8 kernels widen to 16 bits and cannot saturate) and the per-channel
+  scale is applied after the integer convolution.
+* Gather whose data is a float initializer (embedding tables) -> the table is
+  stored as int8 with one scale per row; at run time
+      Gather(table_s8, ids) -> Cast(float) -> Mul(Gather(row_scales, ids))
+  so only the looked-up rows are dequantized.
+
+Every op used (DynamicQuantizeLinear, MatMulInteger, ConvInteger, Cast, Mul,
+Add, Gather)
+is implemented by onnxruntime's CPU provider, including the WASM build.
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+WEIGHT_QMAX = 63  # 7-bit symmetric weights, see module docstring
+CONV_QMAX = 127  # uint8 weights around zero point 128
+EMBEDDING_QMAX = 127  # Gather never multiplies int8 values, so the full range is safe
+
+
+class Rewriter:
+    def __init__(self, model):
+        self.graph = model.graph
+        self.initializers = {t.name: t for t in self.graph.initializer}
+        self.new_initializers = []
+        self.counter = 0
+        self.shared = {}  # weight initializer (+ transform) -> its quantized constants, for weights used by several nodes
+
+    def name(self, base):
+        self.counter += 1
+        return f"{base}_q{self.counter}"
+
+    def constant(self, base, array):
+        tensor = numpy_helper.from_array(array, self.name(base))
+        self.new_initializers.append(tensor)
+        return tensor.name
+
+    def float_weight(self, name):
+        tensor = self.initializers.get(name)
+        if tensor is None or tensor.data_type != TensorProto.FLOAT:
+            return None
+        return numpy_helper.to_array(tensor)
+
+    def quantize_matmul(self, node, weight, bias=None, weight_key=None):
+        """Nodes computing input[0] @ weight (+ bias) with weight [K, N].
+
+        weight_key identifies the float weight (initializer name + how it was transformed): nodes
+        sharing a weight (e.g. a recurrent matrix in an unrolled RNN) share one quantized copy.
+        """
+        if weight_key is not None and weight_key in self.shared:
+            w_name, w_zero, w_scale = self.shared[weight_key]
+        else:
+            scale = np.maximum(np.abs(weight).max(axis=0), 1e-12) / WEIGHT_QMAX  # per output column
+            q_weight = np.clip(np.round(weight / scale), -WEIGHT_QMAX, WEIGHT_QMAX).astype(np.int8)
+            w_name = self.constant(f"{node.name}_W", q_weight)
+            w_zero = self.constant(f"{node.name}_W_zero", np.zeros(weight.shape[1], dtype=np.int8))
+            w_scale = self.constant(f"{node.name}_W_scale", scale.astype(np.float32))
+            if weight_key is not None:
+                self.shared[weight_key] = (w_name, w_zero, w_scale)
+        x_q, x_scale, x_zero = self.name("x_u8"), self.name("x_scale"), self.name("x_zero")
+        acc, acc_f, scale_all = self.name("acc_i32"), self.name("acc_f32"), self.name("scale")
+        product = node.output[0] if bias is None else self.name("product")
+        nodes = [
+            helper.make_node("DynamicQuantizeLinear", [node.input[0]], [x_q, x_scale, x_zero], self.name("dql")),
+            helper.make_node("MatMulInteger", [x_q, w_name, x_zero, w_zero], [acc], self.name("matmul_int")),
+            helper.make_node("Cast", [acc], [acc_f], self.name("cast"), to=TensorProto.FLOAT),
+            helper.make_node("Mul", [x_scale, w_scale], [scale_all], self.name("scale_mul")),
+            helper.make_node("Mul", [acc_f, scale_all], [product], self.name("dequant")),
+        ]
+        if bias is not None:
+            b_name = self.constant(f"{node.name}_bias", bias.astype(np.float32))
+            nodes.append(helper.make_node("Add", [product, b_name], [node.output[0]], self.name("bias")))
+        return nodes
+
+    def rewrite_gemm(self, node):
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        weight = self.float_weight(node.input[1])
+        if weight is None or attrs.get("transA", 0) or weight.ndim != 2:
+            return None
+        if attrs.get("transB", 0):
+            weight = weight.T
+        weight = weight * attrs.get("alpha", 1.0)
+        bias = None
+        if len(node.input) > 2 and node.input[2]:
+            bias = self.float_weight(node.input[2])
+            if bias is None:
+                return None
+            bias = bias * attrs.get("beta", 1.0)
+        key = ("Gemm", node.input[1], bool(attrs.get("transB", 0)), float(attrs.get("alpha", 1.0)))
+        return self.quantize_matmul(node, weight, bias, weight_key=key)
+
+    def rewrite_matmul(self, node):
+        weight = self.float_weight(node.input[1])
+        if weight is None or weight.ndim != 2:
+            return None
+        return self.quantize_matmul(node, weight, weight_key=("MatMul", node.input[1]))
+
+    def rewrite_conv(self, node):
+        weight = self.float_weight(node.input[1])
+        if weight is None:
+            return None
+        bias = None
+        if len(node.input) > 2 and node.input[2]:
+            bias = self.float_weight(node.input[2])
+            if bias is None:
+                return None
+        # Per output channel scale, shaped [C_out, 1, ...] to broadcast over [N, C_out, ...].
+        channel_shape = (-1,) + (1,) * (weight.ndim - 2)
+        scale = np.maximum(np.abs(weight).reshape(weight.shape[0], -1).max(axis=1), 1e-12) / CONV_QMAX
+        q_weight = (np.clip(np.round(weight / scale.reshape((-1,) + (1,) * (weight.ndim - 1))),
+                            -CONV_QMAX, CONV_QMAX) + 128).astype(np.uint8)
+        w_name = self.constant(f"{node.name}_W", q_weight)
+        w_zero = self.constant(f"{node.name}_W_zero", np.array(128, dtype=np.uint8))
+        w_scale = self.constant(f"{node.name}_W_scale", scale.reshape(channel_shape).astype(np.float32))
+        x_q, x_scale, x_zero = self.name("x_u8"), self.name("x_scale"), self.name("x_zero")
+        acc, acc_f, scale_all = self.name("acc_i32"), self.name("acc_f32"), self.name("scale")
+        product = node.output[0] if bias is None else self.name("product")
+        nodes = [
+            helper.make_node("DynamicQuantizeLinear", [node.input[0]], [x_q, x_scale, x_zero], self.name("dql")),
+            helper.make_node("ConvInteger", [x_q, w_name, x_zero, w_zero], [acc], self.name("conv_int")),
+            helper.make_node("Cast", [acc], [acc_f], self.name("cast"), to=TensorProto.FLOAT),
+            helper.make_node("Mul", [x_scale, w_scale], [scale_all], self.name("scale_mul")),
+            helper.make_node("Mul", [acc_f, scale_all], [product], self.name("dequant")),
+        ]
+        nodes[1].attribute.extend(node.attribute)  # same pads/strides/dilations/group
+        if bias is not None:
+            b_name = self.constant(f"{node.name}_bias", bias.reshape(channel_shape).astype(np.float32))
+            nodes.append(helper.make_node("Add", [product, b_name], [node.output[0]], self.name("bias")))
+        return nodes
+
+    def rewrite_gather(self, node):
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        table = self.float_weight(node.input[0])
+        if table is None or table.ndim != 2 or attrs.get("axis", 0) != 0:
+            return None
+        scale = np.maximum(np.abs(table).max(axis=1, keepdims=True), 1e-12) / EMBEDDING_QMAX  # per row, [V, 1]
+        q_table = np.clip(np.round(table / scale), -EMBEDDING_QMAX, EMBEDDING_QMAX).astype(np.int8)
+        t_name = self.constant(f"{node.name}_table", q_table)
+        s_name = self.constant(f"{node.name}_row_scale", scale.astype(np.float32))
+        rows, rows_f, scales = self.name("rows_i8"), self.name("rows_f32"), self.name("row_scales")
+        return [
+            helper.make_node("Gather", [t_name, node.input[1]], [rows], self.name("gather_i8"), axis=0),
+            helper.make_node("Cast", [rows], [rows_f], self.name("cast"), to=TensorProto.FLOAT),
+            helper.make_node("Gather", [s_name, node.input[1]], [scales], self.name("gather_scale"), axis=0),
+            helper.make_node("Mul", [rows_f, scales], [node.output[0]], self.name("dequant")),
+        ]
+
+    def run(self):
+        handlers = {"Gemm": self.rewrite_gemm, "MatMul": self.rewrite_matmul, "Gather": self.rewrite_gather,
+                    "Conv": self.rewrite_conv}
+        nodes, counts = [], {}
+        for node in self.graph.node:
+            handler = handlers.get(node.op_type)
+            replacement = handler(node) if handler else None
+            if replacement is None:
+                nodes.append(node)
+            else:
+                nodes.extend(replacement)
+                counts[node.op_type] = counts.get(node.op_type, 0) + 1
+        self.graph.ClearField("node")
+        self.graph.node.extend(nodes)
+        self.graph.initializer.extend(self.new_initializers)
+        self.drop_unused_initializers()
+        return counts
+
+    def drop_unused_initializers(self):
+        used = {name for node in self.graph.node for name in node.input}
+        used |= {o.name for o in self.graph.output}
+        kept = [t for t in self.graph.initializer if t.name in used]
+        self.graph.ClearField("initializer")
+        self.graph.initializer.extend(kept)
+        # Graph inputs that merely mirrored removed initializers (old exporters) go too.
+        names = {t.name for t in kept}
+        inputs = [i for i in self.graph.input if i.name in used or i.name not in self.initializers or i.name in names]
+        self.graph.ClearField("input")
+        self.graph.input.extend(inputs)
+
+
+def ensure_opset(model, minimum):
+    """DynamicQuantizeLinear/MatMulInteger need default-domain opset >= 11."""
+    for opset in model.opset_import:
+        if opset.domain in ("", "ai.onnx") and opset.version < minimum:
+            opset.version = minimum
+
+
+def main(src, dst):
+    model = onnx.load(src)
+    counts = Rewriter(model).run()
+    ensure_opset(model, 11)
+    onnx.checker.check_model(model)
+    onnx.save(model, dst)
+    ops = sorted({n.op_type for n in model.graph.node})
+    print(f"quantized {counts or 'nothing'} -> {dst}")
+    print(f"op types: {', '.join(ops)}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: quantize.py in.onnx out.onnx")
+    main(sys.argv[1], sys.argv[2])

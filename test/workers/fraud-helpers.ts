@@ -1,0 +1,96 @@
+// Builders for payment-provider payloads, signed with the providers' own schemes.
+import { env, SELF } from "cloudflare:test";
+import { NotificationRequestItem } from "@adyen/api-library/lib/src/typings/notification/models";
+import HmacValidator from "@adyen/api-library/lib/src/utils/hmacValidator";
+import Stripe from "stripe";
+import { TEST_SECRETS } from "../secrets";
+
+export const BASE = "https://edge.test";
+
+/** 2019-10-01T12:00:00Z, inside the fraud model's held-out period. */
+export const T0 = Date.UTC(2019, 9, 1, 12, 0) / 1000;
+
+let counter = 0;
+export const unique = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(counter++).toString(36)}`;
+
+export function issuingAuthorization(card: string, overrides: { created?: number; amount?: number; network_id?: string } = {}) {
+  return {
+    id: unique("iauth"),
+    object: "issuing.authorization",
+    created: overrides.created ?? T0,
+    amount: 0,
+    currency: "usd",
+    authorization_method: "chip",
+    card: { id: card, object: "issuing.card" },
+    pending_request: { amount: overrides.amount ?? 4_250, currency: "usd", is_amount_controllable: false },
+    merchant_data: {
+      category: "grocery_stores_supermarkets",
+      category_code: "5411",
+      city: "Richmond",
+      state: "VA",
+      postal_code: "23229",
+      country: "US",
+      name: "CORNER GROCER",
+      network_id: overrides.network_id ?? "-2607170448330360210",
+    },
+    verification_data: { cvc_check: "match", expiry_check: "match", address_postal_code_check: "match" },
+  };
+}
+
+export function stripeEvent(type: string, object: unknown, id = unique("evt")) {
+  return { id, object: "event", type, api_version: "2025-09-30.clover", created: T0, data: { object }, livemode: false };
+}
+
+const cryptoProvider = Stripe.createSubtleCryptoProvider();
+
+/** Delivers a Stripe event signed by the stripe SDK (optionally at another time or with another secret). */
+export async function deliverStripe(event: unknown, options: { timestamp?: number; secret?: string } = {}): Promise<Response> {
+  const payload = JSON.stringify(event);
+  const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
+    payload,
+    secret: options.secret ?? TEST_SECRETS.STRIPE_WEBHOOK_SECRET,
+    ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
+    cryptoProvider,
+  });
+  return SELF.fetch(`${BASE}/v1/webhooks/stripe`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": signature },
+    body: payload,
+  });
+}
+
+type EventCode = NotificationRequestItem.EventCodeEnum;
+
+export function adyenItem(alias: string, overrides: { pspReference?: string; eventDate?: string; value?: number; eventCode?: EventCode } = {}) {
+  const item: NotificationRequestItem & { additionalData: Record<string, string> } = {
+    pspReference: overrides.pspReference ?? unique("psp"),
+    merchantAccountCode: "EdgeShopECOM",
+    merchantReference: unique("order"),
+    amount: { value: overrides.value ?? 12_999, currency: "USD" },
+    eventCode: overrides.eventCode ?? NotificationRequestItem.EventCodeEnum.Authorisation,
+    eventDate: overrides.eventDate ?? "2019-10-01T12:00:00+00:00",
+    success: NotificationRequestItem.SuccessEnum.True,
+    paymentMethod: "visa",
+    additionalData: { alias, cardSummary: "1111", cardBin: "411111", expiryDate: "03/2030", hmacSignature: "" },
+  };
+  // Signed by Adyen's own library over Adyen's signing string.
+  item.additionalData.hmacSignature = new HmacValidator().calculateHmac(item, TEST_SECRETS.ADYEN_HMAC_KEY);
+  return item;
+}
+
+export function deliverAdyen(items: unknown[]): Promise<Response> {
+  return SELF.fetch(`${BASE}/v1/webhooks/adyen`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ live: "false", notificationItems: items.map((item) => ({ NotificationRequestItem: item })) }),
+  });
+}
+
+export async function storedDecisions(cardId: string) {
+  const { results } = await env.DB.prepare("SELECT * FROM decisions WHERE card_id = ? ORDER BY transaction_at").bind(cardId).all();
+  return results;
+}
+
+export async function storedHistory(cardId: string) {
+  return env.CARD_HISTORY.get(env.CARD_HISTORY.idFromName(cardId)).list();
+}
