@@ -13,6 +13,7 @@ import { createServer } from "node:net";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import Stripe from "stripe";
+import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
 
 const arg = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -28,12 +29,7 @@ const manifest = JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 const stats = (times) => ({ p50: percentile(times, 50), p99: percentile(times, 99) });
 
-/** A TabFormer-like window: sparse one-hot columns, the last two scaled. */
-function input(width) {
-  let state = 7;
-  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  return Float32Array.from({ length: 7 * BATCH * width }, (_, i) => (i % width >= width - 2 ? random() : random() < 0.05 ? 1 : 0));
-}
+const input = (width) => tabFormerLikeInput(7, BATCH, width, 7);
 
 async function time(ort, session, name, data, shape) {
   const feeds = { [name]: new ort.Tensor("float32", data, shape) };

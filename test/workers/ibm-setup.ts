@@ -6,6 +6,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
 import type { TestProject } from "vitest/node";
+// @ts-expect-error -- plain ESM JavaScript shared with the benchmark scripts
+import { tabFormerLikeInput } from "../../scripts/lib/seeded-input.mjs";
 
 const DIR = "../shared/external/ibm-ccf";
 const MODELS = [
@@ -30,19 +32,13 @@ declare module "vitest" {
   }
 }
 
-/** A TabFormer-like input: one-hot blocks are 0/1, the two scaled columns in [0, 1). */
-function seededInput(): Float32Array {
-  let state = 42;
-  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  return Float32Array.from({ length: SHAPE.reduce((a, b) => a * b, 1) }, (_, i) => (i % 220 >= 218 ? random() : random() < 0.05 ? 1 : 0));
-}
 
 export default async function setup(project: TestProject): Promise<void> {
   if (!existsSync(DIR)) {
     project.provide("ibmModels", []);
     return;
   }
-  const input = seededInput();
+  const input: Float32Array = tabFormerLikeInput(7, 16, 220, 42);
   const models: IbmModel[] = [];
   for (const model of MODELS) {
     const bytes = readFileSync(`${DIR}/${model.file}`);

@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+// IBM's published fraud GRU/LSTM (../shared/external/ibm-ccf, third-party, read-only; never
+// copied into the repo) -> unrolled FP32 (scripts/unroll-rnn.py) -> INT8 (scripts/quantize.py),
+// written to .cache/ibm/, then checked and timed:
+//   (a) original FP32 vs unrolled FP32 on every output (the rewrite must be exact, ~1e-5)
+//   (b) unrolled FP32 vs INT8 on the last-step score y[-1, :, 0]: largest and mean |diff|
+//       (and INT8 native vs INT8 WASM, which should agree)
+//   (c) file sizes
+//   (d) latency p50 at batch 16, one thread: FP32 / INT8, onnxruntime-node / onnxruntime-web WASM
+// Usage: node scripts/ibm-quantize.mjs [--inputs 300] [--runs 300]
+//        (PYTHON=/usr/bin/python3 by default: needs the onnx package)
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import * as ortNode from "onnxruntime-node";
+import * as ortWeb from "onnxruntime-web";
+import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
+
+const arg = (name, fallback) => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? fallback : Number(process.argv[index + 1]);
+};
+const INPUTS = arg("inputs", 300);
+const RUNS = arg("runs", 300);
+const PY = process.env.PYTHON ?? "/usr/bin/python3";
+const DIR = "../shared/external/ibm-ccf";
+const OUT = ".cache/ibm";
+const T = 7, BATCH = 16, WIDTH = 220;
+const MODELS = [
+  { name: "GRU", file: "ccf_gru_static_tf2onnx_OS_new.onnx", key: "gru" },
+  { name: "LSTM", file: "ccf_lstm_static_tf2onnx_OS_new.onnx", key: "lstm" },
+];
+
+const input = (seed) => tabFormerLikeInput(T, BATCH, WIDTH, seed);
+
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
+const native = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
+ortWeb.env.wasm.numThreads = 1;
+const web = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
+
+async function open(ort, path) {
+  const session = await ort.InferenceSession.create(ort === ortWeb ? readFileSync(path) : path, ort === ortWeb ? web : native);
+  return {
+    async run(data) {
+      const result = await session.run({ [session.inputNames[0]]: new ort.Tensor("float32", data, [T, BATCH, WIDTH]) });
+      return result[session.outputNames[0]].data; // [7, 16, 1]
+    },
+  };
+}
+
+async function latency(session, data) {
+  for (let i = 0; i < 30; i++) await session.run(data);
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await session.run(data);
+    times.push(performance.now() - started);
+  }
+  return percentile(times, 50);
+}
+
+const lastStep = (y) => y.subarray((T - 1) * BATCH, T * BATCH);
+const kb = (path) => `${(statSync(path).size / 1024).toFixed(0)} KiB`;
+const fmt = (x) => (x === 0 ? "0" : x < 1e-3 ? x.toExponential(1) : x.toFixed(4));
+
+mkdirSync(OUT, { recursive: true });
+const rows = [];
+for (const model of MODELS) {
+  const original = `${DIR}/${model.file}`;
+  if (!existsSync(original)) {
+    console.log(`skipping ${model.name}: ${original} not found`);
+    continue;
+  }
+  const unrolled = `${OUT}/${model.key}.unrolled.fp32.onnx`;
+  const int8 = `${OUT}/${model.key}.unrolled.int8.onnx`;
+  execFileSync(PY, ["scripts/unroll-rnn.py", original, unrolled], { stdio: "inherit" });
+  execFileSync(PY, ["scripts/quantize.py", unrolled, int8], { stdio: "inherit" });
+
+  const sessions = {
+    original: await open(ortNode, original),
+    unrolled: await open(ortNode, unrolled),
+    int8: await open(ortNode, int8),
+    originalWeb: await open(ortWeb, original),
+    int8Web: await open(ortWeb, int8),
+  };
+  let exact = 0, sumExact = 0, maxQ = 0, sumQ = 0, countQ = 0, webGap = 0;
+  for (let k = 0; k < INPUTS; k++) {
+    const data = input(1000 + k);
+    const [a, b, q] = [await sessions.original.run(data), await sessions.unrolled.run(data), await sessions.int8.run(data)];
+    for (let i = 0; i < a.length; i++) {
+      const d = Math.abs(a[i] - b[i]);
+      exact = Math.max(exact, d);
+      sumExact += d / a.length;
+    }
+    const [lb, lq] = [lastStep(b), lastStep(q)];
+    for (let i = 0; i < lb.length; i++) {
+      const d = Math.abs(lb[i] - lq[i]);
+      maxQ = Math.max(maxQ, d);
+      sumQ += d;
+      countQ++;
+    }
+    if (k < 20) {
+      const w = await sessions.int8Web.run(data);
+      for (let i = 0; i < q.length; i++) webGap = Math.max(webGap, Math.abs(q[i] - w[i]));
+    }
+  }
+  // FP32 rounding + ORT's approximate Sigmoid/Tanh differ slightly between the fused GRU/LSTM
+  // kernels and the unrolled ops; a mistake in the rewrite would show up as >= 1e-2.
+  if (exact > 1e-3) throw new Error(`${model.name}: unrolled FP32 differs from the original by ${exact}`);
+  const data = input(7);
+  rows.push({
+    model: model.name,
+    exact,
+    meanExact: sumExact / INPUTS,
+    maxQ,
+    meanQ: sumQ / countQ,
+    webGap,
+    sizes: [kb(original), kb(unrolled), kb(int8)],
+    p50: [
+      await latency(sessions.original, data),
+      await latency(sessions.int8, data),
+      await latency(sessions.originalWeb, data),
+      await latency(sessions.int8Web, data),
+    ],
+  });
+}
+
+if (rows.length) {
+  console.log(`\nIBM CCF models, input [7, 16, 220] (seeded, ~5% ones, last 2 columns uniform); ${INPUTS} inputs for accuracy, p50 of ${RUNS} runs, batch 16, one thread`);
+  console.log("| model | orig vs unrolled FP32, all steps: max / mean abs | INT8 vs FP32 last-step score: max / mean abs | INT8 native vs WASM max abs | size orig / unrolled FP32 / INT8 | p50 ms FP32 native | INT8 native | FP32 WASM | INT8 WASM |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(`| ${r.model} | ${fmt(r.exact)} / ${fmt(r.meanExact)} | ${fmt(r.maxQ)} / ${fmt(r.meanQ)} | ${fmt(r.webGap)} | ${r.sizes.join(" / ")} | ${r.p50.map((x) => x.toFixed(2)).join(" | ")} |`);
+  }
+}
