@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Rebuilds the shipped spam classifier from scratch:
+#   tokenizer -> encode -> train (3 seeds, in parallel) -> export ensemble -> quantize -> evaluate
+# Needs Node 20 with this repo's node_modules, and Debian's PyTorch + onnx:
+#   apt-get install python3-torch python3-onnx
+# Outputs: models/spam-classifier/{tokenizer.json,tokenizer_config.json,
+#   model.fp32.onnx,model.int8.onnx,manifest.json} and
+#   test/fixtures/spam-classifier/reference.json. Exits non-zero if the
+#   tokenizer parity check, a training run or an evaluation target fails.
+# Seeds are fixed in scripts/spam/train.py (SEEDS); each member trains on one
+# thread, so reruns give the same weights.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PYTHON=${PYTHON:-/usr/bin/python3}
+
+node scripts/spam/train-tokenizer.mjs
+node scripts/spam/encode.mjs
+SEEDS=$("$PYTHON" -c 'import sys; sys.path.insert(0, "scripts/spam"); import train; print(*train.SEEDS)')
+pids=()
+for seed in $SEEDS; do
+  "$PYTHON" scripts/spam/train.py --member "$seed" &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+"$PYTHON" scripts/spam/train.py --export
+"$PYTHON" scripts/quantize.py models/spam-classifier/model.fp32.onnx models/spam-classifier/model.int8.onnx
+node scripts/spam/evaluate.mjs
