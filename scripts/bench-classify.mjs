@@ -14,6 +14,7 @@ import { Tokenizer } from "@huggingface/tokenizers";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { loadSplits } from "./spam/dataset.mjs";
+import { percentile, summary } from "./lib/stats.mjs";
 
 const arg = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -25,11 +26,6 @@ const WARMUP = 20;
 const dir = "models/spam-classifier";
 const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8"));
 
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-const summary = (times) => ({ p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length });
 
 // The edge's preprocessing: first maxChars characters, first maxLength ids (src/tokenizers/batch.ts).
 const tokenizer = new Tokenizer(JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.file}`, "utf8")), {});

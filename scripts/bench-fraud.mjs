@@ -14,6 +14,7 @@ import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import Stripe from "stripe";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
+import { summary } from "./lib/stats.mjs";
 
 const arg = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -26,8 +27,6 @@ const BATCH = 16;
 const IBM = "../shared/external/ibm-ccf/ccf_gru_static_tf2onnx_OS_new.onnx";
 const manifest = JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8"));
 
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
-const stats = (times) => ({ p50: percentile(times, 50), p99: percentile(times, 99) });
 
 const input = (width) => tabFormerLikeInput(7, BATCH, width, 7);
 
@@ -40,7 +39,7 @@ async function time(ort, session, name, data, shape) {
     await session.run(feeds);
     times.push(performance.now() - started);
   }
-  return stats(times);
+  return summary(times);
 }
 
 const native = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
@@ -127,7 +126,7 @@ try {
       while (next < EVENTS) latencies.push(await deliver(next++));
     }),
   );
-  webhook = { ...stats(latencies), perSecond: EVENTS / ((performance.now() - started) / 1000) };
+  webhook = { ...summary(latencies), perSecond: EVENTS / ((performance.now() - started) / 1000) };
 } finally {
   process.kill(-child.pid, "SIGTERM");
 }

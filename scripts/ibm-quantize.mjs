@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
+import { percentile } from "./lib/stats.mjs";
 
 const arg = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -32,7 +33,6 @@ const MODELS = [
 
 const input = (seed) => tabFormerLikeInput(T, BATCH, WIDTH, seed);
 
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 const native = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
 ortWeb.env.wasm.numThreads = 1;
 const web = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };

@@ -1,5 +1,5 @@
 // The edge featurizer against the training script's own feature vectors (fixtures saved by
-// scripts/fraud/evaluate), column by column, so the edge and the trainer cannot drift.
+// scripts/fraud/fixtures.py), column by column, so the edge and the trainer cannot drift.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -7,44 +7,23 @@ import { FraudScoringSchema } from "../../src/models/manifest";
 import { featurize, toTabFormer, type TabFormerRow } from "../../src/tasks/fraud/featurize";
 import { TransactionSchema } from "../../src/tasks/fraud/transaction";
 import { buildWindows } from "../../src/tasks/fraud/windows";
+import { RawRowSchema, rawTimeMs, toTransactionInput, type RawRow } from "../tabformer";
 
 const manifest = FraudScoringSchema.parse(JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8")));
 
-const RawRow = z.object({
-  User: z.coerce.string(),
-  Card: z.coerce.string(),
-  Year: z.number().int(),
-  Month: z.number().int(),
-  Day: z.number().int(),
-  Time: z.string().regex(/^\d\d:\d\d$/),
-  Amount: z.string(),
-  "Use Chip": z.string(),
-  "Merchant Name": z.coerce.string(),
-  "Merchant City": z.string(),
-  "Merchant State": z.string().nullish(),
-  Zip: z.coerce.string().nullish(),
-  MCC: z.coerce.number().int(),
-  "Errors?": z.string().nullish(),
-});
-type Raw = z.infer<typeof RawRow>;
 
 const features = z
-  .object({ featureCount: z.number(), columns: z.array(z.string()), items: z.array(z.object({ why: z.string(), transaction: RawRow, features: z.array(z.number()) })) })
+  .object({ featureCount: z.number(), columns: z.array(z.string()), items: z.array(z.object({ why: z.string(), transaction: RawRowSchema, features: z.array(z.number()) })) })
   .parse(JSON.parse(readFileSync("test/fixtures/fraud-gru/features.json", "utf8")));
 
 const windows = z
   .object({
-    histories: z.array(z.object({ why: z.string(), transactions: z.array(RawRow), paddedSteps: z.number().int(), window: z.array(z.array(z.number())) })),
+    histories: z.array(z.object({ why: z.string(), transactions: z.array(RawRowSchema), paddedSteps: z.number().int(), window: z.array(z.array(z.number())) })),
   })
   .parse(JSON.parse(readFileSync("test/fixtures/fraud-gru/windows.json", "utf8")));
 
-const timeMs = (raw: Raw) => {
-  const [hours, minutes] = raw.Time.split(":").map(Number);
-  return Date.UTC(raw.Year, raw.Month - 1, raw.Day, hours, minutes);
-};
-
 /** TabFormer's CSV fields as the training script reads them. */
-function fromRaw(raw: Raw): TabFormerRow {
+function fromRaw(raw: RawRow): TabFormerRow {
   const zip = Number(raw.Zip ?? "");
   return {
     merchantState: raw["Merchant State"] ?? "",
@@ -54,31 +33,12 @@ function fromRaw(raw: Raw): TabFormerRow {
     mcc: String(raw.MCC),
     useChip: raw["Use Chip"],
     errors: raw["Errors?"] ?? "",
-    timeMs: timeMs(raw),
+    timeMs: rawTimeMs(raw),
     amount: Number.parseFloat(raw.Amount.replace("$", "")),
   };
 }
 
-/** The same transaction as an API caller or webhook would send it. */
-function toTransaction(raw: Raw, id: string) {
-  const method = raw["Use Chip"] === "Swipe Transaction" ? "swipe" : raw["Use Chip"] === "Online Transaction" ? "online" : "chip";
-  return TransactionSchema.parse({
-    id,
-    card_id: `${raw.User}-${raw.Card}`,
-    timestamp: new Date(timeMs(raw)).toISOString(),
-    amount: Number.parseFloat(raw.Amount.replace("$", "")),
-    currency: "USD",
-    method,
-    merchant: {
-      id: raw["Merchant Name"],
-      city: raw["Merchant City"],
-      ...(raw["Merchant State"] ? { state: raw["Merchant State"] } : {}),
-      ...(raw.Zip ? { zip: raw.Zip } : {}),
-      mcc: String(raw.MCC).padStart(4, "0"),
-    },
-    errors: raw["Errors?"] ? raw["Errors?"].split(",") : [],
-  });
-}
+const toTransaction = (raw: RawRow, id: string) => TransactionSchema.parse(toTransactionInput(raw, id));
 
 describe("fraud featurizer vs scripts/fraud/features.py", () => {
   it("has the manifest's width", () => {

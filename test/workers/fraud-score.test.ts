@@ -3,52 +3,17 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import windows from "../fixtures/fraud-gru/windows.json";
+import { RawRowSchema, toTransactionInput } from "../tabformer";
 import { post, problem } from "./helpers";
 
-const Raw = z.object({
-  User: z.coerce.string(),
-  Card: z.coerce.string(),
-  Year: z.number(),
-  Month: z.number(),
-  Day: z.number(),
-  Time: z.string(),
-  Amount: z.string(),
-  "Use Chip": z.string(),
-  "Merchant Name": z.coerce.string(),
-  "Merchant City": z.string(),
-  "Merchant State": z.string().nullish(),
-  Zip: z.coerce.string().nullish(),
-  MCC: z.coerce.number(),
-  "Errors?": z.string().nullish(),
-});
+
 
 const { histories } = z
-  .object({ histories: z.array(z.object({ why: z.string(), transactions: z.array(Raw), int8Score: z.number(), int8WasmScore: z.number() })) })
+  .object({ histories: z.array(z.object({ why: z.string(), transactions: z.array(RawRowSchema), int8Score: z.number(), int8WasmScore: z.number() })) })
   .parse(windows);
 
-/** A TabFormer row as an API caller sends it. */
-function transaction(raw: z.infer<typeof Raw>, id: string) {
-  const [hours, minutes] = raw.Time.split(":").map(Number);
-  return {
-    id,
-    card_id: `${raw.User}-${raw.Card}`,
-    timestamp: new Date(Date.UTC(raw.Year, raw.Month - 1, raw.Day, hours, minutes)).toISOString(),
-    amount: Number.parseFloat(raw.Amount.replace("$", "")),
-    currency: "USD",
-    method: raw["Use Chip"] === "Swipe Transaction" ? "swipe" : raw["Use Chip"] === "Online Transaction" ? "online" : "chip",
-    merchant: {
-      id: raw["Merchant Name"],
-      city: raw["Merchant City"],
-      ...(raw["Merchant State"] ? { state: raw["Merchant State"] } : {}),
-      ...(raw.Zip ? { zip: raw.Zip } : {}),
-      mcc: String(raw.MCC).padStart(4, "0"),
-    },
-    errors: raw["Errors?"] ? raw["Errors?"].split(",") : [],
-  };
-}
-
 const accounts = histories.map((history) => {
-  const all = history.transactions.map((raw, i) => transaction(raw, `t${i}`));
+  const all = history.transactions.map((raw, i) => toTransactionInput(raw, `t${i}`));
   return { history: all.slice(0, -1), transaction: all.at(-1)! };
 });
 
