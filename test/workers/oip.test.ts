@@ -126,6 +126,22 @@ describe("infer errors", () => {
     expect((await problem(unknown)).field).toBe("name");
   });
 
+  it("422, not 500, when the model refuses valid-shaped data (a token id beyond the vocabulary)", async () => {
+    const response = await post("/v2/models/spam-classifier/infer", feeds([[5, 999_999, 7]]));
+    expect(response.status).toBe(422);
+    expect(await problem(response)).toMatchObject({ code: "unprocessable_input", field: "inputs" });
+  });
+
+  it("an empty batch is answered, never a 500", async () => {
+    const request = feeds([[5]]);
+    for (const input of request.inputs) {
+      input.shape = [0, 1];
+      input.data = [];
+    }
+    const response = await post("/v2/models/spam-classifier/infer", request);
+    expect([200, 422]).toContain(response.status);
+  });
+
   it("413 for more tensor elements than one request may carry", async () => {
     const response = await post("/v2/models/spam-classifier/infer", {
       inputs: [{ name: "input_ids", shape: [2000, 1000], datatype: "INT64", data: [] }],

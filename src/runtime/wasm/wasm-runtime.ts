@@ -30,6 +30,10 @@ function fromOrtTensor(name: string, tensor: ort.Tensor): Tensor {
   return { datatype, shape: [...tensor.dims], data };
 }
 
+function errorMessage(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 300);
+}
+
 export interface WasmRuntimeOptions {
   inputs: readonly TensorSpec[];
   outputs: readonly TensorSpec[];
@@ -64,7 +68,17 @@ export function createWasmRuntime(options: WasmRuntimeOptions): InferenceRuntime
       const active = await getSession();
       const ortFeeds = Object.fromEntries(Object.entries(feeds).map(([name, tensor]) => [name, toOrtTensor(tensor)]));
       const started = performance.now();
-      const results = outputNames === undefined ? await active.run(ortFeeds) : await active.run(ortFeeds, [...outputNames]);
+      let results: ort.InferenceSession.ReturnType;
+      try {
+        results = outputNames === undefined ? await active.run(ortFeeds) : await active.run(ortFeeds, [...outputNames]);
+      } catch (error) {
+        // Feeds passed the signature checks, so what ORT refuses here is their content
+        // (e.g. a token id beyond the embedding table): the caller's input, not our failure.
+        throw new ServiceError(422, "unprocessable_input", `The model could not run on this input: ${errorMessage(error)}`, {
+          field: "inputs",
+          cause: error,
+        });
+      }
       const runMs = performance.now() - started;
       const outputs = Object.fromEntries(
         Object.entries(results).map(([name, tensor]) => [name, fromOrtTensor(name, tensor)]),
