@@ -46,6 +46,32 @@ describe("POST /v1/webhooks/stripe", () => {
     expect((await storedDecisions(card)).at(-1)?.history_length).toBe(2);
   });
 
+  it("a failure to store answers non-2xx so Stripe retries; the retry records once and never doubles history", async () => {
+    const card = unique("ic");
+    const event = stripeEvent("charge.succeeded", {
+      id: unique("ch"),
+      created: T0,
+      amount: 1_250,
+      currency: "usd",
+      payment_method_details: { card: { fingerprint: card } },
+    });
+    // The decision insert fails after the history append succeeded.
+    await env.DB.prepare("CREATE TRIGGER refuse_decisions BEFORE INSERT ON decisions BEGIN SELECT RAISE(ABORT, 'disk full'); END").run();
+    let failed: Response;
+    try {
+      failed = await deliverStripe(event);
+    } finally {
+      await env.DB.prepare("DROP TRIGGER refuse_decisions").run();
+    }
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(await storedDecisions(`fingerprint:${card}`)).toHaveLength(0);
+
+    const retried = await deliverStripe(event);
+    expect(retried.status).toBe(200);
+    expect(await storedDecisions(`fingerprint:${card}`)).toHaveLength(1);
+    expect(await storedHistory(`fingerprint:${card}`)).toHaveLength(1);
+  });
+
   it("rejects a bad signature with 400 and stores nothing", async () => {
     const card = unique("ic");
     const response = await deliverStripe(stripeEvent("issuing_authorization.request", issuingAuthorization(card)), { secret: "whsec_wrong" });
