@@ -4,6 +4,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import type { ServedModel } from "../tasks";
 import type { TextClassifier } from "../tasks/text-classification";
+import { serverTiming } from "./server-timing";
 import { findModel, requireReady, type AppEnv } from "./services";
 import { validationHook } from "./validation";
 
@@ -107,9 +108,3 @@ export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     c.header("server-timing", serverTiming(timings));
     return c.json(results[0]?.labels ?? [], 200);
   });
-
-function serverTiming(timings: Record<string, number>): string {
-  return Object.entries(timings)
-    .map(([name, ms]) => `${name.replace(/Ms$/, "")};dur=${ms.toFixed(2)}`)
-    .join(", ");
-}

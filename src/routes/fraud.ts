@@ -3,6 +3,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import { TransactionSchema } from "../tasks/fraud/transaction";
+import { serverTiming } from "./server-timing";
 import { findModel, requireReady, type AppEnv } from "./services";
 import { validationHook } from "./validation";
 
@@ -70,7 +71,8 @@ export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
   });
   await requireReady(model);
   const scorer = model.task.service;
-  const { results } = await scorer.score(body.accounts.map((account) => ({ history: account.history, current: account.transaction })));
+  const { results, timings } = await scorer.score(body.accounts.map((account) => ({ history: account.history, current: account.transaction })));
+  c.header("server-timing", serverTiming(timings));
   return c.json(
     {
       model: scorer.manifest.name,

@@ -24,7 +24,7 @@ export function checkFeeds(declared: readonly TensorSpec[], feeds: Readonly<Reco
     if (!shapeMatches(spec.shape, feed.shape) || feed.shape.some((dim) => !Number.isInteger(dim) || dim < 0)) {
       throw unprocessable(
         `inputs.${spec.name}.shape`,
-        `Input "${spec.name}" must have shape [${spec.shape.join(", ")}] (-1: any size), got [${feed.shape.join(", ")}]`,
+        `Input "${spec.name}" must have shape [${spec.shape.join(", ")}] (-1 = any size), got [${feed.shape.join(", ")}]`,
       );
     }
     const expected = elementCount(feed.shape);

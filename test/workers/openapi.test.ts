@@ -8,7 +8,7 @@ describe("GET /openapi.json", () => {
     const document = await response.json<{ openapi: string; paths: Record<string, unknown> }>();
     expect(document.openapi).toBe("3.1.0");
     expect(Object.keys(document.paths)).toEqual(
-      expect.arrayContaining(["/v1/classify", "/v1/run/{model}", "/v2/models/{name}/infer"]),
+      expect.arrayContaining(["/v1/classify", "/v1/run/{model}", "/v1/fraud/score", "/v2/models/{name}/infer"]),
     );
   });
 });

@@ -4,6 +4,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { DataTypeSchema } from "../../runtime/tensor";
 import type { ServedModel } from "../../tasks";
+import { serverTiming } from "../server-timing";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
 import { fromJsonTensor, toJsonTensor } from "./tensors";
@@ -106,7 +107,7 @@ for (const prefix of ["/v2/models/{name}", "/v2/models/{name}/versions/{version}
     await requireReady(model);
     const outputNames = request.outputs?.map((output) => output.name);
     const { outputs, timings } = await model.infer(feeds, outputNames);
-    c.header("server-timing", `infer;dur=${timings.runMs.toFixed(2)}`);
+    c.header("server-timing", serverTiming({ inferMs: timings.runMs }));
     return c.json(
       {
         model_name: model.manifest.name,
