@@ -1,6 +1,19 @@
 """Generic INT8 dynamic quantization of an ONNX model, written with `onnx` only.
 
-Usage: /usr/bin/python3 scripts/quantize.py in.onnx out.onnx
+Usage: /usr/bin/python3 scripts/quantize.py in.onnx out.onnx [--calibration ranges.json [--input-max HI]]
+       /usr/bin/python3 scripts/quantize.py --probe in.onnx out.onnx
+
+Static activations (--calibration): for a MatMul/Gemm whose input has a calibrated
+[min, max] in ranges.json ({"ranges": {name: {"min", "max"}}}, written by e.g.
+scripts/fraud/calibrate.mjs), the activation is quantized with CONSTANT uint8 parameters
+(QuantizeLinear) and the product computed by onnxruntime's com.microsoft
+MatMulIntegerToFloat (the node its optimizer fuses the dynamic pattern into). A sample's
+result then no longer depends on the other samples in its batch, and native and WASM
+kernels produce the same integers. Activations whose calibrated range lies inside
+[-1, 1] (GRU states) get exactly [-1, 1]; for the others --input-max raises the upper
+bound (default 2.0: an unclipped, growing feature such as IBM's min-max Time must not
+saturate right after calibration). --probe writes a copy of the model with every
+activation this pass would quantize exposed as an extra graph output, for calibration.
 
 What it rewrites (everything else, e.g. GRU/LSTM, is left untouched):
 
@@ -28,7 +41,8 @@ Every op used (DynamicQuantizeLinear, MatMulInteger, ConvInteger, Cast, Mul,
 Add, Gather)
 is implemented by onnxruntime's CPU provider, including the WASM build.
 """
-import sys
+import argparse
+import json
 
 import numpy as np
 import onnx
@@ -40,7 +54,9 @@ EMBEDDING_QMAX = 127  # Gather never multiplies int8 values, so the full range i
 
 
 class Rewriter:
-    def __init__(self, model):
+    def __init__(self, model, ranges=None):
+        self.ranges = ranges or {}  # activation name -> (lo, hi): static quantization
+        self.static_activations = {}
         self.graph = model.graph
         self.initializers = {t.name: t for t in self.graph.initializer}
         self.new_initializers = []
@@ -78,6 +94,8 @@ class Rewriter:
             w_scale = self.constant(f"{node.name}_W_scale", scale.astype(np.float32))
             if weight_key is not None:
                 self.shared[weight_key] = (w_name, w_zero, w_scale)
+        if node.input[0] in self.ranges:
+            return self.static_matmul(node, w_name, w_zero, w_scale, bias)
         x_q, x_scale, x_zero = self.name("x_u8"), self.name("x_scale"), self.name("x_zero")
         acc, acc_f, scale_all = self.name("acc_i32"), self.name("acc_f32"), self.name("scale")
         product = node.output[0] if bias is None else self.name("product")
@@ -92,6 +110,26 @@ class Rewriter:
             b_name = self.constant(f"{node.name}_bias", bias.astype(np.float32))
             nodes.append(helper.make_node("Add", [product, b_name], [node.output[0]], self.name("bias")))
         return nodes
+
+    def static_matmul(self, node, w_name, w_zero, w_scale, bias):
+        """QuantizeLinear with calibrated constants, then MatMulIntegerToFloat (+ bias)."""
+        x = node.input[0]
+        if x not in self.static_activations:
+            lo, hi = self.ranges[x]
+            lo, hi = min(0.0, float(lo)), max(0.0, float(hi))  # as DynamicQuantizeLinear: the range holds 0
+            scale = np.float32((hi - lo) / 255.0) if hi > lo else np.float32(1.0)
+            zero = np.uint8(np.clip(np.round(-lo / scale), 0, 255))
+            self.static_activations[x] = (self.constant("x_scale", np.array(scale, dtype=np.float32)),
+                                          self.constant("x_zero", np.array(zero, dtype=np.uint8)))
+        x_scale, x_zero = self.static_activations[x]
+        x_q = self.name("x_u8")
+        inputs = [x_q, w_name, x_scale, w_scale, x_zero, w_zero]
+        if bias is not None:
+            inputs.append(self.constant(f"{node.name}_bias", bias.astype(np.float32)))
+        return [
+            helper.make_node("QuantizeLinear", [x, x_scale, x_zero], [x_q], self.name("ql")),
+            helper.make_node("MatMulIntegerToFloat", inputs, [node.output[0]], self.name("mmitf"), domain="com.microsoft"),
+        ]
 
     def rewrite_gemm(self, node):
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
@@ -133,6 +171,8 @@ class Rewriter:
         w_name = self.constant(f"{node.name}_W", q_weight)
         w_zero = self.constant(f"{node.name}_W_zero", np.array(128, dtype=np.uint8))
         w_scale = self.constant(f"{node.name}_W_scale", scale.reshape(channel_shape).astype(np.float32))
+        if node.input[0] in self.ranges:
+            return self.static_matmul(node, w_name, w_zero, w_scale, bias)
         x_q, x_scale, x_zero = self.name("x_u8"), self.name("x_scale"), self.name("x_zero")
         acc, acc_f, scale_all = self.name("acc_i32"), self.name("acc_f32"), self.name("scale")
         product = node.output[0] if bias is None else self.name("product")
@@ -204,18 +244,53 @@ def ensure_opset(model, minimum):
             opset.version = minimum
 
 
-def main(src, dst):
+def load_ranges(path, input_max):
+    """Calibrated [min, max] per activation; state-like ones (inside [-1, 1]) get exactly [-1, 1]."""
+    ranges = {}
+    for name, r in json.load(open(path))["ranges"].items():
+        inside = -1.0 <= r["min"] and r["max"] <= 1.0
+        ranges[name] = (-1.0, 1.0) if inside else (r["min"], max(input_max, r["max"]))
+    return ranges
+
+
+def probe(src, dst):
+    """The model with every activation quantize_matmul would quantize as an extra output."""
     model = onnx.load(src)
-    counts = Rewriter(model).run()
+    initializers = {t.name: t for t in model.graph.initializer}
+    outputs = {o.name for o in model.graph.output}
+    for node in model.graph.node:
+        weight = initializers.get(node.input[1]) if node.op_type in ("MatMul", "Gemm") and len(node.input) > 1 else None
+        if weight is not None and weight.data_type == TensorProto.FLOAT and node.input[0] not in outputs:
+            model.graph.output.append(helper.make_tensor_value_info(node.input[0], TensorProto.FLOAT, None))
+            outputs.add(node.input[0])
+    onnx.save(model, dst)
+    print(f"probe outputs: {len(model.graph.output) - 1} -> {dst}")
+
+
+def main(src, dst, ranges=None):
+    model = onnx.load(src)
+    rewriter = Rewriter(model, ranges)
+    counts = rewriter.run()
     ensure_opset(model, 11)
+    if rewriter.static_activations:
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     onnx.checker.check_model(model)
     onnx.save(model, dst)
     ops = sorted({n.op_type for n in model.graph.node})
-    print(f"quantized {counts or 'nothing'} -> {dst}")
+    static = f", {len(rewriter.static_activations)} activations static" if rewriter.static_activations else ""
+    print(f"quantized {counts or 'nothing'}{static} -> {dst}")
     print(f"op types: {', '.join(ops)}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: quantize.py in.onnx out.onnx")
-    main(sys.argv[1], sys.argv[2])
+    parser = argparse.ArgumentParser(description="INT8 quantization of MatMul/Gemm/Conv/Gather weights")
+    parser.add_argument("src")
+    parser.add_argument("dst")
+    parser.add_argument("--probe", action="store_true", help="write the calibration probe model instead")
+    parser.add_argument("--calibration", help="activation ranges JSON: static activation quantization")
+    parser.add_argument("--input-max", type=float, default=2.0)
+    args = parser.parse_args()
+    if args.probe:
+        probe(args.src, args.dst)
+    else:
+        main(args.src, args.dst, load_ranges(args.calibration, args.input_max) if args.calibration else None)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fraud GRU pipeline, end to end (a few minutes on 2 CPU cores):
-#   synthetic TabFormer data -> featurize + train (PyTorch) -> ONNX FP32 -> INT8 -> evaluate,
+#   synthetic TabFormer data -> featurize + train (PyTorch) -> ONNX FP32 -> calibrate on
+#   validation -> static INT8 -> evaluate,
 #   manifest and edge fixtures.
 #
 # Needs Debian's Python with torch + onnx (plain pyenv `python3` has no torch):
@@ -14,6 +15,7 @@ PY=${PYTHON:-/usr/bin/python3}
 
 node scripts/fraud/generate.mjs --seed 20240611 --users 4000 --out .cache/fraud/transactions.csv
 "$PY" scripts/fraud/train.py --csv .cache/fraud/transactions.csv --out models/fraud-gru/model.fp32.onnx
-"$PY" scripts/quantize.py models/fraud-gru/model.fp32.onnx models/fraud-gru/model.int8.onnx
+node scripts/fraud/calibrate.mjs
+"$PY" scripts/quantize.py models/fraud-gru/model.fp32.onnx models/fraud-gru/model.int8.onnx --calibration .cache/fraud/calibration.json
 "$PY" scripts/fraud/fixtures.py
 node scripts/fraud/evaluate.mjs
