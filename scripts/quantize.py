@@ -96,18 +96,27 @@ class Rewriter:
                 self.shared[weight_key] = (w_name, w_zero, w_scale)
         if node.input[0] in self.ranges:
             return self.static_matmul(node, w_name, w_zero, w_scale, bias)
+        return self.dynamic_product(node, "MatMulInteger", w_name, w_zero, w_scale, bias)
+
+    def dynamic_product(self, node, integer_op, w_name, w_zero, w_scale, bias, bias_shape=(-1,)):
+        """DynamicQuantizeLinear(x) -> integer_op -> Cast -> Mul(x_scale * W_scale) [-> Add bias]."""
         x_q, x_scale, x_zero = self.name("x_u8"), self.name("x_scale"), self.name("x_zero")
         acc, acc_f, scale_all = self.name("acc_i32"), self.name("acc_f32"), self.name("scale")
         product = node.output[0] if bias is None else self.name("product")
+        quantize = helper.make_node("DynamicQuantizeLinear", [node.input[0]], [x_q, x_scale, x_zero], self.name("dql"))
+        integer = helper.make_node(integer_op, [x_q, w_name, x_zero, w_zero], [acc],
+                                   self.name("matmul_int" if integer_op == "MatMulInteger" else "conv_int"))
+        if integer_op == "ConvInteger":
+            integer.attribute.extend(node.attribute)  # same pads/strides/dilations/group
         nodes = [
-            helper.make_node("DynamicQuantizeLinear", [node.input[0]], [x_q, x_scale, x_zero], self.name("dql")),
-            helper.make_node("MatMulInteger", [x_q, w_name, x_zero, w_zero], [acc], self.name("matmul_int")),
+            quantize,
+            integer,
             helper.make_node("Cast", [acc], [acc_f], self.name("cast"), to=TensorProto.FLOAT),
             helper.make_node("Mul", [x_scale, w_scale], [scale_all], self.name("scale_mul")),
             helper.make_node("Mul", [acc_f, scale_all], [product], self.name("dequant")),
         ]
         if bias is not None:
-            b_name = self.constant(f"{node.name}_bias", bias.astype(np.float32))
+            b_name = self.constant(f"{node.name}_bias", bias.reshape(bias_shape).astype(np.float32))
             nodes.append(helper.make_node("Add", [product, b_name], [node.output[0]], self.name("bias")))
         return nodes
 
@@ -171,23 +180,7 @@ class Rewriter:
         w_name = self.constant(f"{node.name}_W", q_weight)
         w_zero = self.constant(f"{node.name}_W_zero", np.array(128, dtype=np.uint8))
         w_scale = self.constant(f"{node.name}_W_scale", scale.reshape(channel_shape).astype(np.float32))
-        if node.input[0] in self.ranges:
-            return self.static_matmul(node, w_name, w_zero, w_scale, bias)
-        x_q, x_scale, x_zero = self.name("x_u8"), self.name("x_scale"), self.name("x_zero")
-        acc, acc_f, scale_all = self.name("acc_i32"), self.name("acc_f32"), self.name("scale")
-        product = node.output[0] if bias is None else self.name("product")
-        nodes = [
-            helper.make_node("DynamicQuantizeLinear", [node.input[0]], [x_q, x_scale, x_zero], self.name("dql")),
-            helper.make_node("ConvInteger", [x_q, w_name, x_zero, w_zero], [acc], self.name("conv_int")),
-            helper.make_node("Cast", [acc], [acc_f], self.name("cast"), to=TensorProto.FLOAT),
-            helper.make_node("Mul", [x_scale, w_scale], [scale_all], self.name("scale_mul")),
-            helper.make_node("Mul", [acc_f, scale_all], [product], self.name("dequant")),
-        ]
-        nodes[1].attribute.extend(node.attribute)  # same pads/strides/dilations/group
-        if bias is not None:
-            b_name = self.constant(f"{node.name}_bias", bias.reshape(channel_shape).astype(np.float32))
-            nodes.append(helper.make_node("Add", [product, b_name], [node.output[0]], self.name("bias")))
-        return nodes
+        return self.dynamic_product(node, "ConvInteger", w_name, w_zero, w_scale, bias, channel_shape)
 
     def rewrite_gather(self, node):
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
