@@ -31,9 +31,21 @@ export async function fraudContext(env: Env, services: Services): Promise<FraudC
     throw new ServiceError(503, "model_not_ready", `FRAUD_MODEL "${env.FRAUD_MODEL}" is not a served fraud-scoring model`);
   }
   await requireReady(model);
-  const merchant = MerchantProfileSchema.safeParse(parseJson(env.MERCHANT_PROFILE));
-  if (!merchant.success) throw new ServiceError(500, "internal_error", "MERCHANT_PROFILE is not a valid merchant profile");
-  return { scorer: model.task.service, decisions: d1Decisions(env.DB), histories: durableHistories(env.CARD_HISTORY), merchant: merchant.data };
+  return { scorer: model.task.service, decisions: d1Decisions(env.DB), histories: durableHistories(env.CARD_HISTORY), merchant: merchantProfile(env.MERCHANT_PROFILE) };
+}
+
+/** MERCHANT_PROFILE parsed once per isolate (configuration, not request data). */
+const profiles = new Map<string, MerchantProfile>();
+
+function merchantProfile(config: string): MerchantProfile {
+  let profile = profiles.get(config);
+  if (profile === undefined) {
+    const parsed = MerchantProfileSchema.safeParse(parseJson(config));
+    if (!parsed.success) throw new ServiceError(500, "internal_error", "MERCHANT_PROFILE is not a valid merchant profile");
+    profile = parsed.data;
+    profiles.set(config, profile);
+  }
+  return profile;
 }
 
 function parseJson(text: string): unknown {
