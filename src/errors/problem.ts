@@ -10,6 +10,7 @@ const TITLES: Record<ServiceError["code"], string> = {
   not_found: "Not found",
   model_not_found: "Model not found",
   model_not_ready: "Model not ready",
+  not_configured: "Not configured",
   payload_too_large: "Payload too large",
   unsupported_media_type: "Unsupported media type",
   unprocessable_input: "Input the model cannot take",

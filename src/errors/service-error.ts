@@ -10,6 +10,7 @@ export type ErrorCode =
   | "not_found"
   | "model_not_found"
   | "model_not_ready"
+  | "not_configured"
   | "payload_too_large"
   | "unsupported_media_type"
   | "unprocessable_input"

@@ -137,5 +137,6 @@ describe("POST /v1/webhooks/stripe", () => {
     const app = createApp();
     const response = await app.request("/v1/webhooks/stripe", { method: "POST", headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=x" }, body: "{}" }, { ...env, STRIPE_WEBHOOK_SECRET: "" });
     expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ code: "not_configured" });
   });
 });

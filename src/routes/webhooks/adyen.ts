@@ -10,7 +10,7 @@ import { fraudContext } from "./fraud-context";
 
 export const adyenWebhook = new Hono<AppEnv>().post("/v1/webhooks/adyen", async (c) => {
   const key = c.env.ADYEN_HMAC_KEY;
-  if (!key) throw new ServiceError(503, "internal_error", "ADYEN_HMAC_KEY is not configured");
+  if (!key) throw new ServiceError(503, "not_configured", "ADYEN_HMAC_KEY is not configured");
   const notification = parseBody(NotificationSchema, await readJson(c.req.raw));
   const items = notification.notificationItems.map((entry) => entry.NotificationRequestItem);
 

@@ -36,7 +36,7 @@ const EventSchema = z.object({
 type StripeEvent = z.infer<typeof EventSchema>;
 
 async function verify(body: string, signature: string | undefined, secret: string | undefined): Promise<StripeEvent> {
-  if (!secret) throw new ServiceError(503, "internal_error", "STRIPE_WEBHOOK_SECRET is not configured");
+  if (!secret) throw new ServiceError(503, "not_configured", "STRIPE_WEBHOOK_SECRET is not configured");
   if (!signature) throw new ServiceError(400, "invalid_request", "Missing Stripe-Signature header", { field: "headers.stripe-signature" });
   let event: unknown;
   try {
