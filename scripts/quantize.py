@@ -26,6 +26,9 @@ What it rewrites (everything else, e.g. GRU/LSTM, is left untouched):
   x86 CPUs without VNNI compute u8*s8 products in saturating int16 pairs, and
   the reduced range keeps every pair sum in range, so native and WASM runtimes
   produce the same integers.
+  A MatMul whose only reader is Add(bias [N]) (torch's Linear on a 3-D input) takes the
+  bias into its product; a weight reached through an Identity (torch.onnx.export's alias
+  for a weight shared by several nodes) counts as the initializer, quantized once.
 * Conv whose weight is a float initializer -> DynamicQuantizeLinear ->
   ConvInteger -> Cast -> Mul(x_scale * W_scale per output channel) [-> Add].
   onnxruntime's ConvInteger takes uint8 weights and a single weight zero
@@ -59,6 +62,10 @@ class Rewriter:
         self.static_activations = {}
         self.graph = model.graph
         self.initializers = {t.name: t for t in self.graph.initializer}
+        # torch.onnx.export hands a weight used by several nodes (an unrolled RNN's recurrent matrix)
+        # to all but one of them through an Identity node: see through it.
+        self.aliases = {n.output[0]: n.input[0] for n in self.graph.node
+                        if n.op_type == "Identity" and n.input[0] in self.initializers}
         self.new_initializers = []
         self.counter = 0
         self.shared = {}  # weight initializer (+ transform) -> its quantized constants, for weights used by several nodes
@@ -73,7 +80,7 @@ class Rewriter:
         return tensor.name
 
     def float_weight(self, name):
-        tensor = self.initializers.get(name)
+        tensor = self.initializers.get(self.aliases.get(name, name))
         if tensor is None or tensor.data_type != TensorProto.FLOAT:
             return None
         return numpy_helper.to_array(tensor)
@@ -154,14 +161,25 @@ class Rewriter:
             if bias is None:
                 return None
             bias = bias * attrs.get("beta", 1.0)
-        key = ("Gemm", node.input[1], bool(attrs.get("transB", 0)), float(attrs.get("alpha", 1.0)))
+        key = ("Gemm", self.aliases.get(node.input[1], node.input[1]), bool(attrs.get("transB", 0)), float(attrs.get("alpha", 1.0)))
         return self.quantize_matmul(node, weight, bias, weight_key=key)
 
     def rewrite_matmul(self, node):
         weight = self.float_weight(node.input[1])
         if weight is None or weight.ndim != 2:
             return None
-        return self.quantize_matmul(node, weight, weight_key=("MatMul", node.input[1]))
+        key = ("MatMul", self.aliases.get(node.input[1], node.input[1]))
+        # MatMul followed by its only reader Add(bias [N]) (torch's Linear on a 3-D input): one node with a bias.
+        readers = self.readers.get(node.output[0], [])
+        if len(readers) == 1 and readers[0].op_type == "Add" and node.output[0] not in self.graph_outputs:
+            add = readers[0]
+            other = add.input[1] if add.input[0] == node.output[0] else add.input[0]
+            bias = self.float_weight(other)
+            if bias is not None and bias.shape == (weight.shape[1],):
+                self.folded.add(id(add))
+                fused = helper.make_node("MatMul", list(node.input), [add.output[0]], node.name)
+                return self.quantize_matmul(fused, weight, bias, weight_key=key)
+        return self.quantize_matmul(node, weight, weight_key=key)
 
     def rewrite_conv(self, node):
         weight = self.float_weight(node.input[1])
@@ -203,7 +221,14 @@ class Rewriter:
         handlers = {"Gemm": self.rewrite_gemm, "MatMul": self.rewrite_matmul, "Gather": self.rewrite_gather,
                     "Conv": self.rewrite_conv}
         nodes, counts = [], {}
+        self.readers, self.folded = {}, set()
+        self.graph_outputs = {o.name for o in self.graph.output}
         for node in self.graph.node:
+            for name in node.input:
+                self.readers.setdefault(name, []).append(node)
+        for node in self.graph.node:
+            if id(node) in self.folded:  # an Add already folded into the quantized product before it
+                continue
             handler = handlers.get(node.op_type)
             replacement = handler(node) if handler else None
             if replacement is None:
@@ -214,8 +239,19 @@ class Rewriter:
         self.graph.ClearField("node")
         self.graph.node.extend(nodes)
         self.graph.initializer.extend(self.new_initializers)
+        self.drop_dead_nodes()
         self.drop_unused_initializers()
         return counts
+
+    def drop_dead_nodes(self):
+        """Removes nodes none of whose outputs is read (e.g. the Identity aliases of weights now quantized)."""
+        while True:
+            used = {name for node in self.graph.node for name in node.input} | {o.name for o in self.graph.output}
+            live = [n for n in self.graph.node if any(o in used for o in n.output)]
+            if len(live) == len(self.graph.node):
+                return
+            self.graph.ClearField("node")
+            self.graph.node.extend(live)
 
     def drop_unused_initializers(self):
         used = {name for node in self.graph.node for name in node.input}
@@ -250,9 +286,10 @@ def probe(src, dst):
     """The model with every activation quantize_matmul would quantize as an extra output."""
     model = onnx.load(src)
     initializers = {t.name: t for t in model.graph.initializer}
+    aliases = Rewriter(model).aliases
     outputs = {o.name for o in model.graph.output}
     for node in model.graph.node:
-        weight = initializers.get(node.input[1]) if node.op_type in ("MatMul", "Gemm") and len(node.input) > 1 else None
+        weight = initializers.get(aliases.get(node.input[1], node.input[1])) if node.op_type in ("MatMul", "Gemm") and len(node.input) > 1 else None
         if weight is not None and weight.data_type == TensorProto.FLOAT and node.input[0] not in outputs:
             model.graph.output.append(helper.make_tensor_value_info(node.input[0], TensorProto.FLOAT, None))
             outputs.add(node.input[0])

@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PYTHON:-/usr/bin/python3}
 
-node scripts/fraud/generate.mjs --seed 20240611 --users 4000 --out .cache/fraud/transactions.csv
+node scripts/fraud/generate.mjs --seed 20261122 --users 8000 --out .cache/fraud/transactions.csv
 "$PY" scripts/fraud/train.py --csv .cache/fraud/transactions.csv --out models/fraud-gru/model.fp32.onnx
 node scripts/fraud/calibrate.mjs
 "$PY" scripts/quantize.py models/fraud-gru/model.fp32.onnx models/fraud-gru/model.int8.onnx --calibration .cache/fraud/calibration.json

@@ -201,8 +201,9 @@ writeFileSync('test/fixtures/fraud-gru/windows.json', JSON.stringify({
 }));
 
 const split = meta.split;
+const world = JSON.parse(readFileSync(`${CACHE}/transactions.json`, 'utf8')); // written by generate.mjs
 const evaluation = {
-  dataset: `scripts/fraud/generate.mjs seed 20240611: 4,000 synthetic users, ${meta.rows} TabFormer-schema transactions in 2019, ${meta.fraudRows} fraud (${round((100 * meta.fraudRows) / meta.rows, 3)}%)`,
+  dataset: `scripts/fraud/generate.mjs seed ${world.seed}: ${world.users.toLocaleString('en-US')} synthetic users, ${world.cards.toLocaleString('en-US')} cards, ${meta.rows} TabFormer-schema transactions in 2019, ${meta.fraudRows} fraud (${round((100 * meta.fraudRows) / meta.rows, 3)}%)`,
   split: `by time of the scored transaction (UTC): train ${split.train.from}..<${split.train.until}, validation ${split.validation.from}..<${split.validation.until}, test ${split.test.from}..<${split.test.until}; histories may reach back into earlier periods`,
   examples: test.n,
   positives: split.test.positives,
@@ -219,9 +220,9 @@ const evaluation = {
 const { trainSeconds, validationAuprcTorch, ...training } = meta.training;
 const manifest = {
   name: 'fraud-gru',
-  version: '1.0.0',
+  version: '1.1.0',
   task: 'fraud-scoring',
-  description: `Card-fraud scorer over the last 7 transactions of a card (IBM TabFormer GRU architecture, hidden ${meta.training.hidden}), INT8 dynamic quantization; trained on synthetic TabFormer-schema data`,
+  description: `Card-fraud scorer over the last 7 transactions of a card (IBM TabFormer GRU architecture, hidden ${meta.training.hidden}), INT8 weights and static INT8 activations (calibrated on validation); trained on synthetic TabFormer-schema data`,
   runtime: 'wasm',
   file: 'model.int8.onnx',
   sha256: int8Sha,

@@ -430,7 +430,9 @@ for (const p of cards) {
 mkdirSync(dirname(OUT), { recursive: true });
 writeFileSync(OUT, lines.join('\n') + '\n');
 writeFileSync(OUT.replace(/\.csv$/, '') + '.patterns.txt', patterns.join('\n') + '\n');
-console.log(JSON.stringify({
+const summary = JSON.stringify({
   seed: SEED, users: USERS, cards: cards.length, merchants: merchants.length, transactions: total, fraud: frauds,
   fraudRate: +(frauds / total).toFixed(5), byPattern: counts, out: OUT,
-}));
+});
+writeFileSync(OUT.replace(/\.csv$/, '') + '.json', summary + '\n');
+console.log(summary);
