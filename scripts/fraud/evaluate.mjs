@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, statSync } from 'node:fs';
 import * as ortNode from 'onnxruntime-node';
+import { averagePrecision } from '../lib/metrics.mjs';
 
 const CACHE = '.cache/fraud';
 const DIR = 'models/fraud-gru';
@@ -52,26 +53,6 @@ async function scoreAll(session, ort, split, batch = 2048) {
     scores.set(out.scores.data, s);
   }
   return scores;
-}
-
-/** sklearn average_precision_score: sum over distinct thresholds of (R_n - R_{n-1}) P_n */
-function averagePrecision(labels, scores) {
-  const idx = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a] || a - b);
-  const positives = labels.reduce((s, y) => s + y, 0);
-  let tp = 0;
-  let fp = 0;
-  let ap = 0;
-  let prevRecall = 0;
-  for (let k = 0; k < idx.length; k++) {
-    if (labels[idx[k]]) tp++;
-    else fp++;
-    if (k === idx.length - 1 || scores[idx[k + 1]] !== scores[idx[k]]) {
-      const recall = tp / positives;
-      ap += (recall - prevRecall) * (tp / (tp + fp));
-      prevRecall = recall;
-    }
-  }
-  return ap;
 }
 
 /** precision/recall of `score >= threshold` */

@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
+import { averagePrecision } from "../lib/metrics.mjs";
 
 const arg = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -50,22 +51,6 @@ async function scores(file) {
   return out;
 }
 
-/** Average precision (sklearn's definition: ties grouped). */
-function averagePrecision(score) {
-  const order = Array.from(score.keys()).sort((a, b) => score[b] - score[a]);
-  const positives = labels.reduce((sum, y) => sum + y, 0);
-  let tp = 0, fp = 0, ap = 0, previous = 0;
-  order.forEach((index, k) => {
-    if (labels[index]) tp++;
-    else fp++;
-    if (k === order.length - 1 || score[order[k + 1]] !== score[index]) {
-      ap += (tp / positives - previous) * (tp / (tp + fp));
-      previous = tp / positives;
-    }
-  });
-  return ap;
-}
-
 function at(score, threshold) {
   let tp = 0, fp = 0, positives = 0;
   score.forEach((value, i) => {
@@ -78,6 +63,6 @@ function at(score, threshold) {
 const fp32 = await scores(manifest.reference.file);
 const int8 = await scores(manifest.file);
 console.log(`\nfresh world: seed ${SEED}, ${USERS} users, ${labels.length} transactions, ${meta.positives} fraud (every transaction of 2019 scored)`);
-console.log(`AUPRC FP32 ${averagePrecision(fp32).toFixed(4)}, INT8 ${averagePrecision(int8).toFixed(4)}`);
+console.log(`AUPRC FP32 ${averagePrecision(labels, fp32).toFixed(4)}, INT8 ${averagePrecision(labels, int8).toFixed(4)}`);
 console.log(`FRAUD   (score ≥ ${manifest.thresholds.fraud.toFixed(4)}): ${at(int8, manifest.thresholds.fraud)}`);
 console.log(`SUSPECT (score ≥ ${manifest.thresholds.suspect.toFixed(4)}): ${at(int8, manifest.thresholds.suspect)}`);

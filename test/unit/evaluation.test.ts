@@ -6,7 +6,6 @@ import { describe, expect, it } from "vitest";
 import { TextClassificationSchema } from "../../src/models/manifest";
 import { encodeBatch } from "../../src/tokenizers/batch";
 import { loadTokenizer } from "../../src/tokenizers/hf-tokenizer";
-// @ts-expect-error -- the training scripts are plain ESM JavaScript without types
 import { loadSplits } from "../../scripts/spam/dataset.mjs";
 
 const dir = "models/spam-classifier";
