@@ -7,21 +7,19 @@
 //   cold      first /v1/classify after a fresh workerd start (ORT init, sha256, session, tokenizer)
 //   bundle    the deploy bundle's gzip size (scripts/bundle-size.mjs)
 // Usage: npm run bench [-- --texts 200 --restarts 3]
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { parseArgs } from "node:util";
 import { Tokenizer } from "@huggingface/tokenizers";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { loadSplits } from "./spam/dataset.mjs";
-import { percentile, summary } from "./lib/stats.mjs";
+import { percentile, summary, timeInterleaved } from "./lib/stats.mjs";
+import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
-const arg = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-};
-const TEXTS = arg("texts", 200);
-const RESTARTS = arg("restarts", 3);
+const { values: options } = parseArgs({ options: { texts: { type: "string", default: "200" }, restarts: { type: "string", default: "3" } } });
+const TEXTS = Number(options.texts);
+const RESTARTS = Number(options.restarts);
 const WARMUP = 20; // requests before timing the Worker
 const WARMUP_MS = 2000; // per engine, before timing session.run
 const BLOCK = 20;
@@ -37,77 +35,31 @@ const ids = texts.map((text) =>
 );
 const meanTokens = ids.reduce((sum, row) => sum + row.length, 0) / ids.length;
 
-// The three engines take turns in blocks of BLOCK texts (each block's texts run on every
-// engine), so the noise of this shared machine falls on all of them alike while each block
-// runs with warm caches. Each engine is first warmed up for WARMUP_MS over the texts: V8
-// optimizes hot WASM functions only after its baseline tier.
-async function timeSessions(engines) {
-  const runner = ({ ort, session }) => (row) => {
-    const shape = [1, row.length];
-    return session.run({
-      input_ids: new ort.Tensor("int64", BigInt64Array.from(row, BigInt), shape),
-      attention_mask: new ort.Tensor("int64", new BigInt64Array(row.length).fill(1n), shape),
-    });
-  };
-  const runs = engines.map(runner);
-  for (const run of runs) {
-    const warmStart = performance.now();
-    for (let i = 0; performance.now() - warmStart < WARMUP_MS; i++) await run(ids[i % ids.length]);
-  }
-  const times = engines.map(() => []);
-  for (let start = 0; start < ids.length; start += BLOCK) {
-    for (const [k, run] of runs.entries()) {
-      for (const row of ids.slice(start, start + BLOCK)) {
-        const started = performance.now();
-        await run(row);
-        times[k].push(performance.now() - started);
-      }
-    }
-  }
-  return times.map(summary);
-}
+/** One session.run on text i's ids, batch 1. */
+const runner = (ort, session) => (i) => {
+  const row = ids[i];
+  const shape = [1, row.length];
+  return session.run({
+    input_ids: new ort.Tensor("int64", BigInt64Array.from(row, BigInt), shape),
+    attention_mask: new ort.Tensor("int64", new BigInt64Array(row.length).fill(1n), shape),
+  });
+};
 
 const nativeOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
 ortWeb.env.wasm.numThreads = 1;
 const results = {};
-[results.nativeFp32, results.nativeInt8, results.wasmInt8] = await timeSessions([
-  { ort: ortNode, session: await ortNode.InferenceSession.create(`${dir}/${manifest.reference.file}`, nativeOptions) },
-  { ort: ortNode, session: await ortNode.InferenceSession.create(`${dir}/${manifest.file}`, nativeOptions) },
-  {
-    ort: ortWeb,
-    session: await ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.file}`), { executionProviders: ["wasm"], graphOptimizationLevel: "all" }),
-  },
-]);
+// The three in-process engines take turns in blocks of BLOCK texts (scripts/lib/stats.mjs).
+[results.nativeFp32, results.nativeInt8, results.wasmInt8] = await timeInterleaved(
+  [
+    runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.reference.file}`, nativeOptions)),
+    runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.file}`, nativeOptions)),
+    runner(ortWeb, await ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.file}`), { executionProviders: ["wasm"], graphOptimizationLevel: "all" })),
+  ],
+  { inputs: ids.length, block: BLOCK, warmupMs: WARMUP_MS },
+);
 
 // --- the Worker in workerd, over loopback -------------------------------------------------
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-async function startWorker() {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(
-    "npx",
-    ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--var", "API_KEYS:bench-key", "--persist-to", ".wrangler/bench-state"],
-    { stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("wrangler dev did not start in 120 s")), 120_000);
-    child.stdout.on("data", (chunk) => {
-      if (/Ready on/.test(chunk.toString())) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, startMs: performance.now() - started, stop: () => process.kill(-child.pid, "SIGTERM") };
-}
+const startWorker = () => startWranglerDev({ persistTo: ".wrangler/bench-state", vars: { API_KEYS: "bench-key" } });
 
 const headers = { authorization: "Bearer bench-key", "content-type": "application/json" };
 const classify = (url, text) =>

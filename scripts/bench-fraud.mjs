@@ -8,23 +8,28 @@
 //             on loopback with C in flight: webhook-to-decision latency p50/p99 (D1 write and
 //             Durable Object history included) and decisions per second
 // Usage: npm run bench:fraud [-- --events 400 --concurrency 8 --runs 300 --warmup-ms 2000]   (needs ../shared/external/ibm-ccf for IBM's rows)
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { parseArgs } from "node:util";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import Stripe from "stripe";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
-import { summary } from "./lib/stats.mjs";
+import { summary, timeInterleaved } from "./lib/stats.mjs";
+import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
-const arg = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-};
-const EVENTS = arg("events", 400);
-const CONCURRENCY = arg("concurrency", 8);
-const RUNS = arg("runs", 300);
-const WARMUP_MS = arg("warmup-ms", 2000);
+const { values: options } = parseArgs({
+  options: {
+    events: { type: "string", default: "400" },
+    concurrency: { type: "string", default: "8" },
+    runs: { type: "string", default: "300" },
+    "warmup-ms": { type: "string", default: "2000" },
+  },
+});
+const EVENTS = Number(options.events);
+const CONCURRENCY = Number(options.concurrency);
+const RUNS = Number(options.runs);
+const WARMUP_MS = Number(options["warmup-ms"]);
 const BLOCK = 25;
 const BATCH = 16;
 const IBM = "../shared/external/ibm-ccf/ccf_gru_static_tf2onnx_OS_new.onnx";
@@ -32,30 +37,6 @@ const manifest = JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8
 
 
 const input = (width) => tabFormerLikeInput(7, BATCH, width, 7);
-
-// Every engine is warmed up, then the engines take turns in blocks of BLOCK runs (round robin),
-// so the noise of this shared machine falls on all of them alike and the ratios stay put,
-// while each block runs with warm caches (run-by-run turns penalise the native kernels most).
-async function timeInterleaved(entries) {
-  for (const entry of entries) {
-    entry.feeds = { [entry.name]: new entry.ort.Tensor("float32", entry.data, entry.shape) };
-    // Warm up for WARMUP_MS, not a run count: V8 compiles WASM with its baseline tier first and
-    // optimizes hot functions later.
-    const warmStart = performance.now();
-    while (performance.now() - warmStart < WARMUP_MS) await entry.session.run(entry.feeds);
-    entry.times = [];
-  }
-  for (let round = 0; round < RUNS / BLOCK; round++) {
-    for (const entry of entries) {
-      for (let i = 0; i < BLOCK; i++) {
-        const started = performance.now();
-        await entry.session.run(entry.feeds);
-        entry.times.push(performance.now() - started);
-      }
-    }
-  }
-  return entries.map((entry) => [entry.label, summary(entry.times)]);
-}
 
 const native = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
 ortWeb.env.wasm.numThreads = 1;
@@ -75,27 +56,19 @@ if (existsSync(IBM)) {
     { label: "IBM GRU FP32, onnxruntime-node native", ort: ortNode, session: await ortNode.InferenceSession.create(IBM, native), ...ibm },
   );
 }
-const rows = await timeInterleaved(entries);
+// The engines take turns in blocks of BLOCK runs after a warm-up each (scripts/lib/stats.mjs).
+for (const entry of entries) entry.feeds = { [entry.name]: new entry.ort.Tensor("float32", entry.data, entry.shape) };
+const summaries = await timeInterleaved(
+  entries.map((entry) => () => entry.session.run(entry.feeds)),
+  { inputs: RUNS, block: BLOCK, warmupMs: WARMUP_MS },
+);
+const rows = entries.map((entry, k) => [entry.label, summaries[k]]);
 
 // --- webhooks against wrangler dev ----------------------------------------------------------
 const SECRET = "whsec_bench";
-const port = await new Promise((resolve) => {
-  const server = createServer().listen(0, "127.0.0.1", () => {
-    const { port: free } = server.address();
-    server.close(() => resolve(free));
-  });
-});
 const state = ".wrangler/bench-state";
 execFileSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { stdio: "ignore" });
-const child = spawn(
-  "npx",
-  ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--var", `STRIPE_WEBHOOK_SECRET:${SECRET}`, "--var", "API_KEYS:bench"],
-  { stdio: ["ignore", "pipe", "pipe"], detached: true },
-);
-await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error("wrangler dev did not start")), 120_000);
-  child.stdout.on("data", (chunk) => /Ready on/.test(chunk.toString()) && (clearTimeout(timer), resolve()));
-});
+const worker = await startWranglerDev({ persistTo: state, vars: { STRIPE_WEBHOOK_SECRET: SECRET, API_KEYS: "bench" } });
 
 const run = Date.now().toString(36);
 function event(i) {
@@ -125,7 +98,7 @@ async function deliver(i) {
   const payload = JSON.stringify(event(i));
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
   const started = performance.now();
-  const response = await fetch(`http://127.0.0.1:${port}/v1/webhooks/stripe`, {
+  const response = await fetch(`${worker.url}/v1/webhooks/stripe`, {
     method: "POST",
     headers: { "content-type": "application/json", "stripe-signature": signature },
     body: payload,
@@ -148,7 +121,7 @@ try {
   );
   webhook = { ...summary(latencies), perSecond: EVENTS / ((performance.now() - started) / 1000) };
 } finally {
-  process.kill(-child.pid, "SIGTERM");
+  worker.stop();
 }
 
 const p50Of = (prefix) => rows.find(([name]) => name.startsWith(prefix))?.[1].p50;

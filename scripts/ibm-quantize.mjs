@@ -8,23 +8,22 @@
 //       dynamic activations (scripts/quantize.py) and static activations calibrated on
 //       CALIBRATION other seeded inputs (scripts/quantize.py --probe, then --calibration)
 //   (c) file sizes
-//   (d) latency p50 at batch 16, one thread: FP32 / INT8, onnxruntime-node / onnxruntime-web WASM
+//   (d) latency p50 at batch 16, one thread: FP32 / INT8, onnxruntime-node / onnxruntime-web WASM,
+//       engines interleaved after a warm-up (scripts/lib/stats.mjs timeInterleaved)
 // Usage: node scripts/ibm-quantize.mjs [--inputs 300] [--runs 300]
 //        (PYTHON=/usr/bin/python3 by default: needs the onnx package)
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
-import { percentile } from "./lib/stats.mjs";
+import { timeInterleaved } from "./lib/stats.mjs";
 
-const arg = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-};
-const INPUTS = arg("inputs", 300);
+const { values: options } = parseArgs({ options: { inputs: { type: "string", default: "300" }, runs: { type: "string", default: "300" } } });
+const INPUTS = Number(options.inputs);
 const CALIBRATION = 64; // seeds 1..64; accuracy inputs use seeds 1000.. (never calibrated on)
-const RUNS = arg("runs", 300);
+const RUNS = Number(options.runs);
 const PY = process.env.PYTHON ?? "/usr/bin/python3";
 const DIR = "../shared/external/ibm-ccf";
 const OUT = ".cache/ibm";
@@ -48,17 +47,6 @@ async function open(ort, path) {
       return result[session.outputNames[0]].data; // [7, 16, 1]
     },
   };
-}
-
-async function latency(session, data) {
-  for (let i = 0; i < 30; i++) await session.run(data);
-  const times = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    await session.run(data);
-    times.push(performance.now() - started);
-  }
-  return percentile(times, 50);
 }
 
 // Static activations: expose every activation quantize.py would quantize, record its range
@@ -147,12 +135,12 @@ for (const model of MODELS) {
     meanS: sumS / countQ,
     webGap,
     sizes: [kb(original), kb(unrolled), kb(int8)],
-    p50: [
-      await latency(sessions.original, data),
-      await latency(sessions.int8, data),
-      await latency(sessions.originalWeb, data),
-      await latency(sessions.int8Web, data),
-    ],
+    p50: (
+      await timeInterleaved(
+        [sessions.original, sessions.int8, sessions.originalWeb, sessions.int8Web].map((session) => () => session.run(data)),
+        { inputs: RUNS, block: 25, warmupMs: 2000 },
+      )
+    ).map((summary) => summary.p50),
   });
 }
 

@@ -51,6 +51,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_graph import prune
+
 WEIGHT_QMAX = 63  # 7-bit symmetric weights, see module docstring
 CONV_QMAX = 127  # uint8 weights around zero point 128
 EMBEDDING_QMAX = 127  # Gather never multiplies int8 values, so the full range is safe
@@ -239,31 +241,8 @@ class Rewriter:
         self.graph.ClearField("node")
         self.graph.node.extend(nodes)
         self.graph.initializer.extend(self.new_initializers)
-        self.drop_dead_nodes()
-        self.drop_unused_initializers()
+        prune(self.graph, self.initializers)
         return counts
-
-    def drop_dead_nodes(self):
-        """Removes nodes none of whose outputs is read (e.g. the Identity aliases of weights now quantized)."""
-        while True:
-            used = {name for node in self.graph.node for name in node.input} | {o.name for o in self.graph.output}
-            live = [n for n in self.graph.node if any(o in used for o in n.output)]
-            if len(live) == len(self.graph.node):
-                return
-            self.graph.ClearField("node")
-            self.graph.node.extend(live)
-
-    def drop_unused_initializers(self):
-        used = {name for node in self.graph.node for name in node.input}
-        used |= {o.name for o in self.graph.output}
-        kept = [t for t in self.graph.initializer if t.name in used]
-        self.graph.ClearField("initializer")
-        self.graph.initializer.extend(kept)
-        # Graph inputs that merely mirrored removed initializers (old exporters) go too.
-        names = {t.name for t in kept}
-        inputs = [i for i in self.graph.input if i.name in used or i.name not in self.initializers or i.name in names]
-        self.graph.ClearField("input")
-        self.graph.input.extend(inputs)
 
 
 def ensure_opset(model, minimum):

@@ -42,6 +42,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_graph import prune
+
 
 def attrs_of(node):
     return {a.name: helper.get_attribute_value(a) for a in node.attribute}
@@ -297,22 +299,8 @@ class Unroller:
         self.graph.ClearField("node")
         self.graph.node.extend(final)
         self.graph.initializer.extend(self.new_initializers)
-        self.cleanup()
+        prune(self.graph, self.initializers)
         return counts
-
-    def cleanup(self):
-        used = {name for node in self.graph.node for name in node.input} | self.graph_outputs
-        kept = [t for t in self.graph.initializer if t.name in used]
-        self.graph.ClearField("initializer")
-        self.graph.initializer.extend(kept)
-        kept_names = {t.name for t in kept}
-        inputs = [i for i in self.graph.input if i.name in used or i.name not in self.initializers or i.name in kept_names]
-        self.graph.ClearField("input")
-        self.graph.input.extend(inputs)
-        produced = {name for node in self.graph.node for name in node.output}
-        infos = [v for v in self.graph.value_info if v.name in produced]
-        self.graph.ClearField("value_info")
-        self.graph.value_info.extend(infos)
 
 
 def main(src, dst):

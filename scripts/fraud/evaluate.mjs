@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, statSync } from 'node:fs';
 import * as ortNode from 'onnxruntime-node';
-import { averagePrecision } from '../lib/metrics.mjs';
+import { averagePrecision, precisionRecallAt, precisionRecallCurve } from '../lib/metrics.mjs';
 
 const CACHE = '.cache/fraud';
 const DIR = 'models/fraud-gru';
@@ -55,36 +55,10 @@ async function scoreAll(session, ort, split, batch = 2048) {
   return scores;
 }
 
-/** precision/recall of `score >= threshold` */
+/** precision/recall at a threshold, rounded for the manifest */
 function at(labels, scores, threshold) {
-  let tp = 0;
-  let fp = 0;
-  let pos = 0;
-  for (let i = 0; i < labels.length; i++) {
-    if (labels[i]) pos++;
-    if (scores[i] >= threshold) {
-      if (labels[i]) tp++;
-      else fp++;
-    }
-  }
-  return { precision: round(tp + fp ? tp / (tp + fp) : 1), recall: round(tp / pos), flagged: tp + fp };
-}
-
-/** Candidate thresholds = distinct scores, high to low, with precision/recall of score >= t. */
-function curve(labels, scores) {
-  const idx = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]);
-  const positives = labels.reduce((s, y) => s + y, 0);
-  const points = [];
-  let tp = 0;
-  let fp = 0;
-  for (let k = 0; k < idx.length; k++) {
-    if (labels[idx[k]]) tp++;
-    else fp++;
-    if (k === idx.length - 1 || scores[idx[k + 1]] !== scores[idx[k]]) {
-      points.push({ threshold: scores[idx[k]], precision: tp / (tp + fp), recall: tp / positives });
-    }
-  }
-  return points;
+  const { precision, recall, flagged } = precisionRecallAt(labels, scores, threshold);
+  return { precision: round(precision), recall: round(recall), flagged };
 }
 
 const round = (x, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
@@ -126,7 +100,7 @@ let maxDiff = 0;
 for (let i = 0; i < test.n; i++) maxDiff = Math.max(maxDiff, Math.abs(scores.fp32.test[i] - scores.int8.test[i]));
 
 // Thresholds on VALIDATION, for the deployed INT8 scores.
-const points = curve(val.labels, scores.int8.validation);
+const points = precisionRecallCurve(val.labels, scores.int8.validation);
 const fraudPoint = points.filter((p) => p.precision >= FRAUD_PRECISION).reduce((best, p) => (!best || p.recall > best.recall || (p.recall === best.recall && p.threshold > best.threshold) ? p : best), null);
 const suspectPoint = points.find((p) => p.recall >= SUSPECT_RECALL);
 const fraudThreshold = fraudPoint ? fraudPoint.threshold : 1;

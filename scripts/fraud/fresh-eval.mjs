@@ -5,15 +5,13 @@
 //   npm run eval:fraud:fresh [-- --seed 4242 --users 1500]
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
 import * as ort from "onnxruntime-node";
-import { averagePrecision } from "../lib/metrics.mjs";
+import { averagePrecision, precisionRecallAt } from "../lib/metrics.mjs";
 
-const arg = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : process.argv[index + 1];
-};
-const SEED = arg("seed", "4242");
-const USERS = arg("users", "1500");
+const { values: options } = parseArgs({ options: { seed: { type: "string", default: "4242" }, users: { type: "string", default: "1500" } } });
+const SEED = options.seed;
+const USERS = options.users;
 const OUT = ".cache/fraud-fresh";
 const PYTHON = process.env.PYTHON ?? "/usr/bin/python3";
 const WINDOW = 7;
@@ -52,12 +50,8 @@ async function scores(file) {
 }
 
 function at(score, threshold) {
-  let tp = 0, fp = 0, positives = 0;
-  score.forEach((value, i) => {
-    positives += labels[i];
-    if (value >= threshold) labels[i] ? tp++ : fp++;
-  });
-  return `precision ${(tp / Math.max(1, tp + fp)).toFixed(3)}, recall ${(tp / positives).toFixed(3)}`;
+  const { precision, recall } = precisionRecallAt(labels, score, threshold);
+  return `precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`;
 }
 
 const fp32 = await scores(manifest.reference.file);

@@ -1,0 +1,38 @@
+// The Worker under `wrangler dev` on a free loopback port, for the benchmarks.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+/**
+ * Starts `wrangler dev` with local state in `persistTo` and the given `--var`s; resolves once it
+ * is ready. `stop()` ends it and its workerd.
+ * @param {{ persistTo: string, vars: Record<string, string> }} options
+ * @returns {Promise<{ url: string, startMs: number, stop: () => void }>}
+ */
+export async function startWranglerDev({ persistTo, vars }) {
+  const port = await freePort();
+  const started = performance.now();
+  const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const child = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, ...varArgs], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("wrangler dev did not start in 120 s")), 120_000);
+    child.stdout.on("data", (chunk) => {
+      if (/Ready on/.test(chunk.toString())) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, startMs: performance.now() - started, stop: () => process.kill(-child.pid, "SIGTERM") };
+}
