@@ -38,7 +38,10 @@ What it rewrites (everything else, e.g. GRU/LSTM, is left untouched):
 * Gather whose data is a float initializer (embedding tables) -> the table is
   stored as int8 with one scale per row; at run time
       Gather(table_s8, ids) -> Cast(float) -> Mul(Gather(row_scales, ids))
-  so only the looked-up rows are dequantized.
+  so only the looked-up rows are dequantized. A table narrower than
+  MIN_ROW_SCALE_WIDTH columns (e.g. an n-gram bag folded to [rows, 2] logits) gets one
+  scale per column instead, Mul(column_scales): a 4-byte scale per row would
+  outweigh its int8 values.
 
 Every op used (DynamicQuantizeLinear, MatMulInteger, ConvInteger, Cast, Mul,
 Add, Gather)
@@ -56,6 +59,7 @@ from onnx_graph import prune
 WEIGHT_QMAX = 63  # 7-bit symmetric weights, see module docstring
 CONV_QMAX = 127  # uint8 weights around zero point 128
 EMBEDDING_QMAX = 127  # Gather never multiplies int8 values, so the full range is safe
+MIN_ROW_SCALE_WIDTH = 16  # narrower tables: per-column scales (see module docstring)
 
 
 class Rewriter:
@@ -207,17 +211,21 @@ class Rewriter:
         table = self.float_weight(node.input[0])
         if table is None or table.ndim != 2 or attrs.get("axis", 0) != 0:
             return None
-        scale = np.maximum(np.abs(table).max(axis=1, keepdims=True), 1e-12) / EMBEDDING_QMAX  # per row, [V, 1]
+        per_row = table.shape[1] >= MIN_ROW_SCALE_WIDTH
+        scale = np.maximum(np.abs(table).max(axis=1 if per_row else 0, keepdims=True), 1e-12) / EMBEDDING_QMAX
         q_table = np.clip(np.round(table / scale), -EMBEDDING_QMAX, EMBEDDING_QMAX).astype(np.int8)
         t_name = self.constant(f"{node.name}_table", q_table)
-        s_name = self.constant(f"{node.name}_row_scale", scale.astype(np.float32))
-        rows, rows_f, scales = self.name("rows_i8"), self.name("rows_f32"), self.name("row_scales")
-        return [
-            helper.make_node("Gather", [t_name, node.input[1]], [rows], self.name("gather_i8"), axis=0),
-            helper.make_node("Cast", [rows], [rows_f], self.name("cast"), to=TensorProto.FLOAT),
-            helper.make_node("Gather", [s_name, node.input[1]], [scales], self.name("gather_scale"), axis=0),
-            helper.make_node("Mul", [rows_f, scales], [node.output[0]], self.name("dequant")),
-        ]
+        rows, rows_f = self.name("rows_i8"), self.name("rows_f32")
+        nodes = [helper.make_node("Gather", [t_name, node.input[1]], [rows], self.name("gather_i8"), axis=0),
+                 helper.make_node("Cast", [rows], [rows_f], self.name("cast"), to=TensorProto.FLOAT)]
+        if per_row:  # [V, 1]: only the looked-up rows' scales are gathered
+            s_name = self.constant(f"{node.name}_row_scale", scale.astype(np.float32))
+            scales = self.name("row_scales")
+            nodes.append(helper.make_node("Gather", [s_name, node.input[1]], [scales], self.name("gather_scale"), axis=0))
+        else:  # [C]: broadcast over the gathered rows
+            scales = self.constant(f"{node.name}_column_scale", scale.reshape(-1).astype(np.float32))
+        nodes.append(helper.make_node("Mul", [rows_f, scales], [node.output[0]], self.name("dequant")))
+        return nodes
 
     def run(self):
         handlers = {"Gemm": self.rewrite_gemm, "MatMul": self.rewrite_matmul, "Gather": self.rewrite_gather,

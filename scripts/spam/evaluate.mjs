@@ -132,7 +132,7 @@ console.log(`onnxruntime-web INT8 vs onnxruntime-node: max |logit diff| ${webMax
 const training = JSON.parse(readFileSync(join(CACHE_DIR, 'training.json'), 'utf8'));
 const manifest = {
   name: 'spam-classifier',
-  version: '1.1.0',
+  version: '2.0.0',
   task: 'text-classification',
   description: 'SpamAssassin spam/ham classifier (subject + body text), INT8',
   runtime: 'wasm',

@@ -1,40 +1,45 @@
 """Trains the spam classifier and exports models/spam-classifier/model.fp32.onnx.
 
-Input: .cache/spam/{train,validation}.json written by encode.mjs (token ids
-already truncated to maxLength, 1024 since v1.1). The model is a text CNN:
-token embeddings, parallel 1-D convolutions of several widths (token n-grams),
-masked max pooling, a linear head. A CNN rather than a transformer because this
-machine's PyTorch has a generic BLAS (a 2-layer transformer step takes ~4 s)
-while convolutions run through oneDNN, so training takes minutes.
+Input: .cache/spam/{train,validation}.json written by encode.mjs (token ids of the
+first 8192 characters, cut to the first 2048 ids, since v2.0).
 
-The shipped model is a logit ensemble of the SEEDS members (independently
-trained CNNs, see CANDIDATES for their options) folded into ONE ONNX graph:
-the exported module runs every member and averages their logits. Members are
-exported through ExportedMember, the same function rearranged so that the
-INT8 graph scores a text identically alone or in any padded batch.
+The model is a bag of token n-grams (fastText-style): every unigram, bigram and
+trigram of the BPE ids has a learned DIM-vector (unigrams by id; bigrams and
+trigrams hashed into BUCKETS rows each), a text is the mean of its n-gram vectors,
+and a linear layer turns that mean into 2 logits. The mean and the linear layer
+commute, so the exported graph folds the layer into the table: the logits of a
+text are bias + the mean of table[n-gram] over its n-grams, with table = [rows, 2].
+Members (one per seed) are averaged the same way, into ONE table: the ensemble
+costs the edge nothing more than a single member. The graph hashes the n-grams
+itself (int64 Mul/Add/Mod), so it takes the same input_ids/attention_mask as any
+tokenized classifier, and its INT8 twin reads int8 tables (one scale per column).
 
-Model selection uses the validation split only; the test split is never read:
-* each candidate, trained on train, keeps the epoch with the lowest validation
-  loss (cross-entropy is a far less noisy signal than F1 on 181 validation spams);
-* the members are the subset of CANDIDATES (<= MAX_MEMBERS) whose averaged
-  logits have the lowest validation loss (`--select` prints the table).
-The shipped members are then refit (`--member N --refit`) on train + validation
-with the same seed, options and schedule, keeping the final epoch: 12.5% more
-data, and nothing left to select. Only the test split measures the result.
+Model selection used the validation split only (the test split is never read);
+`--member N` trains seed N on train and prints its validation loss per epoch,
+`--select` scores every subset of trained members on validation. What was compared
+(validation cross-entropy; seed 1 unless noted; `git show 99a2383:scripts/spam/train.py` has the CNNs):
+  v1.1.0 text CNN pair (1024 ids) ............................ 0.0567  (best CNN subset 0.0548)
+  n-gram bag, uni+bigrams, DIM 16, 2^17 buckets, 1024 ids .... 0.0268  (DIM 4/8/32: 0.0301/0.0277/0.0274)
+  + trigrams ................................................... 0.0251  seeds 2, 3: 0.0210, 0.0227
+  + trigrams, 2048 ids of 8192 characters ...................... 0.0234  seeds 2, 3: 0.0191, 0.0211
+  dropout 0.3 on the mean: 0.0264; learning rate 0.02: 0.0305
+  the shipped recipe mixed with the CNN pair (CNN weight 0.1/0.2/0.3): 0.0215/0.0230/0.0251
+  3 seeds averaged, final epoch of a 5-epoch schedule (the shipped recipe) .. 0.0207
+The shipped members are then refit on train + validation with the same seeds and
+schedule, final epoch kept: 12.5% more data, and nothing left to select.
 
 Usage:
   /usr/bin/python3 scripts/spam/train.py                  # refit the SEEDS members, then export
-  /usr/bin/python3 scripts/spam/train.py --member 1240    # train one candidate on train (model selection)
-  /usr/bin/python3 scripts/spam/train.py --select         # validation table of subsets of trained CANDIDATES
-  /usr/bin/python3 scripts/spam/train.py --member 1234 --refit  # train a shipped member (build.sh runs them in parallel)
+  /usr/bin/python3 scripts/spam/train.py --member 4       # train one candidate seed on train (model selection)
+  /usr/bin/python3 scripts/spam/train.py --select         # validation table of subsets of trained candidates
+  /usr/bin/python3 scripts/spam/train.py --member 1 --refit  # train a shipped member (build.sh runs them in parallel)
   /usr/bin/python3 scripts/spam/train.py --export         # fold the refit members into the ONNX graph
 
-Each process uses ONE thread: on this shared 2-core machine two threads
-contend with each other and with other jobs (a step took 3.4x longer).
-Batches are bucketed by length (shuffled buckets), so little time is spent on
-padding. With one thread, fixed seeds give the same weights on every run.
+Each process uses ONE thread, so fixed seeds give the same weights on every run.
 """
 import argparse
+import glob
+import itertools
 import json
 import math
 import os
@@ -46,167 +51,94 @@ from torch import nn
 
 CACHE_DIR = os.environ.get("SPAM_CACHE_DIR", ".cache/spam")  # see scripts/spam/config.mjs
 OUT_PATH = "models/spam-classifier/model.fp32.onnx"
-# Candidate members: seed -> options of SpamClassifier. All six were trained
-# and `train.py --select` scored every subset of at most MAX_MEMBERS on the
-# VALIDATION split; the subset with the lowest validation loss ships (SEEDS).
-# "epochs" (default EPOCHS) is the length of the member's cosine schedule.
-CANDIDATES = {1234: {}, 1235: {}, 1236: {}, 1237: {"bag": True}, 1238: {"embed_dropout": 0.2},
-              1239: {"bag": True, "embed_dropout": 0.2}, 1240: {"epochs": 14}, 1241: {"bag": True, "epochs": 14},
-              1242: {"channels": 256}}
-MAX_MEMBERS = 3  # each member costs one CNN forward pass at the edge
-# Validation loss of the best subsets (train.py --select): [1234, 1237, 1242] 0.0548, [1234, 1237] 0.0567.
-# The pair ships: the third member (256 channels) would double the edge's CNN compute for 0.002 of
-# validation loss, and its refit ensemble scored the same test F1 (0.967, same 12 errors).
-# 1240/1241 (14-epoch schedules) overfit (validation loss 0.082/0.087 alone). The pair on inputs twice as
-# long (8192 chars / 2048 ids, see config.mjs): validation loss 0.0565, no real gain for 2x the compute.
-SEEDS = (1234, 1237)
-MEMBERS = {seed: CANDIDATES[seed] for seed in SEEDS}
+SEEDS = (1, 2, 3)
 VOCAB_SIZE = 8000
-EMBED, CHANNELS, WIDTHS, DROPOUT = 96, 128, (2, 3, 5), 0.5
-BATCH, LR, EPOCHS = 32, 2e-3, 8
+BUCKETS = 1 << 17  # rows per hashed n-gram order
+ORDERS = 3  # unigrams, bigrams, trigrams
+DIM, BATCH, LR, EPOCHS = 16, 32, 0.05, 5
+ROWS = VOCAB_SIZE + (ORDERS - 1) * BUCKETS
+ARCHITECTURE = (f"bag of byte-level BPE n-grams (vocabulary {VOCAB_SIZE}; bigrams and trigrams hashed into "
+                f"{BUCKETS} rows each) -> mean of {DIM}-d n-gram vectors -> linear(2), folded into one "
+                f"[{ROWS}, 2] table; logits averaged over {len(SEEDS)} seeds (one table)")
+SELECTION = ("on the validation split (the test split only measures shipped versions): n-gram bags against the v1.1 text CNNs, n-gram orders, "
+             "vector sizes, input lengths, learning rates, dropout and CNN+bag mixtures, by validation "
+             "cross-entropy (table in train.py). The shipped members are then refit on train + validation with "
+             "the same seeds and schedule, final epoch kept.")
 
 
-def describe(options):
-    extras = [" + masked mean of embeddings" if options.get("bag") else "",
-              f", embedding dropout {options['embed_dropout']}" if options.get("embed_dropout") else ""]
-    return (f"byte-level BPE {VOCAB_SIZE} -> embedding {EMBED} -> Conv1d widths {list(WIDTHS)} x {options.get('channels', CHANNELS)} channels "
-            f"+ ReLU -> masked max pooling{extras[0]} -> linear(2){extras[1]}")
+def ngram_rows(ids):
+    """Table rows of a text's n-grams, [L + (L-1) + (L-2)]: what ExportedBag computes in the graph."""
+    x = torch.as_tensor(ids, dtype=torch.int64)
+    rows, key = [x], x
+    for order in range(1, ORDERS):
+        if len(x) <= order:
+            break
+        key = key[:-1] * VOCAB_SIZE + x[order:]
+        rows.append(VOCAB_SIZE + (order - 1) * BUCKETS + torch.remainder(key, BUCKETS))
+    return torch.cat(rows)
 
 
-SELECTION = ("on the validation split (test never read): each candidate trained on train keeps its epoch with the lowest "
-             "validation loss; the subset of candidates with the lowest ensemble validation loss is SEEDS "
-             "(train.py --select). The shipped members are then refit on train + validation with the same seeds, "
-             "options and schedule, final epoch kept.")
-ARCHITECTURE = (f"logit average of {len(SEEDS)} text CNNs folded into one graph: "
-                + "; ".join(f"seed {seed}: {describe(MEMBERS[seed])}" for seed in SEEDS))
-
-
-class SpamClassifier(nn.Module):
-    def __init__(self, bag=False, embed_dropout=0.0, channels=CHANNELS, epochs=None):  # epochs: training option
+class NgramBag(nn.Module):
+    def __init__(self):
         super().__init__()
-        self.bag, self.embed_dropout = bag, embed_dropout
-        self.tokens = nn.Embedding(VOCAB_SIZE, EMBED)
-        self.convs = nn.ModuleList(nn.Conv1d(EMBED, channels, w, padding=w // 2) for w in WIDTHS)
-        self.drop = nn.Dropout(DROPOUT)
-        self.head = nn.Linear(channels * len(WIDTHS) + (EMBED if bag else 0), 2)
+        self.vectors = nn.EmbeddingBag(ROWS, DIM, mode="mean")
+        nn.init.uniform_(self.vectors.weight, -1.0 / DIM, 1.0 / DIM)
+        self.head = nn.Linear(DIM, 2)
 
-    def forward(self, input_ids, attention_mask):
-        mask = attention_mask.to(torch.float32)[:, None, :]  # [batch, 1, seq]
-        # Zeroing padded positions makes them identical to the convolution's own
-        # zero padding, so a text gets the same logits alone or in a padded batch.
-        embedded = self.tokens(input_ids).transpose(1, 2)
-        if self.embed_dropout > 0:
-            x = nn.functional.dropout(embedded, self.embed_dropout, self.training) * mask
-        else:
-            x = embedded * mask
-        seq = input_ids.shape[1]
-        pooled = []
-        for conv in self.convs:
-            # Even widths yield seq + 1 positions; keep the first seq.
-            # ReLU output is >= 0, so zeroing padded positions keeps them from
-            # ever winning the max.
-            pooled.append((conv(x)[:, :, :seq].relu() * mask).amax(-1))
-        if self.bag:
-            # Bag of tokens: masked mean of the embeddings over the whole text.
-            pooled.append((embedded * mask).sum(-1) / mask.sum(-1).clamp(min=1.0))
-        return self.head(self.drop(torch.cat(pooled, 1)))
+    def forward(self, flat, offsets):
+        return self.head(self.vectors(flat, offsets))
 
-
-class ExportedMember(nn.Module):
-    """A trained SpamClassifier rewritten so that its INT8 graph is batch-independent.
-
-    Same function in FP32. The INT8 pass quantizes the input of every Conv and
-    Gemm with ONE scale and zero point per tensor, i.e. per batch, so a text's
-    logits would move with the other texts padded into its batch. Hence:
-    * conv input: an anchor column holding -A and +A (A >= every embedding
-      value) is appended after two zero columns; no kept conv output reaches
-      it (widest kernel 5, padding 2), yet it fixes the quantization range;
-    * head: computed as Mul + ReduceSum, which the INT8 pass leaves in FP32
-      (384 x 2 weights), instead of a Gemm whose input would be quantized per batch;
-    * bag features (mean embeddings, bag members): folded into a [vocab, 2]
-      table (tokens @ W_bag^T), a Gather that the INT8 pass quantizes per row.
-    """
-
-    def __init__(self, member):
-        super().__init__()
-        self.tokens, self.convs = member.tokens, member.convs
-        conv_features = sum(conv.out_channels for conv in member.convs)
-        assert max(w - 1 - w // 2 for w in WIDTHS) <= 2  # no kept output reaches past 2 columns: anchor untouched
+    def folded(self):
+        """(table [ROWS, 2], bias [2]): head(mean(v)) == bias + mean(v @ W^T)."""
         with torch.no_grad():
-            bound = float(member.tokens.weight.abs().max()) * 1.001
-            anchor = torch.zeros(1, EMBED, 3)
-            anchor[0, 0, 2], anchor[0, 1, 2] = bound, -bound
-            self.register_buffer("anchor", anchor)
-            self.head_weight = nn.Parameter(member.head.weight[:, :conv_features].clone())  # [2, features]
-            self.head_bias = nn.Parameter(member.head.bias.clone())
-            self.bag = None
-            if member.bag:
-                self.bag = nn.Embedding(VOCAB_SIZE, 2)
-                self.bag.weight.copy_(member.tokens.weight @ member.head.weight[:, conv_features:].T)
-
-    def forward(self, input_ids, attention_mask):
-        mask = attention_mask.to(torch.float32)[:, None, :]
-        x = self.tokens(input_ids).transpose(1, 2) * mask
-        x = torch.cat([x, self.anchor.expand(x.shape[0], -1, -1)], 2)
-        seq = input_ids.shape[1]
-        pooled = [(conv(x)[:, :, :seq].relu() * mask).amax(-1) for conv in self.convs]
-        features = torch.cat(pooled, 1)
-        logits = (features[:, None, :] * self.head_weight[None]).sum(-1) + self.head_bias
-        if self.bag is not None:
-            logits = logits + (self.bag(input_ids).transpose(1, 2) * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)
-        return logits
+            return self.vectors.weight @ self.head.weight.T, self.head.bias.clone()
 
 
-class Ensemble(nn.Module):
-    """One graph: every member's logits, averaged."""
+class ExportedBag(nn.Module):
+    """The folded (averaged) table as a graph on input_ids/attention_mask, n-gram hashing included.
 
-    def __init__(self, members):
+    Unigrams and hashed n-grams read two separate tables, so a token id outside the
+    vocabulary fails the unigram Gather (the service answers 422) instead of landing
+    in an n-gram row. Padded positions (mask 0) and every n-gram touching one are
+    weighted 0, so a text gets the same logits alone or in a padded batch."""
+
+    def __init__(self, table, bias):
         super().__init__()
-        self.members = nn.ModuleList(members)
+        self.unigrams = nn.Parameter(table[:VOCAB_SIZE].clone())
+        self.ngrams = nn.Parameter(table[VOCAB_SIZE:].clone())
+        self.bias = nn.Parameter(bias)
 
     def forward(self, input_ids, attention_mask):
-        total = self.members[0](input_ids, attention_mask)
-        for member in self.members[1:]:
-            total = total + member(input_ids, attention_mask)
-        return total * (1.0 / len(self.members))
+        mask = attention_mask.to(torch.float32)
+        rows, weights = [], [mask]
+        key, order_mask = input_ids, mask
+        for order in range(1, ORDERS):
+            key = key[:, :-1] * VOCAB_SIZE + input_ids[:, order:]
+            order_mask = order_mask[:, :-1] * mask[:, order:]
+            rows.append((order - 1) * BUCKETS + torch.fmod(key, BUCKETS))  # key >= 0: fmod == mod
+            weights.append(order_mask)
+        vectors = torch.cat([self.unigrams[input_ids], self.ngrams[torch.cat(rows, 1)]], 1)  # [batch, n-grams, 2]
+        weights = torch.cat(weights, 1)  # [batch, n-grams]
+        summed = torch.matmul(weights[:, None, :], vectors)[:, 0, :]
+        return self.bias + summed / weights.sum(1, keepdim=True).clamp(min=1.0)
 
 
 def load(split):
     with open(os.path.join(CACHE_DIR, f"{split}.json")) as f:
         data = json.load(f)
-    return data["ids"], data["labels"]
+    return [ngram_rows(ids) for ids in data["ids"]], data["labels"], data["ids"]
 
 
-def make_batch(ids, labels, chunk):
-    width = max(len(ids[i]) for i in chunk)  # pad to longest, as the edge does
-    x = torch.zeros(len(chunk), width, dtype=torch.int64)
-    m = torch.zeros(len(chunk), width, dtype=torch.int64)
-    for row, i in enumerate(chunk):
-        x[row, :len(ids[i])] = torch.tensor(ids[i])
-        m[row, :len(ids[i])] = 1
-    return x, m, torch.tensor([labels[i] for i in chunk])
+def bags(rows, chunk):
+    flat = torch.cat([rows[i] for i in chunk])
+    lengths = torch.tensor([len(rows[i]) for i in chunk])
+    return flat, torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)[:-1]])
 
 
-def train_batches(ids, labels):
-    # Length buckets: sort by length plus a little noise, cut into batches, shuffle the batches.
-    order = sorted(range(len(ids)), key=lambda i: len(ids[i]) + random.random() * 40)
-    chunks = [order[s:s + BATCH] for s in range(0, len(order), BATCH)]
-    random.shuffle(chunks)
-    for chunk in chunks:
-        yield make_batch(ids, labels, chunk)
-
-
-def predict(model, ids, labels):
-    """Logits per example (in input order); padding-invariant, so batches are sorted by length."""
+def predict(model, rows):
     model.eval()
-    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-    out = torch.zeros(len(ids), 2)
     with torch.no_grad():
-        for s in range(0, len(order), 64):
-            chunk = order[s:s + 64]
-            x, m, _ = make_batch(ids, labels, chunk)
-            out[chunk] = model(x, m)
-    return out
+        return torch.cat([model(*bags(rows, range(s, min(s + 256, len(rows))))) for s in range(0, len(rows), 256)])
 
 
 def scores(logits, labels):
@@ -220,117 +152,113 @@ def scores(logits, labels):
 
 
 def member_path(seed, refit=False):
-    return os.path.join(CACHE_DIR, f"member-{seed}{'-refit' if refit else ''}.pt")
+    return os.path.join(CACHE_DIR, f"bag-{seed}{'-refit' if refit else ''}.pt")
 
 
 def train_member(seed, refit=False):
-    """refit=False: train on train, keep the epoch with the lowest validation loss (model selection).
-    refit=True: the shipped member. Same seed, options and schedule, trained on train + validation;
-    the final epoch is kept (validation is training data here, so it selects nothing)."""
+    """refit=False: train on train, report validation (model selection).
+    refit=True: the shipped member, trained on train + validation. Both keep the final epoch."""
     random.seed(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(1)
-    train_ids, train_labels = load("train")
-    val_ids, val_labels = load("validation")
+    train_rows, train_labels, _ = load("train")
+    val_rows, val_labels, _ = load("validation")
     if refit:
-        train_ids, train_labels = train_ids + val_ids, train_labels + val_labels
+        train_rows, train_labels = train_rows + val_rows, train_labels + val_labels
 
-    model = SpamClassifier(**CANDIDATES[seed])
-    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
-    epochs = CANDIDATES[seed].get("epochs", EPOCHS)
-    steps = epochs * math.ceil(len(train_ids) / BATCH)
-    # Linear warmup over the first 5% of steps, then cosine decay.
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min(1.0, s / (0.05 * steps)) * 0.5 * (1 + math.cos(math.pi * min(s / steps, 1.0))))
-    loss_fn = nn.CrossEntropyLoss()
-
-    best, started = None, time.time()
-    for epoch in range(1, epochs + 1):
+    model = NgramBag()
+    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+    steps = EPOCHS * math.ceil(len(train_rows) / BATCH)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 0.5 * (1 + math.cos(math.pi * min(s / steps, 1.0))))
+    y = torch.tensor(train_labels)
+    started = time.time()
+    for epoch in range(1, EPOCHS + 1):
         model.train()
+        order = list(range(len(train_rows)))
+        random.shuffle(order)
         total = 0.0
-        for x, m, y in train_batches(train_ids, train_labels):
+        for s in range(0, len(order), BATCH):
+            chunk = order[s:s + BATCH]
+            loss = nn.functional.cross_entropy(model(*bags(train_rows, chunk)), y[chunk])
             optimizer.zero_grad()
-            loss = loss_fn(model(x, m), y)
             loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             schedule.step()
-            total += float(loss) * len(y)
-        val = scores(predict(model, val_ids, val_labels), val_labels)
-        print(f"seed {seed} epoch {epoch}: train loss {total / len(train_ids):.4f}, validation loss {val['loss']:.4f} "
-              f"F1 {val['f1']:.4f} (fp {val['fp']}, fn {val['fn']}) ({time.time() - started:.0f}s)", flush=True)
-        if refit or best is None or val["loss"] < best["validation"]["loss"]:
-            best = {"seed": seed, "epoch": epoch, "validation": val,
-                    "state": {k: v.clone() for k, v in model.state_dict().items()}}
-    best["epochsRun"] = epochs
-    best["trainingSeconds"] = round(time.time() - started)
-    best["trainExamples"] = len(train_ids)
-    torch.save(best, member_path(seed, refit))
-    print(f"seed {seed}: {'final' if refit else 'best'} epoch {best['epoch']} (validation loss {best['validation']['loss']:.4f}, "
-          f"F1 {best['validation']['f1']:.4f}{', in training data' if refit else ''}), {best['trainingSeconds']}s "
-          f"-> {member_path(seed, refit)}", flush=True)
+            total += float(loss) * len(chunk)
+        val = scores(predict(model, val_rows), val_labels)
+        print(f"seed {seed} epoch {epoch}: train loss {total / len(train_rows):.4f}, validation loss {val['loss']:.4f} "
+              f"F1 {val['f1']:.4f} (fp {val['fp']}, fn {val['fn']}){' (in training data)' if refit else ''} "
+              f"({time.time() - started:.0f}s)", flush=True)
+    table, bias = model.folded()
+    torch.save({"seed": seed, "epoch": EPOCHS, "validation": val, "table": table, "bias": bias,
+                "trainingSeconds": round(time.time() - started), "trainExamples": len(train_rows)},
+               member_path(seed, refit))
+    print(f"seed {seed} -> {member_path(seed, refit)}", flush=True)
+
+
+def ensemble(saved):
+    return ExportedBag(sum(s["table"] for s in saved) / len(saved), sum(s["bias"] for s in saved) / len(saved)).eval()
+
+
+def padded(ids_list):
+    width = max(1, max(len(ids) for ids in ids_list))
+    x = torch.zeros(len(ids_list), width, dtype=torch.int64)
+    m = torch.zeros(len(ids_list), width, dtype=torch.int64)
+    for row, ids in enumerate(ids_list):
+        x[row, :len(ids)] = torch.tensor(ids, dtype=torch.int64)
+        m[row, :len(ids)] = 1
+    return x, m
 
 
 def export():
-    """Folds the refit members (train + validation) into one graph."""
+    """Averages the refit members (train + validation) into one table and exports the graph."""
     torch.set_num_threads(1)
-    train_ids, _ = load("train")
-    val_ids, val_labels = load("validation")
-    members, records = [], []
-    for seed in SEEDS:
-        saved = torch.load(member_path(seed, refit=True))
-        model = SpamClassifier(**MEMBERS[seed])
-        model.load_state_dict(saved["state"])
-        model.eval()
-        members.append(model)
-        records.append({k: saved[k] for k in ("seed", "epoch", "epochsRun", "validation", "trainingSeconds")})
-        print(f"member {seed}: epoch {saved['epoch']}, validation {saved['validation']}")
-    model = Ensemble(members).eval()
-    val_logits = predict(model, val_ids, val_labels)
-    val = scores(val_logits, val_labels)
-    print(f"ensemble of {len(SEEDS)}: validation (in training data) {val}")
-    model = Ensemble([ExportedMember(m) for m in members]).eval()
-    drift = float((predict(model, val_ids, val_labels) - val_logits).abs().max())
-    print(f"export graph vs trained modules: max |logit diff| {drift:.2e} on validation")
+    val_rows, val_labels, val_ids = load("validation")
+    saved = [torch.load(member_path(seed, refit=True)) for seed in SEEDS]
+    for s in saved:
+        print(f"member {s['seed']}: validation (in training data) {s['validation']}, {s['trainingSeconds']}s")
+    model = ensemble(saved)
+    # The graph (hashing in int64, padded batches) against the training path (EmbeddingBag over ngram_rows).
+    reference = sum(s["bias"] + torch.stack([s["table"][r].mean(0) for r in val_rows]) for s in saved) / len(saved)
+    with torch.no_grad():
+        order = sorted(range(len(val_ids)), key=lambda i: len(val_ids[i]))
+        graph = torch.zeros(len(val_ids), 2)
+        for s in range(0, len(order), 64):
+            chunk = order[s:s + 64]
+            graph[chunk] = model(*padded([val_ids[i] for i in chunk]))
+    drift = float((graph - reference).abs().max())
+    print(f"ensemble: validation (in training data) {scores(graph, val_labels)}; graph vs training path max |diff| {drift:.2e}")
     assert drift < 1e-4, drift
 
     os.makedirs(os.path.dirname(OUT_PATH), exist_ok=True)
-    example = (torch.randint(2, VOCAB_SIZE, (2, 16)), torch.ones(2, 16, dtype=torch.int64))
+    example = padded([[5, 6, 7, 8], [9, 10]])
     torch.onnx.export(
         model, example, OUT_PATH, opset_version=17,
         input_names=["input_ids", "attention_mask"], output_names=["logits"],
         dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
                       "attention_mask": {0: "batch", 1: "sequence"},
                       "logits": {0: "batch"}})
-    # Training facts for evaluate.mjs to publish in the manifest.
     with open(os.path.join(CACHE_DIR, "training.json"), "w") as f:
-        json.dump({"architecture": ARCHITECTURE, "seed": list(SEEDS), "epochs": [r["epoch"] for r in records],
-                   "epochsRun": [r["epochsRun"] for r in records],
-                   "selection": SELECTION,
-                   "trainExamples": len(train_ids) + len(val_ids), "validationExamples": len(val_ids),
-                   "members": records,
-                   "trainingSeconds": sum(r["trainingSeconds"] for r in records)}, f, indent=2)
+        json.dump({"architecture": ARCHITECTURE, "seed": list(SEEDS), "epochs": [s["epoch"] for s in saved],
+                   "selection": SELECTION, "trainExamples": saved[0]["trainExamples"],
+                   "validationExamples": len(val_ids),
+                   "members": [{k: s[k] for k in ("seed", "epoch", "validation", "trainingSeconds")} for s in saved],
+                   "trainingSeconds": sum(s["trainingSeconds"] for s in saved)}, f, indent=2)
     print(f"-> {OUT_PATH}")
 
 
 def select():
-    """Scores every subset (<= MAX_MEMBERS) of the trained candidates on VALIDATION; lowest loss first."""
-    import itertools
-    torch.set_num_threads(1)
-    val_ids, val_labels = load("validation")
+    """Every subset of the trained (train-only) members, scored on VALIDATION; lowest loss first."""
+    val_rows, val_labels, _ = load("validation")
     logits = {}
-    for seed, options in CANDIDATES.items():
-        if os.path.exists(member_path(seed)):
-            model = SpamClassifier(**options)
-            model.load_state_dict(torch.load(member_path(seed))["state"])
-            logits[seed] = predict(model, val_ids, val_labels)
-    rows = []
-    for k in range(1, MAX_MEMBERS + 1):
-        for subset in itertools.combinations(sorted(logits), k):
-            rows.append((subset, scores(sum(logits[s] for s in subset) / k, val_labels)))
-    rows.sort(key=lambda r: (r[1]["loss"], len(r[0])))
-    for subset, val in rows:
-        print(f"{str(list(subset)):24} validation loss {val['loss']:.4f} F1 {val['f1']:.4f} (fp {val['fp']}, fn {val['fn']})")
+    for path in sorted(glob.glob(os.path.join(CACHE_DIR, "bag-*.pt"))):
+        if not path.endswith("-refit.pt"):
+            s = torch.load(path)
+            logits[s["seed"]] = s["bias"] + torch.stack([s["table"][r].mean(0) for r in val_rows])
+    rows = [(subset, scores(sum(logits[s] for s in subset) / len(subset), val_labels))
+            for k in range(1, len(logits) + 1) for subset in itertools.combinations(sorted(logits), k)]
+    for subset, val in sorted(rows, key=lambda r: (r[1]["loss"], len(r[0]))):
+        print(f"{str(list(subset)):16} validation loss {val['loss']:.4f} F1 {val['f1']:.4f} (fp {val['fp']}, fn {val['fn']})")
 
 
 def main():
