@@ -24,7 +24,7 @@ export default defineConfig({
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
           setupFiles: ["test/workers/apply-migrations.ts"],
-          globalSetup: ["test/workers/ibm-setup.ts"],
+          globalSetup: ["test/workers/ibm-setup.ts", "test/workers/origin-setup.ts"],
           testTimeout: 30_000,
         },
       },

@@ -2,15 +2,15 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { except } from "hono/combine";
 import { requestId } from "hono/request-id";
-import { ServiceError } from "./errors/service-error";
-import { problemResponse, toServiceError } from "./errors/problem";
 import { classifyRoutes } from "./routes/classify";
+import { renderErrors } from "./routes/errors";
 import { fraudRoutes } from "./routes/fraud";
 import { requireApiKey } from "./routes/middleware/auth";
 import { limitBody, requireJson } from "./routes/middleware/body";
 import { modelRoutes } from "./routes/models";
 import { oipRoutes } from "./routes/oip";
-import { defaultServices, provideServices, type AppEnv } from "./routes/services";
+import { defaultServices } from "./routes/bundled-services";
+import { provideServices, type AppEnv } from "./routes/services";
 import { adyenWebhook } from "./routes/webhooks/adyen";
 import { stripeWebhook } from "./routes/webhooks/stripe";
 import type { Services } from "./tasks";
@@ -42,20 +42,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices)
     security: [{ bearer: [] }],
   });
 
-  app.notFound((c) => problemResponse(new ServiceError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`), c.req.path));
-
-  app.onError((error, c) => {
-    const serviceError = toServiceError(error);
-    if (serviceError.status >= 500) {
-      const cause = serviceError.cause === undefined ? {} : { cause: String(serviceError.cause) };
-      console.error(JSON.stringify({ event: "request_failed", path: c.req.path, requestId: c.get("requestId"), error: String(error), ...cause }));
-    }
-    // Open Inference Protocol clients read `error`; everyone else reads the RFC 9457 members.
-    const extensions = c.req.path.startsWith("/v2") ? { error: serviceError.message } : {};
-    const response = problemResponse(serviceError, c.req.path, extensions);
-    response.headers.set("x-request-id", c.get("requestId"));
-    return response;
-  });
+  renderErrors(app);
 
   return app;
 }

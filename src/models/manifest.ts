@@ -90,8 +90,8 @@ const BaseManifestSchema = z.object({
   name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase name: letters, digits, . _ -"),
   version: z.string().min(1),
   description: z.string(),
-  /** Where the graph runs; "origin" (GPU server) arrives with the origin adapter. */
-  runtime: z.literal("wasm"),
+  /** Where the graph runs: "wasm" in the isolate, "origin" on the GPU origin (ORIGIN_URL). */
+  runtime: z.enum(["wasm", "origin"]),
   file: z.string().min(1),
   sha256: Sha256Schema,
   bytes: z.number().int().positive(),

@@ -1,5 +1,5 @@
 // The model registry: validated manifests, each with its runtime and verified file reader.
-import { createRuntime, type InferenceRuntime } from "../runtime";
+import type { InferenceRuntime } from "../runtime/runtime";
 import { ManifestSchema, type Manifest } from "./manifest";
 import { bundleSource, readVerified, r2Source, type BundledFiles, type ModelFileSource } from "./store";
 
@@ -22,14 +22,28 @@ export interface ModelRegistry {
   get(name: string): RegisteredModel | undefined;
 }
 
+/** Builds the runtime of one model from its manifest and its verified-bytes loader. */
+export type RuntimeFactory = (manifest: Manifest, loadModel: () => Promise<Uint8Array>) => InferenceRuntime;
+
+export interface RegistryOptions {
+  /** Where models without bundled files are read from. */
+  bucket?: R2Bucket;
+  /** The Worker's: `edgeRuntimes(origin)` (src/runtime), which follows each manifest's `runtime`;
+   * the reference origin's runs everything natively. */
+  runtimeFor: RuntimeFactory;
+}
+
 /** Builds a registry; an invalid manifest is a build-time bug, so it throws here. */
-export function createRegistry(entries: readonly ModelEntry[], bucket: R2Bucket): ModelRegistry {
+export function createRegistry(entries: readonly ModelEntry[], options: RegistryOptions): ModelRegistry {
   const models = new Map<string, RegisteredModel>();
   for (const entry of entries) {
     const manifest = ManifestSchema.parse(entry.manifest);
-    const source: ModelFileSource = entry.files === undefined ? r2Source(bucket) : bundleSource(entry.files);
+    let source: ModelFileSource;
+    if (entry.files !== undefined) source = bundleSource(entry.files);
+    else if (options.bucket !== undefined) source = r2Source(options.bucket);
+    else throw new Error(`Model "${manifest.name}" has neither bundled files nor a bucket to read them from`);
     const readFile = (file: string, sha256: string) => readVerified(source, manifest, file, sha256);
-    const runtime = createRuntime(manifest, () => readFile(manifest.file, manifest.sha256));
+    const runtime = options.runtimeFor(manifest, () => readFile(manifest.file, manifest.sha256));
     models.set(manifest.name, { manifest, runtime, readFile });
   }
   return {

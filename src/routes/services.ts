@@ -1,19 +1,9 @@
-// How a route finds the model services: once per isolate, from the bundled registry.
+// How a route finds the model services (built by the app that mounts the routes).
 import { createMiddleware } from "hono/factory";
 import { ServiceError } from "../errors/service-error";
-import { bundledModels } from "../models/bundled";
-import { createRegistry } from "../models/registry";
-import { createServices, type ServedModel, type Services } from "../tasks";
+import type { ServedModel, Services } from "../tasks";
 
 export type AppEnv = { Bindings: Env; Variables: { services: Services; requestId: string } };
-
-let services: Services | undefined;
-
-/** The isolate's services, built on first use (R2 is only reachable through env). */
-export function defaultServices(env: Env): Services {
-  services ??= createServices(createRegistry(bundledModels, env.MODELS));
-  return services;
-}
 
 export function provideServices(servicesFor: (env: Env) => Services) {
   return createMiddleware<AppEnv>(async (c, next) => {

@@ -13,7 +13,8 @@ export interface RunResult {
 }
 
 export interface InferenceRuntime {
-  readonly kind: "wasm";
+  /** wasm: onnxruntime-web in the isolate; native: onnxruntime-node (the reference origin); origin: OIP v2 over HTTP. */
+  readonly kind: "wasm" | "native" | "origin";
   /** Loads and verifies the model; idempotent, memoized per isolate. */
   load(): Promise<void>;
   /** Runs the model once; feeds are checked against the manifest before anything runs. */

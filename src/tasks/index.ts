@@ -26,8 +26,9 @@ export interface ServedModel {
   failure(): string | undefined;
 }
 
-function createTask(model: RegisteredModel): TaskService {
+function createTask(model: RegisteredModel, tensorsOnly: boolean): TaskService {
   const { manifest } = model;
+  if (tensorsOnly) return { task: "raw", service: { load: () => model.runtime.load() } };
   switch (manifest.task) {
     case "text-classification":
       return { task: manifest.task, service: createTextClassifier({ ...model, manifest }) };
@@ -42,8 +43,8 @@ function createTask(model: RegisteredModel): TaskService {
   }
 }
 
-function serve(model: RegisteredModel): ServedModel {
-  const task = createTask(model);
+function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
+  const task = createTask(model, tensorsOnly);
   let state: ModelState = "unloaded";
   let failure: string | undefined;
   let loading: Promise<boolean> | undefined;
@@ -81,8 +82,14 @@ export interface Services {
   get(name: string): ServedModel | undefined;
 }
 
+export interface ServicesOptions {
+  /** Serve every model as tensors in, tensors out (the reference origin: tokenizers and
+   * featurizers stay at the edge, so only the graph has to load). */
+  tensorsOnly?: boolean;
+}
+
 /** Wraps every registered model in its task service. */
-export function createServices(registry: ModelRegistry): Services {
-  const served = new Map(registry.list().map((model) => [model.manifest.name, serve(model)]));
+export function createServices(registry: ModelRegistry, options: ServicesOptions = {}): Services {
+  const served = new Map(registry.list().map((model) => [model.manifest.name, serve(model, options.tensorsOnly ?? false)]));
   return { list: () => [...served.values()], get: (name) => served.get(name) };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "../../src/errors/service-error";
 import { checkFeeds } from "../../src/runtime/feeds";
-import { fromJsonTensor, toJsonTensor } from "../../src/routes/oip/tensors";
+import { fromJsonTensor, toJsonTensor } from "../../src/protocols/oip-tensors";
 import type { TensorSpec } from "../../src/runtime/tensor";
 
 const specs: TensorSpec[] = [{ name: "x", datatype: "FP32", shape: [-1, 3] }];

@@ -6,6 +6,7 @@ import { describe, expect, inject, it } from "vitest";
 import { createApp } from "../../src/app";
 import { createRegistry } from "../../src/models/registry";
 import { r2Key } from "../../src/models/store";
+import { edgeRuntimes } from "../../src/runtime";
 import { createServices } from "../../src/tasks";
 
 const models = inject("ibmModels");
@@ -29,7 +30,7 @@ describe.skipIf(models.length === 0)("IBM fraud models through the edge runtime"
   it.each(models.map((model) => [model.name, model] as const))("%s: OIP infer equals onnxruntime-node", async (_, model) => {
     const manifest = manifestFor(model);
     await env.MODELS.put(r2Key(manifest, manifest.file), Uint8Array.from(atob(model.base64), (c) => c.charCodeAt(0)));
-    const services = createServices(createRegistry([{ manifest }], env.MODELS));
+    const services = createServices(createRegistry([{ manifest }], { bucket: env.MODELS, runtimeFor: edgeRuntimes() }));
     const app = createApp(() => services);
     const response = await app.request(
       `/v2/models/${model.name}/infer`,

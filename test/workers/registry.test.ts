@@ -6,6 +6,7 @@ import { bundledModels } from "../../src/models/bundled";
 import { TextClassificationSchema } from "../../src/models/manifest";
 import { createRegistry } from "../../src/models/registry";
 import { r2Key } from "../../src/models/store";
+import { edgeRuntimes } from "../../src/runtime";
 import { createServices } from "../../src/tasks";
 
 const [shipped] = bundledModels;
@@ -15,7 +16,7 @@ const manifest = TextClassificationSchema.parse(shipped.manifest);
 
 /** A fresh app whose only model is the spam classifier, read from R2. */
 function appReadingR2() {
-  const services = createServices(createRegistry([{ manifest: shipped!.manifest }], env.MODELS));
+  const services = createServices(createRegistry([{ manifest: shipped!.manifest }], { bucket: env.MODELS, runtimeFor: edgeRuntimes() }));
   return createApp(() => services);
 }
 

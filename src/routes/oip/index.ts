@@ -7,7 +7,7 @@ import type { ServedModel } from "../../tasks";
 import { serverTiming } from "../server-timing";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
-import { fromJsonTensor, toJsonTensor } from "./tensors";
+import { fromJsonTensor, toJsonTensor } from "../../protocols/oip-tensors";
 
 const SERVER = { name: "edge-inference", version: "0.1.0", extensions: ["model_repository_metadata"] };
 

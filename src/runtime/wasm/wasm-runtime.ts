@@ -1,89 +1,9 @@
-// The in-isolate runtime: one lazily created, cached ORT session per model.
-import { ServiceError } from "../../errors/service-error";
-import { checkFeeds, checkOutputNames } from "../feeds";
-import type { InferenceRuntime, RunResult } from "../runtime";
-import type { DataType, Tensor, TensorSpec } from "../tensor";
+// The in-isolate runtime: onnxruntime-web (WASM, one thread) through the shared ORT runtime.
+import type { InferenceRuntime } from "../runtime";
+import { createOrtRuntime, type OrtRuntimeOptions } from "../ort-runtime";
 import { createSession, ort } from "./ort";
 
-const ORT_TYPES = {
-  BOOL: "bool", UINT8: "uint8", UINT16: "uint16", UINT32: "uint32", UINT64: "uint64",
-  INT8: "int8", INT16: "int16", INT32: "int32", INT64: "int64",
-  FP16: "float16", FP32: "float32", FP64: "float64", BYTES: "string",
-} as const satisfies Record<DataType, ort.Tensor.Type>;
-
-const OIP_TYPES = Object.fromEntries(Object.entries(ORT_TYPES).map(([oip, type]) => [type, oip])) as Record<
-  ort.Tensor.Type,
-  DataType | undefined
->;
-
-function toOrtTensor(tensor: Tensor): ort.Tensor {
-  return new ort.Tensor(ORT_TYPES[tensor.datatype], tensor.data, tensor.shape);
-}
-
-function fromOrtTensor(name: string, tensor: ort.Tensor): Tensor {
-  const datatype = OIP_TYPES[tensor.type];
-  if (datatype === undefined) {
-    throw new ServiceError(500, "internal_error", `Output "${name}" has a type the service cannot return: ${tensor.type}`);
-  }
-  // ORT's outputs view its own buffers; copy so a result outlives the session's next run.
-  const data = Array.isArray(tensor.data) ? [...tensor.data] : tensor.data.slice();
-  return { datatype, shape: [...tensor.dims], data };
-}
-
-function errorMessage(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).slice(0, 300);
-}
-
-export interface WasmRuntimeOptions {
-  inputs: readonly TensorSpec[];
-  outputs: readonly TensorSpec[];
-  /** Produces verified model bytes; called once, on first load. */
-  loadModel: () => Promise<Uint8Array>;
-}
-
-/** A runtime whose model runs in this isolate with onnxruntime-web (WASM, one thread). */
-export function createWasmRuntime(options: WasmRuntimeOptions): InferenceRuntime {
-  let session: Promise<ort.InferenceSession> | undefined;
-
-  const getSession = (): Promise<ort.InferenceSession> => {
-    if (session === undefined) {
-      const created = options.loadModel().then(createSession);
-      // A failed load is not cached: the next request tries again (e.g. R2 was briefly down).
-      created.catch(() => {
-        if (session === created) session = undefined;
-      });
-      session = created;
-    }
-    return session;
-  };
-
-  return {
-    kind: "wasm",
-    async load() {
-      await getSession();
-    },
-    async run(feeds, outputNames) {
-      checkFeeds(options.inputs, feeds);
-      if (outputNames !== undefined) checkOutputNames(options.outputs, outputNames);
-      const active = await getSession();
-      const ortFeeds = Object.fromEntries(Object.entries(feeds).map(([name, tensor]) => [name, toOrtTensor(tensor)]));
-      const started = performance.now();
-      let results: ort.InferenceSession.ReturnType;
-      try {
-        results = outputNames === undefined ? await active.run(ortFeeds) : await active.run(ortFeeds, [...outputNames]);
-      } catch (error) {
-        // Feeds passed the signature checks, so what ORT refuses here is their content
-        // (e.g. a token id beyond the embedding table): the caller's input, not our failure.
-        throw new ServiceError(422, "unprocessable_input", `The model could not run on this input: ${errorMessage(error)}`, {
-          field: "inputs",
-          cause: error,
-        });
-      }
-      const runMs = performance.now() - started;
-      const outputs = Object.fromEntries(
-        Object.entries(results).map(([name, tensor]) => [name, fromOrtTensor(name, tensor)]),
-      );
-      return { outputs, timings: { runMs } } satisfies RunResult;
-    },
-  };
+/** A runtime whose model runs in this isolate with onnxruntime-web. */
+export function createWasmRuntime(options: OrtRuntimeOptions): InferenceRuntime {
+  return createOrtRuntime({ kind: "wasm", Tensor: ort.Tensor, createSession }, options);
 }

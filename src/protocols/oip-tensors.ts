@@ -1,7 +1,7 @@
 // Open Inference Protocol JSON tensors ↔ runtime tensors. `data` is row-major, flat or
 // nested; every element is checked against its datatype so a bad value is a 400 naming it.
-import { ServiceError } from "../../errors/service-error";
-import { elementCount, type DataType, type Tensor } from "../../runtime/tensor";
+import { ServiceError } from "../errors/service-error";
+import { elementCount, type DataType, type Tensor } from "../runtime/tensor";
 
 const INTEGER_RANGES: Partial<Record<DataType, [number, number]>> = {
   INT8: [-128, 127], UINT8: [0, 255], INT16: [-32768, 32767], UINT16: [0, 65535],
