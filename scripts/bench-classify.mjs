@@ -4,6 +4,8 @@
 //   wasm      onnxruntime-web in Node (the same WASM engine the Worker runs), INT8, one thread
 //   workerd   the Worker under `wrangler dev` over loopback: OIP infer (ids in) and
 //             /v1/classify (text in: tokenize + run + softmax), p50/p99 of the round trip
+//   origin    the reference GPU origin (origin/, onnxruntime-node on CPU here) over loopback:
+//             OIP infer (ids in), what a model with `runtime: "origin"` costs beyond the edge
 //   cold      first /v1/classify after a fresh workerd start (ORT init, sha256, session, tokenizer)
 //   bundle    the deploy bundle's gzip size (scripts/bundle-size.mjs)
 // Usage: npm run bench [-- --texts 200 --restarts 3]
@@ -15,6 +17,7 @@ import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { loadSplits } from "./spam/dataset.mjs";
 import { percentile, summary, timeInterleaved } from "./lib/stats.mjs";
+import { startOrigin } from "./lib/origin.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({ options: { texts: { type: "string", default: "200" }, restarts: { type: "string", default: "3" } } });
@@ -64,10 +67,10 @@ const startWorker = () => startWranglerDev({ persistTo: ".wrangler/bench-state",
 const headers = { authorization: "Bearer bench-key", "content-type": "application/json" };
 const classify = (url, text) =>
   fetch(`${url}/v1/classify`, { method: "POST", headers, body: JSON.stringify({ model: manifest.name, input: text }) });
-const infer = (url, row) =>
+const infer = (url, row, key = "bench-key") =>
   fetch(`${url}/v2/models/${manifest.name}/infer`, {
     method: "POST",
-    headers,
+    headers: { ...headers, authorization: `Bearer ${key}` },
     body: JSON.stringify({
       inputs: [
         { name: "input_ids", shape: [1, row.length], datatype: "INT64", data: row },
@@ -87,6 +90,15 @@ async function timeRequests(send, inputs) {
     times.push(performance.now() - started);
   }
   return summary(times);
+}
+
+// The reference origin: the same OIP request, served natively (ORT's default intra-op threads).
+let origin;
+try {
+  origin = await startOrigin({ ORIGIN_API_KEY: "origin-bench-key" });
+  results.originInfer = await timeRequests((row) => infer(origin.url, row, "origin-bench-key"), ids);
+} finally {
+  await origin?.stop();
 }
 
 const coldFirst = [];
@@ -125,6 +137,7 @@ row("onnxruntime-web WASM INT8 in Node (session.run)", results.wasmInt8, `${(res
 row("workerd: GET /v2/health/live (HTTP floor)", results.workerdHealth);
 row("workerd: POST /v2/models/…/infer (ids → logits)", results.workerdInfer, `${(results.workerdInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
 row("workerd: POST /v1/classify (text → labels)", results.workerdClassify, `${(results.workerdClassify.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32 incl. HTTP + tokenize`);
+row("reference origin: POST /v2/models/…/infer", results.originInfer, `${(results.originInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
 console.log(`\ncold start: first /v1/classify after a fresh workerd: p50 ${coldFirst.length ? percentile(coldFirst, 50).toFixed(0) : "-"} ms over ${RESTARTS} starts (${coldFirst.map((v) => v.toFixed(0)).join(", ")} ms); wrangler dev start-up ${percentile(coldStart, 50).toFixed(0)} ms`);
 console.log(`warm /v1/classify p50: ${results.workerdClassify.p50.toFixed(2)} ms`);
 console.log(bundleLine);

@@ -6,7 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startOrigin, type OriginProcess } from "../origin-process";
+import { startOrigin } from "../../scripts/lib/origin.mjs";
+
+type OriginProcess = Awaited<ReturnType<typeof startOrigin>>;
 
 const KEY = "origin-test-key";
 const Reference = z.object({ cases: z.array(z.object({ ids: z.array(z.number()), logits: z.array(z.array(z.number())) })) });

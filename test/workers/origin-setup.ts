@@ -3,7 +3,7 @@
 // how it misbehaves. Their URLs reach the workerd tests through `inject`.
 import { createServer, type Server } from "node:http";
 import type { TestProject } from "vitest/node";
-import { startOrigin } from "../origin-process";
+import { startOrigin } from "../../scripts/lib/origin.mjs";
 
 export const ORIGIN_KEY = "origin-test-key";
 

@@ -24,8 +24,6 @@ export interface OriginRuntimeOptions {
   inputs: readonly TensorSpec[];
   outputs: readonly TensorSpec[];
   origin: OriginConfig;
-  /** The fetch to reach the origin with (a service binding's, in tests the global one). */
-  fetch?: typeof fetch;
 }
 
 const WireTensor = z.object({
@@ -67,7 +65,6 @@ function signatureMismatch(declared: readonly TensorSpec[], served: readonly Ten
 /** A runtime whose model runs on the origin named by ORIGIN_URL. */
 export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRuntime {
   const { model, origin } = options;
-  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   let verified: Promise<void> | undefined;
 
   const base = (): string => {
@@ -83,7 +80,7 @@ export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRun
     const headers = new Headers(init.headers);
     if (origin.apiKey) headers.set("authorization", `Bearer ${origin.apiKey}`);
     try {
-      return await doFetch(url, { ...init, headers, signal: AbortSignal.timeout(origin.timeoutMs) });
+      return await fetch(url, { ...init, headers, signal: AbortSignal.timeout(origin.timeoutMs) });
     } catch (error) {
       if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
         throw new ServiceError(504, "upstream_timeout", `The GPU origin did not answer within ${origin.timeoutMs} ms`, { cause: error });
