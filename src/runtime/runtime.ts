@@ -17,6 +17,9 @@ export interface InferenceRuntime {
   readonly kind: "wasm" | "native" | "origin";
   /** Loads and verifies the model; idempotent, memoized per isolate. */
   load(): Promise<void>;
+  /** False once a loaded model may have gone away (an origin that failed since), so the
+   * next readiness check calls load() again. Absent: a loaded model stays loaded. */
+  stillLoaded?(): boolean;
   /** Runs the model once; feeds are checked against the manifest before anything runs. */
   run(feeds: Record<string, Tensor>, outputNames?: readonly string[]): Promise<RunResult>;
 }

@@ -55,7 +55,7 @@ function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
     state: () => state,
     failure: () => failure,
     ready() {
-      if (state === "ready") return Promise.resolve(true);
+      if (state === "ready" && (model.runtime.stillLoaded?.() ?? true)) return Promise.resolve(true);
       loading ??= (async () => {
         state = "loading";
         try {

@@ -132,3 +132,25 @@ describe("an origin that fails during inference: 5xx of ours with the reason, ne
     });
   }
 });
+
+describe("readiness follows the origin after a failure", () => {
+  it("an origin that went away makes the model not ready until it answers its checks again", async () => {
+    const app = appOnOrigin({ url: `${origin.faultyUrl}/dies-1` });
+    expect((await request(app, `/v2/models/${manifest.name}/ready`)).status).toBe(200);
+    const failed = await request(app, "/v1/classify", { model: manifest.name, input: "hello" });
+    expect(failed.status).toBe(502);
+    expect((await problem(failed)).detail).toMatch(/503: origin shutting down/);
+    // The failure says nothing about the input, so readiness asks the origin again.
+    expect((await request(app, `/v2/models/${manifest.name}/ready`)).status).toBe(503);
+    expect((await request(app, "/v2/health/ready")).status).toBe(503);
+    const refused = await request(app, "/v1/classify", { model: manifest.name, input: "hello" });
+    expect(refused.status).toBe(503);
+    expect((await problem(refused)).detail).toMatch(/does not serve spam-classifier .*503: origin shutting down/);
+  });
+
+  it("an origin that failed once but answers its checks is ready again", async () => {
+    const app = appOnOrigin({ url: `${origin.faultyUrl}/fail` });
+    expect((await request(app, "/v1/classify", { model: manifest.name, input: "hello" })).status).toBe(502);
+    expect((await request(app, `/v2/models/${manifest.name}/ready`)).status).toBe(200);
+  });
+});

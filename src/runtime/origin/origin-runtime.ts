@@ -126,8 +126,15 @@ export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRun
     }
   }
 
+  /** The origin failed in a way that says nothing about the input: check it again before trusting it. */
+  function forget<T extends ServiceError>(error: T): T {
+    verified = undefined;
+    return error;
+  }
+
   return {
     kind: "origin",
+    stillLoaded: () => verified !== undefined,
     async load() {
       if (verified === undefined) {
         const attempt = verify();
@@ -147,11 +154,12 @@ export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRun
         ...(outputNames === undefined ? {} : { outputs: outputNames.map((name) => ({ name })) }),
       };
       const started = performance.now();
-      const response = await call("/infer", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
+      let response: Response;
+      try {
+        response = await call("/infer", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      } catch (error) {
+        throw error instanceof ServiceError ? forget(error) : error;
+      }
       if (response.status === 400 || response.status === 422) {
         // The feeds matched the signature, so the origin refused their content: the caller's input.
         throw new ServiceError(422, "unprocessable_input", `The model could not run on this input: ${await reason(response)}`, { field: "inputs" });
@@ -159,7 +167,7 @@ export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRun
       if (response.status === 413) {
         throw new ServiceError(413, "payload_too_large", `The GPU origin refused a request this large: ${await reason(response)}`, { field: "inputs" });
       }
-      if (!response.ok) throw upstream(`The GPU origin failed (${response.status}: ${await reason(response)})`);
+      if (!response.ok) throw forget(upstream(`The GPU origin failed (${response.status}: ${await reason(response)})`));
       const parsed = InferResponse.safeParse(await response.json().catch(() => undefined));
       if (!parsed.success) throw upstream(`The GPU origin sent an invalid inference response for ${model.name}`, parsed.error);
       const runMs = performance.now() - started;
