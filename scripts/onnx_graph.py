@@ -1,6 +1,15 @@
 """Graph clean-up shared by the ONNX rewriting scripts (quantize.py, unroll-rnn.py)."""
 
 
+def replace_nodes(graph, nodes, new_initializers, original_initializers):
+    """Ends a rewrite: the graph gets the rewritten node list and the new initializers, then
+    everything left unused is pruned (see prune)."""
+    graph.ClearField("node")
+    graph.node.extend(nodes)
+    graph.initializer.extend(new_initializers)
+    prune(graph, original_initializers)
+
+
 def prune(graph, original_initializers):
     """Drops what a rewrite left unused: nodes none of whose outputs is read, initializers nobody
     reads, graph inputs that merely mirrored removed initializers (older exporters list

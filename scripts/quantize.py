@@ -54,7 +54,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from onnx_graph import prune
+from onnx_graph import replace_nodes
 
 WEIGHT_QMAX = 63  # 7-bit symmetric weights, see module docstring
 CONV_QMAX = 127  # uint8 weights around zero point 128
@@ -246,10 +246,7 @@ class Rewriter:
             else:
                 nodes.extend(replacement)
                 counts[node.op_type] = counts.get(node.op_type, 0) + 1
-        self.graph.ClearField("node")
-        self.graph.node.extend(nodes)
-        self.graph.initializer.extend(self.new_initializers)
-        prune(self.graph, self.initializers)
+        replace_nodes(self.graph, nodes, self.new_initializers, self.initializers)
         return counts
 
 

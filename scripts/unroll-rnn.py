@@ -42,7 +42,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from onnx_graph import prune
+from onnx_graph import replace_nodes
 
 
 def attrs_of(node):
@@ -296,10 +296,7 @@ class Unroller:
         for node in self.graph.node:
             if id(node) in rewritten:
                 counts[node.op_type] = counts.get(node.op_type, 0) + 1
-        self.graph.ClearField("node")
-        self.graph.node.extend(final)
-        self.graph.initializer.extend(self.new_initializers)
-        prune(self.graph, self.initializers)
+        replace_nodes(self.graph, final, self.new_initializers, self.initializers)
         return counts
 
 
