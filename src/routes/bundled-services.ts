@@ -2,7 +2,7 @@
 // without bundled files are read from R2; `runtime: "origin"` ones run on ORIGIN_URL).
 import { bundledModels } from "../models/bundled";
 import { createRegistry } from "../models/registry";
-import { edgeRuntimes, type OriginConfig } from "../runtime";
+import { edgeRuntimes, NO_ORIGIN, type OriginConfig } from "../runtime";
 import { createServices, type Services } from "../tasks";
 
 let services: Services | undefined;
@@ -13,7 +13,7 @@ export function originConfig(env: Env): OriginConfig {
   return {
     url: env.ORIGIN_URL || undefined,
     apiKey: env.ORIGIN_API_KEY || undefined,
-    timeoutMs: Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 30_000,
+    timeoutMs: Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : NO_ORIGIN.timeoutMs,
   };
 }
 

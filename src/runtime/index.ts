@@ -18,21 +18,18 @@ export interface RuntimeSpec {
 /** No GPU origin configured: `runtime: "origin"` models are never ready. */
 export const NO_ORIGIN: OriginConfig = { url: undefined, apiKey: undefined, timeoutMs: 30_000 };
 
-/** The Worker's runtimes: each model where its manifest says, origin models on `origin`. */
+/** The Worker's runtimes: each model where its manifest says, `runtime: "origin"` ones on `origin`. */
 export function edgeRuntimes(origin: OriginConfig = NO_ORIGIN) {
-  return (spec: RuntimeSpec, loadModel: () => Promise<Uint8Array>) => createRuntime(spec, loadModel, origin);
-}
-
-/** Creates the runtime named by a model's manifest. */
-export function createRuntime(spec: RuntimeSpec, loadModel: () => Promise<Uint8Array>, origin: OriginConfig): InferenceRuntime {
-  switch (spec.runtime) {
-    case "wasm":
-      return createWasmRuntime({ inputs: spec.inputs, outputs: spec.outputs, loadModel });
-    case "origin":
-      return createOriginRuntime({ model: spec, inputs: spec.inputs, outputs: spec.outputs, origin });
-    default: {
-      const unknown: never = spec.runtime;
-      throw new Error(`Unknown runtime ${String(unknown)}`);
+  return (spec: RuntimeSpec, loadModel: () => Promise<Uint8Array>): InferenceRuntime => {
+    switch (spec.runtime) {
+      case "wasm":
+        return createWasmRuntime({ inputs: spec.inputs, outputs: spec.outputs, loadModel });
+      case "origin":
+        return createOriginRuntime({ model: spec, inputs: spec.inputs, outputs: spec.outputs, origin });
+      default: {
+        const unknown: never = spec.runtime;
+        throw new Error(`Unknown runtime ${String(unknown)}`);
+      }
     }
-  }
+  };
 }
