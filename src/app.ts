@@ -7,6 +7,7 @@ import { renderErrors } from "./routes/errors";
 import { fraudRoutes } from "./routes/fraud";
 import { requireApiKey } from "./routes/middleware/auth";
 import { limitBody, requireJson } from "./routes/middleware/body";
+import { metricsRoutes } from "./routes/metrics";
 import { modelRoutes } from "./routes/models";
 import { oipRoutes } from "./routes/oip";
 import { defaultServices } from "./routes/bundled-services";
@@ -24,6 +25,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices)
   // Payment webhooks authenticate by their providers' signatures, not API keys.
   app.use("/v1/*", except("/v1/webhooks/*", requireApiKey));
   app.use("/v2/models/*", requireApiKey);
+  app.use("/metrics", requireApiKey);
   for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/v2/models/*"]) {
     app.on("POST", path, requireJson, limitBody);
   }
@@ -34,6 +36,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices)
   app.route("/", adyenWebhook);
   app.route("/", modelRoutes);
   app.route("/", oipRoutes);
+  app.route("/", metricsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {

@@ -13,14 +13,17 @@ const freePort = () =>
 /**
  * Starts `wrangler dev` with local state in `persistTo` and the given `--var`s; resolves once it
  * is ready. `stop()` ends it and its workerd.
- * @param {{ persistTo: string, vars: Record<string, string> }} options
- * @returns {Promise<{ url: string, startMs: number, stop: () => void }>}
+ * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean }} options
+ *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`).
+ * @returns {Promise<{ url: string, inspectorUrl?: string, startMs: number, stop: () => void }>}
  */
-export async function startWranglerDev({ persistTo, vars }) {
+export async function startWranglerDev({ persistTo, vars, inspector = false }) {
   const port = await freePort();
+  const inspectorPort = inspector ? await freePort() : undefined;
   const started = performance.now();
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-  const child = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, ...varArgs], {
+  const child = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, ...varArgs,
+    ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)])], {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -34,5 +37,6 @@ export async function startWranglerDev({ persistTo, vars }) {
     });
     child.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, startMs: performance.now() - started, stop: () => process.kill(-child.pid, "SIGTERM") };
+  const inspectorUrl = inspectorPort === undefined ? undefined : `ws://127.0.0.1:${inspectorPort}/ws`;
+  return { url: `http://127.0.0.1:${port}`, inspectorUrl, startMs: performance.now() - started, stop: () => process.kill(-child.pid, "SIGTERM") };
 }

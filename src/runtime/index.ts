@@ -6,6 +6,7 @@ import { createWasmRuntime } from "./wasm/wasm-runtime";
 
 export type { InferenceRuntime, RunResult, RunTimings } from "./runtime";
 export type { OriginConfig } from "./origin/origin-runtime";
+export { wasmMemoryBytes } from "./wasm/ort";
 
 export interface RuntimeSpec {
   name: string;

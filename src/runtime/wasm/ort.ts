@@ -6,6 +6,20 @@ import ortWasm from "onnxruntime-web/ort-wasm-simd-threaded.wasm";
 
 export { ort };
 
+/** ORT's linear memory, found when its instance is created (for the memory figures). */
+let wasmMemory: WebAssembly.Memory | undefined;
+
+/** Bytes of linear memory ORT's WASM instance holds in this isolate (0 before ORT starts). */
+export function wasmMemoryBytes(): number {
+  return wasmMemory?.buffer.byteLength ?? 0;
+}
+
+/** Emscripten either exports its memory or imports one it created (threaded builds). */
+function findMemory(instance: WebAssembly.Instance, imports: WebAssembly.Imports | undefined): WebAssembly.Memory | undefined {
+  const candidates = [...Object.values(instance.exports), ...Object.values(imports ?? {}).flatMap((module) => Object.values(module))];
+  return candidates.find((value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory);
+}
+
 /** Bytes ORT receives as `wasmBinary`; never compiled, only recognised below. */
 const MARKER = new TextEncoder().encode("edge-inference:ort-wasm-module");
 
@@ -24,7 +38,11 @@ function isMarker(source: unknown): boolean {
 async function withImportedModule<T>(init: () => Promise<T>): Promise<T> {
   const original = WebAssembly.instantiate;
   const redirected = async (source: unknown, imports?: WebAssembly.Imports) => {
-    if (isMarker(source)) return { instance: await original(ortWasm, imports), module: ortWasm };
+    if (isMarker(source)) {
+      const instance = await original(ortWasm, imports);
+      wasmMemory = findMemory(instance, imports);
+      return { instance, module: ortWasm };
+    }
     return original(source as BufferSource, imports);
   };
   // The overloads of WebAssembly.instantiate cannot be restated for a wrapper; the wrapper

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// Memory of one Worker isolate, per model: the V8 heap (the devtools inspector's
+// Runtime.getHeapUsage, usedSize) plus the linear memory onnxruntime-web's WASM instance
+// holds (the Worker's own /metrics: edge_wasm_memory_bytes), idle after the model loads and
+// at peak under N concurrent connections. Each row runs in a fresh `wrangler dev`, so a
+// row holds only what its models load. An isolate gets 128 MB for all of it.
+//
+// Usage: npm run memory [-- --seconds 5 --connections 64]
+//        npm run memory -- --check README.md   # exit 1 if a figure exceeds its line's ceiling
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import WebSocket from "ws";
+import { startWranglerDev } from "./lib/wrangler-dev.mjs";
+
+const { values: options } = parseArgs({
+  options: { seconds: { type: "string", default: "5" }, connections: { type: "string", default: "64" }, check: { type: "string" } },
+});
+const SECONDS = Number(options.seconds);
+const CONNECTIONS = Number(options.connections);
+const MB = 1024 * 1024;
+
+const post = (path, body) => ({ path, init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) } });
+const classify = post("/v1/classify", {
+  model: "spam-classifier",
+  input: ["Minutes of the design review are attached.", "URGENT: you have WON $1,000,000, click here to claim your prize today"],
+});
+const merchant = { id: "-2607170448330360210", city: "Richmond", state: "VA", zip: "23229", mcc: "5411" };
+const fraudScore = post("/v1/fraud/score", {
+  accounts: [{
+    history: [{ id: "t1", card_id: "card_1", timestamp: "2019-09-30T18:12:00Z", amount: 42.1, currency: "USD", method: "chip", merchant }],
+    transaction: { id: "t2", card_id: "card_1", timestamp: "2019-10-01T03:02:00Z", amount: 1999, currency: "USD", method: "online", merchant: { id: "9120044177342239866", mcc: "5732" } },
+  }],
+});
+
+/** One README row each: which models it loads and the requests that load it. */
+const ROWS = [
+  { name: "isolate, no model loaded", models: [], requests: [{ path: "/v2/health/live" }] },
+  { name: "spam-classifier (INT8 + tokenizer)", models: ["spam-classifier"], requests: [classify] },
+  { name: "fraud-gru (INT8)", models: ["fraud-gru"], requests: [fraudScore] },
+  { name: "all edge models", models: ["spam-classifier", "fraud-gru"], requests: [classify, fraudScore] },
+];
+
+/** A devtools-protocol session over the inspector's WebSocket. */
+async function inspector(url) {
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  let nextId = 0;
+  const pending = new Map();
+  socket.on("message", (raw) => {
+    const message = JSON.parse(raw.toString());
+    pending.get(message.id)?.(message);
+    pending.delete(message.id);
+  });
+  const send = (method) =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      pending.set(id, (message) => (message.error ? reject(new Error(message.error.message)) : resolve(message.result)));
+      socket.send(JSON.stringify({ id, method }));
+    });
+  return { heapUsed: async () => (await send("Runtime.getHeapUsage")).usedSize, close: () => socket.close() };
+}
+
+async function wasmBytes(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^edge_wasm_memory_bytes (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
+
+async function send(url, { path, init }) {
+  const response = await fetch(`${url}${path}`, init);
+  await response.arrayBuffer();
+  if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+}
+
+/** CONNECTIONS loops sending the row's requests for SECONDS while the heap is sampled. */
+async function load(url, requests, heap) {
+  const until = performance.now() + SECONDS * 1000;
+  let peak = 0;
+  let sent = 0;
+  const sampler = (async () => {
+    while (performance.now() < until) {
+      peak = Math.max(peak, await heap.heapUsed());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, connection) => {
+      for (let i = connection; performance.now() < until; i++, sent++) await send(url, requests[i % requests.length]);
+    }),
+  );
+  await sampler;
+  return { peak, sent };
+}
+
+async function measure(row) {
+  const persistTo = mkdtempSync(join(tmpdir(), "memory-"));
+  const dev = await startWranglerDev({ persistTo, vars: { ALLOW_ANONYMOUS: "true" }, inspector: true });
+  const heap = await inspector(dev.inspectorUrl);
+  try {
+    for (const model of row.models) {
+      const response = await fetch(`${dev.url}/v2/models/${model}/ready`);
+      if (response.status !== 200) throw new Error(`${model} is not ready: ${await response.text()}`);
+    }
+    for (const request of row.requests) for (let i = 0; i < 10; i++) await send(dev.url, request);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const idleHeap = await heap.heapUsed();
+    const idleWasm = await wasmBytes(dev.url);
+    const { peak, sent } = await load(dev.url, row.requests, heap);
+    const peakWasm = await wasmBytes(dev.url);
+    return { idleHeap, peakHeap: Math.max(peak, idleHeap), idleWasm, peakWasm, sent };
+  } finally {
+    heap.close();
+    dev.stop();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+}
+
+/** The README's memory table: row name → ceiling (MB) from its last column. */
+function ceilings(readme) {
+  const section = /## Memory\n([\s\S]*?)(?:\n## |$)/.exec(readme)?.[1] ?? "";
+  const rows = new Map();
+  for (const line of section.split("\n")) {
+    const cells = line.split("|").slice(1, -1).map((cell) => cell.trim());
+    const ceiling = Number(cells.at(-1));
+    if (cells.length > 2 && Number.isFinite(ceiling)) rows.set(cells[0].replace(/`/g, ""), ceiling);
+  }
+  return rows;
+}
+
+const mb = (bytes) => (bytes / MB).toFixed(1);
+const limits = options.check === undefined ? undefined : ceilings(readFileSync(options.check, "utf8"));
+const failures = [];
+console.log(`| what is loaded | V8 heap idle | V8 heap peak, ${CONNECTIONS} connections | ORT WASM memory idle / peak | peak total (MB) | ceiling (MB) |`);
+console.log("|---|---|---|---|---|---|");
+for (const row of ROWS) {
+  const figures = await measure(row);
+  const total = (figures.peakHeap + figures.peakWasm) / MB;
+  const ceiling = limits?.get(row.name);
+  console.log(
+    `| ${row.name} | ${mb(figures.idleHeap)} | ${mb(figures.peakHeap)} | ${mb(figures.idleWasm)} / ${mb(figures.peakWasm)} | ${total.toFixed(1)} | ${ceiling ?? "—"} |` +
+      `  <!-- ${figures.sent} requests -->`,
+  );
+  if (limits !== undefined) {
+    if (ceiling === undefined) failures.push(`${row.name}: no line in the README's memory table`);
+    else if (total > ceiling) failures.push(`${row.name}: ${total.toFixed(1)} MB exceeds its ceiling of ${ceiling} MB`);
+  }
+}
+if (failures.length > 0) {
+  console.error(failures.join("\n"));
+  process.exit(1);
+}
