@@ -26,7 +26,10 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices)
   app.use("/v1/*", except("/v1/webhooks/*", requireApiKey));
   app.use("/v2/models/*", requireApiKey);
   app.use("/metrics", requireApiKey);
-  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/v2/models/*"]) {
+  app.use("/v2/repository/*", requireApiKey);
+  // /v2 bodies are read by the OIP codec (src/protocols/oip-body.ts): JSON with or without a
+  // Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated.
+  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*"]) {
     app.on("POST", path, requireJson, limitBody);
   }
 

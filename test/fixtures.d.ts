@@ -7,3 +7,13 @@ declare module "*/windows.json" {
   const value: unknown;
   export default value;
 }
+// The Open Inference Protocol REST specification (kserve/open-inference-protocol) as JSON.
+declare module "*/open_inference_rest.json" {
+  const value: unknown;
+  export default value;
+}
+// Requests captured from Triton's Python client (scripts/oip/capture-tritonclient.py).
+declare module "*.request.json" {
+  const value: unknown;
+  export default value;
+}

@@ -5,8 +5,16 @@ import { problemResponse, toServiceError } from "../errors/problem";
 import { ServiceError } from "../errors/service-error";
 import type { AppEnv } from "./services";
 
+/** Open Inference Protocol clients read `error` (tritonclient fails without it); everyone else reads the RFC 9457 members. */
+function oipExtensions(path: string, error: ServiceError): Record<string, string> {
+  return path === "/v2" || path.startsWith("/v2/") ? { error: error.message } : {};
+}
+
 export function renderErrors(app: Hono<AppEnv>): void {
-  app.notFound((c) => problemResponse(new ServiceError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`), c.req.path));
+  app.notFound((c) => {
+    const error = new ServiceError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
+    return problemResponse(error, c.req.path, oipExtensions(c.req.path, error));
+  });
 
   app.onError((error, c) => {
     const serviceError = toServiceError(error);
@@ -14,9 +22,7 @@ export function renderErrors(app: Hono<AppEnv>): void {
       const cause = serviceError.cause === undefined ? {} : { cause: String(serviceError.cause) };
       console.error(JSON.stringify({ event: "request_failed", path: c.req.path, requestId: c.get("requestId"), error: String(error), ...cause }));
     }
-    // Open Inference Protocol clients read `error`; everyone else reads the RFC 9457 members.
-    const extensions = c.req.path.startsWith("/v2") ? { error: serviceError.message } : {};
-    const response = problemResponse(serviceError, c.req.path, extensions);
+    const response = problemResponse(serviceError, c.req.path, oipExtensions(c.req.path, serviceError));
     response.headers.set("x-request-id", c.get("requestId"));
     return response;
   });

@@ -1,40 +1,34 @@
 // Open Inference Protocol v2 (KServe / Triton REST) for every edge model: server and model
-// health, metadata and JSON-tensor inference.
+// health, metadata, inference (JSON tensors or Triton's binary tensor data, compressed or
+// not, through the shared codec in src/protocols/), and the Triton extensions clients probe:
+// model configuration and the model repository index.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { ServiceError } from "../../errors/service-error";
-import { DataTypeSchema } from "../../runtime/tensor";
+import { readOipBody } from "../../protocols/oip-body";
+import { encodeInferResponse, InferRequestSchema, parseInferRequest } from "../../protocols/oip-infer";
 import type { ServedModel } from "../../tasks";
 import { serverTiming } from "../server-timing";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
-import { fromJsonTensor, toJsonTensor } from "../../protocols/oip-tensors";
+import { modelConfig } from "./model-config";
+import { IndexRequestSchema, repositoryIndex } from "./repository";
 
-const SERVER = { name: "edge-inference", version: "0.1.0", extensions: ["model_repository_metadata"] };
+const SERVER = {
+  name: "edge-inference",
+  version: "0.1.0",
+  extensions: ["binary_tensor_data", "model_configuration", "model_repository", "model_repository_metadata"],
+};
 
 /** Largest tensor (elements) one infer request may send: keeps the isolate far from 128 MB. */
 const MAX_ELEMENTS = 1_000_000;
-
-const InferInput = z.object({
-  name: z.string().min(1),
-  shape: z.array(z.number().int().min(0)).max(8),
-  datatype: DataTypeSchema,
-  parameters: z.record(z.string(), z.unknown()).optional(),
-  data: z.unknown(),
-});
-
-const InferRequest = z
-  .object({
-    id: z.string().max(256).optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    inputs: z.array(InferInput).min(1).max(32),
-    outputs: z.array(z.object({ name: z.string().min(1), parameters: z.record(z.string(), z.unknown()).optional() })).optional(),
-  })
-  .openapi("InferRequest");
 
 const TensorMetadata = z.object({ name: z.string(), datatype: z.string(), shape: z.array(z.number()) });
 const ModelMetadata = z
   .object({ name: z.string(), versions: z.array(z.string()), platform: z.string(), inputs: z.array(TensorMetadata), outputs: z.array(TensorMetadata) })
   .openapi("ModelMetadata");
+const Readiness = z.object({ name: z.string(), ready: z.boolean(), error: z.string().optional() });
+const OipError = z.object({ error: z.string() }).loose().openapi("OipError");
 
 const ModelParams = z.object({ name: z.string().min(1), version: z.string().min(1).optional() });
 
@@ -54,26 +48,51 @@ const routes = (prefix: string) => ({
     method: "get",
     path: `${prefix}/ready`,
     request: { params: ModelParams },
-    responses: { 200: json(z.object({ name: z.string(), ready: z.boolean() }), "Ready"), 503: json(z.object({ name: z.string(), ready: z.boolean() }), "Not ready") },
+    responses: { 200: json(Readiness, "Ready"), 503: json(Readiness, "Not ready") },
   }),
-  infer: createRoute({
-    method: "post",
-    path: `${prefix}/infer`,
-    request: { params: ModelParams, body: { required: true, content: { "application/json": { schema: InferRequest } } } },
-    responses: { 200: json(z.object({}).loose(), "Inference result") },
+  config: createRoute({
+    method: "get",
+    path: `${prefix}/config`,
+    request: { params: ModelParams },
+    responses: { 200: json(z.object({}).loose(), "Triton model configuration (model_config.proto as JSON)") },
   }),
 });
 
 export const oipRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 oipRoutes.get("/v2", (c) => c.json(SERVER));
+oipRoutes.get("/v2/", (c) => c.json(SERVER));
 oipRoutes.get("/v2/health/live", (c) => c.json({ live: true }));
 oipRoutes.get("/v2/health/ready", async (c) => {
   const models = c.get("services").list();
   const states = await Promise.all(models.map((model) => model.ready()));
   const ready = states.every(Boolean);
-  return c.json({ ready }, ready ? 200 : 503);
+  if (ready) return c.json({ ready }, 200);
+  const waiting = models.filter((_, i) => !states[i]).map((model) => `${model.manifest.name}: ${model.failure() ?? "loading"}`);
+  return c.json({ ready, error: `Not every model is ready (${waiting.join("; ")})` }, 503);
 });
+
+oipRoutes.post("/v2/repository/index", async (c) => {
+  const body = await readOipBody(c.req.raw, { maxBytes: Number(c.env.MAX_BODY_BYTES) });
+  return c.json(repositoryIndex(c.get("services").list(), body.json), 200);
+});
+oipRoutes.openAPIRegistry.registerPath({
+  method: "post",
+  path: "/v2/repository/index",
+  summary: "Triton model repository index: every model with its state",
+  request: { body: { required: false, content: { "application/json": { schema: IndexRequestSchema } } } },
+  responses: { 200: json(z.array(z.object({ name: z.string(), version: z.string(), state: z.string(), reason: z.string().optional() })), "Models and states") },
+});
+
+async function infer(c: Context<AppEnv>, name: string, version: string | undefined): Promise<Response> {
+  const model = findModel(c.get("services"), name, "name");
+  versionCheck(model, version);
+  const call = await parseInferRequest(c.req.raw, { maxBytes: Number(c.env.MAX_BODY_BYTES), maxElements: MAX_ELEMENTS });
+  await requireReady(model);
+  const { outputs, timings } = await model.infer(call.inputs, call.outputs);
+  const result = { model_name: model.manifest.name, model_version: model.manifest.version, ...(call.id === undefined ? {} : { id: call.id }), outputs };
+  return encodeInferResponse(result, call, { "server-timing": serverTiming({ inferMs: timings.runMs }) });
+}
 
 for (const prefix of ["/v2/models/{name}", "/v2/models/{name}/versions/{version}"]) {
   const route = routes(prefix);
@@ -88,34 +107,37 @@ for (const prefix of ["/v2/models/{name}", "/v2/models/{name}/versions/{version}
     const { name, version } = c.req.valid("param");
     const model = findModel(c.get("services"), name, "name");
     versionCheck(model, version);
-    const ready = await model.ready();
-    return c.json({ name, ready }, ready ? 200 : 503);
+    if (await model.ready()) return c.json({ name, ready: true }, 200);
+    return c.json({ name, ready: false, error: `Model "${name}" is not ready: ${model.failure() ?? "loading"}` }, 503);
   });
-  oipRoutes.openapi(route.infer, async (c) => {
+  oipRoutes.openapi(route.config, (c) => {
     const { name, version } = c.req.valid("param");
-    const request = c.req.valid("json");
     const model = findModel(c.get("services"), name, "name");
     versionCheck(model, version);
-    const elements = request.inputs.reduce((sum, input) => sum + input.shape.reduce((n, dim) => n * dim, 1), 0);
-    if (elements > MAX_ELEMENTS) {
-      throw new ServiceError(413, "payload_too_large", `At most ${MAX_ELEMENTS} tensor elements per request, got ${elements}`, { field: "inputs" });
-    }
-    const feeds = Object.fromEntries(request.inputs.map((input, i) => [input.name, fromJsonTensor(input, `inputs.${i}`)]));
-    if (Object.keys(feeds).length !== request.inputs.length) {
-      throw new ServiceError(400, "invalid_request", "Each input name may appear once", { field: "inputs" });
-    }
-    await requireReady(model);
-    const outputNames = request.outputs?.map((output) => output.name);
-    const { outputs, timings } = await model.infer(feeds, outputNames);
-    c.header("server-timing", serverTiming({ inferMs: timings.runMs }));
-    return c.json(
-      {
-        model_name: model.manifest.name,
-        model_version: model.manifest.version,
-        ...(request.id === undefined ? {} : { id: request.id }),
-        outputs: Object.entries(outputs).map(([outputName, tensor]) => toJsonTensor(outputName, tensor)),
-      },
-      200,
-    );
+    return c.json(modelConfig(model.manifest), 200);
   });
+
+  // The body is read by the codec (no Content-Type needed, gzip/deflate, binary tensors),
+  // so the route is documented here and handled without the JSON validator.
+  oipRoutes.openAPIRegistry.registerPath({
+    method: "post",
+    path: `${prefix}/infer`,
+    request: {
+      params: ModelParams,
+      body: {
+        required: true,
+        description: "JSON (any or no Content-Type, optionally gzip/deflate), or a JSON header of Inference-Header-Content-Length bytes followed by binary tensor data",
+        content: { "application/json": { schema: InferRequestSchema.openapi("InferRequest") }, "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+      },
+    },
+    responses: {
+      200: {
+        description: "Inference result: JSON, or a JSON header of Inference-Header-Content-Length bytes followed by binary output data",
+        content: { "application/json": { schema: z.object({}).loose() }, "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+      },
+      400: json(OipError, "Invalid request"),
+    },
+  });
+  const honoPath = prefix.replace(/\{(\w+)\}/g, ":$1");
+  oipRoutes.post(`${honoPath}/infer`, (c) => infer(c, c.req.param("name") ?? "", c.req.param("version")));
 }
