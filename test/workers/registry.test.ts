@@ -53,7 +53,7 @@ describe("models stored in R2", () => {
     const app = appReadingR2();
     const ready = await app.request(request(`/v2/models/${manifest.name}/ready`), {}, env);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ name: manifest.name, ready: false });
+    expect(await ready.json()).toEqual({ name: manifest.name, ready: false, error: expect.any(String) });
     expect((await app.request(request("/v2/health/ready"), {}, env)).status).toBe(503);
 
     const response = await app.request(
