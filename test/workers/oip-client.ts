@@ -152,3 +152,9 @@ export function replay(request: CapturedRequest, override: { path?: string; body
     ...(request.method === "GET" ? {} : { body }),
   });
 }
+
+/** Checks a /v2 answer against the specification without consuming it. */
+export async function specChecked(response: Response, method: string, path: string): Promise<Response> {
+  await decodeLikeTritonClient(response.clone(), method, path);
+  return response;
+}

@@ -1,6 +1,11 @@
 // Open Inference Protocol v2 against the shipped edge models.
 import { describe, expect, it } from "vitest";
-import { get, post, problem } from "./helpers";
+import { get as plainGet, post as plainPost, problem } from "./helpers";
+import { specChecked } from "./oip-client";
+
+// Every answer in this file is also checked against the OIP REST specification.
+const get = async (path: string, headers?: Record<string, string>) => specChecked(await plainGet(path, headers), "GET", path);
+const post = async (path: string, body: unknown) => specChecked(await plainPost(path, body), "POST", path);
 
 interface JsonInput {
   name: string;
