@@ -15,6 +15,9 @@ export interface OipBody {
 
 export const HEADER_LENGTH = "inference-header-content-length";
 
+/** The limit when none is configured: wrangler.toml's MAX_BODY_BYTES default. */
+const DEFAULT_MAX_BYTES = 1_048_576;
+
 function tooLarge(maxBytes: number, inflated: boolean): ServiceError {
   const what = inflated ? "The request body inflates to more than" : "The request body is over the limit of";
   return new ServiceError(413, "payload_too_large", `${what} ${maxBytes} bytes`);
@@ -100,7 +103,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /** Reads, inflates, splits and parses an OIP request body (pure over the Request). */
 export async function readOipBody(request: Request, options: { maxBytes: number }): Promise<OipBody> {
-  const bytes = await readBytes(request, options.maxBytes);
+  // An unset or garbled limit (e.g. a missing MAX_BODY_BYTES) must not mean "no limit".
+  const maxBytes = Number.isFinite(options.maxBytes) && options.maxBytes > 0 ? options.maxBytes : DEFAULT_MAX_BYTES;
+  const bytes = await readBytes(request, maxBytes);
   const split = headerLength(request, bytes.byteLength) ?? bytes.byteLength;
   let text: string;
   try {

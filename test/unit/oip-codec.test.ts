@@ -149,5 +149,7 @@ describe("parseInferRequest and encodeInferResponse", () => {
       new Request("http://x/", { method: "POST", headers: gzip ? { "content-encoding": "gzip" } : {}, body: gzip ? gzipSync(Buffer.alloc(4096, 32)) : Buffer.alloc(4096, 32) });
     expect(await failureOf(parseInferRequest(big(false), { ...options, maxBytes: 1024 }))).toBe("413 undefined");
     expect(await failureOf(parseInferRequest(big(true), { ...options, maxBytes: 1024 }))).toBe("413 undefined");
+    const huge = new Request("http://x/", { method: "POST", body: Buffer.alloc(2 << 20, 32) });
+    expect(await failureOf(parseInferRequest(huge, { ...options, maxBytes: Number(undefined) }))).toBe("413 undefined"); // unset: 1 MiB, not unbounded
   });
 });
