@@ -7,11 +7,11 @@ import type { Context } from "hono";
 import { ServiceError } from "../../errors/service-error";
 import { readOipBody } from "../../protocols/oip-body";
 import { encodeInferResponse, InferRequestSchema, parseInferRequest } from "../../protocols/oip-infer";
+import { modelConfig } from "../../protocols/triton-model-config";
 import type { ServedModel } from "../../tasks";
 import { serverTiming } from "../server-timing";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
-import { modelConfig } from "./model-config";
 import { IndexRequestSchema, repositoryIndex } from "./repository";
 
 const SERVER = {
@@ -114,7 +114,8 @@ for (const prefix of ["/v2/models/{name}", "/v2/models/{name}/versions/{version}
     const { name, version } = c.req.valid("param");
     const model = findModel(c.get("services"), name, "name");
     versionCheck(model, version);
-    return c.json(modelConfig(model.manifest), 200);
+    const { manifest } = model;
+    return c.json(modelConfig({ ...manifest, parameters: { task: manifest.task, runtime: manifest.runtime } }), 200);
   });
 
   // The body is read by the codec (no Content-Type needed, gzip/deflate, binary tensors),
