@@ -1,8 +1,9 @@
 // Encodes the three splits with models/tiny-llm/tokenizer.json into CACHE_DIR:
 //   {split}.bin    uint16 little-endian ids; each document is [<|bos|>, …text…, <|eos|>]
 //   {split}.json   {documents: [{id, start, length}]} offsets into the .bin
-//   prompts.json   candidate fixture prompts: the first sentence of every test document
-//                  (<|bos|> + at most 24 tokens), for scripts/llm/train.py --fixtures
+//   prompts.json   candidate fixture prompts for scripts/llm/export.py: <|bos|> + the start of
+//                  the first sentence of every test document, cut at 8..24 tokens (varied by
+//                  document, so a batch of two prompts needs left padding)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import tokenizers from 'tokenizers';
@@ -26,8 +27,9 @@ for (const [split, docs] of Object.entries(splits)) {
   console.log(`${split}: ${docs.length} documents, ${ids.length} tokens`);
 }
 const prompts = [];
-for (const doc of splits.test) {
-  const ids = (await tokenizer.encode(doc.sentences[0], null, { addSpecialTokens: true })).getIds().slice(0, 25);
+for (const [i, doc] of splits.test.entries()) {
+  const cut = 1 + 8 + ((i * 5) % 17);
+  const ids = (await tokenizer.encode(doc.sentences[0], null, { addSpecialTokens: true })).getIds().slice(0, cut);
   prompts.push({ document: doc.id, text: await tokenizer.decode(ids, true), ids });
 }
 writeFileSync(join(CACHE_DIR, 'prompts.json'), JSON.stringify(prompts, null, 1));

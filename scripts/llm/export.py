@@ -4,8 +4,8 @@ greedy fixtures.
 Usage: /usr/bin/python3 scripts/llm/export.py [--checkpoint .cache/llm/model.pt]
 
 Writes models/tiny-llm/model.fp32.onnx (opset 17; dynamic batch, sequence and past) and
-test/fixtures/tiny-llm/greedy.json: 20 prompts (<|bos|> + the first sentence of a test
-document, at most 24 tokens) with PyTorch's greedy 32-token continuation on the FP32 weights,
+test/fixtures/tiny-llm/greedy.json: 20 prompts (<|bos|> + the first 8..24 tokens of a test
+document's first sentence) with PyTorch's greedy 32-token continuation on the FP32 weights,
 each step recomputing the whole prefix (no cache), the argmax tie broken by the lowest id, no
 early stop at <|eos|> (an <|eos|> is just another id in the 32). A prompt is kept only if every
 step's top-1 logit beats the runner-up by at least MIN_MARGIN, so that the exact-equality checks
@@ -115,7 +115,7 @@ def fixtures(model, onnx_path):
         "description": "PyTorch greedy continuations of the FP32 tiny LLM (scripts/llm/export.py): "
                        f"{NEW_TOKENS} new tokens per prompt, full-prefix recompute at every step, "
                        "argmax ties broken by the lowest id, no early stop at <|eos|>; prompts are "
-                       "<|bos|> + the first sentence (<= 24 tokens) of held-out test documents, in order, "
+                       "<|bos|> + the first 8..24 tokens of the first sentence of held-out test documents, in order, "
                        f"keeping those whose every step has top-1 minus top-2 logit >= {MIN_MARGIN}.",
         "modelSha256": sha256(onnx_path), "newTokens": NEW_TOKENS, "minMargin": MIN_MARGIN,
         "eosTokenId": 2, "logitsTolerance": 1e-3,

@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from data import CACHE_DIR, load_split  # noqa: E402
 
-V = 4096
+V = int(os.environ.get("LLM_VOCAB_SIZE", 512))
 BOS = 1
 GRID = [round(0.05 * i, 2) for i in range(2, 20)] + [0.975, 0.99]
 

@@ -2,7 +2,8 @@
 
 Usage: /usr/bin/python3 scripts/llm/train.py [--minutes M] [--dim …] [--out .cache/llm/model.pt]
 
-Random 512-token crops of the train stream (documents as [<|bos|> … <|eos|>], concatenated),
+Random crops of the train stream (128 tokens for the first 70 % of the budget, then 512, a
+constant 2048 tokens per batch) (documents as [<|bos|> … <|eos|>], concatenated),
 AdamW, linear warm-up then cosine decay to 10 %. The learning-rate schedule follows the
 fraction of the time budget spent (the machine is shared, so a step count fixed in advance
 would over- or under-run); the number of steps actually taken is recorded. torch uses 2 threads.
@@ -33,15 +34,17 @@ def load_average():
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--minutes", type=float, default=25.0)
-    p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--seq", type=int, default=512)
-    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--tokens", type=int, default=2048, help="tokens per batch")
+    p.add_argument("--short-seq", type=int, default=128, help="crop length before --long-from")
+    p.add_argument("--long-from", type=float, default=0.7, help="budget fraction from which crops are 512 long")
+    p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--weight-decay", type=float, default=0.1)
     p.add_argument("--warmup", type=float, default=0.03, help="fraction of the budget")
-    p.add_argument("--dim", type=int, default=256)
+    p.add_argument("--dim", type=int, default=192)
     p.add_argument("--layers", type=int, default=4)
-    p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--ffn", type=int, default=704)
+    p.add_argument("--heads", type=int, default=3)
+    p.add_argument("--ffn", type=int, default=576)
+    p.add_argument("--vocab", type=int, default=512)
     p.add_argument("--dropout", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--eval-batches", type=int, default=0, help="validation subset size; 0 = full validation at the end")
@@ -51,7 +54,7 @@ def main():
 
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
-    cfg = Config(dim=args.dim, layers=args.layers, heads=args.heads, ffn_dim=args.ffn, dropout=args.dropout)
+    cfg = Config(vocab_size=args.vocab, dim=args.dim, layers=args.layers, heads=args.heads, ffn_dim=args.ffn, dropout=args.dropout)
     model = TinyLlm(cfg)
     print(f"parameters: {model.parameter_count()}", flush=True)
     train_ids, _ = load_split("train")
@@ -79,8 +82,9 @@ def main():
             lr = args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t)))
         for group in opt.param_groups:
             group["lr"] = lr
-        starts = torch.randint(0, len(data) - args.seq - 1, (args.batch,), generator=gen)
-        x = torch.stack([data[s:s + args.seq + 1] for s in starts.tolist()])
+        seq = args.short_seq if progress < args.long_from else cfg.context_length
+        starts = torch.randint(0, len(data) - seq - 1, (args.tokens // seq,), generator=gen)
+        x = torch.stack([data[s:s + seq + 1] for s in starts.tolist()])
         logits = model.logits(x[:, :-1])
         loss = F.cross_entropy(logits.reshape(-1, cfg.vocab_size), x[:, 1:].reshape(-1))
         opt.zero_grad(set_to_none=True)
@@ -93,7 +97,7 @@ def main():
         if step % 20 == 0:
             loads.append(load_average()[0])
             elapsed = time.time() - started
-            print(f"step {step} {elapsed:.0f}s lr {lr:.2e} loss {ema:.3f} tok/s {seen / elapsed:.0f} "
+            print(f"step {step} {elapsed:.0f}s seq {seq} lr {lr:.2e} loss {ema:.3f} tok/s {seen / elapsed:.0f} "
                   f"load {loads[-1]:.2f}", flush=True)
     train_seconds = time.time() - started
     train_cpu = time.process_time() - cpu_started
@@ -110,7 +114,7 @@ def main():
         "epochs": round(seen / len(data), 3), "trainSeconds": round(train_seconds, 1), "trainCpuSeconds": round(train_cpu, 1),
         "budgetMinutes": args.minutes, "loadAverage1m": {"mean": round(float(np.mean(loads)), 2),
                                                          "max": round(float(np.max(loads)), 2)},
-        "batch": args.batch, "sequence": args.seq, "learningRate": args.lr, "weightDecay": args.weight_decay,
+        "tokensPerBatch": args.tokens, "sequence": f"{args.short_seq} until {args.long_from:.0%} of the budget, then {cfg.context_length}", "learningRate": args.lr, "weightDecay": args.weight_decay,
         "warmupFraction": args.warmup, "dropout": args.dropout, "seed": args.seed, "torchThreads": 2,
         "finalTrainLoss": round(ema, 4), "validationPerplexity": val_ppl and round(val_ppl, 4), "validationTokens": val_tokens,
         "torch": torch.__version__,
