@@ -7,12 +7,12 @@
 # python3-torch otherwise pulls in is ~15x slower on the training matmuls).
 # Outputs: models/tiny-llm/{tokenizer.json,tokenizer_config.json,model.fp32.onnx,
 #   model.int8.onnx,manifest.json} and test/fixtures/tiny-llm/greedy.json.
-# LLM_MINUTES (default 25) is the training budget in wall-clock minutes; the learning-rate
+# LLM_MINUTES (default 27, the shipped run's) is the training budget in wall-clock minutes; the learning-rate
 # schedule follows the fraction of the budget spent, so a loaded machine trains fewer steps.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PYTHON=${PYTHON:-/usr/bin/python3}
-MINUTES=${LLM_MINUTES:-25}
+MINUTES=${LLM_MINUTES:-27}
 # OpenMP threads that sleep instead of spinning while they wait: on a shared machine a
 # spinning thread burns the core the other one needs.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
@@ -26,7 +26,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# GEMM rate: OpenBLAS gives tens of GFLOP/s on two cores, the reference BLAS a few.
+# GEMM rate and the BLAS actually loaded: OpenBLAS gives tens of GFLOP/s on two idle cores,
+# the reference BLAS a few.
 "$PYTHON" - <<'PY'
 import sys, time, torch
 torch.set_num_threads(2)
@@ -37,11 +38,13 @@ n, t = 40, time.time()
 for _ in range(n):
     a @ b
 rate = 2 * 512 ** 3 * n / (time.time() - t) / 1e9
-print(f"512x512 fp32 matmul: {rate:.1f} GFLOP/s on 2 threads")
+blas = sorted({line.split()[-1] for line in open("/proc/self/maps") if "blas" in line.lower() and "/" in line})
+print(f"512x512 fp32 matmul: {rate:.1f} GFLOP/s on 2 threads; BLAS libraries loaded: {', '.join(blas) or 'none (built in)'}")
+if blas and not any("openblas" in path for path in blas):
+    sys.exit("the reference BLAS is active: apt-get install libopenblas0-pthread "
+             "(update-alternatives --display libblas.so.3-x86_64-linux-gnu shows the choice)")
 if rate < 8:
-    sys.exit("GEMM is too slow: is the reference BLAS active? "
-             "apt-get install libopenblas0-pthread and check update-alternatives --display libblas.so.3-x86_64-linux-gnu "
-             "(or the machine is heavily loaded right now)")
+    print("warning: GEMM below 8 GFLOP/s: the machine is loaded, or the BLAS is slow; training will see fewer steps")
 PY
 
 node scripts/llm/train-tokenizer.mjs
