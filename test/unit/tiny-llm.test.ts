@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
+import * as ortWeb from "onnxruntime-web";
 import tokenizers from "tokenizers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -53,19 +54,23 @@ const gen = manifest.generation;
 const INT8_PERPLEXITY_TOLERANCE = 0.005;
 
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
-const int64 = (values: readonly number[], dims: number[]) => new ort.Tensor("int64", BigInt64Array.from(values, BigInt), dims);
+type Ort = typeof ort | typeof ortWeb;
+type Tensor = ort.Tensor | ortWeb.Tensor;
+type Session = { run(feeds: Record<string, Tensor>): Promise<Record<string, Tensor>> };
+let runtime: Ort = ort;
+const int64 = (values: readonly number[], dims: number[]): Tensor => new runtime.Tensor("int64", BigInt64Array.from(values, BigInt), dims);
 
-function emptyPast(batch: number): Record<string, ort.Tensor> {
-  const past: Record<string, ort.Tensor> = {};
+function emptyPast(batch: number): Record<string, Tensor> {
+  const past: Record<string, Tensor> = {};
   for (let l = 0; l < gen.layers; l += 1) {
     for (const kind of ["key", "value"]) {
-      past[`past_key_values.${l}.${kind}`] = new ort.Tensor("float32", new Float32Array(0), [batch, gen.kvHeads, 0, gen.headDim]);
+      past[`past_key_values.${l}.${kind}`] = new runtime.Tensor("float32", new Float32Array(0), [batch, gen.kvHeads, 0, gen.headDim]);
     }
   }
   return past;
 }
 
-function logitsOf(out: ort.InferenceSession.OnnxValueMapType): Float32Array {
+function logitsOf(out: Record<string, Tensor>): Float32Array {
   const logits = out["logits"];
   if (!logits || !(logits.data instanceof Float32Array)) throw new Error("no FP32 logits");
   return logits.data;
@@ -79,12 +84,12 @@ function argmax(data: Float32Array, offset: number): number {
 }
 
 /** Greedy decoding of left-padded rows with a KV cache; returns new ids and each row's prefill logits. */
-async function greedy(session: ort.InferenceSession, prompts: number[][], newTokens: number) {
+async function greedy(session: Session, prompts: number[][], newTokens: number) {
   const batch = prompts.length;
   const width = Math.max(...prompts.map((p) => p.length));
   const pad = (p: number[], value: number) => new Array<number>(width - p.length).fill(value);
   const mask = prompts.map((p) => [...pad(p, 0), ...p.map(() => 1)]);
-  let feeds: Record<string, ort.Tensor> = {
+  let feeds: Record<string, Tensor> = {
     input_ids: int64(prompts.flatMap((p) => [...pad(p, 0), ...p]), [batch, width]),
     attention_mask: int64(mask.flat(), [batch, width]),
     position_ids: int64(prompts.flatMap((p) => [...pad(p, 0), ...p.map((_, i) => i)]), [batch, width]),
@@ -103,7 +108,7 @@ async function greedy(session: ort.InferenceSession, prompts: number[][], newTok
     });
     chosen.forEach((id, row) => ids[row]!.push(id));
     mask.forEach((m) => m.push(1));
-    const past: Record<string, ort.Tensor> = {};
+    const past: Record<string, Tensor> = {};
     for (let l = 0; l < gen.layers; l += 1) {
       for (const kind of ["key", "value"]) {
         const present = out[`present.${l}.${kind}`];
@@ -166,6 +171,23 @@ describe("tiny LLM (models/tiny-llm)", () => {
       const { ids } = await greedy(fp32, [first.promptIds, second.promptIds], fixture.newTokens);
       expect(ids[0]).toEqual(first.greedyIds);
       expect(ids[1]).toEqual(second.greedyIds);
+    }
+  });
+
+  it("onnxruntime-web (WASM) runs both graphs; on FP32 its greedy ids are PyTorch's", async () => {
+    ortWeb.env.wasm.numThreads = 1;
+    runtime = ortWeb;
+    try {
+      for (const [name, graph] of Object.entries(manifest.graphs)) {
+        const session = await ortWeb.InferenceSession.create(readFileSync(`${dir}/${graph.file}`));
+        for (const prompt of fixture.prompts.slice(0, 3)) {
+          const { ids } = await greedy(session, [prompt.promptIds], fixture.newTokens);
+          if (name === "decoder-fp32") expect(ids[0], prompt.document).toEqual(prompt.greedyIds);
+          else expect(ids[0]).toHaveLength(fixture.newTokens);
+        }
+      }
+    } finally {
+      runtime = ort;
     }
   });
 
