@@ -17,6 +17,8 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: { ...TEST_SECRETS, ALLOW_ANONYMOUS: "false", TEST_MIGRATIONS: await readD1Migrations("migrations") },
+              // A second database that never gets the migrations (webhooks answer 503 not_configured).
+              d1Databases: { EMPTY_DB: "empty-db" },
             },
           })),
         ],

@@ -2,5 +2,7 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** A D1 database left without migrations (the not_configured tests). */
+    EMPTY_DB: D1Database;
   }
 }

@@ -5,6 +5,7 @@ import { ServiceError } from "../errors/service-error";
 import { TransactionSchema } from "../tasks/fraud/transaction";
 import { serverTiming } from "./server-timing";
 import { findModel, requireReady, type AppEnv } from "./services";
+import { fraudCardRoutes } from "./fraud-cards";
 import { validationHook } from "./validation";
 
 /** History entries accepted per account; the model reads only the latest window − 1. */
@@ -88,3 +89,6 @@ export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     200,
   );
 });
+
+// GET /v1/fraud/cards/{card} (src/routes/fraud-cards.ts), mounted with the scoring route.
+fraudRoutes.route("/", fraudCardRoutes);

@@ -1,6 +1,9 @@
-// Fraud decisions in D1: insert-or-keep on the event id, so a duplicate or replayed event
-// always reads back the first decision and never writes a second one.
+// A fraud decision: one per payment (keyed on the provider's transaction id), made inside the
+// card's Durable Object together with its history entry, and copied into D1 from an outbox.
 export interface Decision {
+  /** `stripe:ch_…`, `stripe:iauth_…`, `adyen:<pspReference>`: one decision per payment. */
+  transactionKey: string;
+  /** The event that was decided first; later events of the same payment read this decision back. */
   eventId: string;
   provider: "stripe" | "adyen" | "api";
   eventType: string;
@@ -8,7 +11,9 @@ export interface Decision {
   cardId: string;
   score: number;
   label: "LEGIT" | "SUSPECT" | "FRAUD";
+  /** Whether the payment goes through: our decision (Issuing), or the provider's (notifications). */
   approved: boolean;
+  decidedBy: "model" | "provider";
   model: string;
   modelVersion: string;
   historyLength: number;
@@ -16,68 +21,43 @@ export interface Decision {
   decidedAt: string;
 }
 
-interface DecisionRow {
-  event_id: string;
+/** Every event delivery that reached a decided payment (the first one and the later ones). */
+export interface DecisionEvent {
+  eventId: string;
+  transactionKey: string;
   provider: Decision["provider"];
-  event_type: string;
-  transaction_id: string;
-  card_id: string;
-  score: number;
-  label: Decision["label"];
-  approved: number;
-  model: string;
-  model_version: string;
-  history_length: number;
-  transaction_at: string;
-  decided_at: string;
+  eventType: string;
+  receivedAt: string;
 }
 
-function fromRow(row: DecisionRow): Decision {
-  return {
-    eventId: row.event_id,
-    provider: row.provider,
-    eventType: row.event_type,
-    transactionId: row.transaction_id,
-    cardId: row.card_id,
-    score: row.score,
-    label: row.label,
-    approved: row.approved === 1,
-    model: row.model,
-    modelVersion: row.model_version,
-    historyLength: row.history_length,
-    transactionAt: row.transaction_at,
-    decidedAt: row.decided_at,
-  };
-}
+/** What the Durable Object's outbox carries into D1. */
+export type OutboxEntry = { kind: "decision"; decision: Decision } | { kind: "event"; event: DecisionEvent };
 
-/** The decision already recorded for an event, if any. */
-export async function findDecision(db: D1Database, eventId: string): Promise<Decision | undefined> {
-  const row = await db.prepare("SELECT * FROM decisions WHERE event_id = ?").bind(eventId).first<DecisionRow>();
-  return row === null ? undefined : fromRow(row);
-}
-
-/** Records a decision unless one exists for the event; returns whichever is stored. */
-export async function recordDecision(db: D1Database, decision: Decision): Promise<Decision> {
-  const [, stored] = await db.batch<DecisionRow>([
-    db
+function statementFor(db: D1Database, entry: OutboxEntry): D1PreparedStatement {
+  if (entry.kind === "event") {
+    const { event } = entry;
+    return db
       .prepare(
-        `INSERT INTO decisions (event_id, provider, event_type, transaction_id, card_id, score, label, approved, model,
-           model_version, history_length, transaction_at, decided_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`,
+        `INSERT INTO decision_events (event_id, transaction_key, provider, event_type, received_at)
+         VALUES (?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`,
       )
-      .bind(
-        decision.eventId, decision.provider, decision.eventType, decision.transactionId, decision.cardId, decision.score,
-        decision.label, decision.approved ? 1 : 0, decision.model, decision.modelVersion, decision.historyLength,
-        decision.transactionAt, decision.decidedAt,
-      ),
-    db.prepare("SELECT * FROM decisions WHERE event_id = ?").bind(decision.eventId),
-  ]);
-  const row = stored?.results[0];
-  if (row === undefined) throw new Error(`decision for ${decision.eventId} was not stored`);
-  return fromRow(row);
+      .bind(event.eventId, event.transactionKey, event.provider, event.eventType, event.receivedAt);
+  }
+  const { decision: d } = entry;
+  return db
+    .prepare(
+      `INSERT INTO decisions (transaction_key, event_id, provider, event_type, transaction_id, card_id, score, label, approved,
+         decided_by, model, model_version, history_length, transaction_at, decided_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_key) DO NOTHING`,
+    )
+    .bind(
+      d.transactionKey, d.eventId, d.provider, d.eventType, d.transactionId, d.cardId, d.score, d.label, d.approved ? 1 : 0,
+      d.decidedBy, d.model, d.modelVersion, d.historyLength, d.transactionAt, d.decidedAt,
+    );
 }
 
-/** The DecisionStore of the fraud task, backed by D1. */
-export function d1Decisions(db: D1Database) {
-  return { find: (eventId: string) => findDecision(db, eventId), record: (decision: Decision) => recordDecision(db, decision) };
+/** Copies outbox entries into D1 in one batch; idempotent, so a replay after a crash is harmless. */
+export async function copyToD1(db: D1Database, entries: readonly OutboxEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await db.batch(entries.map((entry) => statementFor(db, entry)));
 }

@@ -3,6 +3,7 @@ import { env, SELF } from "cloudflare:test";
 import { NotificationRequestItem } from "@adyen/api-library/lib/src/typings/notification/models";
 import HmacValidator from "@adyen/api-library/lib/src/utils/hmacValidator";
 import Stripe from "stripe";
+import { z } from "zod";
 import { TEST_SECRETS } from "../secrets";
 
 export const BASE = "https://edge.test";
@@ -86,11 +87,47 @@ export function deliverAdyen(items: unknown[]): Promise<Response> {
   });
 }
 
+/** The decisions copied into D1 for a card, by transaction time. */
 export async function storedDecisions(cardId: string) {
   const { results } = await env.DB.prepare("SELECT * FROM decisions WHERE card_id = ? ORDER BY transaction_at").bind(cardId).all();
   return results;
 }
 
+/** The card's Durable Object: history, decisions and deliveries (the source of truth). */
+export function cardView(cardId: string) {
+  return env.CARD_HISTORY.get(env.CARD_HISTORY.idFromName(cardId)).view();
+}
+
 export async function storedHistory(cardId: string) {
-  return env.CARD_HISTORY.get(env.CARD_HISTORY.idFromName(cardId)).list();
+  return (await cardView(cardId)).history;
+}
+
+export async function unscoredEvent(eventId: string) {
+  return env.DB.prepare("SELECT * FROM unscored_events WHERE event_id = ?").bind(eventId).first();
+}
+
+/** An Adyen notification item as Adyen's library types it (enums checked), from JSON such as its mocks. */
+const AdyenItemSchema = z
+  .object({
+    pspReference: z.string(),
+    originalReference: z.string().optional(),
+    merchantAccountCode: z.string(),
+    merchantReference: z.string(),
+    amount: z.object({ value: z.number(), currency: z.string() }),
+    eventCode: z.enum(NotificationRequestItem.EventCodeEnum),
+    eventDate: z.string(),
+    success: z.enum(NotificationRequestItem.SuccessEnum),
+    reason: z.string().optional(),
+    paymentMethod: z.string().optional(),
+    additionalData: z.record(z.string(), z.string()).optional(),
+  })
+  .loose();
+export type AdyenItem = z.infer<typeof AdyenItemSchema>;
+
+/** Parses an item and signs it with Adyen's own HmacValidator and the test key. */
+export function signAdyen(json: unknown): AdyenItem & { additionalData: Record<string, string> } {
+  const item = AdyenItemSchema.parse(structuredClone(json));
+  const signed = { ...item, additionalData: { ...item.additionalData, hmacSignature: "" } };
+  signed.additionalData.hmacSignature = new HmacValidator().calculateHmac(signed, TEST_SECRETS.ADYEN_HMAC_KEY);
+  return signed;
 }

@@ -12,6 +12,7 @@ import type { ServedModel } from "../../tasks";
 import { serverTiming } from "../server-timing";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
+import { missingMigrations } from "../../storage/d1-schema";
 import { IndexRequestSchema, repositoryIndex } from "./repository";
 
 const SERVER = {
@@ -65,11 +66,13 @@ oipRoutes.get("/v2/", (c) => c.json(SERVER));
 oipRoutes.get("/v2/health/live", (c) => c.json({ live: true }));
 oipRoutes.get("/v2/health/ready", async (c) => {
   const models = c.get("services").list();
-  const states = await Promise.all(models.map((model) => model.ready()));
-  const ready = states.every(Boolean);
+  const [states, missing] = await Promise.all([Promise.all(models.map((model) => model.ready())), missingMigrations(c.env.DB)]);
+  const ready = states.every(Boolean) && missing.length === 0;
   if (ready) return c.json({ ready }, 200);
   const waiting = models.filter((_, i) => !states[i]).map((model) => `${model.manifest.name}: ${model.failure() ?? "loading"}`);
-  return c.json({ ready, error: `Not every model is ready (${waiting.join("; ")})` }, 503);
+  // A Worker deployed without its D1 migrations is not ready: the webhooks answer 503 until then.
+  if (missing.length > 0) waiting.push(`missing D1 migrations: ${missing.join(", ")}`);
+  return c.json({ ready, error: `Not ready (${waiting.join("; ")})`, ...(missing.length === 0 ? {} : { not_configured: { missing_migrations: missing } }) }, 503);
 });
 
 oipRoutes.post("/v2/repository/index", async (c) => {

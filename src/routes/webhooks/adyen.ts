@@ -1,14 +1,17 @@
-// POST /v1/webhooks/adyen: every notification item's HMAC verified (hex key ADYEN_HMAC_KEY),
-// AUTHORISATION items scored and recorded, and only then "[accepted]".
-import { Hono } from "hono";
+// POST /v1/webhooks/adyen: every notification item's HMAC verified (hex key ADYEN_HMAC_KEY,
+// imported once per isolate), AUTHORISATION items decided once per pspReference, refused or
+// not, or recorded as not scored with the reason; only then "[accepted]".
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
-import { decide } from "../../tasks/fraud/decide";
-import { fromAuthorisation, NotificationSchema, verifyItem } from "../../tasks/fraud/sources/adyen";
+import { fromAuthorisation, NotificationSchema } from "../../tasks/fraud/sources/adyen";
+import { verifyItem } from "../../tasks/fraud/sources/adyen-hmac";
 import type { AppEnv } from "../services";
 import { parseBody, readJson } from "../validation";
-import { fraudContext } from "./fraud-context";
+import { merchantOf, requireSchema } from "./fraud-context";
+import { record } from "./record";
 
-export const adyenWebhook = new Hono<AppEnv>().post("/v1/webhooks/adyen", async (c) => {
+export const adyenWebhook = new OpenAPIHono<AppEnv>();
+adyenWebhook.post("/v1/webhooks/adyen", async (c) => {
   const key = c.env.ADYEN_HMAC_KEY;
   if (!key) throw new ServiceError(503, "not_configured", "ADYEN_HMAC_KEY is not configured");
   const notification = parseBody(NotificationSchema, await readJson(c.req.raw));
@@ -21,19 +24,12 @@ export const adyenWebhook = new Hono<AppEnv>().post("/v1/webhooks/adyen", async 
       field: `notificationItems.${forged}.NotificationRequestItem.additionalData.hmacSignature`,
     });
   }
+  await requireSchema(c.env.DB);
 
-  const authorisations = items.filter((item) => item.eventCode === "AUTHORISATION");
-  if (authorisations.length > 0) {
-    const { scorer, decisions, histories, merchant } = await fraudContext(c.env, c.get("services"));
-    // In order: two items for the same card must see each other in their histories.
-    for (const item of authorisations) {
-      await decide(scorer, decisions, histories, {
-        eventId: `${item.pspReference}:${item.eventCode}`,
-        provider: "adyen",
-        eventType: item.eventCode,
-        transaction: fromAuthorisation(item, merchant),
-      });
-    }
+  // In order: two items for the same card must see each other in their histories.
+  for (const item of items.filter((entry) => entry.eventCode === "AUTHORISATION")) {
+    const delivered = { eventId: `${item.pspReference}:${item.eventCode}`, provider: "adyen" as const, eventType: item.eventCode };
+    await record(c.env, c.get("services"), delivered, fromAuthorisation(item, merchantOf(c.env)));
   }
   return c.text("[accepted]");
 });

@@ -1,9 +1,10 @@
-// What both payment webhooks need: the fraud model, the stores, and our merchant profile.
+// What both payment webhooks need: the fraud model, the card ledger, our merchant profile,
+// and a D1 schema with every migration applied.
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
-import { durableHistories } from "../../storage/card-history";
-import { d1Decisions } from "../../storage/decisions";
-import type { DecisionStore, HistoryStore } from "../../tasks/fraud/decide";
+import { durableCards } from "../../storage/card-history";
+import { missingMigrations } from "../../storage/d1-schema";
+import type { CardLedger } from "../../tasks/fraud/decide";
 import type { FraudScorer } from "../../tasks/fraud/fraud-scoring";
 import type { MerchantProfile } from "../../tasks/fraud/sources/stripe";
 import type { Services } from "../../tasks";
@@ -19,8 +20,7 @@ const MerchantProfileSchema = z.object({
 
 export interface FraudContext {
   scorer: FraudScorer;
-  decisions: DecisionStore;
-  histories: HistoryStore;
+  ledger: CardLedger;
   merchant: MerchantProfile;
 }
 
@@ -31,7 +31,21 @@ export async function fraudContext(env: Env, services: Services): Promise<FraudC
     throw new ServiceError(503, "model_not_ready", `FRAUD_MODEL "${env.FRAUD_MODEL}" is not a served fraud-scoring model`);
   }
   await requireReady(model);
-  return { scorer: model.task.service, decisions: d1Decisions(env.DB), histories: durableHistories(env.CARD_HISTORY), merchant: merchantProfile(env.MERCHANT_PROFILE) };
+  return { scorer: model.task.service, ledger: durableCards(env.CARD_HISTORY), merchant: merchantProfile(env.MERCHANT_PROFILE) };
+}
+
+/** 503 not_configured naming the migrations D1 lacks: the provider retries, nothing is lost. */
+export async function requireSchema(db: D1Database): Promise<void> {
+  const missing = await missingMigrations(db);
+  if (missing.length === 0) return;
+  throw new ServiceError(503, "not_configured", `The D1 database lacks migration ${missing.join(", ")}: run \`wrangler d1 migrations apply DB\``, {
+    headers: { "retry-after": "60" },
+  });
+}
+
+/** The merchant profile alone (for mapping events before the model is needed). */
+export function merchantOf(env: Env): MerchantProfile {
+  return merchantProfile(env.MERCHANT_PROFILE);
 }
 
 /** MERCHANT_PROFILE parsed once per isolate (configuration, not request data). */

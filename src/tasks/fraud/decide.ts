@@ -1,57 +1,63 @@
-// A payment event's fraud decision: idempotent on the event id, scored against the card's
-// history before it, appended to that history once, and stored before anyone is answered.
+// A payment's fraud decision: once per payment (however many events describe it), scored
+// against the card's history before it, and committed with its history entry and event id in
+// one transaction of the card's Durable Object before anyone is answered.
+import type { Committed, Delivery, Prepared } from "../../storage/card-history";
 import type { Decision } from "../../storage/decisions";
 import type { FraudScorer } from "./fraud-scoring";
 import type { Transaction } from "./transaction";
 
-export interface DecisionStore {
-  find(eventId: string): Promise<Decision | undefined>;
-  /** Stores the decision unless the event has one; returns the stored one. */
-  record(decision: Decision): Promise<Decision>;
-}
-
-export interface HistoryStore {
-  history(cardId: string, eventId: string, at: number, size: number): Promise<Transaction[]>;
-  append(cardId: string, eventId: string, transaction: Transaction): Promise<boolean>;
+export interface CardLedger {
+  prepare(cardId: string, delivery: Delivery, at: number, size: number): Promise<Prepared>;
+  commit(cardId: string, delivery: Delivery, transaction: Transaction, decision: Decision, version: number | null): Promise<Committed>;
 }
 
 export interface PaymentEvent {
   eventId: string;
   provider: Decision["provider"];
   eventType: string;
+  /** The payment's key: every event of one payment shares it. */
+  transactionKey: string;
   transaction: Transaction;
+  /** The provider's outcome, for notifications of payments it already decided. */
+  providerApproved?: boolean;
 }
 
-/**
- * Decides once per event. A duplicate (or a retry after a failed store) finds the first
- * decision; the history append is idempotent too, so a retry never doubles a transaction.
- * Any failure throws, so the caller answers non-2xx and the provider retries.
- */
-export async function decide(scorer: FraudScorer, decisions: DecisionStore, histories: HistoryStore, event: PaymentEvent): Promise<{ decision: Decision; duplicate: boolean }> {
-  const existing = await decisions.find(event.eventId);
-  if (existing !== undefined) return { decision: existing, duplicate: true };
+/** Times a decision is scored again because the card's history changed under it. */
+const MAX_RESCORES = 3;
 
+/**
+ * Decides once per payment. A later event of a decided payment (a duplicate, a retry, or
+ * charge.captured after charge.succeeded) reads the first decision back (`duplicate: true`).
+ * Any failure throws before anything is stored, so the caller answers non-2xx and the
+ * provider retries.
+ */
+export async function decide(scorer: FraudScorer, ledger: CardLedger, event: PaymentEvent): Promise<{ decision: Decision; duplicate: boolean }> {
   const { transaction } = event;
-  const history = await histories.history(transaction.card_id, event.eventId, transaction.timestamp, scorer.manifest.window - 1);
-  const [result] = (await scorer.score([{ history, current: transaction }])).results;
-  if (result === undefined) throw new Error("the scorer returned no result");
-  await histories.append(transaction.card_id, event.eventId, transaction);
-  const decidedAt = new Date().toISOString();
-  const decision = await decisions.record({
-    eventId: event.eventId,
-    provider: event.provider,
-    eventType: event.eventType,
-    transactionId: transaction.id,
-    cardId: transaction.card_id,
-    score: result.score,
-    label: result.label,
-    approved: result.label !== "FRAUD",
-    model: scorer.manifest.name,
-    modelVersion: scorer.manifest.version,
-    historyLength: result.historyUsed,
-    transactionAt: new Date(transaction.timestamp).toISOString(),
-    decidedAt,
-  });
-  // A concurrent delivery of the same event may have stored its decision first.
-  return { decision, duplicate: decision.decidedAt !== decidedAt };
+  const delivery: Delivery = { eventId: event.eventId, eventType: event.eventType, provider: event.provider, transactionKey: event.transactionKey };
+  for (let attempt = 0; ; attempt++) {
+    const prepared = await ledger.prepare(transaction.card_id, delivery, transaction.timestamp, scorer.manifest.window - 1);
+    if (prepared.decided !== undefined) return { decision: prepared.decided, duplicate: true };
+    const [result] = (await scorer.score([{ history: prepared.history, current: transaction }])).results;
+    if (result === undefined) throw new Error("the scorer returned no result");
+    const decision: Decision = {
+      transactionKey: event.transactionKey,
+      eventId: event.eventId,
+      provider: event.provider,
+      eventType: event.eventType,
+      transactionId: transaction.id,
+      cardId: transaction.card_id,
+      score: result.score,
+      label: result.label,
+      approved: event.providerApproved ?? result.label !== "FRAUD",
+      decidedBy: event.providerApproved === undefined ? "model" : "provider",
+      model: scorer.manifest.name,
+      modelVersion: scorer.manifest.version,
+      historyLength: result.historyUsed,
+      transactionAt: new Date(transaction.timestamp).toISOString(),
+      decidedAt: new Date().toISOString(),
+    };
+    // Another payment of the card committed meanwhile: score again with it in the history.
+    const committed = await ledger.commit(transaction.card_id, delivery, transaction, decision, attempt < MAX_RESCORES ? prepared.version : null);
+    if (!("stale" in committed)) return committed;
+  }
 }

@@ -20,8 +20,9 @@ export const TransactionSchema = z
     card_id: z.string().min(1).max(255),
     /** ISO 8601 with offset, or Unix seconds. */
     timestamp: Timestamp,
-    /** Decimal amount in major units (e.g. 134.09 USD); see sources/ for minor-unit payloads. */
-    amount: z.number().finite().nonnegative().max(1e9),
+    /** Decimal amount in major units (e.g. 134.09 USD); sources/ convert each provider's minor units.
+     *  Large amounts are real (VND 1,500,000,000 ≈ USD 60,000): bounded only to stay an exact double. */
+    amount: z.number().finite().nonnegative().max(1e15),
     currency: z.string().regex(/^[A-Za-z]{3}$/, "an ISO 4217 code").transform((code) => code.toUpperCase()),
     method: z.enum(authorizationMethods),
     merchant: z
@@ -42,14 +43,3 @@ export const TransactionSchema = z
 export type TransactionInput = z.input<typeof TransactionSchema>;
 /** A validated transaction; `timestamp` is milliseconds since the epoch (UTC). */
 export type Transaction = z.output<typeof TransactionSchema>;
-
-/** ISO 4217 minor-unit exponents that are not 2 (the default). */
-const EXPONENTS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-};
-
-/** Converts an integer amount in minor units (cents, yen, fils) to a decimal major-unit amount. */
-export function fromMinorUnits(value: number, currency: string): number {
-  return value / 10 ** (EXPONENTS[currency.toUpperCase()] ?? 2);
-}

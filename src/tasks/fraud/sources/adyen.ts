@@ -1,7 +1,10 @@
-// Adyen standard notifications: per-item HMAC-SHA256 (hex key, base64 result) over Adyen's
-// signing string, and the AUTHORISATION item mapped onto a Transaction.
+// Adyen standard notifications: the item schema and the AUTHORISATION item as one payment
+// (keyed on its pspReference), refused or not, with the card's alias as its identity.
 import { z } from "zod";
-import { fromMinorUnits, TransactionSchema, type Transaction } from "../transaction";
+import { ADYEN_EXPONENTS } from "./adyen-currencies";
+import { errorsForRefusal } from "./adyen-refusals";
+import { toMajorUnits } from "./minor-units";
+import { toTransaction, type SourceEvent } from "./source-event";
 import type { MerchantProfile } from "./stripe";
 
 export const NotificationItemSchema = z.object({
@@ -11,8 +14,9 @@ export const NotificationItemSchema = z.object({
   merchantReference: z.string(),
   amount: z.object({ value: z.number().int().nonnegative(), currency: z.string().length(3) }),
   eventCode: z.string().min(1),
-  eventDate: z.iso.datetime({ offset: true }),
+  eventDate: z.string().min(1),
   success: z.enum(["true", "false"]),
+  reason: z.string().optional(),
   paymentMethod: z.string().optional(),
   additionalData: z
     .object({
@@ -33,47 +37,37 @@ export const NotificationSchema = z.object({
 
 export type NotificationItem = z.infer<typeof NotificationItemSchema>;
 
-/** Adyen's signing string: fixed fields joined by ':' (missing ones empty). */
-export function signingString(item: NotificationItem): string {
-  return [
-    item.pspReference, item.originalReference ?? "", item.merchantAccountCode, item.merchantReference,
-    String(item.amount.value), item.amount.currency, item.eventCode, item.success,
-  ].join(":");
+/**
+ * The card's identity: Adyen's `alias` (one per card number) where the notification has it;
+ * otherwise BIN + last four + expiry, which two cards can share (same BIN range, same last
+ * four, same expiry: roughly 1 in 10,000 cards of one BIN and month), so their histories
+ * would merge. Undefined when not even that is present.
+ */
+export function adyenCardId(data: NotificationItem["additionalData"]): string | undefined {
+  if (data.alias) return `adyen:${data.alias}`;
+  if (!data.cardSummary || !data.expiryDate) return undefined;
+  return `adyen:card:${data.cardBin ?? ""}…${data.cardSummary}/${data.expiryDate}`;
 }
 
-function hexToBytes(hex: string): Uint8Array | undefined {
-  if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex)) return undefined;
-  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
-}
-
-/** Verifies one item's hmacSignature in constant time; a malformed key verifies nothing. */
-export async function verifyItem(item: NotificationItem, hexKey: string): Promise<boolean> {
-  const keyBytes = hexToBytes(hexKey);
-  if (keyBytes === undefined) return false;
-  const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const expected = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(signingString(item))));
-  let presented: Uint8Array;
-  try {
-    presented = Uint8Array.from(atob(item.additionalData.hmacSignature), (char) => char.charCodeAt(0));
-  } catch {
-    return false;
-  }
-  return presented.length === expected.length && crypto.subtle.timingSafeEqual(presented, expected);
-}
-
-/** An AUTHORISATION on our merchant account as a transaction; the card is its alias. */
-export function fromAuthorisation(item: NotificationItem, merchant: MerchantProfile): Transaction {
-  const data = item.additionalData;
-  const card = data.alias ?? `${data.cardBin ?? ""}…${data.cardSummary ?? ""}/${data.expiryDate ?? ""}`;
-  const present = data.shopperInteraction === "POS";
-  return TransactionSchema.parse({
-    id: item.pspReference,
-    card_id: `adyen:${card}`,
-    timestamp: item.eventDate,
-    amount: fromMinorUnits(item.amount.value, item.amount.currency),
-    currency: item.amount.currency,
-    method: present ? "chip" : "online",
-    merchant: { ...merchant, id: item.merchantAccountCode },
-    errors: [],
-  });
+/** An AUTHORISATION on our merchant account: approved as Adyen decided, refusals as errors. */
+export function fromAuthorisation(item: NotificationItem, merchant: MerchantProfile): SourceEvent {
+  const key = `adyen:${item.pspReference}`;
+  const cardId = adyenCardId(item.additionalData);
+  if (cardId === undefined) return { kind: "unscored", key, objectId: item.pspReference, reason: "no card identity: none of alias, cardSummary + expiryDate" };
+  const approved = item.success === "true";
+  return toTransaction(
+    key,
+    {
+      id: item.pspReference,
+      card_id: cardId,
+      timestamp: item.eventDate,
+      amount: toMajorUnits(ADYEN_EXPONENTS, item.amount.value, item.amount.currency),
+      currency: item.amount.currency,
+      method: item.additionalData.shopperInteraction === "POS" ? "chip" : "online",
+      merchant: { ...merchant, id: item.merchantAccountCode },
+      errors: approved ? [] : errorsForRefusal(item.reason),
+    },
+    item.pspReference,
+    approved,
+  );
 }

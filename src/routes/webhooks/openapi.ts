@@ -1,0 +1,73 @@
+// The webhooks in the OpenAPI document. They are plain routes (the signature is checked on the
+// raw body before anything is parsed), so they are documented here rather than by createRoute.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+
+const Problem = z
+  .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), instance: z.string(), code: z.string(), field: z.string().optional() })
+  .loose();
+const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: Problem } } });
+
+const Decision = z.object({
+  transactionKey: z.string(), eventId: z.string(), provider: z.enum(["stripe", "adyen", "api"]), eventType: z.string(),
+  transactionId: z.string(), cardId: z.string(), score: z.number(), label: z.enum(["LEGIT", "SUSPECT", "FRAUD"]),
+  approved: z.boolean(), decidedBy: z.enum(["model", "provider"]), model: z.string(), modelVersion: z.string(),
+  historyLength: z.number().int(), transactionAt: z.string(), decidedAt: z.string(),
+});
+
+const StripeAcknowledgement = z.union([
+  z.object({ approved: z.boolean(), metadata: z.union([z.object({ fraud_score: z.string(), fraud_label: z.string() }), z.object({ fraud_unscored: z.string() })]) })
+    .openapi({ description: "issuing_authorization.request: the decision Stripe applies (with a Stripe-Version header)" }),
+  z.object({ received: z.literal(true), scored: z.literal(true), duplicate: z.boolean(), decision: Decision }),
+  z.object({ received: z.literal(true), scored: z.literal(false), reason: z.string() }),
+  z.object({ received: z.literal(true), ignored: z.string() }),
+]);
+
+const StripeEvent = z
+  .object({ id: z.string(), object: z.literal("event"), type: z.string(), api_version: z.string().nullable().optional(), created: z.number().int(), data: z.object({ object: z.object({}).loose() }) })
+  .loose();
+
+const AdyenNotification = z.object({
+  live: z.enum(["true", "false"]),
+  notificationItems: z.array(z.object({ NotificationRequestItem: z.object({}).loose() })).min(1).max(100),
+});
+
+const common = {
+  413: problem("Body over MAX_BODY_BYTES"),
+  415: problem("Body not application/json"),
+};
+
+export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void {
+  registry.registerPath({
+    method: "post",
+    path: "/v1/webhooks/stripe",
+    summary: "Stripe webhook: Issuing authorization requests decided, charges and payment intents scored once per charge",
+    security: [],
+    request: {
+      headers: z.object({ "stripe-signature": z.string().openapi({ description: "t=<unix seconds>,v1=<HMAC-SHA256>; within 300 s of now either way" }) }),
+      body: { required: true, content: { "application/json": { schema: StripeEvent } } },
+    },
+    responses: {
+      200: { description: "Acknowledged: decided, duplicate of a decided payment, recorded as not scored, or ignored", content: { "application/json": { schema: StripeAcknowledgement } } },
+      400: problem("Missing or invalid Stripe-Signature (bad HMAC, older or newer than 300 s), or a body that is not a JSON event"),
+      ...common,
+      500: problem("Storing the decision failed (Stripe retries)"),
+      503: problem("not_configured: STRIPE_WEBHOOK_SECRET unset or a D1 migration missing; model_not_ready: the fraud model is not ready (Stripe retries)"),
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/v1/webhooks/adyen",
+    summary: "Adyen standard notification: every item's HMAC verified, AUTHORISATION items scored once per pspReference",
+    security: [],
+    request: { body: { required: true, content: { "application/json": { schema: AdyenNotification } } } },
+    responses: {
+      200: { description: "Accepted", content: { "text/plain": { schema: z.literal("[accepted]") } } },
+      400: problem("Malformed notification (the field is named)"),
+      401: problem("An item's hmacSignature does not verify"),
+      ...common,
+      500: problem("Storing a decision failed (Adyen retries)"),
+      503: problem("not_configured: ADYEN_HMAC_KEY unset or a D1 migration missing; model_not_ready (Adyen retries)"),
+    },
+  });
+}

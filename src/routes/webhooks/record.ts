@@ -1,0 +1,32 @@
+// Recording what a signed provider event means: a payment decided once in its card's Durable
+// Object, or an event that cannot be scored, stored with the reason and still acknowledged.
+import { recordUnscored } from "../../storage/unscored-events";
+import type { Decision } from "../../storage/decisions";
+import { decide } from "../../tasks/fraud/decide";
+import type { SourceEvent } from "../../tasks/fraud/sources/source-event";
+import type { Services } from "../../tasks";
+import { fraudContext } from "./fraud-context";
+
+export interface Delivered {
+  eventId: string;
+  provider: "stripe" | "adyen";
+  eventType: string;
+}
+
+export type Recorded = { scored: true; decision: Decision; duplicate: boolean } | { scored: false; reason: string };
+
+/** Decides a payment or records the event as not scored; throws (→ non-2xx, retried) only when storing fails. */
+export async function record(env: Env, services: Services, delivered: Delivered, source: SourceEvent, approved: boolean | null = null): Promise<Recorded> {
+  if (source.kind === "unscored") {
+    await recordUnscored(env.DB, { ...delivered, objectId: source.objectId, transactionKey: source.key ?? null, reason: source.reason, approved });
+    return { scored: false, reason: source.reason };
+  }
+  const { scorer, ledger } = await fraudContext(env, services);
+  const { decision, duplicate } = await decide(scorer, ledger, {
+    ...delivered,
+    transactionKey: source.key,
+    transaction: source.transaction,
+    ...(source.providerApproved === undefined ? {} : { providerApproved: source.providerApproved }),
+  });
+  return { scored: true, decision, duplicate };
+}

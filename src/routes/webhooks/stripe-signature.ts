@@ -1,0 +1,40 @@
+// Stripe-Signature verified by the stripe SDK on the raw body, with the 300 s tolerance
+// applied both ways: the SDK refuses signatures older than the tolerance, this refuses ones
+// dated further ahead (a replayable forgery would otherwise stay valid for years).
+import Stripe from "stripe";
+import { z } from "zod";
+import { ServiceError } from "../../errors/service-error";
+import { parseBody } from "../validation";
+
+export const TOLERANCE_SECONDS = 300;
+
+const cryptoProvider = Stripe.createSubtleCryptoProvider();
+
+/** The envelope every event must have; the SDK verifies the signature, not the shape. */
+const EventSchema = z.object({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  api_version: z.string().nullish(),
+  data: z.object({ object: z.unknown() }),
+});
+export type StripeEvent = z.infer<typeof EventSchema>;
+
+const invalid = (detail: string, cause?: unknown) =>
+  new ServiceError(400, "invalid_request", detail, { field: "headers.stripe-signature", cause });
+
+/** The signed event, or 400 naming the header (503 when no secret is configured). */
+export async function verifyStripe(body: string, signature: string | undefined, secret: string | undefined, now = Date.now()): Promise<StripeEvent> {
+  if (!secret) throw new ServiceError(503, "not_configured", "STRIPE_WEBHOOK_SECRET is not configured");
+  if (!signature) throw invalid("Missing Stripe-Signature header");
+  let event: unknown;
+  try {
+    event = await Stripe.webhooks.constructEventAsync(body, signature, secret, TOLERANCE_SECONDS, cryptoProvider);
+  } catch (error) {
+    throw invalid("Stripe signature verification failed", error);
+  }
+  const timestamp = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+  if (!(timestamp * 1000 <= now + TOLERANCE_SECONDS * 1000)) {
+    throw invalid(`Stripe signature timestamp is more than ${TOLERANCE_SECONDS} s in the future`);
+  }
+  return parseBody(EventSchema, event);
+}

@@ -1,0 +1,19 @@
+// Whether D1 holds the schema the webhooks write to: a Worker deployed without its migrations
+// is an operator error (503 not_configured naming the migration), not a 500 "no such table".
+/** Each migration in migrations/ and a table it creates. */
+export const MIGRATIONS = [
+  { migration: "0001_decisions.sql", table: "decisions" },
+  { migration: "0002_transaction_decisions.sql", table: "unscored_events" },
+] as const;
+
+const verified = new WeakSet<D1Database>();
+
+/** The migrations not applied to `db` (empty when all are); a complete schema is remembered per isolate. */
+export async function missingMigrations(db: D1Database): Promise<string[]> {
+  if (verified.has(db)) return [];
+  const { results } = await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{ name: string }>();
+  const tables = new Set(results.map((row) => row.name));
+  const missing = MIGRATIONS.filter(({ table }) => !tables.has(table)).map(({ migration }) => migration);
+  if (missing.length === 0) verified.add(db);
+  return missing;
+}

@@ -1,0 +1,52 @@
+// Adyen's per-item HMAC-SHA256 (hex key, base64 result) over its signing string. The key is
+// imported once per isolate per configured value, not per notification item.
+import type { NotificationItem } from "./adyen";
+
+/** Adyen's signing string: fixed fields joined by ':' (missing ones empty). */
+export function signingString(item: NotificationItem): string {
+  return [
+    item.pspReference, item.originalReference ?? "", item.merchantAccountCode, item.merchantReference,
+    String(item.amount.value), item.amount.currency, item.eventCode, item.success,
+  ].join(":");
+}
+
+function hexToBytes(hex: string): Uint8Array | undefined {
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex)) return undefined;
+  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
+}
+
+const keys = new Map<string, Promise<CryptoKey | undefined>>();
+let imports = 0;
+
+/** The imported HMAC key for a configured hex value (undefined when it is not hex), memoized. */
+export function hmacKey(hex: string): Promise<CryptoKey | undefined> {
+  let key = keys.get(hex);
+  if (key === undefined) {
+    const bytes = hexToBytes(hex);
+    imports++;
+    key = bytes === undefined ? Promise.resolve(undefined) : crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    // A configuration change (secret rotation) adds one entry; keep only the latest few.
+    if (keys.size >= 4) keys.delete(keys.keys().next().value ?? "");
+    keys.set(hex, key);
+  }
+  return key;
+}
+
+/** How many keys this isolate has imported (tests hold it to one per configured value). */
+export function hmacKeyImports(): number {
+  return imports;
+}
+
+/** Verifies one item's hmacSignature in constant time; a malformed key verifies nothing. */
+export async function verifyItem(item: NotificationItem, hexKey: string): Promise<boolean> {
+  const key = await hmacKey(hexKey);
+  if (key === undefined) return false;
+  const expected = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(signingString(item))));
+  let presented: Uint8Array;
+  try {
+    presented = Uint8Array.from(atob(item.additionalData.hmacSignature), (char) => char.charCodeAt(0));
+  } catch {
+    return false;
+  }
+  return presented.length === expected.length && crypto.subtle.timingSafeEqual(presented, expected);
+}
