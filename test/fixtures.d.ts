@@ -17,3 +17,16 @@ declare module "*.request.json" {
   const value: unknown;
   export default value;
 }
+// Providers' own sample payloads (test/fixtures/providers/SOURCES.md says where each is from).
+declare module "*/stripe-fixtures3.json" {
+  const value: unknown;
+  export default value;
+}
+declare module "*/adyen-authorisationTrue.json" {
+  const value: unknown;
+  export default value;
+}
+declare module "*/adyen-captureFalse.json" {
+  const value: unknown;
+  export default value;
+}
