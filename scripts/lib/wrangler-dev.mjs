@@ -12,10 +12,11 @@ const freePort = () =>
 
 /**
  * Starts `wrangler dev` with local state in `persistTo` and the given `--var`s; resolves once it
- * is ready. `stop()` ends it and its workerd.
+ * is ready. `stop()` ends it and its workerd; `kill(signal)` signals the whole process group
+ * (the soak test kills it with SIGKILL) and resolves once wrangler has exited.
  * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean }} options
  *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`).
- * @returns {Promise<{ url: string, inspectorUrl?: string, startMs: number, stop: () => void }>}
+ * @returns {Promise<{ url: string, inspectorUrl?: string, startMs: number, stop: () => void, kill: (signal: NodeJS.Signals) => Promise<void> }>}
  */
 export async function startWranglerDev({ persistTo, vars, inspector = false }) {
   const port = await freePort();
@@ -38,5 +39,15 @@ export async function startWranglerDev({ persistTo, vars, inspector = false }) {
     child.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}`)));
   });
   const inspectorUrl = inspectorPort === undefined ? undefined : `ws://127.0.0.1:${inspectorPort}/ws`;
-  return { url: `http://127.0.0.1:${port}`, inspectorUrl, startMs: performance.now() - started, stop: () => process.kill(-child.pid, "SIGTERM") };
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    inspectorUrl,
+    startMs: performance.now() - started,
+    stop: () => process.kill(-child.pid, "SIGTERM"),
+    kill: async (signal) => {
+      process.kill(-child.pid, signal);
+      await exited;
+    },
+  };
 }

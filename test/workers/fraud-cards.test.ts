@@ -41,3 +41,12 @@ describe("GET /v1/fraud/cards/{card}", () => {
     expect(await response.json()).toMatchObject({ field: "card" });
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("documents the card route and both webhooks with every status they answer", async () => {
+    const document = await (await SELF.fetch(`${BASE}/openapi.json`)).json<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>();
+    expect(Object.keys(document.paths["/v1/fraud/cards/{card}"]?.get?.responses ?? {})).toEqual(["200", "400", "401", "404"]);
+    expect(Object.keys(document.paths["/v1/webhooks/stripe"]?.post?.responses ?? {}).sort()).toEqual(["200", "400", "413", "415", "500", "503"]);
+    expect(Object.keys(document.paths["/v1/webhooks/adyen"]?.post?.responses ?? {}).sort()).toEqual(["200", "400", "401", "413", "415", "500", "503"]);
+  });
+});

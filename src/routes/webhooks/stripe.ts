@@ -60,13 +60,16 @@ stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
     case "issuing_authorization.request": {
       c.header("stripe-version", event.api_version ?? Stripe.API_VERSION);
       const policy = c.env.ISSUING_UNSCORED_POLICY === "approve";
+      const source = sourceOf(IssuingAuthorizationSchema, event, fromIssuingAuthorization);
       const unscored = async (reason: string) => {
-        // Stripe never retries an authorization request: answer the policy even if recording fails.
-        const stored = recordUnscored(c.env.DB, { ...delivered, objectId: source.kind === "unscored" ? source.objectId : source.transaction.id, transactionKey: source.key ?? null, reason, approved: policy });
-        c.executionCtx.waitUntil(stored.catch((error) => console.error("recording an unscored authorization failed", error)));
+        const objectId = source.kind === "unscored" ? source.objectId : source.transaction.id;
+        // Recorded before the answer; Stripe never retries an authorization request, so the
+        // policy answers even if recording fails.
+        await recordUnscored(c.env.DB, { ...delivered, objectId, transactionKey: source.key ?? null, reason, approved: policy }).catch((error: unknown) =>
+          console.error(JSON.stringify({ event: "unscored_not_recorded", eventId: event.id, error: String(error) })),
+        );
         return c.json({ approved: policy, metadata: { fraud_unscored: reason.slice(0, METADATA_MAX) } });
       };
-      const source = sourceOf(IssuingAuthorizationSchema, event, fromIssuingAuthorization);
       if (source.kind === "unscored") return unscored(source.reason);
       const work = record(c.env, services, delivered, source);
       // Past the deadline Stripe has moved on, but the decision still completes and is stored.
