@@ -1,6 +1,7 @@
 // The SIGKILL soak, bounded: one kill -9 of `wrangler dev` under webhook load, restart on the
 // same persisted state, then zero orphans, zero losses and a complete D1 copy
-// (scripts/soak-webhooks.mjs; `npm run soak:webhooks` runs three kills).
+// (scripts/soak-webhooks.mjs; `npm run soak:webhooks` runs three kills). Two wrangler starts
+// make it ~60 s on a quiet machine and ~110 s on a busy one, so it runs only with SOAK=1.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -8,7 +9,7 @@ import { expect, it } from "vitest";
 
 const run = promisify(execFile);
 
-it("survives kill -9 under webhook load with no orphan and no loss", async () => {
+it.runIf(process.env.SOAK === "1")("survives kill -9 under webhook load with no orphan and no loss", async () => {
   const bin = join(process.cwd(), "node_modules", ".bin");
   const { stdout } = await run("node", ["scripts/soak-webhooks.mjs", "--kills", "1", "--round-seconds", "4", "--max-seconds", "120"], {
     env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
