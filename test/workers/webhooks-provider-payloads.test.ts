@@ -177,3 +177,20 @@ describe("Adyen's sample notifications (adyen-node-api-library src/__mocks__/not
     expect(await unscoredEvent(`${item.pspReference}:CAPTURE`)).toBeNull();
   });
 });
+
+describe("one Issuing authorization, two events", () => {
+  it("issuing_authorization.created after the request reads the request's decision back; alone, it records Stripe's outcome", async () => {
+    const fixture = stripe["issuing.authorization"];
+    const card = unique("ic");
+    const authorization = { ...fixture, id: unique("iauth"), card: { ...fixture.card, id: card } };
+    const request = await json(await deliverStripe(stripeEvent("issuing_authorization.request", authorization)));
+    const created = await json(await deliverStripe(stripeEvent("issuing_authorization.created", { ...authorization, approved: !request.approved, pending_request: null, amount: 700 })));
+    expect(created).toMatchObject({ scored: true, duplicate: true, decision: { decidedBy: "model", approved: request.approved } });
+    expect((await cardView(card)).history).toHaveLength(1);
+
+    const alone = { ...fixture, id: unique("iauth"), card: { ...fixture.card, id: unique("ic") }, approved: false, pending_request: null, amount: 700 };
+    expect(await json(await deliverStripe(stripeEvent("issuing_authorization.created", alone)))).toMatchObject({
+      scored: true, duplicate: false, decision: { decidedBy: "provider", approved: false },
+    });
+  });
+});

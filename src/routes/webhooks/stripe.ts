@@ -1,7 +1,7 @@
 // POST /v1/webhooks/stripe: signature verified by the stripe SDK on the raw body (both ways
 // within 300 s); Issuing authorization requests answered {approved} within Stripe's 2 s budget,
 // by the model or, when it cannot score, by ISSUING_UNSCORED_POLICY; charges and payment
-// intents decided once per charge, or recorded as not scored with the reason, and acknowledged.
+// intents decided once per charge (an authorization's .created once per iauth_), or recorded as not scored with the reason, and acknowledged.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import Stripe from "stripe";
 import type { z } from "zod";
@@ -82,6 +82,10 @@ stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
       } catch (error) {
         return unscored(error instanceof ServiceError ? error.message : "the fraud decision failed");
       }
+    }
+    case "issuing_authorization.created": {
+      const source = sourceOf(IssuingAuthorizationSchema, event, (authorization) => fromIssuingAuthorization(authorization, true));
+      return c.json(acknowledged(await record(c.env, services, delivered, source)));
     }
     case "charge.succeeded":
     case "charge.failed":

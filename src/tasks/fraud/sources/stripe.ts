@@ -45,6 +45,8 @@ export const IssuingAuthorizationSchema = z.object({
   amount: z.number().int().nonnegative(),
   currency: z.string().length(3),
   authorization_method: z.enum(["chip", "contactless", "keyed_in", "online", "swipe"]),
+  /** Stripe's final outcome, on issuing_authorization.created / updated. */
+  approved: z.boolean().nullish(),
   card: z.object({ id: z.string().min(1) }),
   pending_request: z.object({ amount: z.number().int().nonnegative(), currency: z.string().length(3) }).nullish(),
   merchant_data: z.object({
@@ -63,8 +65,12 @@ export const IssuingAuthorizationSchema = z.object({
 });
 export type IssuingAuthorization = z.infer<typeof IssuingAuthorizationSchema>;
 
-/** An Issuing authorization (request or created) as a transaction at the card's merchant; we decide it. */
-export function fromIssuingAuthorization(authorization: IssuingAuthorization): SourceEvent {
+/**
+ * An Issuing authorization as a transaction at the card's merchant, keyed on its iauth_. On a
+ * request we decide it; on issuing_authorization.created (`decided`) Stripe already has, and
+ * its outcome is recorded unless the request was decided here first.
+ */
+export function fromIssuingAuthorization(authorization: IssuingAuthorization, decided = false): SourceEvent {
   const { merchant_data: merchant, verification_data: checks } = authorization;
   // At request time the amount to approve is in pending_request; `amount` is still 0.
   const amount = authorization.pending_request ?? authorization;
@@ -87,7 +93,8 @@ export function fromIssuingAuthorization(authorization: IssuingAuthorization): S
     },
     errors: errorsFrom({ cvc: checks?.cvc_check, expiry: checks?.expiry_check, postal: checks?.address_postal_code_check, pin: checks?.pin_check }),
   };
-  return toTransaction(`stripe:${authorization.id}`, input, authorization.id);
+  const providerApproved = decided && typeof authorization.approved === "boolean" ? authorization.approved : undefined;
+  return toTransaction(`stripe:${authorization.id}`, input, authorization.id, providerApproved);
 }
 
 export const ChargeSchema = z.object({
