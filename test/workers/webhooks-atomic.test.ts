@@ -5,6 +5,7 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FaultPoint } from "../../src/storage/card-history";
+import { createCardSchema } from "../../src/storage/card-schema";
 import { TEST_SECRETS } from "../secrets";
 import { BASE, cardView, deliverStripe, issuingAuthorization, storedDecisions, stripeEvent, T0, unique } from "./fraud-helpers";
 
@@ -87,5 +88,18 @@ describe("atomic decisions in the card's Durable Object", () => {
     expect(view.decisions).toHaveLength(8);
     // No decision claims more history than existed before its transaction.
     view.decisions.forEach((decision, i) => expect(decision.historyLength).toBeLessThanOrEqual(Math.min(i, 6)));
+  });
+
+  it("a card stored before this schema keeps its history (the event-keyed table is carried over)", async () => {
+    const card = unique("legacy");
+    const entry = { id: "t1", card_id: card, timestamp: T0 * 1000, amount: 1, currency: "USD", method: "chip", merchant: { id: "m", mcc: "5411" }, errors: [] };
+    await runInDurableObject(stubOf(card), (_, state) => {
+      const sql = state.storage.sql;
+      sql.exec("CREATE TABLE transactions (event_id TEXT PRIMARY KEY, at INTEGER NOT NULL, body TEXT NOT NULL)");
+      sql.exec("INSERT INTO transactions VALUES (?, ?, ?)", "evt_old", entry.timestamp, JSON.stringify(entry));
+      createCardSchema(sql);
+      expect(sql.exec("SELECT count(*) AS n FROM sqlite_master WHERE name = 'transactions'").one().n).toBe(0);
+    });
+    expect((await cardView(card)).history).toEqual([entry]);
   });
 });
