@@ -17,7 +17,7 @@ function charge(fingerprint: string, created = T0) {
 
 beforeAll(async () => {
   await SELF.fetch(`${BASE}/v2/models/fraud-gru/ready`, { headers: { authorization: `Bearer ${TEST_SECRETS.API_KEYS.split(",")[0]}` } });
-});
+}, 120_000);
 
 describe("atomic decisions in the card's Durable Object", () => {
   it.each<FaultPoint>(["event", "history", "decision"])("a commit aborted after the %s write leaves neither history nor decision; the retry records both once", async (point) => {

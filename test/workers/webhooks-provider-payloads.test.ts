@@ -34,7 +34,7 @@ async function json(response: Response) {
 beforeAll(async () => {
   // Load the model first: a cold start exceeds the 1.5 s Issuing deadline.
   await SELF.fetch(`${BASE}/v2/models/fraud-gru/ready`, { headers: { authorization: `Bearer ${TEST_SECRETS.API_KEYS.split(",")[0]}` } });
-});
+}, 120_000);
 
 describe("Stripe's fixtures (stripe/openapi openapi/fixtures3.json)", () => {
   it("charge.succeeded then charge.captured for one ch_ is one transaction: one history entry, one decision", async () => {

@@ -10,7 +10,7 @@ describe("POST /v1/webhooks/stripe", () => {
   // A cold model takes longer than the 1.5 s authorization deadline to load (then the policy answers).
   beforeAll(async () => {
     await SELF.fetch(`${BASE}/v2/models/fraud-gru/ready`, { headers: { authorization: `Bearer ${TEST_SECRETS.API_KEYS.split(",")[0]}` } });
-  });
+  }, 120_000);
 
   it("answers an Issuing authorization request with {approved} and Stripe-Version, after storing the decision", async () => {
     const card = unique("ic");
