@@ -41,7 +41,7 @@ function isStripWithChars(node: Node): boolean {
 }
 
 function stripCall(node: Node): Node {
-  const callee = isNode(node.callee) ? node.callee : {};
+  const callee: Node = isNode(node.callee) ? node.callee : { type: "Identifier" };
   const method = isNode(callee.property) ? String(callee.property.value) : "strip";
   const args = Array.isArray(node.args) ? node.args : [];
   return { type: "CallExpression", callee: { type: "Identifier", value: STRIP_FUNCTION }, args: [callee.object, { type: "StringLiteral", value: method }, ...args] };
