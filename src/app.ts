@@ -13,6 +13,7 @@ import { oipRoutes } from "./routes/oip";
 import { defaultServices } from "./routes/bundled-services";
 import { provideServices, type AppEnv } from "./routes/services";
 import { adyenWebhook } from "./routes/webhooks/adyen";
+import { tokenizeRoutes } from "./routes/tokenize";
 import { stripeWebhook } from "./routes/webhooks/stripe";
 import type { Services } from "./tasks";
 
@@ -27,9 +28,12 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices)
   app.use("/v2/models/*", requireApiKey);
   app.use("/metrics", requireApiKey);
   app.use("/v2/repository/*", requireApiKey);
+  // vLLM serves these two at the root as well as under /v1.
+  app.use("/tokenize", requireApiKey);
+  app.use("/detokenize", requireApiKey);
   // /v2 bodies are read by the OIP codec (src/protocols/oip-body.ts): JSON with or without a
   // Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated.
-  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*"]) {
+  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize"]) {
     app.on("POST", path, requireJson, limitBody);
   }
 
@@ -40,6 +44,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices)
   app.route("/", modelRoutes);
   app.route("/", oipRoutes);
   app.route("/", metricsRoutes);
+  app.route("/", tokenizeRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {

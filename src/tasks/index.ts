@@ -6,6 +6,7 @@ import type { RunResult } from "../runtime";
 import type { Tensor } from "../runtime/tensor";
 import { createFraudScorer, type FraudScorer } from "./fraud/fraud-scoring";
 import { createTextClassifier, type TextClassifier } from "./text-classification";
+import { createTokenization, type Tokenization } from "./tokenization";
 
 export type TaskService =
   | { task: "text-classification"; service: TextClassifier }
@@ -17,6 +18,8 @@ export type ModelState = "unloaded" | "loading" | "ready" | "failed";
 export interface ServedModel {
   manifest: Manifest;
   task: TaskService;
+  /** /tokenize and /detokenize: present when the manifest names a tokenizer. */
+  tokenization: Tokenization | undefined;
   /** Raw tensor inference (Open Inference Protocol): feeds checked against the manifest. */
   infer(feeds: Record<string, Tensor>, outputNames?: readonly string[]): Promise<RunResult>;
   state(): ModelState;
@@ -51,6 +54,7 @@ function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
   return {
     manifest: model.manifest,
     task,
+    tokenization: createTokenization(model),
     infer: (feeds, outputNames) => model.runtime.run(feeds, outputNames),
     state: () => state,
     failure: () => failure,

@@ -1,0 +1,92 @@
+// POST /tokenize and /detokenize (also under /v1/), in vLLM's shapes and paths
+// (vllm-project/vllm: vllm/entrypoints/openai/api_server.py routes, serving_tokenization.py):
+// a prompt or chat messages → {tokens, count, max_model_len}; token ids → {prompt}.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ServiceError } from "../errors/service-error";
+import type { ServedModel } from "../tasks";
+import type { Tokenization } from "../tasks/tokenization";
+import { JsonNumber, parseLosslessJson, type LosslessJson, type TemplateValue } from "../tokenizers/chat-template";
+import { findModel, type AppEnv } from "./services";
+import { DetokenizeRequest, DetokenizeResponse, TokenizeRequest, TokenizeResponse } from "./tokenize-schemas";
+import { validationHook } from "./validation";
+
+const problem = { "application/problem+json": { schema: z.object({ type: z.string(), title: z.string(), status: z.number(), field: z.string().optional() }) } };
+
+const errors = {
+  400: { description: "Invalid request (field named), a template error, or messages for a model without a chat template", content: problem },
+  401: { description: "Missing or unknown Bearer key", content: problem },
+  404: { description: "Unknown model", content: problem },
+  413: { description: "Body over MAX_BODY_BYTES", content: problem },
+  415: { description: "Body not application/json", content: problem },
+  422: { description: "A model without a tokenizer, or token ids outside its vocabulary", content: problem },
+  503: { description: "The model's tokenizer could not be loaded", content: problem },
+} as const;
+
+const tokenizeRoute = (path: string) =>
+  createRoute({
+    method: "post",
+    path,
+    summary: "Token ids of a prompt, or of chat messages rendered with the model's chat template (vLLM)",
+    request: { body: { required: true, content: { "application/json": { schema: TokenizeRequest } } } },
+    responses: { 200: { description: "The ids, their count and the model's context length", content: { "application/json": { schema: TokenizeResponse } } }, ...errors },
+  });
+
+const detokenizeRoute = (path: string) =>
+  createRoute({
+    method: "post",
+    path,
+    summary: "The text of token ids (vLLM); special tokens kept",
+    request: { body: { required: true, content: { "application/json": { schema: DetokenizeRequest } } } },
+    responses: { 200: { description: "The decoded text", content: { "application/json": { schema: DetokenizeResponse } } }, ...errors },
+  });
+
+function tokenizationOf(model: ServedModel): Tokenization {
+  if (model.tokenization === undefined) {
+    throw new ServiceError(422, "unprocessable_input", `Model "${model.manifest.name}" has no tokenizer`, { field: "model" });
+  }
+  return model.tokenization;
+}
+
+const isObject = (value: LosslessJson | undefined): value is { [key: string]: LosslessJson } =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
+
+/** The body again, numbers kept as written: what the chat template reads (tool schemas' 1.0). */
+async function losslessBody(request: { text(): Promise<string> }): Promise<{ [key: string]: LosslessJson }> {
+  const body = parseLosslessJson(await request.text());
+  return isObject(body) ? body : {};
+}
+
+const templateRecord = (value: LosslessJson | undefined): Record<string, TemplateValue> | undefined => (isObject(value) ? value : undefined);
+
+export const tokenizeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+for (const path of ["/tokenize", "/v1/tokenize"]) {
+  tokenizeRoutes.openapi(tokenizeRoute(path), async (c) => {
+    const body = c.req.valid("json");
+    const tokenization = tokenizationOf(findModel(c.get("services"), body.model, "model"));
+    let tokens: number[];
+    if ("prompt" in body) {
+      tokens = await tokenization.tokenize(body.prompt, body.add_special_tokens);
+    } else {
+      const lossless = await losslessBody(c.req);
+      tokens = await tokenization.tokenizeChat(
+        {
+          messages: Array.isArray(lossless.messages) ? lossless.messages : [],
+          tools: Array.isArray(lossless.tools) ? lossless.tools : null,
+          addGenerationPrompt: body.add_generation_prompt,
+          kwargs: templateRecord(lossless.chat_template_kwargs),
+        },
+        body.add_special_tokens,
+      );
+    }
+    return c.json({ count: tokens.length, max_model_len: tokenization.maxModelLen, tokens }, 200);
+  });
+}
+
+for (const path of ["/detokenize", "/v1/detokenize"]) {
+  tokenizeRoutes.openapi(detokenizeRoute(path), async (c) => {
+    const body = c.req.valid("json");
+    const tokenization = tokenizationOf(findModel(c.get("services"), body.model, "model"));
+    return c.json({ prompt: await tokenization.detokenize(body.tokens) }, 200);
+  });
+}

@@ -1,0 +1,125 @@
+// Tokenization as a service of its own (vLLM's /tokenize and /detokenize): for any model
+// whose manifest names a tokenizer, with its chat template when the manifest has one
+// (manifest.generation.chatTemplate). Chat prompts are encoded segment by segment so that
+// only the template's markup becomes control ids (src/tokenizers/chat-template.ts).
+import { z } from "zod";
+import { ServiceError } from "../errors/service-error";
+import type { RegisteredModel } from "../models/registry";
+import { compileChatTemplate, controlTokensFrom, type ChatTemplate, type ChatTemplateInput } from "../tokenizers/chat-template";
+import { loadTextTokenizer, type TextTokenizer } from "../tokenizers/tokenizer";
+
+/** What tokenization reads from any manifest: read loosely, so every task's manifest fits. */
+const TokenizerViewSchema = z.object({
+  tokenizer: z.object({ file: z.string().min(1), sha256: z.string(), maxLength: z.number().int().positive().optional() }).loose(),
+  generation: z
+    .object({
+      contextLength: z.number().int().positive().optional(),
+      chatTemplate: z.string().optional(),
+      bosTokenId: z.number().int().min(0).optional(),
+      eosTokenId: z.number().int().min(0).optional(),
+    })
+    .loose()
+    .optional(),
+});
+
+export interface ChatRequest {
+  messages: ChatTemplateInput["messages"];
+  tools?: ChatTemplateInput["tools"];
+  addGenerationPrompt: boolean;
+  kwargs?: ChatTemplateInput["kwargs"];
+}
+
+export interface Tokenization {
+  /** The context length vLLM reports as max_model_len. */
+  readonly maxModelLen: number;
+  readonly hasChatTemplate: boolean;
+  tokenize(prompt: string, addSpecialTokens: boolean): Promise<number[]>;
+  /** Renders the chat template and encodes it; template markup only becomes control ids. */
+  tokenizeChat(request: ChatRequest, addSpecialTokens: boolean): Promise<number[]>;
+  /** Ids outside the vocabulary are a 422 naming `tokens.<index>`. */
+  detokenize(tokens: readonly number[]): Promise<string>;
+}
+
+interface Loaded {
+  tokenizer: TextTokenizer;
+  template: ChatTemplate | undefined;
+  bosToken: string | undefined;
+  eosToken: string | undefined;
+  specials: [number[], number[]];
+}
+
+/** The strings of tokenizer.json's added tokens (what the tokenizer turns into their ids). */
+function addedTokensOf(tokenizerJson: Uint8Array): string[] {
+  const parsed: unknown = JSON.parse(new TextDecoder().decode(tokenizerJson));
+  if (typeof parsed !== "object" || parsed === null || !("added_tokens" in parsed) || !Array.isArray(parsed.added_tokens)) return [];
+  return parsed.added_tokens.flatMap((token: unknown) =>
+    typeof token === "object" && token !== null && "content" in token && typeof token.content === "string" ? [token.content] : [],
+  );
+}
+
+/** The model's tokenization service, or undefined when its manifest names no tokenizer. */
+export function createTokenization(model: Pick<RegisteredModel, "manifest" | "readFile">): Tokenization | undefined {
+  const view = TokenizerViewSchema.safeParse(model.manifest);
+  if (!view.success) return undefined;
+  const { tokenizer: spec, generation } = view.data;
+  const chatTemplate = generation?.chatTemplate;
+  let loading: Promise<Loaded> | undefined;
+
+  const load = (): Promise<Loaded> => {
+    if (loading === undefined) {
+      const attempt = model.readFile(spec.file, spec.sha256).then((bytes): Loaded => {
+        const tokenizer = loadTextTokenizer(bytes);
+        const controlTokens = controlTokensFrom(addedTokensOf(bytes));
+        const tokenOf = (id: number | undefined) => (id === undefined ? undefined : tokenizer.decode([id]));
+        const template = chatTemplate === undefined ? undefined : compileChatTemplate(chatTemplate, { controlTokens });
+        const bare = tokenizer.encode("a");
+        const wrapped = tokenizer.encode("a", { addSpecialTokens: true });
+        const at = wrapped.findIndex((_, index) => bare.every((id, offset) => wrapped[index + offset] === id));
+        const specials: [number[], number[]] = at === -1 ? [[], []] : [wrapped.slice(0, at), wrapped.slice(at + bare.length)];
+        return { tokenizer, template, bosToken: tokenOf(generation?.bosTokenId), eosToken: tokenOf(generation?.eosTokenId), specials };
+      });
+      attempt.catch(() => {
+        if (loading === attempt) loading = undefined;
+      });
+      loading = attempt;
+    }
+    return loading.catch((error: unknown) => {
+      throw new ServiceError(503, "model_not_ready", `The tokenizer of "${model.manifest.name}" could not be loaded`, { cause: error, headers: { "retry-after": "5" } });
+    });
+  };
+
+  return {
+    maxModelLen: generation?.contextLength ?? spec.maxLength ?? 0,
+    hasChatTemplate: chatTemplate !== undefined,
+    async tokenize(prompt, addSpecialTokens) {
+      const { tokenizer } = await load();
+      return tokenizer.encode(prompt, { addSpecialTokens });
+    },
+    async tokenizeChat(request, addSpecialTokens) {
+      const { tokenizer, template, bosToken, eosToken, specials } = await load();
+      if (template === undefined) {
+        throw new ServiceError(400, "invalid_request", `Model "${model.manifest.name}" has no chat template: send a prompt instead of messages`, { field: "messages" });
+      }
+      const segments = template.render({
+        messages: request.messages,
+        tools: request.tools ?? null,
+        add_generation_prompt: request.addGenerationPrompt,
+        bos_token: bosToken,
+        eos_token: eosToken,
+        kwargs: request.kwargs,
+      });
+      const ids = segments.flatMap((segment) => tokenizer.encode(segment.text, { parseSpecialTokens: segment.trusted }));
+      return addSpecialTokens ? [...specials[0], ...ids, ...specials[1]] : ids;
+    },
+    async detokenize(tokens) {
+      const { tokenizer } = await load();
+      const outside = tokens.findIndex((id) => id >= tokenizer.vocabSize);
+      if (outside !== -1) {
+        throw new ServiceError(422, "unprocessable_input", `Token id ${tokens[outside]} is outside the vocabulary (size ${tokenizer.vocabSize})`, {
+          field: `tokens.${outside}`,
+        });
+      }
+      return tokenizer.decode(tokens);
+    },
+  };
+}
