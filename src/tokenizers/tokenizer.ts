@@ -28,7 +28,8 @@ export function loadTextTokenizer(tokenizerJson: Uint8Array, tokenizerConfig: Re
   const added = tokenizer.get_added_tokens_decoder();
   const addedTokens = [...added.values()].map((token) => token.content);
   let plain: Tokenizer | undefined;
-  const vocabSize = Math.max(0, ...tokenizer.get_vocab(true).values()) + 1;
+  let vocabSize = 0;
+  for (const id of tokenizer.get_vocab(true).values()) vocabSize = Math.max(vocabSize, id + 1);
   return {
     vocabSize,
     encode(text, options = {}) {
