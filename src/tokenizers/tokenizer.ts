@@ -21,8 +21,10 @@ function parseTokenizerJson(bytes: Uint8Array): object {
 }
 
 /** A TextTokenizer over @huggingface/tokenizers. Added tokens as plain text come from a second
- * instance built without them, made on first use. */
-export function loadTextTokenizer(tokenizerJson: Uint8Array, tokenizerConfig: Record<string, unknown> = {}): TextTokenizer {
+ * instance built without them, made on first use. Decoding skips transformers'
+ * clean_up_tokenization_spaces: the Rust `tokenizers` decode (the reference) has none. */
+export function loadTextTokenizer(tokenizerJson: Uint8Array, config: Record<string, unknown> = {}): TextTokenizer {
+  const tokenizerConfig = { ...config, clean_up_tokenization_spaces: false };
   const json = parseTokenizerJson(tokenizerJson);
   const tokenizer = new Tokenizer(json, tokenizerConfig);
   const added = tokenizer.get_added_tokens_decoder();
