@@ -5,8 +5,10 @@
 import { z } from "zod";
 import { ServiceError } from "../errors/service-error";
 import type { RegisteredModel } from "../models/registry";
-import { compileChatTemplate, controlTokensFrom, type ChatTemplate, type ChatTemplateInput } from "../tokenizers/chat-template";
-import { loadTextTokenizer, type TextTokenizer } from "../tokenizers/tokenizer";
+import { compileChatTemplate, type ChatTemplate, type ChatTemplateInput } from "../tokenizers/chat-template";
+import { chatMarkup, encodeChat, type ChatMarkup } from "../tokenizers/chat-template-encode";
+import { loadTextTokenizer } from "../tokenizers/load";
+import type { TextTokenizer } from "../tokenizers/tokenizer";
 
 /** What tokenization reads from any manifest: read loosely, so every task's manifest fits. */
 const TokenizerViewSchema = z.object({
@@ -42,19 +44,10 @@ export interface Tokenization {
 
 interface Loaded {
   tokenizer: TextTokenizer;
-  template: ChatTemplate | undefined;
+  template: { render: ChatTemplate["render"]; markup: ChatMarkup } | undefined;
   bosToken: string | undefined;
   eosToken: string | undefined;
   specials: [number[], number[]];
-}
-
-/** The strings of tokenizer.json's added tokens (what the tokenizer turns into their ids). */
-function addedTokensOf(tokenizerJson: Uint8Array): string[] {
-  const parsed: unknown = JSON.parse(new TextDecoder().decode(tokenizerJson));
-  if (typeof parsed !== "object" || parsed === null || !("added_tokens" in parsed) || !Array.isArray(parsed.added_tokens)) return [];
-  return parsed.added_tokens.flatMap((token: unknown) =>
-    typeof token === "object" && token !== null && "content" in token && typeof token.content === "string" ? [token.content] : [],
-  );
 }
 
 /** The model's tokenization service, or undefined when its manifest names no tokenizer. */
@@ -68,15 +61,20 @@ export function createTokenization(model: Pick<RegisteredModel, "manifest" | "re
   const load = (): Promise<Loaded> => {
     if (loading === undefined) {
       const attempt = model.readFile(spec.file, spec.sha256).then((bytes): Loaded => {
-        const tokenizer = loadTextTokenizer(bytes);
-        const controlTokens = controlTokensFrom(addedTokensOf(bytes));
+        const tokenizer = loadTextTokenizer(spec.file, bytes);
         const tokenOf = (id: number | undefined) => (id === undefined ? undefined : tokenizer.decode([id]));
-        const template = chatTemplate === undefined ? undefined : compileChatTemplate(chatTemplate, { controlTokens });
+        const [bosToken, eosToken] = [tokenOf(generation?.bosTokenId), tokenOf(generation?.eosTokenId)];
+        let template: Loaded["template"];
+        if (chatTemplate !== undefined) {
+          const markup = chatMarkup(tokenizer, chatTemplate, [bosToken, eosToken]);
+          const compiled = compileChatTemplate(chatTemplate, { controlTokens: markup.tokens });
+          template = { render: (input) => compiled.render(input), markup };
+        }
         const bare = tokenizer.encode("a");
         const wrapped = tokenizer.encode("a", { addSpecialTokens: true });
         const at = wrapped.findIndex((_, index) => bare.every((id, offset) => wrapped[index + offset] === id));
         const specials: [number[], number[]] = at === -1 ? [[], []] : [wrapped.slice(0, at), wrapped.slice(at + bare.length)];
-        return { tokenizer, template, bosToken: tokenOf(generation?.bosTokenId), eosToken: tokenOf(generation?.eosTokenId), specials };
+        return { tokenizer, template, bosToken, eosToken, specials };
       });
       attempt.catch(() => {
         if (loading === attempt) loading = undefined;
@@ -108,7 +106,7 @@ export function createTokenization(model: Pick<RegisteredModel, "manifest" | "re
         eos_token: eosToken,
         kwargs: request.kwargs,
       });
-      const ids = segments.flatMap((segment) => tokenizer.encode(segment.text, { parseSpecialTokens: segment.trusted }));
+      const ids = encodeChat(tokenizer, segments, template.markup);
       return addSpecialTokens ? [...specials[0], ...ids, ...specials[1]] : ids;
     },
     async detokenize(tokens) {

@@ -1,0 +1,61 @@
+// Encoding a rendered chat prompt: trusted segments (the template's markup) with special
+// tokens parsed, untrusted ones (message and tool text) with parseSpecialTokens: false —
+// and, since that option only covers *special* tokens (as the Rust crate's
+// encode_special_tokens does), markup tokens that are merely "added" (DeepSeek V3's
+// <｜User｜>, Qwen 3's <tool_call>) are broken apart when a user types them.
+import type { ChatSegment } from "./chat-template";
+import type { TextTokenizer } from "./tokenizer";
+
+export interface ChatMarkup {
+  /** Strings the template emits that the tokenizer turns into one control id each. */
+  tokens: readonly string[];
+  /** Those the tokenizer would still parse with parseSpecialTokens: false. */
+  parsedAnyway: ReadonlySet<string>;
+}
+
+/** Token-like strings in a template's source: <…>, <|…|>, <｜…｜>, […]. */
+const CANDIDATE = /<[^<>\s]{1,64}>|\[[^[\]\s]{1,64}\]/gu;
+
+/** Finds the template's markup tokens: candidates in its source (and bos/eos) that this
+ * tokenizer encodes as exactly one id, the id of that very string. */
+export function chatMarkup(tokenizer: TextTokenizer, templateSource: string, extra: ReadonlyArray<string | undefined> = []): ChatMarkup {
+  const candidates = new Set([...(templateSource.match(CANDIDATE) ?? []), ...extra.filter((token): token is string => token !== undefined && token !== "")]);
+  const tokens: string[] = [];
+  const parsedAnyway = new Set<string>();
+  for (const candidate of candidates) {
+    const id = tokenizer.tokenToId(candidate);
+    const ids = tokenizer.encode(candidate);
+    if (id === undefined || ids.length !== 1 || ids[0] !== id) continue;
+    tokens.push(candidate);
+    const plain = tokenizer.encode(candidate, { parseSpecialTokens: false });
+    if (plain.length === 1 && plain[0] === id) parsedAnyway.add(candidate);
+  }
+  return { tokens, parsedAnyway };
+}
+
+/** Ids of a rendered prompt; text from messages never yields a markup token's id. */
+export function encodeChat(tokenizer: TextTokenizer, segments: readonly ChatSegment[], markup: ChatMarkup): number[] {
+  return segments.flatMap((segment) => (segment.trusted ? tokenizer.encode(segment.text) : encodeUntrusted(tokenizer, segment.text, markup)));
+}
+
+function encodeUntrusted(tokenizer: TextTokenizer, text: string, markup: ChatMarkup): number[] {
+  const dangerous = [...markup.parsedAnyway].sort((a, b) => b.length - a.length);
+  const at = firstOccurrence(text, dangerous);
+  if (at === undefined) return tokenizer.encode(text, { parseSpecialTokens: false });
+  const [index, token] = at;
+  // Encoded in two pieces, the token's string cannot match as a whole.
+  return [
+    ...(index > 0 ? tokenizer.encode(text.slice(0, index), { parseSpecialTokens: false }) : []),
+    ...tokenizer.encode(token.slice(0, 1), { parseSpecialTokens: false }),
+    ...encodeUntrusted(tokenizer, text.slice(index + 1), markup),
+  ];
+}
+
+function firstOccurrence(text: string, tokens: readonly string[]): [number, string] | undefined {
+  let best: [number, string] | undefined;
+  for (const token of tokens) {
+    const index = text.indexOf(token);
+    if (index !== -1 && (best === undefined || index < best[0])) best = [index, token];
+  }
+  return best;
+}
