@@ -26,7 +26,7 @@ async function chatModel(name: string, chatTemplate: unknown): Promise<Registere
   if (typeof chatTemplate !== "string") throw new Error(`${name}: no chat template`);
   const sha256 = await sha256Hex(chatTokenizer);
   // A generation manifest as llm-model writes it (CONTRACTS.md): tokenizer + generation.chatTemplate.
-  const withGeneration = { ...spam, name, tokenizer: { ...spam.tokenizer, sha256 }, generation: { contextLength: 4096, chatTemplate } };
+  const withGeneration = { ...spam, name, tokenizer: { ...spam.tokenizer, file: "tokenizer.json", sha256 }, generation: { contextLength: 4096, chatTemplate } };
   const manifest: Manifest = withGeneration;
   const source = bundleSource({ "tokenizer.json": chatTokenizer });
   const readFile = (file: string, sha: string) => readVerified(source, manifest, file, sha);
