@@ -3,7 +3,7 @@
 // and, since that option only covers *special* tokens (as the Rust crate's
 // encode_special_tokens does), markup tokens that are merely "added" (DeepSeek V3's
 // <｜User｜>, Qwen 3's <tool_call>) are broken apart when a user types them.
-import type { ChatSegment } from "./chat-template";
+import { compileChatTemplate, templateMarkupCandidates, type ChatSegment, type ChatTemplateInput } from "./chat-template";
 import type { TextTokenizer } from "./tokenizer";
 
 export interface ChatMarkup {
@@ -13,13 +13,10 @@ export interface ChatMarkup {
   parsedAnyway: ReadonlySet<string>;
 }
 
-/** Token-like strings in a template's source: <…>, <|…|>, <｜…｜>, […]. */
-const CANDIDATE = /<[^<>\s]{1,64}>|\[[^[\]\s]{1,64}\]/gu;
-
 /** Finds the template's markup tokens: candidates in its source (and bos/eos) that this
  * tokenizer encodes as exactly one id, the id of that very string. */
 export function chatMarkup(tokenizer: TextTokenizer, templateSource: string, extra: ReadonlyArray<string | undefined> = []): ChatMarkup {
-  const candidates = new Set([...(templateSource.match(CANDIDATE) ?? []), ...extra.filter((token): token is string => token !== undefined && token !== "")]);
+  const candidates = new Set([...templateMarkupCandidates(templateSource), ...extra.filter((token): token is string => token !== undefined && token !== "")]);
   const tokens: string[] = [];
   const parsedAnyway = new Set<string>();
   for (const candidate of candidates) {
@@ -58,4 +55,16 @@ function firstOccurrence(text: string, tokens: readonly string[]): [number, stri
     if (index !== -1 && (best === undefined || index < best[0])) best = [index, token];
   }
   return best;
+}
+
+/** The whole path for a model: its template compiled once against its tokenizer; each call
+ * renders the messages and returns the prompt's ids (what the generation loop sends). */
+export function chatPromptEncoder(tokenizer: TextTokenizer, templateSource: string, special: { bos_token?: string; eos_token?: string } = {}) {
+  const markup = chatMarkup(tokenizer, templateSource, [special.bos_token, special.eos_token]);
+  const template = compileChatTemplate(templateSource, { controlTokens: markup.tokens });
+  return {
+    markup,
+    render: (input: Omit<ChatTemplateInput, "bos_token" | "eos_token">) => template.render({ ...input, ...special }),
+    encode: (input: Omit<ChatTemplateInput, "bos_token" | "eos_token">) => encodeChat(tokenizer, template.render({ ...input, ...special }), markup),
+  };
 }

@@ -23,7 +23,11 @@ export interface ChatSegment {
   trusted: boolean;
 }
 
+/** A message as templates read it: role, content (string, text parts or null), tool calls… */
+export type ChatMessage = { readonly [key: string]: TemplateValue };
+
 export interface ChatTemplateInput {
+  /** Messages (ChatMessage objects; anything else is the template's business). */
   messages: readonly TemplateValue[];
   tools?: readonly TemplateValue[] | null;
   add_generation_prompt: boolean;
@@ -114,9 +118,29 @@ export function controlTokensFrom(addedTokens: readonly string[]): string[] {
   return addedTokens.filter((token) => token !== "" && !/^[\s▁]+$/u.test(token));
 }
 
-/** One-shot rendering (compiles each call: keep a compiled template where it is hot). */
-export function renderChat(template: string, input: ChatTemplateInput, options: ChatTemplateOptions): ChatSegment[] {
-  return compileChatTemplate(template, options).render(input);
+/** Token-like strings in a template's source (<…>, <|…|>, <｜…｜>, […]): its likely markup. */
+export function templateMarkupCandidates(source: string): string[] {
+  return [...new Set(source.match(/<[^<>\s]{1,64}>|\[[^[\]\s]{1,64}\]/gu) ?? [])];
+}
+
+const compiledTemplates = new Map<string, ChatTemplate>();
+
+/** CONTRACTS.md's renderChat. Without options, the control tokens are the template's
+ * token-like strings and bos/eos (prefer chatMarkup + encodeChat from
+ * chat-template-encode.ts, which checks them against the tokenizer). Compiled templates
+ * are cached by source. */
+export function renderChat(template: string, input: ChatTemplateInput, options?: ChatTemplateOptions): ChatSegment[] {
+  const controlTokens = options?.controlTokens ?? [...templateMarkupCandidates(template), ...[input.bos_token, input.eos_token].filter((token): token is string => token !== undefined && token !== "")];
+  const key = `${template}\u0000${controlTokens.join("\u0000")}`;
+  let compiled = options?.now === undefined ? compiledTemplates.get(key) : undefined;
+  if (compiled === undefined) {
+    compiled = compileChatTemplate(template, { ...options, controlTokens });
+    if (options?.now === undefined) {
+      if (compiledTemplates.size >= 32) compiledTemplates.clear();
+      compiledTemplates.set(key, compiled);
+    }
+  }
+  return compiled.render(input);
 }
 
 /** The prompt text of segments. */
