@@ -1,0 +1,104 @@
+// The shared sampler (src/generation/sampler.ts): its PRNG against the xoshiro128**
+// reference outputs and an independent Python rendering of the seeding, and each
+// filter (temperature, top-k, top-p, min-p, suppression) against hand-computed cases.
+import { describe, expect, it } from "vitest";
+import { argmax, createPrng, GREEDY, sample, xoshiro128StarStar, type SamplingParams } from "../../src/generation/sampler";
+
+const params = (overrides: Partial<SamplingParams>): SamplingParams => ({ temperature: 1, topK: 0, topP: 1, minP: 0, ...overrides });
+
+/** Draws `n` tokens with a fresh PRNG of the given seed and counts each id. */
+function histogram(logits: number[], sampling: SamplingParams, n: number, suppressed: ReadonlySet<number> = new Set()): Map<number, number> {
+  const rng = createPrng(7);
+  const counts = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    const id = sample(logits, sampling, rng, suppressed);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe("PRNG", () => {
+  it("is xoshiro128**: the reference outputs from state {1, 2, 3, 4}", () => {
+    // Outputs of the authors' xoshiro128starstar.c (prng.di.unimi.it) from s = {1, 2, 3, 4}.
+    const next = xoshiro128StarStar([1, 2, 3, 4]);
+    expect(Array.from({ length: 6 }, next)).toEqual([11520, 0, 5927040, 70819200, 2031721883, 1637235492]);
+  });
+
+  it("seeds by SplitMix32 as specified (values from an independent Python rendering of the spec)", () => {
+    const draws = (seed: number) => Array.from({ length: 4 }, createPrng(seed).next);
+    expect(draws(0)).toEqual([0.8868539333343506, 0.2639589309692383, 0.01247495412826538, 0.6732364892959595]);
+    expect(draws(42)).toEqual([0.6606156826019287, 0.12688004970550537, 0.11170190572738647, 0.8149393796920776]);
+    expect(draws(-1)).toEqual([0.7191298007965088, 0.05179238319396973, 0.8594059348106384, 0.7152802348136902]);
+    expect(draws(2 ** 40 + 7)).toEqual([0.8698235750198364, 0.603121280670166, 0.6630866527557373, 0.2604905366897583]);
+  });
+
+  it("refuses a seed that is not a safe integer", () => {
+    expect(() => createPrng(0.5)).toThrow(RangeError);
+  });
+});
+
+describe("sample", () => {
+  it("is greedy at temperature 0 and at top-k 1, ties to the lowest id, without drawing", () => {
+    const rng = createPrng(1);
+    expect(sample([0.1, 3, 3, -2], GREEDY, rng)).toBe(1);
+    expect(sample([0.1, 3, 3, -2], params({ topK: 1 }), rng)).toBe(1);
+    expect(rng.next()).toBe(createPrng(1).next());
+    expect(argmax([Number.NaN, -Infinity, -5])).toBe(2);
+  });
+
+  it("never picks a suppressed id (min_tokens keeps EOS out), greedy or sampled", () => {
+    expect(argmax([0, 9, 1], new Set([1]))).toBe(2);
+    const counts = histogram([0, 9, 1], params({}), 500, new Set([1]));
+    expect(counts.has(1)).toBe(false);
+    expect(sample([0, 9, 1], params({}), createPrng(3), new Set([1]))).not.toBe(1);
+  });
+
+  it("samples the softmax at temperature 1 (frequencies within 3 sigma)", () => {
+    const logits = [Math.log(0.5), Math.log(0.3), Math.log(0.2)];
+    const n = 20_000;
+    const counts = histogram(logits, params({}), n);
+    for (const [id, p] of [[0, 0.5], [1, 0.3], [2, 0.2]] as const) {
+      const sigma = Math.sqrt(n * p * (1 - p));
+      expect(Math.abs((counts.get(id) ?? 0) - n * p)).toBeLessThan(3 * sigma);
+    }
+  });
+
+  it("sharpens with a low temperature and flattens with a high one", () => {
+    const logits = [1, 0];
+    expect(histogram(logits, params({ temperature: 0.1 }), 1000).get(1) ?? 0).toBeLessThan(5);
+    const flat = histogram(logits, params({ temperature: 100 }), 4000).get(1) ?? 0;
+    expect(flat).toBeGreaterThan(1800);
+  });
+
+  it("keeps only the k largest with top-k (ties by lowest id)", () => {
+    const counts = histogram([1, 5, 5, 5, 0], params({ topK: 2 }), 2000);
+    expect([...counts.keys()].sort()).toEqual([1, 2]);
+  });
+
+  it("keeps the smallest nucleus reaching top-p", () => {
+    const logits = [Math.log(0.5), Math.log(0.3), Math.log(0.15), Math.log(0.05)];
+    expect([...histogram(logits, params({ topP: 0.79 }), 3000).keys()].sort()).toEqual([0, 1]);
+    expect([...histogram(logits, params({ topP: 0.81 }), 3000).keys()].sort()).toEqual([0, 1, 2]);
+    expect([...histogram(logits, params({ topP: 0.01 }), 200).keys()]).toEqual([0]);
+  });
+
+  it("drops ids below min-p times the top probability", () => {
+    const logits = [Math.log(0.5), Math.log(0.3), Math.log(0.15), Math.log(0.05)];
+    expect([...histogram(logits, params({ minP: 0.35 }), 3000).keys()].sort()).toEqual([0, 1]);
+  });
+
+  it("gives the same ids for the same seed and different ids for another", () => {
+    const logits = Array.from({ length: 64 }, (_, i) => Math.sin(i));
+    const run = (seed: number) => {
+      const rng = createPrng(seed);
+      return Array.from({ length: 32 }, () => sample(logits, params({ temperature: 0.9, topP: 0.95, topK: 40 }), rng));
+    };
+    expect(run(123)).toEqual(run(123));
+    expect(run(123)).not.toEqual(run(124));
+  });
+
+  it("accepts a Float32Array row view (a batch's logits without copying)", () => {
+    const batch = new Float32Array([0, 1, 2, 9, 1, 0]);
+    expect(sample(batch.subarray(3, 6), GREEDY, createPrng(0))).toBe(0);
+  });
+});
