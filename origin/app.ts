@@ -1,21 +1,23 @@
-// The reference GPU origin's HTTP surface: the Open Inference Protocol v2 routes of the
-// edge itself (same validation, same errors), in front of native onnxruntime sessions.
-import { OpenAPIHono } from "@hono/zod-openapi";
-import { requestId } from "hono/request-id";
-import { renderErrors } from "../src/routes/errors";
-import { requireApiKey } from "../src/routes/middleware/auth";
-import { limitBody, requireJson } from "../src/routes/middleware/body";
-import { oipRoutes } from "../src/routes/oip";
-import { provideServices, type AppEnv } from "../src/routes/services";
-import type { Services } from "../src/tasks";
+// The origin's HTTP surface: its own Hono app over its own engines. Open Inference
+// Protocol v2 for tensor models, vLLM's /v1/completions for text-generation models,
+// /health, /v1/models and /metrics. Model routes need the Bearer key when one is set.
+import { Hono } from "hono";
+import type { OriginConfig } from "./config";
+import { requireKey } from "./http/auth";
+import { renderErrors } from "./http/errors";
+import type { ModelHost } from "./model-host";
+import { completionRoutes } from "./routes/completions";
+import { oipRoutes } from "./routes/oip";
+import { serviceRoutes } from "./routes/service";
 
-export function createOriginApp(services: Services) {
-  const app = new OpenAPIHono<AppEnv>();
-  app.use(requestId());
-  app.use(provideServices(() => services));
-  app.use("/v2/models/*", requireApiKey);
-  app.on("POST", "/v2/models/*", requireJson, limitBody);
-  app.route("/", oipRoutes);
+export function createOriginApp(host: ModelHost, config: OriginConfig): Hono {
+  const app = new Hono();
+  const auth = requireKey(config.apiKey);
+  app.use("/v2/models/*", auth);
+  app.use("/v1/*", auth);
+  app.route("/", serviceRoutes(host));
+  app.route("/", oipRoutes(host, config.maxBodyBytes));
+  app.route("/", completionRoutes(host, config.maxBodyBytes));
   renderErrors(app);
   return app;
 }

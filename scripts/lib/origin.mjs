@@ -1,5 +1,6 @@
 // Starts the reference origin (origin/server.ts) as a real process on a free loopback
-// port: for the tests that talk to it over HTTP and for the benchmark.
+// port: for the tests that talk to it over HTTP and for the benchmark. Resolves once it
+// listens and its models have loaded (or failed: /health then says "degraded").
 import { spawn } from "node:child_process";
 
 /**
@@ -26,7 +27,7 @@ export function startOrigin(env = {}) {
     const onData = (chunk) => {
       output += chunk.toString();
       const match = /origin listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
+      if (match && /origin models loaded/.test(output)) {
         clearTimeout(timer);
         resolve({ url: match[1], process: child, stop });
       }

@@ -1,0 +1,68 @@
+// The origin's configuration, read once from process.env (the names operators and the
+// test helpers use: scripts/lib/origin.mjs). Invalid values stop the process at start.
+import { z } from "zod";
+
+const LOOPBACK = ["127.0.0.1", "::1", "localhost"];
+
+const list = (value: string) => value.split(",").map((item) => item.trim()).filter(Boolean);
+const integer = (fallback: number, min: number) => z.coerce.number().int().min(min).default(fallback);
+
+const ConfigSchema = z.object({
+  ORIGIN_HOST: z.string().min(1).default("127.0.0.1"),
+  /** 0 = any free port (the chosen one is printed). */
+  ORIGIN_PORT: integer(8788, 0).pipe(z.number().max(65535)),
+  ORIGIN_API_KEY: z.string().default(""),
+  ORIGIN_MODELS: z.string().min(1).default("models"),
+  /** Preference order, e.g. "cuda,cpu"; default: cuda where this onnxruntime-node has it, else cpu. */
+  ORIGIN_EXECUTION_PROVIDERS: z.string().optional(),
+  /** Threads per onnxruntime session: one per engine shares a small machine fairly. */
+  ORIGIN_INTRA_OP_THREADS: integer(1, 1),
+  /** Requests decoding together (rows of one decode step). */
+  ORIGIN_MAX_BATCH: integer(64, 1),
+  /** Requests waiting for a row; beyond this, 429 with Retry-After. */
+  ORIGIN_MAX_WAITING: integer(256, 0),
+  /** Prompt tokens prefilled between two decode steps (at least one prompt always is). */
+  ORIGIN_PREFILL_TOKENS_PER_STEP: integer(2048, 1),
+  /** Which graph of a text-generation manifest to run, overriding generation.graph (e.g. decoder-fp32). */
+  ORIGIN_GENERATION_GRAPH: z.string().optional(),
+  ORIGIN_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1),
+});
+
+export interface OriginConfig {
+  host: string;
+  port: number;
+  apiKey: string;
+  modelsDir: string;
+  executionProviders: string[] | undefined;
+  intraOpThreads: number;
+  maxBatch: number;
+  maxWaiting: number;
+  prefillTokensPerStep: number;
+  generationGraph: string | undefined;
+  maxBodyBytes: number;
+}
+
+/** Reads and checks the configuration; throws with every problem listed. */
+export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`Invalid origin configuration: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+  }
+  const c = parsed.data;
+  if (!c.ORIGIN_API_KEY && !LOOPBACK.includes(c.ORIGIN_HOST)) {
+    throw new Error(`Refusing to listen on ${c.ORIGIN_HOST} without ORIGIN_API_KEY`);
+  }
+  return {
+    host: c.ORIGIN_HOST,
+    port: c.ORIGIN_PORT,
+    apiKey: c.ORIGIN_API_KEY,
+    modelsDir: c.ORIGIN_MODELS,
+    executionProviders: c.ORIGIN_EXECUTION_PROVIDERS === undefined ? undefined : list(c.ORIGIN_EXECUTION_PROVIDERS),
+    intraOpThreads: c.ORIGIN_INTRA_OP_THREADS,
+    maxBatch: c.ORIGIN_MAX_BATCH,
+    maxWaiting: c.ORIGIN_MAX_WAITING,
+    prefillTokensPerStep: c.ORIGIN_PREFILL_TOKENS_PER_STEP,
+    generationGraph: c.ORIGIN_GENERATION_GRAPH,
+    maxBodyBytes: c.ORIGIN_MAX_BODY_BYTES,
+  };
+}

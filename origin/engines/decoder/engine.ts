@@ -1,0 +1,232 @@
+// The decoder engine: continuous batching over one onnxruntime session of a decoder with
+// KV-cache inputs/outputs (CONTRACTS.md). Each iteration of its loop (1) drops finished
+// and aborted requests, (2) prefills waiting ones (each alone, then merged into the batch
+// cache), (3) runs ONE decode step for every running request together — a [rows, 1]
+// input over a left-padded cache — and samples each row with its own seeded PRNG. HTTP
+// I/O runs between iterations, so requests join and leave between steps.
+import { ServiceError } from "../../../src/errors/service-error";
+import { sample } from "../../../src/generation/sampler";
+import type { GenerationConfig } from "../../manifests";
+import type { VllmMetrics } from "../../metrics/vllm-metrics";
+import { ort } from "../onnx-session";
+import { KvCache, type RowSource } from "./kv-cache";
+import { DecodeRequest, type GenerationParams } from "./request";
+
+export interface DecoderLimits {
+  maxBatch: number;
+  maxWaiting: number;
+  prefillTokensPerStep: number;
+}
+
+const NO_IDS: ReadonlySet<number> = new Set();
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class DecoderEngine {
+  private waiting: DecodeRequest[] = [];
+  /** Running requests; index = row of the batch cache. */
+  private running: DecodeRequest[] = [];
+  private readonly cache: KvCache;
+  private readonly eos: ReadonlySet<number>;
+  private logits = new Float32Array(0);
+  private wake: (() => void) | undefined;
+  private nextId = 0;
+  /** Decode steps run so far (tests read it to show an abort stops decoding within one step). */
+  steps = 0;
+
+  constructor(
+    readonly modelName: string,
+    private readonly session: ort.InferenceSession,
+    readonly generation: GenerationConfig,
+    private readonly limits: DecoderLimits,
+    private readonly metrics: VllmMetrics,
+  ) {
+    this.cache = new KvCache({ layers: generation.layers, kvHeads: generation.kvHeads, headDim: generation.headDim });
+    this.eos = new Set([generation.eosTokenId, ...generation.stopTokenIds]);
+    void this.loop();
+  }
+
+  /** Requests in the batch, aborted ones excluded the moment they abort. */
+  get runningCount(): number {
+    return this.running.filter((request) => request.state === "running" && !request.aborted).length;
+  }
+
+  get waitingCount(): number {
+    return this.waiting.filter((request) => !request.aborted).length;
+  }
+
+  get kvCacheBytes(): number {
+    return this.cache.bytes;
+  }
+
+  /**
+   * Queues a request; its steps arrive on `request.steps`. A full queue is a 429 with
+   * Retry-After; an aborted signal removes the request before the engine's next step.
+   */
+  submit(params: GenerationParams, signal: AbortSignal): DecodeRequest {
+    if (this.runningCount + this.waitingCount >= this.limits.maxBatch + this.limits.maxWaiting) {
+      throw new ServiceError(429, "invalid_request", `The origin is at capacity (${this.limits.maxBatch} running, ${this.limits.maxWaiting} waiting); retry shortly`, {
+        headers: { "retry-after": "1" },
+      });
+    }
+    const request = new DecodeRequest(`${this.modelName}-${this.nextId++}`, params);
+    const abort = () => {
+      if (request.state === "finished") return;
+      request.aborted = true;
+      this.finish(request, "abort");
+    };
+    if (signal.aborted) abort();
+    else signal.addEventListener("abort", abort, { once: true });
+    this.waiting.push(request);
+    this.wake?.();
+    return request;
+  }
+
+  private finish(request: DecodeRequest, reason: "stop" | "length" | "abort"): void {
+    if (request.state === "finished") return;
+    request.state = "finished";
+    request.steps.close();
+    const labels = this.metrics.labelsOf(this);
+    const now = performance.now();
+    this.metrics.requestSuccess.inc({ ...labels, finished_reason: reason });
+    this.metrics.e2eLatency.observe(labels, (now - request.arrivedAt) / 1000);
+    this.metrics.requestPromptTokens.observe(labels, request.params.promptIds.length);
+    this.metrics.requestGenerationTokens.observe(labels, request.generated.length);
+    if (request.generated.length > 1) {
+      this.metrics.timePerOutputToken.observe(labels, (request.lastTokenAt - request.firstTokenAt) / 1000 / (request.generated.length - 1));
+    }
+  }
+
+  /** Samples the request's next token from its logits row and sends it out. */
+  private emit(request: DecodeRequest, logits: Float32Array): void {
+    const { params } = request;
+    const stopIds = params.ignoreEos ? params.stopTokenIds : [...this.eos, ...params.stopTokenIds];
+    const suppressed = request.generated.length < params.minTokens ? new Set(stopIds) : NO_IDS;
+    const tokenId = sample(logits, params.sampling, request.rng, suppressed);
+    const now = performance.now();
+    const labels = this.metrics.labelsOf(this);
+    if (request.generated.length === 0) {
+      request.firstTokenAt = now;
+      this.metrics.timeToFirstToken.observe(labels, (now - request.arrivedAt) / 1000);
+    } else this.metrics.interTokenLatency.observe(labels, (now - request.lastTokenAt) / 1000);
+    request.lastTokenAt = now;
+    request.generated.push(tokenId);
+    request.pending = tokenId;
+    this.metrics.generationTokens.inc(labels);
+
+    let finishReason: "stop" | "length" | null = null;
+    let stopReason: number | null = null;
+    if (request.generated.length >= params.minTokens && !params.ignoreEos && this.eos.has(tokenId)) finishReason = "stop";
+    else if (request.generated.length >= params.minTokens && params.stopTokenIds.includes(tokenId)) [finishReason, stopReason] = ["stop", tokenId];
+    else if (request.generated.length >= params.maxTokens || request.filled + 1 >= this.generation.contextLength) finishReason = "length";
+    request.steps.push({ tokenId, finishReason, stopReason });
+    if (finishReason !== null) this.finish(request, finishReason);
+  }
+
+  private async prefill(request: DecodeRequest): Promise<Float32Array[]> {
+    const ids = request.params.promptIds;
+    const n = ids.length;
+    const { layers, kvHeads, headDim, vocabSize } = this.generation;
+    const empty = new Float32Array(0);
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor("int64", BigInt64Array.from(ids, BigInt), [1, n]),
+      attention_mask: new ort.Tensor("int64", new BigInt64Array(n).fill(1n), [1, n]),
+      position_ids: new ort.Tensor("int64", BigInt64Array.from({ length: n }, (_, i) => BigInt(i)), [1, n]),
+    };
+    for (const name of this.cache.names.past) feeds[name] = new ort.Tensor("float32", empty, [1, kvHeads, 0, headDim]);
+    const outputs = await this.session.run(feeds);
+    const logits = outputs.logits;
+    if (logits === undefined || !(logits.data instanceof Float32Array)) throw new Error("the decoder returned no FP32 logits");
+    request.filled = n;
+    const presents = this.cache.names.present.map((name) => {
+      const data = outputs[name]?.data;
+      if (!(data instanceof Float32Array)) throw new Error(`the decoder returned no FP32 ${name}`);
+      return data;
+    });
+    if (presents.length !== layers * 2) throw new Error("the decoder's presents do not match its layers");
+    this.emit(request, logits.data.subarray((n - 1) * vocabSize, n * vocabSize));
+    return presents;
+  }
+
+  /** One decode step for every running request: one token each. */
+  private async step(): Promise<void> {
+    const rows = this.running.length;
+    const past = this.cache.length;
+    const { vocabSize } = this.generation;
+    const mask = new BigInt64Array(rows * (past + 1));
+    this.running.forEach((request, row) => mask.fill(1n, row * (past + 1) + (past - request.filled), (row + 1) * (past + 1)));
+    if (this.logits.length < rows * vocabSize) this.logits = new Float32Array(this.limits.maxBatch * vocabSize);
+    const feeds = {
+      input_ids: new ort.Tensor("int64", BigInt64Array.from(this.running, (request) => BigInt(request.pending)), [rows, 1]),
+      position_ids: new ort.Tensor("int64", BigInt64Array.from(this.running, (request) => BigInt(request.filled)), [rows, 1]),
+      attention_mask: new ort.Tensor("int64", mask, [rows, past + 1]),
+      ...this.cache.pastFeeds(),
+    };
+    const fetches = { logits: new ort.Tensor("float32", this.logits.subarray(0, rows * vocabSize), [rows, 1, vocabSize]), ...this.cache.presentFetches() };
+    await this.session.run(feeds, fetches);
+    this.cache.advance();
+    this.steps += 1;
+    const labels = this.metrics.labelsOf(this);
+    this.metrics.decodeSteps.inc(labels);
+    this.metrics.decodeRows.inc(labels, rows);
+    this.metrics.iterationTokens.observe(labels, rows);
+    this.running.forEach((request, row) => {
+      request.filled += 1;
+      // An aborted row was decoded only because it aborted during this step; its token goes nowhere.
+      if (request.state === "running") this.emit(request, this.logits.subarray(row * vocabSize, (row + 1) * vocabSize));
+    });
+  }
+
+  /** Drops finished/aborted rows, prefills newcomers, and lays the cache out for them. */
+  private async schedule(): Promise<void> {
+    const kept = this.running.map((request, row) => ({ request, row })).filter(({ request }) => request.state === "running");
+    this.waiting = this.waiting.filter((request) => request.state === "waiting");
+    const joined: { request: DecodeRequest; presents: Float32Array[] }[] = [];
+    let budget = this.limits.prefillTokensPerStep;
+    while (this.waiting.length > 0 && kept.length + joined.length < this.limits.maxBatch && (joined.length === 0 || budget >= this.waiting[0]!.params.promptIds.length)) {
+      const request = this.waiting.shift()!;
+      request.state = "running";
+      const labels = this.metrics.labelsOf(this);
+      this.metrics.queueTime.observe(labels, (performance.now() - request.arrivedAt) / 1000);
+      this.metrics.promptTokens.inc(labels, request.params.promptIds.length);
+      this.metrics.iterationTokens.observe(labels, request.params.promptIds.length);
+      budget -= request.params.promptIds.length;
+      const presents = await this.prefill(request);
+      if (request.state === "running") joined.push({ request, presents });
+    }
+    if (kept.length === this.running.length && joined.length === 0) return;
+    const sources: RowSource[] = [
+      ...kept.map(({ request, row }): RowSource => ({ kind: "batch", row, filled: request.filled })),
+      ...joined.map(({ request, presents }): RowSource => ({ kind: "prefill", presents, filled: request.filled })),
+    ];
+    // Rows that finished during the prefills above leave at the next iteration.
+    this.cache.rebuild(sources);
+    this.running = [...kept.map(({ request }) => request), ...joined.map(({ request }) => request)];
+  }
+
+  private async loop(): Promise<void> {
+    for (;;) {
+      try {
+        if (this.running.length === 0 && this.waiting.every((request) => request.state !== "waiting")) {
+          this.waiting = [];
+          await new Promise<void>((resolve) => (this.wake = resolve));
+          this.wake = undefined;
+        }
+        await this.schedule();
+        if (this.running.some((request) => request.state === "running")) await this.step();
+      } catch (error) {
+        // A failed run fails the requests in flight, not the engine: the next ones start clean.
+        console.error(JSON.stringify({ event: "decode_failed", model: this.modelName, error: String(error) }));
+        for (const request of [...this.running, ...this.waiting]) {
+          if (request.state !== "finished") {
+            request.state = "finished";
+            request.steps.close(new ServiceError(500, "internal_error", "The decoder failed", { cause: error }));
+          }
+        }
+        this.running = [];
+        this.waiting = [];
+        this.cache.rebuild([]);
+      }
+      await yieldToIo();
+    }
+  }
+}

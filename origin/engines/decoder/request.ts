@@ -1,0 +1,45 @@
+// One generation request inside the decoder engine: what it asked for, where it stands,
+// and the channel its steps go out on.
+import { createPrng, type Prng, type SamplingParams } from "../../../src/generation/sampler";
+import { Channel } from "./channel";
+
+export type FinishReason = "stop" | "length" | "abort";
+
+/** One decoded token, as the route streams it. */
+export interface GenerationStep {
+  tokenId: number;
+  /** Set on the request's last token. */
+  finishReason: "stop" | "length" | null;
+  /** The request's stop token id that ended it; null for EOS, length or none (vLLM's stop_reason). */
+  stopReason: number | null;
+}
+
+export interface GenerationParams {
+  promptIds: readonly number[];
+  maxTokens: number;
+  minTokens: number;
+  sampling: SamplingParams;
+  seed: number | undefined;
+  /** The request's own stop_token_ids (reported as stop_reason). */
+  stopTokenIds: readonly number[];
+  ignoreEos: boolean;
+}
+
+export class DecodeRequest {
+  readonly steps = new Channel<GenerationStep>();
+  readonly rng: Prng;
+  readonly generated: number[] = [];
+  state: "waiting" | "running" | "finished" = "waiting";
+  aborted = false;
+  /** Tokens of this request whose keys/values are in the cache. */
+  filled = 0;
+  /** The last sampled token, fed to the next decode step. */
+  pending = -1;
+  readonly arrivedAt = performance.now();
+  firstTokenAt = 0;
+  lastTokenAt = 0;
+
+  constructor(readonly id: string, readonly params: GenerationParams) {
+    this.rng = createPrng(params.seed ?? Math.floor(Math.random() * 2 ** 52));
+  }
+}

@@ -1,0 +1,84 @@
+// A minimal Prometheus registry (text exposition format 0.0.4): counters, gauges read at
+// scrape time, and histograms, each with fixed label names. Enough for /metrics without a
+// dependency; gauges are functions so a scrape always reads the engine's present state.
+
+type Labels = Readonly<Record<string, string>>;
+
+const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+const labelText = (labels: Labels) => {
+  const entries = Object.entries(labels);
+  return entries.length === 0 ? "" : `{${entries.map(([k, v]) => `${k}="${escape(v)}"`).join(",")}}`;
+};
+const keyOf = (labels: Labels) => JSON.stringify(Object.entries(labels).sort());
+const num = (value: number) => (Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : value < 0 ? "-Inf" : "NaN");
+
+interface Metric {
+  render(): string;
+}
+
+export class Counter implements Metric {
+  private values = new Map<string, { labels: Labels; value: number }>();
+  constructor(readonly name: string, readonly help: string) {}
+
+  inc(labels: Labels, by = 1): void {
+    const key = keyOf(labels);
+    const entry = this.values.get(key) ?? { labels, value: 0 };
+    entry.value += by;
+    this.values.set(key, entry);
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
+    for (const { labels, value } of this.values.values()) lines.push(`${this.name}_total${labelText(labels)} ${num(value)}`);
+    return lines.join("\n");
+  }
+}
+
+export class Gauge implements Metric {
+  constructor(readonly name: string, readonly help: string, private readonly read: () => ReadonlyArray<{ labels: Labels; value: number }>) {}
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`];
+    for (const { labels, value } of this.read()) lines.push(`${this.name}${labelText(labels)} ${num(value)}`);
+    return lines.join("\n");
+  }
+}
+
+export class Histogram implements Metric {
+  private series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+
+  observe(labels: Labels, value: number): void {
+    const key = keyOf(labels);
+    const entry = this.series.get(key) ?? { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+    this.buckets.forEach((bound, i) => {
+      if (value <= bound) entry.counts[i]! += 1;
+    });
+    entry.sum += value;
+    entry.count += 1;
+    this.series.set(key, entry);
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    for (const { labels, counts, sum, count } of this.series.values()) {
+      this.buckets.forEach((bound, i) => lines.push(`${this.name}_bucket${labelText({ ...labels, le: num(bound) })} ${counts[i]}`));
+      lines.push(`${this.name}_bucket${labelText({ ...labels, le: "+Inf" })} ${count}`);
+      lines.push(`${this.name}_sum${labelText(labels)} ${num(sum)}`, `${this.name}_count${labelText(labels)} ${count}`);
+    }
+    return lines.join("\n");
+  }
+}
+
+export class Registry {
+  private metrics: Metric[] = [];
+
+  add<M extends Metric>(metric: M): M {
+    this.metrics.push(metric);
+    return metric;
+  }
+
+  render(): string {
+    return `${this.metrics.map((metric) => metric.render()).join("\n")}\n`;
+  }
+}

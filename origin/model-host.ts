@@ -1,0 +1,87 @@
+// The origin's models: every folder under ORIGIN_MODELS, each loaded (verified, then a
+// session created) in the background so /health can answer 503 while they load. Tensor
+// models get a tensor engine, text-generation models a decoder engine.
+import { ServiceError } from "../src/errors/service-error";
+import type { OriginConfig } from "./config";
+import { DecoderEngine } from "./engines/decoder/engine";
+import { createSession } from "./engines/onnx-session";
+import { createTensorEngine, type TensorEngine } from "./engines/tensor-engine";
+import { parseManifest, type OriginManifest } from "./manifests";
+import { createVllmMetrics, type VllmMetrics } from "./metrics/vllm-metrics";
+import { Registry } from "./metrics/prometheus";
+import { listModelFolders, readVerifiedFile } from "./model-files";
+
+export interface HostedModel {
+  manifest: OriginManifest;
+  status: "loading" | "ready" | "failed";
+  failure: string | undefined;
+  tensor: TensorEngine | undefined;
+  decoder: DecoderEngine | undefined;
+}
+
+export interface ModelHost {
+  models: ReadonlyMap<string, HostedModel>;
+  /** Settles when every model has loaded or failed. */
+  loaded: Promise<void>;
+  metrics: Registry;
+  /** The model by name, or a 404 naming `field`. */
+  find(name: string, field: string): HostedModel;
+  /** The model's engine once loaded, or a 503 with Retry-After. */
+  requireReady(model: HostedModel): void;
+}
+
+export function createModelHost(config: OriginConfig): ModelHost {
+  const settings = { executionProviders: config.executionProviders, intraOpThreads: config.intraOpThreads };
+  const models = new Map<string, HostedModel>();
+  const registry = new Registry();
+  const decoders = () => [...models.values()].flatMap((model) => (model.decoder === undefined ? [] : [model.decoder]));
+
+  const folders = listModelFolders(config.modelsDir).map((folder) => ({ folder, manifest: parseManifest(folder.manifest, config.generationGraph) }));
+  const contextLengths = folders.flatMap(({ manifest }) => (manifest.kind === "generation" ? [manifest.generation.contextLength] : []));
+  const metrics: VllmMetrics = createVllmMetrics(
+    registry,
+    () => decoders().map((engine) => ({ modelName: engine.modelName, running: () => engine.runningCount, waiting: () => engine.waitingCount, kvCacheBytes: () => engine.kvCacheBytes })),
+    Math.max(1, ...contextLengths),
+  );
+
+  const load = async (folder: { dir: string }, model: HostedModel) => {
+    try {
+      const { graph } = model.manifest;
+      const bytes = await readVerifiedFile(folder.dir, graph.file, graph.sha256);
+      if (model.manifest.kind === "generation") {
+        const session = await createSession(bytes, settings);
+        model.decoder = new DecoderEngine(model.manifest.name, session, model.manifest.generation, config, metrics);
+      } else {
+        model.tensor = await createTensorEngine(graph, bytes, settings);
+      }
+      model.status = "ready";
+    } catch (error) {
+      model.status = "failed";
+      model.failure = error instanceof Error ? error.message : String(error);
+      console.error(JSON.stringify({ event: "model_failed", model: model.manifest.name, error: model.failure }));
+    }
+  };
+
+  const loads = folders.map(({ folder, manifest }) => {
+    const model: HostedModel = { manifest, status: "loading", failure: undefined, tensor: undefined, decoder: undefined };
+    models.set(manifest.name, model);
+    return load(folder, model);
+  });
+
+  return {
+    models,
+    loaded: Promise.all(loads).then(() => undefined),
+    metrics: registry,
+    find(name, field) {
+      const model = models.get(name);
+      if (model === undefined) {
+        throw new ServiceError(404, "model_not_found", `No model named "${name}" (available: ${[...models.keys()].join(", ")})`, { field });
+      }
+      return model;
+    },
+    requireReady(model) {
+      if (model.status === "ready") return;
+      throw new ServiceError(503, "model_not_ready", `Model "${model.manifest.name}" is not ready: ${model.failure ?? "loading"}`, { headers: { "retry-after": "5" } });
+    },
+  };
+}

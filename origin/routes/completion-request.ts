@@ -1,0 +1,108 @@
+// The subset of vLLM's CompletionRequest the origin serves: the prompt as token ids and
+// vLLM's sampling fields, names and defaults as in vllm-project/vllm
+// vllm/entrypoints/openai/protocol.py (CompletionRequest; _DEFAULT_SAMPLING_PARAMS:
+// temperature 1, top_p 1, top_k 0 = off, min_p 0; max_tokens 16). Unknown fields are
+// ignored as vLLM ignores them; fields this origin cannot honour are refused by name
+// when they carry a non-neutral value (text prompts and stop strings need a tokenizer,
+// which lives at the edge).
+import { z } from "zod";
+import { ServiceError } from "../../src/errors/service-error";
+import type { SamplingParams } from "../../src/generation/sampler";
+import type { GenerationParams } from "../engines/decoder/request";
+import type { GenerationConfig } from "../manifests";
+
+const TokenId = z.number().int().min(0);
+const LONG = 2 ** 63;
+
+export const CompletionRequestSchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    prompt: z.union([z.array(TokenId).min(1), z.array(z.array(TokenId).min(1)).length(1)]),
+    max_tokens: z.number().int().min(1).nullable().default(16),
+    temperature: z.number().min(0).nullable().optional(),
+    top_p: z.number().gt(0).max(1).nullable().optional(),
+    top_k: z.number().int().min(-1).nullable().optional(),
+    min_p: z.number().min(0).max(1).nullable().optional(),
+    seed: z.number().int().min(-LONG).max(LONG).nullable().optional(),
+    stop_token_ids: z.array(TokenId).nullable().optional(),
+    ignore_eos: z.boolean().default(false),
+    min_tokens: z.number().int().min(0).default(0),
+    stream: z.boolean().nullable().default(false),
+    stream_options: z.object({ include_usage: z.boolean().nullable().default(true), continuous_usage_stats: z.boolean().nullable().default(false) }).loose().nullable().optional(),
+    return_token_ids: z.boolean().nullable().default(false),
+    skip_special_tokens: z.boolean().default(true),
+    detokenize: z.boolean().default(true),
+  })
+  .loose();
+
+export type CompletionRequest = z.output<typeof CompletionRequestSchema>;
+
+/** Fields refused unless neutral: [name, is the value neutral]. */
+const REFUSED: ReadonlyArray<[string, (value: unknown) => boolean]> = [
+  ["n", (v) => v === 1],
+  ["best_of", (v) => v === 1],
+  ["logprobs", (v) => v === false || v === 0],
+  ["prompt_logprobs", (v) => v === 0],
+  ["echo", (v) => v === false],
+  ["stop", (v) => (Array.isArray(v) && v.length === 0) || v === ""],
+  ["suffix", (v) => v === ""],
+  ["presence_penalty", (v) => v === 0],
+  ["frequency_penalty", (v) => v === 0],
+  ["repetition_penalty", (v) => v === 1],
+  ["logit_bias", (v) => typeof v === "object" && v !== null && Object.keys(v).length === 0],
+  ["allowed_token_ids", () => false],
+  ["bad_words", (v) => Array.isArray(v) && v.length === 0],
+  ["use_beam_search", (v) => v === false],
+  ["response_format", () => false],
+  ["guided_json", () => false],
+  ["guided_regex", () => false],
+  ["guided_choice", () => false],
+  ["guided_grammar", () => false],
+];
+
+const badRequest = (field: string, message: string) => new ServiceError(400, "invalid_request", message, { field });
+
+/** Checks a parsed request against the model and turns it into the engine's parameters. */
+export function toGenerationParams(request: CompletionRequest, raw: Readonly<Record<string, unknown>>, generation: GenerationConfig): GenerationParams {
+  for (const [name, neutral] of REFUSED) {
+    const value = raw[name];
+    if (value !== undefined && value !== null && !neutral(value)) throw badRequest(name, `${name}: ${JSON.stringify(value)} is not supported by this origin`);
+  }
+  if (request.stream_options != null && request.stream !== true) throw badRequest("stream_options", "Stream options can only be defined when `stream=True`.");
+  const promptIds = Array.isArray(request.prompt[0]) ? request.prompt[0] : request.prompt.flat();
+  const outOfVocab = promptIds.findIndex((id) => id >= generation.vocabSize);
+  if (outOfVocab !== -1) throw badRequest(`prompt.${outOfVocab}`, `prompt.${outOfVocab}: token id ${promptIds[outOfVocab]} is outside the vocabulary (${generation.vocabSize})`);
+  const stopBeyond = (request.stop_token_ids ?? []).find((id) => id >= generation.vocabSize);
+  if (stopBeyond !== undefined) throw badRequest("stop_token_ids", `stop_token_ids: ${stopBeyond} is outside the vocabulary (${generation.vocabSize})`);
+
+  const context = generation.contextLength;
+  if (promptIds.length >= context) {
+    throw badRequest("prompt", `The prompt (total length ${promptIds.length}) is too long to fit into the model (context length ${context}).`);
+  }
+  const maxTokens = request.max_tokens ?? context - promptIds.length;
+  if (promptIds.length + maxTokens > context) {
+    throw badRequest(
+      "max_tokens",
+      `This model's maximum context length is ${context} tokens. However, you requested ${promptIds.length + maxTokens} tokens (${promptIds.length} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+    );
+  }
+  if (request.min_tokens > maxTokens) throw badRequest("min_tokens", `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${request.min_tokens}.`);
+  const topK = request.top_k ?? 0;
+  const sampling: SamplingParams = {
+    temperature: request.temperature ?? 1,
+    topK: topK === -1 ? 0 : topK,
+    topP: request.top_p ?? 1,
+    minP: request.min_p ?? 0,
+  };
+  const seed = request.seed ?? undefined;
+  if (seed !== undefined && !Number.isSafeInteger(seed)) throw badRequest("seed", "seed: this origin takes seeds within ±2^53");
+  return {
+    promptIds,
+    maxTokens,
+    minTokens: request.min_tokens,
+    sampling,
+    seed,
+    stopTokenIds: request.stop_token_ids ?? [],
+    ignoreEos: request.ignore_eos,
+  };
+}

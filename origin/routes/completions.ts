@@ -1,0 +1,102 @@
+// vLLM's POST /v1/completions, token ids in and out, streamed (SSE) or not. Response
+// shapes follow vllm-project/vllm vllm/entrypoints/openai/serving_completion.py
+// (completion_stream_generator, request_output_to_completion_response) and protocol.py
+// (CompletionStreamResponse, CompletionResponse, UsageInfo): one chunk per token, the
+// prompt's ids on the first chunk, the finish on the last, a `choices: []` usage chunk
+// when stream_options.include_usage, then `data: [DONE]`. Text is "" (the edge
+// detokenizes). A client that disconnects aborts its request in the engine.
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { toServiceError } from "../../src/errors/problem";
+import { ServiceError } from "../../src/errors/service-error";
+import type { GenerationStep } from "../engines/decoder/request";
+import { parseWith, readJsonBody } from "../http/body";
+import { vllmErrorBody } from "../http/errors";
+import type { HostedModel, ModelHost } from "../model-host";
+import { CompletionRequestSchema, toGenerationParams } from "./completion-request";
+
+const encoder = new TextEncoder();
+const frame = (value: unknown) => encoder.encode(`data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`);
+
+const usageOf = (prompt: number, completion: number) => ({ prompt_tokens: prompt, total_tokens: prompt + completion, completion_tokens: completion });
+
+function generationModel(host: ModelHost, name: string | undefined): HostedModel {
+  const models = [...host.models.values()].filter((model) => model.manifest.kind === "generation");
+  if (name === undefined) {
+    const [only] = models;
+    if (only === undefined) throw new ServiceError(404, "model_not_found", "This origin serves no text-generation model", { field: "model" });
+    return only;
+  }
+  const model = host.find(name, "model");
+  if (model.manifest.kind !== "generation") throw new ServiceError(400, "invalid_request", `Model "${name}" is not a text-generation model`, { field: "model" });
+  return model;
+}
+
+export function completionRoutes(host: ModelHost, maxBodyBytes: number): Hono {
+  const app = new Hono();
+  app.post("/v1/completions", async (c) => {
+    const raw = await readJsonBody(c, maxBodyBytes);
+    const request = parseWith(CompletionRequestSchema, raw);
+    const model = generationModel(host, request.model);
+    host.requireReady(model);
+    const { decoder, manifest } = model;
+    if (decoder === undefined || manifest.kind !== "generation") throw new ServiceError(503, "model_not_ready", "The decoder is not loaded");
+    const params = toGenerationParams(request, typeof raw === "object" && raw !== null ? { ...raw } : {}, manifest.generation);
+
+    const abort = new AbortController();
+    c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
+    const generation = decoder.submit(params, abort.signal);
+    const head = { id: `cmpl-${randomUUID().replaceAll("-", "")}`, object: "text_completion", created: Math.floor(Date.now() / 1000), model: manifest.name };
+    const withIds = request.return_token_ids === true;
+    const promptIds = withIds ? [...params.promptIds] : null;
+
+    if (request.stream !== true) {
+      const ids: number[] = [];
+      let last: GenerationStep | undefined;
+      for await (const step of generation.steps) {
+        ids.push(step.tokenId);
+        last = step;
+      }
+      if (abort.signal.aborted) throw new ServiceError(400, "invalid_request", "Client disconnected");
+      const choice = {
+        index: 0, text: "", logprobs: null, finish_reason: last?.finishReason ?? null, stop_reason: last?.stopReason ?? null,
+        prompt_logprobs: null, prompt_token_ids: promptIds, token_ids: withIds ? ids : null,
+      };
+      return c.json({ ...head, choices: [choice], service_tier: null, system_fingerprint: null, usage: { ...usageOf(params.promptIds.length, ids.length), prompt_tokens_details: null }, kv_transfer_params: null });
+    }
+
+    const includeUsage = request.stream_options?.include_usage === true;
+    const continuousUsage = request.stream_options?.continuous_usage_stats === true;
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        // After a disconnect the stream is cancelled: nothing more may be enqueued.
+        const send = (value: unknown) => {
+          if (!abort.signal.aborted) controller.enqueue(frame(value));
+        };
+        let generated = 0;
+        try {
+          for await (const step of generation.steps) {
+            generated += 1;
+            const choice = {
+              index: 0, text: "", logprobs: null, finish_reason: step.finishReason, stop_reason: step.stopReason,
+              prompt_token_ids: generated === 1 ? promptIds : null, token_ids: withIds ? [step.tokenId] : null,
+            };
+            const usage = continuousUsage ? usageOf(params.promptIds.length, generated) : null;
+            send({ ...head, choices: [choice], usage });
+          }
+          if (includeUsage) send({ ...head, choices: [], usage: usageOf(params.promptIds.length, generated) });
+        } catch (error) {
+          send(vllmErrorBody(toServiceError(error)));
+        }
+        if (abort.signal.aborted) return;
+        send("[DONE]");
+        controller.close();
+      },
+      cancel() {
+        abort.abort();
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": head.id } });
+  });
+  return app;
+}
