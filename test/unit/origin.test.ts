@@ -1,6 +1,6 @@
-// The reference origin as a real process over loopback: Open Inference Protocol v2 on
-// onnxruntime-node, with the edge's validation and problem+json errors, Bearer auth, and
-// the same sha256 integrity rule as the edge.
+// The reference origin as a real process over loopback: Open Inference Protocol v2 on its
+// tensor engine (onnxruntime-node), problem+json errors with OIP's `error` member, Bearer
+// auth, and the same sha256 integrity rule as the edge.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,6 +96,9 @@ describe("reference origin, misconfigured", () => {
       const origin = await startOrigin({ ORIGIN_MODELS: dir });
       try {
         expect((await fetch(`${origin.url}/v2/health/ready`)).status).toBe(503);
+        const health = await fetch(`${origin.url}/health`);
+        expect(health.status).toBe(503);
+        expect(await health.json()).toMatchObject({ status: "degraded", failures: { "spam-classifier": expect.stringContaining("integrity") } });
         expect((await fetch(`${origin.url}/v2/models/spam-classifier/ready`)).status).toBe(503);
         expect((await fetch(`${origin.url}/v2/models/fraud-gru/ready`)).status).toBe(200);
         const response = await fetch(`${origin.url}/v2/models/spam-classifier/infer`, {

@@ -1,0 +1,200 @@
+// The reference origin's decoder engine over HTTP, as a real process on loopback:
+// vLLM's /v1/completions shapes (pinned to vLLM's source through
+// test/fixtures/vllm/completions.json), greedy parity with PyTorch on the FP32 graph,
+// seeded sampling inside shared batches, continuous batching seen in /metrics, the
+// bounded queue's 429, and exact gauges after a mass abort.
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { startOrigin } from "../../scripts/lib/origin.mjs";
+
+type OriginProcess = Awaited<ReturnType<typeof startOrigin>>;
+const KEY = "origin-test-key";
+
+const Greedy = z.object({ newTokens: z.number(), prompts: z.array(z.object({ promptIds: z.array(z.number()), greedyIds: z.array(z.number()) })) });
+const greedy = Greedy.parse(JSON.parse(readFileSync("test/fixtures/tiny-llm/greedy.json", "utf8")));
+const vllm = z.record(z.string(), z.unknown()).parse(JSON.parse(readFileSync("test/fixtures/vllm/completions.json", "utf8")));
+
+const Chunk = z.object({
+  choices: z.array(z.object({ token_ids: z.array(z.number()).nullable(), finish_reason: z.string().nullable(), stop_reason: z.union([z.number(), z.string()]).nullable() })),
+  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).nullable(),
+});
+const Response = z.object({ choices: z.array(z.object({ token_ids: z.array(z.number()), finish_reason: z.string(), stop_reason: z.union([z.number(), z.string()]).nullable() })) });
+
+/** The JSON type of every key, recursively: two values match when their key sets and kinds do. */
+function shapeOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length > 0 && typeof value[0] === "object" ? [shapeOf(value[0])] : "array";
+  if (value === null) return "null";
+  if (typeof value === "object") return Object.fromEntries(Object.entries(value).sort().map(([k, v]) => [k, shapeOf(v)]));
+  return typeof value;
+}
+
+/** Reads an SSE body into its `data:` payloads. */
+async function readEvents(response: globalThis.Response): Promise<string[]> {
+  const text = await response.text();
+  return text.split("\n\n").filter(Boolean).map((event) => {
+    expect(event.startsWith("data: ")).toBe(true);
+    return event.slice("data: ".length);
+  });
+}
+
+async function metric(url: string, name: string, labels = ""): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(name) && l.includes(labels) && l.charAt(name.length).match(/[{ ]/));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+}
+
+describe("origin /v1/completions (vLLM protocol)", () => {
+  let origin: OriginProcess;
+  const complete = (body: Record<string, unknown>, key: string | null = KEY, signal?: AbortSignal) =>
+    fetch(`${origin.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
+      body: JSON.stringify({ model: "tiny-llm", ...body }),
+      signal,
+    });
+  const ids = async (body: Record<string, unknown>) => Response.parse(await (await complete({ return_token_ids: true, ...body })).json()).choices[0]!.token_ids;
+
+  beforeAll(async () => {
+    origin = await startOrigin({ ORIGIN_API_KEY: KEY, ORIGIN_GENERATION_GRAPH: "decoder-fp32" });
+  });
+  afterAll(() => origin?.stop());
+
+  it("streams vLLM's chunks: prompt ids first, one token each, the finish, a usage chunk, [DONE]", async () => {
+    const response = await complete({ prompt: [1, 5, 6], max_tokens: 3, temperature: 0, stream: true, stream_options: { include_usage: true }, return_token_ids: true, ignore_eos: true });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const events = await readEvents(response);
+    expect(events.at(-1)).toBe("[DONE]");
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event));
+    expect(chunks).toHaveLength(4);
+    expect(shapeOf(chunks[0])).toEqual(shapeOf(vllm.streamChunkFirst));
+    expect(chunks[0].choices[0].prompt_token_ids).toEqual([1, 5, 6]);
+    expect(shapeOf(chunks[2])).toEqual(shapeOf(vllm.streamChunkLast));
+    expect(chunks[2].choices[0].finish_reason).toBe("length");
+    expect(shapeOf(chunks[3])).toEqual(shapeOf(vllm.streamUsageChunk));
+    expect(chunks[3].usage).toEqual({ prompt_tokens: 3, total_tokens: 6, completion_tokens: 3 });
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+  });
+
+  it("answers non-streamed requests in vLLM's CompletionResponse, the same ids as the stream", async () => {
+    const body = { prompt: [1, 5, 6], max_tokens: 3, temperature: 0, return_token_ids: true, ignore_eos: true };
+    const json: unknown = await (await complete(body)).json();
+    expect(shapeOf(json)).toEqual(shapeOf(vllm.response));
+    const events = await readEvents(await complete({ ...body, stream: true }));
+    const streamed = events.slice(0, -1).flatMap((event) => Chunk.parse(JSON.parse(event)).choices.flatMap((choice) => choice.token_ids ?? []));
+    expect(Response.parse(json).choices[0]!.token_ids).toEqual(streamed);
+  });
+
+  it(`continues ${greedy.prompts.length} prompts greedily exactly as PyTorch does on the FP32 graph, all in one batch`, async () => {
+    const results = await Promise.all(greedy.prompts.map(({ promptIds }) => ids({ prompt: promptIds, max_tokens: greedy.newTokens, temperature: 0, ignore_eos: true })));
+    results.forEach((result, i) => expect(result, `prompt ${i}`).toEqual(greedy.prompts[i]!.greedyIds));
+  });
+
+  it("gives the same ids for the same seed, alone and sharing the batch with other requests", async () => {
+    const seeded = { prompt: greedy.prompts[0]!.promptIds, max_tokens: 24, temperature: 0.9, top_p: 0.95, top_k: 50, min_p: 0.01, ignore_eos: true };
+    const alone = await ids({ ...seeded, seed: 1234 });
+    const crowd = await Promise.all([
+      ids({ ...seeded, seed: 1234 }),
+      ...[1, 2, 3, 4, 5].map((seed) => ids({ ...seeded, prompt: greedy.prompts[seed % greedy.prompts.length]!.promptIds, seed })),
+    ]);
+    expect(crowd[0]).toEqual(alone);
+    expect(await ids({ ...seeded, seed: 99 })).not.toEqual(alone);
+  });
+
+  it("batches continuously: concurrent streams share decode steps and show as running together", async () => {
+    const steps = await metric(origin.url, "origin_decode_steps_total");
+    const rows = await metric(origin.url, "origin_decode_rows_total");
+    let maxRunning = 0;
+    const pending = Array.from({ length: 8 }, (_, i) =>
+      new Promise((resolve) => setTimeout(resolve, i * 15)).then(() => ids({ prompt: [1, 10 + i, 20 + i], max_tokens: 48, temperature: 0, ignore_eos: true })),
+    );
+    const watcher = (async () => {
+      for (let i = 0; i < 20; i++) {
+        maxRunning = Math.max(maxRunning, await metric(origin.url, "vllm:num_requests_running"));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    await Promise.all([...pending, watcher]);
+    const stepsTaken = (await metric(origin.url, "origin_decode_steps_total")) - steps;
+    const rowsDecoded = (await metric(origin.url, "origin_decode_rows_total")) - rows;
+    expect(maxRunning).toBeGreaterThan(1);
+    expect(rowsDecoded).toBe(8 * 47); // the first token of each comes from its prefill
+    expect(stepsTaken).toBeLessThan(rowsDecoded / 2);
+  });
+
+  it("refuses bad requests in vLLM's ErrorResponse shape, naming the field", async () => {
+    const cases: [Record<string, unknown>, number, string | null][] = [
+      [{ prompt: "a text prompt" }, 400, "prompt"],
+      [{ prompt: [] }, 400, "prompt"],
+      [{ prompt: [1, 99_999] }, 400, "prompt.1"],
+      [{ prompt: [1, 2], max_tokens: 100_000 }, 400, "max_tokens"],
+      [{ prompt: [1, 2], temperature: -1 }, 400, "temperature"],
+      [{ prompt: [1, 2], n: 2 }, 400, "n"],
+      [{ prompt: [1, 2], stop: ["x"] }, 400, "stop"],
+      [{ prompt: [1, 2], stream_options: { include_usage: true } }, 400, "stream_options"],
+      [{ prompt: [1, 2], model: "no-such-model" }, 404, "model"],
+    ];
+    for (const [body, status, param] of cases) {
+      const response = await complete(body);
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      const json: unknown = await response.json();
+      expect(shapeOf(json)).toEqual(shapeOf({ error: { message: "", type: "", param, code: 0 } }));
+      expect(json).toMatchObject({ error: { param, code: status } });
+    }
+    const unauthorized = await complete({ prompt: [1, 2] }, null);
+    expect(unauthorized.status).toBe(401);
+    expect(await unauthorized.json()).toMatchObject({ error: { type: "AuthenticationError", code: 401 } });
+    expect((await complete({ prompt: [1, 2], n: 1, presence_penalty: 0, user: "u" })).status).toBe(200);
+  });
+
+  it("lists its model as vLLM does and says it is healthy", async () => {
+    const models = await (await fetch(`${origin.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } })).json();
+    expect(models).toMatchObject({ object: "list", data: [{ id: "tiny-llm", object: "model", max_model_len: expect.any(Number) }] });
+    expect((await fetch(`${origin.url}/health`)).status).toBe(200);
+  });
+
+  it("after a mass abort, reads 0 running and 0 waiting at the next scrape, and stops decoding", async () => {
+    const controllers = Array.from({ length: 24 }, () => new AbortController());
+    const readers = await Promise.all(
+      controllers.map(async (controller, i) => {
+        const response = await complete({ prompt: [1, 30 + i], max_tokens: 400, temperature: 0, ignore_eos: true, stream: true }, KEY, controller.signal);
+        const reader = response.body!.getReader();
+        await reader.read(); // the first token: the request is decoding
+        return reader;
+      }),
+    );
+    expect(await metric(origin.url, "vllm:num_requests_running")).toBeGreaterThan(0);
+    const aborted = await metric(origin.url, "vllm:request_success_total", 'finished_reason="abort"');
+    controllers.forEach((controller) => controller.abort());
+    await Promise.all(readers.map((reader) => reader.cancel().catch(() => undefined)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await metric(origin.url, "vllm:num_requests_running")).toBe(0);
+    expect(await metric(origin.url, "vllm:num_requests_waiting")).toBe(0);
+    expect(await metric(origin.url, "vllm:request_success_total", 'finished_reason="abort"')).toBe(aborted + 24);
+    const tokens = await metric(origin.url, "vllm:generation_tokens_total");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await metric(origin.url, "vllm:generation_tokens_total")).toBe(tokens);
+  });
+});
+
+describe("origin queue bound", () => {
+  it("answers 429 with Retry-After when every row and queue place is taken", async () => {
+    const origin = await startOrigin({ ORIGIN_MAX_BATCH: "1", ORIGIN_MAX_WAITING: "1" });
+    const controller = new AbortController();
+    try {
+      const long = { model: "tiny-llm", prompt: [1, 5], max_tokens: 400, temperature: 0, ignore_eos: true, stream: true };
+      const post = () => fetch(`${origin.url}/v1/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(long), signal: controller.signal });
+      const running = await post();
+      const waiting = await post();
+      expect([running.status, waiting.status]).toEqual([200, 200]);
+      const refused = await post();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect(await refused.json()).toMatchObject({ error: { type: "RateLimitError", code: 429 } });
+    } finally {
+      controller.abort();
+      await origin.stop();
+    }
+  });
+});
