@@ -26,6 +26,8 @@ const ConfigSchema = z.object({
   /** Which graph of a text-generation manifest to run, overriding generation.graph (e.g. decoder-fp32). */
   ORIGIN_GENERATION_GRAPH: z.string().optional(),
   ORIGIN_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1),
+  /** "false" runs decoder graphs as exported (presents = the whole cache, copied every step). */
+  ORIGIN_SPLIT_ATTENTION: z.enum(["true", "false"]).default("true"),
 });
 
 export interface OriginConfig {
@@ -40,6 +42,7 @@ export interface OriginConfig {
   prefillTokensPerStep: number;
   generationGraph: string | undefined;
   maxBodyBytes: number;
+  splitAttention: boolean;
 }
 
 /** Reads and checks the configuration; throws with every problem listed. */
@@ -64,5 +67,6 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
     prefillTokensPerStep: c.ORIGIN_PREFILL_TOKENS_PER_STEP,
     generationGraph: c.ORIGIN_GENERATION_GRAPH,
     maxBodyBytes: c.ORIGIN_MAX_BODY_BYTES,
+    splitAttention: c.ORIGIN_SPLIT_ATTENTION === "true",
   };
 }

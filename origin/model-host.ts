@@ -10,6 +10,7 @@ import { parseManifest, type OriginManifest } from "./manifests";
 import { createVllmMetrics, type VllmMetrics } from "./metrics/vllm-metrics";
 import { Registry } from "./metrics/prometheus";
 import { listModelFolders, readVerifiedFile } from "./model-files";
+import { splitAttention } from "./onnx/split-attention";
 
 export interface HostedModel {
   manifest: OriginManifest;
@@ -17,6 +18,8 @@ export interface HostedModel {
   failure: string | undefined;
   tensor: TensorEngine | undefined;
   decoder: DecoderEngine | undefined;
+  /** How a decoder runs its graph: rewritten to split attention (no cache copies), or as exported. */
+  mode: string | undefined;
 }
 
 export interface ModelHost {
@@ -49,8 +52,10 @@ export function createModelHost(config: OriginConfig): ModelHost {
       const { graph } = model.manifest;
       const bytes = await readVerifiedFile(folder.dir, graph.file, graph.sha256);
       if (model.manifest.kind === "generation") {
-        const session = await createSession(bytes, settings);
-        model.decoder = new DecoderEngine(model.manifest.name, session, model.manifest.generation, config, metrics);
+        const split = config.splitAttention ? splitAttention(bytes, model.manifest.generation.layers) : null;
+        const session = await createSession(split ?? bytes, settings);
+        model.decoder = new DecoderEngine(model.manifest.name, session, model.manifest.generation, config, metrics, split !== null);
+        model.mode = split !== null ? "split attention" : "graph as exported";
       } else {
         model.tensor = await createTensorEngine(graph, bytes, settings);
       }
@@ -63,7 +68,7 @@ export function createModelHost(config: OriginConfig): ModelHost {
   };
 
   const loads = folders.map(({ folder, manifest }) => {
-    const model: HostedModel = { manifest, status: "loading", failure: undefined, tensor: undefined, decoder: undefined };
+    const model: HostedModel = { manifest, status: "loading", failure: undefined, tensor: undefined, decoder: undefined, mode: undefined };
     models.set(manifest.name, model);
     return load(folder, model);
   });

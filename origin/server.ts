@@ -31,7 +31,7 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
   console.log(`origin listening on http://${config.host}:${info.port} (${providers}): ${models}`);
 });
 void host.loaded.then(() => {
-  const states = [...host.models.values()].map((model) => `${model.manifest.name} ${model.status}`).join(", ");
+  const states = [...host.models.values()].map((model) => `${model.manifest.name} ${model.status}${model.mode === undefined ? "" : ` (${model.mode})`}`).join(", ");
   console.log(`origin models loaded: ${states}`);
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -51,6 +51,8 @@ export function createVllmMetrics(registry: Registry, engines: () => readonly En
     interTokenLatency: registry.add(new Histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", PER_TOKEN)),
     e2eLatency: registry.add(new Histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", LATENCY)),
     queueTime: registry.add(new Histogram("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", LATENCY)),
+    prefillTime: registry.add(new Histogram("vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", LATENCY)),
+    decodeStepTime: registry.add(new Histogram("origin_decode_step_seconds", "Time of one decode step (one onnxruntime run for the whole batch).", [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1])),
     decodeSteps: registry.add(new Counter("origin_decode_steps", "Decode steps run (one onnxruntime run for every running request).")),
     decodeRows: registry.add(new Counter("origin_decode_rows", "Rows decoded, summed over steps: rows / steps is the mean batch.")),
     labelsOf,

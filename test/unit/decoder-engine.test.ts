@@ -10,6 +10,7 @@ import { parseManifest } from "../../origin/manifests";
 import { Registry } from "../../origin/metrics/prometheus";
 import { createVllmMetrics } from "../../origin/metrics/vllm-metrics";
 import { readVerifiedFile } from "../../origin/model-files";
+import { splitAttention } from "../../origin/onnx/split-attention";
 import { GREEDY } from "../../src/generation/sampler";
 
 const DIR = "models/tiny-llm";
@@ -22,9 +23,11 @@ describe("decoder engine", () => {
   beforeAll(async () => {
     const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
     if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
-    const session = await createSession(await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256), { executionProviders: ["cpu"], intraOpThreads: 1 });
+    const split = splitAttention(await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256), manifest.generation.layers);
+    if (split === null) throw new Error("the tiny LLM's graph does not have the exported attention pattern");
+    const session = await createSession(split, { executionProviders: ["cpu"], intraOpThreads: 1 });
     const metrics = createVllmMetrics(registry, () => [], manifest.generation.contextLength);
-    engine = new DecoderEngine("tiny-llm", session, manifest.generation, { maxBatch: 8, maxWaiting: 8, prefillTokensPerStep: 2048 }, metrics);
+    engine = new DecoderEngine("tiny-llm", session, manifest.generation, { maxBatch: 8, maxWaiting: 8, prefillTokensPerStep: 2048 }, metrics, true);
   });
   afterAll(() => undefined);
 
@@ -50,5 +53,45 @@ describe("decoder engine", () => {
     const [stepsAfter, rowsAfter] = [counter("origin_decode_steps_total") - steps, counter("origin_decode_rows_total") - rows];
     expect(stepsAfter).toBeGreaterThanOrEqual(4);
     expect(rowsAfter).toBe(stepsAfter); // every step after the abort decoded b alone
+  });
+});
+
+describe("split attention (origin/onnx/split-attention.ts)", () => {
+  it("computes the graph's logits and new keys/values without concatenating the cache", async () => {
+    const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
+    if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
+    const { layers, kvHeads, headDim } = manifest.generation;
+    const bytes = await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256);
+    const split = splitAttention(bytes, layers);
+    expect(split).not.toBeNull();
+    const settings = { executionProviders: ["cpu"], intraOpThreads: 1 };
+    const [exported, rewritten] = await Promise.all([createSession(bytes, settings), createSession(split!, settings)]);
+    const { ort } = await import("../../origin/engines/onnx-session");
+    // Two rows, 5 past columns (some masked: padding anywhere), 3 new tokens.
+    const [rows, past, seq] = [2, 5, 3];
+    let state = 7;
+    const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
+      input_ids: new ort.Tensor("int64", BigInt64Array.from({ length: rows * seq }, (_, i) => BigInt(5 + i)), [rows, seq]),
+      attention_mask: new ort.Tensor("int64", BigInt64Array.from({ length: rows * (past + seq) }, (_, i) => (i % 7 === 3 ? 0n : 1n)), [rows, past + seq]),
+      position_ids: new ort.Tensor("int64", BigInt64Array.from({ length: rows * seq }, (_, i) => BigInt(past + (i % seq))), [rows, seq]),
+    };
+    for (let l = 0; l < layers; l++) {
+      for (const kv of ["key", "value"]) feeds[`past_key_values.${l}.${kv}`] = new ort.Tensor("float32", Float32Array.from({ length: rows * kvHeads * past * headDim }, random), [rows, kvHeads, past, headDim]);
+    }
+    const [a, b] = [await exported.run(feeds), await rewritten.run(feeds)];
+    const logitsA = a.logits!.data as Float32Array;
+    const logitsB = b.logits!.data as Float32Array;
+    expect(logitsB.length).toBe(logitsA.length);
+    let worst = 0;
+    logitsA.forEach((value, i) => (worst = Math.max(worst, Math.abs(value - logitsB[i]!))));
+    expect(worst).toBeLessThan(1e-4);
+    expect(b["present.0.key"]!.dims).toEqual([rows, kvHeads, seq, headDim]);
+    const fullV = a[`present.${layers - 1}.value`]!.data as Float32Array;
+    const newV = b[`present.${layers - 1}.value`]!.data as Float32Array;
+    for (let r = 0; r < rows; r++)
+      for (let h = 0; h < kvHeads; h++)
+        for (let s = 0; s < seq; s++)
+          for (let d = 0; d < headDim; d++) expect(newV[((r * kvHeads + h) * seq + s) * headDim + d]).toBeCloseTo(fullV[((r * kvHeads + h) * (past + seq) + past + s) * headDim + d]!, 5);
   });
 });

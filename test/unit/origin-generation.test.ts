@@ -198,3 +198,24 @@ describe("origin queue bound", () => {
     }
   });
 });
+
+describe("origin with the decoder graph as exported (ORIGIN_SPLIT_ATTENTION=false)", () => {
+  it("continues the prompts exactly as PyTorch does too, all in one batch", async () => {
+    const origin = await startOrigin({ ORIGIN_SPLIT_ATTENTION: "false", ORIGIN_GENERATION_GRAPH: "decoder-fp32" });
+    try {
+      const results = await Promise.all(
+        greedy.prompts.map(async ({ promptIds }) => {
+          const response = await fetch(`${origin.url}/v1/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model: "tiny-llm", prompt: promptIds, max_tokens: greedy.newTokens, temperature: 0, ignore_eos: true, return_token_ids: true }),
+          });
+          return Response.parse(await response.json()).choices[0]!.token_ids;
+        }),
+      );
+      results.forEach((result, i) => expect(result, `prompt ${i}`).toEqual(greedy.prompts[i]!.greedyIds));
+    } finally {
+      await origin.stop();
+    }
+  });
+});

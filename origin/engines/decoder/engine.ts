@@ -1,9 +1,11 @@
 // The decoder engine: continuous batching over one onnxruntime session of a decoder with
 // KV-cache inputs/outputs (CONTRACTS.md). Each iteration of its loop (1) drops finished
-// and aborted requests, (2) prefills waiting ones (each alone, then merged into the batch
+// and aborted requests, (2) prefills waiting ones (each alone, then laid into the batch
 // cache), (3) runs ONE decode step for every running request together — a [rows, 1]
-// input over a left-padded cache — and samples each row with its own seeded PRNG. HTTP
-// I/O runs between iterations, so requests join and leave between steps.
+// input over the preallocated cache, masked per row — and samples each row with its own
+// seeded PRNG. HTTP I/O runs between iterations, so requests join and leave between steps.
+// With a split-attention graph (origin/onnx/split-attention.ts) a step's presents are
+// only the new column; with the graph as exported they are the whole cache plus it.
 import { ServiceError } from "../../../src/errors/service-error";
 import { sample } from "../../../src/generation/sampler";
 import type { GenerationConfig } from "../../manifests";
@@ -39,6 +41,8 @@ export class DecoderEngine {
     readonly generation: GenerationConfig,
     private readonly limits: DecoderLimits,
     private readonly metrics: VllmMetrics,
+    /** Whether the session runs the split-attention rewrite (presents = new columns only). */
+    readonly splitAttention: boolean,
   ) {
     this.cache = new KvCache({ layers: generation.layers, kvHeads: generation.kvHeads, headDim: generation.headDim });
     this.eos = new Set([generation.eosTokenId, ...generation.stopTokenIds]);
@@ -133,7 +137,9 @@ export class DecoderEngine {
       position_ids: new ort.Tensor("int64", BigInt64Array.from({ length: n }, (_, i) => BigInt(i)), [1, n]),
     };
     for (const name of this.cache.names.past) feeds[name] = new ort.Tensor("float32", empty, [1, kvHeads, 0, headDim]);
+    const started = performance.now();
     const outputs = await this.session.run(feeds);
+    this.metrics.prefillTime.observe(this.metrics.labelsOf(this), (performance.now() - started) / 1000);
     const logits = outputs.logits;
     if (logits === undefined || !(logits.data instanceof Float32Array)) throw new Error("the decoder returned no FP32 logits");
     request.filled = n;
@@ -150,22 +156,29 @@ export class DecoderEngine {
   /** One decode step for every running request: one token each. */
   private async step(): Promise<void> {
     const rows = this.running.length;
-    const past = this.cache.length;
+    const capacity = this.cache.capacity;
     const { vocabSize } = this.generation;
-    const mask = new BigInt64Array(rows * (past + 1));
-    this.running.forEach((request, row) => mask.fill(1n, row * (past + 1) + (past - request.filled), (row + 1) * (past + 1)));
+    const mask = new BigInt64Array(rows * (capacity + 1));
+    this.running.forEach((request, row) => {
+      mask.fill(1n, row * (capacity + 1), row * (capacity + 1) + request.filled);
+      mask[row * (capacity + 1) + capacity] = 1n;
+    });
     if (this.logits.length < rows * vocabSize) this.logits = new Float32Array(this.limits.maxBatch * vocabSize);
     const feeds = {
       input_ids: new ort.Tensor("int64", BigInt64Array.from(this.running, (request) => BigInt(request.pending)), [rows, 1]),
       position_ids: new ort.Tensor("int64", BigInt64Array.from(this.running, (request) => BigInt(request.filled)), [rows, 1]),
-      attention_mask: new ort.Tensor("int64", mask, [rows, past + 1]),
+      attention_mask: new ort.Tensor("int64", mask, [rows, capacity + 1]),
       ...this.cache.pastFeeds(),
     };
-    const fetches = { logits: new ort.Tensor("float32", this.logits.subarray(0, rows * vocabSize), [rows, 1, vocabSize]), ...this.cache.presentFetches() };
+    const columns = this.splitAttention ? 1 : capacity + 1;
+    const fetches = { logits: new ort.Tensor("float32", this.logits.subarray(0, rows * vocabSize), [rows, 1, vocabSize]), ...this.cache.presentFetches(columns) };
+    const started = performance.now();
     await this.session.run(feeds, fetches);
-    this.cache.advance();
+    const stepSeconds = (performance.now() - started) / 1000;
+    this.cache.appendStep(this.running.map((request) => request.filled), columns, columns - 1);
     this.steps += 1;
     const labels = this.metrics.labelsOf(this);
+    this.metrics.decodeStepTime.observe(labels, stepSeconds);
     this.metrics.decodeSteps.inc(labels);
     this.metrics.decodeRows.inc(labels, rows);
     this.metrics.iterationTokens.observe(labels, rows);
@@ -193,7 +206,8 @@ export class DecoderEngine {
       const presents = await this.prefill(request);
       if (request.state === "running") joined.push({ request, presents });
     }
-    if (kept.length === this.running.length && joined.length === 0) return;
+    const longest = [...kept.map(({ request }) => request.filled), ...joined.map(({ request }) => request.filled)].reduce((a, b) => Math.max(a, b), 0);
+    if (kept.length === this.running.length && joined.length === 0 && longest < this.cache.capacity) return;
     const sources: RowSource[] = [
       ...kept.map(({ request, row }): RowSource => ({ kind: "batch", row, filled: request.filled })),
       ...joined.map(({ request, presents }): RowSource => ({ kind: "prefill", presents, filled: request.filled })),

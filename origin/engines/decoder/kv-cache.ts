@@ -1,12 +1,15 @@
-// The batch's KV cache, preallocated and reused: per layer, keys and values live in two
-// ping-pong buffers. A decode step reads the past from one (a view of exactly
-// [rows, kvHeads, past, headDim]) and onnxruntime writes the present straight into the
-// other (a bound output), so no step allocates or copies a cache in JavaScript; the
-// buffers swap roles after each step. Rows are left-padded: a row's real columns are
-// its last `filled` ones, the rest are zeros that attention_mask hides.
+// The batch's KV cache: one preallocated buffer per layer and key/value, laid out
+// [rows, kvHeads, capacity, headDim]. Row r's tokens sit in columns 0..filled−1; the
+// columns after them are masked (attention_mask 0) until filled. The whole buffer is the
+// past fed to each step — a view, never a copy — and after the step each row's new
+// key/value column is written in place from the step's (bound) present outputs. The
+// layout changes only when rows join or leave or the capacity grows (by BLOCK columns).
 import { ort } from "../onnx-session";
 
-/** Where a row of a rebuilt cache comes from: a row of the current batch, or a fresh prefill. */
+/** Columns added at a time: attention spans the capacity, so it grows in small steps. */
+const BLOCK = 32;
+
+/** A row of a new layout: an existing row of the batch, or a fresh prefill's presents. */
 export type RowSource = { kind: "batch"; row: number; filled: number } | { kind: "prefill"; presents: Float32Array[]; filled: number };
 
 export interface KvShape {
@@ -16,90 +19,91 @@ export interface KvShape {
 }
 
 export class KvCache {
-  /** Past columns of the batch (the longest row's filled length, plus any padding). */
-  length = 0;
   rows = 0;
-  /** [layer * 2 + (0 key | 1 value)] → buffer holding the current past. */
-  private past: Float32Array[];
-  /** The same, the buffers the next present is written into. */
-  private next: Float32Array[];
+  /** Columns per row (the past length every step is fed). */
+  capacity = 0;
+  private buffers: Float32Array[];
+  private spare: Float32Array[];
+  private presents: Float32Array[];
   readonly names: { past: string[]; present: string[] };
 
   constructor(readonly shape: KvShape) {
     const tensors = shape.layers * 2;
-    this.past = Array.from({ length: tensors }, () => new Float32Array(0));
-    this.next = Array.from({ length: tensors }, () => new Float32Array(0));
+    const empty = () => Array.from({ length: tensors }, () => new Float32Array(0));
+    [this.buffers, this.spare, this.presents] = [empty(), empty(), empty()];
     const names = (prefix: string) => Array.from({ length: tensors }, (_, i) => `${prefix}.${i >> 1}.${i & 1 ? "value" : "key"}`);
     this.names = { past: names("past_key_values"), present: names("present") };
   }
 
-  private get rowStride() {
-    return this.shape.kvHeads * this.shape.headDim;
-  }
-
-  /** Bytes held by the cache buffers (both sides). */
+  /** Bytes held by the cache's buffers. */
   get bytes(): number {
-    return [...this.past, ...this.next].reduce((sum, buffer) => sum + buffer.byteLength, 0);
+    return [...this.buffers, ...this.spare, ...this.presents].reduce((sum, buffer) => sum + buffer.byteLength, 0);
   }
 
-  /** The next buffers, grown (geometrically, without copying) to hold `elements`. */
-  private reserveNext(elements: number): void {
-    for (let i = 0; i < this.next.length; i++) {
-      if (this.next[i]!.length < elements) this.next[i] = new Float32Array(Math.max(elements, Math.ceil(this.next[i]!.length * 1.5)));
+  /** The capacity a batch whose longest row has `filled` tokens needs for its next step. */
+  static capacityFor(filled: number): number {
+    return Math.ceil((filled + 1) / BLOCK) * BLOCK;
+  }
+
+  private get rowSize() {
+    return this.shape.kvHeads * this.capacity * this.shape.headDim;
+  }
+
+  /** The past feeds of the next step: the buffers as [rows, kvHeads, capacity, headDim]. */
+  pastFeeds(): Record<string, ort.Tensor> {
+    const { kvHeads, headDim } = this.shape;
+    const size = this.rows * this.rowSize;
+    return Object.fromEntries(this.names.past.map((name, i) => [name, new ort.Tensor("float32", this.buffers[i]!.subarray(0, size), [this.rows, kvHeads, this.capacity, headDim])]));
+  }
+
+  /** Bound outputs for the step's presents: `columns` per row (1 for a split-attention graph, capacity + 1 otherwise). */
+  presentFetches(columns: number): Record<string, ort.Tensor> {
+    const { kvHeads, headDim } = this.shape;
+    const size = this.rows * kvHeads * columns * headDim;
+    return Object.fromEntries(
+      this.names.present.map((name, i) => {
+        if (this.presents[i]!.length < size) this.presents[i] = new Float32Array(size * 2);
+        return [name, new ort.Tensor("float32", this.presents[i]!.subarray(0, size), [this.rows, kvHeads, columns, headDim])];
+      }),
+    );
+  }
+
+  /** After a step: writes column `from` of each row's present into column filled[row] of the cache. */
+  appendStep(filled: readonly number[], columns: number, from: number): void {
+    const { kvHeads, headDim } = this.shape;
+    for (let t = 0; t < this.buffers.length; t++) {
+      const [cache, present] = [this.buffers[t]!, this.presents[t]!];
+      for (let row = 0; row < this.rows; row++) {
+        for (let head = 0; head < kvHeads; head++) {
+          const source = ((row * kvHeads + head) * columns + from) * headDim;
+          cache.set(present.subarray(source, source + headDim), ((row * kvHeads + head) * this.capacity + filled[row]!) * headDim);
+        }
+      }
     }
   }
 
-  private swap(): void {
-    [this.past, this.next] = [this.next, this.past];
-  }
-
-  /** The past feeds of the next step: views of exactly [rows, kvHeads, length, headDim]. */
-  pastFeeds(): Record<string, ort.Tensor> {
-    const { kvHeads, headDim } = this.shape;
-    const size = this.rows * this.rowStride * this.length;
-    return Object.fromEntries(this.names.past.map((name, i) => [name, new ort.Tensor("float32", this.past[i]!.subarray(0, size), [this.rows, kvHeads, this.length, headDim])]));
-  }
-
-  /** Bound outputs for the next step's presents (one column longer), in the other buffers. */
-  presentFetches(): Record<string, ort.Tensor> {
-    const { kvHeads, headDim } = this.shape;
-    const size = this.rows * this.rowStride * (this.length + 1);
-    this.reserveNext(size);
-    return Object.fromEntries(this.names.present.map((name, i) => [name, new ort.Tensor("float32", this.next[i]!.subarray(0, size), [this.rows, kvHeads, this.length + 1, headDim])]));
-  }
-
-  /** After a step ran with presentFetches(): the presents become the past. */
-  advance(): void {
-    this.swap();
-    this.length += 1;
-  }
-
-  /**
-   * Lays the batch out anew (rows joined or left): each row keeps its last `filled`
-   * columns, right-aligned to the longest row, so columns every row had as padding go.
-   */
+  /** Lays the batch out anew (rows joined or left, or more columns needed). */
   rebuild(sources: readonly RowSource[]): void {
     const { kvHeads, headDim } = this.shape;
-    const length = sources.reduce((max, source) => Math.max(max, source.filled), 0);
-    const size = sources.length * this.rowStride * length;
-    this.reserveNext(size);
-    for (let t = 0; t < this.next.length; t++) {
-      const target = this.next[t]!;
+    const capacity = KvCache.capacityFor(sources.reduce((max, source) => Math.max(max, source.filled), 0));
+    const rowSize = kvHeads * capacity * headDim;
+    for (let t = 0; t < this.buffers.length; t++) {
+      if (this.spare[t]!.length < sources.length * rowSize) this.spare[t] = new Float32Array(Math.ceil(sources.length * rowSize * 1.25));
+      const target = this.spare[t]!;
+      target.fill(0, 0, sources.length * rowSize);
       sources.forEach((source, row) => {
-        const pad = length - source.filled;
         for (let head = 0; head < kvHeads; head++) {
-          const at = ((row * kvHeads + head) * length) * headDim;
-          target.fill(0, at, at + pad * headDim);
+          const at = (row * kvHeads + head) * capacity * headDim;
           const from =
             source.kind === "batch"
-              ? this.past[t]!.subarray(((source.row * kvHeads + head) * this.length + (this.length - source.filled)) * headDim, ((source.row * kvHeads + head) * this.length + this.length) * headDim)
+              ? this.buffers[t]!.subarray((source.row * kvHeads + head) * this.capacity * headDim, ((source.row * kvHeads + head) * this.capacity + source.filled) * headDim)
               : source.presents[t]!.subarray(head * source.filled * headDim, (head + 1) * source.filled * headDim);
-          target.set(from, at + pad * headDim);
+          target.set(from, at);
         }
       });
     }
-    this.swap();
+    [this.buffers, this.spare] = [this.spare, this.buffers];
     this.rows = sources.length;
-    this.length = length;
+    this.capacity = capacity;
   }
 }
