@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+// Reference origin benchmark (origin/, onnxruntime-node, one intra-op thread), over
+// loopback with real SSE streams, side by side in one run:
+//   throughput  aggregate generated tokens/s at 1, 4, 16, 64 concurrent streams, at 64
+//               and 512 tokens of context (prompt = context − new tokens), and the ratio to
+//               one stream at the same context; also tokens per CPU-second of the origin
+//               process tree (robust to a shared machine's load)
+//   step        decode step time (batch of one, and of 16) at context ≈16 vs ≈512, from the
+//               origin's own origin_decode_step_seconds, and the prefill of a 511-token prompt
+//               (what recomputing the prefix would cost per token without a KV cache) — for
+//               the split-attention graph the origin runs and, beside it, a second origin
+//               running the graph as exported (ORIGIN_SPLIT_ATTENTION=false: the cache is
+//               concatenated, i.e. copied, inside every step)
+// Cells are interleaved: every round runs every cell once, in a new order; medians are
+// reported, with the load average seen during the run.
+// Usage: node scripts/bench-origin.mjs [--rounds 3] [--new-tokens 32] [--graph decoder]
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { startOrigin } from "./lib/origin.mjs";
+import { treeCpuSeconds } from "./lib/process-cpu.mjs";
+
+const { values: options } = parseArgs({
+  options: { rounds: { type: "string", default: "3" }, "new-tokens": { type: "string", default: "32" }, graph: { type: "string" }, model: { type: "string", default: "tiny-llm" } },
+});
+const ROUNDS = Number(options.rounds);
+const NEW = Number(options["new-tokens"]);
+const MODEL = options.model;
+const manifest = JSON.parse(readFileSync(`models/${MODEL}/manifest.json`, "utf8"));
+const graph = options.graph ?? manifest.generation.graph;
+const { vocabSize, contextLength, bosTokenId = 1 } = manifest.generation;
+const CONCURRENCY = [1, 4, 16, 64];
+const CONTEXTS = [64, 512].map((context) => Math.min(context, contextLength));
+
+/** A deterministic prompt of `length` ids (LCG), distinct per `seed`. */
+function prompt(length, seed) {
+  let state = (seed * 2654435761) >>> 0;
+  return [bosTokenId, ...Array.from({ length: length - 1 }, () => 7 + ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % (vocabSize - 7)))];
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const shuffle = (items, seed) => items.map((item, i) => [((i + 1) * 2654435761 * (seed + 1)) % 1000, item]).sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+
+const settings = { ORIGIN_GENERATION_GRAPH: graph, ORIGIN_MAX_BATCH: "64", ORIGIN_MAX_WAITING: "256" };
+const origin = await startOrigin(settings);
+const exported = await startOrigin({ ...settings, ORIGIN_SPLIT_ATTENTION: "false" });
+const pid = origin.process.pid;
+
+/** One streamed completion; resolves with the number of token ids received. */
+async function stream(ids, maxTokens, url = origin.url) {
+  const response = await fetch(`${url}/v1/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: MODEL, prompt: ids, max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true, return_token_ids: true }),
+  });
+  if (response.status !== 200) throw new Error(`origin answered ${response.status}: ${await response.text()}`);
+  let tokens = 0;
+  let buffer = "";
+  const decoder = new TextDecoder();
+  for await (const bytes of response.body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let end;
+    while ((end = buffer.indexOf("\n\n")) !== -1) {
+      const data = buffer.slice(6, end);
+      buffer = buffer.slice(end + 2);
+      if (data !== "[DONE]") tokens += JSON.parse(data).choices[0]?.token_ids?.length ?? 0;
+    }
+  }
+  return tokens;
+}
+
+async function counter(name, url = origin.url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(text.split("\n").find((line) => line.startsWith(`${name}{`))?.split(" ").at(-1) ?? 0);
+}
+
+/** Sum and count of a metric family's _sum/_count series. */
+async function histogram(name, url = origin.url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (suffix) => Number(text.split("\n").find((line) => line.startsWith(`${name}_${suffix}{`))?.split(" ").at(-1) ?? 0);
+  return { sum: read("sum"), count: read("count") };
+}
+
+async function throughputCell(context, streams, round) {
+  const [steps0, rows0] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total")];
+  const cpu0 = treeCpuSeconds(pid);
+  const started = performance.now();
+  const counts = await Promise.all(Array.from({ length: streams }, (_, i) => stream(prompt(context - NEW, round * 1000 + i), NEW)));
+  const seconds = (performance.now() - started) / 1000;
+  const tokens = counts.reduce((a, b) => a + b, 0);
+  if (tokens !== streams * NEW) throw new Error(`expected ${streams * NEW} tokens, got ${tokens}`);
+  const cpu = treeCpuSeconds(pid) - cpu0;
+  const [steps1, rows1] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total")];
+  return { tokensPerSecond: tokens / seconds, tokensPerCpuSecond: tokens / cpu, decodeTokensPerSecond: (rows1 - rows0) / (steps1.sum - steps0.sum) };
+}
+
+/** Mean decode step (ms) of `rows` streams of `context`-token prompts on the origin at `url`. */
+async function stepCell(context, rows, url) {
+  const before = await histogram("origin_decode_step_seconds", url);
+  await Promise.all(Array.from({ length: rows }, (_, i) => stream(prompt(context, context + i), 9, url)));
+  const after = await histogram("origin_decode_step_seconds", url);
+  return ((after.sum - before.sum) / (after.count - before.count)) * 1000;
+}
+
+async function prefillCell(length) {
+  const before = await histogram("vllm:request_prefill_time_seconds");
+  await stream(prompt(length, 7), 1);
+  const after = await histogram("vllm:request_prefill_time_seconds");
+  return ((after.sum - before.sum) / (after.count - before.count)) * 1000;
+}
+
+const loads = [loadavg()[0]];
+try {
+  for (let i = 0; i < 8; i++) await Promise.all([stream(prompt(32, i), 8), stream(prompt(32, i), 8, exported.url)]); // warm-up
+  const cells = [
+    ...CONTEXTS.flatMap((context) => CONCURRENCY.map((streams) => ({ key: `tp:${context}:${streams}`, run: (round) => throughputCell(context, streams, round) }))),
+    ...[["split", origin.url], ["exported", exported.url]].flatMap(([mode, url]) =>
+      [1, 16].flatMap((rows) => [
+        { key: `step:${mode}:${rows}:16`, run: () => stepCell(16, rows, url) },
+        { key: `step:${mode}:${rows}:512`, run: () => stepCell(contextLength - 10, rows, url) },
+      ]),
+    ),
+    { key: "prefill:512", run: () => prefillCell(contextLength - 1) },
+  ];
+  const results = new Map(cells.map((cell) => [cell.key, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const cell of shuffle(cells, round)) {
+      results.get(cell.key).push(await cell.run(round));
+      loads.push(loadavg()[0]);
+    }
+    process.stderr.write(`round ${round + 1}/${ROUNDS} done\n`);
+  }
+
+  const cores = (await import("node:os")).cpus().length;
+  console.log(`origin benchmark: ${MODEL} graph "${graph}" (${manifest.graphs[graph].file}), onnxruntime-node CPU, 1 intra-op thread; ${NEW} new tokens per stream, greedy, ignore_eos; ${ROUNDS} interleaved rounds, medians`);
+  console.log(`machine: ${cores} cores, 1-min load average during the run ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)})\n`);
+  console.log("aggregate = generated tokens / wall time, prefill included; decode = tokens / time inside decode steps (origin_decode_step_seconds)");
+  console.log("context  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream  decode tok/s  ×1-stream");
+  for (const context of CONTEXTS) {
+    const single = median(results.get(`tp:${context}:1`).map((r) => r.tokensPerSecond));
+    const singleCpu = median(results.get(`tp:${context}:1`).map((r) => r.tokensPerCpuSecond));
+    const singleDecode = median(results.get(`tp:${context}:1`).map((r) => r.decodeTokensPerSecond));
+    for (const streams of CONCURRENCY) {
+      const rows = results.get(`tp:${context}:${streams}`);
+      const tps = median(rows.map((r) => r.tokensPerSecond));
+      const cpu = median(rows.map((r) => r.tokensPerCpuSecond));
+      const decode = median(rows.map((r) => r.decodeTokensPerSecond));
+      console.log(
+        `${String(context).padStart(7)}  ${String(streams).padStart(7)}  ${tps.toFixed(1).padStart(8)}  ${(tps / single).toFixed(2).padStart(8)}×  ${cpu.toFixed(1).padStart(12)}  ${(cpu / singleCpu).toFixed(2).padStart(8)}×  ${decode.toFixed(1).padStart(12)}  ${(decode / singleDecode).toFixed(2).padStart(8)}×`,
+      );
+    }
+  }
+  const prefill512 = median(results.get("prefill:512"));
+  console.log(`\ndecode step time, ms (a batch of 1 | of 16 rows), at context ≈16 (capacity 32) and ≈${contextLength - 10} (capacity ${contextLength}):`);
+  for (const mode of ["split", "exported"]) {
+    const cell = (rows, context) => median(results.get(`step:${mode}:${rows}:${context}`));
+    const label = mode === "split" ? "split attention (served)" : "graph as exported      ";
+    console.log(`  ${label}  1 row: ${cell(1, 16).toFixed(2)} → ${cell(1, 512).toFixed(2)} (growth ${(cell(1, 512) / cell(1, 16)).toFixed(2)}×)   16 rows: ${cell(16, 16).toFixed(2)} → ${cell(16, 512).toFixed(2)} (growth ${(cell(16, 512) / cell(16, 16)).toFixed(2)}×)`);
+  }
+  const step16 = median(results.get("step:split:1:16"));
+  const step512 = median(results.get("step:split:1:512"));
+  console.log(`goal: step growth 16 → ${contextLength - 10}: ${(step512 / step16).toFixed(2)}× (≤ 3.5×)`);
+  console.log(`recomputing the prefix at ${contextLength - 1} tokens (a prefill): ${prefill512.toFixed(2)} ms → the cached step is ${(prefill512 / step512).toFixed(1)}× faster (goal ≥ 20×)`);
+  const at = (context, streams, key) => median(results.get(`tp:${context}:${streams}`).map((r) => r[key])) / median(results.get(`tp:${context}:1`).map((r) => r[key]));
+  for (const [key, label] of [["tokensPerSecond", "aggregate"], ["tokensPerCpuSecond", "aggregate per CPU-second"], ["decodeTokensPerSecond", "decode steps"]]) {
+    console.log(`goals (${label}): 16 streams at context ${CONTEXTS[0]}: ${at(CONTEXTS[0], 16, key).toFixed(2)}× (≥ 4×); at context ${CONTEXTS[1]}: ${at(CONTEXTS[1], 16, key).toFixed(2)}× (≥ 2×)`);
+  }
+} finally {
+  await Promise.all([origin.stop(), exported.stop()]);
+}

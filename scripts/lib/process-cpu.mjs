@@ -1,0 +1,38 @@
+// CPU time (user + system, seconds) of a process and all its descendants, read from
+// /proc: a benchmark's cost measure that holds on a shared machine, where wall time
+// depends on what else runs. Linux only; returns NaN elsewhere.
+import { readdirSync, readFileSync } from "node:fs";
+
+const TICKS = 100; // USER_HZ on Linux
+
+function stat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / TICKS };
+  } catch {
+    return undefined;
+  }
+}
+
+/** @param {number} root */
+export function treeCpuSeconds(root) {
+  let pids;
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+  } catch {
+    return Number.NaN;
+  }
+  const stats = new Map(pids.map((pid) => [pid, stat(pid)]));
+  const inTree = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, s] of stats) {
+      if (s !== undefined && !inTree.has(pid) && inTree.has(s.ppid)) {
+        inTree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...inTree].reduce((sum, pid) => sum + (stats.get(pid)?.cpu ?? 0), 0);
+}
