@@ -137,9 +137,11 @@ export class DecoderEngine {
       position_ids: new ort.Tensor("int64", BigInt64Array.from({ length: n }, (_, i) => BigInt(i)), [1, n]),
     };
     for (const name of this.cache.names.past) feeds[name] = new ort.Tensor("float32", empty, [1, kvHeads, 0, headDim]);
-    const started = performance.now();
+    const [started, cpuBefore] = [performance.now(), process.cpuUsage()];
     const outputs = await this.session.run(feeds);
+    const cpu = process.cpuUsage(cpuBefore);
     this.metrics.prefillTime.observe(this.metrics.labelsOf(this), (performance.now() - started) / 1000);
+    this.metrics.prefillCpu.inc(this.metrics.labelsOf(this), (cpu.user + cpu.system) / 1e6);
     const logits = outputs.logits;
     if (logits === undefined || !(logits.data instanceof Float32Array)) throw new Error("the decoder returned no FP32 logits");
     request.filled = n;
@@ -172,13 +174,15 @@ export class DecoderEngine {
     };
     const columns = this.splitAttention ? 1 : capacity + 1;
     const fetches = { logits: new ort.Tensor("float32", this.logits.subarray(0, rows * vocabSize), [rows, 1, vocabSize]), ...this.cache.presentFetches(columns) };
-    const started = performance.now();
+    const [started, cpuBefore] = [performance.now(), process.cpuUsage()];
     await this.session.run(feeds, fetches);
     const stepSeconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     this.cache.appendStep(this.running.map((request) => request.filled), columns, columns - 1);
     this.steps += 1;
     const labels = this.metrics.labelsOf(this);
     this.metrics.decodeStepTime.observe(labels, stepSeconds);
+    this.metrics.decodeStepCpu.inc(labels, (cpu.user + cpu.system) / 1e6);
     this.metrics.decodeSteps.inc(labels);
     this.metrics.decodeRows.inc(labels, rows);
     this.metrics.iterationTokens.observe(labels, rows);
