@@ -1,7 +1,9 @@
 // What the origin reads from each models/<name>/manifest.json: only the fields its engines
 // need. A local schema until the shared one (src/models/manifest.ts, being reshaped to
 // CONTRACTS.md) lands; both shapes are read: one graph at the top level (`file`, `inputs`,
-// `outputs`: today's tensor models) or named `graphs` (the contract's text-generation shape).
+// `outputs`: the tensor models' manifests before the reshape) or named `graphs` (the
+// contract's: a tensor model runs its "model" graph, a text-generation model the one
+// `generation.graph` names).
 import { z } from "zod";
 import { TensorSpecSchema, type TensorSpec } from "../src/runtime/tensor";
 
@@ -34,6 +36,7 @@ const CommonSchema = z.object({
 });
 
 const TensorManifestSchema = CommonSchema.extend(GraphSchema.shape);
+const GraphsManifestSchema = CommonSchema.extend({ graphs: z.record(z.string(), GraphSchema) });
 const GenerationManifestSchema = CommonSchema.extend({
   task: z.literal("text-generation"),
   graphs: z.record(z.string(), GraphSchema),
@@ -56,6 +59,13 @@ export function parseManifest(json: unknown, graphOverride?: string): OriginMani
     const graph = manifest.graphs[graphName];
     if (graph === undefined) throw new Error(`Model "${manifest.name}" has no graph "${graphName}" (has ${Object.keys(manifest.graphs).join(", ")})`);
     return { kind: "generation", name: manifest.name, version: manifest.version, task: manifest.task, graph, generation: manifest.generation };
+  }
+  const withGraphs = GraphsManifestSchema.safeParse(json);
+  if (withGraphs.success) {
+    const manifest = withGraphs.data;
+    const graph = manifest.graphs.model;
+    if (graph === undefined) throw new Error(`Model "${manifest.name}" has no "model" graph (has ${Object.keys(manifest.graphs).join(", ")})`);
+    return { kind: "tensor", name: manifest.name, version: manifest.version, task: manifest.task, graph };
   }
   const manifest = TensorManifestSchema.parse(json);
   const { file, sha256, inputs, outputs } = manifest;
