@@ -11,13 +11,13 @@
 //   sample 1. suppressed ids get -Infinity (min_tokens, before a stop may be sampled);
 //          2. z = logit / temperature (float64);
 //          3. top-k (k ≥ 1): keep the k largest z, ordered by (z desc, id asc);
-//          4. softmax over what is kept;
+//          4. softmax over what is kept (its total summed in ascending id order);
 //          5. top-p (< 1): in (p desc, id asc) order keep the shortest prefix whose sum
 //             reaches top_p (at least one id);
 //          6. min-p (> 0): keep ids whose p ≥ min_p × the largest p;
 //          7. one draw u: walk the kept ids in ascending id order, adding p, and return
-//             the first id where the running sum exceeds u × (sum of kept p); the last
-//             kept id if rounding leaves none.
+//             the first id where the running sum exceeds u × (sum of kept p, in
+//             ascending id order); the last kept id if rounding leaves none.
 //   One draw per sampled token, none for greedy tokens.
 
 /** Sampling parameters as vLLM names them, normalized: topK 0 = off, topP 1 = off, minP 0 = off. */
@@ -101,71 +101,94 @@ export function argmax(logits: ArrayLike<number>, suppressed: ReadonlySet<number
   return suppressed.size > 0 ? argmax(logits) : 0; // everything suppressed (or NaN)
 }
 
-/** Ids ordered by (value desc, id asc). */
-function byValueDesc(ids: number[], values: Float64Array): number[] {
-  return ids.sort((x, y) => values[y]! - values[x]! || x - y);
+/**
+ * Keeps, among the ids `keep` marks, the first `count` in (value desc, id asc) order: all
+ * above the cut-off value, then the lowest ids at it. The cut-off comes from a numeric
+ * (typed-array) sort of the values, so no comparator runs over the vocabulary.
+ */
+function keepLeading(keep: Uint8Array, values: Float64Array, count: number, cutoff: number): void {
+  let room = count;
+  for (let id = 0; id < keep.length; id++) if (keep[id] === 1 && values[id]! > cutoff) room--;
+  for (let id = 0; id < keep.length; id++) {
+    if (keep[id] !== 1 || values[id]! > cutoff) continue;
+    if (values[id] === cutoff && room > 0) room--;
+    else keep[id] = 0;
+  }
 }
 
-/** The k largest ids by (value desc, id asc), without sorting the whole vocabulary. */
-function topKIds(values: Float64Array, k: number): number[] {
-  const candidates: number[] = [];
-  for (let id = 0; id < values.length; id++) if (values[id]! > -Infinity) candidates.push(id);
-  if (candidates.length <= k) return candidates;
-  // Threshold by a sorted copy of the values only: cheaper than sorting ids with a comparator.
-  const sorted = Float64Array.from(candidates, (id) => values[id]!).sort();
-  const threshold = sorted[sorted.length - k]!;
-  const above = candidates.filter((id) => values[id]! > threshold);
-  const at = candidates.filter((id) => values[id] === threshold);
-  return [...above, ...at.slice(0, k - above.length)];
+/** The values of the kept ids, sorted ascending. */
+function sortedKept(keep: Uint8Array, values: Float64Array, kept: number): Float64Array {
+  const out = new Float64Array(kept);
+  let n = 0;
+  for (let id = 0; id < keep.length; id++) if (keep[id] === 1) out[n++] = values[id]!;
+  return out.sort();
 }
 
 /**
  * Picks the next token from one row of logits (the vocabulary's scores) following the
- * header's specification. `suppressed` ids cannot be picked (unless every id is).
+ * header's specification. `suppressed` ids cannot be picked (unless every id is). Sums
+ * (the softmax's total, the kept mass) run in ascending id order.
  */
 export function sample(logits: ArrayLike<number>, params: SamplingParams, rng: Prng, suppressed: ReadonlySet<number> = new Set()): number {
   if (isGreedy(params)) return argmax(logits, suppressed);
   const vocab = logits.length;
   const z = new Float64Array(vocab);
-  for (let id = 0; id < vocab; id++) z[id] = suppressed.has(id) ? -Infinity : logits[id]! / params.temperature;
-
-  let kept = params.topK > 0 && params.topK < vocab ? topKIds(z, params.topK) : [];
-  if (kept.length === 0) {
-    for (let id = 0; id < vocab; id++) if (z[id]! > -Infinity) kept.push(id);
-    if (kept.length === 0) return argmax(logits);
+  const keep = new Uint8Array(vocab);
+  let kept = 0;
+  for (let id = 0; id < vocab; id++) {
+    z[id] = suppressed.has(id) ? -Infinity : logits[id]! / params.temperature;
+    if (z[id]! > -Infinity) {
+      keep[id] = 1;
+      kept++;
+    }
+  }
+  if (kept === 0) return argmax(logits);
+  if (params.topK > 0 && params.topK < kept) {
+    const sorted = sortedKept(keep, z, kept);
+    keepLeading(keep, z, params.topK, sorted[kept - params.topK]!);
+    kept = params.topK;
   }
 
   let max = -Infinity;
-  for (const id of kept) max = Math.max(max, z[id]!);
+  for (let id = 0; id < vocab; id++) if (keep[id] === 1 && z[id]! > max) max = z[id]!;
   const p = new Float64Array(vocab);
   let total = 0;
-  for (const id of kept) {
+  for (let id = 0; id < vocab; id++) {
+    if (keep[id] !== 1) continue;
     p[id] = Math.exp(z[id]! - max);
     total += p[id]!;
   }
-  for (const id of kept) p[id] = p[id]! / total;
+  for (let id = 0; id < vocab; id++) if (keep[id] === 1) p[id] = p[id]! / total;
 
   if (params.topP < 1) {
-    const ordered = byValueDesc(kept, p);
+    // The shortest (p desc, id asc) prefix reaching top_p, summed over the sorted values:
+    // the same numbers added in the same order as walking that prefix.
+    const sorted = sortedKept(keep, p, kept);
     let sum = 0;
     let length = 0;
-    while (length < ordered.length && (length === 0 || sum < params.topP)) sum += p[ordered[length++]!]!;
-    kept = ordered.slice(0, length);
+    while (length < kept && (length === 0 || sum < params.topP)) sum += sorted[kept - 1 - length++]!;
+    keepLeading(keep, p, length, sorted[kept - length]!);
+    kept = length;
   }
   if (params.minP > 0) {
     let largest = 0;
-    for (const id of kept) largest = Math.max(largest, p[id]!);
-    kept = kept.filter((id) => p[id]! >= params.minP * largest);
+    for (let id = 0; id < vocab; id++) if (keep[id] === 1 && p[id]! > largest) largest = p[id]!;
+    for (let id = 0; id < vocab; id++) if (keep[id] === 1 && p[id]! < params.minP * largest) keep[id] = 0;
   }
 
-  kept.sort((x, y) => x - y);
   let mass = 0;
-  for (const id of kept) mass += p[id]!;
+  let last = -1;
+  for (let id = 0; id < vocab; id++) {
+    if (keep[id] !== 1) continue;
+    mass += p[id]!;
+    last = id;
+  }
   const target = rng.next() * mass;
   let running = 0;
-  for (const id of kept) {
+  for (let id = 0; id < vocab; id++) {
+    if (keep[id] !== 1) continue;
     running += p[id]!;
     if (running > target) return id;
   }
-  return kept[kept.length - 1]!;
+  return last;
 }
