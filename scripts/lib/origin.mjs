@@ -22,8 +22,8 @@ export function startOrigin(env = {}) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop();
-      reject(new Error(`origin did not start within 30 s:\n${output}`));
-    }, 30_000);
+      reject(new Error(`origin did not start within 120 s:\n${output}`));
+    }, 120_000);
     const onData = (chunk) => {
       output += chunk.toString();
       const match = /origin listening on (http:\/\/\S+)/.exec(output);

@@ -2,14 +2,18 @@
 // vLLM's /v1/completions shapes (pinned to vLLM's source through
 // test/fixtures/vllm/completions.json), greedy parity with PyTorch on the FP32 graph,
 // seeded sampling inside shared batches, continuous batching seen in /metrics, the
-// bounded queue's 429, and exact gauges after a mass abort.
-import { readFileSync } from "node:fs";
+// bounded queue's 429, exact gauges after a mass abort, and a failing decoder's error event.
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startOrigin } from "../../scripts/lib/origin.mjs";
 
 type OriginProcess = Awaited<ReturnType<typeof startOrigin>>;
 const KEY = "origin-test-key";
+/** Starting the origin (tsx, three models, sha256 checks) can take long on a loaded machine. */
+const STARTUP_MS = 150_000;
 
 const Greedy = z.object({ newTokens: z.number(), prompts: z.array(z.object({ promptIds: z.array(z.number()), greedyIds: z.array(z.number()) })) });
 const greedy = Greedy.parse(JSON.parse(readFileSync("test/fixtures/tiny-llm/greedy.json", "utf8")));
@@ -57,7 +61,7 @@ describe("origin /v1/completions (vLLM protocol)", () => {
 
   beforeAll(async () => {
     origin = await startOrigin({ ORIGIN_API_KEY: KEY, ORIGIN_GENERATION_GRAPH: "decoder-fp32" });
-  });
+  }, STARTUP_MS);
   afterAll(() => origin?.stop());
 
   it("streams vLLM's chunks: prompt ids first, one token each, the finish, a usage chunk, [DONE]", async () => {
@@ -196,7 +200,7 @@ describe("origin queue bound", () => {
       controller.abort();
       await origin.stop();
     }
-  });
+  }, STARTUP_MS);
 });
 
 describe("origin with the decoder graph as exported (ORIGIN_SPLIT_ATTENTION=false)", () => {
@@ -217,5 +221,38 @@ describe("origin with the decoder graph as exported (ORIGIN_SPLIT_ATTENTION=fals
     } finally {
       await origin.stop();
     }
-  });
+  }, STARTUP_MS);
+});
+
+describe("origin whose decoder fails", () => {
+  it("ends a stream with vLLM's error event and [DONE], answers a non-streamed request with a 500 ErrorResponse, and stays up", async () => {
+    // A manifest that claims a fifth layer: the graph has no present.4.*, so every prefill fails.
+    const dir = mkdtempSync(join(tmpdir(), "origin-broken-"));
+    try {
+      mkdirSync(join(dir, "tiny-llm"));
+      const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8"));
+      manifest.generation.layers += 1;
+      writeFileSync(join(dir, "tiny-llm", "manifest.json"), JSON.stringify(manifest));
+      for (const graph of Object.values<{ file: string }>(manifest.graphs)) copyFileSync(join("models/tiny-llm", graph.file), join(dir, "tiny-llm", graph.file));
+      const origin = await startOrigin({ ORIGIN_MODELS: dir });
+      try {
+        const post = (stream: boolean) =>
+          fetch(`${origin.url}/v1/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt: [1, 5, 6], max_tokens: 4, stream }) });
+        const streamed = await post(true);
+        expect(streamed.status).toBe(200);
+        const events = await readEvents(streamed);
+        expect(events).toHaveLength(2);
+        expect(JSON.parse(events[0]!)).toMatchObject({ error: { type: "InternalServerError", code: 500 } });
+        expect(events[1]).toBe("[DONE]");
+        const plain = await post(false);
+        expect(plain.status).toBe(500);
+        expect(await plain.json()).toMatchObject({ error: { type: "InternalServerError", code: 500 } });
+        expect((await fetch(`${origin.url}/health`)).status).toBe(200);
+      } finally {
+        await origin.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, STARTUP_MS);
 });

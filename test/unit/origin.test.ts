@@ -11,6 +11,8 @@ import { startOrigin } from "../../scripts/lib/origin.mjs";
 type OriginProcess = Awaited<ReturnType<typeof startOrigin>>;
 
 const KEY = "origin-test-key";
+/** Starting the origin (tsx, three models, sha256 checks) can take long on a loaded machine. */
+const STARTUP_MS = 150_000;
 const Reference = z.object({ cases: z.array(z.object({ ids: z.array(z.number()), logits: z.array(z.array(z.number())) })) });
 const reference = Reference.parse(JSON.parse(readFileSync("test/fixtures/spam-classifier/reference.json", "utf8")));
 
@@ -33,7 +35,7 @@ describe("reference origin", () => {
 
   beforeAll(async () => {
     origin = await startOrigin({ ORIGIN_API_KEY: KEY });
-  });
+  }, STARTUP_MS);
   afterAll(() => origin?.stop());
 
   it("is live and ready once every shipped model is verified and loaded", async () => {
@@ -114,9 +116,9 @@ describe("reference origin, misconfigured", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, STARTUP_MS);
 
   it("refuses to listen beyond loopback without an API key", async () => {
     await expect(startOrigin({ ORIGIN_HOST: "0.0.0.0" })).rejects.toThrow(/without ORIGIN_API_KEY/);
-  });
+  }, STARTUP_MS);
 });

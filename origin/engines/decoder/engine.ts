@@ -100,6 +100,12 @@ export class DecoderEngine {
     }
   }
 
+  private fail(request: DecodeRequest, error: unknown): void {
+    if (request.state === "finished") return;
+    request.state = "finished";
+    request.steps.close(new ServiceError(500, "internal_error", "The decoder failed", { cause: error }));
+  }
+
   /** Samples the request's next token from its logits row and sends it out. */
   private emit(request: DecodeRequest, logits: Float32Array): void {
     const { params } = request;
@@ -207,8 +213,14 @@ export class DecoderEngine {
       this.metrics.promptTokens.inc(labels, request.params.promptIds.length);
       this.metrics.iterationTokens.observe(labels, request.params.promptIds.length);
       budget -= request.params.promptIds.length;
-      const presents = await this.prefill(request);
-      if (request.state === "running") joined.push({ request, presents });
+      try {
+        const presents = await this.prefill(request);
+        if (request.state === "running") joined.push({ request, presents });
+      } catch (error) {
+        // Requests between the queue and the batch: the loop's handler does not see them.
+        for (const failed of [request, ...joined.map((entry) => entry.request)]) this.fail(failed, error);
+        throw error;
+      }
     }
     const longest = [...kept.map(({ request }) => request.filled), ...joined.map(({ request }) => request.filled)].reduce((a, b) => Math.max(a, b), 0);
     if (kept.length === this.running.length && joined.length === 0 && longest < this.cache.capacity) return;
@@ -234,12 +246,7 @@ export class DecoderEngine {
       } catch (error) {
         // A failed run fails the requests in flight, not the engine: the next ones start clean.
         console.error(JSON.stringify({ event: "decode_failed", model: this.modelName, error: String(error) }));
-        for (const request of [...this.running, ...this.waiting]) {
-          if (request.state !== "finished") {
-            request.state = "finished";
-            request.steps.close(new ServiceError(500, "internal_error", "The decoder failed", { cause: error }));
-          }
-        }
+        for (const request of [...this.running, ...this.waiting]) this.fail(request, error);
         this.running = [];
         this.waiting = [];
         this.cache.rebuild([]);
