@@ -1,26 +1,16 @@
 // Open Inference Protocol v2 (KServe / Triton REST) for the origin's tensor models:
-// server and model health, metadata, and JSON-tensor inference on the tensor engine.
+// server and model health, metadata, Triton's model configuration, and inference on the
+// tensor engine through the shared codec (src/protocols/oip-infer.ts: JSON or Triton
+// binary tensors, compressed bodies, any Content-Type — what tritonclient.http sends).
 import { Hono } from "hono";
-import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
-import { fromJsonTensor, toJsonTensor } from "../../src/protocols/oip-tensors";
-import { DataTypeSchema } from "../../src/runtime/tensor";
-import { parseWith, readJsonBody } from "../http/body";
+import { encodeInferResponse, parseInferRequest } from "../../src/protocols/oip-infer";
+import { modelConfig } from "../../src/protocols/triton-model-config";
 import type { HostedModel, ModelHost } from "../model-host";
 
-const SERVER = { name: "edge-inference-origin", version: "0.2.0", extensions: [] };
+const SERVER = { name: "edge-inference-origin", version: "0.2.0", extensions: ["binary_tensor_data", "model_configuration"] };
 /** Largest request (tensor elements) one infer may send. */
 const MAX_ELEMENTS = 16_000_000;
-
-const InferRequest = z.object({
-  id: z.string().max(256).optional(),
-  parameters: z.record(z.string(), z.unknown()).optional(),
-  inputs: z
-    .array(z.object({ name: z.string().min(1), shape: z.array(z.number().int().min(0)).max(8), datatype: DataTypeSchema, parameters: z.record(z.string(), z.unknown()).optional(), data: z.unknown() }))
-    .min(1)
-    .max(64),
-  outputs: z.array(z.object({ name: z.string().min(1), parameters: z.record(z.string(), z.unknown()).optional() })).optional(),
-});
 
 function checkVersion(model: HostedModel, version: string | undefined): void {
   if (version !== undefined && version !== model.manifest.version) {
@@ -53,25 +43,20 @@ export function oipRoutes(host: ModelHost, maxBodyBytes: number): Hono {
       const ready = model.status === "ready";
       return c.json({ name: model.manifest.name, ready }, ready ? 200 : 503);
     });
+    app.get(`${prefix}/config`, (c) => {
+      const { manifest } = modelOf(c);
+      return c.json(modelConfig({ name: manifest.name, version: manifest.version, inputs: manifest.graph.inputs, outputs: manifest.graph.outputs, parameters: { task: manifest.task } }));
+    });
     app.post(`${prefix}/infer`, async (c) => {
       const model = modelOf(c);
-      const request = parseWith(InferRequest, await readJsonBody(c, maxBodyBytes));
-      const elements = request.inputs.reduce((sum, input) => sum + input.shape.reduce((n, dim) => n * dim, 1), 0);
-      if (elements > MAX_ELEMENTS) throw new ServiceError(413, "payload_too_large", `At most ${MAX_ELEMENTS} tensor elements per request, got ${elements}`, { field: "inputs" });
-      const feeds = Object.fromEntries(request.inputs.map((input, i) => [input.name, fromJsonTensor(input, `inputs.${i}`)]));
-      if (Object.keys(feeds).length !== request.inputs.length) throw new ServiceError(400, "invalid_request", "Each input name may appear once", { field: "inputs" });
+      const call = await parseInferRequest(c.req.raw, { maxBytes: maxBodyBytes, maxElements: MAX_ELEMENTS });
       host.requireReady(model);
       if (model.tensor === undefined) {
         throw new ServiceError(400, "invalid_request", `Model "${model.manifest.name}" generates text: use POST /v1/completions`, { field: "name" });
       }
-      const { outputs, runMs } = await model.tensor.run(feeds, request.outputs?.map((output) => output.name));
-      c.header("server-timing", `infer;dur=${runMs.toFixed(2)}`);
-      return c.json({
-        model_name: model.manifest.name,
-        model_version: model.manifest.version,
-        ...(request.id === undefined ? {} : { id: request.id }),
-        outputs: Object.entries(outputs).map(([name, tensor]) => toJsonTensor(name, tensor)),
-      });
+      const { outputs, runMs } = await model.tensor.run(call.inputs, call.outputs);
+      const result = { model_name: model.manifest.name, model_version: model.manifest.version, ...(call.id === undefined ? {} : { id: call.id }), outputs };
+      return encodeInferResponse(result, call, { "server-timing": `infer;dur=${runMs.toFixed(2)}` });
     });
   }
   return app;

@@ -1,6 +1,7 @@
 // The reference origin as a real process over loopback: Open Inference Protocol v2 on its
-// tensor engine (onnxruntime-node), problem+json errors with OIP's `error` member, Bearer
-// auth, and the same sha256 integrity rule as the edge.
+// tensor engine (onnxruntime-node) through the shared codec (JSON and Triton binary
+// tensors, model config), problem+json errors with OIP's `error` member, Bearer auth, and
+// the same sha256 integrity rule as the edge.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,7 +67,6 @@ describe("reference origin", () => {
       [infer(feeds([5, 6]), "no-such-model"), 404, "name"],
       [infer({ inputs: [{ ...feeds([5]).inputs[0], datatype: "FP32", data: [0.5] }, feeds([5]).inputs[1]] }), 422, "inputs.input_ids.datatype"],
       [infer(feeds([5, 8_000, 7])), 422, "inputs"],
-      [call("/v2/models/spam-classifier/infer", { method: "POST", body: JSON.stringify(feeds([5])), headers: { "content-type": "text/plain" } }), 415, "headers.content-type"],
     ];
     for (const [pending, status, field] of cases) {
       const response = await pending;
@@ -77,6 +77,38 @@ describe("reference origin", () => {
       expect(problem.error).toBeTruthy();
       if (field !== undefined) expect(problem.field).toBe(field);
     }
+  });
+
+  it("speaks Triton's extensions through the shared codec: any Content-Type, binary tensors both ways, model config", async () => {
+    const { ids, logits } = reference.cases[0]!;
+    const asText = await call("/v2/models/spam-classifier/infer", { method: "POST", body: JSON.stringify(feeds(ids)), headers: { "content-type": "text/plain" } });
+    expect(asText.status).toBe(200);
+    const header = new TextEncoder().encode(
+      JSON.stringify({
+        inputs: [
+          { name: "input_ids", shape: [1, ids.length], datatype: "INT64", parameters: { binary_data_size: ids.length * 8 } },
+          { name: "attention_mask", shape: [1, ids.length], datatype: "INT64", data: ids.map(() => 1) },
+        ],
+        outputs: [{ name: "logits", parameters: { binary_data: true } }],
+      }),
+    );
+    const body = new Uint8Array(header.byteLength + ids.length * 8);
+    body.set(header);
+    body.set(new Uint8Array(BigInt64Array.from(ids, BigInt).buffer), header.byteLength);
+    const binary = await call("/v2/models/spam-classifier/infer", {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/octet-stream", "inference-header-content-length": String(header.byteLength) },
+    });
+    expect(binary.status).toBe(200);
+    const length = Number(binary.headers.get("inference-header-content-length"));
+    const bytes = new Uint8Array(await binary.arrayBuffer());
+    const json = JSON.parse(new TextDecoder().decode(bytes.subarray(0, length))) as { outputs: { name: string; parameters: { binary_data_size: number } }[] };
+    expect(json.outputs[0]!.parameters.binary_data_size).toBe(8);
+    const values = new Float32Array(bytes.slice(length).buffer);
+    values.forEach((value, j) => expect(value).toBeCloseTo(logits[0]![j]!, 4));
+    const config = await (await call("/v2/models/spam-classifier/config")).json();
+    expect(config).toMatchObject({ name: "spam-classifier", platform: "onnxruntime_onnx", input: [{ name: "input_ids", data_type: "TYPE_INT64" }, { name: "attention_mask" }] });
   });
 
   it("requires its Bearer key on model routes", async () => {
