@@ -3,7 +3,8 @@ import { ServiceError } from "../errors/service-error";
 import type { TextClassificationManifest } from "../models/manifest";
 import type { RegisteredModel } from "../models/registry";
 import { encodeBatch } from "../tokenizers/batch";
-import { loadTokenizer, type Tokenizer } from "../tokenizers/hf-tokenizer";
+import { loadTokenizer } from "../tokenizers/hf-tokenizer";
+import type { TextTokenizer } from "../tokenizers/tokenizer";
 import { rows, softmax, topK, type LabelScore } from "./postprocess";
 
 export interface Classification {
@@ -27,8 +28,8 @@ export interface TextClassifier {
 /** Builds the classifier for one model; the tokenizer is loaded once, with the session. */
 export function createTextClassifier(model: RegisteredModel & { manifest: TextClassificationManifest }): TextClassifier {
   const { manifest, runtime } = model;
-  let tokenizer: Promise<Tokenizer> | undefined;
-  const getTokenizer = (): Promise<Tokenizer> => {
+  let tokenizer: Promise<TextTokenizer> | undefined;
+  const getTokenizer = (): Promise<TextTokenizer> => {
     if (tokenizer === undefined) {
       const loading = model.readFile(manifest.tokenizer.file, manifest.tokenizer.sha256).then((bytes) => loadTokenizer(bytes));
       loading.catch(() => {

@@ -1,6 +1,6 @@
 // Truncation, padding and attention masks: turns texts into the [batch, seq] int64
 // tensors a text model takes, exactly as the training script prepared them.
-import type { Tokenizer } from "./hf-tokenizer";
+import type { TextTokenizer } from "./tokenizer";
 
 export interface BatchEncodingOptions {
   /** Characters kept per text before tokenizing (bounds the cost of a huge text). */
@@ -22,14 +22,14 @@ export interface BatchEncoding {
 }
 
 /** Encodes one text the way the model was trained: slice, tokenize, keep the first ids. */
-export function encodeText(tokenizer: Tokenizer, text: string, options: BatchEncodingOptions): { ids: number[]; truncated: boolean } {
+export function encodeText(tokenizer: TextTokenizer, text: string, options: BatchEncodingOptions): { ids: number[]; truncated: boolean } {
   const kept = text.slice(0, options.maxChars);
-  const ids = tokenizer.encode(kept, { add_special_tokens: false }).ids;
+  const ids = tokenizer.encode(kept);
   return { ids: ids.slice(0, options.maxLength), truncated: kept.length < text.length || ids.length > options.maxLength };
 }
 
 /** Encodes texts and pads them to the longest, with a 1/0 attention mask. */
-export function encodeBatch(tokenizer: Tokenizer, texts: readonly string[], options: BatchEncodingOptions): BatchEncoding {
+export function encodeBatch(tokenizer: TextTokenizer, texts: readonly string[], options: BatchEncodingOptions): BatchEncoding {
   const encoded = texts.map((text) => encodeText(tokenizer, text, options));
   // A text that tokenizes to nothing still gets one (padding) position so shapes stay valid.
   const sequence = Math.max(1, ...encoded.map(({ ids }) => ids.length));

@@ -1,14 +1,57 @@
-// Hugging Face tokenizer.json loading: the pure-JS port gives the same ids as the Rust
-// `tokenizers` crate (checked on the held-out texts by test/unit/tokenizer-parity.test.ts).
+// Hugging Face tokenizer.json loading through @huggingface/tokenizers (pure JS), behind the
+// TextTokenizer interface. It gives the Rust `tokenizers` ids (checked on the held-out
+// texts by test/unit/tokenizer-parity.test.ts) but parses the whole JSON on load.
 import { Tokenizer } from "@huggingface/tokenizers";
+import type { TextTokenizer } from "./tokenizer";
 
-export type { Tokenizer };
+interface TokenizerJson {
+  model: unknown;
+  added_tokens?: { special?: boolean }[];
+}
 
 /** Parses a verified tokenizer.json (bytes as stored) into a ready tokenizer. */
-export function loadTokenizer(tokenizerJson: Uint8Array, tokenizerConfig: Record<string, unknown> = {}): Tokenizer {
+export function loadTokenizer(tokenizerJson: Uint8Array, tokenizerConfig: Record<string, unknown> = {}): TextTokenizer {
   const parsed: unknown = JSON.parse(new TextDecoder().decode(tokenizerJson));
-  if (typeof parsed !== "object" || parsed === null || !("model" in parsed)) {
-    throw new TypeError("tokenizer.json has no model section");
+  if (!isTokenizerJson(parsed)) throw new TypeError("tokenizer.json has no model section");
+  return new HfTextTokenizer(parsed, tokenizerConfig);
+}
+
+function isTokenizerJson(value: unknown): value is TokenizerJson {
+  return typeof value === "object" && value !== null && "model" in value;
+}
+
+class HfTextTokenizer implements TextTokenizer {
+  readonly vocabSize: number;
+  private readonly tokenizer: Tokenizer;
+  /** Built on first use: the same tokenizer without its special tokens, so their strings stay text. */
+  private plain: Tokenizer | undefined;
+
+  constructor(
+    private readonly json: TokenizerJson,
+    private readonly config: Record<string, unknown>,
+  ) {
+    this.tokenizer = new Tokenizer(json, config);
+    this.vocabSize = this.tokenizer.get_vocab(true).size;
   }
-  return new Tokenizer(parsed, tokenizerConfig);
+
+  encode(text: string, options: { addSpecialTokens?: boolean; parseSpecialTokens?: boolean } = {}): number[] {
+    const tokenizer = options.parseSpecialTokens === false ? this.plainTokenizer() : this.tokenizer;
+    return tokenizer.encode(text, { add_special_tokens: options.addSpecialTokens ?? false }).ids;
+  }
+
+  decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+    return this.tokenizer.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false });
+  }
+
+  tokenToId(token: string): number | undefined {
+    return this.tokenizer.token_to_id(token);
+  }
+
+  private plainTokenizer(): Tokenizer {
+    if (this.plain === undefined) {
+      const added = (this.json.added_tokens ?? []).filter((token) => token.special !== true);
+      this.plain = new Tokenizer({ ...this.json, added_tokens: added }, this.config);
+    }
+    return this.plain;
+  }
 }

@@ -1,5 +1,18 @@
-// The tokenizer interface the edge programs against (CONTRACTS.md). The tokenizers branch
-// owns this file: at merge, its version replaces this copy.
+// The tokenizer interface the edge codes against (CONTRACTS.md), whichever implementation
+// loads behind it: the compact binary form, or @huggingface/tokenizers over tokenizer.json.
+
+export interface EncodeOptions {
+  /** BOS/EOS per the tokenizer's post-processor (default false). */
+  addSpecialTokens?: boolean;
+  /** Whether special/added-token strings in the text become their ids (default true);
+   *  false makes special tokens plain text (user content in chat prompts). */
+  parseSpecialTokens?: boolean;
+}
+
+export interface DecodeOptions {
+  /** Drop special tokens from the text (default false). */
+  skipSpecialTokens?: boolean;
+}
 
 export interface TextTokenizer {
   readonly vocabSize: number;
