@@ -31,7 +31,8 @@ const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8"));
 
 
 // The edge's preprocessing: first maxChars characters, first maxLength ids (src/tokenizers/batch.ts).
-const tokenizer = new Tokenizer(JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.file}`, "utf8")), {});
+// The tokenizer's source JSON: the Worker's compact tokenizer.bin gives the same ids (test/unit/tokenizer-parity.test.ts).
+const tokenizer = new Tokenizer(JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.source?.file ?? manifest.tokenizer.file}`, "utf8")), {});
 const texts = loadSplits().test.slice(0, TEXTS).map((row) => row.text);
 const ids = texts.map((text) =>
   tokenizer.encode(text.slice(0, manifest.tokenizer.maxChars), { add_special_tokens: false }).ids.slice(0, manifest.tokenizer.maxLength),

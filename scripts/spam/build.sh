@@ -4,7 +4,7 @@
 #   -> export ensemble -> quantize -> evaluate on test
 # Needs Node 20 with this repo's node_modules, and Debian's PyTorch + onnx:
 #   apt-get install python3-torch python3-onnx
-# Outputs: models/spam-classifier/{tokenizer.json,tokenizer_config.json,
+# Outputs: models/spam-classifier/{tokenizer.json,tokenizer_config.json,tokenizer.bin,
 #   model.fp32.onnx,model.int8.onnx,manifest.json} and
 #   test/fixtures/spam-classifier/reference.json. Exits non-zero if the
 #   tokenizer parity check, a training run or an evaluation target fails.
@@ -27,3 +27,5 @@ for pid in "${pids[@]}"; do wait "$pid"; done
 "$PYTHON" scripts/spam/train.py --export
 "$PYTHON" scripts/quantize.py models/spam-classifier/model.fp32.onnx models/spam-classifier/model.int8.onnx
 node scripts/spam/evaluate.mjs
+# The edge loads the compact tokenizer: build tokenizer.bin and point the manifest at it.
+node scripts/build-tokenizer.mjs models/spam-classifier

@@ -5,9 +5,9 @@ import fraudManifest from "../../models/fraud-gru/manifest.json";
 import fraudModel from "../../models/fraud-gru/model.int8.onnx";
 import spamManifest from "../../models/spam-classifier/manifest.json";
 import spamModel from "../../models/spam-classifier/model.int8.onnx";
-import spamTokenizer from "../../models/spam-classifier/tokenizer.json";
+import spamTokenizer from "../../models/spam-classifier/tokenizer.bin";
 
 export const bundledModels: readonly ModelEntry[] = [
-  { manifest: spamManifest, files: { "model.int8.onnx": spamModel, "tokenizer.json": spamTokenizer } },
+  { manifest: spamManifest, files: { "model.int8.onnx": spamModel, "tokenizer.bin": spamTokenizer } },
   { manifest: fraudManifest, files: { "model.int8.onnx": fraudModel } },
 ];

@@ -3,7 +3,7 @@ import { ServiceError } from "../errors/service-error";
 import type { TextClassificationManifest } from "../models/manifest";
 import type { RegisteredModel } from "../models/registry";
 import { encodeBatch } from "../tokenizers/batch";
-import { loadTokenizer } from "../tokenizers/hf-tokenizer";
+import { loadTextTokenizer } from "../tokenizers/load";
 import type { TextTokenizer } from "../tokenizers/tokenizer";
 import { rows, softmax, topK, type LabelScore } from "./postprocess";
 
@@ -31,7 +31,7 @@ export function createTextClassifier(model: RegisteredModel & { manifest: TextCl
   let tokenizer: Promise<TextTokenizer> | undefined;
   const getTokenizer = (): Promise<TextTokenizer> => {
     if (tokenizer === undefined) {
-      const loading = model.readFile(manifest.tokenizer.file, manifest.tokenizer.sha256).then((bytes) => loadTokenizer(bytes));
+      const loading = model.readFile(manifest.tokenizer.file, manifest.tokenizer.sha256).then((bytes) => loadTextTokenizer(manifest.tokenizer.file, bytes));
       loading.catch(() => {
         if (tokenizer === loading) tokenizer = undefined;
       });

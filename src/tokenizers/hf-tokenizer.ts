@@ -9,8 +9,9 @@ interface TokenizerJson {
   added_tokens?: { special?: boolean }[];
 }
 
-/** Parses a verified tokenizer.json (bytes as stored) into a ready tokenizer. */
-export function loadTokenizer(tokenizerJson: Uint8Array, tokenizerConfig: Record<string, unknown> = {}): TextTokenizer {
+/** Parses a verified tokenizer.json (bytes as stored) into a ready tokenizer. Decoding skips
+ * transformers' clean_up_tokenization_spaces unless the config asks: the Rust decode has none. */
+export function loadTokenizer(tokenizerJson: Uint8Array, tokenizerConfig: Record<string, unknown> = { clean_up_tokenization_spaces: false }): TextTokenizer {
   const parsed: unknown = JSON.parse(new TextDecoder().decode(tokenizerJson));
   if (!isTokenizerJson(parsed)) throw new TypeError("tokenizer.json has no model section");
   return new HfTextTokenizer(parsed, tokenizerConfig);
@@ -31,7 +32,9 @@ class HfTextTokenizer implements TextTokenizer {
     private readonly config: Record<string, unknown>,
   ) {
     this.tokenizer = new Tokenizer(json, config);
-    this.vocabSize = this.tokenizer.get_vocab(true).size;
+    let size = 0;
+    for (const id of this.tokenizer.get_vocab(true).values()) size = Math.max(size, id + 1);
+    this.vocabSize = size;
   }
 
   encode(text: string, options: { addSpecialTokens?: boolean; parseSpecialTokens?: boolean } = {}): number[] {
@@ -40,6 +43,7 @@ class HfTextTokenizer implements TextTokenizer {
   }
 
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
+    if (ids.length === 0) return "";
     return this.tokenizer.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false });
   }
 

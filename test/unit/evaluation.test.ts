@@ -5,12 +5,12 @@ import * as ort from "onnxruntime-node";
 import { describe, expect, it } from "vitest";
 import { TextClassificationSchema } from "../../src/models/manifest";
 import { encodeBatch } from "../../src/tokenizers/batch";
-import { loadTokenizer } from "../../src/tokenizers/hf-tokenizer";
+import { loadTextTokenizer } from "../../src/tokenizers/load";
 import { loadSplits } from "../../scripts/spam/dataset.mjs";
 
 const dir = "models/spam-classifier";
 const manifest = TextClassificationSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
-const tokenizer = loadTokenizer(readFileSync(`${dir}/${manifest.tokenizer.file}`));
+const tokenizer = loadTextTokenizer(manifest.tokenizer.file, readFileSync(`${dir}/${manifest.tokenizer.file}`));
 const splits: { test: { label: number; text: string }[] } = loadSplits();
 
 /** Batches of 32 in split order, padded to the longest, as scripts/spam/evaluate.mjs runs them. */

@@ -1,18 +1,18 @@
-// The edge tokenizer (pure JS, as the Worker runs it) must give the Rust `tokenizers` ids
-// on every held-out text, after the same character and id truncation.
+// The edge tokenizer (the compact tokenizer.bin the manifest names, as the Worker loads it)
+// must give the Rust `tokenizers` ids (from the source tokenizer.json) on every held-out
+// text, after the same character and id truncation.
 import { readFileSync } from "node:fs";
 import tokenizers from "tokenizers";
 import { describe, expect, it } from "vitest";
 import { TextClassificationSchema } from "../../src/models/manifest";
 import { encodeBatch, encodeText } from "../../src/tokenizers/batch";
-import { loadTokenizer } from "../../src/tokenizers/hf-tokenizer";
+import { loadTextTokenizer } from "../../src/tokenizers/load";
 import { loadSplits, prepareText } from "../../scripts/spam/dataset.mjs";
 
 const dir = "models/spam-classifier";
 const manifest = TextClassificationSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
-const tokenizerPath = `${dir}/${manifest.tokenizer.file}`;
-const edge = loadTokenizer(readFileSync(tokenizerPath));
-const rust = tokenizers.Tokenizer.fromFile(tokenizerPath);
+const edge = loadTextTokenizer(manifest.tokenizer.file, readFileSync(`${dir}/${manifest.tokenizer.file}`));
+const rust = tokenizers.Tokenizer.fromFile(`${dir}/tokenizer.json`);
 const splits: { validation: { id: string; text: string }[]; test: { id: string; text: string }[] } = loadSplits();
 const { validation, test } = splits;
 
