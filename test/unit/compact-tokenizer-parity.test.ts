@@ -4,7 +4,7 @@
 // each reference tokenizer. Special-token strings typed by a user (parseSpecialTokens:
 // false) must come out as ordinary text ids: the reference is the binding loaded without
 // the special tokens (what its `encode_special_tokens` does), and no special id may appear.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import tokenizers from "tokenizers";
 import { describe, expect, it } from "vitest";
 import { CompactTokenizer } from "../../src/tokenizers/compact-tokenizer";
@@ -43,8 +43,13 @@ function mismatches<T>(texts: readonly string[], expected: readonly T[], actual:
   return bad.slice(0, 5);
 }
 
+/** The reference tokenizers, plus our own models' tokenizers (the tiny LLM's once it is merged). */
+const TOKENIZERS: Record<string, string> = { ...REFERENCE_TOKENIZERS, "spam-classifier": "models/spam-classifier" };
+const TINY_LLM = process.env.TINY_LLM_TOKENIZER_DIR ?? "models/tiny-llm";
+if (existsSync(`${TINY_LLM}/tokenizer.json`)) TOKENIZERS["tiny-llm"] = TINY_LLM;
+
 /** Llama 3.1 shares Llama 3's vocabulary and pre-tokenizer: only its BOS template and special tokens are checked. */
-const FULL_CORPUS = new Set(["llama3", "qwen3", "gemma3", "deepseek-v3", "gpt-oss"]);
+const FULL_CORPUS = new Set(["llama3", "qwen3", "gemma3", "deepseek-v3", "gpt-oss", "spam-classifier", "tiny-llm"]);
 
 describe("the seeded corpus", () => {
   it("has ≥ 5,000 strings of every kind the issue lists", () => {
@@ -56,7 +61,7 @@ describe("the seeded corpus", () => {
   });
 });
 
-describe.each(Object.entries(REFERENCE_TOKENIZERS))("compact %s vs the Rust tokenizers binding", (name, dir) => {
+describe.each(Object.entries(TOKENIZERS))("compact %s vs the Rust tokenizers binding", (name, dir) => {
   const files = tokenizerFiles(dir);
   const rust = tokenizers.Tokenizer.fromFile(files.json);
   const edge = new CompactTokenizer(compactTokenizer(dir));
