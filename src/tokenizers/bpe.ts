@@ -10,7 +10,8 @@ const CACHE_CAPACITY = 10_000;
 /** Longer words are not cached. */
 const CACHE_MAX_CHARS = 256;
 /** Up to this many symbols, a linear scan finds the next merge faster than a heap. */
-const SCAN_LIMIT = 48;
+const SCAN_LIMIT = 64;
+const NO_MERGE = 0x7fffffff;
 
 export class BpeModel {
   private readonly cache = new Map<string, readonly number[]>();
@@ -18,6 +19,7 @@ export class BpeModel {
   private ids = new Int32Array(1024);
   private next = new Int32Array(1024);
   private prev = new Int32Array(1024);
+  private ranks = new Int32Array(1024);
 
   constructor(
     private readonly vocab: CompactVocab,
@@ -117,21 +119,32 @@ export class BpeModel {
     this.ids[gone] = -1;
   }
 
+  /** Pair ranks are looked up once and again only beside a merge; the next merge is a scan. */
   private mergeByScan(count: number): void {
-    const { vocab } = this;
-    for (let remaining = count; remaining > 1; remaining--) {
-      let bestRank = -1;
-      let bestAt = -1;
-      for (let i = 0, j = this.next[0] ?? -1; j !== -1; i = j, j = this.next[j] ?? -1) {
-        const rank = vocab.mergeRank(this.ids[i] ?? 0, this.ids[j] ?? 0);
-        if (rank !== -1 && (bestRank === -1 || rank < bestRank)) {
-          bestRank = rank;
-          bestAt = i;
+    const { vocab, ids, next, prev, ranks } = this;
+    for (let i = 0; i < count; i++) ranks[i] = i + 1 < count ? this.pairRank(ids[i] ?? 0, ids[i + 1] ?? 0) : NO_MERGE;
+    for (;;) {
+      let best = NO_MERGE;
+      let at = -1;
+      for (let i = 0; i !== -1; i = next[i] ?? -1) {
+        const rank = ranks[i] ?? NO_MERGE;
+        if (rank < best) {
+          best = rank;
+          at = i;
         }
       }
-      if (bestAt === -1) return;
-      this.join(bestAt, vocab.merges[bestRank * 3 + 2] ?? 0);
+      if (at === -1) return;
+      this.join(at, vocab.merges[best * 3 + 2] ?? 0);
+      const after = next[at] ?? -1;
+      ranks[at] = after === -1 ? NO_MERGE : this.pairRank(ids[at] ?? 0, ids[after] ?? 0);
+      const before = prev[at] ?? -1;
+      if (before !== -1) ranks[before] = this.pairRank(ids[before] ?? 0, ids[at] ?? 0);
     }
+  }
+
+  private pairRank(a: number, b: number): number {
+    const rank = this.vocab.mergeRank(a, b);
+    return rank === -1 ? NO_MERGE : rank;
   }
 
   /** Long words: a heap of (rank, position), re-checked when popped, as the Rust crate does. */
@@ -192,5 +205,6 @@ export class BpeModel {
     this.ids = new Int32Array(count);
     this.next = new Int32Array(count);
     this.prev = new Int32Array(count);
+    this.ranks = new Int32Array(count);
   }
 }
