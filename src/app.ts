@@ -11,6 +11,7 @@ import { metricsRoutes } from "./routes/metrics";
 import { modelRoutes } from "./routes/models";
 import { oipRoutes } from "./routes/oip";
 import { defaultServices } from "./routes/bundled-services";
+import { documentApi } from "./routes/openapi";
 import { provideServices, type AppEnv } from "./routes/services";
 import { adyenWebhook } from "./routes/webhooks/adyen";
 import { tokenizeRoutes } from "./routes/tokenize";
@@ -46,12 +47,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices)
   app.route("/", metricsRoutes);
   app.route("/", tokenizeRoutes);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Edge inference service", version: "0.1.0" },
-    security: [{ bearer: [] }],
-  });
+  documentApi(app);
 
   renderErrors(app);
 

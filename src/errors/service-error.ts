@@ -2,21 +2,25 @@
 // rendered as RFC 9457 problem+json by the app's single onError handler.
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** Stable machine-readable codes; the `type` URI of a problem is derived from them. */
-export type ErrorCode =
-  | "invalid_request"
-  | "invalid_json"
-  | "unauthorized"
-  | "not_found"
-  | "model_not_found"
-  | "model_not_ready"
-  | "not_configured"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "unprocessable_input"
-  | "upstream_error"
-  | "upstream_timeout"
-  | "internal_error";
+/** Stable machine-readable codes, the complete list (the README's error table lists each);
+ *  the `type` URI of a problem is derived from them. */
+export const ERROR_CODES = [
+  "invalid_request",
+  "invalid_json",
+  "unauthorized",
+  "not_found",
+  "model_not_found",
+  "model_not_ready",
+  "not_configured",
+  "payload_too_large",
+  "unsupported_media_type",
+  "unprocessable_input",
+  "upstream_error",
+  "upstream_timeout",
+  "internal_error",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ServiceErrorOptions {
   /** JSON pointer-ish path of the request field that failed, e.g. "inputs/0/shape". */

@@ -63,7 +63,7 @@ export function parseBoundedJson(text: string, maxDepth = MAX_JSON_DEPTH): unkno
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ServiceError(400, "invalid_request", `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, {
+    throw new ServiceError(400, "invalid_json", `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, {
       field: "body",
       cause: error,
     });

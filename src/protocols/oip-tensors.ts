@@ -96,7 +96,7 @@ export function fromJsonTensor(tensor: JsonTensor, field: string): Tensor {
 }
 
 /** Converts a runtime tensor to OIP JSON (flat row-major data; 64-bit ints as numbers). */
-export function toJsonTensor(name: string, tensor: Tensor): JsonTensor {
+export function toJsonTensor(name: string, tensor: Tensor): JsonTensor & { data: unknown[] } {
   const { data } = tensor;
   let values: unknown[];
   if (data instanceof BigInt64Array || data instanceof BigUint64Array) values = Array.from(data, Number);

@@ -5,6 +5,7 @@ import { ServiceError } from "../errors/service-error";
 import type { ServedModel } from "../tasks";
 import type { TextClassifier } from "../tasks/text-classification";
 import { serverTiming } from "./server-timing";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "./problems";
 import { findModel, requireReady, type AppEnv } from "./services";
 import { validationHook } from "./validation";
 
@@ -35,18 +36,15 @@ const ClassifyResponse = z
   })
   .openapi("ClassifyResponse");
 
-const problem = { "application/problem+json": { schema: z.object({ type: z.string(), title: z.string(), status: z.number() }) } };
-
 const classifyRoute = createRoute({
   method: "post",
   path: "/v1/classify",
+  operationId: "classify",
   summary: "Classify one text or a batch with a text-classification model",
   request: { body: { required: true, content: { "application/json": { schema: ClassifyRequest } } } },
   responses: {
     200: { description: "Labels with softmax scores, best first", content: { "application/json": { schema: ClassifyResponse } } },
-    400: { description: "Invalid request", content: problem },
-    404: { description: "Unknown model", content: problem },
-    422: { description: "Input the model cannot take", content: problem },
+    ...problemResponses("/v1/classify", 401, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -55,6 +53,7 @@ const RunRequest = z.object({ text: Text }).strict().openapi("TextClassification
 const runRoute = createRoute({
   method: "post",
   path: "/v1/run/{model}",
+  operationId: "runTextClassification",
   summary: "Workers AI-style text classification: {text} → [{label, score}]",
   request: {
     params: z.object({ model: z.string().min(1) }),
@@ -62,8 +61,7 @@ const runRoute = createRoute({
   },
   responses: {
     200: { description: "Every label with its score, best first", content: { "application/json": { schema: z.array(LabelScore) } } },
-    400: { description: "Invalid request", content: problem },
-    404: { description: "Unknown model", content: problem },
+    ...problemResponses("/v1/run/{model}", 401, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 

@@ -1,20 +1,21 @@
 // The single error renderer: every failure leaves as RFC 9457 application/problem+json,
-// unknown routes included. Shared by the Worker and the reference origin (origin/).
-import type { Hono } from "hono";
+// unknown routes included, with the members its path's clients read (problems.ts).
+// Shared by the Worker and the reference origin (origin/).
+import type { Context, Hono } from "hono";
 import { problemResponse, toServiceError } from "../errors/problem";
 import { ServiceError } from "../errors/service-error";
+import { dialectMembers, errorDialect } from "./problems";
 import type { AppEnv } from "./services";
 
-/** Open Inference Protocol clients read `error` (tritonclient fails without it); everyone else reads the RFC 9457 members. */
-function oipExtensions(path: string, error: ServiceError): Record<string, string> {
-  return path === "/v2" || path.startsWith("/v2/") ? { error: error.message } : {};
+function render(error: ServiceError, c: Context<AppEnv>): Response {
+  const response = problemResponse(error, c.req.path, dialectMembers(errorDialect(c.req.path), error));
+  const requestId = c.get("requestId");
+  if (requestId !== undefined) response.headers.set("x-request-id", requestId);
+  return response;
 }
 
 export function renderErrors(app: Hono<AppEnv>): void {
-  app.notFound((c) => {
-    const error = new ServiceError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
-    return problemResponse(error, c.req.path, oipExtensions(c.req.path, error));
-  });
+  app.notFound((c) => render(new ServiceError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`), c));
 
   app.onError((error, c) => {
     const serviceError = toServiceError(error);
@@ -22,8 +23,6 @@ export function renderErrors(app: Hono<AppEnv>): void {
       const cause = serviceError.cause === undefined ? {} : { cause: String(serviceError.cause) };
       console.error(JSON.stringify({ event: "request_failed", path: c.req.path, requestId: c.get("requestId"), error: String(error), ...cause }));
     }
-    const response = problemResponse(serviceError, c.req.path, oipExtensions(c.req.path, serviceError));
-    response.headers.set("x-request-id", c.get("requestId"));
-    return response;
+    return render(serviceError, c);
   });
 }

@@ -4,6 +4,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import { TransactionSchema } from "../tasks/fraud/transaction";
 import { serverTiming } from "./server-timing";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "./problems";
 import { findModel, requireReady, type AppEnv } from "./services";
 import { fraudCardRoutes } from "./fraud-cards";
 import { validationHook } from "./validation";
@@ -47,9 +48,13 @@ const ScoreResponse = z
 const route = createRoute({
   method: "post",
   path: "/v1/fraud/score",
+  operationId: "scoreFraud",
   summary: "Score card transactions for fraud, each in the context of its card's recent history",
   request: { body: { required: true, content: { "application/json": { schema: ScoreRequest } } } },
-  responses: { 200: { description: "Score and label per transaction", content: { "application/json": { schema: ScoreResponse } } } },
+  responses: {
+    200: { description: "Score and label per transaction", content: { "application/json": { schema: ScoreResponse } } },
+    ...problemResponses("/v1/fraud/score", 401, BODY_ERRORS, MODEL_ERRORS),
+  },
 });
 
 export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route, async (c) => {

@@ -1,24 +1,75 @@
-// GET /v1/models: what this deployment serves, where each model runs and how it scored.
-import { OpenAPIHono } from "@hono/zod-openapi";
+// GET /v1/models: what this deployment serves, where each model runs and how it scored, in
+// OpenAI's list shape ({object: "list", data: [{id, object: "model", created, owned_by}]})
+// so OpenAI SDKs' models.list() reads it; the rest of each item is ours.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { problemResponses } from "./problems";
 import type { AppEnv } from "./services";
 
-export const modelRoutes = new OpenAPIHono<AppEnv>().get("/v1/models", (c) =>
-  c.json({
-    object: "list",
-    data: c.get("services").list().map(({ manifest, state }) => ({
-      id: manifest.name,
-      object: "model",
-      owned_by: "edge-inference",
-      version: manifest.version,
-      task: manifest.task,
-      runtime: manifest.runtime,
-      state: state(),
-      ...("labels" in manifest ? { labels: manifest.labels } : {}),
-      inputs: manifest.inputs,
-      outputs: manifest.outputs,
-      sha256: manifest.sha256,
-      bytes: manifest.bytes,
-      ...("evaluation" in manifest ? { evaluation: manifest.evaluation } : {}),
-    })),
-  }),
-);
+const TensorSpec = z.object({ name: z.string(), datatype: z.string(), shape: z.array(z.number().int()) });
+
+const ModelCard = z
+  .object({
+    id: z.string().openapi({ example: "spam-classifier" }),
+    object: z.literal("model"),
+    created: z.number().int().openapi({ description: "Unix seconds since this isolate has served the model (vLLM reports the request time)" }),
+    owned_by: z.string(),
+    version: z.string(),
+    task: z.string().openapi({ example: "text-classification" }),
+    runtime: z.enum(["wasm", "origin"]),
+    state: z.enum(["unloaded", "loading", "ready", "failed"]),
+    labels: z.array(z.string()).optional(),
+    inputs: z.array(TensorSpec),
+    outputs: z.array(TensorSpec),
+    sha256: z.string(),
+    bytes: z.number().int(),
+    evaluation: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi("ModelCard");
+
+const ModelList = z.object({ object: z.literal("list"), data: z.array(ModelCard) }).openapi("ModelList");
+
+const path = "/v1/models";
+
+const route = createRoute({
+  method: "get",
+  path,
+  operationId: "listModels",
+  summary: "List the served models (OpenAI list shape, with where each runs and how it scored)",
+  responses: {
+    200: { description: "Every model this deployment serves", content: { "application/json": { schema: ModelList } } },
+    ...problemResponses(path, 401),
+  },
+});
+
+/** Unix seconds of the first listing in this isolate (module-scope clocks read 0 in Workers). */
+let servedSince: number | undefined;
+
+export const modelRoutes = new OpenAPIHono<AppEnv>().openapi(route, (c) => {
+  servedSince ??= Math.floor(Date.now() / 1000);
+  const created = servedSince;
+  return c.json(
+    {
+      object: "list" as const,
+      data: c
+        .get("services")
+        .list()
+        .map(({ manifest, state }) => ({
+          id: manifest.name,
+          object: "model" as const,
+          created,
+          owned_by: "edge-inference",
+          version: manifest.version,
+          task: manifest.task,
+          runtime: manifest.runtime,
+          state: state(),
+          ...("labels" in manifest ? { labels: [...manifest.labels] } : {}),
+          inputs: manifest.inputs,
+          outputs: manifest.outputs,
+          sha256: manifest.sha256,
+          bytes: manifest.bytes,
+          ...("evaluation" in manifest ? { evaluation: manifest.evaluation } : {}),
+        })),
+    },
+    200,
+  );
+});

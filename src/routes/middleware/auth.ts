@@ -10,13 +10,21 @@ async function digest(value: string): Promise<ArrayBuffer> {
   return crypto.subtle.digest("SHA-256", encoder.encode(value));
 }
 
+/** The configured keys' digests, computed once per isolate per API_KEYS value (not per request). */
+let configured: { secret: string; digests: Promise<ArrayBuffer[]> } | undefined;
+
+function keyDigests(secret: string): Promise<ArrayBuffer[]> {
+  if (configured?.secret !== secret) configured = { secret, digests: Promise.all(parseApiKeys(secret).map(digest)) };
+  return configured.digests;
+}
+
 /** Compares a presented key with every configured one without leaking which or how much matched. */
-async function matchesAny(presented: string, keys: readonly string[]): Promise<boolean> {
+async function matchesAny(presented: string, digests: readonly ArrayBuffer[]): Promise<boolean> {
   const presentedDigest = await digest(presented);
   let matched = false;
-  for (const key of keys) {
+  for (const keyDigest of digests) {
     // Equal-length digests make the comparison independent of the keys' lengths.
-    matched = crypto.subtle.timingSafeEqual(presentedDigest, await digest(key)) || matched;
+    matched = crypto.subtle.timingSafeEqual(presentedDigest, keyDigest) || matched;
   }
   return matched;
 }
@@ -28,8 +36,8 @@ export function parseApiKeys(secret: string | undefined): string[] {
 const challenge = { "www-authenticate": 'Bearer realm="edge-inference"' };
 
 export const requireApiKey = createMiddleware<{ Bindings: Env }>(async (c, next) => {
-  const keys = parseApiKeys(c.env.API_KEYS);
-  if (keys.length === 0) {
+  const digests = await keyDigests(c.env.API_KEYS ?? "");
+  if (digests.length === 0) {
     if (c.env.ALLOW_ANONYMOUS === "true") return next();
     throw new ServiceError(401, "unauthorized", "No API keys are configured for this service", { headers: challenge });
   }
@@ -41,7 +49,7 @@ export const requireApiKey = createMiddleware<{ Bindings: Env }>(async (c, next)
       headers: challenge,
     });
   }
-  if (!(await matchesAny(match[1], keys))) {
+  if (!(await matchesAny(match[1], digests))) {
     throw new ServiceError(401, "unauthorized", "The API key is not valid", { field: "headers.authorization", headers: challenge });
   }
   return next();

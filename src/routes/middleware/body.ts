@@ -2,6 +2,7 @@
 // enforced on the stream so an oversized or lying Content-Length cannot get through.
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
+import type { MiddlewareHandler } from "hono";
 import { ServiceError } from "../../errors/service-error";
 
 export const requireJson = createMiddleware(async (c, next) => {
@@ -15,12 +16,22 @@ export const requireJson = createMiddleware(async (c, next) => {
   return next();
 });
 
-export const limitBody = createMiddleware<{ Bindings: Env }>(async (c, next) => {
-  const maxSize = Number(c.env.MAX_BODY_BYTES);
-  return bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new ServiceError(413, "payload_too_large", `The request body is over the limit of ${maxSize} bytes`);
-    },
-  })(c, next);
-});
+/** One bodyLimit middleware per configured MAX_BODY_BYTES, built on first use (not per request). */
+const limits = new Map<string, MiddlewareHandler>();
+
+function limitFor(config: string): MiddlewareHandler {
+  let limit = limits.get(config);
+  if (limit === undefined) {
+    const maxSize = Number(config);
+    limit = bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new ServiceError(413, "payload_too_large", `The request body is over the limit of ${maxSize} bytes`);
+      },
+    });
+    limits.set(config, limit);
+  }
+  return limit;
+}
+
+export const limitBody = createMiddleware<{ Bindings: Env }>(async (c, next) => limitFor(c.env.MAX_BODY_BYTES)(c, next));

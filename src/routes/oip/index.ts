@@ -11,6 +11,7 @@ import { modelConfig } from "../../protocols/triton-model-config";
 import type { ServedModel } from "../../tasks";
 import { serverTiming } from "../server-timing";
 import { findModel, requireReady, type AppEnv } from "../services";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { validationHook } from "../validation";
 import { missingMigrations } from "../../storage/d1-schema";
 import { IndexRequestSchema, repositoryIndex } from "./repository";
@@ -28,10 +29,15 @@ const TensorMetadata = z.object({ name: z.string(), datatype: z.string(), shape:
 const ModelMetadata = z
   .object({ name: z.string(), versions: z.array(z.string()), platform: z.string(), inputs: z.array(TensorMetadata), outputs: z.array(TensorMetadata) })
   .openapi("ModelMetadata");
-const Readiness = z.object({ name: z.string(), ready: z.boolean(), error: z.string().optional() });
-const OipError = z.object({ error: z.string() }).loose().openapi("OipError");
+const Readiness = z.object({ name: z.string(), ready: z.boolean(), error: z.string().optional() }).openapi("ModelReady");
+const ServerReady = z.object({ ready: z.boolean(), error: z.string().optional() }).openapi("ServerReady");
+const ServerMetadata = z.object({ name: z.string(), version: z.string(), extensions: z.array(z.string()) }).openapi("ServerMetadata");
 
-const ModelParams = z.object({ name: z.string().min(1), version: z.string().min(1).optional() });
+const ModelParams = z.object({ name: z.string().min(1) });
+const VersionedParams = z.object({ name: z.string().min(1), version: z.string().min(1) });
+
+/** The version a request names, if its path has one. */
+const versionOf = (params: object): string | undefined => ("version" in params && typeof params.version === "string" ? params.version : undefined);
 
 function versionCheck(model: ServedModel, version: string | undefined): void {
   if (version !== undefined && version !== model.manifest.version) {
@@ -43,28 +49,71 @@ function versionCheck(model: ServedModel, version: string | undefined): void {
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
 
-const routes = (prefix: string) => ({
-  metadata: createRoute({ method: "get", path: `${prefix}`, request: { params: ModelParams }, responses: { 200: json(ModelMetadata, "Model metadata") } }),
-  ready: createRoute({
-    method: "get",
-    path: `${prefix}/ready`,
-    request: { params: ModelParams },
-    responses: { 200: json(Readiness, "Ready"), 503: json(Readiness, "Not ready") },
-  }),
-  config: createRoute({
-    method: "get",
-    path: `${prefix}/config`,
-    request: { params: ModelParams },
-    responses: { 200: json(z.object({}).loose(), "Triton model configuration (model_config.proto as JSON)") },
-  }),
+/** The model routes, once per prefix; `versioned` adds the {version} path parameter. */
+const routes = (prefix: string, versioned: boolean) => {
+  const params = versioned ? VersionedParams : ModelParams;
+  const id = (operation: string) => (versioned ? `${operation}Version` : operation);
+  return {
+    metadata: createRoute({
+      method: "get",
+      path: prefix,
+      operationId: id("modelMetadata"),
+      summary: "Model metadata: name, versions, platform, input and output tensors",
+      request: { params },
+      responses: { 200: json(ModelMetadata, "Model metadata"), ...problemResponses(prefix, 401, 404) },
+    }),
+    ready: createRoute({
+      method: "get",
+      path: `${prefix}/ready`,
+      operationId: id("modelReady"),
+      summary: "Model readiness: 200 when ready, 503 while loading or failed",
+      request: { params },
+      responses: { 200: json(Readiness, "Ready"), 503: json(Readiness, "Not ready"), ...problemResponses(prefix, 401, 404) },
+    }),
+    config: createRoute({
+      method: "get",
+      path: `${prefix}/config`,
+      operationId: id("modelConfig"),
+      summary: "Triton model configuration",
+      request: { params },
+      responses: { 200: json(z.object({}).loose(), "Triton model configuration (model_config.proto as JSON)"), ...problemResponses(prefix, 401, 404) },
+    }),
+  };
+};
+
+const serverRoute = createRoute({
+  method: "get",
+  path: "/v2",
+  operationId: "serverMetadata",
+  summary: "Server metadata: name, version and the protocol extensions it supports (also at /v2/)",
+  security: [],
+  responses: { 200: json(ServerMetadata, "Server metadata") },
+});
+
+const liveRoute = createRoute({
+  method: "get",
+  path: "/v2/health/live",
+  operationId: "serverLive",
+  summary: "Liveness: the server answers",
+  security: [],
+  responses: { 200: json(z.object({ live: z.boolean() }), "Live") },
+});
+
+const readyRoute = createRoute({
+  method: "get",
+  path: "/v2/health/ready",
+  operationId: "serverReady",
+  summary: "Readiness: 200 when every served model is ready, 503 otherwise",
+  security: [],
+  responses: { 200: json(ServerReady, "Every model is ready"), 503: json(ServerReady, "Some model is not ready") },
 });
 
 export const oipRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-oipRoutes.get("/v2", (c) => c.json(SERVER));
+oipRoutes.openapi(serverRoute, (c) => c.json(SERVER, 200));
 oipRoutes.get("/v2/", (c) => c.json(SERVER));
-oipRoutes.get("/v2/health/live", (c) => c.json({ live: true }));
-oipRoutes.get("/v2/health/ready", async (c) => {
+oipRoutes.openapi(liveRoute, (c) => c.json({ live: true }, 200));
+oipRoutes.openapi(readyRoute, async (c) => {
   const models = c.get("services").list();
   const [states, missing] = await Promise.all([Promise.all(models.map((model) => model.ready())), missingMigrations(c.env.DB)]);
   const ready = states.every(Boolean) && missing.length === 0;
@@ -82,9 +131,13 @@ oipRoutes.post("/v2/repository/index", async (c) => {
 oipRoutes.openAPIRegistry.registerPath({
   method: "post",
   path: "/v2/repository/index",
+  operationId: "repositoryIndex",
   summary: "Triton model repository index: every model with its state",
   request: { body: { required: false, content: { "application/json": { schema: IndexRequestSchema } } } },
-  responses: { 200: json(z.array(z.object({ name: z.string(), version: z.string(), state: z.string(), reason: z.string().optional() })), "Models and states") },
+  responses: {
+    200: json(z.array(z.object({ name: z.string(), version: z.string(), state: z.string(), reason: z.string().optional() })), "Models and states"),
+    ...problemResponses("/v2/repository/index", 401, BODY_ERRORS),
+  },
 });
 
 async function infer(c: Context<AppEnv>, name: string, version: string | undefined): Promise<Response> {
@@ -97,24 +150,30 @@ async function infer(c: Context<AppEnv>, name: string, version: string | undefin
   return encodeInferResponse(result, call, { "server-timing": serverTiming({ inferMs: timings.runMs }) });
 }
 
-for (const prefix of ["/v2/models/{name}", "/v2/models/{name}/versions/{version}"]) {
-  const route = routes(prefix);
+for (const [prefix, versioned] of [["/v2/models/{name}", false], ["/v2/models/{name}/versions/{version}", true]] as const) {
+  const route = routes(prefix, versioned);
   oipRoutes.openapi(route.metadata, (c) => {
-    const { name, version } = c.req.valid("param");
+    const params = c.req.valid("param");
+    const { name } = params;
+    const version = versionOf(params);
     const model = findModel(c.get("services"), name, "name");
     versionCheck(model, version);
     const { manifest } = model;
     return c.json({ name: manifest.name, versions: [manifest.version], platform: "onnxruntime_onnx", inputs: manifest.inputs, outputs: manifest.outputs }, 200);
   });
   oipRoutes.openapi(route.ready, async (c) => {
-    const { name, version } = c.req.valid("param");
+    const params = c.req.valid("param");
+    const { name } = params;
+    const version = versionOf(params);
     const model = findModel(c.get("services"), name, "name");
     versionCheck(model, version);
     if (await model.ready()) return c.json({ name, ready: true }, 200);
     return c.json({ name, ready: false, error: `Model "${name}" is not ready: ${model.failure() ?? "loading"}` }, 503);
   });
   oipRoutes.openapi(route.config, (c) => {
-    const { name, version } = c.req.valid("param");
+    const params = c.req.valid("param");
+    const { name } = params;
+    const version = versionOf(params);
     const model = findModel(c.get("services"), name, "name");
     versionCheck(model, version);
     const { manifest } = model;
@@ -126,8 +185,10 @@ for (const prefix of ["/v2/models/{name}", "/v2/models/{name}/versions/{version}
   oipRoutes.openAPIRegistry.registerPath({
     method: "post",
     path: `${prefix}/infer`,
+    operationId: versioned ? "modelInferVersion" : "modelInfer",
+    summary: "Run the model: JSON tensors or Triton's binary tensor extension",
     request: {
-      params: ModelParams,
+      params: versioned ? VersionedParams : ModelParams,
       body: {
         required: true,
         description: "JSON (any or no Content-Type, optionally gzip/deflate), or a JSON header of Inference-Header-Content-Length bytes followed by binary tensor data",
@@ -139,7 +200,7 @@ for (const prefix of ["/v2/models/{name}", "/v2/models/{name}/versions/{version}
         description: "Inference result: JSON, or a JSON header of Inference-Header-Content-Length bytes followed by binary output data",
         content: { "application/json": { schema: z.object({}).loose() }, "application/octet-stream": { schema: { type: "string", format: "binary" } } },
       },
-      400: json(OipError, "Invalid request"),
+      ...problemResponses(`${prefix}/infer`, 401, BODY_ERRORS, MODEL_ERRORS),
     },
   });
   const honoPath = prefix.replace(/\{(\w+)\}/g, ":$1");
