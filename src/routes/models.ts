@@ -3,7 +3,9 @@
 // so OpenAI SDKs' models.list() reads it; the rest of each item is ours.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { problemResponses } from "./problems";
-import type { AppEnv } from "./services";
+import type { ServedModel } from "../tasks";
+import { findModel, type AppEnv } from "./services";
+import { validationHook } from "./validation";
 
 const TensorSpec = z.object({ name: z.string(), datatype: z.string(), shape: z.array(z.number().int()) });
 
@@ -41,35 +43,43 @@ const route = createRoute({
   },
 });
 
+const retrievePath = "/v1/models/{model}";
+
+const retrieveRoute = createRoute({
+  method: "get",
+  path: retrievePath,
+  operationId: "retrieveModel",
+  summary: "One served model (OpenAI's models.retrieve)",
+  request: { params: z.object({ model: z.string().min(1) }) },
+  responses: {
+    200: { description: "The model", content: { "application/json": { schema: ModelCard } } },
+    ...problemResponses(retrievePath, 401, 404),
+  },
+});
+
 /** Unix seconds of the first listing in this isolate (module-scope clocks read 0 in Workers). */
 let servedSince: number | undefined;
 
-export const modelRoutes = new OpenAPIHono<AppEnv>().openapi(route, (c) => {
+function card({ manifest, state }: ServedModel) {
   servedSince ??= Math.floor(Date.now() / 1000);
-  const created = servedSince;
-  return c.json(
-    {
-      object: "list" as const,
-      data: c
-        .get("services")
-        .list()
-        .map(({ manifest, state }) => ({
-          id: manifest.name,
-          object: "model" as const,
-          created,
-          owned_by: "edge-inference",
-          version: manifest.version,
-          task: manifest.task,
-          runtime: manifest.runtime,
-          state: state(),
-          ...("labels" in manifest ? { labels: [...manifest.labels] } : {}),
-          inputs: manifest.inputs,
-          outputs: manifest.outputs,
-          sha256: manifest.sha256,
-          bytes: manifest.bytes,
-          ...("evaluation" in manifest ? { evaluation: manifest.evaluation } : {}),
-        })),
-    },
-    200,
-  );
-});
+  return {
+    id: manifest.name,
+    object: "model" as const,
+    created: servedSince,
+    owned_by: "edge-inference",
+    version: manifest.version,
+    task: manifest.task,
+    runtime: manifest.runtime,
+    state: state(),
+    ...("labels" in manifest ? { labels: [...manifest.labels] } : {}),
+    inputs: manifest.inputs,
+    outputs: manifest.outputs,
+    sha256: manifest.sha256,
+    bytes: manifest.bytes,
+    ...("evaluation" in manifest ? { evaluation: manifest.evaluation } : {}),
+  };
+}
+
+export const modelRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(route, (c) => c.json({ object: "list" as const, data: c.get("services").list().map(card) }, 200))
+  .openapi(retrieveRoute, (c) => c.json(card(findModel(c.get("services"), c.req.valid("param").model, "model")), 200));

@@ -11,7 +11,7 @@ export type ErrorDialect = "problem" | "oip" | "openai";
  *  `error.message` on every `/v1` route except the payment webhooks, which providers call. */
 export function errorDialect(path: string): ErrorDialect {
   if (path === "/v2" || path.startsWith("/v2/")) return "oip";
-  if (path.startsWith("/v1/") && !path.startsWith("/v1/webhooks/")) return "openai";
+  if ((path === "/v1" || path.startsWith("/v1/")) && !path.startsWith("/v1/webhooks/")) return "openai";
   return "problem";
 }
 
