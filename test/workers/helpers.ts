@@ -23,7 +23,8 @@ export interface Problem {
   detail: string;
   code: string;
   field?: string;
-  error?: string;
+  /** OIP's string on /v2, OpenAI's object on /v1 (src/routes/problems.ts). */
+  error?: unknown;
   errors?: { field: string; detail: string }[];
 }
 
