@@ -7,11 +7,15 @@ import { ERROR_CODES, type ServiceError } from "../errors/service-error";
 
 export type ErrorDialect = "problem" | "oip" | "openai";
 
+/** vLLM's routes outside /v1 (its ErrorResponse is OpenAI's shape). */
+const OPENAI_ROOT_PATHS = new Set(["/tokenize", "/detokenize"]);
+
 /** OIP clients (Triton's, KServe's) decode `error` from every `/v2` answer; OpenAI SDKs read
  *  `error.message` on every `/v1` route except the payment webhooks, which providers call. */
 export function errorDialect(path: string): ErrorDialect {
   if (path === "/v2" || path.startsWith("/v2/")) return "oip";
   if ((path === "/v1" || path.startsWith("/v1/")) && !path.startsWith("/v1/webhooks/")) return "openai";
+  if (OPENAI_ROOT_PATHS.has(path)) return "openai";
   return "problem";
 }
 
@@ -83,6 +87,7 @@ const DESCRIPTIONS = {
   413: "Body over MAX_BODY_BYTES, or a request over a size limit (`payload_too_large`)",
   415: "Body not sent as application/json (`unsupported_media_type`)",
   422: "Valid JSON the model or task cannot take (`unprocessable_input`)",
+  500: "A store failed while recording (`internal_error`); the caller retries (documented only where a route answers it on purpose)",
   502: "The GPU origin failed or answered something unexpected (`upstream_error`)",
   503: "A model not ready or a secret not configured (`model_not_ready`, `not_configured`); retry later",
   504: "The GPU origin did not answer in time (`upstream_timeout`)",

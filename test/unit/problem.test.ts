@@ -23,8 +23,8 @@ describe("toServiceError", () => {
 
 describe("error dialects", () => {
   it("follow the path: OIP on /v2, OpenAI on /v1 except the webhooks", () => {
-    expect(["/v2", "/v2/", "/v2/models/x/infer", "/v1", "/v1/chat/completions", "/v1/webhooks/stripe", "/openapi.json", "/v20"].map(errorDialect)).toEqual([
-      "oip", "oip", "oip", "openai", "openai", "problem", "problem", "problem",
+    expect(["/v2", "/v2/", "/v2/models/x/infer", "/v1", "/v1/chat/completions", "/v1/webhooks/stripe", "/openapi.json", "/v20", "/tokenize", "/detokenize"].map(errorDialect)).toEqual([
+      "oip", "oip", "oip", "openai", "openai", "problem", "problem", "problem", "openai", "openai",
     ]);
     const error = toServiceError(new HTTPException(401, { message: "Nope" }));
     expect(dialectMembers("openai", error)).toEqual({ error: { message: "Nope", type: "authentication_error", code: "unauthorized", param: null } });

@@ -2,11 +2,8 @@
 // raw body before anything is parsed), so they are documented here rather than by createRoute.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
+import { BODY_ERRORS, problemResponses } from "../problems";
 
-const Problem = z
-  .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), instance: z.string(), code: z.string(), field: z.string().optional() })
-  .loose();
-const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: Problem } } });
 
 const Decision = z.object({
   transactionKey: z.string(), eventId: z.string(), provider: z.enum(["stripe", "adyen", "api"]), eventType: z.string(),
@@ -32,15 +29,12 @@ const AdyenNotification = z.object({
   notificationItems: z.array(z.object({ NotificationRequestItem: z.object({}).loose() })).min(1).max(100),
 });
 
-const common = {
-  413: problem("Body over MAX_BODY_BYTES"),
-  415: problem("Body not application/json"),
-};
 
 export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void {
   registry.registerPath({
     method: "post",
     path: "/v1/webhooks/stripe",
+    operationId: "stripeWebhook",
     summary: "Stripe webhook: Issuing authorization requests decided, charges and payment intents scored once per charge",
     security: [],
     request: {
@@ -49,25 +43,22 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
     },
     responses: {
       200: { description: "Acknowledged: decided, duplicate of a decided payment, recorded as not scored, or ignored", content: { "application/json": { schema: StripeAcknowledgement } } },
-      400: problem("Missing or invalid Stripe-Signature (bad HMAC, older or newer than 300 s), or a body that is not a JSON event"),
-      ...common,
-      500: problem("Storing the decision failed (Stripe retries)"),
-      503: problem("not_configured: STRIPE_WEBHOOK_SECRET unset or a D1 migration missing; model_not_ready: the fraud model is not ready (Stripe retries)"),
+      // 400 also: a missing or invalid Stripe-Signature (bad HMAC, older or newer than 300 s); 500: storing
+      // the decision failed; 503: STRIPE_WEBHOOK_SECRET unset or a D1 migration missing (Stripe retries both).
+      ...problemResponses("/v1/webhooks/stripe", BODY_ERRORS, 500, 502, 503, 504),
     },
   });
   registry.registerPath({
     method: "post",
     path: "/v1/webhooks/adyen",
+    operationId: "adyenWebhook",
     summary: "Adyen standard notification: every item's HMAC verified, AUTHORISATION items scored once per pspReference",
     security: [],
     request: { body: { required: true, content: { "application/json": { schema: AdyenNotification } } } },
     responses: {
       200: { description: "Accepted", content: { "text/plain": { schema: z.literal("[accepted]") } } },
-      400: problem("Malformed notification (the field is named)"),
-      401: problem("An item's hmacSignature does not verify"),
-      ...common,
-      500: problem("Storing a decision failed (Adyen retries)"),
-      503: problem("not_configured: ADYEN_HMAC_KEY unset or a D1 migration missing; model_not_ready (Adyen retries)"),
+      // 401: an item's hmacSignature does not verify; 500: storing a decision failed (Adyen retries).
+      ...problemResponses("/v1/webhooks/adyen", BODY_ERRORS, 401, 500, 502, 503, 504),
     },
   });
 }
