@@ -3,17 +3,17 @@
 // benchmark (scripts/measure-memory.mjs) reads it beside the inspector's V8 heap figure.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { wasmMemoryBytes } from "../runtime";
+import { problemResponses } from "./problems";
 import type { AppEnv } from "./services";
-
-const problem = { "application/problem+json": { schema: z.object({ type: z.string(), title: z.string(), status: z.number() }) } };
 
 const metricsRoute = createRoute({
   method: "get",
   path: "/metrics",
+  operationId: "metrics",
   summary: "This isolate's gauges (Prometheus text format)",
   responses: {
     200: { description: "Prometheus exposition format 0.0.4", content: { "text/plain": { schema: z.string() } } },
-    401: { description: "Missing or wrong Bearer key", content: problem },
+    ...problemResponses("/metrics", 401),
   },
 });
 

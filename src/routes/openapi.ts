@@ -13,12 +13,6 @@ export function documentApi(app: OpenAPIHono<AppEnv>): void {
     scheme: "bearer",
     description: "One of the comma-separated keys in API_KEYS",
   });
-  app.openAPIRegistry.registerComponent("securitySchemes", "stripeSignature", {
-    type: "apiKey",
-    in: "header",
-    name: "Stripe-Signature",
-    description: "Stripe's webhook signature over the raw body (STRIPE_WEBHOOK_SECRET)",
-  });
   app.openAPIRegistry.registerPath({
     method: "get",
     path: OPENAPI_PATH,

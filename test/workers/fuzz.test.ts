@@ -81,6 +81,7 @@ const TARGETS: Target[] = [
   { method: "GET", path: "/v2/health/live", auth: "none" },
   { method: "GET", path: "/v2/health/ready", auth: "none" },
   { method: "GET", path: "/openapi.json", auth: "none" },
+  { method: "GET", path: "/metrics", auth: "bearer" },
   ...MODELS.flatMap(([name, version]): Target[] => [
     { method: "GET", path: `/v2/models/${name}`, auth: "bearer" },
     { method: "GET", path: `/v2/models/${name}/ready`, auth: "bearer" },
@@ -181,7 +182,7 @@ function request(random: Random): Request {
 
   if (roll < 0.15) {
     kind = "valid";
-  } else if (roll > 0.995 && body !== undefined) {
+  } else if (roll > 0.99 && body !== undefined) {
     kind = "huge";
     body = JSON.stringify({ padding: "x".repeat(1_100_000) });
   } else if (roll < 0.6 && target.body !== undefined) {

@@ -36,6 +36,7 @@ describe("GET /openapi.json", () => {
         "/v2/models/{name}/infer",
         "/v2/models/{name}/versions/{version}/infer",
         "/openapi.json",
+        "/metrics",
       ]),
     );
     for (const operations of Object.values(document.paths)) {
