@@ -83,6 +83,7 @@ const TARGETS: Target[] = [
   { method: "GET", path: "/openapi.json", auth: "none" },
   { method: "GET", path: "/metrics", auth: "bearer" },
   ...MODELS.flatMap(([name, version]): Target[] => [
+    { method: "GET", path: `/v1/models/${name}`, auth: "bearer" },
     { method: "GET", path: `/v2/models/${name}`, auth: "bearer" },
     { method: "GET", path: `/v2/models/${name}/ready`, auth: "bearer" },
     { method: "GET", path: `/v2/models/${name}/versions/${version}`, auth: "bearer" },
@@ -231,6 +232,13 @@ describe("seeded fuzzing of every route", () => {
   beforeAll(async () => {
     const document = await (await SELF.fetch(`${BASE}/openapi.json`)).json<OpenApiDocument>();
     conformance = new Conformance(document);
+  });
+
+  it("targets every documented operation (a new route needs a line in TARGETS)", async () => {
+    const document = await (await SELF.fetch(`${BASE}/openapi.json`)).json<OpenApiDocument>();
+    const documented = Object.entries(document.paths).flatMap(([template, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${template}`));
+    const targeted = new Set(TARGETS.map((target) => `${target.method} ${conformance.templateOf(target.path)}`));
+    expect(documented.filter((operation) => !targeted.has(operation))).toEqual([]);
   });
 
   it.each(SEEDS)("seed %i: no 500, every answer documented and matching its schema", async (seed) => {
