@@ -78,6 +78,8 @@ const TARGETS: Target[] = [
   { method: "POST", path: "/v1/webhooks/adyen", auth: "none", body: () => toJson({ live: "false", notificationItems: [{ NotificationRequestItem: adyenItem("fuzz-alias") }] }) },
   { method: "GET", path: "/v1/models", auth: "bearer" },
   { method: "GET", path: "/v2", auth: "none" },
+  { method: "GET", path: "/v2/", auth: "none" },
+  { method: "POST", path: "/v2/repository/index", auth: "bearer", body: () => ({ ready: false }) },
   { method: "GET", path: "/v2/health/live", auth: "none" },
   { method: "GET", path: "/v2/health/ready", auth: "none" },
   { method: "GET", path: "/openapi.json", auth: "none" },
@@ -88,6 +90,8 @@ const TARGETS: Target[] = [
     { method: "GET", path: `/v2/models/${name}/ready`, auth: "bearer" },
     { method: "GET", path: `/v2/models/${name}/versions/${version}`, auth: "bearer" },
     { method: "GET", path: `/v2/models/${name}/versions/${version}/ready`, auth: "bearer" },
+    { method: "GET", path: `/v2/models/${name}/config`, auth: "bearer" },
+    { method: "GET", path: `/v2/models/${name}/versions/${version}/config`, auth: "bearer" },
   ]),
 ];
 
@@ -191,7 +195,7 @@ function request(random: Random): Request {
     body = JSON.stringify(mutate(target.body(), random));
   } else if (roll < 0.67 && body !== undefined) {
     kind = "malformed-json";
-    body = random.pick([body.slice(0, random.int(body.length)), `${body},`, "{", "[1,]", "{'a': 1}", "\u0000", "nul"]);
+    body = random.pick([body.slice(0, 1 + random.int(body.length - 1)), `${body},`, "{", "[1,]", "{'a': 1}", "\u0000", "nul"]);
   } else if (roll < 0.7 && body !== undefined) {
     kind = "empty-body";
     body = random.next() < 0.5 ? "" : undefined;

@@ -51,7 +51,9 @@ export class Conformance {
 
   /** The documented path template a concrete path falls under, if any. */
   templateOf(path: string): string | undefined {
-    return this.routes.find((route) => route.pattern.test(path))?.template;
+    // A trailing slash is the same resource where a route answers both (GET /v2/ as /v2).
+    const trimmed = path.length > 1 ? path.replace(/\/$/, "") : path;
+    return this.routes.find((route) => route.pattern.test(path))?.template ?? this.routes.find((route) => route.pattern.test(trimmed))?.template;
   }
 
   private validator(pointer: string): ValidateFunction {
@@ -72,10 +74,12 @@ export class Conformance {
     const where = `${context}: ${method} ${path} → ${response.status} ${contentType} ${text.slice(0, 300)}`;
 
     expect(response.status, where).not.toBe(500);
-    if (response.status >= 400) checkProblem(path, response.status, contentType, body, where);
-
     const template = this.templateOf(path);
     const operation = template === undefined ? undefined : this.document.paths[template]?.[method.toLowerCase()];
+    // Every error is a problem, except answers documented with a body of their own (readiness 503s).
+    const ownBody = operation?.responses[String(response.status)]?.content?.["application/json"] !== undefined;
+    if (response.status >= 400 && !ownBody) checkProblem(path, response.status, contentType, body, where);
+
     if (template === undefined || operation === undefined) {
       // No such operation: the app's 404 problem (unknown path, or a known path's other method),
       // unless a guard of its prefix answered first (auth on /v1/*, the JSON body guards).
