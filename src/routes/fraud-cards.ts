@@ -4,13 +4,10 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import { durableCards } from "../storage/card-history";
 import { authorizationMethods } from "../tasks/fraud/transaction";
+import { problemResponses } from "./problems";
 import type { AppEnv } from "./services";
 import { validationHook } from "./validation";
 
-const Problem = z
-  .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), instance: z.string(), code: z.string(), field: z.string().optional() })
-  .loose();
-const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: Problem } } });
 
 const StoredTransaction = z.object({
   id: z.string(),
@@ -53,6 +50,7 @@ const CardResponse = z
 const route = createRoute({
   method: "get",
   path: "/v1/fraud/cards/{card}",
+  operationId: "fraudCard",
   summary: "A card's stored transaction history and fraud decisions",
   request: {
     params: z.object({
@@ -61,9 +59,8 @@ const route = createRoute({
   },
   responses: {
     200: { description: "The card's history and decisions", content: { "application/json": { schema: CardResponse } } },
-    400: problem("The card id is empty or longer than 255 characters"),
-    401: problem("No or wrong Bearer key"),
-    404: problem("Nothing is stored for this card"),
+    // 400: the card id is empty or over 255 characters; 404: nothing is stored for this card.
+    ...problemResponses("/v1/fraud/cards/{card}", 400, 401, 404),
   },
 });
 

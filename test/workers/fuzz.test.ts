@@ -77,6 +77,7 @@ const TARGETS: Target[] = [
   { method: "POST", path: "/v1/webhooks/stripe", auth: "none", body: () => toJson(stripeEvent("charge.succeeded", { id: "ch_fuzz", created: T0, amount: 1250, currency: "usd" })) },
   { method: "POST", path: "/v1/webhooks/adyen", auth: "none", body: () => toJson({ live: "false", notificationItems: [{ NotificationRequestItem: adyenItem("fuzz-alias") }] }) },
   { method: "GET", path: "/v1/models", auth: "bearer" },
+  { method: "GET", path: "/v1/fraud/cards/fuzz-card", auth: "bearer" },
   { method: "GET", path: "/v2", auth: "none" },
   { method: "GET", path: "/v2/", auth: "none" },
   { method: "POST", path: "/v2/repository/index", auth: "bearer", body: () => ({ ready: false }) },
@@ -281,7 +282,8 @@ describe("seeded fuzzing of every route", () => {
       const { status } = await conformance.check("POST", `${BASE}/v1/webhooks/stripe`, response, `stripe #${n} ${type}`);
       statuses.add(status);
     }
-    expect([...statuses]).toEqual(expect.arrayContaining([200, 400]));
+    // Signed events the service cannot score are still acknowledged (the provider would retry a 4xx).
+    expect([...statuses]).toContain(200);
     expect(TEST_SECRETS.STRIPE_WEBHOOK_SECRET).toMatch(/^whsec_/);
   }, 60_000);
 });
