@@ -8,36 +8,31 @@ import type { Tokenization } from "../tasks/tokenization";
 import { JsonNumber, parseLosslessJson, type LosslessJson, type TemplateValue } from "../tokenizers/chat-template";
 import { findModel, type AppEnv } from "./services";
 import { DetokenizeRequest, DetokenizeResponse, TokenizeRequest, TokenizeResponse } from "./tokenize-schemas";
+import { BODY_ERRORS, problemResponses } from "./problems";
 import { validationHook } from "./validation";
 
-const problem = { "application/problem+json": { schema: z.object({ type: z.string(), title: z.string(), status: z.number(), field: z.string().optional() }) } };
-
-const errors = {
-  400: { description: "Invalid request (field named), a template error, or messages for a model without a chat template", content: problem },
-  401: { description: "Missing or unknown Bearer key", content: problem },
-  404: { description: "Unknown model", content: problem },
-  413: { description: "Body over MAX_BODY_BYTES", content: problem },
-  415: { description: "Body not application/json", content: problem },
-  422: { description: "A model without a tokenizer, or token ids outside its vocabulary", content: problem },
-  503: { description: "The model's tokenizer could not be loaded", content: problem },
-} as const;
+// 400: invalid request, a template error, or messages for a model without a chat template; 422: a model
+// without a tokenizer, or ids outside its vocabulary; 503: the tokenizer could not be loaded.
+const errors = (path: string) => problemResponses(path, 401, BODY_ERRORS, 404, 422, 503);
 
 const tokenizeRoute = (path: string) =>
   createRoute({
     method: "post",
     path,
+    operationId: path.startsWith("/v1/") ? "tokenizeV1" : "tokenize",
     summary: "Token ids of a prompt, or of chat messages rendered with the model's chat template (vLLM)",
     request: { body: { required: true, content: { "application/json": { schema: TokenizeRequest } } } },
-    responses: { 200: { description: "The ids, their count and the model's context length", content: { "application/json": { schema: TokenizeResponse } } }, ...errors },
+    responses: { 200: { description: "The ids, their count and the model's context length", content: { "application/json": { schema: TokenizeResponse } } }, ...errors(path) },
   });
 
 const detokenizeRoute = (path: string) =>
   createRoute({
     method: "post",
     path,
+    operationId: path.startsWith("/v1/") ? "detokenizeV1" : "detokenize",
     summary: "The text of token ids (vLLM); special tokens kept",
     request: { body: { required: true, content: { "application/json": { schema: DetokenizeRequest } } } },
-    responses: { 200: { description: "The decoded text", content: { "application/json": { schema: DetokenizeResponse } } }, ...errors },
+    responses: { 200: { description: "The decoded text", content: { "application/json": { schema: DetokenizeResponse } } }, ...errors(path) },
   });
 
 function tokenizationOf(model: ServedModel): Tokenization {
