@@ -45,7 +45,7 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
       200: { description: "Acknowledged: decided, duplicate of a decided payment, recorded as not scored, or ignored", content: { "application/json": { schema: StripeAcknowledgement } } },
       // 400 also: a missing or invalid Stripe-Signature (bad HMAC, older or newer than 300 s); 500: storing
       // the decision failed; 503: STRIPE_WEBHOOK_SECRET unset or a D1 migration missing (Stripe retries both).
-      ...problemResponses("/v1/webhooks/stripe", BODY_ERRORS, 500, 502, 503, 504),
+      ...problemResponses("/v1/webhooks/stripe", BODY_ERRORS, 500, 503),
     },
   });
   registry.registerPath({
@@ -58,7 +58,7 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
     responses: {
       200: { description: "Accepted", content: { "text/plain": { schema: z.literal("[accepted]") } } },
       // 401: an item's hmacSignature does not verify; 500: storing a decision failed (Adyen retries).
-      ...problemResponses("/v1/webhooks/adyen", BODY_ERRORS, 401, 500, 502, 503, 504),
+      ...problemResponses("/v1/webhooks/adyen", BODY_ERRORS, 401, 500, 503),
     },
   });
 }
