@@ -55,9 +55,9 @@ const results = {};
 // The three in-process engines take turns in blocks of BLOCK texts (scripts/lib/stats.mjs).
 [results.nativeFp32, results.nativeInt8, results.wasmInt8] = await timeInterleaved(
   [
-    runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.reference.file}`, nativeOptions)),
-    runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.file}`, nativeOptions)),
-    runner(ortWeb, await ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.file}`), { executionProviders: ["wasm"], graphOptimizationLevel: "all" })),
+    runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.graphs.reference.file}`, nativeOptions)),
+    runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.graphs.model.file}`, nativeOptions)),
+    runner(ortWeb, await ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.graphs.model.file}`), { executionProviders: ["wasm"], graphOptimizationLevel: "all" })),
   ],
   { inputs: ids.length, block: BLOCK, warmupMs: WARMUP_MS },
 );

@@ -44,10 +44,10 @@ const web = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
 const width = manifest.features.count;
 const ours = { name: "transactions", data: input(width), shape: [7, BATCH, width] };
 const entries = [
-  { label: "ours INT8, onnxruntime-web WASM", ort: ortWeb, session: await ortWeb.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.file}`), web), ...ours },
-  { label: "ours INT8, onnxruntime-node native", ort: ortNode, session: await ortNode.InferenceSession.create(`models/fraud-gru/${manifest.file}`, native), ...ours },
-  { label: "ours FP32, onnxruntime-web WASM", ort: ortWeb, session: await ortWeb.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.reference.file}`), web), ...ours },
-  { label: "ours FP32, onnxruntime-node native", ort: ortNode, session: await ortNode.InferenceSession.create(`models/fraud-gru/${manifest.reference.file}`, native), ...ours },
+  { label: "ours INT8, onnxruntime-web WASM", ort: ortWeb, session: await ortWeb.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.graphs.model.file}`), web), ...ours },
+  { label: "ours INT8, onnxruntime-node native", ort: ortNode, session: await ortNode.InferenceSession.create(`models/fraud-gru/${manifest.graphs.model.file}`, native), ...ours },
+  { label: "ours FP32, onnxruntime-web WASM", ort: ortWeb, session: await ortWeb.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.graphs.reference.file}`), web), ...ours },
+  { label: "ours FP32, onnxruntime-node native", ort: ortNode, session: await ortNode.InferenceSession.create(`models/fraud-gru/${manifest.graphs.reference.file}`, native), ...ours },
 ];
 if (existsSync(IBM)) {
   const ibm = { name: "input", data: input(220), shape: [7, BATCH, 220] };

@@ -10,7 +10,7 @@ import { limitBody, requireJson } from "./routes/middleware/body";
 import { metricsRoutes } from "./routes/metrics";
 import { modelRoutes } from "./routes/models";
 import { oipRoutes } from "./routes/oip";
-import { defaultServices } from "./routes/bundled-services";
+import { defaultServices, fraudStores, type FraudStores } from "./compose";
 import { documentApi } from "./routes/openapi";
 import { provideServices, type AppEnv } from "./routes/services";
 import { adyenWebhook } from "./routes/webhooks/adyen";
@@ -18,12 +18,12 @@ import { tokenizeRoutes } from "./routes/tokenize";
 import { stripeWebhook } from "./routes/webhooks/stripe";
 import type { Services } from "./tasks";
 
-/** Builds the app; tests pass their own services (e.g. a registry reading from R2). */
-export function createApp(servicesFor: (env: Env) => Services = defaultServices) {
+/** Builds the app from what src/compose.ts builds; tests pass their own services (e.g. a registry reading from R2). */
+export function createApp(servicesFor: (env: Env) => Services = defaultServices, storesFor: (env: Env) => FraudStores = fraudStores) {
   const app = new OpenAPIHono<AppEnv>();
 
   app.use(requestId());
-  app.use(provideServices(servicesFor));
+  app.use(provideServices(servicesFor, storesFor));
   // Payment webhooks authenticate by their providers' signatures, not API keys.
   app.use("/v1/*", except("/v1/webhooks/*", requireApiKey));
   app.use("/v2/models/*", requireApiKey);

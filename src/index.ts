@@ -1,6 +1,7 @@
 // Worker entry point.
 import { createApp } from "./app";
+import { defaultServices, fraudStores } from "./compose";
 
 export { CardHistory } from "./storage/card-history";
 
-export default createApp();
+export default createApp(defaultServices, fraudStores);

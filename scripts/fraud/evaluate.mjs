@@ -173,17 +173,21 @@ const evaluation = {
   latency: { runtime: 'onnxruntime-node 1.30 (native CPU) vs onnxruntime-web 1.30 (WASM) in node 20, 1 thread, this build machine (shared, 2 cores)', ...timing },
 };
 const { trainSeconds, validationAuprcTorch, ...training } = meta.training;
+const signature = {
+  inputs: [{ name: 'transactions', datatype: 'FP32', shape: [WINDOW, -1, F] }],
+  outputs: [{ name: 'scores', datatype: 'FP32', shape: [-1] }],
+};
 const manifest = {
   name: 'fraud-gru',
   version: '1.1.0',
   task: 'fraud-scoring',
   description: `Card-fraud scorer over the last 7 transactions of a card (IBM TabFormer GRU architecture, hidden ${meta.training.hidden}), INT8 weights and static INT8 activations (calibrated on validation); trained on synthetic TabFormer-schema data`,
   runtime: 'wasm',
-  file: 'model.int8.onnx',
-  sha256: int8Sha,
-  bytes: statSync(`${DIR}/model.int8.onnx`).size,
-  inputs: [{ name: 'transactions', datatype: 'FP32', shape: [WINDOW, -1, F] }],
-  outputs: [{ name: 'scores', datatype: 'FP32', shape: [-1] }],
+  // src/models/manifest.ts: "model" is the graph the task runs, "reference" its FP32 original.
+  graphs: {
+    model: { file: 'model.int8.onnx', sha256: int8Sha, bytes: statSync(`${DIR}/model.int8.onnx`).size, ...signature },
+    reference: { file: 'model.fp32.onnx', sha256: fp32Sha, bytes: statSync(`${DIR}/model.fp32.onnx`).size, ...signature },
+  },
   labels: ['LEGIT', 'SUSPECT', 'FRAUD'],
   window: WINDOW,
   windowing: {
@@ -194,7 +198,6 @@ const manifest = {
   },
   features,
   thresholds,
-  reference: { file: 'model.fp32.onnx', sha256: fp32Sha, bytes: statSync(`${DIR}/model.fp32.onnx`).size },
   evaluation,
   training: { ...training, trainWindows: training.trainWindowsPerEpoch, trainSeconds, trainSecondsNote: 'PyTorch 1.13 CPU, 1 thread, shared 2-core machine' },
 };

@@ -54,8 +54,8 @@ function at(score, threshold) {
   return `precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`;
 }
 
-const fp32 = await scores(manifest.reference.file);
-const int8 = await scores(manifest.file);
+const fp32 = await scores(manifest.graphs.reference.file);
+const int8 = await scores(manifest.graphs.model.file);
 console.log(`\nfresh world: seed ${SEED}, ${USERS} users, ${labels.length} transactions, ${meta.positives} fraud (every transaction of 2019 scored)`);
 console.log(`AUPRC FP32 ${averagePrecision(labels, fp32).toFixed(4)}, INT8 ${averagePrecision(labels, int8).toFixed(4)}`);
 console.log(`FRAUD   (score ≥ ${manifest.thresholds.fraud.toFixed(4)}): ${at(int8, manifest.thresholds.fraud)}`);

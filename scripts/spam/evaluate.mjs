@@ -130,23 +130,26 @@ for (const c of cases) {
 console.log(`onnxruntime-web INT8 vs onnxruntime-node: max |logit diff| ${webMaxDiff.toExponential(2)} over ${cases.length} cases`);
 
 const training = JSON.parse(readFileSync(join(CACHE_DIR, 'training.json'), 'utf8'));
+const SIGNATURE = {
+  inputs: [
+    { name: 'input_ids', datatype: 'INT64', shape: [-1, -1] },
+    { name: 'attention_mask', datatype: 'INT64', shape: [-1, -1] },
+  ],
+  outputs: [{ name: 'logits', datatype: 'FP32', shape: [-1, 2] }],
+};
 const manifest = {
   name: 'spam-classifier',
   version: '2.0.0',
   task: 'text-classification',
   description: 'SpamAssassin spam/ham classifier (subject + body text), INT8',
   runtime: 'wasm',
-  file: 'model.int8.onnx',
-  sha256: sha256(INT8),
-  bytes: bytes(INT8),
-  inputs: [
-    { name: 'input_ids', datatype: 'INT64', shape: [-1, -1] },
-    { name: 'attention_mask', datatype: 'INT64', shape: [-1, -1] },
-  ],
-  outputs: [{ name: 'logits', datatype: 'FP32', shape: [-1, 2] }],
+  // src/models/manifest.ts: "model" is the graph the task runs, "reference" its FP32 original.
+  graphs: {
+    model: { file: 'model.int8.onnx', sha256: sha256(INT8), bytes: bytes(INT8), ...SIGNATURE },
+    reference: { file: 'model.fp32.onnx', sha256: sha256(FP32), bytes: bytes(FP32), ...SIGNATURE },
+  },
   labels: ['ham', 'spam'],
   tokenizer: { file: 'tokenizer.json', sha256: sha256(TOKENIZER), maxLength: MAX_LENGTH, maxChars: MAX_CHARS, padTokenId: PAD_TOKEN_ID },
-  reference: { file: 'model.fp32.onnx', sha256: sha256(FP32), bytes: bytes(FP32) },
   evaluation,
   training: {
     script: 'scripts/spam/train.py',
@@ -160,7 +163,7 @@ const manifest = {
 };
 writeFileSync(join(MODEL_DIR, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 mkdirSync('test/fixtures/spam-classifier', { recursive: true });
-const fixture = { modelSha256: manifest.sha256, cases: cases.map(({ text, ids, logits: l }) => ({ text, ids, logits: l })) };
+const fixture = { modelSha256: manifest.graphs.model.sha256, cases: cases.map(({ text, ids, logits: l }) => ({ text, ids, logits: l })) };
 writeFileSync(FIXTURE, `${JSON.stringify(fixture)}\n`);
 console.log(`wrote ${join(MODEL_DIR, 'manifest.json')} and ${FIXTURE} (${bytes(FIXTURE)} bytes)`);
 

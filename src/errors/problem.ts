@@ -16,6 +16,9 @@ const TITLES: Record<ServiceError["code"], string> = {
   unprocessable_input: "Input the model cannot take",
   upstream_error: "Upstream error",
   upstream_timeout: "Upstream timeout",
+  upstream_unavailable: "Upstream unavailable",
+  rate_limited: "Too many requests",
+  context_length_exceeded: "Context length exceeded",
   internal_error: "Internal error",
 };
 

@@ -17,6 +17,9 @@ export const ERROR_CODES = [
   "unprocessable_input",
   "upstream_error",
   "upstream_timeout",
+  "upstream_unavailable",
+  "rate_limited",
+  "context_length_exceeded",
   "internal_error",
 ] as const;
 

@@ -1,7 +1,7 @@
 // The model manifest: the single source of truth for what a model is, where it runs,
 // how its inputs are prepared and how well it did on held-out data.
 import { z } from "zod";
-import { TensorSpecSchema } from "../runtime/tensor";
+import { TensorSpecSchema } from "../tensors/tensor";
 
 const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "a lowercase hex sha256");
 
@@ -86,30 +86,89 @@ const FraudScoringManifestSchema = z.object({
     .loose(),
 });
 
-const BaseManifestSchema = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase name: letters, digits, . _ -"),
-  version: z.string().min(1),
-  description: z.string(),
-  /** Where the graph runs: "wasm" in the isolate, "origin" on the GPU origin (ORIGIN_URL). */
-  runtime: z.enum(["wasm", "origin"]),
+/** One ONNX graph of a model: its file (sha256-verified before use) and its signature. */
+export const GraphSchema = z.object({
   file: z.string().min(1),
   sha256: Sha256Schema,
   bytes: z.number().int().positive(),
   inputs: z.array(TensorSpecSchema).min(1),
   outputs: z.array(TensorSpecSchema).min(1),
-  reference: z.object({ file: z.string(), sha256: Sha256Schema, bytes: z.number().int().positive() }).optional(),
 });
+export type Graph = z.infer<typeof GraphSchema>;
 
+/** Where a model's work runs: "wasm" in this isolate, "origin" on a GPU origin. */
+export const placements = ["wasm", "origin"] as const;
+/** How the origin is reached: OIP v2 (Triton, KServe) for tensors, vLLM's /v1/completions
+ * for generation; a tensor-stream protocol (diffusion) will join this list. */
+export const originProtocols = ["oip-v2", "vllm-completions"] as const;
+export type OriginProtocol = (typeof originProtocols)[number];
+
+const BaseManifestSchema = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, "lowercase name: letters, digits, . _ -"),
+  version: z.string().min(1),
+  description: z.string(),
+  runtime: z.enum(placements),
+  /** Required where runtime is "origin"; ignored for "wasm". */
+  protocol: z.enum(originProtocols).optional(),
+  /** The model's graphs by role ("model" is the one single-shot tasks run, "reference" its
+   * FP32 original); an origin LLM may ship none to the edge, only its tokenizer. */
+  graphs: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]*$/), GraphSchema),
+});
 
 /** Tensors in, tensors out: served over the Open Inference Protocol only (e.g. third-party graphs). */
 const RawManifestSchema = z.object({ task: z.literal("raw") });
 
+const TextGenerationManifestSchema = z.object({
+  task: z.literal("text-generation"),
+  tokenizer: z.object({ file: z.string().min(1), sha256: Sha256Schema, bytes: z.number().int().positive() }),
+  generation: z.object({
+    /** The graph both the in-isolate loop and the origin run (tests switch it to an FP32 one). */
+    graph: z.string().min(1),
+    contextLength: z.number().int().positive(),
+    vocabSize: z.number().int().positive(),
+    layers: z.number().int().positive(),
+    kvHeads: z.number().int().positive(),
+    headDim: z.number().int().positive(),
+    bosTokenId: z.number().int().min(0).optional(),
+    eosTokenId: z.number().int().min(0),
+    stopTokenIds: z.array(z.number().int().min(0)),
+    addBosToken: z.boolean(),
+    chatTemplate: z.string().min(1),
+  }),
+  training: TrainingSchema.optional(),
+  evaluation: z.object({}).loose().optional(),
+});
+
 export const TextClassificationSchema = BaseManifestSchema.extend(TextClassificationManifestSchema.shape);
 export const FraudScoringSchema = BaseManifestSchema.extend(FraudScoringManifestSchema.shape);
 export const RawSchema = BaseManifestSchema.extend(RawManifestSchema.shape);
-export const ManifestSchema = z.discriminatedUnion("task", [TextClassificationSchema, FraudScoringSchema, RawSchema]);
+export const TextGenerationSchema = BaseManifestSchema.extend(TextGenerationManifestSchema.shape).loose();
+export const ManifestSchema = z
+  .discriminatedUnion("task", [TextClassificationSchema, FraudScoringSchema, RawSchema, TextGenerationSchema])
+  .superRefine((manifest, context) => {
+    if (manifest.runtime === "origin" && manifest.protocol === undefined) {
+      context.addIssue({ code: "custom", path: ["protocol"], message: 'runtime "origin" needs a protocol' });
+    }
+    const needed = primaryGraphName(manifest);
+    const atEdge = manifest.runtime === "wasm" || manifest.protocol === "oip-v2";
+    if (atEdge && manifest.graphs[needed] === undefined) {
+      context.addIssue({ code: "custom", path: ["graphs", needed], message: `graph "${needed}" is missing` });
+    }
+  });
+
+/** The graph a model's tensor capability runs: "model" for single-shot tasks, the decoder
+ * named by `generation.graph` for text generation. */
+export function primaryGraphName(manifest: { task: string; generation?: { graph: string } }): string {
+  return manifest.generation?.graph ?? "model";
+}
+
+/** The primary graph's declaration, or undefined where the edge has none (an origin LLM). */
+export function primaryGraph(manifest: Manifest): Graph | undefined {
+  return manifest.graphs[primaryGraphName(manifest)];
+}
 
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type TextClassificationManifest = z.infer<typeof TextClassificationSchema>;
 export type FraudScoringManifest = z.infer<typeof FraudScoringSchema>;
 export type FraudFeatures = FraudScoringManifest["features"];
+export type TextGenerationManifest = z.infer<typeof TextGenerationSchema>;

@@ -22,8 +22,8 @@ export interface ModelRegistry {
   get(name: string): RegisteredModel | undefined;
 }
 
-/** Builds the runtime of one model from its manifest and its verified-bytes loader. */
-export type RuntimeFactory = (manifest: Manifest, loadModel: () => Promise<Uint8Array>) => InferenceRuntime;
+/** Builds the runtime of one model from its manifest and a loader of its verified graphs. */
+export type RuntimeFactory = (manifest: Manifest, loadGraph: (graph: string) => Promise<Uint8Array>) => InferenceRuntime;
 
 export interface RegistryOptions {
   /** Where models without bundled files are read from. */
@@ -43,7 +43,12 @@ export function createRegistry(entries: readonly ModelEntry[], options: Registry
     else if (options.bucket !== undefined) source = r2Source(options.bucket);
     else throw new Error(`Model "${manifest.name}" has neither bundled files nor a bucket to read them from`);
     const readFile = (file: string, sha256: string) => readVerified(source, manifest, file, sha256);
-    const runtime = options.runtimeFor(manifest, () => readFile(manifest.file, manifest.sha256));
+    const loadGraph = async (name: string) => {
+      const graph = manifest.graphs[name];
+      if (graph === undefined) throw new Error(`Model "${manifest.name}" has no graph "${name}"`);
+      return readFile(graph.file, graph.sha256);
+    };
+    const runtime = options.runtimeFor(manifest, loadGraph);
     models.set(manifest.name, { manifest, runtime, readFile });
   }
   return {

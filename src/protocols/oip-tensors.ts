@@ -1,7 +1,7 @@
 // Open Inference Protocol JSON tensors ↔ runtime tensors. `data` is row-major, flat or
 // nested; every element is checked against its datatype so a bad value is a 400 naming it.
 import { ServiceError } from "../errors/service-error";
-import { elementCount, type DataType, type Tensor } from "../runtime/tensor";
+import { elementCount, type DataType, type Tensor } from "../tensors/tensor";
 import { fromHalfBits, HALF_MAX, toHalfBits } from "./fp16";
 
 const INTEGER_RANGES: Partial<Record<DataType, [number, number]>> = {

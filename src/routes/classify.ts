@@ -2,7 +2,7 @@
 // Workers AI text-classification shape: {text} → [{label, score}].
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
-import type { ServedModel } from "../tasks";
+import { capability, type ServedModel } from "../tasks";
 import type { TextClassifier } from "../tasks/text-classification";
 import { serverTiming } from "./server-timing";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "./problems";
@@ -66,10 +66,7 @@ const runRoute = createRoute({
 });
 
 function classifierOf(model: ServedModel, field: string): TextClassifier {
-  if (model.task.task !== "text-classification") {
-    throw new ServiceError(422, "unprocessable_input", `Model "${model.manifest.name}" is not a text-classification model`, { field });
-  }
-  return model.task.service;
+  return capability(model, "textClassification", field);
 }
 
 export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -84,7 +81,7 @@ export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     }
     await requireReady(model);
     const fieldOf = (index: number) => (typeof body.input === "string" ? "input" : `input.${index}`);
-    const { results, timings } = await classifier.classify(texts, body.top_k ?? classifier.manifest.labels.length, fieldOf);
+    const { results, timings } = await classifier.classify(texts, body.top_k ?? classifier.manifest.labels.length, fieldOf, c.req.raw.signal);
     c.header("server-timing", serverTiming(timings));
     return c.json(
       {
@@ -102,7 +99,7 @@ export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const model = findModel(c.get("services"), name, "model");
     const classifier = classifierOf(model, "model");
     await requireReady(model);
-    const { results, timings } = await classifier.classify([text], classifier.manifest.labels.length, () => "text");
+    const { results, timings } = await classifier.classify([text], classifier.manifest.labels.length, () => "text", c.req.raw.signal);
     c.header("server-timing", serverTiming(timings));
     return c.json(results[0]?.labels ?? [], 200);
   });

@@ -3,6 +3,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import { TransactionSchema } from "../tasks/fraud/transaction";
+import { capability } from "../tasks";
 import { serverTiming } from "./server-timing";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "./problems";
 import { findModel, requireReady, type AppEnv } from "./services";
@@ -60,9 +61,7 @@ const route = createRoute({
 export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route, async (c) => {
   const body = c.req.valid("json");
   const model = findModel(c.get("services"), body.model ?? c.env.FRAUD_MODEL, "model");
-  if (model.task.task !== "fraud-scoring") {
-    throw new ServiceError(422, "unprocessable_input", `Model "${model.manifest.name}" is not a fraud-scoring model`, { field: "model" });
-  }
+  const scorer = capability(model, "fraudScoring", "model");
   const maxBatch = Number(c.env.MAX_BATCH);
   if (body.accounts.length > maxBatch) {
     throw new ServiceError(422, "unprocessable_input", `At most ${maxBatch} accounts per request, got ${body.accounts.length}`, { field: "accounts" });
@@ -76,8 +75,8 @@ export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     }
   });
   await requireReady(model);
-  const scorer = model.task.service;
-  const { results, timings } = await scorer.score(body.accounts.map((account) => ({ history: account.history, current: account.transaction })));
+  const accounts = body.accounts.map((account) => ({ history: account.history, current: account.transaction }));
+  const { results, timings } = await scorer.score(accounts, c.req.raw.signal);
   c.header("server-timing", serverTiming(timings));
   return c.json(
     {

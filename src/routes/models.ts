@@ -1,9 +1,10 @@
-// GET /v1/models: what this deployment serves, where each model runs and how it scored, in
+// GET /v1/models: what this deployment serves, where each model runs, what it can do and how it scored, in
 // OpenAI's list shape ({object: "list", data: [{id, object: "model", created, owned_by}]})
 // so OpenAI SDKs' models.list() reads it; the rest of each item is ours.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { primaryGraph } from "../models/manifest";
+import type { Capabilities, ServedModel } from "../tasks";
 import { problemResponses } from "./problems";
-import type { ServedModel } from "../tasks";
 import { findModel, type AppEnv } from "./services";
 import { validationHook } from "./validation";
 
@@ -18,12 +19,16 @@ const ModelCard = z
     version: z.string(),
     task: z.string().openapi({ example: "text-classification" }),
     runtime: z.enum(["wasm", "origin"]),
+    protocol: z.string().optional().openapi({ description: "How the origin is reached (runtime origin only)" }),
+    capabilities: z.array(z.string()).openapi({ example: ["tensors"] }),
     state: z.enum(["unloaded", "loading", "ready", "failed"]),
     labels: z.array(z.string()).optional(),
-    inputs: z.array(TensorSpec),
-    outputs: z.array(TensorSpec),
-    sha256: z.string(),
-    bytes: z.number().int(),
+    context_length: z.number().int().optional(),
+    max_model_len: z.number().int().optional(),
+    inputs: z.array(TensorSpec).optional(),
+    outputs: z.array(TensorSpec).optional(),
+    sha256: z.string().optional(),
+    bytes: z.number().int().optional(),
     evaluation: z.record(z.string(), z.unknown()).optional(),
   })
   .openapi("ModelCard");
@@ -60,7 +65,14 @@ const retrieveRoute = createRoute({
 /** Unix seconds of the first listing in this isolate (module-scope clocks read 0 in Workers). */
 let servedSince: number | undefined;
 
-function card({ manifest, state }: ServedModel) {
+const capabilityNames = (capabilities: Capabilities) =>
+  Object.entries(capabilities).filter(([, value]) => value !== undefined).map(([name]) => name);
+
+function graphFields(graph: ReturnType<typeof primaryGraph>) {
+  return graph === undefined ? {} : { inputs: graph.inputs, outputs: graph.outputs, sha256: graph.sha256, bytes: graph.bytes };
+}
+
+function card({ manifest, state, capabilities }: ServedModel) {
   servedSince ??= Math.floor(Date.now() / 1000);
   return {
     id: manifest.name,
@@ -70,12 +82,12 @@ function card({ manifest, state }: ServedModel) {
     version: manifest.version,
     task: manifest.task,
     runtime: manifest.runtime,
+    ...(manifest.runtime === "origin" ? { protocol: manifest.protocol } : {}),
+    capabilities: capabilityNames(capabilities),
     state: state(),
     ...("labels" in manifest ? { labels: [...manifest.labels] } : {}),
-    inputs: manifest.inputs,
-    outputs: manifest.outputs,
-    sha256: manifest.sha256,
-    bytes: manifest.bytes,
+    ...(manifest.task === "text-generation" ? { context_length: manifest.generation.contextLength, max_model_len: manifest.generation.contextLength } : {}),
+    ...graphFields(primaryGraph(manifest)),
     ...("evaluation" in manifest ? { evaluation: manifest.evaluation } : {}),
   };
 }

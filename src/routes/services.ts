@@ -1,13 +1,19 @@
 // How a route finds the model services (built by the app that mounts the routes).
 import { createMiddleware } from "hono/factory";
 import { ServiceError } from "../errors/service-error";
+import type { FraudStores } from "../compose";
 import type { ServedModel, Services } from "../tasks";
 
-export type AppEnv = { Bindings: Env; Variables: { services: Services; requestId: string } };
+export type AppEnv = {
+  Bindings: Env;
+  Variables: { services: Services; fraudStores: (env: Env) => FraudStores; requestId: string };
+};
 
-export function provideServices(servicesFor: (env: Env) => Services) {
+/** Hands routes what the composition root built; routes never build runtimes or stores. */
+export function provideServices(servicesFor: (env: Env) => Services, fraudStores?: (env: Env) => FraudStores) {
   return createMiddleware<AppEnv>(async (c, next) => {
     c.set("services", servicesFor(c.env));
+    if (fraudStores !== undefined) c.set("fraudStores", fraudStores);
     return next();
   });
 }

@@ -1,7 +1,7 @@
 // Feed checks shared by every runtime: a wrong name, dtype or shape is the caller's
 // mistake (422 naming the input), never an opaque failure deep inside the runtime.
 import { ServiceError } from "../errors/service-error";
-import { elementCount, shapeMatches, type Tensor, type TensorSpec } from "./tensor";
+import { elementCount, shapeMatches, type Tensor, type TensorSpec } from "../tensors/tensor";
 
 function unprocessable(field: string, detail: string): ServiceError {
   return new ServiceError(422, "unprocessable_input", detail, { field });

@@ -1,34 +1,63 @@
-// Picks the runtime a manifest asks for; moving a model is a manifest change, not code.
+// Picks each model's runtime from its manifest — where it runs and, on an origin, which
+// protocol reaches it — so moving a model is a manifest change, not code.
+import { primaryGraph, primaryGraphName, type Manifest } from "../models/manifest";
 import type { InferenceRuntime } from "./runtime";
-import type { TensorSpec } from "./tensor";
-import { createOriginRuntime, type OriginConfig } from "./origin/origin-runtime";
+import { createOipRuntime } from "./origin/oip-runtime";
+import { NO_ORIGIN, type OriginConfig } from "./origin/origin-config";
+import { createVllmRuntime } from "./origin/vllm-runtime";
+import { decodeLoop } from "./wasm/decode-loop";
 import { createWasmRuntime } from "./wasm/wasm-runtime";
 
-export type { InferenceRuntime, RunResult, RunTimings } from "./runtime";
-export type { OriginConfig } from "./origin/origin-runtime";
+export type * from "./runtime";
+export { NO_ORIGIN, type OriginConfig } from "./origin/origin-config";
 export { wasmMemoryBytes } from "./wasm/ort";
 
-export interface RuntimeSpec {
-  name: string;
-  version: string;
-  runtime: "wasm" | "origin";
-  inputs: readonly TensorSpec[];
-  outputs: readonly TensorSpec[];
+/** Verified bytes of one of the model's graphs, by its name in `graphs`. */
+export type GraphLoader = (graph: string) => Promise<Uint8Array>;
+
+/** The origin of each model (per-model settings fall back to the global ones). */
+export type OriginFor = (model: string) => OriginConfig;
+
+function wasmRuntime(manifest: Manifest, loadGraph: GraphLoader): InferenceRuntime {
+  const name = primaryGraphName(manifest);
+  const graph = primaryGraph(manifest);
+  if (graph === undefined) throw new Error(`Model "${manifest.name}" runs in the isolate but has no graph "${name}"`);
+  const tensors = createWasmRuntime({ inputs: graph.inputs, outputs: graph.outputs, loadModel: () => loadGraph(name) });
+  if (manifest.task !== "text-generation") return tensors;
+  const decoder = tensors.tensors;
+  if (decoder === undefined) throw new Error("the WASM runtime offers tensors");
+  return { ...tensors, generation: decodeLoop(decoder, manifest.generation) };
 }
 
-/** No GPU origin configured: `runtime: "origin"` models are never ready. */
-export const NO_ORIGIN: OriginConfig = { url: undefined, apiKey: undefined, timeoutMs: 30_000 };
+function originRuntime(manifest: Manifest, origin: OriginConfig): InferenceRuntime {
+  switch (manifest.protocol) {
+    case "vllm-completions":
+      if (manifest.task !== "text-generation") throw new Error(`Model "${manifest.name}": vllm-completions serves text generation only`);
+      return createVllmRuntime({ model: manifest, contextLength: manifest.generation.contextLength, origin });
+    case "oip-v2":
+    case undefined: {
+      const graph = primaryGraph(manifest);
+      if (graph === undefined) throw new Error(`Model "${manifest.name}" has no graph to run over OIP v2`);
+      return createOipRuntime({ model: manifest, inputs: graph.inputs, outputs: graph.outputs, origin });
+    }
+    default: {
+      const unknown: never = manifest.protocol;
+      throw new Error(`Unknown origin protocol ${String(unknown)}`);
+    }
+  }
+}
 
-/** The Worker's runtimes: each model where its manifest says, `runtime: "origin"` ones on `origin`. */
-export function edgeRuntimes(origin: OriginConfig = NO_ORIGIN) {
-  return (spec: RuntimeSpec, loadModel: () => Promise<Uint8Array>): InferenceRuntime => {
-    switch (spec.runtime) {
+/** The Worker's runtimes: each model where its manifest says, origin ones over their protocol. */
+export function edgeRuntimes(origin: OriginConfig | OriginFor = NO_ORIGIN) {
+  const originFor: OriginFor = typeof origin === "function" ? origin : () => origin;
+  return (manifest: Manifest, loadGraph: GraphLoader): InferenceRuntime => {
+    switch (manifest.runtime) {
       case "wasm":
-        return createWasmRuntime({ inputs: spec.inputs, outputs: spec.outputs, loadModel });
+        return wasmRuntime(manifest, loadGraph);
       case "origin":
-        return createOriginRuntime({ model: spec, inputs: spec.inputs, outputs: spec.outputs, origin });
+        return originRuntime(manifest, originFor(manifest.name));
       default: {
-        const unknown: never = spec.runtime;
+        const unknown: never = manifest.runtime;
         throw new Error(`Unknown runtime ${String(unknown)}`);
       }
     }

@@ -1,11 +1,12 @@
 // One runtime over onnxruntime's common API, for every engine that implements it:
 // onnxruntime-web in the isolate (src/runtime/wasm) and onnxruntime-node on the
-// reference origin (origin/). One lazily created, cached session per model.
+// reference origin (origin/). One lazily created, cached session per graph; a run cannot
+// be interrupted inside ORT, so an aborted signal is checked before each one.
 import type * as ort from "onnxruntime-web/wasm";
 import { ServiceError } from "../errors/service-error";
 import { checkFeeds, checkOutputNames } from "./feeds";
 import type { InferenceRuntime, RunResult } from "./runtime";
-import type { DataType, Tensor, TensorSpec } from "./tensor";
+import type { DataType, Tensor, TensorSpec } from "../tensors/tensor";
 
 const ORT_TYPES = {
   BOOL: "bool", UINT8: "uint8", UINT16: "uint16", UINT32: "uint32", UINT64: "uint64",
@@ -68,30 +69,33 @@ export function createOrtRuntime(engine: OrtEngine, options: OrtRuntimeOptions):
     async load() {
       await getSession();
     },
-    async run(feeds, outputNames) {
-      checkFeeds(options.inputs, feeds);
-      if (outputNames !== undefined) checkOutputNames(options.outputs, outputNames);
-      const active = await getSession();
-      const ortFeeds = Object.fromEntries(
-        Object.entries(feeds).map(([name, tensor]) => [name, new engine.Tensor(ORT_TYPES[tensor.datatype], tensor.data, tensor.shape)]),
-      );
-      const started = performance.now();
-      let results: ort.InferenceSession.ReturnType;
-      try {
-        results = outputNames === undefined ? await active.run(ortFeeds) : await active.run(ortFeeds, [...outputNames]);
-      } catch (error) {
-        // Feeds passed the signature checks, so what ORT refuses here is their content
-        // (e.g. a token id beyond the embedding table): the caller's input, not our failure.
-        throw new ServiceError(422, "unprocessable_input", `The model could not run on this input: ${errorMessage(error)}`, {
-          field: "inputs",
-          cause: error,
-        });
-      }
-      const runMs = performance.now() - started;
-      const outputs = Object.fromEntries(
-        Object.entries(results).map(([name, tensor]) => [name, fromOrtTensor(name, tensor)]),
-      );
-      return { outputs, timings: { runMs } } satisfies RunResult;
+    tensors: {
+      run: async (feeds, { outputNames, signal } = {}) => {
+        signal?.throwIfAborted();
+        checkFeeds(options.inputs, feeds);
+        if (outputNames !== undefined) checkOutputNames(options.outputs, outputNames);
+        const active = await getSession();
+        const ortFeeds = Object.fromEntries(
+          Object.entries(feeds).map(([name, tensor]) => [name, new engine.Tensor(ORT_TYPES[tensor.datatype], tensor.data, tensor.shape)]),
+        );
+        const started = performance.now();
+        let results: ort.InferenceSession.ReturnType;
+        try {
+          results = outputNames === undefined ? await active.run(ortFeeds) : await active.run(ortFeeds, [...outputNames]);
+        } catch (error) {
+          // Feeds passed the signature checks, so what ORT refuses here is their content
+          // (e.g. a token id beyond the embedding table): the caller's input, not our failure.
+          throw new ServiceError(422, "unprocessable_input", `The model could not run on this input: ${errorMessage(error)}`, {
+            field: "inputs",
+            cause: error,
+          });
+        }
+        const runMs = performance.now() - started;
+        const outputs = Object.fromEntries(
+          Object.entries(results).map(([name, tensor]) => [name, fromOrtTensor(name, tensor)]),
+        );
+        return { outputs, timings: { runMs } } satisfies RunResult;
+      },
     },
   };
 }

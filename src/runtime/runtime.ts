@@ -1,6 +1,12 @@
-// The one interface every inference runtime offers, so a task never knows whether its
-// model runs in this isolate (wasm) or on a GPU origin.
-import type { Tensor } from "./tensor";
+// The service interface every inference runtime offers, as capabilities: tensors (one run),
+// generation (a stream of token-id steps) and, for diffusion later, tensor streams. A task
+// asks for the capability it needs and never knows whether its model runs in this isolate
+// (wasm), natively (the reference origin) or on a GPU origin over HTTP. Every call takes
+// an AbortSignal: a client that leaves stops the work behind it.
+import type { Tensor } from "../tensors/tensor";
+import type { GenerationCapability } from "./generation";
+
+export type { GenerationCapability, GenerationRequest, GenerationStep, FinishReason, SamplingParams } from "./generation";
 
 export interface RunTimings {
   /** Milliseconds spent inside the runtime's run call (0 where the platform freezes timers). */
@@ -12,14 +18,40 @@ export interface RunResult {
   timings: RunTimings;
 }
 
+export interface RunOptions {
+  /** Outputs to compute; all declared outputs when absent. */
+  outputNames?: readonly string[];
+  signal?: AbortSignal;
+}
+
+/** One graph run: tensors in, tensors out. */
+export interface TensorCapability {
+  /** Feeds are checked against the graph's declared inputs before anything runs. */
+  run(feeds: Record<string, Tensor>, options?: RunOptions): Promise<RunResult>;
+}
+
+/** One step of an iterative tensor loop (a diffusion step's latent, the final pixels). */
+export interface TensorStreamStep {
+  step: number;
+  outputs: Record<string, Tensor>;
+  final: boolean;
+}
+
+/** Tensors in, a stream of per-step tensors out (Triton's generate_stream shape). Declared
+ * now so the diffusion loop plugs in without another redesign; no runtime offers it yet. */
+export interface TensorStreamCapability {
+  stream(feeds: Record<string, Tensor>, options: { parameters?: Record<string, unknown>; signal: AbortSignal }): AsyncIterable<TensorStreamStep>;
+}
+
 export interface InferenceRuntime {
-  /** wasm: onnxruntime-web in the isolate; native: onnxruntime-node (the reference origin); origin: OIP v2 over HTTP. */
+  /** wasm: onnxruntime-web in the isolate; native: onnxruntime-node (the reference origin); origin: HTTP to a GPU origin. */
   readonly kind: "wasm" | "native" | "origin";
-  /** Loads and verifies the model; idempotent, memoized per isolate. */
-  load(): Promise<void>;
+  /** Loads and verifies what the capabilities need; idempotent, memoized per isolate. */
+  load(signal?: AbortSignal): Promise<void>;
   /** False once a loaded model may have gone away (an origin that failed since), so the
    * next readiness check calls load() again. Absent: a loaded model stays loaded. */
   stillLoaded?(): boolean;
-  /** Runs the model once; feeds are checked against the manifest before anything runs. */
-  run(feeds: Record<string, Tensor>, outputNames?: readonly string[]): Promise<RunResult>;
+  readonly tensors?: TensorCapability;
+  readonly generation?: GenerationCapability;
+  readonly tensorStream?: TensorStreamCapability;
 }

@@ -1,27 +1,44 @@
-// The task registry: one service per registered model, built once per isolate. Routes ask
-// here; a task never knows whether its model runs in this isolate or on an origin.
-import type { Manifest } from "../models/manifest";
+// The task registry: one served model per registered model, built once per isolate. A
+// served model exposes its capabilities — what a route may ask of it — so routes ask for
+// a capability by name instead of narrowing task types; a task never knows whether its
+// model runs in this isolate or on an origin.
+import { ServiceError } from "../errors/service-error";
+import { primaryGraph, type Graph, type Manifest } from "../models/manifest";
 import type { ModelRegistry, RegisteredModel } from "../models/registry";
-import type { RunResult } from "../runtime";
-import type { Tensor } from "../runtime/tensor";
+import type { RunOptions, RunResult } from "../runtime";
+import type { Tensor } from "../tensors/tensor";
 import { createFraudScorer, type FraudScorer } from "./fraud/fraud-scoring";
 import { createTextClassifier, type TextClassifier } from "./text-classification";
 import { createTokenization, type Tokenization } from "./tokenization";
+import { createTextGenerator, type TextGenerator } from "./text-generation/text-generation";
 
-export type TaskService =
-  | { task: "text-classification"; service: TextClassifier }
-  | { task: "fraud-scoring"; service: FraudScorer }
-  | { task: "raw"; service: { load(): Promise<void> } };
+/** Raw tensor inference (Open Inference Protocol): feeds checked against the graph. */
+export interface TensorService {
+  readonly graph: Graph;
+  infer(feeds: Record<string, Tensor>, options?: RunOptions): Promise<RunResult>;
+}
+
+export interface Capabilities {
+  tensors?: TensorService;
+  textClassification?: TextClassifier;
+  fraudScoring?: FraudScorer;
+  textGeneration?: TextGenerator;
+}
+
+const CAPABILITY_NAMES: Record<keyof Capabilities, string> = {
+  tensors: "tensor inference",
+  textClassification: "text-classification",
+  fraudScoring: "fraud-scoring",
+  textGeneration: "text-generation",
+};
 
 export type ModelState = "unloaded" | "loading" | "ready" | "failed";
 
 export interface ServedModel {
   manifest: Manifest;
-  task: TaskService;
+  capabilities: Capabilities;
   /** /tokenize and /detokenize: present when the manifest names a tokenizer. */
   tokenization: Tokenization | undefined;
-  /** Raw tensor inference (Open Inference Protocol): feeds checked against the manifest. */
-  infer(feeds: Record<string, Tensor>, outputNames?: readonly string[]): Promise<RunResult>;
   state(): ModelState;
   /** Loads and verifies everything the model needs; resolves true when ready. */
   ready(): Promise<boolean>;
@@ -29,16 +46,42 @@ export interface ServedModel {
   failure(): string | undefined;
 }
 
-function createTask(model: RegisteredModel, tensorsOnly: boolean): TaskService {
+/** The model's capability, or a 422 naming the field that chose the model. */
+export function capability<K extends keyof Capabilities>(model: ServedModel, name: K, field: string): NonNullable<Capabilities[K]> {
+  const found = model.capabilities[name];
+  if (found === undefined || found === null) {
+    throw new ServiceError(422, "unprocessable_input", `Model "${model.manifest.name}" does not offer ${CAPABILITY_NAMES[name]}`, { field });
+  }
+  return found;
+}
+
+function tensorService(model: RegisteredModel): TensorService | undefined {
+  const graph = primaryGraph(model.manifest);
+  const tensors = model.runtime.tensors;
+  if (graph === undefined || tensors === undefined) return undefined;
+  return { graph, infer: (feeds, options) => tensors.run(feeds, options) };
+}
+
+function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): { capabilities: Capabilities; load: () => Promise<void> } {
   const { manifest } = model;
-  if (tensorsOnly) return { task: "raw", service: { load: () => model.runtime.load() } };
+  const tensors = tensorService(model);
+  const runtimeOnly = { capabilities: { tensors }, load: () => model.runtime.load() };
+  if (tensorsOnly) return runtimeOnly;
   switch (manifest.task) {
-    case "text-classification":
-      return { task: manifest.task, service: createTextClassifier({ ...model, manifest }) };
-    case "fraud-scoring":
-      return { task: manifest.task, service: createFraudScorer({ ...model, manifest }) };
+    case "text-classification": {
+      const textClassification = createTextClassifier({ ...model, manifest });
+      return { capabilities: { tensors, textClassification }, load: () => textClassification.load() };
+    }
+    case "fraud-scoring": {
+      const fraudScoring = createFraudScorer({ ...model, manifest });
+      return { capabilities: { tensors, fraudScoring }, load: () => fraudScoring.load() };
+    }
+    case "text-generation": {
+      const textGeneration = createTextGenerator({ ...model, manifest });
+      return { capabilities: { tensors, textGeneration }, load: () => textGeneration.load() };
+    }
     case "raw":
-      return { task: manifest.task, service: { load: () => model.runtime.load() } };
+      return runtimeOnly;
     default: {
       const unknown: never = manifest;
       throw new Error(`Unknown task in ${JSON.stringify(unknown)}`);
@@ -47,15 +90,14 @@ function createTask(model: RegisteredModel, tensorsOnly: boolean): TaskService {
 }
 
 function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
-  const task = createTask(model, tensorsOnly);
+  const { capabilities, load } = capabilitiesOf(model, tensorsOnly);
   let state: ModelState = "unloaded";
   let failure: string | undefined;
   let loading: Promise<boolean> | undefined;
   return {
     manifest: model.manifest,
-    task,
+    capabilities,
     tokenization: createTokenization(model),
-    infer: (feeds, outputNames) => model.runtime.run(feeds, outputNames),
     state: () => state,
     failure: () => failure,
     ready() {
@@ -63,7 +105,7 @@ function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
       loading ??= (async () => {
         state = "loading";
         try {
-          await task.service.load();
+          await load();
           state = "ready";
           failure = undefined;
           return true;
@@ -92,7 +134,7 @@ export interface ServicesOptions {
   tensorsOnly?: boolean;
 }
 
-/** Wraps every registered model in its task service. */
+/** Wraps every registered model in its capabilities. */
 export function createServices(registry: ModelRegistry, options: ServicesOptions = {}): Services {
   const served = new Map(registry.list().map((model) => [model.manifest.name, serve(model, options.tensorsOnly ?? false)]));
   return { list: () => [...served.values()], get: (name) => served.get(name) };

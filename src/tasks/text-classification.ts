@@ -6,6 +6,7 @@ import { encodeBatch } from "../tokenizers/batch";
 import { loadTextTokenizer } from "../tokenizers/load";
 import type { TextTokenizer } from "../tokenizers/tokenizer";
 import { rows, softmax, topK, type LabelScore } from "./postprocess";
+import { tensorGraph } from "./tensor-graph";
 
 export interface Classification {
   labels: LabelScore[];
@@ -22,7 +23,7 @@ export interface TextClassifier {
   readonly manifest: TextClassificationManifest;
   load(): Promise<void>;
   /** `fieldOf` names a text's request field in errors (routes shape requests differently). */
-  classify(texts: readonly string[], k: number, fieldOf: (index: number) => string): Promise<ClassificationResult>;
+  classify(texts: readonly string[], k: number, fieldOf: (index: number) => string, signal?: AbortSignal): Promise<ClassificationResult>;
 }
 
 /** Builds the classifier for one model; the tokenizer is loaded once, with the session. */
@@ -39,7 +40,8 @@ export function createTextClassifier(model: RegisteredModel & { manifest: TextCl
     }
     return tokenizer;
   };
-  const [logitsSpec] = manifest.outputs;
+  const { graph, tensors } = tensorGraph(model);
+  const [logitsSpec] = graph.outputs;
   if (logitsSpec === undefined) throw new Error(`Model ${manifest.name} declares no output`);
 
   return {
@@ -47,7 +49,7 @@ export function createTextClassifier(model: RegisteredModel & { manifest: TextCl
     async load() {
       await Promise.all([getTokenizer(), runtime.load()]);
     },
-    async classify(texts, k, fieldOf) {
+    async classify(texts, k, fieldOf, signal) {
       const [loadedTokenizer] = await Promise.all([getTokenizer(), runtime.load()]);
       const started = performance.now();
       const batch = encodeBatch(loadedTokenizer, texts, manifest.tokenizer);
@@ -56,12 +58,12 @@ export function createTextClassifier(model: RegisteredModel & { manifest: TextCl
         throw new ServiceError(422, "unprocessable_input", "Text has no tokens to classify", { field: fieldOf(empty) });
       }
       const tokenized = performance.now();
-      const { outputs, timings } = await runtime.run(
+      const { outputs, timings } = await tensors.run(
         {
           input_ids: { datatype: "INT64", shape: batch.shape, data: batch.inputIds },
           attention_mask: { datatype: "INT64", shape: batch.shape, data: batch.attentionMask },
         },
-        [logitsSpec.name],
+        { outputNames: [logitsSpec.name], signal },
       );
       const postStarted = performance.now();
       const logits = outputs[logitsSpec.name];

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ServiceError } from "../../src/errors/service-error";
 import { checkFeeds } from "../../src/runtime/feeds";
 import { fromJsonTensor, toJsonTensor } from "../../src/protocols/oip-tensors";
-import type { TensorSpec } from "../../src/runtime/tensor";
+import type { TensorSpec } from "../../src/tensors/tensor";
 
 const specs: TensorSpec[] = [{ name: "x", datatype: "FP32", shape: [-1, 3] }];
 

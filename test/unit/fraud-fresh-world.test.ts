@@ -86,13 +86,13 @@ describe("fraud-gru on a never-seen world, through the edge featurizer and WASM"
     const fraudById = new Map(rows.map((row) => [row.transaction.id, row.fraud]));
     const all = accounts(rows);
     ort.env.wasm.numThreads = 1;
-    const session = await ort.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.file}`), { executionProviders: ["wasm"] });
+    const session = await ort.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.graphs.model!.file}`), { executionProviders: ["wasm"] });
     const scores = new Float32Array(all.length);
     for (let start = 0; start < all.length; start += BATCH) {
       const batch = all.slice(start, start + BATCH);
       const windows = buildWindows(batch, manifest.window, manifest.features);
-      const output = await session.run({ [manifest.inputs[0]!.name]: new ort.Tensor("float32", windows.data, windows.shape) });
-      scores.set(output[manifest.outputs[0]!.name]!.data as Float32Array, start);
+      const output = await session.run({ [manifest.graphs.model!.inputs[0]!.name]: new ort.Tensor("float32", windows.data, windows.shape) });
+      scores.set(output[manifest.graphs.model!.outputs[0]!.name]!.data as Float32Array, start);
     }
     const labels = all.map((account) => (fraudById.get(account.current.id) ? 1 : 0));
     expect(labels.filter(Boolean).length).toBeGreaterThan(1000);

@@ -18,18 +18,22 @@ function manifestFor(model: (typeof models)[number]) {
     description: "IBM ai-on-z-fraud-detection (Apache-2.0), unchanged",
     task: "raw",
     runtime: "wasm",
-    file: "model.onnx",
-    sha256: model.sha256,
-    bytes: model.bytes,
-    inputs: [{ name: "input", datatype: "FP32", shape: [7, 16, 220] }],
-    outputs: [{ name: model.output, datatype: "FP32", shape: [7, 16, 1] }],
+    graphs: {
+      model: {
+        file: "model.onnx",
+        sha256: model.sha256,
+        bytes: model.bytes,
+        inputs: [{ name: "input", datatype: "FP32", shape: [7, 16, 220] }],
+        outputs: [{ name: model.output, datatype: "FP32", shape: [7, 16, 1] }],
+      },
+    },
   };
 }
 
 describe.skipIf(models.length === 0)("IBM fraud models through the edge runtime", () => {
   it.each(models.map((model) => [model.name, model] as const))("%s: OIP infer equals onnxruntime-node", async (_, model) => {
     const manifest = manifestFor(model);
-    await env.MODELS.put(r2Key(manifest, manifest.file), Uint8Array.from(atob(model.base64), (c) => c.charCodeAt(0)));
+    await env.MODELS.put(r2Key(manifest, manifest.graphs.model.file), Uint8Array.from(atob(model.base64), (c) => c.charCodeAt(0)));
     const services = createServices(createRegistry([{ manifest }], { bucket: env.MODELS, runtimeFor: edgeRuntimes() }));
     const app = createApp(() => services);
     const response = await app.request(

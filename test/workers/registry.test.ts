@@ -29,11 +29,11 @@ const request = (path: string, init: RequestInit = {}) =>
 
 describe("models stored in R2", () => {
   beforeEach(async () => {
-    await env.MODELS.delete([r2Key(manifest, manifest.file), r2Key(manifest, manifest.tokenizer.file)]);
+    await env.MODELS.delete([r2Key(manifest, manifest.graphs.model!.file), r2Key(manifest, manifest.tokenizer.file)]);
   });
 
   it("load, verify and serve when the bytes match the manifest", async () => {
-    await upload(manifest.file, files[manifest.file]!);
+    await upload(manifest.graphs.model!.file, files[manifest.graphs.model!.file]!);
     await upload(manifest.tokenizer.file, files[manifest.tokenizer.file]!);
     const app = appReadingR2();
     expect((await app.request(request("/v2/health/ready"), {}, env)).status).toBe(200);
@@ -46,9 +46,9 @@ describe("models stored in R2", () => {
   });
 
   it("are not ready when a file's sha256 differs, and refuse inference with 503", async () => {
-    const tampered = new Uint8Array(files[manifest.file]!.slice(0));
+    const tampered = new Uint8Array(files[manifest.graphs.model!.file]!.slice(0));
     tampered[tampered.length - 1]! ^= 0xff;
-    await upload(manifest.file, tampered.buffer);
+    await upload(manifest.graphs.model!.file, tampered.buffer);
     await upload(manifest.tokenizer.file, files[manifest.tokenizer.file]!);
     const app = appReadingR2();
     const ready = await app.request(request(`/v2/models/${manifest.name}/ready`), {}, env);
@@ -66,7 +66,7 @@ describe("models stored in R2", () => {
   });
 
   it("are not ready while a file is missing, and recover once it is uploaded", async () => {
-    await upload(manifest.file, files[manifest.file]!);
+    await upload(manifest.graphs.model!.file, files[manifest.graphs.model!.file]!);
     const app = appReadingR2();
     expect((await app.request(request(`/v2/models/${manifest.name}/ready`), {}, env)).status).toBe(503);
     await upload(manifest.tokenizer.file, files[manifest.tokenizer.file]!);

@@ -3,6 +3,7 @@
 import { ServiceError } from "../../errors/service-error";
 import type { FraudScoringManifest } from "../../models/manifest";
 import type { RegisteredModel } from "../../models/registry";
+import { tensorGraph } from "../tensor-graph";
 import { buildWindows, type Account } from "./windows";
 
 export type FraudLabel = FraudScoringManifest["labels"][number];
@@ -16,7 +17,7 @@ export interface FraudScore {
 export interface FraudScorer {
   readonly manifest: FraudScoringManifest;
   load(): Promise<void>;
-  score(accounts: readonly Account[]): Promise<{ results: FraudScore[]; timings: { featurizeMs: number; inferMs: number } }>;
+  score(accounts: readonly Account[], signal?: AbortSignal): Promise<{ results: FraudScore[]; timings: { featurizeMs: number; inferMs: number } }>;
 }
 
 export function labelFor(score: number, thresholds: FraudScoringManifest["thresholds"]): FraudLabel {
@@ -27,20 +28,24 @@ export function labelFor(score: number, thresholds: FraudScoringManifest["thresh
 
 export function createFraudScorer(model: RegisteredModel & { manifest: FraudScoringManifest }): FraudScorer {
   const { manifest, runtime } = model;
-  const [input] = manifest.inputs;
-  const [output] = manifest.outputs;
+  const { graph, tensors } = tensorGraph(model);
+  const [input] = graph.inputs;
+  const [output] = graph.outputs;
   if (input === undefined || output === undefined) throw new Error(`Model ${manifest.name} declares no input or output`);
   return {
     manifest,
     load: () => runtime.load(),
-    async score(accounts) {
+    async score(accounts, signal) {
       const started = performance.now();
       const windows = buildWindows(accounts, manifest.window, manifest.features);
       const featurized = performance.now();
       // One run for the whole batch: the INT8 graph quantizes activations with calibrated
       // constants (scripts/quantize.py --calibration), so no account's score depends on
       // its batch-mates (test/workers/fraud-score.test.ts holds it to that).
-      const { outputs, timings } = await runtime.run({ [input.name]: { datatype: "FP32", shape: windows.shape, data: windows.data } }, [output.name]);
+      const { outputs, timings } = await tensors.run(
+        { [input.name]: { datatype: "FP32", shape: windows.shape, data: windows.data } },
+        { outputNames: [output.name], signal },
+      );
       const scores = outputs[output.name]?.data;
       if (!(scores instanceof Float32Array) || scores.length !== accounts.length) {
         throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no ${output.name} per account`);

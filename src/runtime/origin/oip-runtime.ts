@@ -1,4 +1,4 @@
-// The origin runtime: the same interface as the in-isolate one, but the graph runs on a
+// The OIP v2 origin runtime: the same tensor capability as the in-isolate one, but the graph runs on a
 // GPU origin that speaks the Open Inference Protocol v2 (Triton, KServe, or this repo's
 // reference origin in origin/). Feeds are checked here first, so the origin only ever
 // sees well-formed tensors; whatever the origin does wrong is a 5xx of ours, never a
@@ -8,16 +8,10 @@ import { ServiceError } from "../../errors/service-error";
 import { fromJsonTensor, toJsonTensor } from "../../protocols/oip-tensors";
 import { checkFeeds, checkOutputNames } from "../feeds";
 import type { InferenceRuntime, RunResult } from "../runtime";
-import { DataTypeSchema, shapeMatches, type Tensor, type TensorSpec } from "../tensor";
+import { deadlines } from "./deadlines";
+import type { OriginConfig } from "./origin-config";
+import { DataTypeSchema, shapeMatches, type Tensor, type TensorSpec } from "../../tensors/tensor";
 
-export interface OriginConfig {
-  /** Base URL of the OIP v2 server, e.g. https://gpu.example.com; unset: origin models are not ready. */
-  url: string | undefined;
-  /** Sent as `Authorization: Bearer …` when set. */
-  apiKey: string | undefined;
-  /** Abort a request to the origin after this long (504). */
-  timeoutMs: number;
-}
 
 export interface OriginRuntimeOptions {
   model: { name: string; version: string };
@@ -63,7 +57,7 @@ function signatureMismatch(declared: readonly TensorSpec[], served: readonly Ten
 }
 
 /** A runtime whose model runs on the origin named by ORIGIN_URL. */
-export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRuntime {
+export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntime {
   const { model, origin } = options;
   let verified: Promise<void> | undefined;
 
@@ -75,17 +69,24 @@ export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRun
     return `${root}/v2/models/${encodeURIComponent(model.name)}/versions/${encodeURIComponent(model.version)}`;
   };
 
-  async function call(path: string, init: RequestInit = {}): Promise<Response> {
+  /** One call; `response.text()`/`json()` must be read before the returned promise's
+   * deadline is cleared, so callers read the body inside `read`. */
+  async function call<T>(path: string, init: RequestInit, signal: AbortSignal | undefined, read: (response: Response) => Promise<T>): Promise<T> {
     const url = `${base()}${path}`;
     const headers = new Headers(init.headers);
     if (origin.apiKey) headers.set("authorization", `Bearer ${origin.apiKey}`);
+    const limits = deadlines(signal);
+    limits.phase(origin.timeoutMs, "did not answer");
     try {
-      return await fetch(url, { ...init, headers, signal: AbortSignal.timeout(origin.timeoutMs) });
+      const response = await fetch(url, { ...init, headers, signal: limits.signal });
+      return await read(response);
     } catch (error) {
-      if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-        throw new ServiceError(504, "upstream_timeout", `The GPU origin did not answer within ${origin.timeoutMs} ms`, { cause: error });
-      }
+      if (signal?.aborted) throw signal.reason;
+      if (limits.timedOut()) throw limits.signal.reason;
+      if (error instanceof ServiceError) throw error;
       throw upstream("The GPU origin could not be reached", error);
+    } finally {
+      limits.clear();
     }
   }
 
@@ -102,15 +103,19 @@ export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRun
     return text.slice(0, 200) || `HTTP ${response.status}`;
   }
 
-  async function verify(): Promise<void> {
-    const metadata = await call("");
-    if (!metadata.ok) throw upstream(`The GPU origin does not serve ${model.name} ${model.version} (${metadata.status}: ${await reason(metadata)})`);
-    const parsed = MetadataResponse.safeParse(await metadata.json().catch(() => undefined));
+  async function verify(signal: AbortSignal | undefined): Promise<void> {
+    const parsed = await call("", {}, signal, async (metadata) => {
+      if (!metadata.ok) throw upstream(`The GPU origin does not serve ${model.name} ${model.version} (${metadata.status}: ${await reason(metadata)})`);
+      return MetadataResponse.safeParse(await metadata.json().catch(() => undefined));
+    });
     if (!parsed.success) throw upstream(`The GPU origin sent invalid metadata for ${model.name}`, parsed.error);
     const mismatch =
       signatureMismatch(options.inputs, parsed.data.inputs) ?? signatureMismatch(options.outputs, parsed.data.outputs);
     if (mismatch !== undefined) throw upstream(`The GPU origin's ${model.name} ${mismatch}`);
-    const ready = await call("/ready");
+    const ready = await call("/ready", {}, signal, async (response) => {
+      await response.body?.cancel();
+      return response;
+    });
     if (!ready.ok) throw upstream(`The GPU origin's ${model.name} is not ready (${ready.status})`);
   }
 
@@ -137,7 +142,8 @@ export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRun
     stillLoaded: () => verified !== undefined,
     async load() {
       if (verified === undefined) {
-        const attempt = verify();
+        // Verification is shared by every waiting request, so no one request's signal aborts it.
+        const attempt = verify(undefined);
         // A failed check is not cached: the next request asks the origin again.
         attempt.catch(() => {
           if (verified === attempt) verified = undefined;
@@ -146,7 +152,7 @@ export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRun
       }
       await verified;
     },
-    async run(feeds, outputNames) {
+    tensors: { run: async (feeds, { outputNames, signal } = {}) => {
       checkFeeds(options.inputs, feeds);
       if (outputNames !== undefined) checkOutputNames(options.outputs, outputNames);
       const body = {
@@ -154,27 +160,29 @@ export function createOriginRuntime(options: OriginRuntimeOptions): InferenceRun
         ...(outputNames === undefined ? {} : { outputs: outputNames.map((name) => ({ name })) }),
       };
       const started = performance.now();
-      let response: Response;
+      const request = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+      let parsed: ReturnType<typeof InferResponse.safeParse>;
       try {
-        response = await call("/infer", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        parsed = await call("/infer", request, signal, async (response) => {
+          if (response.status === 400 || response.status === 422) {
+            // The feeds matched the signature, so the origin refused their content: the caller's input.
+            throw new ServiceError(422, "unprocessable_input", `The model could not run on this input: ${await reason(response)}`, { field: "inputs" });
+          }
+          if (response.status === 413) {
+            throw new ServiceError(413, "payload_too_large", `The GPU origin refused a request this large: ${await reason(response)}`, { field: "inputs" });
+          }
+          if (!response.ok) throw forget(upstream(`The GPU origin failed (${response.status}: ${await reason(response)})`));
+          return InferResponse.safeParse(await response.json().catch(() => undefined));
+        });
       } catch (error) {
-        throw error instanceof ServiceError ? forget(error) : error;
+        throw error instanceof ServiceError && error.status >= 500 ? forget(error) : error;
       }
-      if (response.status === 400 || response.status === 422) {
-        // The feeds matched the signature, so the origin refused their content: the caller's input.
-        throw new ServiceError(422, "unprocessable_input", `The model could not run on this input: ${await reason(response)}`, { field: "inputs" });
-      }
-      if (response.status === 413) {
-        throw new ServiceError(413, "payload_too_large", `The GPU origin refused a request this large: ${await reason(response)}`, { field: "inputs" });
-      }
-      if (!response.ok) throw forget(upstream(`The GPU origin failed (${response.status}: ${await reason(response)})`));
-      const parsed = InferResponse.safeParse(await response.json().catch(() => undefined));
       if (!parsed.success) throw upstream(`The GPU origin sent an invalid inference response for ${model.name}`, parsed.error);
       const runMs = performance.now() - started;
       const outputs = Object.fromEntries(parsed.data.outputs.map((output) => [output.name, toTensor(output)]));
       const missing = (outputNames ?? options.outputs.map((spec) => spec.name)).find((name) => outputs[name] === undefined);
       if (missing !== undefined) throw upstream(`The GPU origin's response has no output "${missing}"`);
       return { outputs, timings: { runMs } } satisfies RunResult;
-    },
+    } },
   };
 }

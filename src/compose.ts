@@ -1,0 +1,62 @@
+// Composition root: the one place that turns the Worker's env into runtimes, stores and
+// configuration. Routes receive what is built here; none of them builds anything.
+import { bundledModels } from "./models/bundled";
+import { createRegistry } from "./models/registry";
+import { edgeRuntimes, NO_ORIGIN, type OriginConfig } from "./runtime";
+import { durableHistories } from "./storage/card-history";
+import { d1Decisions } from "./storage/decisions";
+import { createServices, type Services } from "./tasks";
+import type { DecisionStore, HistoryStore } from "./tasks/fraud/decide";
+
+export interface FraudStores {
+  decisions: DecisionStore;
+  histories: HistoryStore;
+}
+
+function positive(value: string | undefined, fallback: number): number;
+function positive(value: string | undefined, fallback: undefined): number | undefined;
+function positive(value: string | undefined, fallback: number | undefined): number | undefined {
+  const parsed = Number(value);
+  return value !== undefined && value !== "" && Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
+}
+
+/** A per-model variable: ORIGIN_URL for tiny-llm is read from ORIGIN_URL_TINY_LLM first. */
+export function perModelKey(name: string, model: string): string {
+  return `${name}_${model.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+function variable(env: Env, name: string): string | undefined {
+  const value: unknown = Reflect.get(env, name);
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * Where a model's origin is: ORIGIN_URL / ORIGIN_API_KEY and the timeouts
+ * (ORIGIN_TIMEOUT_MS, ORIGIN_FIRST_TOKEN_TIMEOUT_MS, ORIGIN_IDLE_TIMEOUT_MS), each
+ * overridable per model with a `_<MODEL>` suffix (name upper-cased, non-alphanumerics → _).
+ */
+export function originConfig(env: Env, model?: string): OriginConfig {
+  const read = (name: string) => (model === undefined ? undefined : variable(env, perModelKey(name, model))) ?? variable(env, name);
+  return {
+    url: read("ORIGIN_URL"),
+    apiKey: read("ORIGIN_API_KEY"),
+    timeoutMs: positive(read("ORIGIN_TIMEOUT_MS"), NO_ORIGIN.timeoutMs),
+    firstTokenTimeoutMs: positive(read("ORIGIN_FIRST_TOKEN_TIMEOUT_MS"), undefined),
+    idleTimeoutMs: positive(read("ORIGIN_IDLE_TIMEOUT_MS"), undefined),
+  };
+}
+
+let services: Services | undefined;
+
+/** The isolate's services, built on first use (R2 and the origin settings come with env). */
+export function defaultServices(env: Env): Services {
+  services ??= createServices(
+    createRegistry(bundledModels, { bucket: env.MODELS, runtimeFor: edgeRuntimes((model) => originConfig(env, model)) }),
+  );
+  return services;
+}
+
+/** The fraud webhooks' stores: decisions in D1, card histories in Durable Objects. */
+export function fraudStores(env: Env): FraudStores {
+  return { decisions: d1Decisions(env.DB), histories: durableHistories(env.CARD_HISTORY) };
+}

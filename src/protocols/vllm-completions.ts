@@ -1,0 +1,61 @@
+// vLLM's OpenAI-compatible /v1/completions as the edge speaks it to a generation origin:
+// the prompt as token ids, token ids back in every chunk. Field names are vLLM's own:
+// vllm-project/vllm vllm/entrypoints/openai/protocol.py (CompletionRequest with
+// `return_token_ids`, `stop_token_ids`, `top_k`, `min_p`, `stream_options`;
+// CompletionStreamResponse / CompletionResponseStreamChoice with `token_ids`,
+// `finish_reason`, `stop_reason`; ErrorResponse) and serving_completion.py (chunks as
+// `data: {json}`, `prompt_token_ids` in the first chunk, a final usage chunk with
+// `choices: []`, errors inside the stream as `data:` events, then `data: [DONE]`).
+import { z } from "zod";
+import type { GenerationRequest } from "../runtime/generation";
+
+/** The request body for one streamed generation. */
+export function completionRequest(model: string, request: GenerationRequest) {
+  const { sampling } = request;
+  return {
+    model,
+    prompt: [...request.promptIds],
+    max_tokens: request.maxTokens,
+    temperature: sampling.temperature,
+    top_p: sampling.topP,
+    // vLLM: 0 or -1 disables top-k.
+    top_k: sampling.topK > 0 ? sampling.topK : -1,
+    min_p: sampling.minP,
+    ...(sampling.seed === undefined ? {} : { seed: sampling.seed }),
+    stop_token_ids: [...request.stopTokenIds],
+    ignore_eos: false,
+    stream: true,
+    stream_options: { include_usage: true },
+    return_token_ids: true,
+    // Text is the edge's job; special tokens are kept so ids and text never disagree.
+    skip_special_tokens: false,
+  };
+}
+
+const StreamChoice = z.object({
+  index: z.number().int(),
+  text: z.string().optional(),
+  token_ids: z.array(z.number().int().min(0)).nullish(),
+  finish_reason: z.string().nullish(),
+  stop_reason: z.union([z.number().int(), z.string()]).nullish(),
+});
+
+export const CompletionChunk = z.object({
+  id: z.string().optional(),
+  object: z.string().optional(),
+  choices: z.array(StreamChoice),
+  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int().optional() }).nullish(),
+  prompt_token_ids: z.array(z.number().int()).nullish(),
+});
+export type CompletionChunk = z.infer<typeof CompletionChunk>;
+
+/** vLLM's ErrorResponse: `{"error": {message, type, code}}` (newer) or flat `{object: "error", message, type, code}` (older). */
+export const ErrorEvent = z.union([
+  z.object({ error: z.object({ message: z.string(), type: z.string().optional(), code: z.union([z.number(), z.string()]).nullish() }) }),
+  z.object({ object: z.literal("error"), message: z.string(), type: z.string().optional(), code: z.union([z.number(), z.string()]).nullish() }),
+]);
+
+/** The message of an error body or event, in either of vLLM's shapes. */
+export function errorMessage(event: z.infer<typeof ErrorEvent>): string {
+  return "error" in event ? event.error.message : event.message;
+}

@@ -1,0 +1,41 @@
+// The generation capability: prompt token ids and sampling parameters in, an async stream
+// of token-id steps out. Text never crosses this line — the edge tokenizes, detokenizes
+// and matches stop strings — so the same task runs over the in-isolate decode loop and
+// over any vLLM-compatible origin.
+
+import type { SamplingParams as SamplerParams } from "../generation/sampler";
+
+/** The sampler's parameters (topK 0 = off, topP 1 = off, minP 0 = off) and the seed:
+ * same seed, same prompt, same parameters → same tokens, at the edge or on the origin. */
+export interface SamplingParams extends SamplerParams {
+  seed?: number;
+}
+
+export interface GenerationRequest {
+  promptIds: readonly number[];
+  maxTokens: number;
+  sampling: SamplingParams;
+  /** Ids that end generation (the EOS and the manifest's stopTokenIds); not part of the text. */
+  stopTokenIds: readonly number[];
+}
+
+export type FinishReason = "stop" | "length";
+
+export interface GenerationStep {
+  /** New token ids since the last step (usually one; a stop token id is never included). */
+  tokenIds: number[];
+  /** Set on the last step. */
+  finishReason?: FinishReason;
+  /** The stop token id that ended generation, if one did. */
+  stopTokenId?: number;
+}
+
+export interface GenerationCapability {
+  /** Context length the model accepts (prompt + generated ids). */
+  readonly contextLength: number;
+  /**
+   * Streams the generated ids. Breaking out of the iteration or aborting `signal` stops
+   * the work behind it (the decode loop, or the origin's request) within one step.
+   */
+  generate(request: GenerationRequest, signal: AbortSignal): AsyncIterable<GenerationStep>;
+}

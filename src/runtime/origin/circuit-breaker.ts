@@ -1,0 +1,60 @@
+// A circuit breaker per origin URL: after `threshold` consecutive failures (unreachable,
+// 5xx other than an overload answer, timeouts) calls fail fast with 503 for `cooldownMs`;
+// then one probe is let through, and its outcome closes or reopens the circuit.
+import { ServiceError } from "../../errors/service-error";
+
+export interface CircuitBreaker {
+  /** Throws 503 while open; lets one probe through once the cooldown is over. */
+  check(): void;
+  success(): void;
+  failure(): void;
+  state(): "closed" | "open" | "half-open";
+}
+
+export interface BreakerOptions {
+  threshold: number;
+  cooldownMs: number;
+  now?: () => number;
+}
+
+export function circuitBreaker({ threshold, cooldownMs, now = Date.now }: BreakerOptions): CircuitBreaker {
+  let failures = 0;
+  let openedAt: number | undefined;
+  let probing = false;
+  return {
+    check() {
+      if (openedAt === undefined) return;
+      const waited = now() - openedAt;
+      if (waited < cooldownMs || probing) {
+        const retryAfter = Math.max(1, Math.ceil((cooldownMs - waited) / 1000));
+        throw new ServiceError(503, "upstream_unavailable", "The GPU origin is failing; requests are refused until it recovers", {
+          headers: { "retry-after": String(retryAfter) },
+        });
+      }
+      probing = true;
+    },
+    success() {
+      failures = 0;
+      openedAt = undefined;
+      probing = false;
+    },
+    failure() {
+      failures += 1;
+      probing = false;
+      if (failures >= threshold || openedAt !== undefined) openedAt = now();
+    },
+    state: () => (openedAt === undefined ? "closed" : probing ? "half-open" : "open"),
+  };
+}
+
+const breakers = new Map<string, CircuitBreaker>();
+
+/** The isolate's breaker for one origin URL (shared by every model it serves). */
+export function breakerFor(url: string): CircuitBreaker {
+  let breaker = breakers.get(url);
+  if (breaker === undefined) {
+    breaker = circuitBreaker({ threshold: 5, cooldownMs: 5_000 });
+    breakers.set(url, breaker);
+  }
+  return breaker;
+}

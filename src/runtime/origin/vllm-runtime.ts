@@ -1,0 +1,169 @@
+// The generation capability over a vLLM-compatible origin (vLLM itself, or the reference
+// origin in origin/): token ids out, token ids back, streamed. Retries happen only before
+// the first token; an overloaded origin's 429/503 surface with Retry-After before any
+// byte reaches the client; the circuit breaker fails fast while the origin is down; the
+// caller's signal (the client leaving, a stop string matched) aborts the origin request.
+import { ServiceError } from "../../errors/service-error";
+import { sseData } from "../../protocols/sse";
+import { CompletionChunk, completionRequest, ErrorEvent, errorMessage } from "../../protocols/vllm-completions";
+import type { GenerationCapability, GenerationRequest, GenerationStep, InferenceRuntime } from "../runtime";
+import { breakerFor } from "./circuit-breaker";
+import { deadlines, type Deadlines } from "./deadlines";
+import { DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, type OriginConfig } from "./origin-config";
+
+export interface VllmRuntimeOptions {
+  model: { name: string };
+  contextLength: number;
+  origin: OriginConfig;
+  /** Attempts before the first token (1 = no retry). */
+  attempts?: number;
+}
+
+const RETRY_DELAYS_MS = [100, 400];
+
+function upstream(detail: string, cause?: unknown): ServiceError {
+  return new ServiceError(502, "upstream_error", detail, { cause, headers: { "retry-after": "5" } });
+}
+
+async function reason(response: Response): Promise<string> {
+  const text = (await response.text().catch(() => "")).slice(0, 4000);
+  try {
+    const parsed = ErrorEvent.safeParse(JSON.parse(text));
+    if (parsed.success) return errorMessage(parsed.data).slice(0, 300);
+  } catch {
+    // not JSON: the text itself
+  }
+  return text.slice(0, 200) || `HTTP ${response.status}`;
+}
+
+/** A refusal before the stream: the client's status where it is the client's to act on. */
+async function refusal(response: Response): Promise<ServiceError> {
+  const detail = await reason(response);
+  const retryAfter = response.headers.get("retry-after") ?? "1";
+  if (response.status === 429) return new ServiceError(429, "rate_limited", `The GPU origin is busy: ${detail}`, { headers: { "retry-after": retryAfter } });
+  if (response.status === 503) return new ServiceError(503, "upstream_unavailable", `The GPU origin is unavailable: ${detail}`, { headers: { "retry-after": retryAfter } });
+  if (response.status === 400) {
+    const code = /context|maximum|too long|max_model_len/i.test(detail) ? "context_length_exceeded" : "invalid_request";
+    return new ServiceError(400, code, `The GPU origin refused the request: ${detail}`, { field: code === "context_length_exceeded" ? "messages" : "body" });
+  }
+  return upstream(`The GPU origin failed (${response.status}: ${detail})`);
+}
+
+const retryable = (error: unknown) => error instanceof ServiceError && (error.code === "upstream_error" || error.code === "upstream_timeout");
+
+/** A runtime whose model decodes on a vLLM-compatible origin. */
+export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime {
+  const { model, origin } = options;
+  const attempts = options.attempts ?? 1 + RETRY_DELAYS_MS.length;
+
+  const url = (): string => {
+    if (!origin.url) throw new ServiceError(503, "not_configured", `Model "${model.name}" runs on the GPU origin, and no origin URL is set for it`);
+    return `${origin.url.replace(/\/+$/, "")}/v1/completions`;
+  };
+
+  /** Sends the request and waits for the response headers (the connect phase). */
+  async function open(request: GenerationRequest, limits: Deadlines): Promise<Response> {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+    if (origin.apiKey) headers.authorization = `Bearer ${origin.apiKey}`;
+    limits.phase(origin.timeoutMs, "did not answer");
+    let response: Response;
+    try {
+      response = await fetch(url(), { method: "POST", headers, body: JSON.stringify(completionRequest(model.name, request)), signal: limits.signal });
+    } catch (error) {
+      if (limits.timedOut()) throw limits.signal.reason;
+      if (limits.signal.aborted) throw limits.signal.reason;
+      throw upstream("The GPU origin could not be reached", error);
+    }
+    if (!response.ok) throw await refusal(response);
+    if (response.body === null) throw upstream("The GPU origin sent no stream");
+    return response;
+  }
+
+  async function* steps(body: ReadableStream<Uint8Array>, request: GenerationRequest, limits: Deadlines): AsyncGenerator<GenerationStep> {
+    const stopIds = new Set(request.stopTokenIds);
+    let finished = false;
+    limits.phase(origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS, "sent no first token");
+    let first = true;
+    for await (const data of sseData(body, limits.signal)) {
+      if (data === "[DONE]") break;
+      let json: unknown;
+      try {
+        json = JSON.parse(data);
+      } catch (error) {
+        throw upstream("The GPU origin sent a chunk that is not JSON", error);
+      }
+      const failed = ErrorEvent.safeParse(json);
+      if (failed.success) throw upstream(`The GPU origin failed mid-stream: ${errorMessage(failed.data)}`);
+      const chunk = CompletionChunk.safeParse(json);
+      if (!chunk.success) throw upstream("The GPU origin sent an invalid completion chunk", chunk.error);
+      const [choice] = chunk.data.choices;
+      if (choice === undefined) continue; // the usage chunk: the edge counts tokens itself
+      let tokenIds = choice.token_ids ?? [];
+      if (choice.token_ids == null && (choice.text ?? "") !== "") throw upstream("The GPU origin sent no token_ids (return_token_ids unsupported?)");
+      const step: GenerationStep = { tokenIds };
+      if (choice.finish_reason === "stop" || choice.finish_reason === "length") {
+        step.finishReason = choice.finish_reason;
+        const last = tokenIds.at(-1);
+        // vLLM keeps the stop token in token_ids (its text is dropped); the edge drops the id.
+        if (choice.finish_reason === "stop" && last !== undefined && stopIds.has(last)) {
+          step.stopTokenId = last;
+          tokenIds = tokenIds.slice(0, -1);
+          step.tokenIds = tokenIds;
+        }
+        finished = true;
+      } else if (choice.finish_reason != null) {
+        step.finishReason = "stop";
+        finished = true;
+      }
+      if (first && tokenIds.length > 0) first = false;
+      limits.phase(origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, "went silent mid-stream (no chunk)");
+      yield step;
+      if (finished) return;
+    }
+    if (!finished) throw upstream("The GPU origin's stream ended before a finish reason");
+  }
+
+  const generation: GenerationCapability = {
+    contextLength: options.contextLength,
+    async *generate(request, signal) {
+      const base = url();
+      const breaker = breakerFor(base);
+      breaker.check();
+      let lastError: unknown;
+      for (let attempt = 0; attempt < attempts; attempt += 1) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 1000));
+        signal.throwIfAborted();
+        const limits = deadlines(signal);
+        let yielded = false;
+        try {
+          const response = await open(request, limits);
+          breaker.success();
+          for await (const step of steps(response.body!, request, limits)) {
+            yielded = true;
+            yield step;
+          }
+          return;
+        } catch (error) {
+          if (signal.aborted) throw signal.reason;
+          if (error instanceof ServiceError && (error.status >= 500 && error.code !== "upstream_unavailable")) breaker.failure();
+          // After the first token the client has text: no retry, the route ends the stream with an error event.
+          if (yielded || !retryable(error)) throw error;
+          lastError = error;
+        } finally {
+          // Whatever ended the iteration (a stop string, the client leaving, an error) ends the origin request.
+          limits.abort(new DOMException("generation ended", "AbortError"));
+        }
+      }
+      throw lastError;
+    },
+  };
+
+  return {
+    kind: "origin",
+    // The origin is asked at generation time; nothing to verify up front without costing a request.
+    async load() {
+      url();
+    },
+    generation,
+  };
+}

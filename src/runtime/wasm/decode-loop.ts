@@ -1,0 +1,94 @@
+// The generation capability in this isolate: a decode loop over a decoder graph with a
+// KV cache (Hugging Face / Optimum decoder-with-past naming, CONTRACTS.md), run by the
+// tensor capability of the WASM runtime. Prefill once, then one token per run; the same
+// sampler and PRNG as the origin (src/generation/sampler.ts), so a seed gives the same text.
+import { createPrng, sample } from "../../generation/sampler";
+import { ServiceError } from "../../errors/service-error";
+import type { Tensor } from "../../tensors/tensor";
+import type { GenerationCapability, TensorCapability } from "../runtime";
+
+export interface DecoderShape {
+  contextLength: number;
+  layers: number;
+  kvHeads: number;
+  headDim: number;
+}
+
+const int64 = (values: readonly number[], shape: number[]): Tensor => ({ datatype: "INT64", shape, data: BigInt64Array.from(values, BigInt) });
+
+/** One step of the loop: the new ids' logits row and the grown cache. */
+async function step(
+  decoder: TensorCapability,
+  shape: DecoderShape,
+  ids: readonly number[],
+  past: Record<string, Tensor>,
+  pastLength: number,
+  signal: AbortSignal,
+): Promise<{ logits: Float32Array; present: Record<string, Tensor> }> {
+  const total = pastLength + ids.length;
+  const feeds: Record<string, Tensor> = {
+    input_ids: int64(ids, [1, ids.length]),
+    attention_mask: int64(new Array<number>(total).fill(1), [1, total]),
+    position_ids: int64(ids.map((_, i) => pastLength + i), [1, ids.length]),
+    ...past,
+  };
+  const { outputs } = await decoder.run(feeds, { signal });
+  const logits = outputs.logits;
+  if (logits === undefined || !(logits.data instanceof Float32Array)) throw new ServiceError(500, "internal_error", "The decoder returned no FP32 logits");
+  const vocab = logits.shape[2] ?? 0;
+  const present: Record<string, Tensor> = {};
+  for (let layer = 0; layer < shape.layers; layer += 1) {
+    for (const kind of ["key", "value"] as const) {
+      const tensor = outputs[`present.${layer}.${kind}`];
+      if (tensor === undefined) throw new ServiceError(500, "internal_error", `The decoder returned no present.${layer}.${kind}`);
+      present[`past_key_values.${layer}.${kind}`] = tensor;
+    }
+  }
+  return { logits: logits.data.subarray((ids.length - 1) * vocab, ids.length * vocab), present };
+}
+
+function emptyCache(shape: DecoderShape): Record<string, Tensor> {
+  const cache: Record<string, Tensor> = {};
+  for (let layer = 0; layer < shape.layers; layer += 1) {
+    for (const kind of ["key", "value"]) {
+      cache[`past_key_values.${layer}.${kind}`] = { datatype: "FP32", shape: [1, shape.kvHeads, 0, shape.headDim], data: new Float32Array(0) };
+    }
+  }
+  return cache;
+}
+
+function randomSeed(): number {
+  const [high = 0, low = 0] = crypto.getRandomValues(new Uint32Array(2));
+  return (high & 0x1fffff) * 2 ** 32 + low;
+}
+
+/** Generation over a decoder graph run in this isolate (batch 1, one token per step). */
+export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): GenerationCapability {
+  return {
+    contextLength: shape.contextLength,
+    async *generate(request, signal) {
+      const stopIds = new Set(request.stopTokenIds);
+      const rng = createPrng(request.sampling.seed ?? randomSeed());
+      const maxTokens = Math.min(request.maxTokens, shape.contextLength - request.promptIds.length);
+      let past = emptyCache(shape);
+      let pastLength = 0;
+      let next: readonly number[] = request.promptIds;
+      for (let generated = 0; generated < maxTokens; generated += 1) {
+        // The signal is checked between steps: a client that leaves costs at most one more step.
+        signal.throwIfAborted();
+        const { logits, present } = await step(decoder, shape, next, past, pastLength, signal);
+        pastLength += next.length;
+        past = present;
+        const id = sample(logits, request.sampling, rng);
+        if (stopIds.has(id)) {
+          yield { tokenIds: [], finishReason: "stop", stopTokenId: id };
+          return;
+        }
+        const last = generated + 1 === maxTokens;
+        yield last ? { tokenIds: [id], finishReason: "length" } : { tokenIds: [id] };
+        next = [id];
+      }
+      if (maxTokens <= 0) yield { tokenIds: [], finishReason: "length" };
+    },
+  };
+}

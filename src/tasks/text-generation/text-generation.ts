@@ -1,0 +1,142 @@
+// Text generation: chat template → tokenize at the edge → the generation capability
+// (in-isolate decode loop or a vLLM origin: the task cannot tell) streams token ids →
+// incremental detokenization → stop strings → text deltas. A matched stop string, or the
+// consumer leaving, aborts the generation behind it.
+import { ServiceError } from "../../errors/service-error";
+import type { TextGenerationManifest } from "../../models/manifest";
+import type { RegisteredModel } from "../../models/registry";
+import type { FinishReason, GenerationCapability, SamplingParams } from "../../runtime";
+import { renderChat, type ChatMessage } from "../../tokenizers/chat-template";
+import { loadTextTokenizer } from "../../tokenizers/hf-text-tokenizer";
+import { streamDetokenizer } from "../../tokenizers/stream-detokenizer";
+import type { TextTokenizer } from "../../tokenizers/tokenizer";
+import { stopMatcher } from "./stop-strings";
+
+export type PromptInput = { messages: readonly ChatMessage[] } | { prompt: string };
+
+export interface GenerationOptions {
+  /** Undefined: as many as the context leaves. */
+  maxTokens: number | undefined;
+  sampling: SamplingParams;
+  stop: readonly string[];
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export type TextEvent = { type: "text"; text: string } | { type: "done"; finishReason: FinishReason; usage: Usage };
+
+export interface PreparedPrompt {
+  ids: number[];
+}
+
+export interface TextGenerator {
+  readonly manifest: TextGenerationManifest;
+  load(): Promise<void>;
+  /** Renders and tokenizes the prompt; 400 context_length_exceeded when it leaves no room. */
+  prepare(input: PromptInput, maxTokens: number | undefined): Promise<PreparedPrompt>;
+  /** Text deltas, then one `done` event. Breaking out or aborting `signal` stops the generation. */
+  generate(prompt: PreparedPrompt, options: GenerationOptions, signal: AbortSignal): AsyncGenerator<TextEvent>;
+}
+
+function contextExceeded(detail: string, field: string): ServiceError {
+  return new ServiceError(400, "context_length_exceeded", detail, { field });
+}
+
+export function createTextGenerator(model: RegisteredModel & { manifest: TextGenerationManifest }): TextGenerator {
+  const { manifest, runtime } = model;
+  const config = manifest.generation;
+  let tokenizer: Promise<TextTokenizer> | undefined;
+  const getTokenizer = (): Promise<TextTokenizer> => {
+    if (tokenizer === undefined) {
+      const loading = model.readFile(manifest.tokenizer.file, manifest.tokenizer.sha256).then(loadTextTokenizer);
+      loading.catch(() => {
+        if (tokenizer === loading) tokenizer = undefined;
+      });
+      tokenizer = loading;
+    }
+    return tokenizer;
+  };
+  const generation = (): GenerationCapability => {
+    if (runtime.generation === undefined) throw new Error(`Model ${manifest.name}: its runtime offers no generation`);
+    return runtime.generation;
+  };
+  const special = (id: number | undefined, text: TextTokenizer) => (id === undefined ? undefined : text.decode([id]));
+  const stopTokenIds = [...new Set([config.eosTokenId, ...config.stopTokenIds])];
+
+  return {
+    manifest,
+    async load() {
+      await Promise.all([getTokenizer(), runtime.load()]);
+    },
+    async prepare(input, maxTokens) {
+      const text = await getTokenizer();
+      let ids: number[];
+      let field: string;
+      if ("messages" in input) {
+        field = "messages";
+        const segments = renderChat(config.chatTemplate, {
+          messages: input.messages,
+          add_generation_prompt: true,
+          bos_token: special(config.bosTokenId, text),
+          eos_token: special(config.eosTokenId, text),
+        });
+        ids = segments.flatMap((segment) => text.encode(segment.text, { parseSpecialTokens: segment.trusted }));
+      } else {
+        field = "prompt";
+        ids = text.encode(input.prompt);
+        if (config.addBosToken && config.bosTokenId !== undefined) ids.unshift(config.bosTokenId);
+      }
+      if (ids.length === 0) throw new ServiceError(400, "invalid_request", `${field}: the prompt has no tokens`, { field });
+      const context = config.contextLength;
+      if (ids.length >= context) {
+        throw contextExceeded(`This model's maximum context length is ${context} tokens. However, your ${field} resulted in ${ids.length} tokens.`, field);
+      }
+      if (maxTokens !== undefined && ids.length + maxTokens > context) {
+        throw contextExceeded(
+          `This model's maximum context length is ${context} tokens. However, you requested ${ids.length + maxTokens} tokens (${ids.length} in the ${field}, ${maxTokens} in the completion).`,
+          "max_tokens",
+        );
+      }
+      return { ids };
+    },
+    async *generate(prompt, options, signal) {
+      const text = await getTokenizer();
+      const stopped = new AbortController();
+      const combined = AbortSignal.any([signal, stopped.signal]);
+      const detokenizer = streamDetokenizer(text);
+      const matcher = stopMatcher(options.stop);
+      const maxTokens = options.maxTokens ?? config.contextLength - prompt.ids.length;
+      let completionTokens = 0;
+      let finishReason: FinishReason = "length";
+      const usage = (): Usage => ({ prompt_tokens: prompt.ids.length, completion_tokens: completionTokens, total_tokens: prompt.ids.length + completionTokens });
+      const steps = generation().generate({ promptIds: prompt.ids, maxTokens, sampling: options.sampling, stopTokenIds }, combined);
+      try {
+        for await (const step of steps) {
+          completionTokens += step.tokenIds.length + (step.stopTokenId === undefined ? 0 : 1);
+          const match = matcher.push(detokenizer.push(step.tokenIds));
+          if (match.text !== "") yield { type: "text", text: match.text };
+          if (match.stop !== undefined) {
+            // The origin stops decoding: its request is aborted now, not when max_tokens runs out.
+            stopped.abort(new DOMException("stop string matched", "AbortError"));
+            yield { type: "done", finishReason: "stop", usage: usage() };
+            return;
+          }
+          if (step.finishReason !== undefined) {
+            finishReason = step.finishReason;
+            break;
+          }
+        }
+      } finally {
+        stopped.abort(new DOMException("generation ended", "AbortError"));
+      }
+      const tail = matcher.push(detokenizer.flush());
+      const rest = tail.text + (tail.stop === undefined ? matcher.flush() : "");
+      if (rest !== "") yield { type: "text", text: rest };
+      yield { type: "done", finishReason: tail.stop === undefined ? finishReason : "stop", usage: usage() };
+    },
+  };
+}
