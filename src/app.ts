@@ -10,6 +10,8 @@ import { limitBody, requireJson } from "./routes/middleware/body";
 import { metricsRoutes } from "./routes/metrics";
 import { modelRoutes } from "./routes/models";
 import { oipRoutes } from "./routes/oip";
+import { openaiRoutes } from "./routes/openai";
+import { runRoutes } from "./routes/run";
 import { defaultServices, fraudStores, type FraudStores } from "./compose";
 import { documentApi } from "./routes/openapi";
 import { provideServices, type AppEnv } from "./routes/services";
@@ -34,7 +36,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices,
   app.use("/detokenize", requireApiKey);
   // /v2 bodies are read by the OIP codec (src/protocols/oip-body.ts): JSON with or without a
   // Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated.
-  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize"]) {
+  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize", "/v1/chat/completions", "/v1/completions"]) {
     app.on("POST", path, requireJson, limitBody);
   }
 
@@ -46,6 +48,8 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices,
   app.route("/", oipRoutes);
   app.route("/", metricsRoutes);
   app.route("/", tokenizeRoutes);
+  app.route("/", openaiRoutes);
+  app.route("/", runRoutes);
 
   documentApi(app);
 

@@ -38,10 +38,22 @@ export function createRegistry(entries: readonly ModelEntry[], options: Registry
   const models = new Map<string, RegisteredModel>();
   for (const entry of entries) {
     const manifest = ManifestSchema.parse(entry.manifest);
-    let source: ModelFileSource;
-    if (entry.files !== undefined) source = bundleSource(entry.files);
-    else if (options.bucket !== undefined) source = r2Source(options.bucket);
-    else throw new Error(`Model "${manifest.name}" has neither bundled files nor a bucket to read them from`);
+    // Bundled files first; what the bundle lacks (e.g. an LLM's graph for the in-isolate
+    // loop, too large to bundle) comes from R2.
+    const sources = [
+      ...(entry.files === undefined ? [] : [bundleSource(entry.files)]),
+      ...(options.bucket === undefined ? [] : [r2Source(options.bucket)]),
+    ];
+    if (sources.length === 0) throw new Error(`Model "${manifest.name}" has neither bundled files nor a bucket to read them from`);
+    const source: ModelFileSource = {
+      async read(model, file) {
+        for (const candidate of sources) {
+          const bytes = await candidate.read(model, file);
+          if (bytes !== undefined) return bytes;
+        }
+        return undefined;
+      },
+    };
     const readFile = (file: string, sha256: string) => readVerified(source, manifest, file, sha256);
     const loadGraph = async (name: string) => {
       const graph = manifest.graphs[name];

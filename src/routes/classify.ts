@@ -1,5 +1,4 @@
-// POST /v1/classify (one text or a batch, top-k labels) and POST /v1/run/{model}, the
-// Workers AI text-classification shape: {text} → [{label, score}].
+// POST /v1/classify: one text or a batch, top-k labels.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import { capability, type ServedModel } from "../tasks";
@@ -14,7 +13,7 @@ const MAX_TEXT_CHARS = 100_000;
 
 const Text = z.string().min(1, "must not be empty").max(MAX_TEXT_CHARS, `at most ${MAX_TEXT_CHARS} characters`);
 
-const LabelScore = z.object({ label: z.string(), score: z.number() }).openapi("LabelScore");
+export const LabelScoreSchema = z.object({ label: z.string(), score: z.number() }).openapi("LabelScore");
 
 const ClassifyRequest = z
   .object({
@@ -31,7 +30,7 @@ const ClassifyResponse = z
   .object({
     model: z.string(),
     model_version: z.string(),
-    results: z.array(z.object({ labels: z.array(LabelScore), tokens: z.number().int(), truncated: z.boolean() })),
+    results: z.array(z.object({ labels: z.array(LabelScoreSchema), tokens: z.number().int(), truncated: z.boolean() })),
     usage: z.object({ prompt_tokens: z.number().int() }),
   })
   .openapi("ClassifyResponse");
@@ -48,26 +47,11 @@ const classifyRoute = createRoute({
   },
 });
 
-const RunRequest = z.object({ text: Text }).strict().openapi("TextClassificationInput");
-
-const runRoute = createRoute({
-  method: "post",
-  path: "/v1/run/{model}",
-  operationId: "runTextClassification",
-  summary: "Workers AI-style text classification: {text} → [{label, score}]",
-  request: {
-    params: z.object({ model: z.string().min(1) }),
-    body: { required: true, content: { "application/json": { schema: RunRequest } } },
-  },
-  responses: {
-    200: { description: "Every label with its score, best first", content: { "application/json": { schema: z.array(LabelScore) } } },
-    ...problemResponses("/v1/run/{model}", 401, BODY_ERRORS, MODEL_ERRORS),
-  },
-});
-
 function classifierOf(model: ServedModel, field: string): TextClassifier {
   return capability(model, "textClassification", field);
 }
+
+export { classifierOf, Text };
 
 export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(classifyRoute, async (c) => {
@@ -92,14 +76,4 @@ export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       },
       200,
     );
-  })
-  .openapi(runRoute, async (c) => {
-    const { model: name } = c.req.valid("param");
-    const { text } = c.req.valid("json");
-    const model = findModel(c.get("services"), name, "model");
-    const classifier = classifierOf(model, "model");
-    await requireReady(model);
-    const { results, timings } = await classifier.classify([text], classifier.manifest.labels.length, () => "text", c.req.raw.signal);
-    c.header("server-timing", serverTiming(timings));
-    return c.json(results[0]?.labels ?? [], 200);
   });

@@ -24,7 +24,7 @@ export function hfTextTokenizer(tokenizer: Tokenizer): TextTokenizer {
       );
       return addSpecialTokens ? [...encodeText("", true), ...ids] : ids;
     },
-    decode: (ids, { skipSpecialTokens = false } = {}) => tokenizer.decode([...ids], { skip_special_tokens: skipSpecialTokens }),
+    decode: (ids, { skipSpecialTokens = false } = {}) => (ids.length === 0 ? "" : tokenizer.decode([...ids], { skip_special_tokens: skipSpecialTokens })),
     tokenToId: (token) => tokenizer.token_to_id(token),
   };
 }

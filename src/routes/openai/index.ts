@@ -1,0 +1,65 @@
+// OpenAI-compatible text generation: POST /v1/chat/completions and POST /v1/completions,
+// streamed (SSE chunks … `data: [DONE]`) or not. The official `openai` SDK and the AI SDK's
+// OpenAI-compatible provider work against these unmodified (test/workers/openai-clients.test.ts).
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { capability } from "../../tasks";
+import { findModel, requireReady, type AppEnv } from "../services";
+import { validationHook } from "../validation";
+import { collect, sseResponse, startGeneration } from "./generation-stream";
+import { generationErrors } from "./openapi-errors";
+import { chatMessages, ChatCompletionRequest, CompletionRequest } from "./request-schemas";
+import { chatChunks, chatCompletion, ChatCompletionResponse, completion, completionChunks, CompletionResponse, identity } from "./responses";
+import { generationOptions } from "./sampling";
+
+const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
+
+const chatRoute = createRoute({
+  method: "post",
+  path: "/v1/chat/completions",
+  summary: "OpenAI-compatible chat completion (streamed with stream: true)",
+  request: { body: { required: true, content: { "application/json": { schema: ChatCompletionRequest } } } },
+  responses: {
+    200: { description: "The completion, or its SSE chunks", content: { "application/json": { schema: ChatCompletionResponse }, ...sse } },
+    ...generationErrors,
+  },
+});
+
+const completionRoute = createRoute({
+  method: "post",
+  path: "/v1/completions",
+  summary: "OpenAI-compatible text completion (streamed with stream: true)",
+  request: { body: { required: true, content: { "application/json": { schema: CompletionRequest } } } },
+  responses: {
+    200: { description: "The completion, or its SSE chunks", content: { "application/json": { schema: CompletionResponse }, ...sse } },
+    ...generationErrors,
+  },
+});
+
+export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(chatRoute, async (c) => {
+    const body = c.req.valid("json");
+    const model = findModel(c.get("services"), body.model, "model");
+    const generator = capability(model, "textGeneration", "model");
+    await requireReady(model);
+    const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
+    const prompt = await generator.prepare({ messages: chatMessages(body.messages) }, maxTokens);
+    const started = await startGeneration(generator, prompt, generationOptions(body, maxTokens), c.req.raw.signal);
+    const who = identity("chatcmpl", model.manifest.name);
+    if (body.stream) return sseResponse(started, chatChunks(who, body.stream_options?.include_usage ?? false));
+    const { text, done } = await collect(started);
+    return c.json(chatCompletion(who, text, done), 200);
+  })
+  .openapi(completionRoute, async (c) => {
+    const body = c.req.valid("json");
+    const model = findModel(c.get("services"), body.model, "model");
+    const generator = capability(model, "textGeneration", "model");
+    await requireReady(model);
+    // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
+    const maxTokens = body.max_tokens ?? 16;
+    const prompt = await generator.prepare({ prompt: body.prompt }, maxTokens);
+    const started = await startGeneration(generator, prompt, generationOptions(body, maxTokens), c.req.raw.signal);
+    const who = identity("cmpl", model.manifest.name);
+    if (body.stream) return sseResponse(started, completionChunks(who, body.stream_options?.include_usage ?? false));
+    const { text, done } = await collect(started);
+    return c.json(completion(who, text, done), 200);
+  });

@@ -1,0 +1,98 @@
+// OpenAI-compatible request bodies for /v1/chat/completions and /v1/completions. Every
+// parameter OpenAI or vLLM defines is either honoured, accepted at its neutral value, or
+// refused with a 400 naming it — never silently ignored. Unknown fields are refused too.
+import { z } from "@hono/zod-openapi";
+
+/** A parameter accepted only at values that change nothing (e.g. `n: 1`, `presence_penalty: 0`). */
+const neutral = <T extends z.ZodType>(schema: T, what: string) =>
+  schema.nullish().openapi({ description: `Accepted only at its neutral value (${what}); anything else is refused with 400` });
+
+const refused = (name: string) =>
+  z
+    .unknown()
+    .refine((value) => value === undefined || value === null, `${name} is not supported by this service`)
+    .optional()
+    .openapi({ description: "Not supported: refused with 400 unless absent or null" });
+
+const Stop = z.union([z.string().max(256), z.array(z.string().max(256)).max(16)]);
+
+/** Sampling and limits shared by both endpoints (vLLM's names where OpenAI has none). */
+export const samplingFields = {
+  model: z.string().min(1).openapi({ example: "tiny-llm" }),
+  max_tokens: z.number().int().min(1).max(1_000_000).nullish().openapi({ description: "Most tokens to generate" }),
+  temperature: z.number().min(0).max(2).nullish().openapi({ description: "0 = greedy (ties: lowest id)" }),
+  top_p: z.number().gt(0).max(1).nullish(),
+  top_k: z.number().int().min(-1).max(1_000_000).nullish().openapi({ description: "vLLM: -1 or 0 = off" }),
+  min_p: z.number().min(0).max(1).nullish(),
+  seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).nullish().openapi({ description: "Same seed, same text" }),
+  stop: Stop.nullish().openapi({ description: "Up to 16 strings; matched at the edge across token boundaries, never sent" }),
+  stream: z.boolean().nullish(),
+  stream_options: z.object({ include_usage: z.boolean().nullish() }).strict().nullish(),
+  user: z.string().max(256).nullish(),
+  n: neutral(z.literal(1), "1"),
+  best_of: neutral(z.literal(1), "1"),
+  presence_penalty: neutral(z.literal(0), "0"),
+  frequency_penalty: neutral(z.literal(0), "0"),
+  repetition_penalty: neutral(z.literal(1), "1"),
+  logit_bias: neutral(z.object({}).strict(), "{}"),
+  logprobs: neutral(z.union([z.literal(false), z.literal(0)]), "false"),
+  top_logprobs: neutral(z.literal(0), "0"),
+  service_tier: neutral(z.enum(["auto", "default"]), '"auto"'),
+  store: neutral(z.literal(false), "false"),
+  metadata: refused("metadata"),
+  ignore_eos: neutral(z.literal(false), "false"),
+  min_tokens: neutral(z.literal(0), "0"),
+  skip_special_tokens: neutral(z.literal(true), "true"),
+};
+
+const TextPart = z.object({ type: z.literal("text"), text: z.string() }).strict();
+const Content = z.union([z.string(), z.array(TextPart).min(1)]);
+
+const Message = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("system"), content: Content, name: z.string().optional() }).strict(),
+  z.object({ role: z.literal("developer"), content: Content, name: z.string().optional() }).strict(),
+  z.object({ role: z.literal("user"), content: Content, name: z.string().optional() }).strict(),
+  z.object({ role: z.literal("assistant"), content: Content, name: z.string().optional(), refusal: z.null().optional() }).strict(),
+]);
+
+export const ChatCompletionRequest = z
+  .object({
+    ...samplingFields,
+    messages: z.array(Message).min(1, "needs at least one message").max(256),
+    max_completion_tokens: z.number().int().min(1).max(1_000_000).nullish(),
+    tools: neutral(z.array(z.never()).max(0), "[]"),
+    tool_choice: neutral(z.literal("none"), '"none"'),
+    parallel_tool_calls: z.boolean().nullish(),
+    functions: refused("functions"),
+    function_call: refused("function_call"),
+    response_format: neutral(z.object({ type: z.literal("text") }).strict(), '{"type": "text"}'),
+    modalities: neutral(z.tuple([z.literal("text")]), '["text"]'),
+    audio: refused("audio"),
+    prediction: refused("prediction"),
+    reasoning_effort: refused("reasoning_effort"),
+    web_search_options: refused("web_search_options"),
+  })
+  .strict()
+  .openapi("ChatCompletionRequest");
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
+
+export const CompletionRequest = z
+  .object({
+    ...samplingFields,
+    prompt: z.string().min(1, "must not be empty").max(1_000_000).openapi({ example: "Once upon a time" }),
+    echo: neutral(z.literal(false), "false"),
+    suffix: refused("suffix"),
+  })
+  .strict()
+  .openapi("CompletionRequest");
+export type CompletionRequest = z.infer<typeof CompletionRequest>;
+
+/** Message content as vLLM flattens a list of text parts: joined with "\n". */
+export function flattenContent(content: z.infer<typeof Content>): string {
+  return typeof content === "string" ? content : content.map((part) => part.text).join("\n");
+}
+
+/** Chat messages with flat content; `developer` is OpenAI's newer name for `system`. */
+export function chatMessages(messages: ChatCompletionRequest["messages"]) {
+  return messages.map((message) => ({ role: message.role === "developer" ? "system" : message.role, content: flattenContent(message.content) }));
+}

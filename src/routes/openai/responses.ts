@@ -1,0 +1,102 @@
+// OpenAI response and chunk shapes for chat completions and completions.
+import { z } from "@hono/zod-openapi";
+import type { TextEvent, Usage } from "../../tasks/text-generation/text-generation";
+import type { StreamFormat } from "./generation-stream";
+
+type Done = Extract<TextEvent, { type: "done" }>;
+
+export const UsageSchema = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).openapi("Usage");
+const FinishReason = z.enum(["stop", "length"]);
+
+export const ChatCompletionResponse = z
+  .object({
+    id: z.string(),
+    object: z.literal("chat.completion"),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        message: z.object({ role: z.literal("assistant"), content: z.string(), refusal: z.null() }),
+        logprobs: z.null(),
+        finish_reason: FinishReason,
+      }),
+    ),
+    usage: UsageSchema,
+  })
+  .openapi("ChatCompletionResponse");
+
+export const CompletionResponse = z
+  .object({
+    id: z.string(),
+    object: z.literal("text_completion"),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(z.object({ index: z.number().int(), text: z.string(), logprobs: z.null(), finish_reason: FinishReason })),
+    usage: UsageSchema,
+  })
+  .openapi("CompletionResponse");
+
+export interface ResponseIdentity {
+  id: string;
+  created: number;
+  model: string;
+}
+
+export function identity(prefix: string, model: string): ResponseIdentity {
+  return { id: `${prefix}-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model };
+}
+
+export function chatCompletion(who: ResponseIdentity, text: string, done: Done): z.infer<typeof ChatCompletionResponse> {
+  return {
+    ...who,
+    object: "chat.completion",
+    choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: done.finishReason }],
+    usage: done.usage,
+  };
+}
+
+export function completion(who: ResponseIdentity, text: string, done: Done): z.infer<typeof CompletionResponse> {
+  return { ...who, object: "text_completion", choices: [{ index: 0, text, logprobs: null, finish_reason: done.finishReason }], usage: done.usage };
+}
+
+/** With include_usage every chunk carries `usage: null` and a last chunk `choices: []` carries the usage (OpenAI). */
+const usageFields = (includeUsage: boolean) => (includeUsage ? { usage: null } : {});
+const usageChunk = (base: object, usage: Usage, includeUsage: boolean) => (includeUsage ? [{ ...base, choices: [], usage }] : []);
+
+export function chatChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
+  const base = { ...who, object: "chat.completion.chunk" };
+  const chunk = (delta: object, finishReason: Done["finishReason"] | null) => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    ...usageFields(includeUsage),
+  });
+  return {
+    opening: () => [chunk({ role: "assistant", content: "" }, null)],
+    text: (text) => [chunk({ content: text }, null)],
+    done: (done) => [chunk({}, done.finishReason), ...usageChunk(base, done.usage, includeUsage)],
+  };
+}
+
+export function completionChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
+  const base = { ...who, object: "text_completion" };
+  const chunk = (text: string, finishReason: Done["finishReason"] | null) => ({
+    ...base,
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }],
+    ...usageFields(includeUsage),
+  });
+  return {
+    opening: () => [],
+    text: (text) => [chunk(text, null)],
+    done: (done) => [chunk("", done.finishReason), ...usageChunk(base, done.usage, includeUsage)],
+  };
+}
+
+/** Workers AI's text-generation stream: `data: {"response": "…"}` per delta. */
+export function workersAiChunks(): StreamFormat {
+  return {
+    opening: () => [],
+    text: (response) => [{ response }],
+    done: (done) => [{ response: "", usage: done.usage }],
+  };
+}

@@ -1,0 +1,22 @@
+// OpenAI/vLLM request fields → the task's generation options (defaults as vLLM's).
+import type { GenerationOptions } from "../../tasks/text-generation/text-generation";
+import type { samplingFields } from "./request-schemas";
+import type { z } from "@hono/zod-openapi";
+
+type SamplingFields = { [K in keyof typeof samplingFields]?: z.infer<(typeof samplingFields)[K]> };
+
+/** `maxTokens` undefined: as many as the context leaves (OpenAI's and vLLM's chat default). */
+export function generationOptions(body: SamplingFields, maxTokens: number | undefined): GenerationOptions {
+  const stop = body.stop == null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop;
+  return {
+    maxTokens,
+    sampling: {
+      temperature: body.temperature ?? 1,
+      topP: body.top_p ?? 1,
+      topK: body.top_k == null || body.top_k < 0 ? 0 : body.top_k,
+      minP: body.min_p ?? 0,
+      ...(body.seed == null ? {} : { seed: body.seed }),
+    },
+    stop,
+  };
+}

@@ -1,0 +1,83 @@
+// POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope).
+// Text classification: {text} → [{label, score}]. Text generation: {prompt | messages,
+// stream, max_tokens, temperature, top_p, top_k, seed} → {response} or SSE
+// `data: {"response": "…"}` … `data: [DONE]`. The model's capabilities pick the shape.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ServiceError } from "../errors/service-error";
+import { capability } from "../tasks";
+import { classifierOf, LabelScoreSchema, Text } from "./classify";
+import { collect, sseResponse, startGeneration } from "./openai/generation-stream";
+import { generationErrors } from "./openai/openapi-errors";
+import { chatMessages } from "./openai/request-schemas";
+import { UsageSchema, workersAiChunks } from "./openai/responses";
+import { generationOptions } from "./openai/sampling";
+import { serverTiming } from "./server-timing";
+import { findModel, requireReady, type AppEnv } from "./services";
+import { validationHook } from "./validation";
+
+const ClassificationInput = z.object({ text: Text }).strict().openapi("TextClassificationInput");
+
+const Message = z.object({ role: z.enum(["system", "user", "assistant"]), content: z.string() }).strict();
+const GenerationInput = z
+  .object({
+    prompt: z.string().min(1).max(1_000_000).optional(),
+    messages: z.array(Message).min(1).max(256).optional(),
+    stream: z.boolean().optional(),
+    // Workers AI's defaults: 256 tokens, temperature 0.6.
+    max_tokens: z.number().int().min(1).max(1_000_000).optional(),
+    temperature: z.number().min(0).max(5).optional(),
+    top_p: z.number().gt(0).max(1).optional(),
+    top_k: z.number().int().min(1).max(50).optional(),
+    seed: z.number().int().min(1).max(9_999_999_999).optional(),
+    repetition_penalty: z.literal(1).optional(),
+    frequency_penalty: z.literal(0).optional(),
+    presence_penalty: z.literal(0).optional(),
+  })
+  .strict()
+  .openapi("TextGenerationInput");
+
+const runRoute = createRoute({
+  method: "post",
+  path: "/v1/run/{model}",
+  summary: "Workers AI-style: text classification ({text} → [{label, score}]) or text generation ({prompt | messages} → {response})",
+  request: {
+    params: z.object({ model: z.string().min(1) }),
+    body: { required: true, content: { "application/json": { schema: z.union([ClassificationInput, GenerationInput]) } } },
+  },
+  responses: {
+    200: {
+      description: "Classification: every label with its score, best first. Generation: {response, usage}, or SSE `data: {\"response\": …}` then `data: [DONE]`",
+      content: {
+        "application/json": { schema: z.union([z.array(LabelScoreSchema), z.object({ response: z.string(), usage: UsageSchema })]) },
+        "text/event-stream": { schema: z.string() },
+      },
+    },
+    ...generationErrors,
+  },
+});
+
+export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(runRoute, async (c) => {
+  const { model: name } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const model = findModel(c.get("services"), name, "model");
+  if ("text" in body) {
+    const classifier = classifierOf(model, "model");
+    await requireReady(model);
+    const { results, timings } = await classifier.classify([body.text], classifier.manifest.labels.length, () => "text", c.req.raw.signal);
+    c.header("server-timing", serverTiming(timings));
+    return c.json(results[0]?.labels ?? [], 200);
+  }
+  const generator = capability(model, "textGeneration", "model");
+  const input = body.messages !== undefined ? { messages: chatMessages(body.messages) } : body.prompt !== undefined ? { prompt: body.prompt } : undefined;
+  if (input === undefined || (body.messages !== undefined && body.prompt !== undefined)) {
+    throw new ServiceError(400, "invalid_request", "Send exactly one of prompt or messages", { field: body.prompt === undefined ? "prompt" : "messages" });
+  }
+  await requireReady(model);
+  const maxTokens = body.max_tokens ?? 256;
+  const prompt = await generator.prepare(input, maxTokens);
+  const options = generationOptions({ ...body, temperature: body.temperature ?? 0.6 }, maxTokens);
+  const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
+  if (body.stream) return sseResponse(started, workersAiChunks());
+  const { text, done } = await collect(started);
+  return c.json({ response: text, usage: done.usage }, 200);
+});

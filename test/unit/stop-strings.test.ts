@@ -1,0 +1,57 @@
+// Stop strings across token boundaries: nothing of a matched stop string is ever emitted,
+// text that only looked like the start of one is released, and emitted text plus the
+// match position equal the non-streamed truncation.
+import { describe, expect, it } from "vitest";
+import { stopMatcher } from "../../src/tasks/text-generation/stop-strings";
+
+function run(deltas: readonly string[], stops: readonly string[]) {
+  const matcher = stopMatcher(stops);
+  let out = "";
+  for (const delta of deltas) {
+    const match = matcher.push(delta);
+    out += match.text;
+    if (match.stop !== undefined) return { out, stop: match.stop };
+  }
+  return { out: out + matcher.flush(), stop: undefined };
+}
+
+/** Every way of cutting `text` into pieces of 1..3 characters, deterministic. */
+function cuts(text: string, seed: number): string[] {
+  const pieces: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const size = 1 + ((seed = (seed * 31 + 7) % 97) % 3);
+    pieces.push(text.slice(i, i + size));
+    i += size;
+  }
+  return pieces;
+}
+
+describe("stopMatcher", () => {
+  it("stops at a string split across deltas and emits nothing of it", () => {
+    expect(run(["Hello wo", "rld. Th", "e end"], ["world"])).toEqual({ out: "Hello ", stop: "world" });
+  });
+
+  it("releases held-back text that turned out not to be a stop string", () => {
+    expect(run(["abc", "\n", "\nx"], ["\n\n\n"])).toEqual({ out: "abc\n\nx", stop: undefined });
+    expect(run(["The end is wor"], ["world"])).toEqual({ out: "The end is wor", stop: undefined });
+  });
+
+  it("picks the earliest match among several stop strings", () => {
+    expect(run(["one two three"], ["three", "two"])).toEqual({ out: "one ", stop: "two" });
+  });
+
+  it("gives the same text whatever the delta boundaries", () => {
+    const text = "User: hi\nAssistant: hello there\nUser: bye";
+    const expected = text.slice(0, text.indexOf("\nUser:"));
+    for (let seed = 1; seed < 50; seed += 1) {
+      const result = run(cuts(text, seed), ["\nUser:", "###"]);
+      expect(result).toEqual({ out: expected, stop: "\nUser:" });
+    }
+  });
+
+  it("passes text through untouched without stop strings (and ignores empty ones)", () => {
+    expect(run(["a", "b"], [])).toEqual({ out: "ab", stop: undefined });
+    expect(run(["a", "b"], [""])).toEqual({ out: "ab", stop: undefined });
+  });
+});
