@@ -6,8 +6,12 @@ import fraudModel from "../../models/fraud-gru/model.int8.onnx";
 import spamManifest from "../../models/spam-classifier/manifest.json";
 import spamModel from "../../models/spam-classifier/model.int8.onnx";
 import spamTokenizer from "../../models/spam-classifier/tokenizer.bin";
+import tinyLlmManifest from "../../models/tiny-llm/manifest.json";
+import tinyLlmTokenizer from "../../models/tiny-llm/tokenizer.json";
 
 export const bundledModels: readonly ModelEntry[] = [
   { manifest: spamManifest, files: { "model.int8.onnx": spamModel, "tokenizer.bin": spamTokenizer } },
   { manifest: fraudManifest, files: { "model.int8.onnx": fraudModel } },
+  // Generation runs on the origin: only the tokenizer (and chat template) ships to the edge.
+  { manifest: tinyLlmManifest, files: { "tokenizer.json": tinyLlmTokenizer } },
 ];

@@ -56,10 +56,17 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
 
   const server: Server = createServer(async (request, response) => {
     const [, first = "", ...rest] = (request.url ?? "/").split("/");
-    const prefix = first.startsWith("v1") ? "ok" : first;
-    const path = first.startsWith("v1") ? request.url ?? "/" : `/${rest.join("/")}`;
+    const plain = first.startsWith("v1") || first === "_stub";
+    const prefix = plain ? "ok" : first;
+    const path = plain ? request.url ?? "/" : `/${rest.join("/")}`;
     if (request.method === "GET" && path === "/_stub/requests") {
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(requests));
+      return;
+    }
+    const file = /^\/_stub\/files\/([\w.-]+)$/.exec(path);
+    if (request.method === "GET" && file !== null) {
+      // The model's files, for tests that put a graph into R2 for the in-isolate loop.
+      response.writeHead(200, { "content-type": "application/octet-stream" }).end(readFileSync(`${modelDir}/${file[1]}`));
       return;
     }
     if (request.method === "GET" && path === "/v1/models") {

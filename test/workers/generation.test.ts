@@ -1,0 +1,194 @@
+// Text generation through the edge, inside workerd, against a vLLM-compatible origin on
+// loopback: OpenAI shapes streamed and not, stop strings that also abort the origin, seeds,
+// refused parameters, the context limit, and the origin's failures before and after the
+// first token.
+import { describe, expect, inject, it } from "vitest";
+import { problem } from "./helpers";
+import { appOnOrigin, call, sseEvents, stubRequests } from "./generation-helpers";
+
+const origin = inject("llmOrigin");
+
+interface ChatCompletion {
+  object: string;
+  choices: { message: { role: string; content: string }; finish_reason: string }[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+interface Chunk {
+  object: string;
+  choices: { delta?: { content?: string; role?: string }; text?: string; finish_reason: string | null }[];
+  usage?: { completion_tokens: number } | null;
+}
+
+const chat = (extra: Record<string, unknown> = {}) => ({
+  model: "tiny-llm",
+  messages: [{ role: "user", content: "Tell me about the old house by the river." }],
+  max_tokens: 24,
+  temperature: 0,
+  ...extra,
+});
+
+describe.skipIf(origin === null)("generation through the vLLM origin adapter", () => {
+  const url = origin?.url ?? "";
+  const app = appOnOrigin(url);
+
+  it("answers a chat completion in OpenAI's shape, with usage", async () => {
+    const response = await call(app, "/v1/chat/completions", chat());
+    expect(response.status).toBe(200);
+    const body = await response.json<ChatCompletion>();
+    expect(body.object).toBe("chat.completion");
+    const [choice] = body.choices;
+    expect(choice?.message.role).toBe("assistant");
+    expect(choice?.message.content.length).toBeGreaterThan(0);
+    expect(["stop", "length"]).toContain(choice?.finish_reason);
+    expect(body.usage.total_tokens).toBe(body.usage.prompt_tokens + body.usage.completion_tokens);
+    expect(body.usage.completion_tokens).toBeLessThanOrEqual(24);
+  });
+
+  it("streams deltas whose join equals the non-streamed text byte for byte, then usage and [DONE]", async () => {
+    const whole = await (await call(app, "/v1/chat/completions", chat({ max_tokens: 40 }))).json<ChatCompletion>();
+    const response = await call(app, "/v1/chat/completions", chat({ max_tokens: 40, stream: true, stream_options: { include_usage: true } }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = await sseEvents(response);
+    expect(events.at(-1)).toBe("[DONE]");
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event) as Chunk);
+    expect(chunks[0]?.choices[0]?.delta?.role).toBe("assistant");
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? "").join("");
+    expect(text).toBe(whole.choices[0]?.message.content);
+    expect(text).not.toContain("\uFFFD");
+    const usage = chunks.at(-1);
+    expect(usage?.choices).toEqual([]);
+    expect(usage?.usage?.completion_tokens).toBe(whole.usage.completion_tokens);
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe(whole.choices[0]?.finish_reason);
+  });
+
+  it("legacy completions: streamed and not agree, default 16 tokens", async () => {
+    const body = { model: "tiny-llm", prompt: "The war had ended and the soldiers", temperature: 0 };
+    const whole = await (await call(app, "/v1/completions", body)).json<{ choices: { text: string }[]; usage: { completion_tokens: number } }>();
+    expect(whole.usage.completion_tokens).toBeLessThanOrEqual(16);
+    const events = await sseEvents(await call(app, "/v1/completions", { ...body, stream: true }));
+    expect(events.at(-1)).toBe("[DONE]");
+    const text = events.slice(0, -1).map((event) => (JSON.parse(event) as Chunk).choices[0]?.text ?? "").join("");
+    expect(text).toBe(whole.choices[0]?.text);
+  });
+
+  it("same seed, same text; another seed, other text", async () => {
+    const sampled = (seed: number) =>
+      call(app, "/v1/completions", { model: "tiny-llm", prompt: "She opened the letter and", temperature: 1, top_p: 0.95, seed, max_tokens: 24 })
+        .then((response) => response.json<{ choices: { text: string }[] }>())
+        .then((body) => body.choices[0]?.text);
+    const [a, b, c] = await Promise.all([sampled(7), sampled(7), sampled(8)]);
+    expect(a).toBe(b);
+    expect(a).not.toBe(c);
+  });
+
+  it("a stop string ends the text before it (nothing of it is sent) and aborts the origin request", async () => {
+    const base = { model: "tiny-llm", prompt: "The war had ended and the soldiers", temperature: 0, max_tokens: 60 };
+    const full = (await (await call(app, "/v1/completions", base)).json<{ choices: { text: string }[] }>()).choices[0]?.text ?? "";
+    // A stop string taken from the middle of the greedy text, spanning several characters.
+    const at = Math.floor(full.length / 2);
+    const stop = full.slice(at, at + 4);
+    expect(stop.length).toBe(4);
+    const before = (await stubRequests(url)).length;
+    const events = await sseEvents(await call(app, "/v1/completions", { ...base, stop: [stop], stream: true }));
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event) as Chunk);
+    const text = chunks.map((chunk) => chunk.choices[0]?.text ?? "").join("");
+    expect(text).toBe(full.slice(0, full.indexOf(stop)));
+    expect(text).not.toContain(stop);
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("stop");
+    const nonStreamed = await (await call(app, "/v1/completions", { ...base, stop })).json<{ choices: { text: string; finish_reason: string }[] }>();
+    expect(nonStreamed.choices[0]).toMatchObject({ text, finish_reason: "stop" });
+    // At the origin: the request was aborted well before max_tokens, within one step of the match.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const requests = (await stubRequests(url)).slice(before);
+    expect(requests[0]?.aborted).toBe(true);
+    expect(requests[0]?.steps).toBeLessThan(60);
+    expect(requests[0]?.stepsAfterAbort).toBeLessThanOrEqual(1);
+  });
+
+  it("the origin's 429 and 503 arrive as 429/503 with Retry-After, before any stream byte", async () => {
+    for (const status of [429, 503]) {
+      const response = await call(appOnOrigin(`${url}/${status}`), "/v1/chat/completions", chat({ stream: true }));
+      expect(response.status).toBe(status);
+      expect(response.headers.get("retry-after")).toBe("7");
+      const body = await problem(response);
+      expect(body.error).toMatchObject({ type: status === 429 ? "rate_limit_error" : "server_error" });
+    }
+  });
+
+  it("a failure after the first token becomes a data: {error} event, then [DONE]", async () => {
+    const response = await call(appOnOrigin(`${url}/fail-after-3`), "/v1/chat/completions", chat({ stream: true }));
+    expect(response.status).toBe(200);
+    const events = await sseEvents(response);
+    expect(events.at(-1)).toBe("[DONE]");
+    const error = JSON.parse(events.at(-2) ?? "{}") as { error?: { message: string; type: string; code: string } };
+    expect(error.error).toMatchObject({ type: "server_error", code: "upstream_error" });
+    expect(error.error?.message).toMatch(/illegal memory access/);
+  });
+
+  it("retries before the first token: an origin that fails once still answers", async () => {
+    const response = await call(appOnOrigin(`${url}/flaky-1`), "/v1/chat/completions", chat());
+    expect(response.status).toBe(200);
+  });
+
+  it("an origin that sends no first token in time is a 504", async () => {
+    const response = await call(appOnOrigin(`${url}/silent`, { timeoutMs: 300 }), "/v1/chat/completions", chat());
+    expect(response.status).toBe(504);
+    expect((await problem(response)).code).toBe("upstream_timeout");
+  });
+
+  it("the circuit breaker fails fast once the origin keeps failing, and says when to retry", async () => {
+    const failing = appOnOrigin(`${url}/flaky-1000`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await call(failing, "/v1/chat/completions", chat())).status);
+    expect(statuses.slice(0, 2)).toEqual([502, 502]);
+    expect(statuses.at(-1)).toBe(503);
+    const open = await call(failing, "/v1/chat/completions", chat());
+    expect(open.status).toBe(503);
+    expect(Number(open.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(origin === null)("bad generation requests: 4xx problem+json naming the field, with OpenAI's error", () => {
+  const app = appOnOrigin(origin?.url ?? "");
+  const cases: [string, string, Record<string, unknown>, number, string][] = [
+    ["n: 2", "/v1/chat/completions", chat({ n: 2 }), 400, "n"],
+    ["logprobs: true", "/v1/chat/completions", chat({ logprobs: true }), 400, "logprobs"],
+    ["tools", "/v1/chat/completions", chat({ tools: [{ type: "function", function: { name: "f" } }] }), 400, "tools"],
+    ["an unknown parameter", "/v1/chat/completions", chat({ frobnicate: 1 }), 400, "frobnicate"],
+    ["empty messages", "/v1/chat/completions", chat({ messages: [] }), 400, "messages"],
+    ["an unknown role", "/v1/chat/completions", chat({ messages: [{ role: "wizard", content: "hi" }] }), 400, "messages.0.role"],
+    ["max_tokens 0", "/v1/chat/completions", chat({ max_tokens: 0 }), 400, "max_tokens"],
+    ["temperature 3", "/v1/chat/completions", chat({ temperature: 3 }), 400, "temperature"],
+    ["top_p 0", "/v1/completions", { model: "tiny-llm", prompt: "x", top_p: 0 }, 400, "top_p"],
+    ["an unknown model", "/v1/chat/completions", chat({ model: "gpt-17" }), 404, "model"],
+    ["a classifier", "/v1/chat/completions", chat({ model: "spam-classifier" }), 404, "model"],
+    ["max_tokens past the context", "/v1/chat/completions", chat({ max_tokens: 100_000 }), 400, "max_tokens"],
+    ["a prompt past the context", "/v1/completions", { model: "tiny-llm", prompt: "word ".repeat(5000) }, 400, "prompt"],
+  ];
+  for (const [what, path, body, status, field] of cases) {
+    it(`${what} → ${status} naming ${field}`, async () => {
+      const response = await call(app, path, body);
+      expect(response.status).toBe(status);
+      const answer = await problem(response);
+      expect(answer.field).toBe(field);
+      expect(answer.error).toMatchObject({ param: field });
+    });
+  }
+
+  it("context overflow says context_length_exceeded, as OpenAI names it", async () => {
+    const answer = await problem(await call(app, "/v1/completions", { model: "tiny-llm", prompt: "word ".repeat(5000) }));
+    expect(answer.code).toBe("context_length_exceeded");
+  });
+
+  it("neutral values of unsupported parameters pass", async () => {
+    const response = await call(app, "/v1/chat/completions", chat({ n: 1, presence_penalty: 0, frequency_penalty: 0, logprobs: false, user: "u-1", tools: [], tool_choice: "none", response_format: { type: "text" }, max_tokens: 4 }));
+    expect(response.status).toBe(200);
+  });
+
+  it("content as a list of text parts is flattened as vLLM does", async () => {
+    const parts = await call(app, "/v1/chat/completions", chat({ messages: [{ role: "user", content: [{ type: "text", text: "Tell me about" }, { type: "text", text: "the sea." }] }] }));
+    const joined = await call(app, "/v1/chat/completions", chat({ messages: [{ role: "user", content: "Tell me about\nthe sea." }] }));
+    expect((await parts.json<ChatCompletion>()).choices[0]?.message.content).toBe((await joined.json<ChatCompletion>()).choices[0]?.message.content);
+  });
+});
