@@ -1,0 +1,61 @@
+// Outcome: the same interface, both places. The shipped tiny LLM's manifest, served twice
+// with only `runtime` switched — the vLLM origin (onnxruntime-node) and the in-isolate
+// decode loop (onnxruntime-web WASM in workerd) — on the same FP32 graph: greedy 32-token
+// continuations are identical on 20 prompts. No task or route code knows which ran.
+import { describe, expect, inject, it } from "vitest";
+import { appInIsolate, appOnOrigin, call } from "./generation-helpers";
+
+const origin = inject("llmOrigin");
+
+const PROMPTS = [
+  "The old man walked slowly down the road",
+  "In the morning the city was quiet and",
+  "She looked at the letter for a long time",
+  "The committee will meet again next week to",
+  "It was the first time that anyone had",
+  "The President said that the government",
+  "After the war, many of the soldiers",
+  "The children ran out into the garden",
+  "He had never seen so much money in",
+  "The results of the study show that",
+  "When the train stopped at the station",
+  "There was no reason to believe that",
+  "The house on the hill had been empty",
+  "Most of the people in the town were",
+  "The church bells rang as the",
+  "I do not know what you mean by",
+  "The water in the river was cold and",
+  "They decided to leave before the",
+  "The new school will open in the fall",
+  "At the end of the day, the",
+];
+
+interface Completion {
+  choices: { text: string; finish_reason: string }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+
+describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same manifest, same graph", () => {
+  it("greedy 32-token continuations are identical on 20 prompts", { timeout: 300_000 }, async () => {
+    const url = origin?.url ?? "";
+    const remote = appOnOrigin(url);
+    const local = await appInIsolate(url);
+    for (const prompt of PROMPTS) {
+      const body = { model: "tiny-llm", prompt, max_tokens: 32, temperature: 0 };
+      const [a, b] = [await call(remote, "/v1/completions", body), await call(local, "/v1/completions", body)];
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      const [onOrigin, inIsolate] = [await a.json<Completion>(), await b.json<Completion>()];
+      expect(inIsolate.choices[0], prompt).toEqual(onOrigin.choices[0]);
+      expect(inIsolate.usage).toEqual(onOrigin.usage);
+    }
+  });
+
+  it("seeded sampling gives the same text both places (one sampler, one PRNG)", { timeout: 120_000 }, async () => {
+    const url = origin?.url ?? "";
+    const body = { model: "tiny-llm", prompt: PROMPTS[0], max_tokens: 24, temperature: 0.9, top_k: 40, top_p: 0.95, seed: 1234 };
+    const onOrigin = await (await call(appOnOrigin(url), "/v1/completions", body)).json<Completion>();
+    const inIsolate = await (await call(await appInIsolate(url), "/v1/completions", body)).json<Completion>();
+    expect(inIsolate.choices[0]?.text).toBe(onOrigin.choices[0]?.text);
+  });
+});
