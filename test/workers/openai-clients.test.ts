@@ -1,0 +1,63 @@
+// Real clients, unmodified, inside workerd with the Worker's own fetch: the official
+// `openai` SDK (streaming and not, and its error handling) and the Vercel AI SDK's
+// OpenAI-compatible provider (generateText and streamText).
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateText, streamText } from "ai";
+import { env, SELF } from "cloudflare:test";
+import OpenAI from "openai";
+import { describe, expect, inject, it } from "vitest";
+import { perModelKey } from "../../src/compose";
+import { KEY } from "./helpers";
+
+const origin = inject("llmOrigin");
+const fetchViaWorker: typeof fetch = (input, init) => SELF.fetch(input, init);
+
+describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge", () => {
+  Reflect.set(env, perModelKey("ORIGIN_URL", "tiny-llm"), origin?.url ?? "");
+  const client = new OpenAI({ apiKey: KEY, baseURL: "https://edge.test/v1", fetch: fetchViaWorker, maxRetries: 0 });
+  const messages = [{ role: "system", content: "You are a storyteller." }, { role: "user", content: "Tell me about the sea." }] as const;
+
+  it("openai: chat.completions.create, streamed and not, agree", async () => {
+    const whole = await client.chat.completions.create({ model: "tiny-llm", messages: [...messages], max_tokens: 24, temperature: 0 });
+    expect(whole.choices[0]?.message.content?.length).toBeGreaterThan(0);
+    expect(whole.usage?.completion_tokens).toBeGreaterThan(0);
+    const stream = await client.chat.completions.create({
+      model: "tiny-llm", messages: [...messages], max_tokens: 24, temperature: 0, stream: true, stream_options: { include_usage: true },
+    });
+    let text = "";
+    let usage: number | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      if (chunk.usage) usage = chunk.usage.completion_tokens;
+    }
+    expect(text).toBe(whole.choices[0]?.message.content);
+    expect(usage).toBe(whole.usage?.completion_tokens);
+  });
+
+  it("openai: completions.create and models.list", async () => {
+    const completion = await client.completions.create({ model: "tiny-llm", prompt: "Once upon a time", max_tokens: 8, temperature: 0 });
+    expect(completion.choices[0]?.text.length).toBeGreaterThan(0);
+    const models = [];
+    for await (const model of client.models.list()) models.push(model.id);
+    expect(models).toContain("tiny-llm");
+  });
+
+  it("openai: a refused parameter surfaces as BadRequestError with its param", async () => {
+    const error = await client.chat.completions.create({ model: "tiny-llm", messages: [...messages], n: 2 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error).toMatchObject({ status: 400, param: "n", code: "invalid_request" });
+  });
+
+  it("AI SDK: generateText and streamText through @ai-sdk/openai-compatible", async () => {
+    const provider = createOpenAICompatible({ name: "edge", baseURL: "https://edge.test/v1", apiKey: KEY, fetch: fetchViaWorker, includeUsage: true });
+    const model = provider.chatModel("tiny-llm");
+    const request = { model, system: "You are a storyteller.", prompt: "Tell me about the sea.", maxOutputTokens: 16, temperature: 0, maxRetries: 0 };
+    const generated = await generateText(request);
+    expect(generated.text.length).toBeGreaterThan(0);
+    const streamed = streamText(request);
+    let text = "";
+    for await (const delta of streamed.textStream) text += delta;
+    expect(text).toBe(generated.text);
+    expect((await streamed.usage).outputTokens).toBe(generated.usage.outputTokens);
+  });
+});
