@@ -2,6 +2,7 @@
 // loopback: OpenAI shapes streamed and not, stop strings that also abort the origin, seeds,
 // refused parameters, the context limit, and the origin's failures before and after the
 // first token.
+import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { problem } from "./helpers";
 import { appOnOrigin, call, sseEvents, stubRequests } from "./generation-helpers";
@@ -146,6 +147,36 @@ describe.skipIf(origin === null)("generation through the vLLM origin adapter", (
     const open = await call(failing, "/v1/chat/completions", chat());
     expect(open.status).toBe(503);
     expect(Number(open.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(origin === null)("the Workers AI text-generation shape on /v1/run/{model}, and /v1/models", () => {
+  const app = appOnOrigin(origin?.url ?? "");
+
+  it("{prompt} → {response, usage}; {messages, stream} → data: {response} … [DONE]", async () => {
+    const whole = await (await call(app, "/v1/run/tiny-llm", { prompt: "The river was", max_tokens: 12, temperature: 0 })).json<{ response: string; usage: { completion_tokens: number } }>();
+    expect(whole.response.length).toBeGreaterThan(0);
+    const events = await sseEvents(await call(app, "/v1/run/tiny-llm", { prompt: "The river was", max_tokens: 12, temperature: 0, stream: true }));
+    expect(events.at(-1)).toBe("[DONE]");
+    const text = events.slice(0, -1).map((event) => (JSON.parse(event) as { response: string }).response).join("");
+    expect(text).toBe(whole.response);
+    const chat = await call(app, "/v1/run/tiny-llm", { messages: [{ role: "user", content: "Hello" }], max_tokens: 4 });
+    expect(chat.status).toBe(200);
+  });
+
+  it("refuses prompt and messages together, and a classifier's {text} on the LLM", async () => {
+    const both = await call(app, "/v1/run/tiny-llm", { prompt: "a", messages: [{ role: "user", content: "b" }] });
+    expect(both.status).toBe(400);
+    const text = await call(app, "/v1/run/tiny-llm", { text: "hello" });
+    expect(text.status).toBe(422);
+    expect((await problem(text)).field).toBe("model");
+  });
+
+  it("GET /v1/models lists the LLM with its capabilities and context length", async () => {
+    const response = await app.request("https://edge.test/v1/models", { headers: { authorization: "Bearer test-key-1" } }, env);
+    const body = await response.json<{ data: { id: string; capabilities: string[]; runtime: string; protocol?: string; context_length?: number }[] }>();
+    const llm = body.data.find((model) => model.id === "tiny-llm");
+    expect(llm).toMatchObject({ runtime: "origin", protocol: "vllm-completions", capabilities: ["textGeneration"], context_length: 512 });
   });
 });
 

@@ -37,6 +37,8 @@ describe("GET /openapi.json", () => {
         "/v2/models/{name}/versions/{version}/infer",
         "/openapi.json",
         "/metrics",
+        "/v1/chat/completions",
+        "/v1/completions",
       ]),
     );
     for (const operations of Object.values(document.paths)) {

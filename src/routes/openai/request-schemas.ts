@@ -60,7 +60,7 @@ export const ChatCompletionRequest = z
     ...samplingFields,
     messages: z.array(Message).min(1, "needs at least one message").max(256),
     max_completion_tokens: z.number().int().min(1).max(1_000_000).nullish(),
-    tools: neutral(z.array(z.never()).max(0), "[]"),
+    tools: neutral(z.array(z.unknown()).max(0, "tools are not supported by this service"), "[]"),
     tool_choice: neutral(z.literal("none"), '"none"'),
     parallel_tool_calls: z.boolean().nullish(),
     functions: refused("functions"),
