@@ -16,7 +16,7 @@ const freePort = () =>
  * (the soak test kills it with SIGKILL) and resolves once wrangler has exited.
  * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean }} options
  *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`).
- * @returns {Promise<{ url: string, inspectorUrl?: string, startMs: number, stop: () => void, kill: (signal: NodeJS.Signals) => Promise<void> }>}
+ * @returns {Promise<{ url: string, pid: number, inspectorUrl?: string, startMs: number, stop: () => void, kill: (signal: NodeJS.Signals) => Promise<void> }>}
  */
 export async function startWranglerDev({ persistTo, vars, inspector = false }) {
   const port = await freePort();
@@ -42,6 +42,7 @@ export async function startWranglerDev({ persistTo, vars, inspector = false }) {
   const exited = new Promise((resolve) => child.once("exit", resolve));
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     inspectorUrl,
     startMs: performance.now() - started,
     stop: () => process.kill(-child.pid, "SIGTERM"),

@@ -1,0 +1,86 @@
+// The wire format toward a vLLM origin, pinned to vLLM's own source: the request the
+// adapter sends (vllm-project/vllm vllm/entrypoints/openai/protocol.py, CompletionRequest:
+// prompt as token ids, return_token_ids, stop_token_ids, top_k/min_p, stream_options) and
+// the chunks it reads (CompletionStreamResponse / CompletionResponseStreamChoice with
+// token_ids, finish_reason, stop_reason; prompt_token_ids on the first chunk; a usage chunk
+// with `choices: []`; ErrorResponse as `{"error": {...}}` — serving_completion.py).
+import { describe, expect, it } from "vitest";
+import { CompletionChunk, completionRequest, ErrorEvent, errorMessage } from "../../src/protocols/vllm-completions";
+import { sseData } from "../../src/protocols/sse";
+import { circuitBreaker } from "../../src/runtime/origin/circuit-breaker";
+
+/** Chunks shaped as completion_stream_generator frames them (fields of CompletionStreamResponse, nulls included). */
+const VLLM_STREAM = [
+  'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[{"index":0,"text":" the","logprobs":null,"finish_reason":null,"stop_reason":null,"token_ids":[262],"prompt_token_ids":[1,464,1110]}],"usage":null}',
+  'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[{"index":0,"text":" house","logprobs":null,"finish_reason":null,"stop_reason":null,"token_ids":[1402]}],"usage":null}',
+  'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[{"index":0,"text":"","logprobs":null,"finish_reason":"stop","stop_reason":2,"token_ids":[2]}],"usage":null}',
+  'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[],"usage":{"prompt_tokens":3,"total_tokens":6,"completion_tokens":3,"prompt_tokens_details":null}}',
+  "data: [DONE]",
+].join("\n\n") + "\n\n";
+
+function streamOf(text: string, cut: number): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  return new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < bytes.length; i += cut) controller.enqueue(bytes.slice(i, i + cut));
+      controller.close();
+    },
+  });
+}
+
+describe("vLLM /v1/completions wire format", () => {
+  it("sends the prompt as ids with return_token_ids, streaming, usage and the stop ids", () => {
+    const body = completionRequest("tiny-llm", {
+      promptIds: [1, 464, 1110], maxTokens: 32, stopTokenIds: [2, 6],
+      sampling: { temperature: 0.7, topP: 0.9, topK: 0, minP: 0.05, seed: 42 },
+    });
+    expect(body).toEqual({
+      model: "tiny-llm", prompt: [1, 464, 1110], max_tokens: 32, temperature: 0.7, top_p: 0.9, top_k: -1, min_p: 0.05, seed: 42,
+      stop_token_ids: [2, 6], ignore_eos: false, stream: true, stream_options: { include_usage: true }, return_token_ids: true, skip_special_tokens: false,
+    });
+  });
+
+  it("reads vLLM's chunks, split anywhere, into ids, finish and stop reasons", async () => {
+    for (const cut of [1, 7, 64, 4096]) {
+      const chunks = [];
+      for await (const data of sseData(streamOf(VLLM_STREAM, cut))) chunks.push(data);
+      expect(chunks.at(-1)).toBe("[DONE]");
+      const parsed = chunks.slice(0, -1).map((chunk) => CompletionChunk.parse(JSON.parse(chunk)));
+      expect(parsed.flatMap((chunk) => chunk.choices.flatMap((choice) => choice.token_ids ?? []))).toEqual([262, 1402, 2]);
+      expect(parsed[2]?.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: 2 });
+      expect(parsed[3]?.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 3 });
+    }
+  });
+
+  it("recognises vLLM's error events, new and old shapes", () => {
+    const newer = ErrorEvent.parse({ error: { message: "CUDA out of memory", type: "InternalServerError", param: null, code: 500 } });
+    const older = ErrorEvent.parse({ object: "error", message: "too long", type: "BadRequestError", param: null, code: 400 });
+    expect(errorMessage(newer)).toBe("CUDA out of memory");
+    expect(errorMessage(older)).toBe("too long");
+    expect(ErrorEvent.safeParse(JSON.parse(VLLM_STREAM.split("\n\n")[0]!.slice(6))).success).toBe(false);
+  });
+});
+
+describe("circuit breaker", () => {
+  it("opens after the threshold, fails fast with Retry-After, lets one probe through after the cooldown", () => {
+    let now = 0;
+    const breaker = circuitBreaker({ threshold: 3, cooldownMs: 5000, now: () => now });
+    for (let i = 0; i < 3; i += 1) {
+      breaker.check();
+      breaker.failure();
+    }
+    expect(breaker.state()).toBe("open");
+    expect(() => breaker.check()).toThrow(expect.objectContaining({ status: 503, headers: { "retry-after": "5" } }));
+    now = 5000;
+    breaker.check(); // the probe
+    expect(breaker.state()).toBe("half-open");
+    expect(() => breaker.check()).toThrow(expect.objectContaining({ status: 503 })); // only one probe at a time
+    breaker.failure();
+    expect(breaker.state()).toBe("open");
+    now = 10_000;
+    breaker.check();
+    breaker.success();
+    expect(breaker.state()).toBe("closed");
+    breaker.check();
+  });
+});
