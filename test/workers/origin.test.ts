@@ -96,7 +96,12 @@ describe("an origin model the origin cannot serve is not ready, with the reason"
     ["nothing listening", { url: "http://127.0.0.1:9" }, {}, /could not be reached/],
     ["an origin that never answers", { url: `${origin.faultyUrl}/silent`, timeoutMs: 300 }, {}, /did not answer within 300 ms/],
     ["a version the origin does not serve", {}, { version: "9.9.9" }, /does not serve spam-classifier 9\.9\.9/],
-    ["a signature the origin does not have", {}, { outputs: [{ name: "logits", datatype: "FP32", shape: [-1, 3] }] }, /declares "logits"/],
+    [
+      "a signature the origin does not have",
+      {},
+      { graphs: { ...manifest.graphs, model: { ...manifest.graphs.model!, outputs: [{ name: "logits", datatype: "FP32", shape: [-1, 3] }] } } },
+      /declares "logits"/,
+    ],
   ];
   for (const [what, config, overrides, reason] of cases) {
     it(what, async () => {
