@@ -3,14 +3,12 @@
 import { bundledModels } from "./models/bundled";
 import { createRegistry } from "./models/registry";
 import { edgeRuntimes, NO_ORIGIN, type OriginConfig } from "./runtime";
-import { durableHistories } from "./storage/card-history";
-import { d1Decisions } from "./storage/decisions";
+import { durableCards } from "./storage/card-history";
 import { createServices, type Services } from "./tasks";
-import type { DecisionStore, HistoryStore } from "./tasks/fraud/decide";
+import type { CardLedger } from "./tasks/fraud/decide";
 
 export interface FraudStores {
-  decisions: DecisionStore;
-  histories: HistoryStore;
+  ledger: CardLedger;
 }
 
 function positive(value: string | undefined, fallback: number): number;
@@ -56,7 +54,7 @@ export function defaultServices(env: Env): Services {
   return services;
 }
 
-/** The fraud webhooks' stores: decisions in D1, card histories in Durable Objects. */
+/** The fraud webhooks' store: each card's ledger (history and decisions) in its Durable Object. */
 export function fraudStores(env: Env): FraudStores {
-  return { decisions: d1Decisions(env.DB), histories: durableHistories(env.CARD_HISTORY) };
+  return { ledger: durableCards(env.CARD_HISTORY) };
 }

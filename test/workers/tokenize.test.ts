@@ -30,7 +30,7 @@ async function chatModel(name: string, chatTemplate: unknown): Promise<Registere
   const manifest: Manifest = withGeneration;
   const source = bundleSource({ "tokenizer.json": chatTokenizer });
   const readFile = (file: string, sha: string) => readVerified(source, manifest, file, sha);
-  return { manifest, readFile, runtime: edgeRuntimes()(manifest, () => readFile(manifest.file, manifest.sha256)) };
+  return { manifest, readFile, runtime: edgeRuntimes()(manifest, (graph) => readFile(manifest.graphs[graph]!.file, manifest.graphs[graph]!.sha256)) };
 }
 
 async function chatApp() {

@@ -8,7 +8,7 @@ import { ServiceError } from "../../errors/service-error";
 import { readOipBody } from "../../protocols/oip-body";
 import { encodeInferResponse, InferRequestSchema, parseInferRequest } from "../../protocols/oip-infer";
 import { modelConfig } from "../../protocols/triton-model-config";
-import type { ServedModel } from "../../tasks";
+import { capability, type ServedModel } from "../../tasks";
 import { serverTiming } from "../server-timing";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
@@ -114,7 +114,9 @@ oipRoutes.openapi(serverRoute, (c) => c.json(SERVER, 200));
 oipRoutes.get("/v2/", (c) => c.json(SERVER));
 oipRoutes.openapi(liveRoute, (c) => c.json({ live: true }, 200));
 oipRoutes.openapi(readyRoute, async (c) => {
-  const models = c.get("services").list();
+  // OIP readiness covers the models OIP serves: those with a tensor capability (an origin
+  // LLM reached over vLLM has none, and its readiness shows in /v1/models).
+  const models = c.get("services").list().filter((model) => model.capabilities.tensors !== undefined);
   const [states, missing] = await Promise.all([Promise.all(models.map((model) => model.ready())), missingMigrations(c.env.DB)]);
   const ready = states.every(Boolean) && missing.length === 0;
   if (ready) return c.json({ ready }, 200);
@@ -143,9 +145,10 @@ oipRoutes.openAPIRegistry.registerPath({
 async function infer(c: Context<AppEnv>, name: string, version: string | undefined): Promise<Response> {
   const model = findModel(c.get("services"), name, "name");
   versionCheck(model, version);
+  const tensors = capability(model, "tensors", "name");
   const call = await parseInferRequest(c.req.raw, { maxBytes: Number(c.env.MAX_BODY_BYTES), maxElements: MAX_ELEMENTS });
   await requireReady(model);
-  const { outputs, timings } = await model.infer(call.inputs, call.outputs);
+  const { outputs, timings } = await tensors.infer(call.inputs, { ...(call.outputs === undefined ? {} : { outputNames: call.outputs }), signal: c.req.raw.signal });
   const result = { model_name: model.manifest.name, model_version: model.manifest.version, ...(call.id === undefined ? {} : { id: call.id }), outputs };
   return encodeInferResponse(result, call, { "server-timing": serverTiming({ inferMs: timings.runMs }) });
 }
@@ -159,7 +162,8 @@ for (const [prefix, versioned] of [["/v2/models/{name}", false], ["/v2/models/{n
     const model = findModel(c.get("services"), name, "name");
     versionCheck(model, version);
     const { manifest } = model;
-    return c.json({ name: manifest.name, versions: [manifest.version], platform: "onnxruntime_onnx", inputs: manifest.inputs, outputs: manifest.outputs }, 200);
+    const { graph } = capability(model, "tensors", "name");
+    return c.json({ name: manifest.name, versions: [manifest.version], platform: "onnxruntime_onnx", inputs: graph.inputs, outputs: graph.outputs }, 200);
   });
   oipRoutes.openapi(route.ready, async (c) => {
     const params = c.req.valid("param");
@@ -177,7 +181,8 @@ for (const [prefix, versioned] of [["/v2/models/{name}", false], ["/v2/models/{n
     const model = findModel(c.get("services"), name, "name");
     versionCheck(model, version);
     const { manifest } = model;
-    return c.json(modelConfig({ ...manifest, parameters: { task: manifest.task, runtime: manifest.runtime } }), 200);
+    const { graph } = capability(model, "tensors", "name");
+    return c.json(modelConfig({ name: manifest.name, version: manifest.version, inputs: graph.inputs, outputs: graph.outputs, parameters: { task: manifest.task, runtime: manifest.runtime } }), 200);
   });
 
   // The body is read by the codec (no Content-Type needed, gzip/deflate, binary tensors),

@@ -2,12 +2,12 @@
 // and a D1 schema with every migration applied.
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
-import { durableCards } from "../../storage/card-history";
 import { missingMigrations } from "../../storage/d1-schema";
 import type { CardLedger } from "../../tasks/fraud/decide";
 import type { FraudScorer } from "../../tasks/fraud/fraud-scoring";
 import type { MerchantProfile } from "../../tasks/fraud/sources/stripe";
 import type { Services } from "../../tasks";
+import type { FraudStores } from "../../compose";
 import { requireReady } from "../services";
 
 const MerchantProfileSchema = z.object({
@@ -24,14 +24,15 @@ export interface FraudContext {
   merchant: MerchantProfile;
 }
 
-/** Resolves the configured fraud model (503 until it is ready) and the stores. */
-export async function fraudContext(env: Env, services: Services): Promise<FraudContext> {
+/** Resolves the configured fraud model (503 until it is ready) beside the store composed at the top (src/compose.ts). */
+export async function fraudContext(env: Env, services: Services, stores: FraudStores): Promise<FraudContext> {
   const model = services.get(env.FRAUD_MODEL);
-  if (model === undefined || model.task.task !== "fraud-scoring") {
+  const scorer = model?.capabilities.fraudScoring;
+  if (model === undefined || scorer === undefined) {
     throw new ServiceError(503, "model_not_ready", `FRAUD_MODEL "${env.FRAUD_MODEL}" is not a served fraud-scoring model`);
   }
   await requireReady(model);
-  return { scorer: model.task.service, ledger: durableCards(env.CARD_HISTORY), merchant: merchantProfile(env.MERCHANT_PROFILE) };
+  return { scorer, ledger: stores.ledger, merchant: merchantProfile(env.MERCHANT_PROFILE) };
 }
 
 /** 503 not_configured naming the migrations D1 lacks: the provider retries, nothing is lost. */

@@ -4,6 +4,7 @@ import { recordUnscored } from "../../storage/unscored-events";
 import type { Decision } from "../../storage/decisions";
 import { decide } from "../../tasks/fraud/decide";
 import type { SourceEvent } from "../../tasks/fraud/sources/source-event";
+import type { FraudStores } from "../../compose";
 import type { Services } from "../../tasks";
 import { fraudContext } from "./fraud-context";
 
@@ -15,13 +16,19 @@ export interface Delivered {
 
 export type Recorded = { scored: true; decision: Decision; duplicate: boolean } | { scored: false; reason: string };
 
+/** What the composition root hands the webhooks: the served models and the card ledger. */
+export interface WebhookDeps {
+  services: Services;
+  stores: FraudStores;
+}
+
 /** Decides a payment or records the event as not scored; throws (→ non-2xx, retried) only when storing fails. */
-export async function record(env: Env, services: Services, delivered: Delivered, source: SourceEvent, approved: boolean | null = null): Promise<Recorded> {
+export async function record(env: Env, { services, stores }: WebhookDeps, delivered: Delivered, source: SourceEvent, approved: boolean | null = null): Promise<Recorded> {
   if (source.kind === "unscored") {
     await recordUnscored(env.DB, { ...delivered, objectId: source.objectId, transactionKey: source.key ?? null, reason: source.reason, approved });
     return { scored: false, reason: source.reason };
   }
-  const { scorer, ledger } = await fraudContext(env, services);
+  const { scorer, ledger } = await fraudContext(env, services, stores);
   const { decision, duplicate } = await decide(scorer, ledger, {
     ...delivered,
     transactionKey: source.key,

@@ -55,6 +55,7 @@ stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
   await requireSchema(c.env.DB);
   const delivered = { eventId: event.id, provider: "stripe" as const, eventType: event.type };
   const services = c.get("services");
+  const deps = { services, stores: c.get("fraudStores")(c.env) };
 
   switch (event.type) {
     case "issuing_authorization.request": {
@@ -71,7 +72,7 @@ stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
         return c.json({ approved: policy, metadata: { fraud_unscored: reason.slice(0, METADATA_MAX) } });
       };
       if (source.kind === "unscored") return unscored(source.reason);
-      const work = record(c.env, services, delivered, source);
+      const work = record(c.env, deps, delivered, source);
       // Past the deadline Stripe has moved on, but the decision still completes and is stored.
       c.executionCtx.waitUntil(work.catch(() => undefined));
       try {
@@ -85,19 +86,19 @@ stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
     }
     case "issuing_authorization.created": {
       const source = sourceOf(IssuingAuthorizationSchema, event, (authorization) => fromIssuingAuthorization(authorization, true));
-      return c.json(acknowledged(await record(c.env, services, delivered, source)));
+      return c.json(acknowledged(await record(c.env, deps, delivered, source)));
     }
     case "charge.succeeded":
     case "charge.failed":
     case "charge.captured":
     case "charge.updated": {
       const source = sourceOf(ChargeSchema, event, (charge) => fromCharge(charge, merchantOf(c.env)));
-      return c.json(acknowledged(await record(c.env, services, delivered, source)));
+      return c.json(acknowledged(await record(c.env, deps, delivered, source)));
     }
     case "payment_intent.succeeded":
     case "payment_intent.payment_failed": {
       const source = sourceOf(PaymentIntentSchema, event, (intent) => fromPaymentIntent(intent, merchantOf(c.env)));
-      return c.json(acknowledged(await record(c.env, services, delivered, source)));
+      return c.json(acknowledged(await record(c.env, deps, delivered, source)));
     }
     default:
       return c.json({ received: true, ignored: `event type ${event.type} carries no transaction to score` });
