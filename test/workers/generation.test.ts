@@ -107,6 +107,15 @@ describe.skipIf(origin === null)("generation through the vLLM origin adapter", (
     expect(requests[0]?.stepsAfterAbort).toBeLessThanOrEqual(1);
   });
 
+  it("a stop string found only in the prompt never empties the output (vllm#11089)", async () => {
+    const body = { model: "tiny-llm", prompt: "The war had ended and the soldiers", temperature: 0, max_tokens: 12 };
+    const plain = (await (await call(app, "/v1/completions", body)).json<{ choices: { text: string }[] }>()).choices[0]?.text ?? "";
+    const stop = plain.includes("soldiers") ? "zzzz" : "soldiers";
+    const withStop = await (await call(app, "/v1/completions", { ...body, stop })).json<{ choices: { text: string }[] }>();
+    expect(plain.length).toBeGreaterThan(0);
+    expect(withStop.choices[0]?.text).toBe(plain);
+  });
+
   it("the origin's 429 and 503 arrive as 429/503 with Retry-After, before any stream byte", async () => {
     for (const status of [429, 503]) {
       const response = await call(appOnOrigin(`${url}/${status}`), "/v1/chat/completions", chat({ stream: true }));

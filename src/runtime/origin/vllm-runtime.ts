@@ -92,8 +92,11 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
       } catch (error) {
         throw upstream("The GPU origin sent a chunk that is not JSON", error);
       }
-      const failed = ErrorEvent.safeParse(json);
-      if (failed.success) throw upstream(`The GPU origin failed mid-stream: ${errorMessage(failed.data)}`);
+      // Error events are rare: only objects that look like one pay for the schema.
+      if (typeof json === "object" && json !== null && ("error" in json || ("object" in json && json.object === "error"))) {
+        const failed = ErrorEvent.safeParse(json);
+        throw upstream(`The GPU origin failed mid-stream: ${failed.success ? errorMessage(failed.data) : "an unreadable error event"}`);
+      }
       const chunk = CompletionChunk.safeParse(json);
       if (!chunk.success) throw upstream("The GPU origin sent an invalid completion chunk", chunk.error);
       const [choice] = chunk.data.choices;
