@@ -85,7 +85,7 @@ function card({ manifest, state, capabilities }: ServedModel) {
     ...(manifest.runtime === "origin" ? { protocol: manifest.protocol } : {}),
     capabilities: capabilityNames(capabilities),
     state: state(),
-    ...("labels" in manifest ? { labels: [...manifest.labels] } : {}),
+    ...(manifest.task === "text-classification" || manifest.task === "fraud-scoring" ? { labels: [...manifest.labels] } : {}),
     ...(manifest.task === "text-generation" ? { context_length: manifest.generation.contextLength, max_model_len: manifest.generation.contextLength } : {}),
     ...graphFields(primaryGraph(manifest)),
     ...("evaluation" in manifest ? { evaluation: manifest.evaluation } : {}),
