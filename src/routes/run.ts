@@ -7,7 +7,7 @@ import { ServiceError } from "../errors/service-error";
 import { capability } from "../tasks";
 import { classifierOf, LabelScoreSchema, Text } from "./classify";
 import { collect, sseResponse, startGeneration } from "./openai/generation-stream";
-import { generationErrors } from "./openai/openapi-errors";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "./problems";
 import { chatMessages } from "./openai/request-schemas";
 import { UsageSchema, workersAiChunks } from "./openai/responses";
 import { generationOptions } from "./openai/sampling";
@@ -39,6 +39,7 @@ const GenerationInput = z
 const runRoute = createRoute({
   method: "post",
   path: "/v1/run/{model}",
+  operationId: "runModel",
   summary: "Workers AI-style: text classification ({text} → [{label, score}]) or text generation ({prompt | messages} → {response})",
   request: {
     params: z.object({ model: z.string().min(1) }),
@@ -52,7 +53,7 @@ const runRoute = createRoute({
         "text/event-stream": { schema: z.string() },
       },
     },
-    ...generationErrors,
+    ...problemResponses("/v1/run/{model}", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 

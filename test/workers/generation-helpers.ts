@@ -24,7 +24,7 @@ export function appOnOrigin(url: string, origin: Partial<OriginConfig> = {}) {
   return createApp(() => createServices(registry));
 }
 
-/** The same manifest with the in-isolate WASM loop; the FP32 graph comes from R2 (fetched from the origin stub's files). */
+/** The same manifest with the in-isolate WASM loop; the FP32 graph comes from R2 (put there from the stub's file route). */
 export async function appInIsolate(stubUrl: string) {
   const graph = llm.graphs["decoder-fp32"];
   if (graph === undefined) throw new Error("no FP32 graph");
@@ -54,15 +54,33 @@ export async function sseEvents(response: Response): Promise<string[]> {
   return text.split("\n\n").filter((frame) => frame.startsWith("data: ")).map((frame) => frame.slice(6));
 }
 
-export interface StubRequest {
-  prefix: string;
-  steps: number;
-  stepsAfterAbort: number;
-  aborted: boolean;
-  finished: boolean;
-  maxTokens: number;
+
+
+/** The reference origin's counters that show whether it still decodes (its /metrics, vLLM's names). */
+export interface OriginCounters {
+  aborted: number;
+  generationTokens: number;
+  running: number;
 }
 
-export async function stubRequests(stubUrl: string): Promise<StubRequest[]> {
-  return (await fetch(`${stubUrl}/_stub/requests`)).json<StubRequest[]>();
+export async function originCounters(originUrl: string): Promise<OriginCounters> {
+  const text = await (await fetch(`${originUrl}/metrics`)).text();
+  const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((total, match) => total + Number(match[1]), 0);
+  return {
+    aborted: sum(/^vllm:request_success_total\{[^}]*finished_reason="abort"[^}]*\} (\S+)$/gm),
+    generationTokens: sum(/^vllm:generation_tokens_total(?:\{[^}]*\})? (\S+)$/gm),
+    running: sum(/^vllm:num_requests_running(?:\{[^}]*\})? (\S+)$/gm),
+  };
+}
+
+/** Waits until the origin has counted one more abort than `before`, then for its decoding to stand still. */
+export async function afterAbort(originUrl: string, before: OriginCounters): Promise<{ counters: OriginCounters; tokensAfterAbort: number }> {
+  let counters = await originCounters(originUrl);
+  for (let i = 0; i < 100 && counters.aborted <= before.aborted; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    counters = await originCounters(originUrl);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const later = await originCounters(originUrl);
+  return { counters: later, tokensAfterAbort: later.generationTokens - counters.generationTokens };
 }

@@ -1,5 +1,6 @@
 // Outcome: the same interface, both places. The shipped tiny LLM's manifest, served twice
-// with only `runtime` switched — the vLLM origin (onnxruntime-node) and the in-isolate
+// with only `runtime` switched — the reference origin over vLLM's protocol (its decoder
+// engine on onnxruntime-node) and the in-isolate
 // decode loop (onnxruntime-web WASM in workerd) — on the same FP32 graph: greedy 32-token
 // continuations are identical on 20 prompts. No task or route code knows which ran.
 import { describe, expect, inject, it } from "vitest";
@@ -39,7 +40,7 @@ describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same
   it("greedy 32-token continuations are identical on 20 prompts", { timeout: 300_000 }, async () => {
     const url = origin?.url ?? "";
     const remote = appOnOrigin(url);
-    const local = await appInIsolate(url);
+    const local = await appInIsolate(origin?.faultyUrl ?? "");
     for (const prompt of PROMPTS) {
       const body = { model: "tiny-llm", prompt, max_tokens: 32, temperature: 0 };
       const [a, b] = [await call(remote, "/v1/completions", body), await call(local, "/v1/completions", body)];
@@ -55,7 +56,7 @@ describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same
     const url = origin?.url ?? "";
     const body = { model: "tiny-llm", prompt: PROMPTS[0], max_tokens: 24, temperature: 0.9, top_k: 40, top_p: 0.95, seed: 1234 };
     const onOrigin = await (await call(appOnOrigin(url), "/v1/completions", body)).json<Completion>();
-    const inIsolate = await (await call(await appInIsolate(url), "/v1/completions", body)).json<Completion>();
+    const inIsolate = await (await call(await appInIsolate(origin?.faultyUrl ?? ""), "/v1/completions", body)).json<Completion>();
     expect(inIsolate.choices[0]?.text).toBe(onOrigin.choices[0]?.text);
   });
 });

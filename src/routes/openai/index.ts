@@ -6,7 +6,7 @@ import { capability } from "../../tasks";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
 import { collect, sseResponse, startGeneration } from "./generation-stream";
-import { generationErrors } from "./openapi-errors";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { chatMessages, ChatCompletionRequest, CompletionRequest } from "./request-schemas";
 import { chatChunks, chatCompletion, ChatCompletionResponse, completion, completionChunks, CompletionResponse, identity } from "./responses";
 import { generationOptions } from "./sampling";
@@ -16,22 +16,24 @@ const sse = { "text/event-stream": { schema: z.string().openapi({ description: "
 const chatRoute = createRoute({
   method: "post",
   path: "/v1/chat/completions",
+  operationId: "createChatCompletion",
   summary: "OpenAI-compatible chat completion (streamed with stream: true)",
   request: { body: { required: true, content: { "application/json": { schema: ChatCompletionRequest } } } },
   responses: {
     200: { description: "The completion, or its SSE chunks", content: { "application/json": { schema: ChatCompletionResponse }, ...sse } },
-    ...generationErrors,
+    ...problemResponses("/v1/chat/completions", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
 const completionRoute = createRoute({
   method: "post",
   path: "/v1/completions",
+  operationId: "createCompletion",
   summary: "OpenAI-compatible text completion (streamed with stream: true)",
   request: { body: { required: true, content: { "application/json": { schema: CompletionRequest } } } },
   responses: {
     200: { description: "The completion, or its SSE chunks", content: { "application/json": { schema: CompletionResponse }, ...sse } },
-    ...generationErrors,
+    ...problemResponses("/v1/completions", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
