@@ -3,10 +3,10 @@ import { ServiceError } from "../errors/service-error";
 import type { TextClassificationManifest } from "../models/manifest";
 import type { RegisteredModel } from "../models/registry";
 import { encodeBatch } from "../tokenizers/batch";
-import { loadTextTokenizer } from "../tokenizers/load";
 import type { TextTokenizer } from "../tokenizers/tokenizer";
 import { rows, softmax, topK, type LabelScore } from "./postprocess";
 import { tensorGraph } from "./tensor-graph";
+import { modelTokenizer } from "./model-tokenizer";
 
 export interface Classification {
   labels: LabelScore[];
@@ -29,17 +29,7 @@ export interface TextClassifier {
 /** Builds the classifier for one model; the tokenizer is loaded once, with the session. */
 export function createTextClassifier(model: RegisteredModel & { manifest: TextClassificationManifest }): TextClassifier {
   const { manifest, runtime } = model;
-  let tokenizer: Promise<TextTokenizer> | undefined;
-  const getTokenizer = (): Promise<TextTokenizer> => {
-    if (tokenizer === undefined) {
-      const loading = model.readFile(manifest.tokenizer.file, manifest.tokenizer.sha256).then((bytes) => loadTextTokenizer(manifest.tokenizer.file, bytes));
-      loading.catch(() => {
-        if (tokenizer === loading) tokenizer = undefined;
-      });
-      tokenizer = loading;
-    }
-    return tokenizer;
-  };
+  const getTokenizer = (): Promise<TextTokenizer> => modelTokenizer(model, manifest.tokenizer);
   const { graph, tensors } = tensorGraph(model);
   const [logitsSpec] = graph.outputs;
   if (logitsSpec === undefined) throw new Error(`Model ${manifest.name} declares no output`);

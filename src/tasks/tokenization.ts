@@ -7,8 +7,8 @@ import { ServiceError } from "../errors/service-error";
 import type { RegisteredModel } from "../models/registry";
 import { compileChatTemplate, type ChatTemplate, type ChatTemplateInput } from "../tokenizers/chat-template";
 import { chatMarkup, encodeChat, type ChatMarkup } from "../tokenizers/chat-template-encode";
-import { loadTextTokenizer } from "../tokenizers/load";
 import type { TextTokenizer } from "../tokenizers/tokenizer";
+import { modelTokenizer } from "./model-tokenizer";
 
 /** What tokenization reads from any manifest: read loosely, so every task's manifest fits. */
 const TokenizerViewSchema = z.object({
@@ -60,8 +60,7 @@ export function createTokenization(model: Pick<RegisteredModel, "manifest" | "re
 
   const load = (): Promise<Loaded> => {
     if (loading === undefined) {
-      const attempt = model.readFile(spec.file, spec.sha256).then((bytes): Loaded => {
-        const tokenizer = loadTextTokenizer(spec.file, bytes);
+      const attempt = modelTokenizer(model, spec).then((tokenizer): Loaded => {
         const tokenOf = (id: number | undefined) => (id === undefined ? undefined : tokenizer.decode([id]));
         const [bosToken, eosToken] = [tokenOf(generation?.bosTokenId), tokenOf(generation?.eosTokenId)];
         let template: Loaded["template"];

@@ -7,10 +7,10 @@ import type { TextGenerationManifest } from "../../models/manifest";
 import type { RegisteredModel } from "../../models/registry";
 import type { FinishReason, GenerationCapability, SamplingParams } from "../../runtime";
 import { renderChat, type ChatMessage } from "../../tokenizers/chat-template";
-import { loadTextTokenizer } from "../../tokenizers/load";
 import { streamDetokenizer } from "../../tokenizers/stream-detokenizer";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
 import { stopMatcher } from "./stop-strings";
+import { modelTokenizer } from "../model-tokenizer";
 
 export type PromptInput = { messages: readonly ChatMessage[] } | { prompt: string };
 
@@ -49,17 +49,7 @@ function contextExceeded(detail: string, field: string): ServiceError {
 export function createTextGenerator(model: RegisteredModel & { manifest: TextGenerationManifest }): TextGenerator {
   const { manifest, runtime } = model;
   const config = manifest.generation;
-  let tokenizer: Promise<TextTokenizer> | undefined;
-  const getTokenizer = (): Promise<TextTokenizer> => {
-    if (tokenizer === undefined) {
-      const loading = model.readFile(manifest.tokenizer.file, manifest.tokenizer.sha256).then((bytes) => loadTextTokenizer(manifest.tokenizer.file, bytes));
-      loading.catch(() => {
-        if (tokenizer === loading) tokenizer = undefined;
-      });
-      tokenizer = loading;
-    }
-    return tokenizer;
-  };
+  const getTokenizer = (): Promise<TextTokenizer> => modelTokenizer(model, manifest.tokenizer);
   const generation = (): GenerationCapability => {
     if (runtime.generation === undefined) throw new Error(`Model ${manifest.name}: its runtime offers no generation`);
     return runtime.generation;
