@@ -124,6 +124,33 @@ for (let i = 0; i < RESTARTS; i++) {
 }
 results.coldFirstRequest = summary(coldFirst);
 
+// Where a cold start goes, phase by phase on other fresh workers (each phase is the first
+// request of its kind; timers inside the Worker are frozen, so these are round trips):
+// the isolate's first request, ORT's init with the first (small) session, a second
+// session with its tokenizer, the first run of a session, then a warm request.
+const PHASES = [
+  ["isolate: first request (GET /v2/health/live)", (url) => fetch(`${url}/v2/health/live`)],
+  ["ORT init + fraud-gru session (…/fraud-gru/ready)", (url) => fetch(`${url}/v2/models/fraud-gru/ready`, { headers })],
+  ["spam session + tokenizer (…/spam-classifier/ready)", (url) => fetch(`${url}/v2/models/spam-classifier/ready`, { headers })],
+  ["first /v1/classify (first run of the session)", (url) => classify(url, texts[0])],
+  ["second /v1/classify (warm)", (url) => classify(url, texts[0])],
+];
+const phaseTimes = PHASES.map(() => []);
+for (let i = 0; i < RESTARTS; i++) {
+  const worker = await startWorker();
+  try {
+    for (const [index, [, request]] of PHASES.entries()) {
+      const started = performance.now();
+      const response = await request(worker.url);
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`${PHASES[index][0]}: HTTP ${response.status}`);
+      phaseTimes[index].push(performance.now() - started);
+    }
+  } finally {
+    worker.stop();
+  }
+}
+
 const bundleLine = execFileSync("node", ["scripts/bundle-size.mjs"], { encoding: "utf8" }).trim().split("\n").at(-1);
 
 // --- report ---------------------------------------------------------------------------------
@@ -140,5 +167,7 @@ row("workerd: POST /v2/models/…/infer (ids → logits)", results.workerdInfer,
 row("workerd: POST /v1/classify (text → labels)", results.workerdClassify, `${(results.workerdClassify.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32 incl. HTTP + tokenize`);
 row("reference origin: POST /v2/models/…/infer", results.originInfer, `${(results.originInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
 console.log(`\ncold start: first /v1/classify after a fresh workerd: p50 ${coldFirst.length ? percentile(coldFirst, 50).toFixed(0) : "-"} ms over ${RESTARTS} starts (${coldFirst.map((v) => v.toFixed(0)).join(", ")} ms); wrangler dev start-up ${percentile(coldStart, 50).toFixed(0)} ms`);
+console.log(`cold start, phase by phase (p50 over ${RESTARTS} fresh workers, ms):`);
+for (const [index, [name]] of PHASES.entries()) console.log(`  ${name.padEnd(52)} ${percentile(phaseTimes[index], 50).toFixed(0).padStart(6)}`);
 console.log(`warm /v1/classify p50: ${results.workerdClassify.p50.toFixed(2)} ms`);
 console.log(bundleLine);
