@@ -10,42 +10,20 @@
 // merges of that run are exactly a K-merge run's (as scripts/spam/train-tokenizer.mjs).
 // The binding has no ByteLevel decoder constructor, so it is written into the JSON and
 // the file is reloaded and checked to round-trip every held-out document.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer as JsTokenizer } from '@huggingface/tokenizers';
 import tokenizers from 'tokenizers';
+import { byteLevelPipeline, trainByteLevelBpe } from '../lib/byte-level-bpe.mjs';
 import { loadSplits } from './corpus.mjs';
 import { BOS, EOS, MODEL_DIR, PAD, SPECIAL_TOKENS, VOCAB_SIZE } from './config.mjs';
 
-const { BPE, Tokenizer, byteLevelAlphabet, byteLevelPreTokenizer, templateProcessing } = tokenizers;
-
-function pipeline(model) {
-  const tokenizer = new Tokenizer(model);
-  tokenizer.setPreTokenizer(byteLevelPreTokenizer(false, true));
-  return tokenizer;
-}
+const { BPE, Tokenizer, templateProcessing } = tokenizers;
 
 const { train, validation, test } = loadSplits();
-const work = mkdtempSync(join(tmpdir(), 'llm-tok-'));
-const corpusFile = join(work, 'train.txt');
-writeFileSync(corpusFile, train.map((d) => d.sentences.join('\n')).join('\n'));
-const trained = pipeline(BPE.empty());
-trained.train([corpusFile]);
-trained.save(join(work, 'trained.json'));
-const trainedMerges = JSON.parse(readFileSync(join(work, 'trained.json'), 'utf8')).model.merges;
-rmSync(work, { recursive: true, force: true });
-
-const vocab = {};
-for (const token of [...SPECIAL_TOKENS, ...byteLevelAlphabet().sort()]) vocab[token] = Object.keys(vocab).length;
-const merges = [];
-for (const [a, b] of trainedMerges) {
-  if (Object.keys(vocab).length >= VOCAB_SIZE) break;
-  if (!(a + b in vocab)) vocab[a + b] = Object.keys(vocab).length;
-  merges.push([a, b]);
-}
+const { vocab, merges } = trainByteLevelBpe(train.map((d) => d.sentences.join('\n')).join('\n'), SPECIAL_TOKENS, VOCAB_SIZE);
 if (Object.keys(vocab).length !== VOCAB_SIZE) throw new Error(`vocab ${Object.keys(vocab).length} != ${VOCAB_SIZE}`);
-const tokenizer = pipeline(BPE.init(vocab, merges, {}));
+const tokenizer = byteLevelPipeline(BPE.init(vocab, merges, {}));
 tokenizer.addSpecialTokens(SPECIAL_TOKENS);
 tokenizer.setPostProcessor(templateProcessing(`${BOS} $A`, `${BOS} $A ${BOS} $B`, [[BOS, vocab[BOS]]]));
 

@@ -12,48 +12,24 @@
 // default trainer (vocab 30k). BPE training is greedy, so the first K merges of
 // a 30k run are exactly what a K-merge run would produce: we train once and
 // keep the first VOCAB_SIZE - 2 - 256 merges.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer as JsTokenizer } from '@huggingface/tokenizers';
 import tokenizers from 'tokenizers';
+import { byteLevelPipeline, trainByteLevelBpe } from '../lib/byte-level-bpe.mjs';
 import { loadSplits, prepareText } from './dataset.mjs';
 import { MAX_CHARS, MODEL_DIR } from './config.mjs';
 
-const { BPE, Tokenizer, byteLevelAlphabet, byteLevelPreTokenizer } = tokenizers;
+const { BPE, Tokenizer } = tokenizers;
 
 const VOCAB_SIZE = 8000;
 const SPECIAL_TOKENS = ['<pad>', '<unk>']; // ids 0 and 1; the edge pads with id 0
 
-function pipeline(model) {
-  const tokenizer = new Tokenizer(model);
-  tokenizer.setPreTokenizer(byteLevelPreTokenizer(false, true));
-  return tokenizer;
-}
-
-// 1. Full-length BPE training on the train texts (one file, texts separated by
-//    blank lines; the trainer reads line by line, which is fine for counting).
+// 1. BPE on the train texts (separated by blank lines; the trainer reads line by line,
+//    which is fine for counting): specials, the 256 byte symbols, then the first merges.
 const { train, validation, test } = loadSplits();
-const work = mkdtempSync(join(tmpdir(), 'spam-tok-'));
-const corpusFile = join(work, 'train.txt');
-writeFileSync(corpusFile, train.map((r) => r.text).join('\n\n'));
-const trained = pipeline(BPE.empty());
-trained.train([corpusFile]);
-trained.save(join(work, 'trained.json'));
-const trainedMerges = JSON.parse(readFileSync(join(work, 'trained.json'), 'utf8')).model.merges;
-rmSync(work, { recursive: true, force: true });
-
-// 2. Final vocabulary: specials, the full 256-symbol byte alphabet (so unseen
-//    bytes still map to a real token), then the first merges in rank order.
-const vocab = {};
-for (const token of [...SPECIAL_TOKENS, ...byteLevelAlphabet().sort()]) vocab[token] = Object.keys(vocab).length;
-const merges = [];
-for (const [a, b] of trainedMerges) {
-  if (Object.keys(vocab).length >= VOCAB_SIZE) break;
-  if (!(a + b in vocab)) vocab[a + b] = Object.keys(vocab).length;
-  merges.push([a, b]);
-}
-const tokenizer = pipeline(BPE.init(vocab, merges, { unkToken: '<unk>' }));
+const { vocab, merges } = trainByteLevelBpe(train.map((r) => r.text).join('\n\n'), SPECIAL_TOKENS, VOCAB_SIZE);
+const tokenizer = byteLevelPipeline(BPE.init(vocab, merges, { unkToken: '<unk>' }));
 tokenizer.addSpecialTokens(SPECIAL_TOKENS);
 
 mkdirSync(MODEL_DIR, { recursive: true });
