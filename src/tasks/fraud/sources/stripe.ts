@@ -97,6 +97,15 @@ export function fromIssuingAuthorization(authorization: IssuingAuthorization, de
   return toTransaction(`stripe:${authorization.id}`, input, authorization.id, providerApproved);
 }
 
+/** What identifies a card in a charge's payment method details (card and card_present alike). */
+const CardIdentity = z.object({
+  fingerprint: z.string().nullish(),
+  brand: z.string().nullish(),
+  last4: z.string().nullish(),
+  exp_month: z.number().nullish(),
+  exp_year: z.number().nullish(),
+});
+
 export const ChargeSchema = z.object({
   id: z.string().min(1),
   created: z.number().int().positive(),
@@ -106,26 +115,8 @@ export const ChargeSchema = z.object({
   failure_code: z.string().nullish(),
   payment_method_details: z
     .object({
-      card: z
-        .object({
-          fingerprint: z.string().nullish(),
-          brand: z.string().nullish(),
-          last4: z.string().nullish(),
-          exp_month: z.number().nullish(),
-          exp_year: z.number().nullish(),
-          checks: z.object({ cvc_check: Check, address_postal_code_check: Check }).partial().nullish(),
-        })
-        .nullish(),
-      card_present: z
-        .object({
-          fingerprint: z.string().nullish(),
-          brand: z.string().nullish(),
-          last4: z.string().nullish(),
-          exp_month: z.number().nullish(),
-          exp_year: z.number().nullish(),
-          read_method: z.string().nullish(),
-        })
-        .nullish(),
+      card: CardIdentity.extend({ checks: z.object({ cvc_check: Check, address_postal_code_check: Check }).partial().nullish() }).nullish(),
+      card_present: CardIdentity.extend({ read_method: z.string().nullish() }).nullish(),
     })
     .nullish(),
 });
