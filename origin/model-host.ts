@@ -10,6 +10,7 @@ import { parseManifest, type OriginManifest } from "./manifests";
 import { createVllmMetrics, type VllmMetrics } from "./metrics/vllm-metrics";
 import { Registry } from "./metrics/prometheus";
 import { listModelFolders, readVerifiedFile } from "./model-files";
+import { lastPositionLogits } from "./onnx/last-logits";
 import { splitAttention } from "./onnx/split-attention";
 
 export interface HostedModel {
@@ -18,7 +19,7 @@ export interface HostedModel {
   failure: string | undefined;
   tensor: TensorEngine | undefined;
   decoder: DecoderEngine | undefined;
-  /** How a decoder runs its graph: rewritten to split attention (no cache copies), or as exported. */
+  /** How a decoder runs its graph: rewritten (split attention: no cache copies; logits for the last position only), or as exported. */
   mode: string | undefined;
 }
 
@@ -53,9 +54,11 @@ export function createModelHost(config: OriginConfig): ModelHost {
       const bytes = await readVerifiedFile(folder.dir, graph.file, graph.sha256);
       if (model.manifest.kind === "generation") {
         const split = config.splitAttention ? splitAttention(bytes, model.manifest.generation.layers) : null;
-        const session = await createSession(split ?? bytes, settings);
+        // Logits for the last prompt position only: with the rewrites (the graph as exported stays as exported).
+        const last = split !== null ? lastPositionLogits(split) : null;
+        const session = await createSession(last ?? split ?? bytes, settings);
         model.decoder = new DecoderEngine(model.manifest.name, session, model.manifest.generation, config, metrics, split !== null);
-        model.mode = split !== null ? "split attention" : "graph as exported";
+        model.mode = split === null ? "graph as exported" : last === null ? "split attention" : "split attention, last-position logits";
       } else {
         model.tensor = await createTensorEngine(graph, bytes, settings);
       }

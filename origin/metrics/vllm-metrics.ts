@@ -55,6 +55,7 @@ export function createVllmMetrics(registry: Registry, engines: () => readonly En
     decodeStepTime: registry.add(new Histogram("origin_decode_step_seconds", "Time of one decode step (one onnxruntime run for the whole batch).", [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1])),
     decodeStepCpu: registry.add(new Counter("origin_decode_step_cpu_seconds", "Process CPU time spent in decode steps (robust to a shared machine's load, unlike wall time).")),
     prefillCpu: registry.add(new Counter("origin_prefill_cpu_seconds", "Process CPU time spent in prefills.")),
+    prefillRuns: registry.add(new Counter("origin_prefill_runs", "Prefill runs (one onnxruntime run for the prompts admitted together): vllm:request_prefill_time_seconds_count / this is the mean group.")),
     decodeSteps: registry.add(new Counter("origin_decode_steps", "Decode steps run (one onnxruntime run for every running request).")),
     decodeRows: registry.add(new Counter("origin_decode_rows", "Rows decoded, summed over steps: rows / steps is the mean batch.")),
     labelsOf,

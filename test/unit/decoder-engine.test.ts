@@ -1,6 +1,9 @@
-// The decoder engine in-process, on the tiny LLM's FP32 graph: an aborted request leaves
-// the batch before the next decode step (no token is decoded for it after its abort),
-// while the request beside it keeps decoding, one row per step.
+// The decoder engine in-process, on the tiny LLM's FP32 graph rewritten as the origin runs
+// it (split attention, last-position logits): an aborted request leaves the batch before
+// the next decode step (no token is decoded for it after its abort), while the request
+// beside it keeps decoding, one row per step; prompts that arrive together are prefilled in
+// one run and continue exactly as each does alone. The rewrites are checked against the
+// graph as exported.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
@@ -10,6 +13,7 @@ import { parseManifest } from "../../origin/manifests";
 import { Registry } from "../../origin/metrics/prometheus";
 import { createVllmMetrics } from "../../origin/metrics/vllm-metrics";
 import { readVerifiedFile } from "../../origin/model-files";
+import { LOGITS_INDEX, lastPositionLogits } from "../../origin/onnx/last-logits";
 import { splitAttention } from "../../origin/onnx/split-attention";
 import { GREEDY } from "../../src/generation/sampler";
 
@@ -25,7 +29,9 @@ describe("decoder engine", () => {
     if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
     const split = splitAttention(await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256), manifest.generation.layers);
     if (split === null) throw new Error("the tiny LLM's graph does not have the exported attention pattern");
-    const session = await createSession(split, { executionProviders: ["cpu"], intraOpThreads: 1 });
+    const last = lastPositionLogits(split);
+    if (last === null) throw new Error("the tiny LLM's graph has no LM head input to gather");
+    const session = await createSession(last, { executionProviders: ["cpu"], intraOpThreads: 1 });
     const metrics = createVllmMetrics(registry, () => [], manifest.generation.contextLength);
     engine = new DecoderEngine("tiny-llm", session, manifest.generation, { maxBatch: 8, maxWaiting: 8, prefillTokensPerStep: 2048 }, metrics, true);
   });
@@ -53,6 +59,23 @@ describe("decoder engine", () => {
     const [stepsAfter, rowsAfter] = [counter("origin_decode_steps_total") - steps, counter("origin_decode_rows_total") - rows];
     expect(stepsAfter).toBeGreaterThanOrEqual(4);
     expect(rowsAfter).toBe(stepsAfter); // every step after the abort decoded b alone
+  });
+
+  const drain = async (request: { steps: AsyncIterable<{ tokenId: number }> }) => {
+    const ids: number[] = [];
+    for await (const step of request.steps) ids.push(step.tokenId);
+    return ids;
+  };
+
+  it("prefills prompts that arrive together in one run, right-padded, and continues each as it would alone", async () => {
+    const prompts = [[1, 40, 41, 42, 43, 44, 45], [1, 50, 51, 52], [1, 60, 61, 62, 63, 64], [1, 70, 71, 72, 73]];
+    const short = (prompt: number[]): GenerationParams => ({ ...params(prompt), maxTokens: 12 });
+    const alone: number[][] = [];
+    for (const prompt of prompts) alone.push(await drain(engine.submit(short(prompt), new AbortController().signal)));
+    const runs = counter("origin_prefill_runs_total");
+    const together = await Promise.all(prompts.map((prompt) => drain(engine.submit(short(prompt), new AbortController().signal))));
+    expect(counter("origin_prefill_runs_total") - runs).toBe(1);
+    expect(together).toEqual(alone);
   });
 });
 
@@ -93,5 +116,45 @@ describe("split attention (origin/onnx/split-attention.ts)", () => {
       for (let h = 0; h < kvHeads; h++)
         for (let s = 0; s < seq; s++)
           for (let d = 0; d < headDim; d++) expect(newV[((r * kvHeads + h) * seq + s) * headDim + d]).toBeCloseTo(fullV[((r * kvHeads + h) * (past + seq) + past + s) * headDim + d]!, 5);
+  });
+});
+
+describe("last-position logits (origin/onnx/last-logits.ts)", () => {
+  it("computes, for each row, the logits the graph as exported computes at that row's position, and the same keys/values", async () => {
+    const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
+    if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
+    const { layers, kvHeads, headDim, vocabSize } = manifest.generation;
+    const bytes = await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256);
+    const last = lastPositionLogits(bytes);
+    expect(last).not.toBeNull();
+    const settings = { executionProviders: ["cpu"], intraOpThreads: 1 };
+    const [exported, rewritten] = await Promise.all([createSession(bytes, settings), createSession(last!, settings)]);
+    const { ort } = await import("../../origin/engines/onnx-session");
+    // Three rows of a right-padded prefill after 2 past columns: each wants a different position.
+    const [rows, past, seq] = [3, 2, 5];
+    const wanted = [4, 1, 2];
+    let state = 11;
+    const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
+      input_ids: new ort.Tensor("int64", BigInt64Array.from({ length: rows * seq }, (_, i) => BigInt(9 + ((i * 37) % 400))), [rows, seq]),
+      attention_mask: new ort.Tensor("int64", BigInt64Array.from({ length: rows * (past + seq) }, (_, i) => (i % (past + seq) < past + wanted[Math.floor(i / (past + seq))]! + 1 ? 1n : 0n)), [rows, past + seq]),
+      position_ids: new ort.Tensor("int64", BigInt64Array.from({ length: rows * seq }, (_, i) => BigInt(past + (i % seq))), [rows, seq]),
+    };
+    for (let l = 0; l < layers; l++) {
+      for (const kv of ["key", "value"]) feeds[`past_key_values.${l}.${kv}`] = new ort.Tensor("float32", Float32Array.from({ length: rows * kvHeads * past * headDim }, random), [rows, kvHeads, past, headDim]);
+    }
+    const a = await exported.run(feeds);
+    const b = await rewritten.run({ ...feeds, [LOGITS_INDEX]: new ort.Tensor("int64", BigInt64Array.from(wanted, BigInt), [rows, 1, 1]) });
+    expect(b.logits!.dims).toEqual([rows, 1, vocabSize]);
+    const full = a.logits!.data as Float32Array;
+    const picked = b.logits!.data as Float32Array;
+    let worst = 0;
+    for (let r = 0; r < rows; r++) {
+      for (let v = 0; v < vocabSize; v++) worst = Math.max(worst, Math.abs(picked[r * vocabSize + v]! - full[(r * seq + wanted[r]!) * vocabSize + v]!));
+    }
+    expect(worst).toBeLessThan(1e-4);
+    for (let l = 0; l < layers; l++) {
+      for (const kv of ["key", "value"]) expect(b[`present.${l}.${kv}`]!.data).toEqual(a[`present.${l}.${kv}`]!.data);
+    }
   });
 });

@@ -1,7 +1,7 @@
 // The decoder engine: continuous batching over one onnxruntime session of a decoder with
 // KV-cache inputs/outputs (CONTRACTS.md). Each iteration of its loop (1) drops finished
-// and aborted requests, (2) prefills waiting ones (each alone, then laid into the batch
-// cache), (3) runs ONE decode step for every running request together — a [rows, 1]
+// and aborted requests, (2) prefills waiting ones (those that arrived together in one run,
+// right-padded, then laid into the batch cache), (3) runs ONE decode step for every running request together — a [rows, 1]
 // input over the preallocated cache, masked per row — and samples each row with its own
 // seeded PRNG. HTTP I/O runs between iterations, so requests join and leave between steps.
 // With a split-attention graph (origin/onnx/split-attention.ts) a step's presents are
@@ -11,6 +11,7 @@ import { sample } from "../../../src/generation/sampler";
 import type { GenerationConfig } from "../../manifests";
 import type { VllmMetrics } from "../../metrics/vllm-metrics";
 import { ort } from "../onnx-session";
+import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { KvCache, type RowSource } from "./kv-cache";
 import { DecodeRequest, type GenerationParams } from "./request";
 
@@ -30,6 +31,9 @@ export class DecoderEngine {
   private readonly cache: KvCache;
   private readonly eos: ReadonlySet<number>;
   private logits = new Float32Array(0);
+  private mask = new BigInt64Array(0);
+  /** Whether the graph takes `logits_index` (origin/onnx/last-logits.ts): logits for one position per row. */
+  private readonly lastLogits: boolean;
   private wake: (() => void) | undefined;
   private nextId = 0;
   /** Decode steps run so far (tests read it to show an abort stops decoding within one step). */
@@ -46,6 +50,7 @@ export class DecoderEngine {
   ) {
     this.cache = new KvCache({ layers: generation.layers, kvHeads: generation.kvHeads, headDim: generation.headDim });
     this.eos = new Set([generation.eosTokenId, ...generation.stopTokenIds]);
+    this.lastLogits = session.inputNames.includes(LOGITS_INDEX);
     void this.loop();
   }
 
@@ -132,33 +137,61 @@ export class DecoderEngine {
     if (finishReason !== null) this.finish(request, finishReason);
   }
 
-  private async prefill(request: DecodeRequest): Promise<Float32Array[]> {
-    const ids = request.params.promptIds;
-    const n = ids.length;
+  /**
+   * Prefills a group of waiting requests in ONE run: their prompts right-padded to the
+   * longest (pads masked; causal attention keeps every real token blind to the pads after
+   * it, so a row's keys/values and logits are those of its prompt alone) and, with a
+   * last-position-logits graph, the LM head run for each row's last prompt token only.
+   * Emits each request's first token; returns where each row's keys/values lie.
+   */
+  private async prefill(requests: readonly DecodeRequest[]): Promise<RowSource[]> {
+    const rows = requests.length;
+    const length = requests.reduce((max, request) => Math.max(max, request.params.promptIds.length), 0);
     const { layers, kvHeads, headDim, vocabSize } = this.generation;
+    const ids = new BigInt64Array(rows * length);
+    const mask = new BigInt64Array(rows * length);
+    const positions = new BigInt64Array(rows * length);
+    requests.forEach((request, row) => {
+      const prompt = request.params.promptIds;
+      for (let i = 0; i < length; i++) {
+        positions[row * length + i] = BigInt(i);
+        if (i < prompt.length) [ids[row * length + i], mask[row * length + i]] = [BigInt(prompt[i]!), 1n];
+      }
+    });
     const empty = new Float32Array(0);
     const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor("int64", BigInt64Array.from(ids, BigInt), [1, n]),
-      attention_mask: new ort.Tensor("int64", new BigInt64Array(n).fill(1n), [1, n]),
-      position_ids: new ort.Tensor("int64", BigInt64Array.from({ length: n }, (_, i) => BigInt(i)), [1, n]),
+      input_ids: new ort.Tensor("int64", ids, [rows, length]),
+      attention_mask: new ort.Tensor("int64", mask, [rows, length]),
+      position_ids: new ort.Tensor("int64", positions, [rows, length]),
     };
-    for (const name of this.cache.names.past) feeds[name] = new ort.Tensor("float32", empty, [1, kvHeads, 0, headDim]);
+    if (this.lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(requests, (request) => BigInt(request.params.promptIds.length - 1)), [rows, 1, 1]);
+    for (const name of this.cache.names.past) feeds[name] = new ort.Tensor("float32", empty, [rows, kvHeads, 0, headDim]);
     const [started, cpuBefore] = [performance.now(), process.cpuUsage()];
     const outputs = await this.session.run(feeds);
     const cpu = process.cpuUsage(cpuBefore);
-    this.metrics.prefillTime.observe(this.metrics.labelsOf(this), (performance.now() - started) / 1000);
-    this.metrics.prefillCpu.inc(this.metrics.labelsOf(this), (cpu.user + cpu.system) / 1e6);
-    const logits = outputs.logits;
-    if (logits === undefined || !(logits.data instanceof Float32Array)) throw new Error("the decoder returned no FP32 logits");
-    request.filled = n;
+    const labels = this.metrics.labelsOf(this);
+    const seconds = (performance.now() - started) / 1000;
+    // vLLM's prefill time is per request: each request of the group spent the run in prefill.
+    for (let i = 0; i < rows; i++) this.metrics.prefillTime.observe(labels, seconds);
+    this.metrics.prefillRuns.inc(labels);
+    this.metrics.prefillCpu.inc(labels, (cpu.user + cpu.system) / 1e6);
+    const logits = outputs.logits?.data;
+    if (!(logits instanceof Float32Array)) throw new Error("the decoder returned no FP32 logits");
     const presents = this.cache.names.present.map((name) => {
       const data = outputs[name]?.data;
       if (!(data instanceof Float32Array)) throw new Error(`the decoder returned no FP32 ${name}`);
       return data;
     });
     if (presents.length !== layers * 2) throw new Error("the decoder's presents do not match its layers");
-    this.emit(request, logits.data.subarray((n - 1) * vocabSize, n * vocabSize));
-    return presents;
+    const positionsPerRow = this.lastLogits ? 1 : length;
+    return requests.map((request, row) => {
+      const n = request.params.promptIds.length;
+      request.filled = n;
+      const at = row * positionsPerRow + (this.lastLogits ? 0 : n - 1);
+      // A request aborted during the run gets no token.
+      if (request.state === "running") this.emit(request, logits.subarray(at * vocabSize, (at + 1) * vocabSize));
+      return { kind: "prefill", presents, row, length, filled: n };
+    });
   }
 
   /** One decode step for every running request: one token each. */
@@ -166,18 +199,22 @@ export class DecoderEngine {
     const rows = this.running.length;
     const capacity = this.cache.capacity;
     const { vocabSize } = this.generation;
-    const mask = new BigInt64Array(rows * (capacity + 1));
+    const width = capacity + 1;
+    if (this.mask.length < rows * width) this.mask = new BigInt64Array(this.limits.maxBatch * width);
+    const mask = this.mask.subarray(0, rows * width);
+    mask.fill(0n);
     this.running.forEach((request, row) => {
-      mask.fill(1n, row * (capacity + 1), row * (capacity + 1) + request.filled);
-      mask[row * (capacity + 1) + capacity] = 1n;
+      mask.fill(1n, row * width, row * width + request.filled);
+      mask[row * width + capacity] = 1n;
     });
     if (this.logits.length < rows * vocabSize) this.logits = new Float32Array(this.limits.maxBatch * vocabSize);
-    const feeds = {
+    const feeds: Record<string, ort.Tensor> = {
       input_ids: new ort.Tensor("int64", BigInt64Array.from(this.running, (request) => BigInt(request.pending)), [rows, 1]),
       position_ids: new ort.Tensor("int64", BigInt64Array.from(this.running, (request) => BigInt(request.filled)), [rows, 1]),
-      attention_mask: new ort.Tensor("int64", mask, [rows, capacity + 1]),
+      attention_mask: new ort.Tensor("int64", mask, [rows, width]),
       ...this.cache.pastFeeds(),
     };
+    if (this.lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", new BigInt64Array(rows), [rows, 1, 1]);
     const columns = this.splitAttention ? 1 : capacity + 1;
     const fetches = { logits: new ort.Tensor("float32", this.logits.subarray(0, rows * vocabSize), [rows, 1, vocabSize]), ...this.cache.presentFetches(columns) };
     const [started, cpuBefore] = [performance.now(), process.cpuUsage()];
@@ -199,36 +236,48 @@ export class DecoderEngine {
     });
   }
 
-  /** Drops finished/aborted rows, prefills newcomers, and lays the cache out for them. */
+  /**
+   * Drops finished/aborted rows, prefills newcomers (as many as fit the batch and the
+   * prefill budget, counted in padded tokens, in one run), and lays the cache out for them.
+   */
   private async schedule(): Promise<void> {
     const kept = this.running.map((request, row) => ({ request, row })).filter(({ request }) => request.state === "running");
     this.waiting = this.waiting.filter((request) => request.state === "waiting");
-    const joined: { request: DecodeRequest; presents: Float32Array[] }[] = [];
-    let budget = this.limits.prefillTokensPerStep;
-    while (this.waiting.length > 0 && kept.length + joined.length < this.limits.maxBatch && (joined.length === 0 || budget >= this.waiting[0]!.params.promptIds.length)) {
-      const request = this.waiting.shift()!;
+    const group: DecodeRequest[] = [];
+    let [longest, real] = [0, 0];
+    for (const request of this.waiting) {
+      if (kept.length + group.length >= this.limits.maxBatch) break;
+      const n = request.params.promptIds.length;
+      const padded = (group.length + 1) * Math.max(longest, n);
+      // One prompt at least; then as many as the budget holds, wasting at most a third on padding.
+      if (group.length > 0 && (padded > this.limits.prefillTokensPerStep || padded > 1.5 * (real + n))) break;
+      group.push(request);
+      [longest, real] = [Math.max(longest, n), real + n];
+    }
+    this.waiting.splice(0, group.length);
+    const labels = this.metrics.labelsOf(this);
+    for (const request of group) {
       request.state = "running";
-      const labels = this.metrics.labelsOf(this);
       this.metrics.queueTime.observe(labels, (performance.now() - request.arrivedAt) / 1000);
       this.metrics.promptTokens.inc(labels, request.params.promptIds.length);
-      this.metrics.iterationTokens.observe(labels, request.params.promptIds.length);
-      budget -= request.params.promptIds.length;
+    }
+    if (group.length > 0) this.metrics.iterationTokens.observe(labels, real);
+    let prefilled: RowSource[] = [];
+    if (group.length > 0) {
       try {
-        const presents = await this.prefill(request);
-        if (request.state === "running") joined.push({ request, presents });
+        prefilled = await this.prefill(group);
       } catch (error) {
         // Requests between the queue and the batch: the loop's handler does not see them.
-        for (const failed of [request, ...joined.map((entry) => entry.request)]) this.fail(failed, error);
+        for (const failed of group) this.fail(failed, error);
         throw error;
       }
     }
-    const longest = [...kept.map(({ request }) => request.filled), ...joined.map(({ request }) => request.filled)].reduce((a, b) => Math.max(a, b), 0);
-    if (kept.length === this.running.length && joined.length === 0 && longest < this.cache.capacity) return;
-    const sources: RowSource[] = [
-      ...kept.map(({ request, row }): RowSource => ({ kind: "batch", row, filled: request.filled })),
-      ...joined.map(({ request, presents }): RowSource => ({ kind: "prefill", presents, filled: request.filled })),
-    ];
-    // Rows that finished during the prefills above leave at the next iteration.
+    // Requests that finished with their first token, or aborted during the prefill, do not join.
+    const joined = group.flatMap((request, i) => (request.state === "running" ? [{ request, source: prefilled[i]! }] : []));
+    // Rows that finished since the last step leave at the next iteration.
+    const filledMax = [...kept.map(({ request }) => request.filled), ...joined.map(({ request }) => request.filled)].reduce((a, b) => Math.max(a, b), 0);
+    if (kept.length === this.running.length && joined.length === 0 && filledMax < this.cache.capacity) return;
+    const sources: RowSource[] = [...kept.map(({ request, row }): RowSource => ({ kind: "batch", row, filled: request.filled })), ...joined.map(({ source }) => source)];
     this.cache.rebuild(sources);
     this.running = [...kept.map(({ request }) => request), ...joined.map(({ request }) => request)];
   }

@@ -9,8 +9,12 @@ import { ort } from "../onnx-session";
 /** Columns added at a time: attention spans the capacity, so it grows in small steps. */
 const BLOCK = 32;
 
-/** A row of a new layout: an existing row of the batch, or a fresh prefill's presents. */
-export type RowSource = { kind: "batch"; row: number; filled: number } | { kind: "prefill"; presents: Float32Array[]; filled: number };
+/**
+ * A row of a new layout: an existing row of the batch, or row `row` of a prefill's
+ * presents ([prefillRows, kvHeads, length, headDim] per layer and key/value; the row's
+ * tokens are its first `filled` columns, right padding after them).
+ */
+export type RowSource = { kind: "batch"; row: number; filled: number } | { kind: "prefill"; presents: Float32Array[]; row: number; length: number; filled: number };
 
 export interface KvShape {
   layers: number;
@@ -97,7 +101,7 @@ export class KvCache {
           const from =
             source.kind === "batch"
               ? this.buffers[t]!.subarray((source.row * kvHeads + head) * this.capacity * headDim, ((source.row * kvHeads + head) * this.capacity + source.filled) * headDim)
-              : source.presents[t]!.subarray(head * source.filled * headDim, (head + 1) * source.filled * headDim);
+              : source.presents[t]!.subarray((source.row * kvHeads + head) * source.length * headDim, ((source.row * kvHeads + head) * source.length + source.filled) * headDim);
           target.set(from, at);
         }
       });
