@@ -82,7 +82,7 @@ async function histogram(name, url = origin.url) {
 }
 
 async function throughputCell(context, streams, round) {
-  const [steps0, rows0, cpuSteps0] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total")];
+  const [steps0, rows0, cpuSteps0, cpuPrefill0] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
   const cpu0 = treeCpuSeconds(pid);
   const started = performance.now();
   const counts = await Promise.all(Array.from({ length: streams }, (_, i) => stream(prompt(context - NEW, round * 1000 + i), NEW)));
@@ -90,8 +90,10 @@ async function throughputCell(context, streams, round) {
   const tokens = counts.reduce((a, b) => a + b, 0);
   if (tokens !== streams * NEW) throw new Error(`expected ${streams * NEW} tokens, got ${tokens}`);
   const cpu = treeCpuSeconds(pid) - cpu0;
-  const [steps1, rows1, cpuSteps1] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total")];
+  const [steps1, rows1, cpuSteps1, cpuPrefill1] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
   return {
+    // CPU ms per stream: prefill, decode steps, and the rest (HTTP/SSE, scheduling, sampling)
+    cpuPerStream: { prefill: ((cpuPrefill1 - cpuPrefill0) / streams) * 1000, decode: ((cpuSteps1 - cpuSteps0) / streams) * 1000, total: (cpu / streams) * 1000 },
     tokensPerSecond: tokens / seconds,
     tokensPerCpuSecond: tokens / cpu,
     decodeTokensPerSecond: (rows1 - rows0) / (steps1.sum - steps0.sum),
@@ -174,6 +176,13 @@ try {
   const [step16Cpu, step512Cpu] = [cell("split", 1, 16, "cpu"), cell("split", 1, 512, "cpu")];
   console.log(`goal: step growth 16 → ${contextLength - 10}: ${(step512 / step16).toFixed(2)}× wall, ${(step512Cpu / step16Cpu).toFixed(2)}× CPU (≤ 3.5×)`);
   console.log(`recomputing the prefix at ${contextLength - 1} tokens (a prefill): ${prefillWall.toFixed(2)} ms wall / ${prefillCpu.toFixed(2)} ms CPU → the cached step is ${(prefillWall / step512).toFixed(1)}× (wall) / ${(prefillCpu / step512Cpu).toFixed(1)}× (CPU) faster (goal ≥ 20×)`);
+  console.log(`\norigin CPU per stream (ms): prefill + decode steps + the rest (HTTP/SSE, scheduling, sampling) = total; prefill work does not shrink with batching, so`);
+  console.log(`"bound" = the ×1-stream per CPU-second ratio if the decode steps and the rest cost nothing at that concurrency:`);
+  for (const context of CONTEXTS) {
+    const part = (streams, key) => median(results.get(`tp:${context}:${streams}`).map((r) => r.cpuPerStream[key]));
+    const line = (streams) => `${part(streams, "prefill").toFixed(2)} + ${part(streams, "decode").toFixed(2)} + ${(part(streams, "total") - part(streams, "prefill") - part(streams, "decode")).toFixed(2)} = ${part(streams, "total").toFixed(2)}`;
+    console.log(`  context ${String(context).padStart(3)}: 1 stream ${line(1)};  16 streams ${line(16)};  bound at 16 ${(part(1, "total") / part(16, "prefill")).toFixed(2)}×`);
+  }
   const at = (context, streams, key) => median(results.get(`tp:${context}:${streams}`).map((r) => r[key])) / median(results.get(`tp:${context}:1`).map((r) => r[key]));
   for (const [key, label] of [["tokensPerSecond", "aggregate"], ["tokensPerCpuSecond", "aggregate per CPU-second"], ["decodeTokensPerSecond", "decode steps"], ["decodeTokensPerCpuSecond", "decode steps per CPU-second"]]) {
     console.log(`goals (${label}): 16 streams at context ${CONTEXTS[0]}: ${at(CONTEXTS[0], 16, key).toFixed(2)}× (≥ 4×); at context ${CONTEXTS[1]}: ${at(CONTEXTS[1], 16, key).toFixed(2)}× (≥ 2×)`);
