@@ -4,7 +4,9 @@
 //   throughput  aggregate generated tokens/s at 1, 4, 16, 64 concurrent streams, at 64
 //               and 512 tokens of context (prompt = context − new tokens), and the ratio to
 //               one stream at the same context; also tokens per CPU-second of the origin
-//               process tree (robust to a shared machine's load)
+//               process (its process_cpu_seconds_total; steadier than wall time on a shared
+//               machine), and that CPU per stream split into prefill, decode steps and the
+//               rest, with the ratio bound that prefill work (which batching cannot shrink) sets
 //   step        decode step time (batch of one, and of 16) at context ≈16 vs ≈512, from the
 //               origin's own origin_decode_step_seconds, and the prefill of a 511-token prompt
 //               (what recomputing the prefix would cost per token without a KV cache) — for
@@ -18,7 +20,6 @@ import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { startOrigin } from "./lib/origin.mjs";
-import { treeCpuSeconds } from "./lib/process-cpu.mjs";
 
 const { values: options } = parseArgs({
   options: { rounds: { type: "string", default: "3" }, "new-tokens": { type: "string", default: "32" }, graph: { type: "string" }, model: { type: "string", default: "tiny-llm" } },
@@ -44,7 +45,6 @@ const shuffle = (items, seed) => items.map((item, i) => [((i + 1) * 2654435761 *
 const settings = { ORIGIN_GENERATION_GRAPH: graph, ORIGIN_MAX_BATCH: "64", ORIGIN_MAX_WAITING: "256" };
 const origin = await startOrigin(settings);
 const exported = await startOrigin({ ...settings, ORIGIN_SPLIT_ATTENTION: "false" });
-const pid = origin.process.pid;
 
 /** One streamed completion; resolves with the number of token ids received. */
 async function stream(ids, maxTokens, url = origin.url) {
@@ -74,6 +74,12 @@ async function counter(name, url = origin.url) {
   return Number(text.split("\n").find((line) => line.startsWith(`${name}{`))?.split(" ").at(-1) ?? 0);
 }
 
+/** The origin process's CPU seconds (its process_cpu_seconds_total: microseconds, where /proc counts 10 ms ticks). */
+async function processCpu(url = origin.url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(text.split("\n").find((line) => line.startsWith("process_cpu_seconds_total "))?.split(" ").at(-1));
+}
+
 /** Sum and count of a metric family's _sum/_count series. */
 async function histogram(name, url = origin.url) {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -83,13 +89,13 @@ async function histogram(name, url = origin.url) {
 
 async function throughputCell(context, streams, round) {
   const [steps0, rows0, cpuSteps0, cpuPrefill0] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
-  const cpu0 = treeCpuSeconds(pid);
+  const cpu0 = await processCpu();
   const started = performance.now();
   const counts = await Promise.all(Array.from({ length: streams }, (_, i) => stream(prompt(context - NEW, round * 1000 + i), NEW)));
   const seconds = (performance.now() - started) / 1000;
   const tokens = counts.reduce((a, b) => a + b, 0);
   if (tokens !== streams * NEW) throw new Error(`expected ${streams * NEW} tokens, got ${tokens}`);
-  const cpu = treeCpuSeconds(pid) - cpu0;
+  const cpu = (await processCpu()) - cpu0;
   const [steps1, rows1, cpuSteps1, cpuPrefill1] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
   return {
     // CPU ms per stream: prefill, decode steps, and the rest (HTTP/SSE, scheduling, sampling)
@@ -143,7 +149,7 @@ try {
   const cores = (await import("node:os")).cpus().length;
   console.log(`origin benchmark: ${MODEL} graph "${graph}" (${manifest.graphs[graph].file}), onnxruntime-node CPU, 1 intra-op thread; ${NEW} new tokens per stream, greedy, ignore_eos; ${ROUNDS} interleaved rounds, medians`);
   console.log(`machine: ${cores} cores, 1-min load average during the run ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)})\n`);
-  console.log("aggregate = generated tokens / wall time, prefill and HTTP included; per CPU-s = the same / origin process CPU time;");
+  console.log("aggregate = generated tokens / wall time, prefill and HTTP included; per CPU-s = the same / origin process CPU time (process_cpu_seconds_total);");
   console.log("decode = tokens / wall time inside decode steps (origin_decode_step_seconds); decode per CPU-s = tokens / CPU time inside them");
   console.log("context  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream  decode tok/s  ×1-stream  decode tok/CPU-s  ×1-stream");
   for (const context of CONTEXTS) {

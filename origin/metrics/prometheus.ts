@@ -44,6 +44,15 @@ export class Gauge implements Metric {
   }
 }
 
+/** A counter whose value is read at scrape time (e.g. the process's CPU seconds). */
+export class ScrapedCounter implements Metric {
+  constructor(readonly name: string, readonly help: string, private readonly read: () => number) {}
+
+  render(): string {
+    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, `${this.name} ${num(this.read())}`].join("\n");
+  }
+}
+
 export class Histogram implements Metric {
   private series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
   constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}

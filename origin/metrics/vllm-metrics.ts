@@ -3,7 +3,7 @@
 // vllm-project/vllm vllm/v1/metrics/loggers.py (PrometheusStatLogger); labels are
 // model_name and engine. The running/waiting gauges are read from the engines at scrape
 // time, so they are exact after aborts (vLLM's lag: vllm-project/vllm#22545).
-import { Counter, Gauge, Histogram, Registry } from "./prometheus";
+import { Counter, Gauge, Histogram, Registry, ScrapedCounter } from "./prometheus";
 
 export interface EngineGauges {
   modelName: string;
@@ -37,6 +37,12 @@ export function createVllmMetrics(registry: Registry, engines: () => readonly En
   gauge("vllm:num_requests_running", "Number of requests in model execution batches.", (e) => e.running());
   gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", (e) => e.waiting());
   gauge("origin_kv_cache_bytes", "Bytes held by the decoder's preallocated KV-cache buffers.", (e) => e.kvCacheBytes());
+  // As prometheus_client's process collector (which vLLM's /metrics includes) names it; read
+  // with microsecond resolution, unlike /proc's 10 ms ticks.
+  registry.add(new ScrapedCounter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  }));
   return {
     promptTokens: registry.add(new Counter("vllm:prompt_tokens", "Number of prefill tokens processed.")),
     generationTokens: registry.add(new Counter("vllm:generation_tokens", "Number of generation tokens processed.")),
