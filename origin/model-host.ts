@@ -54,11 +54,14 @@ export function createModelHost(config: OriginConfig): ModelHost {
       const bytes = await readVerifiedFile(folder.dir, graph.file, graph.sha256);
       if (model.manifest.kind === "generation") {
         const split = config.splitAttention ? splitAttention(bytes, model.manifest.generation.layers) : null;
-        // Logits for the last prompt position only: with the rewrites (the graph as exported stays as exported).
+        // Logits for the last position only: with the rewrites (the graph as exported stays as exported).
         const last = split !== null ? lastPositionLogits(split) : null;
         const session = await createSession(last ?? split ?? bytes, settings);
-        model.decoder = new DecoderEngine(model.manifest.name, session, model.manifest.generation, config, metrics, split !== null);
-        model.mode = split === null ? "graph as exported" : last === null ? "split attention" : "split attention, last-position logits";
+        // Prefills (no past) run the graph as exported, with last-position logits (see DecoderEngine).
+        const prefillGraph = split !== null ? lastPositionLogits(bytes) : null;
+        const prefillSession = prefillGraph !== null ? await createSession(prefillGraph, settings) : session;
+        model.decoder = new DecoderEngine(model.manifest.name, session, model.manifest.generation, config, metrics, split !== null, prefillSession);
+        model.mode = split === null ? "graph as exported" : `split attention${last === null ? "" : ", last-position logits"}${prefillGraph === null ? "" : "; prefill as exported, last-position logits"}`;
       } else {
         model.tensor = await createTensorEngine(graph, bytes, settings);
       }

@@ -1,4 +1,4 @@
-// The decoder engine: continuous batching over one onnxruntime session of a decoder with
+// The decoder engine: continuous batching over an onnxruntime session of a decoder with
 // KV-cache inputs/outputs (CONTRACTS.md). Each iteration of its loop (1) drops finished
 // and aborted requests, (2) prefills waiting ones (those that arrived together in one run,
 // right-padded, then laid into the batch cache), (3) runs ONE decode step for every running request together — a [rows, 1]
@@ -34,6 +34,7 @@ export class DecoderEngine {
   private mask = new BigInt64Array(0);
   /** Whether the graph takes `logits_index` (origin/onnx/last-logits.ts): logits for one position per row. */
   private readonly lastLogits: boolean;
+  private readonly prefillLastLogits: boolean;
   private wake: (() => void) | undefined;
   private nextId = 0;
   /** Decode steps run so far (tests read it to show an abort stops decoding within one step). */
@@ -47,10 +48,17 @@ export class DecoderEngine {
     private readonly metrics: VllmMetrics,
     /** Whether the session runs the split-attention rewrite (presents = new columns only). */
     readonly splitAttention: boolean,
+    /**
+     * The session prefills run on (default: `session`). With no past, the split rewrite's
+     * score concatenation and weight slices are copies for nothing, so the host passes the
+     * graph as exported (with last-position logits) here: same presents, ~15% less work.
+     */
+    private readonly prefillSession: ort.InferenceSession = session,
   ) {
     this.cache = new KvCache({ layers: generation.layers, kvHeads: generation.kvHeads, headDim: generation.headDim });
     this.eos = new Set([generation.eosTokenId, ...generation.stopTokenIds]);
     this.lastLogits = session.inputNames.includes(LOGITS_INDEX);
+    this.prefillLastLogits = prefillSession.inputNames.includes(LOGITS_INDEX);
     void this.loop();
   }
 
@@ -164,10 +172,10 @@ export class DecoderEngine {
       attention_mask: new ort.Tensor("int64", mask, [rows, length]),
       position_ids: new ort.Tensor("int64", positions, [rows, length]),
     };
-    if (this.lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(requests, (request) => BigInt(request.params.promptIds.length - 1)), [rows, 1, 1]);
+    if (this.prefillLastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(requests, (request) => BigInt(request.params.promptIds.length - 1)), [rows, 1, 1]);
     for (const name of this.cache.names.past) feeds[name] = new ort.Tensor("float32", empty, [rows, kvHeads, 0, headDim]);
     const [started, cpuBefore] = [performance.now(), process.cpuUsage()];
-    const outputs = await this.session.run(feeds);
+    const outputs = await this.prefillSession.run(feeds);
     const cpu = process.cpuUsage(cpuBefore);
     const labels = this.metrics.labelsOf(this);
     const seconds = (performance.now() - started) / 1000;
@@ -183,11 +191,11 @@ export class DecoderEngine {
       return data;
     });
     if (presents.length !== layers * 2) throw new Error("the decoder's presents do not match its layers");
-    const positionsPerRow = this.lastLogits ? 1 : length;
+    const positionsPerRow = this.prefillLastLogits ? 1 : length;
     return requests.map((request, row) => {
       const n = request.params.promptIds.length;
       request.filled = n;
-      const at = row * positionsPerRow + (this.lastLogits ? 0 : n - 1);
+      const at = row * positionsPerRow + (this.prefillLastLogits ? 0 : n - 1);
       // A request aborted during the run gets no token.
       if (request.state === "running") this.emit(request, logits.subarray(at * vocabSize, (at + 1) * vocabSize));
       return { kind: "prefill", presents, row, length, filled: n };
