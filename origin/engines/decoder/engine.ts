@@ -1,9 +1,10 @@
 // The decoder engine: continuous batching over an onnxruntime session of a decoder with
 // KV-cache inputs/outputs (CONTRACTS.md). Each iteration of its loop (1) drops finished
-// and aborted requests, (2) prefills waiting ones (those that arrived together in one run,
-// right-padded, then laid into the batch cache), (3) runs ONE decode step for every running request together — a [rows, 1]
-// input over the preallocated cache, masked per row — and samples each row with its own
-// seeded PRNG. HTTP I/O runs between iterations, so requests join and leave between steps.
+// and aborted requests, (2) prefills waiting ones (those that arrived together in one
+// run, right-padded, then laid into the batch cache), (3) runs ONE decode step for every
+// running request together — a [rows, 1] input over the preallocated cache, masked per
+// row — and samples each row with its own seeded PRNG. HTTP I/O runs between iterations,
+// so requests join and leave between steps.
 // With a split-attention graph (origin/onnx/split-attention.ts) a step's presents are
 // only the new column; with the graph as exported they are the whole cache plus it.
 import { ServiceError } from "../../../src/errors/service-error";
