@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
+import { KvCache } from "../../origin/engines/decoder/kv-cache";
 import type { GenerationParams } from "../../origin/engines/decoder/request";
 import { createSession } from "../../origin/engines/onnx-session";
 import { parseManifest } from "../../origin/manifests";
@@ -156,5 +157,38 @@ describe("last-position logits (origin/onnx/last-logits.ts)", () => {
     for (let l = 0; l < layers; l++) {
       for (const kv of ["key", "value"]) expect(b[`present.${l}.${kv}`]!.data).toEqual(a[`present.${l}.${kv}`]!.data);
     }
+  });
+});
+
+describe("KV cache layout (origin/engines/decoder/kv-cache.ts)", () => {
+  it("keeps rows in place when rows only join, moves them when a row leaves, and regrows with capacity", () => {
+    const shape = { layers: 1, kvHeads: 2, headDim: 3 };
+    const cache = new KvCache(shape);
+    // A prefill's presents: [rows, kvHeads, length, headDim], value = 1000·tag + 100·head + 10·column + d.
+    const presents = (tags: number[], length: number) =>
+      [0, 1].map(() => Float32Array.from({ length: tags.length * 2 * length * 3 }, (_, i) => {
+        const [row, head, column, d] = [Math.floor(i / (2 * length * 3)), Math.floor(i / (length * 3)) % 2, Math.floor(i / 3) % length, i % 3];
+        return 1000 * tags[row]! + 100 * head + 10 * column + d;
+      }));
+    const rowsOf = () => {
+      const past = cache.pastFeeds()["past_key_values.0.key"]!;
+      const [rows, heads, capacity] = past.dims as number[];
+      const data = past.data as Float32Array;
+      return Array.from({ length: rows! }, (_, row) => (column: number, head = 1, d = 2) => data[((row * heads! + head) * capacity! + column) * 3 + d]);
+    };
+    const first = presents([1, 2, 4, 5], 4);
+    cache.rebuild([4, 3, 4, 4].map((filled, row) => ({ kind: "prefill", presents: first, row, length: 4, filled })));
+    const buffer = cache.pastFeeds()["past_key_values.0.key"]!.data;
+    cache.rebuild([...[4, 3, 4, 4].map((filled, row) => ({ kind: "batch" as const, row, filled })), { kind: "prefill", presents: presents([3], 2), row: 0, length: 2, filled: 2 }]);
+    let rows = rowsOf();
+    expect([rows[0]!(3), rows[1]!(2), rows[3]!(0, 0, 1), rows[4]!(1)]).toEqual([1132, 2122, 5001, 3112]);
+    expect((cache.pastFeeds()["past_key_values.0.key"]!.data as Float32Array).buffer).toBe((buffer as Float32Array).buffer); // joined in place
+    cache.rebuild([{ kind: "batch", row: 1, filled: 3 }, { kind: "batch", row: 4, filled: 2 }]);
+    rows = rowsOf();
+    expect([rows.length, rows[0]!(2), rows[1]!(1, 0, 0)]).toEqual([2, 2122, 3010]);
+    cache.rebuild([{ kind: "batch", row: 0, filled: 3 }, { kind: "batch", row: 1, filled: 33 }]);
+    expect(cache.capacity).toBe(64);
+    rows = rowsOf();
+    expect([rows[0]!(2), rows[1]!(1)]).toEqual([2122, 3112]);
   });
 });

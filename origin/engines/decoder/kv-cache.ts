@@ -86,27 +86,43 @@ export class KvCache {
     }
   }
 
-  /** Lays the batch out anew (rows joined or left, or more columns needed). */
+  /**
+   * Lays the batch out anew (rows joined or left, or more columns needed). When the batch
+   * keeps its rows in place (the sources start with rows 0…k−1 of the batch, in order) and
+   * its capacity, only the joining rows are written, after them; otherwise every row is
+   * copied into the spare buffers. Columns past a row's tokens are left as they are: they
+   * are masked, and only ever hold finite cache values or zeros.
+   */
   rebuild(sources: readonly RowSource[]): void {
     const { kvHeads, headDim } = this.shape;
     const capacity = KvCache.capacityFor(sources.reduce((max, source) => Math.max(max, source.filled), 0));
     const rowSize = kvHeads * capacity * headDim;
+    const moved = sources.findIndex((source, row) => source.kind !== "batch" || source.row !== row);
+    const stay = moved === -1 ? sources.length : moved;
+    const inPlace = capacity === this.capacity && stay > 0;
+    const from = inPlace ? stay : 0;
     for (let t = 0; t < this.buffers.length; t++) {
-      if (this.spare[t]!.length < sources.length * rowSize) this.spare[t] = new Float32Array(Math.ceil(sources.length * rowSize * 1.25));
-      const target = this.spare[t]!;
-      target.fill(0, 0, sources.length * rowSize);
-      sources.forEach((source, row) => {
+      let target = inPlace ? this.buffers[t]! : this.spare[t]!;
+      if (target.length < sources.length * rowSize) {
+        const grown = new Float32Array(Math.ceil(sources.length * rowSize * 1.25));
+        if (inPlace) grown.set(target.subarray(0, this.rows * rowSize)); // rows after `from` may still be read below
+        target = grown;
+        if (inPlace) this.buffers[t] = grown;
+        else this.spare[t] = grown;
+      }
+      for (let row = from; row < sources.length; row++) {
+        const source = sources[row]!;
         for (let head = 0; head < kvHeads; head++) {
           const at = (row * kvHeads + head) * capacity * headDim;
-          const from =
+          const data =
             source.kind === "batch"
               ? this.buffers[t]!.subarray((source.row * kvHeads + head) * this.capacity * headDim, ((source.row * kvHeads + head) * this.capacity + source.filled) * headDim)
               : source.presents[t]!.subarray((source.row * kvHeads + head) * source.length * headDim, ((source.row * kvHeads + head) * source.length + source.filled) * headDim);
-          target.set(from, at);
+          target.set(data, at);
         }
-      });
+      }
     }
-    [this.buffers, this.spare] = [this.spare, this.buffers];
+    if (!inPlace) [this.buffers, this.spare] = [this.spare, this.buffers];
     this.rows = sources.length;
     this.capacity = capacity;
   }
