@@ -3,7 +3,7 @@
 // graph its engine runs — a tensor model its "model" graph, a text-generation model the
 // one `generation.graph` names (or an override: tests run `decoder-fp32` for exact parity
 // with PyTorch).
-import { ManifestSchema, type Graph, type TextGenerationManifest } from "../src/models/manifest";
+import { ManifestSchema, primaryGraphName, type Graph, type TextGenerationManifest } from "../src/models/manifest";
 
 export type { Graph };
 export type GenerationConfig = TextGenerationManifest["generation"];
@@ -16,7 +16,8 @@ export type OriginManifest =
 export function parseManifest(json: unknown, graphOverride?: string): OriginManifest {
   const manifest = ManifestSchema.parse(json);
   const { name, version, task } = manifest;
-  const graphName = manifest.task === "text-generation" ? (graphOverride ?? manifest.generation.graph) : "model";
+  // A text-to-image pipeline is hosted here by its UNet (over OIP) until the diffusion loop lands.
+  const graphName = manifest.task === "text-generation" ? (graphOverride ?? manifest.generation.graph) : primaryGraphName(manifest);
   const graph = manifest.graphs[graphName];
   if (graph === undefined) throw new Error(`Model "${name}" has no graph "${graphName}" (has ${Object.keys(manifest.graphs).join(", ")})`);
   return manifest.task === "text-generation"

@@ -81,6 +81,7 @@ function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): { capabil
       return { capabilities: { tensors, textGeneration }, load: () => textGeneration.load() };
     }
     case "raw":
+    case "text-to-image": // the image generation task (diffusion-serving) runs the pipeline
       return runtimeOnly;
     default: {
       const unknown: never = manifest;
