@@ -3,21 +3,33 @@
 // graph its engine runs — a tensor model its "model" graph, a text-generation model the
 // one `generation.graph` names (or an override: tests run `decoder-fp32` for exact parity
 // with PyTorch).
-import { ManifestSchema, primaryGraphName, type Graph, type TextGenerationManifest } from "../src/models/manifest";
+import { DIFFUSION_GRAPHS, ManifestSchema, type Graph, type TextGenerationManifest, type TextToImageManifest } from "../src/models/manifest";
 
 export type { Graph };
 export type GenerationConfig = TextGenerationManifest["generation"];
+export type DiffusionConfig = TextToImageManifest["diffusion"];
+export type DiffusionGraphFiles = Record<(typeof DIFFUSION_GRAPHS)[number], Graph>;
 
 export type OriginManifest =
   | { kind: "tensor"; name: string; version: string; task: string; graph: Graph }
-  | { kind: "generation"; name: string; version: string; task: string; graph: Graph; generation: GenerationConfig };
+  | { kind: "generation"; name: string; version: string; task: string; graph: Graph; generation: GenerationConfig }
+  | { kind: "diffusion"; name: string; version: string; task: string; graph: Graph; graphs: DiffusionGraphFiles; diffusion: DiffusionConfig };
 
 /** Reads one manifest; a missing graph is a clear error naming the ones there are. */
 export function parseManifest(json: unknown, graphOverride?: string): OriginManifest {
   const manifest = ManifestSchema.parse(json);
   const { name, version, task } = manifest;
-  // A text-to-image pipeline is hosted here by its UNet (over OIP) until the diffusion loop lands.
-  const graphName = manifest.task === "text-generation" ? (graphOverride ?? manifest.generation.graph) : primaryGraphName(manifest);
+  if (manifest.task === "text-to-image") {
+    // The schema checked that all three graphs are there; `graph` is the UNet (the loop's engine).
+    const pick = (graph: (typeof DIFFUSION_GRAPHS)[number]): Graph => {
+      const found = manifest.graphs[graph];
+      if (found === undefined) throw new Error(`Model "${name}" has no graph "${graph}"`);
+      return found;
+    };
+    const graphs = { text_encoder: pick("text_encoder"), unet: pick("unet"), vae_decoder: pick("vae_decoder") };
+    return { kind: "diffusion", name, version, task, graph: graphs.unet, graphs, diffusion: manifest.diffusion };
+  }
+  const graphName = manifest.task === "text-generation" ? (graphOverride ?? manifest.generation.graph) : "model";
   const graph = manifest.graphs[graphName];
   if (graph === undefined) throw new Error(`Model "${name}" has no graph "${graphName}" (has ${Object.keys(manifest.graphs).join(", ")})`);
   return manifest.task === "text-generation"

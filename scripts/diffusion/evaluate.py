@@ -81,6 +81,7 @@ def write_fixtures(diffusion, phrasings, run):
         ("the number zero", 1, "ddim", 10, 2.0),
         ("a picture of an 8", 123456789, "euler", 12, 5.0),
         ("handwritten one", 2**40 + 5, "ddim", 20, 4.0),  # a held-out phrasing; a seed above 2^32
+        ("a picture of the digit 3", 99, "ddim", 7, 3.0),  # N // steps (142) != the timestep gap (143)
     ]
     out = []
     for text, seed, scheduler, steps, g in cases:
@@ -147,7 +148,15 @@ def classifier():
             loss.backward()
             opt.step()
     torch.save(net.state_dict(), path)
-    return net.eval()
+    # Also as ONNX with a minimal manifest, so scripts/diffusion/closed-loop.mjs can use it
+    # (--classifier .cache/diffusion/feedback-classifier) when the shipped classifier is absent.
+    os.makedirs(f"{CACHE}/feedback-classifier", exist_ok=True)
+    net.eval()
+    torch.onnx.export(net, (torch.zeros(2, 1, 28, 28),), f"{CACHE}/feedback-classifier/model.onnx",
+                      input_names=["pixels"], output_names=["logits"], opset_version=14,
+                      dynamic_axes={"pixels": {0: "batch"}, "logits": {0: "batch"}})
+    json.dump({"graphs": {"model": {"file": "model.onnx"}}}, open(f"{CACHE}/feedback-classifier/manifest.json", "w"))
+    return net
 
 
 def spread(features):
@@ -217,7 +226,8 @@ def evaluate(diffusion, phrasings, run, seeds=50):
             },
             "seconds": round(time.time() - t0, 1),
         }
-        np.save(f"{CACHE}/generated-{name}.npy", images.numpy())
+        images.numpy().astype(np.float32).tofile(f"{CACHE}/generated-{name}.f32")
+        labels.numpy().astype(np.uint8).tofile(f"{CACHE}/generated-{name}.labels.u8")
         print(name, json.dumps(result[name]))
     result["goals"] = {"trainingPhrasingsAccuracy": 0.9, "heldOutPhrasingsAccuracy": 0.8,
                        "spread": "generated spread / real held-out spread per digit (feature space: the classifier's penultimate layer)",
@@ -225,16 +235,45 @@ def evaluate(diffusion, phrasings, run, seeds=50):
     json.dump(result, open(f"{CACHE}/evaluation.json", "w"), indent=2)
 
 
+def sweep(diffusion, phrasings, run, guidances, seeds=20):
+    """Validation for the defaults: seeds 1000.. (never the evaluation's 0..49), training
+    phrasings only; accuracy per (scheduler, guidance) at 20 steps."""
+    net = classifier()
+    out = []
+    for scheduler in ("ddim", "euler"):
+        for g in guidances:
+            prompts, labels = [], []
+            for digit in range(10):
+                mine = [p for p in phrasings if p["digit"] == digit and not p["heldOut"]]
+                for s in range(seeds):
+                    prompts.append(mine[(7 * s + 3) % len(mine)]["ids"])
+                    labels.append(digit)
+            ids, mask = pad(prompts, diffusion["promptLength"], diffusion["padTokenId"])
+            seeds_list = [1000 + s for _ in range(10) for s in range(seeds)]
+            images = np.concatenate([reference.sample(*run, diffusion, ids[i:i + 100], mask[i:i + 100], seeds_list[i:i + 100],
+                                                      scheduler, 20, g) for i in range(0, len(prompts), 100)])
+            with torch.no_grad():
+                acc = float((net(torch.from_numpy(images)).argmax(1) == torch.tensor(labels)).float().mean())
+            out.append({"scheduler": scheduler, "guidance": g, "steps": 20, "accuracy": round(acc, 4)})
+            print(out[-1], flush=True)
+    json.dump({"protocol": f"seeds 1000..{1000 + seeds - 1} x 10 digits, training phrasings, 20 steps; feedback classifier",
+               "results": out}, open(f"{CACHE}/sweep.json", "w"), indent=2)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--skip-eval", action="store_true")
+    ap.add_argument("--sweep", type=str, default="", help="comma-separated guidance scales: validation sweep only")
     args = ap.parse_args()
     torch.set_num_threads(2)
     manifest = json.load(open(f"{MODEL_DIR}/manifest.json"))
     diffusion = manifest["diffusion"]
     phrasings = json.load(open(f"{CACHE}/prompts.json"))["phrasings"]
     run = runners(*load_modules())
+    if args.sweep:
+        sweep(diffusion, phrasings, run, [float(g) for g in args.sweep.split(",")])
+        return
     write_fixtures(diffusion, phrasings, run)
     if not args.skip_eval:
         evaluate(diffusion, phrasings, run, args.seeds)

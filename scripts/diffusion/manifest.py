@@ -76,7 +76,7 @@ def main():
         "runtime": "origin",
         "protocol": "tensor-stream",
         "graphs": {role: graph_entry(role) for role in ["text_encoder", "unet", "vae_decoder"]},
-        "tokenizer": {**file_entry("tokenizer.json"), "config": "tokenizer_config.json"},
+        "tokenizer": {**file_entry("tokenizer.json"), "config": "tokenizer_config.json", "lowercase": True},
         "diffusion": diffusion_block(training, prompts),
         "training": training | {"preview": args.preview},
     }

@@ -125,7 +125,7 @@ class UNet(nn.Module):
     """Epsilon prediction on 4x7x7 latents; time + text conditioning by FiLM in every block.
     7x7 (width c) -> 4x4 (2c) -> 7x7, one skip."""
 
-    def __init__(self, text_dim=64, c=64, emb_dim=128):
+    def __init__(self, text_dim=64, c=48, emb_dim=128):
         super().__init__()
         self.emb_dim = emb_dim
         self.t_mlp = nn.Sequential(nn.Linear(emb_dim, emb_dim), nn.SiLU(), nn.Linear(emb_dim, emb_dim))

@@ -224,8 +224,8 @@ def main():
             "latent diffusion: VAE 1x28x28 <-> 4x7x7 (conv encoder/decoder, width 16/32, KL weight "
             f"{beta_kl} vs summed BCE); text encoder: byte-level BPE ({prompts['vocabSize']} tokens) -> "
             f"64-d token + position embeddings, one pre-norm 4-head self-attention block, masked mean pool, "
-            f"linear to {TEXT_DIM}, a learned null embedding for the empty prompt; UNet: 7x7 (64 ch) -> 4x4 "
-            "(128 ch) -> 7x7 with a skip, 6 residual blocks with GroupNorm and FiLM from (sinusoidal time "
+            f"linear to {TEXT_DIM}, a learned null embedding for the empty prompt; UNet: 7x7 (48 ch) -> 4x4 "
+            "(96 ch) -> 7x7 with a skip, 6 residual blocks with GroupNorm and FiLM from (sinusoidal time "
             "MLP + text MLP), epsilon prediction"),
         "parameters": {
             "vae": sum(p.numel() for p in vae.parameters()),

@@ -99,7 +99,8 @@ export type Graph = z.infer<typeof GraphSchema>;
 /** Where a model's work runs: "wasm" in this isolate, "origin" on a GPU origin. */
 export const placements = ["wasm", "origin"] as const;
 /** How the origin is reached: OIP v2 (Triton, KServe) for tensors, vLLM's /v1/completions
- * for text generation, tensor-stream (OIP tensors as SSE events) for the diffusion loop. */
+ * for generation, our tensor stream (Triton's generate_stream route, one OIP tensor per SSE
+ * event: README "Tensor-stream protocol") for a diffusion loop. */
 export const originProtocols = ["oip-v2", "vllm-completions", "tensor-stream"] as const;
 export type OriginProtocol = (typeof originProtocols)[number];
 
@@ -139,41 +140,39 @@ const TextGenerationManifestSchema = z.object({
   evaluation: z.object({}).loose().optional(),
 });
 
-/** A latent diffusion pipeline (CONTRACTS2 "Images: the diffusion pipeline"): three graphs,
- * a byte-level BPE tokenizer, the scheduler's parameters and the latent -> pixel preview. */
-const DiffusionSchedulerSchema = z.object({
-  numTrainTimesteps: z.number().int().positive(),
-  betaSchedule: z.enum(["linear", "scaled_linear", "squaredcos_cap_v2"]),
-  betaStart: z.number().positive(),
-  betaEnd: z.number().positive(),
-  predictionType: z.literal("epsilon"),
-  /** diffusers' timestep_spacing; sets the timesteps and Euler's init noise sigma. */
-  timestepSpacing: z.enum(["leading", "trailing", "linspace"]),
-  /** DDIM's last step goes to alpha_cumprod 1 (true) or alphas_cumprod[0] (false). */
-  setAlphaToOne: z.boolean(),
-  clipSample: z.literal(false),
-});
+/** The three graphs of a latent diffusion pipeline (CONTRACTS2.md "the diffusion pipeline"). */
+export const DIFFUSION_GRAPHS = ["text_encoder", "unet", "vae_decoder"] as const;
+
+const TimestepSpacingSchema = z.enum(["leading", "trailing", "linspace"]);
 
 const TextToImageManifestSchema = z.object({
   task: z.literal("text-to-image"),
-  tokenizer: z.object({ file: z.string().min(1), sha256: Sha256Schema, bytes: z.number().int().positive(), config: z.string().min(1) }),
+  /** A byte-level BPE; prompts are encoded without special tokens (lower-cased first when `lowercase`). */
+  tokenizer: z.object({ file: z.string().min(1), sha256: Sha256Schema, bytes: z.number().int().positive(), config: z.string().optional(), lowercase: z.boolean().optional() }).loose(),
   diffusion: z.object({
     promptLength: z.number().int().positive(),
     padTokenId: z.number().int().min(0),
     latentShape: z.tuple([z.number().int().positive(), z.number().int().positive(), z.number().int().positive()]),
-    imageShape: z.tuple([z.number().int().positive(), z.number().int().positive(), z.number().int().positive()]),
-    /** The UNet works on latents × scalingFactor; the VAE decoder takes latents / scalingFactor. */
+    imageShape: z.tuple([z.literal(1), z.number().int().positive(), z.number().int().positive()]),
     scalingFactor: z.number().positive(),
-    scheduler: DiffusionSchedulerSchema,
-    defaults: z.object({
-      steps: z.number().int().positive(),
-      guidanceScale: z.number().min(0),
-      scheduler: z.enum(["ddim", "euler"]),
-    }),
-    /** pixel ≈ bias + Σ_c factors[c] · predicted clean (scaled) latent[c], at latent resolution. */
-    preview: z.object({ factors: z.array(z.number()).min(1), bias: z.number() }).loose(),
+    scheduler: z
+      .object({
+        numTrainTimesteps: z.number().int().positive(),
+        betaSchedule: z.enum(["linear", "scaled_linear", "squaredcos_cap_v2"]),
+        betaStart: z.number().positive(),
+        betaEnd: z.number().positive(),
+        predictionType: z.literal("epsilon"),
+        timestepSpacing: TimestepSpacingSchema.optional(),
+        stepsOffset: z.number().int().min(0).optional(),
+        clipSample: z.boolean().optional(),
+        setAlphaToOne: z.boolean().optional(),
+      })
+      .loose(),
+    defaults: z.object({ steps: z.number().int().positive(), guidanceScale: z.number().min(0), scheduler: z.enum(["ddim", "euler"]) }),
+    /** Latent → pixel: pixel ≈ bias + Σ_c factors[c] · x̂_0[c] (least squares on training latents). */
+    preview: z.object({ factors: z.array(z.number()).min(1), bias: z.number() }),
   }),
-  training: TrainingSchema,
+  training: TrainingSchema.optional(),
   evaluation: z.object({}).loose().optional(),
 });
 
@@ -181,7 +180,7 @@ export const TextClassificationSchema = BaseManifestSchema.extend(TextClassifica
 export const FraudScoringSchema = BaseManifestSchema.extend(FraudScoringManifestSchema.shape);
 export const RawSchema = BaseManifestSchema.extend(RawManifestSchema.shape);
 export const TextGenerationSchema = BaseManifestSchema.extend(TextGenerationManifestSchema.shape).loose();
-export const TextToImageSchema = BaseManifestSchema.extend(TextToImageManifestSchema.shape);
+export const TextToImageSchema = BaseManifestSchema.extend(TextToImageManifestSchema.shape).loose();
 export const ManifestSchema = z
   .discriminatedUnion("task", [TextClassificationSchema, FraudScoringSchema, RawSchema, TextGenerationSchema, TextToImageSchema])
   .superRefine((manifest, context) => {
@@ -189,12 +188,13 @@ export const ManifestSchema = z
       context.addIssue({ code: "custom", path: ["protocol"], message: 'runtime "origin" needs a protocol' });
     }
     if (manifest.task === "text-to-image") {
-      for (const role of diffusionGraphs) {
-        if (manifest.graphs[role] === undefined) context.addIssue({ code: "custom", path: ["graphs", role], message: `graph "${role}" is missing` });
+      for (const graph of DIFFUSION_GRAPHS) {
+        if (manifest.graphs[graph] === undefined) context.addIssue({ code: "custom", path: ["graphs", graph], message: `graph "${graph}" is missing` });
       }
       if (manifest.diffusion.preview.factors.length !== manifest.diffusion.latentShape[0]) {
-        context.addIssue({ code: "custom", path: ["diffusion", "preview", "factors"], message: "one factor per latent channel" });
+        context.addIssue({ code: "custom", path: ["diffusion", "preview", "factors"], message: "one preview factor per latent channel" });
       }
+      return;
     }
     const needed = primaryGraphName(manifest);
     const atEdge = manifest.runtime === "wasm" || manifest.protocol === "oip-v2";
@@ -203,18 +203,15 @@ export const ManifestSchema = z
     }
   });
 
-/** The three graphs of a text-to-image pipeline. */
-export const diffusionGraphs = ["text_encoder", "unet", "vae_decoder"] as const;
-
 /** The graph a model's tensor capability runs: "model" for single-shot tasks, the decoder
- * named by `generation.graph` for text generation, the UNet of a diffusion pipeline. */
+ * named by `generation.graph` for text generation. */
 export function primaryGraphName(manifest: { task: string; generation?: { graph: string } }): string {
-  if (manifest.task === "text-to-image") return "unet";
   return manifest.generation?.graph ?? "model";
 }
 
 /** The primary graph's declaration, or undefined where the edge has none (an origin LLM). */
 export function primaryGraph(manifest: Manifest): Graph | undefined {
+  if (manifest.task === "text-to-image") return undefined; // three graphs, run by the diffusion loop
   return manifest.graphs[primaryGraphName(manifest)];
 }
 

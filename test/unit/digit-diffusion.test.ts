@@ -101,7 +101,7 @@ describe("digit-diffusion manifest", () => {
 });
 
 describe("digit-diffusion tokenizer", () => {
-  const config: Record<string, unknown> = JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.config}`, "utf8"));
+  const config: Record<string, unknown> = JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.config ?? "tokenizer_config.json"}`, "utf8"));
   const tokenizer = new Tokenizer(JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.file}`, "utf8")), config);
   it("encodes the fixtures' prompts to their ids without special tokens, whatever the case", () => {
     for (const { prompt, ids, inputIds, attentionMask } of loops) {
@@ -111,6 +111,7 @@ describe("digit-diffusion tokenizer", () => {
       expect(attentionMask).toEqual([...ids.map(() => 1), ...Array<number>(diffusion.promptLength - ids.length).fill(0)]);
     }
     expect(config.do_lower_case).toBe(true);
+    expect(manifest.tokenizer.lowercase).toBe(true);
   });
 });
 
@@ -157,7 +158,8 @@ function alphasCumprod(): Float64Array {
 }
 function trailingTimesteps(steps: number): number[] {
   const n = diffusion.scheduler.numTrainTimesteps;
-  return Array.from({ length: steps }, (_, k) => Math.round(n - (k * n) / steps) - 1);
+  const roundHalfEven = (x: number) => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x)); // numpy's round
+  return Array.from({ length: steps }, (_, k) => roundHalfEven(n - (k * n) / steps) - 1);
 }
 
 async function runLoop(c: z.infer<typeof LoopCase>): Promise<Float32Array> {
@@ -186,7 +188,7 @@ async function runLoop(c: z.infer<typeof LoopCase>): Promise<Float32Array> {
   for (const [k, t] of ts.entries()) {
     if (c.scheduler === "ddim") {
       const eps = await guided(x, t);
-      const prev = t - diffusion.scheduler.numTrainTimesteps / c.steps;
+      const prev = t - Math.floor(diffusion.scheduler.numTrainTimesteps / c.steps); // diffusers: N // steps
       const aT = acp[t]!;
       const aPrev = prev >= 0 ? acp[prev]! : 1;
       x = x.map((v, i) => {
