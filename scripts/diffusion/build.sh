@@ -21,7 +21,9 @@ preview=()
 
 node scripts/diffusion/prepare.mjs
 "$PYTHON" -W ignore scripts/diffusion/train.py --vae-minutes "${DIFFUSION_VAE_MINUTES:-5}" --unet-minutes "${DIFFUSION_UNET_MINUTES:-25}" --batch 96
-rm -f .cache/diffusion/evaluation.json .cache/diffusion/classifier.pt
+rm -f .cache/diffusion/evaluation.json .cache/diffusion/classifier.pt .cache/diffusion/sweep.json
+"$PYTHON" scripts/diffusion/manifest.py "${preview[@]}"
+"$PYTHON" -W ignore scripts/diffusion/evaluate.py --sweep 2,4,7   # picks the default guidance (validation seeds)
 "$PYTHON" scripts/diffusion/manifest.py "${preview[@]}"
 "$PYTHON" -W ignore scripts/diffusion/evaluate.py
 "$PYTHON" scripts/diffusion/manifest.py "${preview[@]}"

@@ -11,6 +11,9 @@ import onnx
 MODEL_DIR = "models/digit-diffusion"
 CACHE = ".cache/diffusion"
 DTYPES = {1: "FP32", 7: "INT64"}
+# guidanceScale 4.0 until the validation sweep (evaluate.py --sweep 2,4,7: seeds 1000..,
+# training phrasings only) has run; then its smallest scale at the best accuracy (less
+# guidance keeps more diversity).
 DEFAULTS = {"steps": 20, "guidanceScale": 4.0, "scheduler": "ddim"}
 
 
@@ -38,6 +41,15 @@ def graph_entry(role):
     return entry
 
 
+def defaults():
+    """The default guidance: the smallest scale of the validation sweep at its best accuracy."""
+    if not os.path.exists(f"{CACHE}/sweep.json"):
+        return DEFAULTS
+    results = json.load(open(f"{CACHE}/sweep.json"))["results"]
+    best = max(r["accuracy"] for r in results)
+    return DEFAULTS | {"guidanceScale": min(r["guidance"] for r in results if r["accuracy"] == best)}
+
+
 def diffusion_block(training, prompts):
     return {
         "promptLength": prompts["promptLength"],
@@ -46,7 +58,7 @@ def diffusion_block(training, prompts):
         "imageShape": [1, 28, 28],
         "scalingFactor": training["scalingFactor"],
         "scheduler": training["scheduler"],
-        "defaults": DEFAULTS,
+        "defaults": defaults(),
         "preview": {"factors": training["preview"]["factors"], "bias": training["preview"]["bias"],
                     "r2": training["preview"]["r2"],
                     "appliesTo": "the predicted clean latent in the UNet's (scaled) space, per 7x7 position; "
@@ -84,6 +96,8 @@ def main():
     manifest["training"]["previewFit"] = manifest["training"].pop("preview")
     manifest["training"]["preview"] = args.preview
     manifest["training"].pop("scalingFactor", None)
+    if os.path.exists(f"{CACHE}/sweep.json"):
+        manifest["training"]["defaultsSelection"] = json.load(open(f"{CACHE}/sweep.json"))
     if os.path.exists(f"{CACHE}/evaluation.json"):
         manifest["evaluation"] = json.load(open(f"{CACHE}/evaluation.json"))
     with open(f"{MODEL_DIR}/manifest.json", "w") as f:
