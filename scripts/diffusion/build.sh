@@ -21,9 +21,13 @@ preview=()
 
 node scripts/diffusion/prepare.mjs
 "$PYTHON" -W ignore scripts/diffusion/train.py --vae-minutes "${DIFFUSION_VAE_MINUTES:-5}" --unet-minutes "${DIFFUSION_UNET_MINUTES:-25}" --batch 96
-rm -f .cache/diffusion/evaluation.json .cache/diffusion/classifier.pt .cache/diffusion/sweep.json
+rm -f .cache/diffusion/evaluation.json .cache/diffusion/classifier.pt .cache/diffusion/sweep.json .cache/diffusion/closed-loop.json
 "$PYTHON" scripts/diffusion/manifest.py "${preview[@]}"
 "$PYTHON" -W ignore scripts/diffusion/evaluate.py --sweep 2,4,7   # picks the default guidance (validation seeds)
 "$PYTHON" scripts/diffusion/manifest.py "${preview[@]}"
 "$PYTHON" -W ignore scripts/diffusion/evaluate.py
+# The same closed loop on the exported ONNX graphs (onnxruntime-node), the shipped classifier when present.
+classifier=models/digit-classifier
+[ -f "$classifier/manifest.json" ] || classifier=.cache/diffusion/feedback-classifier
+node scripts/diffusion/closed-loop.mjs --classifier "$classifier" --out .cache/diffusion/closed-loop.json
 "$PYTHON" scripts/diffusion/manifest.py "${preview[@]}"

@@ -6,12 +6,12 @@
 // with both halves in one batch, the contract's seeded noise), and the digit classifier's
 // graph labels each image. Prints accuracy per phrasing set and per digit.
 //
-//   node scripts/diffusion/closed-loop.mjs [--classifier models/digit-classifier] [--graph model] [--seeds 50]
+//   node scripts/diffusion/closed-loop.mjs [--classifier models/digit-classifier] [--graph model] [--seeds 50] [--out file.json]
 //
 // The scheduler maths is written here from the contract (huggingface/diffusers
 // scheduling_ddim.py / scheduling_euler_discrete.py, cited): it is the scripts' independent
 // copy, not the service's src/generation/diffusion.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Tokenizer } from '@huggingface/tokenizers';
@@ -24,6 +24,7 @@ const { values } = parseArgs({
     graph: { type: 'string', default: 'model' },
     seeds: { type: 'string', default: '50' },
     model: { type: 'string', default: 'models/digit-diffusion' },
+    out: { type: 'string' },
   },
 });
 const SEEDS = Number(values.seeds);
@@ -151,6 +152,7 @@ async function generate(prompts, seeds, { steps, guidanceScale: g, scheduler }) 
 const heldOut = new Set(readHeldOut().map((p) => p.text));
 const phrasings = allPhrasings();
 const started = Date.now();
+const report = { runtime: `onnxruntime-node ${ort.env.versions?.common ?? ''}`.trim(), classifier: `${values.classifier} graph "${values.graph}"`, seeds: SEEDS };
 for (const [name, held] of [['training phrasings', false], ['held-out phrasings', true]]) {
   let correct = 0;
   const perDigit = [];
@@ -168,6 +170,8 @@ for (const [name, held] of [['training phrasings', false], ['held-out phrasings'
     correct += ok;
     perDigit.push(ok / SEEDS);
   }
+  report[held ? 'heldOutPhrasings' : 'trainingPhrasings'] = { accuracy: correct / (10 * SEEDS), perDigit: perDigit.map((a) => Number(a.toFixed(3))) };
   console.log(`${name}: accuracy ${(correct / (10 * SEEDS)).toFixed(4)} (${correct}/${10 * SEEDS}); per digit ${perDigit.map((a) => a.toFixed(2)).join(' ')}`);
 }
 console.log(`classifier ${values.classifier} graph "${values.graph}"; ${diffusion.defaults.scheduler}, ${diffusion.defaults.steps} steps, guidance ${diffusion.defaults.guidanceScale}; ${((Date.now() - started) / 1000).toFixed(1)} s`);
+if (values.out) writeFileSync(values.out, `${JSON.stringify({ ...report, seconds: Math.round((Date.now() - started) / 100) / 10 }, null, 2)}\n`);

@@ -100,6 +100,8 @@ def main():
         manifest["training"]["defaultsSelection"] = json.load(open(f"{CACHE}/sweep.json"))
     if os.path.exists(f"{CACHE}/evaluation.json"):
         manifest["evaluation"] = json.load(open(f"{CACHE}/evaluation.json"))
+        if os.path.exists(f"{CACHE}/closed-loop.json"):  # scripts/diffusion/closed-loop.mjs --out
+            manifest["evaluation"]["onnxClosedLoop"] = json.load(open(f"{CACHE}/closed-loop.json"))
     with open(f"{MODEL_DIR}/manifest.json", "w") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")

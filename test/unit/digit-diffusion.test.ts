@@ -1,13 +1,15 @@
-// The shipped digit diffusion pipeline's files, run for real with onnxruntime-node: the manifest
-// parses with the shared schema and its hashes hold; the tokenizer gives the fixtures' prompt
-// ids (case-insensitively); the contract's seeded noise drawn from createPrng equals the
-// Python reference's; each graph reproduces PyTorch on fixed inputs; and a DDIM / Euler loop
-// written here from the contract (an independent check of scripts/diffusion/reference.py,
-// not the service's scheduler) over the three ONNX graphs gives the Python loop's images.
+// The shipped digit diffusion pipeline's files, run for real: the manifest parses with the
+// shared schema and its hashes hold; the tokenizer gives the fixtures' prompt ids
+// (case-insensitively); the contract's seeded noise drawn from createPrng equals the Python
+// reference's; each graph reproduces PyTorch on fixed inputs (onnxruntime-node, and
+// onnxruntime-web WASM); and a DDIM / Euler loop written here from the contract (an
+// independent check of scripts/diffusion/reference.py, not the service's scheduler) over
+// the three ONNX graphs gives the Python loop's images.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Tokenizer } from "@huggingface/tokenizers";
 import * as ort from "onnxruntime-node";
+import * as ortWeb from "onnxruntime-web";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createPrng } from "../../src/generation/sampler";
@@ -138,6 +140,29 @@ describe("digit-diffusion graphs (onnxruntime-node, FP32)", () => {
     });
     expect(maxDiff(eps, graphsFixture.unet.noise_pred)).toBeLessThan(5e-4);
     const image = await output("vae_decoder", { latent: f32(sample.map((v) => v / diffusion.scalingFactor), shape) });
+    expect(maxDiff(image, graphsFixture.vae_decoder.image)).toBeLessThan(2e-4);
+  });
+});
+
+describe("digit-diffusion graphs (onnxruntime-web WASM, in Node)", () => {
+  it("runs all three graphs and reproduces PyTorch on the same fixed inputs", async () => {
+    ortWeb.env.wasm.numThreads = 1;
+    const web = async (role: string) => ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.graphs[role]!.file}`));
+    const te = graphsFixture.text_encoder;
+    const rows = te.input_ids.length;
+    const ids = (m: number[][]) => new ortWeb.Tensor("int64", BigInt64Array.from(m.flat(), (v) => BigInt(v)), [rows, m[0]!.length]);
+    const embeds = (await (await web("text_encoder")).run({ input_ids: ids(te.input_ids), attention_mask: ids(te.attention_mask) })).text_embeds!.data as Float32Array;
+    expect(maxDiff(embeds, te.text_embeds)).toBeLessThan(2e-4);
+    const sample = new Float32Array(2 * latentSize);
+    graphsFixture.unet.sampleSeeds.forEach((seed, i) => sample.set(seededNoise(seed, latentSize), i * latentSize));
+    const shape = [2, ...diffusion.latentShape];
+    const eps = (await (await web("unet")).run({
+      sample: new ortWeb.Tensor("float32", sample, shape),
+      timestep: new ortWeb.Tensor("float32", Float32Array.from(graphsFixture.unet.timestep), [2]),
+      text_embeds: new ortWeb.Tensor("float32", embeds, [2, embeds.length / 2]),
+    })).noise_pred!.data as Float32Array;
+    expect(maxDiff(eps, graphsFixture.unet.noise_pred)).toBeLessThan(5e-4);
+    const image = (await (await web("vae_decoder")).run({ latent: new ortWeb.Tensor("float32", sample.map((v) => v / diffusion.scalingFactor), shape) })).image!.data as Float32Array;
     expect(maxDiff(image, graphsFixture.vae_decoder.image)).toBeLessThan(2e-4);
   });
 });
