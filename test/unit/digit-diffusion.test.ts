@@ -233,7 +233,7 @@ describe("digit-diffusion loop (ONNX graphs) vs the Python reference", () => {
   for (const c of loops) {
     it(`${c.scheduler} ${c.steps} steps, guidance ${c.guidanceScale}, "${c.prompt}" seed ${c.seed}`, async () => {
       const image = await runLoop(c);
-      expect(maxDiff(image, c.image)).toBeLessThan(0.01);
+      expect(maxDiff(image, c.image)).toBeLessThan(5e-4); // measured ≤ 6.3e-5 (the fixture rounds to 1e-4)
     });
   }
 });
