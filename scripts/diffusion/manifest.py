@@ -90,12 +90,9 @@ def main():
         "graphs": {role: graph_entry(role) for role in ["text_encoder", "unet", "vae_decoder"]},
         "tokenizer": {**file_entry("tokenizer.json"), "config": "tokenizer_config.json", "lowercase": True},
         "diffusion": diffusion_block(training, prompts),
-        "training": training | {"preview": args.preview},
+        "training": {k: v for k, v in training.items() if k not in ("scheduler", "scalingFactor", "preview")}
+                    | {"previewFit": training["preview"], "previewBuild": args.preview},
     }
-    manifest["training"].pop("scheduler", None)
-    manifest["training"]["previewFit"] = manifest["training"].pop("preview")
-    manifest["training"]["preview"] = args.preview
-    manifest["training"].pop("scalingFactor", None)
     if os.path.exists(f"{CACHE}/sweep.json"):
         manifest["training"]["defaultsSelection"] = json.load(open(f"{CACHE}/sweep.json"))
     if os.path.exists(f"{CACHE}/evaluation.json"):
