@@ -7,6 +7,7 @@ import { requireKey } from "./http/auth";
 import { renderErrors } from "./http/errors";
 import type { ModelHost } from "./model-host";
 import { completionRoutes } from "./routes/completions";
+import { generateStreamRoutes } from "./routes/generate-stream";
 import { oipRoutes } from "./routes/oip";
 import { serviceRoutes } from "./routes/service";
 
@@ -18,6 +19,7 @@ export function createOriginApp(host: ModelHost, config: OriginConfig): Hono {
   app.route("/", serviceRoutes(host));
   app.route("/", oipRoutes(host, config.maxBodyBytes));
   app.route("/", completionRoutes(host, config.maxBodyBytes));
+  app.route("/", generateStreamRoutes(host, config.maxBodyBytes));
   renderErrors(app);
   return app;
 }

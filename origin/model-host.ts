@@ -4,6 +4,9 @@
 import { ServiceError } from "../src/errors/service-error";
 import type { OriginConfig } from "./config";
 import { DecoderEngine } from "./engines/decoder/engine";
+import type { DiffusionEngine } from "./engines/diffusion/engine";
+import { loadDiffusionEngine } from "./engines/diffusion/load";
+import { createDiffusionMetrics } from "./engines/diffusion/metrics";
 import { createSession } from "./engines/onnx-session";
 import { createTensorEngine, type TensorEngine } from "./engines/tensor-engine";
 import { parseManifest, type OriginManifest } from "./manifests";
@@ -19,6 +22,8 @@ export interface HostedModel {
   failure: string | undefined;
   tensor: TensorEngine | undefined;
   decoder: DecoderEngine | undefined;
+  /** Text-to-image models: the denoising loop shared by their requests. */
+  diffusion?: DiffusionEngine;
   /** How a decoder runs its graph: rewritten (split attention: no cache copies; logits for the last position only), or as exported. */
   mode: string | undefined;
 }
@@ -48,8 +53,17 @@ export function createModelHost(config: OriginConfig): ModelHost {
     Math.max(1, ...contextLengths),
   );
 
+  const diffusionMetrics = createDiffusionMetrics(registry, () =>
+    [...models.values()].flatMap((model) => (model.diffusion === undefined ? [] : [{ model: model.manifest.name, value: model.diffusion.runningCount }])),
+  );
+
   const load = async (folder: { dir: string }, model: HostedModel) => {
     try {
+      if (model.manifest.kind === "diffusion") {
+        model.diffusion = await loadDiffusionEngine(folder.dir, model.manifest, settings, config, diffusionMetrics);
+        model.status = "ready";
+        return;
+      }
       const { graph } = model.manifest;
       const bytes = await readVerifiedFile(folder.dir, graph.file, graph.sha256);
       if (model.manifest.kind === "generation") {

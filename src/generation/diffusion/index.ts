@@ -9,3 +9,4 @@ export { createDenoiser, type DenoiseParams, type Denoiser } from "./denoiser";
 export { unetStep, type BatchItem, type UnetBatch, type UnetRun } from "./unet-batch";
 export { attentionMask, encodePrompts, reportsStep, sizeOf, unscale, type DiffusionGraphs, type DiffusionRequest, type DiffusionSpec } from "./pipeline";
 export { diffusionLoop, type DiffusionStep } from "./loop";
+export { diffusionGraphs, type RunGraph } from "./graphs";
