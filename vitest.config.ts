@@ -26,7 +26,7 @@ export default defineConfig({
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
           setupFiles: ["test/workers/apply-migrations.ts"],
-          globalSetup: ["test/workers/ibm-setup.ts", "test/workers/origin-setup.ts", "test/workers/generation-setup.ts"],
+          globalSetup: ["test/workers/ibm-setup.ts", "test/workers/origin-setup.ts", "test/workers/generation-setup.ts", "test/workers/images-setup.ts"],
           testTimeout: 30_000,
         },
       },

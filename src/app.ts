@@ -10,6 +10,7 @@ import { limitBody, requireJson } from "./routes/middleware/body";
 import { metricsRoutes } from "./routes/metrics";
 import { modelRoutes } from "./routes/models";
 import { oipRoutes } from "./routes/oip";
+import { imageRoutes } from "./routes/images";
 import { openaiRoutes } from "./routes/openai";
 import { runRoutes } from "./routes/run";
 import { defaultServices, fraudStores, type FraudStores } from "./compose";
@@ -36,7 +37,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices,
   app.use("/detokenize", requireApiKey);
   // /v2 bodies are read by the OIP codec (src/protocols/oip-body.ts): JSON with or without a
   // Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated.
-  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize", "/v1/chat/completions", "/v1/completions"]) {
+  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize", "/v1/chat/completions", "/v1/completions", "/v1/images/generations"]) {
     app.on("POST", path, requireJson, limitBody);
   }
 
@@ -49,6 +50,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices,
   app.route("/", metricsRoutes);
   app.route("/", tokenizeRoutes);
   app.route("/", openaiRoutes);
+  app.route("/", imageRoutes);
   app.route("/", runRoutes);
 
   documentApi(app);

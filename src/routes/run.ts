@@ -9,11 +9,13 @@ import { classifierOf, LabelScoreSchema, Text } from "./classify";
 import { collect, sseResponse, startGeneration } from "./openai/generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "./problems";
 import { chatMessages } from "./openai/request-schemas";
+import { TextToImageRunInput } from "./images/request-schema";
+import { runTextToImage } from "./images/run-image";
 import { UsageSchema, workersAiChunks } from "./openai/responses";
 import { generationOptions } from "./openai/sampling";
 import { serverTiming } from "./server-timing";
 import { findModel, requireReady, type AppEnv } from "./services";
-import { validationHook } from "./validation";
+import { parseBody, validationHook } from "./validation";
 
 const ClassificationInput = z.object({ text: Text }).strict().openapi("TextClassificationInput");
 
@@ -40,10 +42,10 @@ const runRoute = createRoute({
   method: "post",
   path: "/v1/run/{model}",
   operationId: "runModel",
-  summary: "Workers AI-style: text classification ({text} → [{label, score}]) or text generation ({prompt | messages} → {response})",
+  summary: "Workers AI-style: text classification ({text} → [{label, score}]), text generation ({prompt | messages} → {response}) or text-to-image ({prompt, num_steps, guidance, seed, height, width} → image/png)",
   request: {
     params: z.object({ model: z.string().min(1) }),
-    body: { required: true, content: { "application/json": { schema: z.union([ClassificationInput, GenerationInput]) } } },
+    body: { required: true, content: { "application/json": { schema: z.union([ClassificationInput, GenerationInput, TextToImageRunInput]) } } },
   },
   responses: {
     200: {
@@ -51,6 +53,7 @@ const runRoute = createRoute({
       content: {
         "application/json": { schema: z.union([z.array(LabelScoreSchema), z.object({ response: z.string(), usage: UsageSchema })]) },
         "text/event-stream": { schema: z.string() },
+        "image/png": { schema: z.string().openapi({ format: "binary", description: "Text-to-image: the PNG" }) },
       },
     },
     ...problemResponses("/v1/run/{model}", 401, 429, BODY_ERRORS, MODEL_ERRORS),
@@ -59,8 +62,11 @@ const runRoute = createRoute({
 
 export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(runRoute, async (c) => {
   const { model: name } = c.req.valid("param");
-  const body = c.req.valid("json");
+  const valid = c.req.valid("json");
   const model = findModel(c.get("services"), name, "model");
+  if (model.capabilities.textToImage !== undefined) return runTextToImage(model, valid, c.req.raw.signal);
+  // A text-to-image body sent to a text model: its fields are named in the 400.
+  const body = "text" in valid ? valid : parseBody(GenerationInput, valid);
   if ("text" in body) {
     const classifier = classifierOf(model, "model");
     await requireReady(model);

@@ -5,7 +5,9 @@ import type { InferenceRuntime } from "./runtime";
 import { createOipRuntime } from "./origin/oip-runtime";
 import { NO_ORIGIN, type OriginConfig } from "./origin/origin-config";
 import { createVllmRuntime } from "./origin/vllm-runtime";
+import { createTensorStreamRuntime } from "./origin/tensor-stream-runtime";
 import { decodeLoop } from "./wasm/decode-loop";
+import { createDiffusionLoopRuntime } from "./wasm/diffusion-loop";
 import { createWasmRuntime } from "./wasm/wasm-runtime";
 
 export type * from "./runtime";
@@ -19,6 +21,15 @@ export type GraphLoader = (graph: string) => Promise<Uint8Array>;
 export type OriginFor = (model: string) => OriginConfig;
 
 function wasmRuntime(manifest: Manifest, loadGraph: GraphLoader): InferenceRuntime {
+  if (manifest.task === "text-to-image") {
+    const graph = (name: "text_encoder" | "unet" | "vae_decoder") => {
+      const declared = manifest.graphs[name];
+      if (declared === undefined) throw new Error(`Model "${manifest.name}" has no graph "${name}"`);
+      return createWasmRuntime({ inputs: declared.inputs, outputs: declared.outputs, loadModel: () => loadGraph(name) });
+    };
+    const { defaults, ...spec } = manifest.diffusion;
+    return createDiffusionLoopRuntime({ textEncoder: graph("text_encoder"), unet: graph("unet"), vaeDecoder: graph("vae_decoder") }, spec, defaults);
+  }
   const name = primaryGraphName(manifest);
   const graph = primaryGraph(manifest);
   if (graph === undefined) throw new Error(`Model "${manifest.name}" runs in the isolate but has no graph "${name}"`);
@@ -34,6 +45,9 @@ function originRuntime(manifest: Manifest, origin: OriginConfig): InferenceRunti
     case "vllm-completions":
       if (manifest.task !== "text-generation") throw new Error(`Model "${manifest.name}": vllm-completions serves text generation only`);
       return createVllmRuntime({ model: manifest, contextLength: manifest.generation.contextLength, origin });
+    case "tensor-stream":
+      if (manifest.task !== "text-to-image") throw new Error(`Model "${manifest.name}": tensor-stream serves text-to-image only`);
+      return createTensorStreamRuntime({ model: manifest, origin });
     case "oip-v2":
     case undefined: {
       const graph = primaryGraph(manifest);

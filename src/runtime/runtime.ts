@@ -37,8 +37,9 @@ export interface TensorStreamStep {
   final: boolean;
 }
 
-/** Tensors in, a stream of per-step tensors out (Triton's generate_stream shape). Declared
- * now so the diffusion loop plugs in without another redesign; no runtime offers it yet. */
+/** Tensors in, a stream of per-step tensors out (Triton's generate_stream route): the
+ * diffusion loop, on a tensor-stream origin (origin/tensor-stream-runtime.ts) or in this
+ * isolate (wasm/diffusion-loop.ts). Breaking out or aborting `signal` stops the loop. */
 export interface TensorStreamCapability {
   stream(feeds: Record<string, Tensor>, options: { parameters?: Record<string, unknown>; signal: AbortSignal }): AsyncIterable<TensorStreamStep>;
 }

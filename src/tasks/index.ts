@@ -11,6 +11,7 @@ import { createFraudScorer, type FraudScorer } from "./fraud/fraud-scoring";
 import { createTextClassifier, type TextClassifier } from "./text-classification";
 import { createTokenization, type Tokenization } from "./tokenization";
 import { createTextGenerator, type TextGenerator } from "./text-generation/text-generation";
+import { createImageGenerator, type ImageGenerator } from "./text-to-image/text-to-image";
 
 /** Raw tensor inference (Open Inference Protocol): feeds checked against the graph. */
 export interface TensorService {
@@ -23,6 +24,7 @@ export interface Capabilities {
   textClassification?: TextClassifier;
   fraudScoring?: FraudScorer;
   textGeneration?: TextGenerator;
+  textToImage?: ImageGenerator;
 }
 
 const CAPABILITY_NAMES: Record<keyof Capabilities, string> = {
@@ -30,6 +32,7 @@ const CAPABILITY_NAMES: Record<keyof Capabilities, string> = {
   textClassification: "text-classification",
   fraudScoring: "fraud-scoring",
   textGeneration: "text-generation",
+  textToImage: "text-to-image",
 };
 
 export type ModelState = "unloaded" | "loading" | "ready" | "failed";
@@ -79,6 +82,10 @@ function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): { capabil
     case "text-generation": {
       const textGeneration = createTextGenerator({ ...model, manifest });
       return { capabilities: { tensors, textGeneration }, load: () => textGeneration.load() };
+    }
+    case "text-to-image": {
+      const textToImage = createImageGenerator({ ...model, manifest });
+      return { capabilities: { textToImage }, load: () => textToImage.load() };
     }
     case "raw":
     case "text-to-image": // the image generation task (diffusion-serving) runs the pipeline
