@@ -84,6 +84,8 @@ const TARGETS: Target[] = [
   { method: "POST", path: "/v1/chat/completions", auth: "bearer", body: () => ({ model: "tiny-llm", messages: [{ role: "user", content: "Hello" }], max_tokens: 4 }) },
   { method: "POST", path: "/v1/completions", auth: "bearer", body: () => ({ model: "tiny-llm", prompt: "The old house", max_tokens: 4, stream: true }) },
   { method: "POST", path: "/v1/run/tiny-llm", auth: "bearer", body: () => ({ prompt: "The old house", max_tokens: 4 }) },
+  { method: "POST", path: "/v1/images/generations", auth: "bearer", body: () => ({ model: "digit-diffusion", prompt: "a handwritten seven", n: 2, size: "56x56", steps: 2, seed: 1, stream: true, partial_images: 1 }) },
+  { method: "POST", path: "/v1/run/digit-diffusion", auth: "bearer", body: () => ({ prompt: "digit 3", num_steps: 2, seed: 7 }) },
   { method: "GET", path: "/v1/fraud/cards/fuzz-card", auth: "bearer" },
   { method: "GET", path: "/v2", auth: "none" },
   { method: "GET", path: "/v2/", auth: "none" },
