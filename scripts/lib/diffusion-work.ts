@@ -42,6 +42,18 @@ const edge = {
 };
 
 ortWeb.env.wasm.numThreads = 1;
+// onnxruntime-web's linear memory, caught as its instance is created (as src/runtime/wasm/ort.ts does in the Worker).
+let wasmMemory: WebAssembly.Memory | undefined;
+const instantiate = WebAssembly.instantiate;
+const capture = async (source: never, imports?: WebAssembly.Imports) => {
+  const result: unknown = await instantiate(source, imports);
+  const instance = result instanceof WebAssembly.Instance ? result : (result as { instance: WebAssembly.Instance }).instance;
+  const candidates = [...Object.values(instance.exports), ...Object.values(imports ?? {}).flatMap((module) => Object.values(module))];
+  wasmMemory ??= candidates.find((value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory);
+  return result;
+};
+WebAssembly.instantiate = capture as typeof WebAssembly.instantiate;
+const heapBefore = process.memoryUsage().heapUsed;
 const engines: Record<string, OrtEngine> = {
   wasm: { kind: "wasm", Tensor: ortWeb.Tensor, createSession: (model) => ortWeb.InferenceSession.create(model, { executionProviders: ["wasm"], graphOptimizationLevel: "all" }) },
   native: {
@@ -80,5 +92,6 @@ async function loopMs(engine: OrtEngine): Promise<{ loopMs: number; loopCpuMs: n
 }
 
 const wasm = await loopMs(engines.wasm!);
+const memory = { wasmLinearMB: (wasmMemory?.buffer.byteLength ?? NaN) / 2 ** 20, heapDeltaMB: (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20 };
 const native = await loopMs(engines.native!);
-console.log(JSON.stringify({ steps: Number(stepsArg), edge, wasm, native }));
+console.log(JSON.stringify({ steps: Number(stepsArg), edge, wasm, native, memory }));

@@ -99,6 +99,13 @@ describe.skipIf(!present)("origin diffusion engine (tensor-stream protocol)", ()
     expect((rowsAfter - rows) / (runsAfter - runs)).toBeGreaterThan(2);
   });
 
+  it("an image is the same alone and inside a shared batch", async () => {
+    const request = body(1, { steps: 8, preview_every: 0 }, true, 500);
+    const alone = await (await post("generate", request)).json();
+    const [together] = await Promise.all([post("generate", request), ...Array.from({ length: 3 }, (_, i) => post("generate", body(2, { steps: 5 + i, preview_every: 0 }, true, 600 + i)))]);
+    expect(await together!.json()).toEqual(alone);
+  });
+
   it("a client that leaves stops its loop at the origin", async () => {
     const before = { steps: await metric("origin_diffusion_image_steps_total"), aborted: await metric("origin_diffusion_requests_total", 'outcome="aborted"') };
     const abort = new AbortController();
