@@ -108,7 +108,7 @@ try {
 
   console.log("\nper image (ms, median)                      value");
   console.log(`origin: the loop straight (generate)        ${fmt(median(o))}`);
-  console.log(`edge → origin → edge (b64_json PNG)         ${fmt(median(e))}   (+${fmt(median(e) - median(o))} over the origin alone)`);
+  console.log(`edge → origin → edge (b64_json PNG)         ${fmt(median(e))}   (${median(e) >= median(o) ? "+" : "−"}${fmt(Math.abs(median(e) - median(o)))} vs the origin alone: within the noise of a busy machine)`);
   console.log(`edge work: seeded noise                      ${fmt(work.edge.noiseMs)}`);
   console.log(`edge work: one preview 28×28 / 224×224       ${fmt(work.edge.previewMs28)} / ${fmt(work.edge.previewMs224)}`);
   console.log(`edge work: final PNG 28×28 / 224×224         ${fmt(work.edge.pngMs28)} / ${fmt(work.edge.pngMs224)}`);
@@ -117,6 +117,7 @@ try {
   for (const rate of rates) console.log(`${rate.concurrency} concurrent: ${rate.imagesPerSecond.toFixed(2)} images/s through the edge, mean UNet batch ${rate.meanBatchImages.toFixed(2)} images`);
   console.log(`  ratio 8 vs 1 concurrent: ${(rates[1].imagesPerSecond / rates[0].imagesPerSecond).toFixed(2)}×`);
   console.log(`\nloop per image, one thread (${STEPS} steps): in-isolate WASM ${fmt(work.wasm.loopMs)} ms (CPU ${fmt(work.wasm.loopCpuMs)}), onnxruntime-node ${fmt(work.native.loopMs)} ms (CPU ${fmt(work.native.loopCpuMs)}): WASM/native CPU ${(work.wasm.loopCpuMs / work.native.loopCpuMs).toFixed(2)}×`);
+  console.log(`in-isolate pipeline memory (Node, onnxruntime-web): WASM linear memory ${work.memory.wasmLinearMB.toFixed(1)} MB, V8 heap +${work.memory.heapDeltaMB.toFixed(1)} MB`);
 } finally {
   edge.stop();
   await origin.stop();

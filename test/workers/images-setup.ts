@@ -14,7 +14,9 @@ const MODEL = "models/digit-diffusion";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** url: the origin; filesUrl: GET /<file> → a file of models/digit-diffusion. */
+    /** url: the origin; filesUrl: GET /<file> → a file of models/digit-diffusion; POST
+     * {filesUrl}/busy/… answers 429 with Retry-After, {filesUrl}/fail-mid-stream/… streams five
+     * steps' latents, then an error event and [DONE] (as an origin failing mid-loop does). */
     imagesOrigin: { url: string; filesUrl: string } | null;
   }
 }
@@ -28,6 +30,15 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   cpSync(MODEL, join(dir, "digit-diffusion"), { recursive: true });
   const origin = await startOrigin({ ORIGIN_MODELS: dir });
   const files = createServer((request, response) => {
+    if (request.method === "POST") {
+      request.resume();
+      if (request.url?.startsWith("/busy/")) return response.writeHead(429, { "content-type": "application/json", "retry-after": "7" }).end('{"error":"the diffusion engine is full"}');
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const latent = { name: "latent", datatype: "FP32", shape: [1, 4, 7, 7], data: new Array<number>(196).fill(0.5) };
+      for (let step = 1; step <= 5; step += 1) response.write(`data: ${JSON.stringify({ step, final: false, outputs: [latent] })}\n\n`);
+      response.end(`data: ${JSON.stringify({ error: { message: "CUDA out of memory", code: "internal_error", status: 500 } })}\n\ndata: [DONE]\n\n`);
+      return;
+    }
     const file = join(MODEL, basename(request.url ?? "/"));
     if (!existsSync(file)) return response.writeHead(404).end();
     response.writeHead(200, { "content-type": "application/octet-stream" }).end(readFileSync(file));

@@ -91,6 +91,21 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
     expect(later.running).toBe(0);
   });
 
+  it("an origin failing mid-stream: an error event then [DONE] when streaming, a 502 problem otherwise; 429 passes through", async () => {
+    const failing = appOnOrigin(`${origin?.filesUrl ?? ""}/fail-mid-stream`);
+    const response = await call(failing, "/v1/images/generations", { prompt: "seven", stream: true, partial_images: 3, steps: 20, seed: 1 });
+    expect(response.status).toBe(200);
+    const events = await frames(response);
+    expect(events.map((frame) => frame.event ?? (frame.data === "[DONE]" ? frame.data : JSON.parse(frame.data).error?.code))).toEqual(["image_generation.partial_image", "upstream_error", "[DONE]"]);
+    expect(JSON.parse(events[1]!.data).error.message).toMatch(/CUDA out of memory/);
+    const plain = await call(failing, "/v1/images/generations", { prompt: "seven", steps: 20, seed: 1 });
+    expect(plain.status).toBe(502);
+    expect((await plain.json<{ code: string }>()).code).toBe("upstream_error");
+    const busy = await call(appOnOrigin(`${origin?.filesUrl ?? ""}/busy`), "/v1/images/generations", { prompt: "seven", seed: 1 });
+    expect(busy.status).toBe(429);
+    expect(busy.headers.get("retry-after")).toBe("7");
+  });
+
   it("refuses what it does not serve with a 400 naming the field (OpenAI error member)", async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ response_format: "url" }, "response_format"],
