@@ -5,7 +5,7 @@
 // here. The consumer leaving aborts the loop behind it.
 import { ServiceError } from "../../errors/service-error";
 import { requestNoise, sizeOf, type SchedulerName } from "../../generation/diffusion";
-import { encodePng } from "../../images/png-gray";
+import { encodePng } from "../../images/png";
 import type { TextToImageManifest } from "../../models/manifest";
 import type { RegisteredModel } from "../../models/registry";
 import type { TensorStreamCapability } from "../../runtime";
