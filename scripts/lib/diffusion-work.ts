@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { diffusionGraphs, diffusionLoop, requestNoise, sizeOf, type RunGraph } from "../../src/generation/diffusion";
-import { encodePng } from "../../src/images/png-gray";
+import { encodePng } from "../../src/images/png";
 import { TextToImageSchema } from "../../src/models/manifest";
 import { createOrtRuntime, type OrtEngine } from "../../src/runtime/ort-runtime";
 import { previewPixels, toBytes, upscale } from "../../src/tasks/text-to-image/raster";
