@@ -46,7 +46,8 @@ function inputsOf(feeds: Record<string, Tensor>) {
     name,
     datatype: tensor.datatype,
     shape: tensor.shape,
-    data: tensor.data instanceof BigInt64Array ? Array.from(tensor.data, Number) : Array.from(tensor.data, Number),
+    // Ids and noise are small (n × 16, n × 196): plain JSON numbers (BigInt ids converted).
+    data: Array.from(tensor.data, Number),
   }));
 }
 
