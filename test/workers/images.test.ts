@@ -2,6 +2,7 @@
 // with digit-diffusion's loop on the reference origin (a real process on loopback): PNGs of
 // the requested size, the same seed → the same bytes, OpenAI's stream events, the client
 // leaving stops the origin's loop, and problem+json 400s naming the field.
+import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { appOnOrigin, call, frames, fromBase64, originCounters, pixels } from "./images-helpers";
 
@@ -104,6 +105,18 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
     const busy = await call(appOnOrigin(`${origin?.filesUrl ?? ""}/busy`), "/v1/images/generations", { prompt: "seven", seed: 1 });
     expect(busy.status).toBe(429);
     expect(busy.headers.get("retry-after")).toBe("7");
+  });
+
+  it("the model is listed, and its OIP metadata and readiness answer without a 500", async () => {
+    const get = (path: string) => Promise.resolve(app().request(`https://edge.test${path}`, { headers: { authorization: "Bearer test-key-1" } }, env));
+    const models = await (await get("/v1/models")).json<{ data: Array<{ id: string; task?: string }> }>();
+    expect(models.data.find((model) => model.id === "digit-diffusion")).toMatchObject({ task: "text-to-image" });
+    for (const path of ["/v1/models/digit-diffusion", "/v2/models/digit-diffusion", "/v2/models/digit-diffusion/ready", "/v2/models/digit-diffusion/config"]) {
+      expect((await get(path)).status, path).toBeLessThan(500);
+    }
+    const infer = await call(app(), "/v2/models/digit-diffusion/infer", { inputs: [{ name: "x", datatype: "FP32", shape: [1], data: [1] }] });
+    expect(infer.status).toBeGreaterThanOrEqual(400);
+    expect(infer.status).toBeLessThan(500);
   });
 
   it("refuses what it does not serve with a 400 naming the field (OpenAI error member)", async () => {
