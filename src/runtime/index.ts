@@ -54,9 +54,6 @@ function originRuntime(manifest: Manifest, origin: OriginConfig): InferenceRunti
       if (graph === undefined) throw new Error(`Model "${manifest.name}" has no graph to run over OIP v2`);
       return createOipRuntime({ model: manifest, inputs: graph.inputs, outputs: graph.outputs, origin });
     }
-    case "tensor-stream":
-      // The diffusion loop's origin adapter (TensorStreamCapability) is diffusion-serving's.
-      throw new Error(`Model "${manifest.name}": no tensor-stream runtime in this build`);
     default: {
       const unknown: never = manifest.protocol;
       throw new Error(`Unknown origin protocol ${String(unknown)}`);

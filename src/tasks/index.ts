@@ -88,7 +88,6 @@ function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): { capabil
       return { capabilities: { textToImage }, load: () => textToImage.load() };
     }
     case "raw":
-    case "text-to-image": // the image generation task (diffusion-serving) runs the pipeline
       return runtimeOnly;
     default: {
       const unknown: never = manifest;
