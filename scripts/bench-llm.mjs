@@ -8,7 +8,7 @@
 //   - the in-isolate WASM decode loop's tokens/s (scripts/lib/wasm-decode-rate.ts).
 // The origin is the reference origin (origin/, started here on loopback) unless --origin
 // URL names another (e.g. a vLLM serving the same model).
-//   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--origin http://…]
+//   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…] [--no-wasm]
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -18,11 +18,13 @@ import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 import { percentile } from "./lib/stats.mjs";
 
 const { values: options } = parseArgs({
-  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" } },
+  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" }, sizes: { type: "string", default: "0.1,0.25,0.5,0.85" }, "no-wasm": { type: "boolean", default: false } },
 });
 const RUNS = Number(options.runs);
 const TOKENS = Number(options.tokens);
-const SIZES_KB = [0.1, 0.5, 1, 1.5];
+// The tiny LLM's context is 512 tokens, ~2 bytes of this prose each (a 512-token vocabulary): 0.85 KB
+// (≈ 440 ids) + 32 new tokens is near its end; the slope is extrapolated to 1 KB.
+const SIZES_KB = options.sizes.split(",").map(Number);
 
 const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8"));
 const tokenizer = new Tokenizer(JSON.parse(readFileSync("models/tiny-llm/tokenizer.json", "utf8")), {});
@@ -115,7 +117,7 @@ try {
   console.log("\nprompt   ids   TTFT edge / origin (ms)   added   per-token edge / origin (ms)   ratio");
   for (const r of rows) {
     console.log(
-      `${r.kb.toFixed(1).padStart(4)} KB ${String(r.tokens).padStart(5)}   ${r.edgeTtft.toFixed(1).padStart(7)} / ${r.originTtft.toFixed(1).padEnd(8)}      ${(r.edgeTtft - r.originTtft).toFixed(2).padStart(6)}   ${r.edgePerToken.toFixed(2).padStart(8)} / ${r.originPerToken.toFixed(2).padEnd(8)}            ${(r.edgePerToken / r.originPerToken).toFixed(2)}×`,
+      `${String(r.kb).padStart(4)} KB ${String(r.tokens).padStart(5)}   ${r.edgeTtft.toFixed(1).padStart(7)} / ${r.originTtft.toFixed(1).padEnd(8)}      ${(r.edgeTtft - r.originTtft).toFixed(2).padStart(6)}   ${r.edgePerToken.toFixed(2).padStart(8)} / ${r.originPerToken.toFixed(2).padEnd(8)}            ${(r.edgePerToken / r.originPerToken).toFixed(2)}×`,
     );
   }
   const { slope, intercept } = fit(rows.map((r) => [r.kb, r.edgeTtft - r.originTtft]));
@@ -153,7 +155,7 @@ try {
 }
 
 // The in-isolate loop: onnxruntime-web WASM, one thread, the Worker's decode loop code.
-for (const graph of Object.keys(manifest.graphs)) {
+for (const graph of options["no-wasm"] ? [] : Object.keys(manifest.graphs)) {
   const line = execFileSync("node_modules/.bin/tsx", ["scripts/lib/wasm-decode-rate.ts", "models/tiny-llm", graph, "16", "64"]).toString().trim();
   const rate = JSON.parse(line);
   console.log(

@@ -15,8 +15,8 @@ function stat(pid) {
   }
 }
 
-/** @param {number} root */
-export function treeCpuSeconds(root) {
+/** @param {number} root @param {(pid: number) => boolean} [keep] which processes of the tree to count */
+export function treeCpuSeconds(root, keep = () => true) {
   let pids;
   try {
     pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
@@ -34,5 +34,16 @@ export function treeCpuSeconds(root) {
       }
     }
   }
-  return [...inTree].reduce((sum, pid) => sum + (stats.get(pid)?.cpu ?? 0), 0);
+  return [...inTree].filter(keep).reduce((sum, pid) => sum + (stats.get(pid)?.cpu ?? 0), 0);
+}
+
+/** CPU seconds of the workerd processes under `root` (wrangler dev's tree). */
+export function workerdCpuSeconds(root) {
+  return treeCpuSeconds(root, (pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
+    } catch {
+      return false;
+    }
+  });
 }

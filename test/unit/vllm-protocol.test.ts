@@ -5,7 +5,7 @@
 // token_ids, finish_reason, stop_reason; prompt_token_ids on the first chunk; a usage chunk
 // with `choices: []`; ErrorResponse as `{"error": {...}}` — serving_completion.py).
 import { describe, expect, it } from "vitest";
-import { CompletionChunk, completionRequest, ErrorEvent, errorMessage } from "../../src/protocols/vllm-completions";
+import { CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk } from "../../src/protocols/vllm-completions";
 import { sseData } from "../../src/protocols/sse";
 import { circuitBreaker } from "../../src/runtime/origin/circuit-breaker";
 
@@ -50,6 +50,30 @@ describe("vLLM /v1/completions wire format", () => {
       expect(parsed[2]?.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: 2 });
       expect(parsed[3]?.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 3 });
     }
+  });
+
+  it("checks chunks by hand exactly as the zod schema does (the per-token path)", () => {
+    const chunks: unknown[] = VLLM_STREAM.split("\n\n").filter((frame) => frame.startsWith("data: {")).map((frame) => JSON.parse(frame.slice(6)));
+    const choice = { index: 0, text: " the", finish_reason: null, stop_reason: null, token_ids: [262] };
+    const variants: unknown[] = [
+      ...chunks,
+      {}, [], null, 7, "chunk", { choices: null }, { choices: {} }, { choices: [null] }, { choices: [[]] },
+      { choices: [] }, { id: 5, choices: [] }, { object: null, choices: [] }, { choices: [], prompt_token_ids: null },
+      { choices: [], prompt_token_ids: [1, -2] }, { choices: [], prompt_token_ids: [1.5] }, { choices: [], prompt_token_ids: "1" },
+      { choices: [], usage: null }, { choices: [], usage: {} }, { choices: [], usage: [] }, { choices: [], usage: "3" },
+      { choices: [], usage: { prompt_tokens: 3 } }, { choices: [], usage: { prompt_tokens: 3, completion_tokens: null } },
+      { choices: [], usage: { prompt_tokens: 3.5, completion_tokens: 1 } },
+    ];
+    const choiceVariants: Record<string, unknown>[] = [
+      {}, { index: "0" }, { index: 0.5 }, { text: 3 }, { text: null }, { token_ids: null }, { token_ids: undefined }, { token_ids: [] },
+      { token_ids: [-1] }, { token_ids: [1.5] }, { token_ids: [2 ** 60] }, { token_ids: ["1"] }, { token_ids: 262 },
+      { finish_reason: "length" }, { finish_reason: 1 }, { stop_reason: 2 }, { stop_reason: "###" }, { stop_reason: 2.5 }, { stop_reason: [] },
+    ];
+    for (const change of choiceVariants) variants.push({ choices: [{ ...choice, ...change }] }, { choices: [choice, { ...choice, ...change }] });
+    variants.push({ choices: [{ text: " the" }] });
+    for (const variant of variants) expect(isCompletionChunk(variant), JSON.stringify(variant)).toBe(CompletionChunk.safeParse(variant).success);
+    expect(variants.filter((variant) => isCompletionChunk(variant)).length).toBeGreaterThan(10);
+    expect(variants.filter((variant) => !isCompletionChunk(variant)).length).toBeGreaterThan(20);
   });
 
   it("recognises vLLM's error events, new and old shapes", () => {

@@ -15,7 +15,28 @@ export const SSE_HEADERS = {
   "content-encoding": "identity",
 } as const;
 
-export const sseEvent = (data: unknown) => encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+/** A frame's SSE event text; a string frame is already JSON (or `[DONE]`). */
+const sseText = (data: unknown) => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+
+export const sseEvent = (data: unknown) => encoder.encode(sseText(data));
+
+/** Several frames as one chunk: one encode and one enqueue per event, not per frame. */
+const sseEvents = (frames: readonly unknown[]) => encoder.encode(frames.length === 1 ? sseText(frames[0]) : frames.map(sseText).join(""));
+
+/**
+ * A JSON frame with one string slot, serialized once: `fill(text)` is the JSON of `shape`
+ * with `text` in the slot, byte for byte what JSON.stringify would give, for the cost of
+ * stringifying the text alone — the per-token frame of a stream.
+ */
+export function jsonTemplate(shape: (slot: string) => unknown): (text: string) => string {
+  const SLOT = "\u0000slot\u0000";
+  const json = JSON.stringify(shape(SLOT));
+  const at = json.indexOf(JSON.stringify(SLOT));
+  if (at === -1 || json.indexOf(JSON.stringify(SLOT), at + 1) !== -1) throw new Error("jsonTemplate: the shape must hold the slot exactly once");
+  const head = json.slice(0, at);
+  const tail = json.slice(at + JSON.stringify(SLOT).length);
+  return (text) => head + JSON.stringify(text) + tail;
+}
 
 export interface StartedGeneration {
   /** Events, the first one already read (so errors before it were thrown by `start`). */
@@ -52,6 +73,7 @@ export async function startGeneration(
 export interface StreamFormat {
   /** Frames sent before the first event (e.g. the assistant role chunk). */
   opening(): unknown[];
+  /** Per token: return pre-serialized JSON strings (jsonTemplate) rather than objects. */
   text(text: string): unknown[];
   done(event: Extract<TextEvent, { type: "done" }>): unknown[];
 }
@@ -65,8 +87,8 @@ export function sseResponse(started: StartedGeneration, format: StreamFormat, he
       try {
         if (!opened) {
           opened = true;
-          for (const frame of format.opening()) controller.enqueue(sseEvent(frame));
-          if (started.first !== undefined) for (const frame of frames(started.first)) controller.enqueue(sseEvent(frame));
+          const opening = [...format.opening(), ...(started.first === undefined ? [] : frames(started.first))];
+          if (opening.length > 0) controller.enqueue(sseEvents(opening));
           return;
         }
         const next = await started.events.next();
@@ -75,12 +97,12 @@ export function sseResponse(started: StartedGeneration, format: StreamFormat, he
           controller.close();
           return;
         }
-        for (const frame of frames(next.value)) controller.enqueue(sseEvent(frame));
+        const out = frames(next.value);
+        if (out.length > 0) controller.enqueue(sseEvents(out));
       } catch (error) {
         const failure = toServiceError(error);
         console.error(JSON.stringify({ event: "generation_failed_mid_stream", error: failure.message }));
-        controller.enqueue(sseEvent({ error: { message: failure.message, type: failure.status >= 500 ? "server_error" : "invalid_request_error", code: failure.code } }));
-        controller.enqueue(sseEvent("[DONE]"));
+        controller.enqueue(sseEvents([{ error: { message: failure.message, type: failure.status >= 500 ? "server_error" : "invalid_request_error", code: failure.code } }, "[DONE]"]));
         controller.close();
       }
     },

@@ -1,7 +1,7 @@
 // OpenAI response and chunk shapes for chat completions and completions.
 import { z } from "@hono/zod-openapi";
 import type { TextEvent, Usage } from "../../tasks/text-generation/text-generation";
-import type { StreamFormat } from "./generation-stream";
+import { jsonTemplate, type StreamFormat } from "./generation-stream";
 
 type Done = Extract<TextEvent, { type: "done" }>;
 
@@ -71,9 +71,10 @@ export function chatChunks(who: ResponseIdentity, includeUsage: boolean): Stream
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     ...usageFields(includeUsage),
   });
+  const textChunk = jsonTemplate((slot) => chunk({ content: slot }, null));
   return {
     opening: () => [chunk({ role: "assistant", content: "" }, null)],
-    text: (text) => [chunk({ content: text }, null)],
+    text: (text) => [textChunk(text)],
     done: (done) => [chunk({}, done.finishReason), ...usageChunk(base, done.usage, includeUsage)],
   };
 }
@@ -85,18 +86,21 @@ export function completionChunks(who: ResponseIdentity, includeUsage: boolean): 
     choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }],
     ...usageFields(includeUsage),
   });
+  const textChunk = jsonTemplate((slot) => chunk(slot, null));
   return {
     opening: () => [],
-    text: (text) => [chunk(text, null)],
+    text: (text) => [textChunk(text)],
     done: (done) => [chunk("", done.finishReason), ...usageChunk(base, done.usage, includeUsage)],
   };
 }
+
+const responseChunk = jsonTemplate((response) => ({ response }));
 
 /** Workers AI's text-generation stream: `data: {"response": "…"}` per delta. */
 export function workersAiChunks(): StreamFormat {
   return {
     opening: () => [],
-    text: (response) => [{ response }],
+    text: (response) => [responseChunk(response)],
     done: (done) => [{ response: "", usage: done.usage }],
   };
 }

@@ -17,27 +17,42 @@ export interface Deadlines {
   timedOut(): boolean;
 }
 
-/** Deadlines under `caller`; each phase's timeout is a fresh AbortSignal.timeout. */
+/**
+ * Deadlines under `caller`. One timer at a time: renewing the same phase (the idle gap,
+ * once per streamed chunk) only moves its due time, and a timer that fires early re-arms
+ * for the rest — a fresh AbortSignal.timeout and listener per chunk cost a measurable
+ * share of the edge's CPU per token. Date.now() in a Worker advances with I/O, which is
+ * exactly when a phase is renewed.
+ */
 export function deadlines(caller: AbortSignal | undefined): Deadlines {
   const own = new AbortController();
   const signal = caller === undefined ? own.signal : AbortSignal.any([caller, own.signal]);
-  let current: { signal: AbortSignal; onAbort: () => void } | undefined;
+  let current: { ms: number; failure: string; due: number; timer: ReturnType<typeof setTimeout> } | undefined;
   let expired: string | undefined;
   const drop = () => {
-    if (current !== undefined) current.signal.removeEventListener("abort", current.onAbort);
+    if (current !== undefined) clearTimeout(current.timer);
     current = undefined;
   };
+  const arm = (ms: number): ReturnType<typeof setTimeout> =>
+    setTimeout(() => {
+      if (current === undefined) return;
+      const left = current.due - Date.now();
+      if (left > 0) {
+        current.timer = arm(left);
+        return;
+      }
+      expired = current.failure;
+      own.abort(new ServiceError(504, "upstream_timeout", `The GPU origin ${current.failure} within ${current.ms} ms`));
+    }, ms);
   return {
     signal,
     phase(ms, failure) {
+      if (current !== undefined && current.ms === ms && current.failure === failure) {
+        current.due = Date.now() + ms;
+        return;
+      }
       drop();
-      const timeout = AbortSignal.timeout(ms);
-      const onAbort = () => {
-        expired = failure;
-        own.abort(new ServiceError(504, "upstream_timeout", `The GPU origin ${failure} within ${ms} ms`));
-      };
-      timeout.addEventListener("abort", onAbort, { once: true });
-      current = { signal: timeout, onAbort };
+      current = { ms, failure, due: Date.now() + ms, timer: arm(ms) };
     },
     clear: drop,
     abort(reason) {
