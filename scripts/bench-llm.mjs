@@ -8,7 +8,7 @@
 //   - the in-isolate WASM decode loop's tokens/s (scripts/lib/wasm-decode-rate.ts).
 // The origin is the reference origin (origin/, started here on loopback) unless --origin
 // URL names another (e.g. a vLLM serving the same model).
-//   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…] [--no-wasm]
+//   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…] [--no-wasm] [--cpu-only]
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -18,13 +18,13 @@ import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 import { percentile } from "./lib/stats.mjs";
 
 const { values: options } = parseArgs({
-  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" }, sizes: { type: "string", default: "0.1,0.25,0.5,0.85" }, "no-wasm": { type: "boolean", default: false } },
+  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" }, sizes: { type: "string", default: "0.1,0.25,0.5,0.85" }, "no-wasm": { type: "boolean", default: false }, "cpu-only": { type: "boolean", default: false } },
 });
 const RUNS = Number(options.runs);
 const TOKENS = Number(options.tokens);
 // The tiny LLM's context is 512 tokens, ~2 bytes of this prose each (a 512-token vocabulary): 0.85 KB
 // (≈ 440 ids) + 32 new tokens is near its end; the slope is extrapolated to 1 KB.
-const SIZES_KB = options.sizes.split(",").map(Number);
+const SIZES_KB = options["cpu-only"] ? [] : options.sizes.split(",").map(Number);
 
 const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8"));
 const tokenizer = new Tokenizer(JSON.parse(readFileSync("models/tiny-llm/tokenizer.json", "utf8")), {});
@@ -114,24 +114,26 @@ try {
     const med = (list, key) => percentile(list.map((run) => run[key]), 50);
     rows.push({ kb, tokens: ids.length, edgeTtft: med(e, "ttft"), originTtft: med(o, "ttft"), edgePerToken: med(e, "perToken"), originPerToken: med(o, "perToken") });
   }
-  console.log("\nprompt   ids   TTFT edge / origin (ms)   added   per-token edge / origin (ms)   ratio");
-  for (const r of rows) {
-    console.log(
-      `${String(r.kb).padStart(4)} KB ${String(r.tokens).padStart(5)}   ${r.edgeTtft.toFixed(1).padStart(7)} / ${r.originTtft.toFixed(1).padEnd(8)}      ${(r.edgeTtft - r.originTtft).toFixed(2).padStart(6)}   ${r.edgePerToken.toFixed(2).padStart(8)} / ${r.originPerToken.toFixed(2).padEnd(8)}            ${(r.edgePerToken / r.originPerToken).toFixed(2)}×`,
-    );
+  if (rows.length > 0) {
+    console.log("\nprompt   ids   TTFT edge / origin (ms)   added   per-token edge / origin (ms)   ratio");
+    for (const r of rows) {
+      console.log(
+        `${String(r.kb).padStart(4)} KB ${String(r.tokens).padStart(5)}   ${r.edgeTtft.toFixed(1).padStart(7)} / ${r.originTtft.toFixed(1).padEnd(8)}      ${(r.edgeTtft - r.originTtft).toFixed(2).padStart(6)}   ${r.edgePerToken.toFixed(2).padStart(8)} / ${r.originPerToken.toFixed(2).padEnd(8)}            ${(r.edgePerToken / r.originPerToken).toFixed(2)}×`,
+      );
+    }
+    const { slope, intercept } = fit(rows.map((r) => [r.kb, r.edgeTtft - r.originTtft]));
+    console.log(`edge's added TTFT ≈ ${intercept.toFixed(2)} ms + ${slope.toFixed(2)} ms/KB of prompt (least squares over the sizes above)`);
+    // The HTTP floor: one more hop through wrangler dev and workerd, no model work.
+    const floor = [];
+    for (let i = 0; i < 20; i += 1) {
+      const started = performance.now();
+      await (await fetch(`${edge.url}/v2/health/live`)).text();
+      floor.push(performance.now() - started);
+    }
+    const floorMs = percentile(floor, 50);
+    const at1 = intercept + slope;
+    console.log(`HTTP floor through the edge (GET /v2/health/live, median of 20): ${floorMs.toFixed(2)} ms → added TTFT at 1 KB beyond the floor ≈ ${(at1 - floorMs).toFixed(2)} ms`);
   }
-  const { slope, intercept } = fit(rows.map((r) => [r.kb, r.edgeTtft - r.originTtft]));
-  console.log(`edge's added TTFT ≈ ${intercept.toFixed(2)} ms + ${slope.toFixed(2)} ms/KB of prompt (least squares over the sizes above)`);
-  // The HTTP floor: one more hop through wrangler dev and workerd, no model work.
-  const floor = [];
-  for (let i = 0; i < 20; i += 1) {
-    const started = performance.now();
-    await (await fetch(`${edge.url}/v2/health/live`)).text();
-    floor.push(performance.now() - started);
-  }
-  const floorMs = percentile(floor, 50);
-  const at1 = intercept + slope;
-  console.log(`HTTP floor through the edge (GET /v2/health/live, median of 20): ${floorMs.toFixed(2)} ms → added TTFT at 1 KB beyond the floor ≈ ${(at1 - floorMs).toFixed(2)} ms`);
 
   // CPU per streamed token: concurrent streams through the edge, workerd's CPU before/after.
   const workerd = descendants(edge.pid ?? 0).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd"));

@@ -14,29 +14,33 @@ const freePort = () =>
  * Starts `wrangler dev` with local state in `persistTo` and the given `--var`s; resolves once it
  * is ready. `stop()` ends it and its workerd; `kill(signal)` signals the whole process group
  * (the soak test kills it with SIGKILL) and resolves once wrangler has exited.
- * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean }} options
- *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`).
+ * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean, config?: string }} options
+ *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`);
+ *   `config`: another wrangler configuration than the repository's (e.g. a benchmark's relay Worker).
  * @returns {Promise<{ url: string, pid: number, inspectorUrl?: string, startMs: number, stop: () => void, kill: (signal: NodeJS.Signals) => Promise<void> }>}
  */
-export async function startWranglerDev({ persistTo, vars, inspector = false }) {
+export async function startWranglerDev({ persistTo, vars, inspector = false, config }) {
   const port = await freePort();
   const inspectorPort = inspector ? await freePort() : undefined;
   const started = performance.now();
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const child = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, ...varArgs,
-    ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)])], {
+    ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]), ...(config === undefined ? [] : ["--config", config])], {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
+  let output = "";
+  child.stderr.on("data", (chunk) => (output = (output + chunk.toString()).slice(-2000)));
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("wrangler dev did not start in 120 s")), 120_000);
     child.stdout.on("data", (chunk) => {
+      output = (output + chunk.toString()).slice(-2000);
       if (/Ready on/.test(chunk.toString())) {
         clearTimeout(timer);
         resolve();
       }
     });
-    child.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}`)));
+    child.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}:\n${output}`)));
   });
   const inspectorUrl = inspectorPort === undefined ? undefined : `ws://127.0.0.1:${inspectorPort}/ws`;
   const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -85,6 +85,27 @@ describe("vLLM /v1/completions wire format", () => {
   });
 });
 
+describe("sseData", () => {
+  it("reads LF, CRLF and CR line ends, multi-line data and comments, split at any byte", async () => {
+    const events = ['{"a":1}', "first\nsecond", "é ✓ 👩‍👩‍👧", "[DONE]"];
+    const frame = (data: string, eol: string) => `: comment${eol}event: message${eol}${data.split("\n").map((line) => `data: ${line}`).join(eol)}${eol}${eol}`;
+    for (const eol of ["\n", "\r\n", "\r"]) {
+      const text = `id: 1${eol}${eol}` + events.map((data) => frame(data, eol)).join("") + "data:no-space" + eol + eol;
+      for (const cut of [1, 2, 3, 5, 4096]) {
+        const got: string[] = [];
+        for await (const data of sseData(streamOf(text, cut))) got.push(data);
+        expect(got, `${JSON.stringify(eol)} cut ${cut}`).toEqual([...events, "no-space"]);
+      }
+    }
+  });
+
+  it("yields an event the stream ends without a blank line after", async () => {
+    const got: string[] = [];
+    for await (const data of sseData(streamOf('data: {"last":true}\n', 3))) got.push(data);
+    expect(got).toEqual(['{"last":true}']);
+  });
+});
+
 describe("circuit breaker", () => {
   it("opens after the threshold, fails fast with Retry-After, lets one probe through after the cooldown", () => {
     let now = 0;

@@ -1,0 +1,50 @@
+// The floor under the edge's CPU per streamed token (scripts/bench-llm.mjs): a Worker that
+// only relays the origin's vLLM SSE stream, with no tokenizer, task or framing of ours.
+// POST /native relays the body through workerd's own pump (no JS per chunk);
+// POST /js reads each chunk in JS and enqueues it into a new ReadableStream, as any Worker
+// that rewrites a stream must. Request: the vLLM completions body, forwarded as is.
+export default {
+  async fetch(request, env) {
+    const { pathname } = new URL(request.url);
+    const upstream = await fetch(`${env.ORIGIN_URL}/v1/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: await request.text() });
+    const headers = { "content-type": "text/event-stream", "content-encoding": "identity" };
+    if (pathname === "/native") return new Response(upstream.body, { headers });
+    if (pathname === "/identity") {
+      // eslint-disable-next-line no-undef -- workerd's non-standard native pipe
+      const { readable, writable } = new IdentityTransformStream();
+      const writer = writable.getWriter();
+      const reader = upstream.body.getReader();
+      (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          await writer.write(value);
+        }
+        await writer.close();
+      })();
+      return new Response(readable, { headers });
+    }
+    if (pathname === "/textdecoder") {
+      const reader = upstream.body.pipeThrough(new TextDecoderStream()).getReader();
+      const encoder = new TextEncoder();
+      const body = new ReadableStream({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(encoder.encode(value));
+        },
+      });
+      return new Response(body, { headers });
+    }
+    const reader = upstream.body.getReader();
+    const body = new ReadableStream({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(body, { headers });
+  },
+};
