@@ -4,7 +4,7 @@
 // byte reaches the client; the circuit breaker fails fast while the origin is down; the
 // caller's signal (the client leaving, a stop string matched) aborts the origin request.
 import { ServiceError } from "../../errors/service-error";
-import { sseData } from "../../protocols/sse";
+import { SseParser } from "../../protocols/sse";
 import { CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk } from "../../protocols/vllm-completions";
 import type { GenerationCapability, GenerationRequest, GenerationStep, InferenceRuntime } from "../runtime";
 import { breakerFor } from "./circuit-breaker";
@@ -51,6 +51,33 @@ async function refusal(response: Response): Promise<ServiceError> {
 
 const retryable = (error: unknown) => error instanceof ServiceError && (error.code === "upstream_error" || error.code === "upstream_timeout");
 
+/** One chunk's step (undefined for the usage chunk); throws the 502 of a broken chunk or a mid-stream error event. */
+function readStep(data: string, stopIds: ReadonlySet<number>): GenerationStep | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch (error) {
+    throw upstream("The GPU origin sent a chunk that is not JSON", error);
+  }
+  // Error events are rare: only objects that look like one pay for the schema.
+  if (typeof json === "object" && json !== null && ("error" in json || ("object" in json && json.object === "error"))) {
+    const failed = ErrorEvent.safeParse(json);
+    throw upstream(`The GPU origin failed mid-stream: ${failed.success ? errorMessage(failed.data) : "an unreadable error event"}`);
+  }
+  // Checked by hand per token; zod runs only to describe a chunk that fails the check.
+  if (!isCompletionChunk(json)) throw upstream("The GPU origin sent an invalid completion chunk", CompletionChunk.safeParse(json).error);
+  const [choice] = json.choices;
+  if (choice === undefined) return undefined;
+  const tokenIds = choice.token_ids ?? [];
+  if (choice.token_ids == null && (choice.text ?? "") !== "") throw upstream("The GPU origin sent no token_ids (return_token_ids unsupported?)");
+  if (choice.finish_reason == null) return { tokenIds };
+  if (choice.finish_reason !== "stop" && choice.finish_reason !== "length") return { tokenIds, finishReason: "stop" };
+  const last = tokenIds.at(-1);
+  // vLLM keeps the stop token in token_ids (its text is dropped); the edge drops the id.
+  if (choice.finish_reason === "stop" && last !== undefined && stopIds.has(last)) return { tokenIds: tokenIds.slice(0, -1), finishReason: "stop", stopTokenId: last };
+  return { tokenIds, finishReason: choice.finish_reason };
+}
+
 /** A runtime whose model decodes on a vLLM-compatible origin. */
 export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime {
   const { model, origin } = options;
@@ -79,51 +106,31 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
     return response;
   }
 
-  async function* steps(body: ReadableStream<Uint8Array>, request: GenerationRequest, limits: Deadlines): AsyncGenerator<GenerationStep> {
+  /** Reads the origin's SSE stream into steps; `progress.yielded` tells the retry loop a step went out. */
+  async function* steps(body: ReadableStream<Uint8Array>, request: GenerationRequest, limits: Deadlines, progress: { yielded: boolean }): AsyncGenerator<GenerationStep> {
     const stopIds = new Set(request.stopTokenIds);
-    let finished = false;
     limits.phase(origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS, "sent no first token");
-    let first = true;
-    for await (const data of sseData(body, limits.signal)) {
-      if (data === "[DONE]") break;
-      let json: unknown;
-      try {
-        json = JSON.parse(data);
-      } catch (error) {
-        throw upstream("The GPU origin sent a chunk that is not JSON", error);
-      }
-      // Error events are rare: only objects that look like one pay for the schema.
-      if (typeof json === "object" && json !== null && ("error" in json || ("object" in json && json.object === "error"))) {
-        const failed = ErrorEvent.safeParse(json);
-        throw upstream(`The GPU origin failed mid-stream: ${failed.success ? errorMessage(failed.data) : "an unreadable error event"}`);
-      }
-      // Checked by hand per token; zod runs only to describe a chunk that fails the check.
-      if (!isCompletionChunk(json)) throw upstream("The GPU origin sent an invalid completion chunk", CompletionChunk.safeParse(json).error);
-      const [choice] = json.choices;
-      if (choice === undefined) continue; // the usage chunk: the edge counts tokens itself
-      let tokenIds = choice.token_ids ?? [];
-      if (choice.token_ids == null && (choice.text ?? "") !== "") throw upstream("The GPU origin sent no token_ids (return_token_ids unsupported?)");
-      const step: GenerationStep = { tokenIds };
-      if (choice.finish_reason === "stop" || choice.finish_reason === "length") {
-        step.finishReason = choice.finish_reason;
-        const last = tokenIds.at(-1);
-        // vLLM keeps the stop token in token_ids (its text is dropped); the edge drops the id.
-        if (choice.finish_reason === "stop" && last !== undefined && stopIds.has(last)) {
-          step.stopTokenId = last;
-          tokenIds = tokenIds.slice(0, -1);
-          step.tokenIds = tokenIds;
+    // One loop over the body's chunks and a plain parser: no generator between the bytes and the step.
+    const reader = body.getReader();
+    const parser = new SseParser();
+    try {
+      for (;;) {
+        limits.signal.throwIfAborted();
+        const { done, value } = await reader.read();
+        for (const data of done ? parser.end() : parser.push(value)) {
+          if (data === "[DONE]") throw upstream("The GPU origin's stream ended before a finish reason");
+          const step = readStep(data, stopIds);
+          if (step === undefined) continue; // the usage chunk: the edge counts tokens itself
+          limits.phase(origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, "went silent mid-stream (no chunk)");
+          progress.yielded = true;
+          yield step;
+          if (step.finishReason !== undefined) return;
         }
-        finished = true;
-      } else if (choice.finish_reason != null) {
-        step.finishReason = "stop";
-        finished = true;
+        if (done) throw upstream("The GPU origin's stream ended before a finish reason");
       }
-      if (first && tokenIds.length > 0) first = false;
-      limits.phase(origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, "went silent mid-stream (no chunk)");
-      yield step;
-      if (finished) return;
+    } finally {
+      await reader.cancel().catch(() => undefined);
     }
-    if (!finished) throw upstream("The GPU origin's stream ended before a finish reason");
   }
 
   const generation: GenerationCapability = {
@@ -137,20 +144,17 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 1000));
         signal.throwIfAborted();
         const limits = deadlines(signal);
-        let yielded = false;
+        const progress = { yielded: false };
         try {
           const response = await open(request, limits);
           breaker.success();
-          for await (const step of steps(response.body!, request, limits)) {
-            yielded = true;
-            yield step;
-          }
+          yield* steps(response.body!, request, limits, progress);
           return;
         } catch (error) {
           if (signal.aborted) throw signal.reason;
           if (error instanceof ServiceError && (error.status >= 500 && error.code !== "upstream_unavailable")) breaker.failure();
           // After the first token the client has text: no retry, the route ends the stream with an error event.
-          if (yielded || !retryable(error)) throw error;
+          if (progress.yielded || !retryable(error)) throw error;
           lastError = error;
         } finally {
           // Whatever ended the iteration (a stop string, the client leaving, an error) ends the origin request.
