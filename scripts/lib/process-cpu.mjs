@@ -37,11 +37,18 @@ export function treeCpuSeconds(root, keep = () => true) {
   return [...inTree].filter(keep).reduce((sum, pid) => sum + (stats.get(pid)?.cpu ?? 0), 0);
 }
 
-/** CPU seconds of the workerd processes under `root` (wrangler dev's tree). */
-export function workerdCpuSeconds(root) {
+/**
+ * CPU seconds of the workerd processes under `root` (wrangler dev's tree). wrangler dev runs
+ * two: its proxy, listening on the dev server's own port, and the Worker's runtime behind it.
+ * @param {number} root
+ * @param {{ exceptPort?: number }} [options] `exceptPort`: leave out the workerd listening on
+ *   this port (the proxy, a wrangler dev artifact a deployed Worker does not pay for)
+ */
+export function workerdCpuSeconds(root, { exceptPort } = {}) {
   return treeCpuSeconds(root, (pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd");
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      return cmdline.includes("workerd") && (exceptPort === undefined || !cmdline.includes(`=127.0.0.1:${exceptPort}\0`));
     } catch {
       return false;
     }

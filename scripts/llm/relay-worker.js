@@ -9,33 +9,6 @@ export default {
     const upstream = await fetch(`${env.ORIGIN_URL}/v1/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: await request.text() });
     const headers = { "content-type": "text/event-stream", "content-encoding": "identity" };
     if (pathname === "/native") return new Response(upstream.body, { headers });
-    if (pathname === "/identity") {
-      // eslint-disable-next-line no-undef -- workerd's non-standard native pipe
-      const { readable, writable } = new IdentityTransformStream();
-      const writer = writable.getWriter();
-      const reader = upstream.body.getReader();
-      (async () => {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          await writer.write(value);
-        }
-        await writer.close();
-      })();
-      return new Response(readable, { headers });
-    }
-    if (pathname === "/textdecoder") {
-      const reader = upstream.body.pipeThrough(new TextDecoderStream()).getReader();
-      const encoder = new TextEncoder();
-      const body = new ReadableStream({
-        async pull(controller) {
-          const { done, value } = await reader.read();
-          if (done) controller.close();
-          else controller.enqueue(encoder.encode(value));
-        },
-      });
-      return new Response(body, { headers });
-    }
     const reader = upstream.body.getReader();
     const body = new ReadableStream({
       async pull(controller) {
