@@ -156,6 +156,37 @@ try {
     console.log(`edge's own CPU before the first token ≈ ${own.intercept.toFixed(2)} ms + ${own.slope.toFixed(2)} ms/KB → at 1 KB ≈ ${(own.intercept + own.slope).toFixed(2)} ms (on a quiet core, this much is added to TTFT beyond the relay floor; goal ≤ 2 ms)`);
   }
 
+  // Prompts past the tiny LLM's context: the per-KB part of the edge's work before the first
+  // token is tokenizing the prompt, which POST /tokenize does alone (same tokenizer, same
+  // route stack) at any size. Worker's workerd CPU and wall time per request, by size.
+  if (cases.length > 0) {
+    const sizes = [0.25, 1, 4, 16];
+    const REQUESTS = 40;
+    const cpu = new Map();
+    const wall = new Map();
+    const exceptPort = Number(new URL(edge.url).port);
+    const tokenize = async (kb) => {
+      const started = performance.now();
+      const response = await fetch(`${edge.url}/tokenize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "tiny-llm", prompt: corpus.repeat(2).slice(0, Math.round(kb * 1024)) }) });
+      if (!response.ok) throw new Error(`/tokenize ${kb} KB: ${response.status} ${await response.text()}`);
+      await response.text();
+      return performance.now() - started;
+    };
+    for (const kb of sizes) await tokenize(kb);
+    for (let round = 0; round < 2; round += 1) {
+      for (const kb of sizes) {
+        const before = workerdCpuSeconds(edge.pid, { exceptPort });
+        for (let i = 0; i < REQUESTS / 2; i += 1) wall.set(kb, [...(wall.get(kb) ?? []), await tokenize(kb)]);
+        cpu.set(kb, (cpu.get(kb) ?? 0) + (workerdCpuSeconds(edge.pid, { exceptPort }) - before) * 1000);
+      }
+    }
+    console.log(`\nPOST /tokenize (tiny-llm) by prompt size, ${REQUESTS} requests each: the Worker's workerd CPU / wall median (ms)`);
+    for (const kb of sizes) console.log(`${String(kb).padStart(5)} KB   ${(cpu.get(kb) / REQUESTS).toFixed(2).padStart(6)} / ${percentile(wall.get(kb), 50).toFixed(2)}`);
+    const cpuFit = fit(sizes.map((kb) => [kb, cpu.get(kb) / REQUESTS]));
+    const wallFit = fit(sizes.map((kb) => [kb, percentile(wall.get(kb), 50)]));
+    console.log(`tokenizing at the edge: ${cpuFit.slope.toFixed(3)} ms CPU per KB (wall ${wallFit.slope.toFixed(3)} ms/KB), least squares over 0.25–16 KB`);
+  }
+
   // CPU per streamed token: concurrent streams through the edge, workerd's CPU before/after
   // (wrangler dev runs two workerd processes: its proxy and the Worker's; both counted).
   // The floor beside it, same streams and same workerd: a Worker that only relays the
