@@ -1,15 +1,21 @@
 #!/usr/bin/env node
 // Generation through the edge vs straight to the origin, side by side in one run:
 //   - time to first token (TTFT) and per-token latency at stated prompt sizes, streaming
-//     for real (wrangler dev with `Content-Encoding: identity`, workers-sdk#7435), the
-//     edge's added TTFT fitted as a per-KB slope (intercept = the added HTTP floor);
+//     for real (wrangler dev with `Content-Encoding: identity`, workers-sdk#7435), through
+//     the edge, through a relay Worker (scripts/llm/relay-worker.js: the HTTP floor of one
+//     more streaming hop) and straight to the origin; the edge's added TTFT fitted as a
+//     per-KB slope, vs the origin and beyond the relay;
+//   - the same as CPU, which a shared machine does not blur: the edge's own CPU per
+//     one-token request by prompt size (relay subtracted), and tokenizing alone through
+//     POST /tokenize at 0.25–16 KB (past the tiny LLM's context);
 //   - the edge's CPU per streamed token, read from the workerd processes (/proc/<pid>/stat:
 //     utime + stime), since timers are frozen inside the Worker, beside the floor: a Worker
 //     that only relays the origin's stream (scripts/llm/relay-worker.js), in the same run;
 //   - the in-isolate WASM decode loop's tokens/s (scripts/lib/wasm-decode-rate.ts).
 // The origin is the reference origin (origin/, started here on loopback) unless --origin
 // URL names another (e.g. a vLLM serving the same model).
-//   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…] [--no-wasm] [--cpu-only]
+//   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…]
+//     [--cpu-tokens 2000] [--cpu-requests 80] [--no-wasm] [--cpu-only]
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
