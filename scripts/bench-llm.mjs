@@ -84,9 +84,12 @@ function fit(points) {
 
 const origin = options.origin ? undefined : await startOrigin();
 const originUrl = options.origin ?? origin.url;
-const edge = await startWranglerDev({ persistTo: ".wrangler/bench-llm", vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: originUrl } });
-const relay = await startWranglerDev({ persistTo: ".wrangler/bench-llm-relay", vars: { ORIGIN_URL: originUrl }, config: "scripts/llm/relay-wrangler.toml" });
+// Started inside the try: a wrangler that fails to start must not leave the others running.
+let edge;
+let relay;
 try {
+  edge = await startWranglerDev({ persistTo: ".wrangler/bench-llm", vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: originUrl } });
+  relay = await startWranglerDev({ persistTo: ".wrangler/bench-llm-relay", vars: { ORIGIN_URL: originUrl }, config: "scripts/llm/relay-wrangler.toml" });
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(`tiny LLM (${manifest.version}), graph "${manifest.generation.graph}"; ${RUNS} runs per size (median), ${TOKENS} new tokens, greedy; load average ${load}`);
   // TTFT: sizes and paths interleaved run by run (drift on a shared machine hits all alike).
@@ -230,8 +233,8 @@ try {
     console.log(`edge CPU per streamed token: ${own.perToken.toFixed(3)} ms (${own.workerPerToken.toFixed(3)} ms without wrangler's proxy); above the JS relay floor: ${(own.perToken - js.perToken).toFixed(3)} ms; above the native pump: ${(own.perToken - native.perToken).toFixed(3)} ms`);
   }
 } finally {
-  edge.stop();
-  relay.stop();
+  edge?.stop();
+  relay?.stop();
   await origin?.stop();
 }
 

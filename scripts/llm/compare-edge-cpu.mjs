@@ -25,11 +25,25 @@ const prompt = corpus.slice(0, 102);
 
 const origin = await startOrigin();
 const vars = { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url };
-process.chdir(resolve(options.before));
-const before = await startWranglerDev({ persistTo: ".wrangler/compare-edge-cpu", vars });
-process.chdir(here);
-const after = await startWranglerDev({ persistTo: ".wrangler/compare-edge-cpu", vars });
-const relay = await startWranglerDev({ persistTo: ".wrangler/compare-edge-cpu-relay", vars, config: "scripts/llm/relay-wrangler.toml" });
+const servers = [];
+/** Starts wrangler dev in `dir`; on a failure, stops what already runs. */
+async function start(dir, options) {
+  try {
+    process.chdir(dir);
+    const server = await startWranglerDev(options);
+    servers.push(server);
+    return server;
+  } catch (error) {
+    for (const server of servers) server.stop();
+    await origin.stop();
+    throw error;
+  } finally {
+    process.chdir(here);
+  }
+}
+const before = await start(resolve(options.before), { persistTo: ".wrangler/compare-edge-cpu", vars });
+const after = await start(here, { persistTo: ".wrangler/compare-edge-cpu", vars });
+const relay = await start(here, { persistTo: ".wrangler/compare-edge-cpu-relay", vars, config: "scripts/llm/relay-wrangler.toml" });
 
 const edgeBody = { model: "tiny-llm", prompt, max_tokens: TOKENS, temperature: 0, stream: true };
 const relayBody = { model: "tiny-llm", prompt: [1, ...tokenizer.encode(prompt, { add_special_tokens: false }).ids], max_tokens: TOKENS, temperature: 0, stream: true, return_token_ids: true, ignore_eos: true };
@@ -67,8 +81,6 @@ try {
   }
   console.log(`after / before: ${(cells[1].ms / cells[1].tokens / (cells[0].ms / cells[0].tokens)).toFixed(2)}×`);
 } finally {
-  before.stop();
-  after.stop();
-  relay.stop();
+  for (const server of servers) server.stop();
   await origin.stop();
 }

