@@ -230,6 +230,7 @@ export function compileTokenizer(json, config = {}) {
       unkId: model.unk_token == null ? null : model.vocab[model.unk_token] ?? null,
       fuseUnk: model.fuse_unk === true,
       byteIds,
+      wordBreaks: wordBreaks(model, byteLevel),
     },
     normalizer: normalizerSteps(json.normalizer),
     preTokenizer: preTokenizerSteps(json.pre_tokenizer),
@@ -259,6 +260,32 @@ export function compileTokenizer(json, config = {}) {
   out.fill(0x20, 8 + headerBytes.length, header.sections.tokenBytes[0]);
   for (const [name, array] of sections) out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), header.sections[name][0]);
   return out;
+}
+
+/**
+ * SentencePiece-style models (spaces normalized to "▁", no pre-tokenizer split) hand BPE a
+ * whole text as one word. No merge can join the symbols on either side of the place where
+ * a run of "▁" starts after a character c, unless some token spells "c▁": BPE on the pieces
+ * cut there gives the ids of BPE on the whole word (merges never cross a cut, and a merge's
+ * rank is the same in every piece). The edge cuts such words (src/tokenizers/bpe.ts) except
+ * after the characters listed here. Not for byte-level models, nor where a token spells "▁"
+ * after a byte-fallback or unk symbol, nor with ignore_merges (a piece found whole in the
+ * vocabulary would skip its merges where the whole word would not).
+ */
+function wordBreaks(model, byteLevel) {
+  const SPACE = "\u2581";
+  if (byteLevel || model.ignore_merges === true || model.vocab[SPACE] === undefined) return undefined;
+  const notAfter = new Set();
+  for (const token of Object.keys(model.vocab)) {
+    const chars = [...token];
+    for (let i = 1; i < chars.length; i++) {
+      if (chars[i] !== SPACE || chars[i - 1] === SPACE) continue;
+      const left = chars.slice(0, i).join("");
+      if (/<0x[0-9A-Fa-f]{2}>$/.test(left) || (typeof model.unk_token === "string" && left.endsWith(model.unk_token))) return undefined;
+      notAfter.add(chars[i - 1].codePointAt(0));
+    }
+  }
+  return { before: SPACE.codePointAt(0), notAfter: [...notAfter].sort((a, b) => a - b) };
 }
 
 function hasByteLevel(node) {

@@ -12,17 +12,27 @@ export interface AddedToken {
 /** A matcher over one set of added tokens (those matched before or after normalizing). */
 export class AddedTokenMatcher {
   private readonly byContent = new Map<string, AddedToken>();
-  /** Per first UTF-16 unit: the token lengths starting with it, longest first. */
+  /** Per first two UTF-16 units: the lengths (≥ 2) of the tokens starting with them, longest
+   * first — keyed by two units so that a newline or "<" in running text tries few slices. */
   private readonly lengths = new Map<number, number[]>();
+  /** Per UTF-16 unit: the one-unit token spelled by it. */
+  private readonly single = new Map<number, AddedToken>();
+  /** 1 for each UTF-16 unit some token starts with: most text is skipped on this alone. */
+  private readonly starts = new Uint8Array(0x10000);
 
   constructor(tokens: readonly AddedToken[]) {
     for (const token of tokens) {
       if (token.content.length === 0) continue;
       this.byContent.set(token.content, token);
-      const first = token.content.charCodeAt(0);
-      const lengths = this.lengths.get(first) ?? [];
+      this.starts[token.content.charCodeAt(0)] = 1;
+      if (token.content.length === 1) {
+        this.single.set(token.content.charCodeAt(0), token);
+        continue;
+      }
+      const key = pairKey(token.content, 0);
+      const lengths = this.lengths.get(key) ?? [];
       if (!lengths.includes(token.content.length)) lengths.push(token.content.length);
-      this.lengths.set(first, lengths);
+      this.lengths.set(key, lengths);
     }
     for (const lengths of this.lengths.values()) lengths.sort((a, b) => b - a);
   }
@@ -38,15 +48,22 @@ export class AddedTokenMatcher {
    */
   split(text: string, parseSpecial: boolean, onText: (text: string) => void, onToken: (token: AddedToken) => void): void {
     let textStart = 0;
+    const starts = this.starts;
     for (let i = 0; i < text.length; ) {
-      const lengths = this.lengths.get(text.charCodeAt(i));
+      if (starts[text.charCodeAt(i)] === 0) {
+        i++;
+        continue;
+      }
+      const lengths = i + 1 < text.length ? this.lengths.get(pairKey(text, i)) : undefined;
       let found: AddedToken | undefined;
       if (lengths !== undefined) {
         for (const length of lengths) {
+          if (i + length > text.length) continue;
           found = this.byContent.get(text.slice(i, i + length));
           if (found !== undefined) break;
         }
       }
+      found ??= this.single.get(text.charCodeAt(i));
       if (found === undefined) {
         i++;
         continue;
@@ -62,6 +79,10 @@ export class AddedTokenMatcher {
     }
     if (textStart < text.length) onText(textStart === 0 ? text : text.slice(textStart));
   }
+}
+
+function pairKey(text: string, at: number): number {
+  return text.charCodeAt(at) * 0x10000 + text.charCodeAt(at + 1);
 }
 
 /** Reads the header's [id, content, special, normalized] rows. */

@@ -1,7 +1,9 @@
 // The BPE model over the compact vocabulary: a word's UTF-8 bytes → initial symbols
 // (bytes for byte-level models; characters, else <0xNN> byte fallback, else unk) → merges
 // applied lowest rank first, leftmost on ties — the order of the Rust crate's
-// Word::merge_all. Words are cached (bounded) by their text.
+// Word::merge_all. Words are cached (bounded) by their text. SentencePiece-style words
+// (a whole text: no pre-tokenizer split) are cut where no merge can cross (the header's
+// wordBreaks), so each piece is short, cached, and merged by the linear scan.
 import type { CompactHeader, CompactVocab } from "./compact-format";
 import { MinHeap } from "./min-heap";
 
@@ -20,14 +22,38 @@ export class BpeModel {
   private next = new Int32Array(1024);
   private prev = new Int32Array(1024);
   private ranks = new Int32Array(1024);
+  private readonly breakBefore: string | undefined;
+  private readonly noBreakAfter: ReadonlySet<number>;
 
   constructor(
     private readonly vocab: CompactVocab,
     private readonly model: CompactHeader["model"],
-  ) {}
+  ) {
+    this.breakBefore = model.wordBreaks === undefined ? undefined : String.fromCodePoint(model.wordBreaks.before);
+    this.noBreakAfter = new Set(model.wordBreaks?.notAfter ?? []);
+  }
 
   /** Appends the ids of one pre-tokenized word to `out`. */
   encodeWord(word: string, out: number[]): void {
+    const mark = this.breakBefore;
+    if (mark === undefined || word.length <= 1) {
+      this.encodePiece(word, out);
+      return;
+    }
+    const markCode = mark.charCodeAt(0);
+    let start = 0;
+    for (let i = word.indexOf(mark, 1); i !== -1; i = word.indexOf(mark, i + 1)) {
+      let before = word.charCodeAt(i - 1);
+      if (before === markCode) continue;
+      if (before >= 0xdc00 && before < 0xe000 && i >= 2) before = word.codePointAt(i - 2) ?? before;
+      if (this.noBreakAfter.has(before)) continue;
+      this.encodePiece(word.slice(start, i), out);
+      start = i;
+    }
+    this.encodePiece(start === 0 ? word : word.slice(start), out);
+  }
+
+  private encodePiece(word: string, out: number[]): void {
     const cacheable = word.length <= CACHE_MAX_CHARS;
     if (cacheable) {
       const hit = this.cache.get(word);

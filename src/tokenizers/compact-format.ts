@@ -32,6 +32,9 @@ export interface CompactHeader {
     unkId: number | null;
     fuseUnk: boolean;
     byteIds: number[];
+    /** Where one BPE word may be cut into pieces encoded apart (scripts/tokenizers/compile.mjs
+     * wordBreaks): before a run of the code point `before`, unless it follows one of `notAfter`. */
+    wordBreaks?: { before: number; notAfter: number[] };
   };
   normalizer: NormalizerStep[];
   preTokenizer: PreTokenizerStep[];
