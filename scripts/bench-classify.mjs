@@ -6,11 +6,15 @@
 //             /v1/classify (text in: tokenize + run + softmax), p50/p99 of the round trip
 //   origin    the reference GPU origin (origin/, onnxruntime-node on CPU here) over loopback:
 //             OIP infer (ids in), what a model with `runtime: "origin"` costs beyond the edge
-//   cold      first /v1/classify after a fresh workerd start (ORT init, sha256, session, tokenizer)
+//   cold      first /v1/classify after a fresh workerd start (ORT init, sha256, session, tokenizer),
+//             wall and workerd CPU, phase by phase, beside wrangler dev's start-up
 //   bundle    the deploy bundle's gzip size (scripts/bundle-size.mjs)
-// Usage: npm run bench [-- --texts 200 --restarts 3]
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+// Usage: npm run bench [-- --texts 200 --restarts 3] [-- --cold-only] [-- --baseline main]
+//   --cold-only      only the cold starts (no warm, native or origin timings, no bundle build)
+//   --baseline REF   also cold-start a checkout of git REF, alternating with this one
+import { execFileSync, execSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Tokenizer } from "@huggingface/tokenizers";
 import * as ortNode from "onnxruntime-node";
@@ -19,8 +23,11 @@ import { loadSplits } from "./spam/dataset.mjs";
 import { percentile, summary, timeInterleaved } from "./lib/stats.mjs";
 import { startOrigin } from "./lib/origin.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
+import { findWorkerd, processCpuMs } from "./lib/workerd-cpu.mjs";
 
-const { values: options } = parseArgs({ options: { texts: { type: "string", default: "200" }, restarts: { type: "string", default: "3" } } });
+const { values: options } = parseArgs({
+  options: { texts: { type: "string", default: "200" }, restarts: { type: "string", default: "3" }, "cold-only": { type: "boolean", default: false }, baseline: { type: "string" } },
+});
 const TEXTS = Number(options.texts);
 const RESTARTS = Number(options.restarts);
 const WARMUP = 20; // requests before timing the Worker
@@ -53,7 +60,7 @@ const nativeOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMod
 ortWeb.env.wasm.numThreads = 1;
 const results = {};
 // The three in-process engines take turns in blocks of BLOCK texts (scripts/lib/stats.mjs).
-[results.nativeFp32, results.nativeInt8, results.wasmInt8] = await timeInterleaved(
+if (!options["cold-only"]) [results.nativeFp32, results.nativeInt8, results.wasmInt8] = await timeInterleaved(
   [
     runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.graphs.reference.file}`, nativeOptions)),
     runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.graphs.model.file}`, nativeOptions)),
@@ -94,35 +101,52 @@ async function timeRequests(send, inputs) {
 }
 
 // The reference origin: the same OIP request, served natively (ORT's default intra-op threads).
-let origin;
-try {
-  origin = await startOrigin({ ORIGIN_API_KEY: "origin-bench-key" });
-  results.originInfer = await timeRequests((row) => infer(origin.url, row, "origin-bench-key"), ids);
-} finally {
-  await origin?.stop();
+if (!options["cold-only"]) {
+  let origin;
+  try {
+    origin = await startOrigin({ ORIGIN_API_KEY: "origin-bench-key" });
+    results.originInfer = await timeRequests((row) => infer(origin.url, row, "origin-bench-key"), ids);
+  } finally {
+    await origin?.stop();
+  }
 }
 
-const coldFirst = [];
-const coldStart = [];
-for (let i = 0; i < RESTARTS; i++) {
-  const worker = await startWorker();
+// Cold starts, each in a fresh `wrangler dev`: wall time of each request and the CPU the
+// workerd process spent on it (all threads, /proc schedstat; less inflated than wall time
+// on a shared machine), plus wrangler dev's start-up (wall) and workerd's CPU until ready
+// (its own start, the Worker's top-level evaluation and the WASM module's compilation).
+// With --baseline REF the same starts run alternately on a checkout of REF (git archive).
+const checkouts = [{ name: "this checkout", cwd: undefined }];
+if (options.baseline !== undefined) checkouts.push({ name: `baseline ${options.baseline}`, cwd: baselineCheckout(options.baseline) });
+
+function baselineCheckout(ref) {
+  const dir = resolve("node_modules/.cache/bench-baseline");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execSync(`git archive ${JSON.stringify(ref)} | tar -x -C ${JSON.stringify(dir)}`);
+  symlinkSync(resolve("node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+async function coldStart(cwd, requests) {
+  const worker = await startWranglerDev({ persistTo: ".wrangler/bench-state", vars: { API_KEYS: "bench-key" }, cwd });
   try {
-    const started = performance.now();
-    const response = await classify(worker.url, texts[0]);
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`cold request: HTTP ${response.status}`);
-    coldFirst.push(performance.now() - started);
-    coldStart.push(worker.startMs);
-    if (i === RESTARTS - 1) {
-      results.workerdHealth = await timeRequests((row) => fetch(`${worker.url}/v2/health/live`), ids);
-      results.workerdInfer = await timeRequests((row) => infer(worker.url, row), ids);
-      results.workerdClassify = await timeRequests((text) => classify(worker.url, text), texts);
+    const workerd = findWorkerd(worker.pid);
+    const result = { startMs: worker.startMs, startCpuMs: processCpuMs(workerd), wall: [], cpu: [] };
+    for (const [name, request] of requests) {
+      const cpuBefore = processCpuMs(workerd);
+      const started = performance.now();
+      const response = await request(worker.url);
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
+      result.wall.push(performance.now() - started);
+      result.cpu.push(processCpuMs(workerd) - cpuBefore);
     }
+    return result;
   } finally {
     worker.stop();
   }
 }
-results.coldFirstRequest = summary(coldFirst);
 
 // Where a cold start goes, phase by phase on other fresh workers (each phase is the first
 // request of its kind; timers inside the Worker are frozen, so these are round trips):
@@ -135,39 +159,58 @@ const PHASES = [
   ["first /v1/classify (first run of the session)", (url) => classify(url, texts[0])],
   ["second /v1/classify (warm)", (url) => classify(url, texts[0])],
 ];
-const phaseTimes = PHASES.map(() => []);
+const FIRST = [["first /v1/classify", (url) => classify(url, texts[0])]];
+const cold = checkouts.map(() => ({ first: [], phases: [] }));
 for (let i = 0; i < RESTARTS; i++) {
+  for (const [k, checkout] of checkouts.entries()) {
+    cold[k].first.push(await coldStart(checkout.cwd, FIRST));
+    cold[k].phases.push(await coldStart(checkout.cwd, PHASES));
+  }
+}
+if (!options["cold-only"]) {
   const worker = await startWorker();
   try {
-    for (const [index, [, request]] of PHASES.entries()) {
-      const started = performance.now();
-      const response = await request(worker.url);
-      await response.arrayBuffer();
-      if (!response.ok) throw new Error(`${PHASES[index][0]}: HTTP ${response.status}`);
-      phaseTimes[index].push(performance.now() - started);
-    }
+    results.workerdHealth = await timeRequests(() => fetch(`${worker.url}/v2/health/live`), ids);
+    results.workerdInfer = await timeRequests((row) => infer(worker.url, row), ids);
+    results.workerdClassify = await timeRequests((text) => classify(worker.url, text), texts);
   } finally {
     worker.stop();
   }
 }
 
-const bundleLine = execFileSync("node", ["scripts/bundle-size.mjs"], { encoding: "utf8" }).trim().split("\n").at(-1);
+const bundleLine = options["cold-only"] ? undefined : execFileSync("node", ["scripts/bundle-size.mjs"], { encoding: "utf8" }).trim().split("\n").at(-1);
 
 // --- report ---------------------------------------------------------------------------------
 const ms = (value) => value.toFixed(2).padStart(8);
 const row = (name, stats, note = "") => console.log(`| ${name.padEnd(44)} | ${ms(stats.p50)} | ${ms(stats.p99)} | ${note}`);
-console.log(`\n${texts.length} held-out SpamAssassin texts, batch 1, mean ${meanTokens.toFixed(0)} tokens, one thread; ms`);
-console.log(`| ${"path".padEnd(44)} |      p50 |      p99 | ratio (p50)`);
-console.log(`|${"-".repeat(46)}|----------|----------|------------`);
-row("onnxruntime-node native FP32 (session.run)", results.nativeFp32, "1.00× (baseline)");
-row("onnxruntime-node native INT8 (session.run)", results.nativeInt8, `${(results.nativeInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32`);
-row("onnxruntime-web WASM INT8 in Node (session.run)", results.wasmInt8, `${(results.wasmInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32, ${(results.wasmInt8.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8`);
-row("workerd: GET /v2/health/live (HTTP floor)", results.workerdHealth);
-row("workerd: POST /v2/models/…/infer (ids → logits)", results.workerdInfer, `${(results.workerdInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
-row("workerd: POST /v1/classify (text → labels)", results.workerdClassify, `${(results.workerdClassify.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32 incl. HTTP + tokenize`);
-row("reference origin: POST /v2/models/…/infer", results.originInfer, `${(results.originInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
-console.log(`\ncold start: first /v1/classify after a fresh workerd: p50 ${coldFirst.length ? percentile(coldFirst, 50).toFixed(0) : "-"} ms over ${RESTARTS} starts (${coldFirst.map((v) => v.toFixed(0)).join(", ")} ms); wrangler dev start-up ${percentile(coldStart, 50).toFixed(0)} ms`);
-console.log(`cold start, phase by phase (p50 over ${RESTARTS} fresh workers, ms):`);
-for (const [index, [name]] of PHASES.entries()) console.log(`  ${name.padEnd(52)} ${percentile(phaseTimes[index], 50).toFixed(0).padStart(6)}`);
-console.log(`warm /v1/classify p50: ${results.workerdClassify.p50.toFixed(2)} ms`);
-console.log(bundleLine);
+if (!options["cold-only"]) {
+  console.log(`\n${texts.length} held-out SpamAssassin texts, batch 1, mean ${meanTokens.toFixed(0)} tokens, one thread; ms`);
+  console.log(`| ${"path".padEnd(44)} |      p50 |      p99 | ratio (p50)`);
+  console.log(`|${"-".repeat(46)}|----------|----------|------------`);
+  row("onnxruntime-node native FP32 (session.run)", results.nativeFp32, "1.00× (baseline)");
+  row("onnxruntime-node native INT8 (session.run)", results.nativeInt8, `${(results.nativeInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32`);
+  row("onnxruntime-web WASM INT8 in Node (session.run)", results.wasmInt8, `${(results.wasmInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32, ${(results.wasmInt8.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8`);
+  row("workerd: GET /v2/health/live (HTTP floor)", results.workerdHealth);
+  row("workerd: POST /v2/models/…/infer (ids → logits)", results.workerdInfer, `${(results.workerdInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
+  row("workerd: POST /v1/classify (text → labels)", results.workerdClassify, `${(results.workerdClassify.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32 incl. HTTP + tokenize`);
+  row("reference origin: POST /v2/models/…/infer", results.originInfer, `${(results.originInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
+}
+const p50 = (values) => percentile(values, 50);
+for (const [k, checkout] of checkouts.entries()) {
+  const { first, phases } = cold[k];
+  const firstWall = first.map((r) => r.wall[0]);
+  console.log(`\ncold start (${checkout.name}, p50 over ${RESTARTS} fresh workerd starts):`);
+  console.log(`  first /v1/classify after a fresh workerd: ${p50(firstWall).toFixed(0)} ms wall (${firstWall.map((v) => v.toFixed(0)).join(", ")}), workerd CPU ${p50(first.map((r) => r.cpu[0])).toFixed(0)} ms`);
+  const starts = [...first, ...phases];
+  console.log(`  wrangler dev start-up: ${p50(starts.map((r) => r.startMs)).toFixed(0)} ms wall; workerd CPU until ready ${p50(starts.map((r) => r.startCpuMs)).toFixed(0)} ms`);
+  console.log(`  ${"phase".padEnd(52)} ${"wall ms".padStart(8)} ${"CPU ms".padStart(8)}`);
+  for (const [index, [name]] of PHASES.entries()) {
+    console.log(`  ${name.padEnd(52)} ${p50(phases.map((r) => r.wall[index])).toFixed(0).padStart(8)} ${p50(phases.map((r) => r.cpu[index])).toFixed(0).padStart(8)}`);
+  }
+}
+if (checkouts.length === 2) {
+  const ratio = (pick) => p50(cold[1].first.map(pick)) / p50(cold[0].first.map(pick));
+  console.log(`\nfirst /v1/classify, baseline ÷ this checkout: wall ×${ratio((r) => r.wall[0]).toFixed(2)}, workerd CPU ×${ratio((r) => r.cpu[0]).toFixed(2)}`);
+}
+if (results.workerdClassify !== undefined) console.log(`warm /v1/classify p50: ${results.workerdClassify.p50.toFixed(2)} ms`);
+if (bundleLine !== undefined) console.log(bundleLine);

@@ -19,3 +19,5 @@ node scripts/fraud/calibrate.mjs
 "$PY" scripts/quantize.py models/fraud-gru/model.fp32.onnx models/fraud-gru/model.int8.onnx --calibration .cache/fraud/calibration.json
 "$PY" scripts/fraud/fixtures.py
 node scripts/fraud/evaluate.mjs
+# The edge ships the graph optimized at build time (sessions then skip ORT's optimizer).
+node scripts/optimize-graphs.mjs models/fraud-gru

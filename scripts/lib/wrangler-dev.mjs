@@ -14,12 +14,13 @@ const freePort = () =>
  * Starts `wrangler dev` with local state in `persistTo` and the given `--var`s; resolves once it
  * is ready. `stop()` ends it and its workerd; `kill(signal)` signals the whole process group
  * (the soak test kills it with SIGKILL) and resolves once wrangler has exited.
- * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean, config?: string }} options
+ * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean, config?: string, cwd?: string }} options
  *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`);
- *   `config`: another wrangler configuration than the repository's (e.g. a benchmark's relay Worker).
+ *   `config`: another wrangler configuration than the repository's (e.g. a benchmark's relay Worker);
+ *   `cwd`: the checkout to run (default: this one).
  * @returns {Promise<{ url: string, pid: number, inspectorUrl?: string, startMs: number, stop: () => void, kill: (signal: NodeJS.Signals) => Promise<void> }>}
  */
-export async function startWranglerDev({ persistTo, vars, inspector = false, config }) {
+export async function startWranglerDev({ persistTo, vars, inspector = false, config, cwd = undefined }) {
   const port = await freePort();
   const inspectorPort = inspector ? await freePort() : undefined;
   const started = performance.now();
@@ -28,6 +29,7 @@ export async function startWranglerDev({ persistTo, vars, inspector = false, con
     ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]), ...(config === undefined ? [] : ["--config", config])], {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
+    cwd,
   });
   let output = "";
   child.stderr.on("data", (chunk) => (output = (output + chunk.toString()).slice(-2000)));

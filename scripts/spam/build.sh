@@ -27,5 +27,7 @@ for pid in "${pids[@]}"; do wait "$pid"; done
 "$PYTHON" scripts/spam/train.py --export
 "$PYTHON" scripts/quantize.py models/spam-classifier/model.fp32.onnx models/spam-classifier/model.int8.onnx
 node scripts/spam/evaluate.mjs
+# The edge ships the graph optimized at build time (sessions then skip ORT's optimizer).
+node scripts/optimize-graphs.mjs models/spam-classifier
 # The edge loads the compact tokenizer: build tokenizer.bin and point the manifest at it.
 node scripts/build-tokenizer.mjs models/spam-classifier

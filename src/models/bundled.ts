@@ -2,9 +2,9 @@
 // it needs at the edge; leave `files` out to have it read from the MODELS R2 bucket.
 import type { ModelEntry } from "./registry";
 import fraudManifest from "../../models/fraud-gru/manifest.json";
-import fraudModel from "../../models/fraud-gru/model.int8.onnx";
+import fraudModel from "../../models/fraud-gru/model.int8.opt.onnx";
 import spamManifest from "../../models/spam-classifier/manifest.json";
-import spamModel from "../../models/spam-classifier/model.int8.onnx";
+import spamModel from "../../models/spam-classifier/model.int8.opt.onnx";
 import spamTokenizer from "../../models/spam-classifier/tokenizer.bin";
 import tinyLlmManifest from "../../models/tiny-llm/manifest.json";
 import tinyLlmTokenizer from "../../models/tiny-llm/tokenizer.bin";
@@ -12,8 +12,8 @@ import digitDiffusionManifest from "../../models/digit-diffusion/manifest.json";
 import digitDiffusionTokenizer from "../../models/digit-diffusion/tokenizer.json";
 
 export const bundledModels: readonly ModelEntry[] = [
-  { manifest: spamManifest, files: { "model.int8.onnx": spamModel, "tokenizer.bin": spamTokenizer } },
-  { manifest: fraudManifest, files: { "model.int8.onnx": fraudModel } },
+  { manifest: spamManifest, files: { "model.int8.opt.onnx": spamModel, "tokenizer.bin": spamTokenizer } },
+  { manifest: fraudManifest, files: { "model.int8.opt.onnx": fraudModel } },
   // Generation runs on the origin: only the tokenizer (and chat template) ships to the edge.
   { manifest: tinyLlmManifest, files: { "tokenizer.bin": tinyLlmTokenizer } },
   // The diffusion loop runs on the origin: the edge tokenizes prompts, draws noise, makes previews and PNGs.

@@ -93,6 +93,15 @@ export const GraphSchema = z.object({
   bytes: z.number().int().positive(),
   inputs: z.array(TensorSpecSchema).min(1),
   outputs: z.array(TensorSpecSchema).min(1),
+  /** Set when the file was optimized at build time (scripts/optimize-graphs.mjs) from
+   * `source`: the edge then creates its session with optimization disabled. */
+  optimized: z
+    .object({
+      level: z.enum(["basic", "extended"]),
+      by: z.string(),
+      source: z.object({ file: z.string().min(1), sha256: Sha256Schema, bytes: z.number().int().positive() }),
+    })
+    .optional(),
 });
 export type Graph = z.infer<typeof GraphSchema>;
 

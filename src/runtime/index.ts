@@ -33,7 +33,12 @@ function wasmRuntime(manifest: Manifest, loadGraph: GraphLoader): InferenceRunti
   const name = primaryGraphName(manifest);
   const graph = primaryGraph(manifest);
   if (graph === undefined) throw new Error(`Model "${manifest.name}" runs in the isolate but has no graph "${name}"`);
-  const tensors = createWasmRuntime({ inputs: graph.inputs, outputs: graph.outputs, loadModel: () => loadGraph(name) });
+  const tensors = createWasmRuntime({
+    inputs: graph.inputs,
+    outputs: graph.outputs,
+    loadModel: () => loadGraph(name),
+    preOptimized: graph.optimized !== undefined,
+  });
   if (manifest.task !== "text-generation") return tensors;
   const decoder = tensors.tensors;
   if (decoder === undefined) throw new Error("the WASM runtime offers tensors");

@@ -24,7 +24,8 @@ export interface OrtEngine {
   kind: InferenceRuntime["kind"];
   /** The package's Tensor class: sessions only accept their own package's tensors. */
   Tensor: typeof ort.Tensor;
-  createSession(model: Uint8Array): Promise<ort.InferenceSession>;
+  /** `preOptimized`: the graph was optimized at build time (its manifest's `optimized`). */
+  createSession(model: Uint8Array, options: { preOptimized: boolean }): Promise<ort.InferenceSession>;
 }
 
 function fromOrtTensor(name: string, tensor: ort.Tensor): Tensor {
@@ -46,6 +47,8 @@ export interface OrtRuntimeOptions {
   outputs: readonly TensorSpec[];
   /** Produces verified model bytes; called once, on first load. */
   loadModel: () => Promise<Uint8Array>;
+  /** The graph was optimized at build time (scripts/optimize-graphs.mjs). */
+  preOptimized?: boolean;
 }
 
 /** A runtime whose model runs in this process with the given onnxruntime engine. */
@@ -54,7 +57,7 @@ export function createOrtRuntime(engine: OrtEngine, options: OrtRuntimeOptions):
 
   const getSession = (): Promise<ort.InferenceSession> => {
     if (session === undefined) {
-      const created = options.loadModel().then((model) => engine.createSession(model));
+      const created = options.loadModel().then((model) => engine.createSession(model, { preOptimized: options.preOptimized === true }));
       // A failed load is not cached: the next request tries again (e.g. R2 was briefly down).
       created.catch(() => {
         if (session === created) session = undefined;

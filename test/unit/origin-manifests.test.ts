@@ -10,7 +10,7 @@ const shipped = (name: string): Record<string, unknown> & { graphs: Record<strin
 
 describe("origin manifests", () => {
   it("reads a shipped tensor model and runs its \"model\" graph", () => {
-    expect(parseManifest(shipped("spam-classifier"))).toMatchObject({ kind: "tensor", name: "spam-classifier", graph: { file: "model.int8.onnx" } });
+    expect(parseManifest(shipped("spam-classifier"))).toMatchObject({ kind: "tensor", name: "spam-classifier", graph: { file: "model.int8.opt.onnx" } });
     const { model, ...others } = shipped("spam-classifier").graphs;
     expect(model).toBeDefined();
     // The shared schema already refuses a tensor model without the graph it runs.

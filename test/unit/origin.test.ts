@@ -123,7 +123,7 @@ describe("reference origin, misconfigured", () => {
     const dir = mkdtempSync(join(tmpdir(), "origin-models-"));
     try {
       cpSync("models", dir, { recursive: true });
-      const file = join(dir, "spam-classifier", "model.int8.onnx");
+      const file = join(dir, "spam-classifier", "model.int8.opt.onnx");
       const bytes = readFileSync(file);
       bytes[bytes.length - 1]! ^= 0xff;
       writeFileSync(file, bytes);

@@ -55,10 +55,11 @@ async function withImportedModule<T>(init: () => Promise<T>): Promise<T> {
   }
 }
 
-const sessionOptions: ort.InferenceSession.SessionOptions = {
-  executionProviders: ["wasm"],
-  graphOptimizationLevel: "all",
-};
+/** Graphs optimized at build time skip ORT's optimizer here (a cold-start cost: the
+ * transformers' passes and the lazy compilation of their WASM code); others get "all". */
+function sessionOptions(preOptimized: boolean): ort.InferenceSession.SessionOptions {
+  return { executionProviders: ["wasm"], graphOptimizationLevel: preOptimized ? "disabled" : "all" };
+}
 
 let backendReady: Promise<void> | undefined;
 
@@ -67,13 +68,13 @@ let backendReady: Promise<void> | undefined;
  * backend (single thread: Workers have no SharedArrayBuffer workers); later calls wait
  * for that, so the instantiate redirect is never active twice.
  */
-export async function createSession(model: Uint8Array): Promise<ort.InferenceSession> {
+export async function createSession(model: Uint8Array, options: { preOptimized: boolean } = { preOptimized: false }): Promise<ort.InferenceSession> {
   if (backendReady === undefined) {
     ort.env.wasm.numThreads = 1;
     ort.env.wasm.proxy = false;
     ort.env.wasm.wasmBinary = MARKER;
     ort.env.logLevel = "error";
-    const first = withImportedModule(() => ort.InferenceSession.create(model, sessionOptions));
+    const first = withImportedModule(() => ort.InferenceSession.create(model, sessionOptions(options.preOptimized)));
     const initialised = first.then(() => undefined);
     backendReady = initialised;
     initialised.catch(() => {
@@ -84,7 +85,7 @@ export async function createSession(model: Uint8Array): Promise<ort.InferenceSes
   try {
     await backendReady;
   } catch {
-    return createSession(model);
+    return createSession(model, options);
   }
-  return ort.InferenceSession.create(model, sessionOptions);
+  return ort.InferenceSession.create(model, sessionOptions(options.preOptimized));
 }
