@@ -23,6 +23,8 @@ export class BpeModel {
   private prev = new Int32Array(1024);
   private ranks = new Int32Array(1024);
   private readonly breakBefore: string | undefined;
+  /** Per BMP character (non-byte-level models): its token id, -1 none, -2 not looked up yet. */
+  private charIds: Int32Array | undefined;
   private readonly noBreakAfter: ReadonlySet<number>;
 
   constructor(
@@ -105,7 +107,7 @@ export class BpeModel {
     for (let i = 0; i < length; ) {
       const lead = bytes[i] ?? 0;
       const end = i + (lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4);
-      const id = this.vocab.lookup(bytes, i, end);
+      const id = end - i < 4 ? this.charId(bytes, i, end) : this.vocab.lookup(bytes, i, end);
       if (id !== -1) {
         if (pendingUnk && unkId !== null) this.ids[count++] = unkId;
         pendingUnk = false;
@@ -120,6 +122,20 @@ export class BpeModel {
     }
     if (pendingUnk && unkId !== null) this.ids[count++] = unkId;
     return this.link(count);
+  }
+
+  /** A BMP character's id through a table filled on first sight (one hash lookup each). */
+  private charId(bytes: Uint8Array, start: number, end: number): number {
+    const lead = bytes[start] ?? 0;
+    const code =
+      end - start === 1 ? lead : end - start === 2 ? ((lead & 0x1f) << 6) | ((bytes[start + 1] ?? 0) & 0x3f) : ((lead & 0x0f) << 12) | (((bytes[start + 1] ?? 0) & 0x3f) << 6) | ((bytes[start + 2] ?? 0) & 0x3f);
+    this.charIds ??= new Int32Array(0x10000).fill(-2);
+    let id = this.charIds[code] ?? -2;
+    if (id === -2) {
+      id = this.vocab.lookup(bytes, start, end);
+      this.charIds[code] = id;
+    }
+    return id;
   }
 
   private allBytesKnown(start: number, end: number): boolean {
