@@ -151,12 +151,15 @@ async function coldStart(cwd, requests) {
 // Where a cold start goes, phase by phase on other fresh workers (each phase is the first
 // request of its kind; timers inside the Worker are frozen, so these are round trips):
 // the isolate's first request, ORT's init with the first (small) session, a second
-// session with its tokenizer, the first run of a session, then a warm request.
+// session with its tokenizer, the session's first run (OIP infer: no tokenizer, no
+// /v1/classify route), the first /v1/classify (its route, request schema and tokenizer
+// seen for the first time), then a warm request.
 const PHASES = [
   ["isolate: first request (GET /v2/health/live)", (url) => fetch(`${url}/v2/health/live`)],
   ["ORT init + fraud-gru session (…/fraud-gru/ready)", (url) => fetch(`${url}/v2/models/fraud-gru/ready`, { headers })],
   ["spam session + tokenizer (…/spam-classifier/ready)", (url) => fetch(`${url}/v2/models/spam-classifier/ready`, { headers })],
-  ["first /v1/classify (first run of the session)", (url) => classify(url, texts[0])],
+  ["first run of the session (OIP infer, ids in)", (url) => infer(url, ids[0])],
+  ["first /v1/classify (route, tokenizer, a second run)", (url) => classify(url, texts[0])],
   ["second /v1/classify (warm)", (url) => classify(url, texts[0])],
 ];
 const FIRST = [["first /v1/classify", (url) => classify(url, texts[0])]];
