@@ -3,11 +3,12 @@
 Usage: /usr/bin/python3 scripts/quantize.py in.onnx out.onnx [--calibration ranges.json [--input-max HI]]
        /usr/bin/python3 scripts/quantize.py --probe in.onnx out.onnx
 
-Static activations (--calibration): for a MatMul/Gemm whose input has a calibrated
+Static activations (--calibration): for a MatMul/Gemm/Conv whose input has a calibrated
 [min, max] in ranges.json ({"ranges": {name: {"min", "max"}}}, written by e.g.
 scripts/fraud/calibrate.mjs), the activation is quantized with CONSTANT uint8 parameters
 (QuantizeLinear) and the product computed by onnxruntime's com.microsoft
-MatMulIntegerToFloat (the node its optimizer fuses the dynamic pattern into). A sample's
+MatMulIntegerToFloat (the node its optimizer fuses the dynamic pattern into); a Conv's
+by ConvInteger with the constant zero point, then one constant Mul (x_scale * W_scale). A sample's
 result then no longer depends on the other samples in its batch, and native and WASM
 kernels produce the same integers. Activations whose calibrated range lies inside
 [-1, 1] (GRU states) get exactly [-1, 1]; for the others --input-max raises the upper
@@ -136,14 +137,7 @@ class Rewriter:
     def static_matmul(self, node, w_name, w_zero, w_scale, bias):
         """QuantizeLinear with calibrated constants, then MatMulIntegerToFloat (+ bias)."""
         x = node.input[0]
-        if x not in self.static_activations:
-            lo, hi = self.ranges[x]
-            lo, hi = min(0.0, float(lo)), max(0.0, float(hi))  # as DynamicQuantizeLinear: the range holds 0
-            scale = np.float32((hi - lo) / 255.0) if hi > lo else np.float32(1.0)
-            zero = np.uint8(np.clip(np.round(-lo / scale), 0, 255))
-            self.static_activations[x] = (self.constant("x_scale", np.array(scale, dtype=np.float32)),
-                                          self.constant("x_zero", np.array(zero, dtype=np.uint8)))
-        x_scale, x_zero = self.static_activations[x]
+        x_scale, x_zero, _ = self.static_activation(x)
         x_q = self.name("x_u8")
         inputs = [x_q, w_name, x_scale, w_scale, x_zero, w_zero]
         if bias is not None:
@@ -204,7 +198,39 @@ class Rewriter:
         w_name = self.constant(f"{node.name}_W", q_weight)
         w_zero = self.constant(f"{node.name}_W_zero", np.array(128, dtype=np.uint8))
         w_scale = self.constant(f"{node.name}_W_scale", scale.reshape(channel_shape).astype(np.float32))
+        if node.input[0] in self.ranges:
+            return self.static_conv(node, w_name, w_zero, scale.reshape(channel_shape), bias, channel_shape)
         return self.dynamic_product(node, "ConvInteger", w_name, w_zero, w_scale, bias, channel_shape)
+
+    def static_activation(self, x):
+        """Constant uint8 quantization parameters of a calibrated activation (shared by its readers)."""
+        if x not in self.static_activations:
+            lo, hi = self.ranges[x]
+            lo, hi = min(0.0, float(lo)), max(0.0, float(hi))  # as DynamicQuantizeLinear: the range holds 0
+            scale = np.float32((hi - lo) / 255.0) if hi > lo else np.float32(1.0)
+            zero = np.uint8(np.clip(np.round(-lo / scale), 0, 255))
+            self.static_activations[x] = (self.constant("x_scale", np.array(scale, dtype=np.float32)),
+                                          self.constant("x_zero", np.array(zero, dtype=np.uint8)), scale)
+        return self.static_activations[x]
+
+    def static_conv(self, node, w_name, w_zero, w_scale, bias, channel_shape):
+        """QuantizeLinear with calibrated constants -> ConvInteger -> Cast -> Mul(x_scale * W_scale) [-> Add]."""
+        x_scale, x_zero, x_scale_value = self.static_activation(node.input[0])
+        x_q, acc, acc_f = self.name("x_u8"), self.name("acc_i32"), self.name("acc_f32")
+        product = node.output[0] if bias is None else self.name("product")
+        scale_all = self.constant(f"{node.name}_scale", (w_scale * x_scale_value).astype(np.float32))
+        integer = helper.make_node("ConvInteger", [x_q, w_name, x_zero, w_zero], [acc], self.name("conv_int"))
+        integer.attribute.extend(node.attribute)  # same pads/strides/dilations/group
+        nodes = [
+            helper.make_node("QuantizeLinear", [node.input[0], x_scale, x_zero], [x_q], self.name("ql")),
+            integer,
+            helper.make_node("Cast", [acc], [acc_f], self.name("cast"), to=TensorProto.FLOAT),
+            helper.make_node("Mul", [acc_f, scale_all], [product], self.name("dequant")),
+        ]
+        if bias is not None:
+            b_name = self.constant(f"{node.name}_bias", bias.reshape(channel_shape).astype(np.float32))
+            nodes.append(helper.make_node("Add", [product, b_name], [node.output[0]], self.name("bias")))
+        return nodes
 
     def rewrite_gather(self, node):
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
@@ -257,10 +283,14 @@ def ensure_opset(model, minimum):
             opset.version = minimum
 
 
-def load_ranges(path, input_max):
-    """Calibrated [min, max] per activation; state-like ones (inside [-1, 1]) get exactly [-1, 1]."""
+def load_ranges(path, input_max, exact=False):
+    """Calibrated [min, max] per activation; state-like ones (inside [-1, 1]) get exactly [-1, 1].
+    With exact, every range is used as calibrated (e.g. a CNN's pixels in [0, 1] and ReLU outputs)."""
     ranges = {}
     for name, r in json.load(open(path))["ranges"].items():
+        if exact:
+            ranges[name] = (r["min"], r["max"])
+            continue
         inside = -1.0 <= r["min"] and r["max"] <= 1.0
         ranges[name] = (-1.0, 1.0) if inside else (r["min"], max(input_max, r["max"]))
     return ranges
@@ -273,7 +303,7 @@ def probe(src, dst):
     aliases = Rewriter(model).aliases
     outputs = {o.name for o in model.graph.output}
     for node in model.graph.node:
-        weight = initializers.get(aliases.get(node.input[1], node.input[1])) if node.op_type in ("MatMul", "Gemm") and len(node.input) > 1 else None
+        weight = initializers.get(aliases.get(node.input[1], node.input[1])) if node.op_type in ("MatMul", "Gemm", "Conv") and len(node.input) > 1 else None
         if weight is not None and weight.data_type == TensorProto.FLOAT and node.input[0] not in outputs:
             model.graph.output.append(helper.make_tensor_value_info(node.input[0], TensorProto.FLOAT, None))
             outputs.add(node.input[0])
@@ -303,8 +333,9 @@ if __name__ == "__main__":
     parser.add_argument("--probe", action="store_true", help="write the calibration probe model instead")
     parser.add_argument("--calibration", help="activation ranges JSON: static activation quantization")
     parser.add_argument("--input-max", type=float, default=2.0)
+    parser.add_argument("--exact-ranges", action="store_true", help="use calibrated ranges as they are")
     args = parser.parse_args()
     if args.probe:
         probe(args.src, args.dst)
     else:
-        main(args.src, args.dst, load_ranges(args.calibration, args.input_max) if args.calibration else None)
+        main(args.src, args.dst, load_ranges(args.calibration, args.input_max, args.exact_ranges) if args.calibration else None)

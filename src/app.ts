@@ -6,7 +6,8 @@ import { classifyRoutes } from "./routes/classify";
 import { renderErrors } from "./routes/errors";
 import { fraudRoutes } from "./routes/fraud";
 import { requireApiKey } from "./routes/middleware/auth";
-import { limitBody, requireJson } from "./routes/middleware/body";
+import { limitBody, requireJson, requireMediaType } from "./routes/middleware/body";
+import { IMAGE_MEDIA_TYPES } from "./routes/image-input";
 import { metricsRoutes } from "./routes/metrics";
 import { modelRoutes } from "./routes/models";
 import { oipRoutes } from "./routes/oip";
@@ -37,7 +38,9 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices,
   app.use("/detokenize", requireApiKey);
   // /v2 bodies are read by the OIP codec (src/protocols/oip-body.ts): JSON with or without a
   // Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated.
-  for (const path of ["/v1/classify", "/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize", "/v1/chat/completions", "/v1/completions", "/v1/images/generations"]) {
+  // /v1/classify also takes images: raw PNG/JPEG bodies and multipart forms.
+  app.on("POST", "/v1/classify", requireMediaType(["application/json", "multipart/form-data", ...IMAGE_MEDIA_TYPES]), limitBody);
+  for (const path of ["/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize", "/v1/chat/completions", "/v1/completions", "/v1/images/generations"]) {
     app.on("POST", path, requireJson, limitBody);
   }
 

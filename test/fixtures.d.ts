@@ -34,3 +34,8 @@ declare module "*/tokenizer_config.json" {
   const value: { chat_template?: unknown };
   export default value;
 }
+// Held-out digits and onnxruntime-node's INT8 outputs (scripts/digits/evaluate.mjs).
+declare module "*/held-out.json" {
+  const value: unknown;
+  export default value;
+}

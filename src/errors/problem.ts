@@ -14,6 +14,7 @@ const TITLES: Record<ServiceError["code"], string> = {
   payload_too_large: "Payload too large",
   unsupported_media_type: "Unsupported media type",
   unprocessable_input: "Input the model cannot take",
+  invalid_image: "Invalid image",
   upstream_error: "Upstream error",
   upstream_timeout: "Upstream timeout",
   upstream_unavailable: "Upstream unavailable",

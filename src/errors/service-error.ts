@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "payload_too_large",
   "unsupported_media_type",
   "unprocessable_input",
+  "invalid_image",
   "upstream_error",
   "upstream_timeout",
   "upstream_unavailable",

@@ -62,10 +62,15 @@ function decodeJpeg(bytes: Uint8Array, limits: ImageLimits): GrayImage {
   }
 }
 
-/** Decodes PNG or JPEG bytes to luminance; throws ImageError (too_large, unsupported, corrupt). */
-export async function decodeImage(bytes: Uint8Array, limits: ImageLimits = DEFAULT_IMAGE_LIMITS): Promise<GrayImage> {
+/**
+ * Decodes PNG or JPEG bytes to luminance; throws ImageError (too_large, unsupported, corrupt).
+ * Bytes with no known signature are "unsupported", or "corrupt" when the caller declared them
+ * an image (a Content-Type of image/png on random bytes is a broken image, not another type).
+ */
+export async function decodeImage(bytes: Uint8Array, limits: ImageLimits = DEFAULT_IMAGE_LIMITS, declaredImage = false): Promise<GrayImage> {
   const format = sniffImageFormat(bytes);
   if (format === "png") return decodePng(bytes, limits);
   if (format === "jpeg") return decodeJpeg(bytes, limits);
+  if (declaredImage) throw new ImageError("corrupt", "The bytes are not a PNG or JPEG image (no PNG signature or JPEG SOI marker)");
   throw new ImageError("unsupported", "Not a PNG or JPEG image (unrecognized file signature)");
 }

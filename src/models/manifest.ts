@@ -41,6 +41,33 @@ const TextClassificationManifestSchema = z.object({
   }),
 });
 
+/** How an image becomes the model's input tensor (src/images/): "mnist" = luminance, ink
+ * polarity from the border, bounding box fitted into 20×20 and centred by mass in 28×28. */
+const ImagePreprocessingSchema = z.object({
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  preprocess: z.literal("mnist"),
+  ink: z.literal("white-on-black"),
+  description: z.string().optional(),
+});
+
+const ImageClassificationManifestSchema = z.object({
+  task: z.literal("image-classification"),
+  labels: z.array(z.string().min(1)).min(2),
+  image: ImagePreprocessingSchema,
+  training: TrainingSchema,
+  evaluation: z
+    .object({
+      dataset: z.string(),
+      split: z.string(),
+      examples: z.number().int().positive(),
+      fp32: z.object({ accuracy: z.number().min(0).max(1) }).loose(),
+      int8: z.object({ accuracy: z.number().min(0).max(1) }).loose(),
+      agreement: z.number().min(0).max(1),
+    })
+    .loose(),
+});
+
 /** A label-encoded column: its classes (sorted) and, per decimal digit, the digit values seen. */
 const EncodedColumnSchema = z.object({
   classes: z.array(z.string()).min(1),
@@ -187,11 +214,12 @@ const TextToImageManifestSchema = z.object({
 
 export const TextClassificationSchema = BaseManifestSchema.extend(TextClassificationManifestSchema.shape);
 export const FraudScoringSchema = BaseManifestSchema.extend(FraudScoringManifestSchema.shape);
+export const ImageClassificationSchema = BaseManifestSchema.extend(ImageClassificationManifestSchema.shape);
 export const RawSchema = BaseManifestSchema.extend(RawManifestSchema.shape);
 export const TextGenerationSchema = BaseManifestSchema.extend(TextGenerationManifestSchema.shape).loose();
 export const TextToImageSchema = BaseManifestSchema.extend(TextToImageManifestSchema.shape).loose();
 export const ManifestSchema = z
-  .discriminatedUnion("task", [TextClassificationSchema, FraudScoringSchema, RawSchema, TextGenerationSchema, TextToImageSchema])
+  .discriminatedUnion("task", [TextClassificationSchema, ImageClassificationSchema, FraudScoringSchema, RawSchema, TextGenerationSchema, TextToImageSchema])
   .superRefine((manifest, context) => {
     if (manifest.runtime === "origin" && manifest.protocol === undefined) {
       context.addIssue({ code: "custom", path: ["protocol"], message: 'runtime "origin" needs a protocol' });
@@ -227,6 +255,7 @@ export function primaryGraph(manifest: Manifest): Graph | undefined {
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type TextClassificationManifest = z.infer<typeof TextClassificationSchema>;
 export type FraudScoringManifest = z.infer<typeof FraudScoringSchema>;
+export type ImageClassificationManifest = z.infer<typeof ImageClassificationSchema>;
 export type FraudFeatures = FraudScoringManifest["features"];
 export type TextGenerationManifest = z.infer<typeof TextGenerationSchema>;
 export type TextToImageManifest = z.infer<typeof TextToImageSchema>;

@@ -1,11 +1,13 @@
 // POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope).
-// Text classification: {text} → [{label, score}]. Text generation: {prompt | messages,
+// Text classification: {text} → [{label, score}]. Image classification: {image: [bytes 0–255]}
+// (the PNG or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text generation: {prompt | messages,
 // stream, max_tokens, temperature, top_p, top_k, seed} → {response} or SSE
 // `data: {"response": "…"}` … `data: [DONE]`. The model's capabilities pick the shape.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import { capability } from "../tasks";
 import { classifierOf, LabelScoreSchema, Text } from "./classify";
+import { ImageBytes } from "./image-input";
 import { collect, sseResponse, startGeneration } from "./openai/generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "./problems";
 import { chatMessages } from "./openai/request-schemas";
@@ -18,6 +20,7 @@ import { findModel, requireReady, type AppEnv } from "./services";
 import { parseBody, validationHook } from "./validation";
 
 const ClassificationInput = z.object({ text: Text }).strict().openapi("TextClassificationInput");
+const ImageClassificationInput = z.object({ image: ImageBytes }).strict().openapi("ImageClassificationInput");
 
 const Message = z.object({ role: z.enum(["system", "user", "assistant"]), content: z.string() }).strict();
 const GenerationInput = z
@@ -42,10 +45,10 @@ const runRoute = createRoute({
   method: "post",
   path: "/v1/run/{model}",
   operationId: "runModel",
-  summary: "Workers AI-style: text classification ({text} → [{label, score}]), text generation ({prompt | messages} → {response}) or text-to-image ({prompt, num_steps, guidance, seed, height, width} → image/png)",
+  summary: "Workers AI-style: text classification ({text} → [{label, score}]), image classification ({image: [bytes]} → [{label, score}]), text generation ({prompt | messages} → {response}) or text-to-image ({prompt, num_steps, guidance, seed, height, width} → image/png)",
   request: {
     params: z.object({ model: z.string().min(1) }),
-    body: { required: true, content: { "application/json": { schema: z.union([ClassificationInput, GenerationInput, TextToImageRunInput]) } } },
+    body: { required: true, content: { "application/json": { schema: z.union([ClassificationInput, ImageClassificationInput, GenerationInput, TextToImageRunInput]) } } },
   },
   responses: {
     200: {
@@ -66,11 +69,19 @@ export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
   const model = findModel(c.get("services"), name, "model");
   if (model.capabilities.textToImage !== undefined) return runTextToImage(model, valid, c.req.raw.signal);
   // A text-to-image body sent to a text model: its fields are named in the 400.
-  const body = "text" in valid ? valid : parseBody(GenerationInput, valid);
+  const body = "text" in valid || "image" in valid ? valid : parseBody(GenerationInput, valid);
   if ("text" in body) {
     const classifier = classifierOf(model, "model");
     await requireReady(model);
     const { results, timings } = await classifier.classify([body.text], classifier.manifest.labels.length, () => "text", c.req.raw.signal);
+    c.header("server-timing", serverTiming(timings));
+    return c.json(results[0]?.labels ?? [], 200);
+  }
+  if ("image" in body) {
+    const classifier = capability(model, "imageClassification", "model");
+    await requireReady(model);
+    const image = { bytes: Uint8Array.from(body.image), declaredImage: false };
+    const { results, timings } = await classifier.classify([image], classifier.manifest.labels.length, () => "image", c.req.raw.signal);
     c.header("server-timing", serverTiming(timings));
     return c.json(results[0]?.labels ?? [], 200);
   }

@@ -8,6 +8,7 @@ import type { ModelRegistry, RegisteredModel } from "../models/registry";
 import type { RunOptions, RunResult } from "../runtime";
 import type { Tensor } from "../tensors/tensor";
 import { createFraudScorer, type FraudScorer } from "./fraud/fraud-scoring";
+import { createImageClassifier, type ImageClassifier } from "./image-classification";
 import { createTextClassifier, type TextClassifier } from "./text-classification";
 import { createTokenization, type Tokenization } from "./tokenization";
 import { createTextGenerator, type TextGenerator } from "./text-generation/text-generation";
@@ -22,6 +23,7 @@ export interface TensorService {
 export interface Capabilities {
   tensors?: TensorService;
   textClassification?: TextClassifier;
+  imageClassification?: ImageClassifier;
   fraudScoring?: FraudScorer;
   textGeneration?: TextGenerator;
   textToImage?: ImageGenerator;
@@ -30,6 +32,7 @@ export interface Capabilities {
 const CAPABILITY_NAMES: Record<keyof Capabilities, string> = {
   tensors: "tensor inference",
   textClassification: "text-classification",
+  imageClassification: "image-classification",
   fraudScoring: "fraud-scoring",
   textGeneration: "text-generation",
   textToImage: "text-to-image",
@@ -74,6 +77,10 @@ function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): { capabil
     case "text-classification": {
       const textClassification = createTextClassifier({ ...model, manifest });
       return { capabilities: { tensors, textClassification }, load: () => textClassification.load() };
+    }
+    case "image-classification": {
+      const imageClassification = createImageClassifier({ ...model, manifest });
+      return { capabilities: { tensors, imageClassification }, load: () => imageClassification.load() };
     }
     case "fraud-scoring": {
       const fraudScoring = createFraudScorer({ ...model, manifest });

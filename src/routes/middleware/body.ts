@@ -16,6 +16,21 @@ export const requireJson = createMiddleware(async (c, next) => {
   return next();
 });
 
+/** A body of one of the given media types (JSON by its +json suffix too), or a 415 listing them. */
+export function requireMediaType(types: readonly string[]) {
+  return createMiddleware(async (c, next) => {
+    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    const json = /^application\/(?:[\w.+-]+\+)?json$/.test(type);
+    if (!(json && types.includes("application/json")) && !types.includes(type)) {
+      throw new ServiceError(415, "unsupported_media_type", `Send the request body as one of: ${types.join(", ")}`, {
+        field: "headers.content-type",
+        headers: { accept: types.join(", ") },
+      });
+    }
+    return next();
+  });
+}
+
 /** One bodyLimit middleware per configured MAX_BODY_BYTES, built on first use (not per request). */
 const limits = new Map<string, MiddlewareHandler>();
 
