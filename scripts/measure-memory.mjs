@@ -11,11 +11,19 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { encode as encodePng } from "fast-png";
+import jpeg from "jpeg-js";
 import WebSocket from "ws";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
-  options: { seconds: { type: "string", default: "5" }, connections: { type: "string", default: "64" }, check: { type: "string" } },
+  options: {
+    seconds: { type: "string", default: "5" },
+    connections: { type: "string", default: "64" },
+    check: { type: "string" },
+    // Measure only the rows whose name contains this text (e.g. --only digit).
+    only: { type: "string" },
+  },
 });
 const SECONDS = Number(options.seconds);
 const CONNECTIONS = Number(options.connections);
@@ -34,12 +42,28 @@ const fraudScore = post("/v1/fraud/score", {
   }],
 });
 
+// Images for the digit classifier: a 28x28 PNG digit (a bar of ink) and a 640x480 JPEG photo of
+// dark ink on light paper (decoded, inverted, fitted into 20x20 at the edge).
+const bar = Uint8Array.from({ length: 28 * 28 }, (_, i) => (i % 28 >= 12 && i % 28 <= 15 && i >= 4 * 28 && i < 24 * 28 ? 255 : 0));
+const digitPng = encodePng({ width: 28, height: 28, data: bar, depth: 8, channels: 1 });
+const photo = Uint8Array.from({ length: 640 * 480 * 4 }, (_, i) => {
+  const pixel = i >> 2;
+  const x = pixel % 640;
+  const y = Math.floor(pixel / 640);
+  return i % 4 === 3 ? 255 : x > 300 && x < 340 && y > 100 && y < 380 ? 40 : 235;
+});
+const digitJpeg = jpeg.encode({ data: photo, width: 640, height: 480 }, 85).data;
+const rawImage = (bytes, type) => ({ path: "/v1/classify?model=digit-classifier", init: { method: "POST", headers: { "content-type": type }, body: bytes } });
+const classifyPng = rawImage(digitPng, "image/png");
+const classifyJpeg = rawImage(digitJpeg, "image/jpeg");
+
 /** One README row each: which models it loads and the requests that load it. */
 const ROWS = [
   { name: "isolate, no model loaded", models: [], requests: [{ path: "/v2/health/live" }] },
   { name: "spam-classifier (INT8 + tokenizer)", models: ["spam-classifier"], requests: [classify] },
   { name: "fraud-gru (INT8)", models: ["fraud-gru"], requests: [fraudScore] },
-  { name: "all edge models", models: ["spam-classifier", "fraud-gru"], requests: [classify, fraudScore] },
+  { name: "digit-classifier (INT8, 28x28 PNG + 640x480 JPEG decoding)", models: ["digit-classifier"], requests: [classifyPng, classifyJpeg] },
+  { name: "all edge models", models: ["spam-classifier", "fraud-gru", "digit-classifier"], requests: [classify, fraudScore, classifyPng, classifyJpeg] },
 ];
 
 /** A devtools-protocol session over the inspector's WebSocket. */
@@ -136,7 +160,7 @@ const limits = options.check === undefined ? undefined : ceilings(readFileSync(o
 const failures = [];
 console.log(`| what is loaded | V8 heap idle | V8 heap peak, ${CONNECTIONS} connections | ORT WASM memory idle / peak | peak total (MB) | ceiling (MB) |`);
 console.log("|---|---|---|---|---|---|");
-for (const row of ROWS) {
+for (const row of ROWS.filter((candidate) => options.only === undefined || candidate.name.includes(options.only))) {
   const figures = await measure(row);
   const total = (figures.peakHeap + figures.peakWasm) / MB;
   const ceiling = limits?.get(row.name);

@@ -136,6 +136,7 @@ const manifest = {
     cpuSeconds: training.cpuSeconds,
     loadAverageAtStart: training.loadAverageAtStart,
     loadAverageAtEnd: training.loadAverageAtEnd,
+    timeNote: `the members trained in parallel, one thread each: ${Math.round(training.cpuSeconds / 60)} CPU-minutes in all, ${Math.round(training.wallSeconds / 60)} minutes of wall clock at a load average of ${training.loadAverageAtStart}-${training.loadAverageAtEnd} on 2 cores (wall time is the machine's load, not the model: ${Math.round(training.cpuSeconds / 2 / 60)} CPU-minutes per member)`,
     quantization: `scripts/quantize.py --calibration --exact-ranges: Conv and Gemm weights int8 per output channel, activations static uint8 with ranges calibrated on ${calibration.samples} training digits (scripts/digits/calibrate.mjs)`,
   },
 };
