@@ -7,6 +7,8 @@ import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TEST_SECRETS } from "../secrets";
 import { adyenItem, deliverStripe, stripeEvent, T0, unique } from "./fraud-helpers";
+import { encode as encodeJpeg } from "jpeg-js";
+import { encodePng } from "../../src/images/png";
 import { BASE, KEY } from "./helpers";
 import { Conformance, type OpenApiDocument } from "./openapi-conformance";
 
@@ -60,15 +62,28 @@ interface Target {
   method: "GET" | "POST";
   path: string;
   body?: () => Json;
+  /** A non-JSON body (an image file, a multipart form): its bytes are mutated instead. */
+  raw?: { type: "image/png" | "image/jpeg" | "multipart"; bytes: () => Uint8Array };
   auth: "bearer" | "none";
 }
 
-const MODELS = [["spam-classifier", "2.0.0"], ["fraud-gru", "1.1.0"]] as const;
+/** A small digit-like image: a bar of ink on black, as PNG, JPEG, data URL and byte list. */
+const barPixels = Uint8Array.from({ length: 28 * 28 }, (_, i) => (i % 28 >= 12 && i % 28 <= 15 && i >= 4 * 28 && i < 24 * 28 ? 255 : 0));
+const barPng = () => encodePng(barPixels, 28, 28);
+const barJpeg = () => new Uint8Array(encodeJpeg({ data: Uint8Array.from({ length: 28 * 28 * 4 }, (_, i) => (i % 4 === 3 ? 255 : barPixels[i >> 2] ?? 0)), width: 28, height: 28 }, 90).data);
+const barDataUrl = () => `data:image/png;base64,${btoa(String.fromCharCode(...barPng()))}`;
+
+const MODELS = [["spam-classifier", "2.0.0"], ["fraud-gru", "1.1.0"], ["digit-classifier", "1.0.0"]] as const;
 
 const TARGETS: Target[] = [
   { method: "POST", path: "/v1/classify", auth: "bearer", body: () => ({ model: "spam-classifier", input: "Congratulations! You have won a free cruise." }) },
   { method: "POST", path: "/v1/classify", auth: "bearer", body: () => ({ model: "spam-classifier", input: ["meeting at 3", "WIN CASH NOW"], top_k: 1 }) },
   { method: "POST", path: "/v1/run/spam-classifier", auth: "bearer", body: () => ({ text: "Claim your prize today" }) },
+  { method: "POST", path: "/v1/classify", auth: "bearer", body: () => ({ model: "digit-classifier", input: [barDataUrl()], top_k: 2 }) },
+  { method: "POST", path: "/v1/classify?model=digit-classifier", auth: "bearer", raw: { type: "image/png", bytes: barPng } },
+  { method: "POST", path: "/v1/classify?model=digit-classifier&top_k=1", auth: "bearer", raw: { type: "image/jpeg", bytes: barJpeg } },
+  { method: "POST", path: "/v1/classify", auth: "bearer", raw: { type: "multipart", bytes: barPng } },
+  { method: "POST", path: "/v1/run/digit-classifier", auth: "bearer", body: () => ({ image: Array.from(barPng()) }) },
   { method: "POST", path: "/v1/fraud/score", auth: "bearer", body: () => ({ accounts: [{ history: [transaction("h1")], transaction: transaction("t1") }] }) },
   { method: "POST", path: "/v1/fraud/score", auth: "bearer", body: () => ({ model: "fraud-gru", accounts: [{ transaction: transaction("t2") }] }) },
   { method: "POST", path: "/v2/models/spam-classifier/infer", auth: "bearer", body: () => spamTensors([1, 17, 42, 99]) },
@@ -177,7 +192,7 @@ interface Request {
   method: string;
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array | FormData;
 }
 
 function authHeaders(target: Target, random: Random): Record<string, string> {
@@ -188,6 +203,7 @@ function authHeaders(target: Target, random: Random): Record<string, string> {
 function request(random: Random): Request {
   const target = random.pick(TARGETS);
   const headers: Record<string, string> = { ...authHeaders(target, random) };
+  if (target.raw !== undefined) return rawRequest(target, target.raw, headers, random);
   const roll = random.next();
   let path = target.path;
   let method: string = target.method;
@@ -238,6 +254,37 @@ function request(random: Random): Request {
     headers["x-request-id"] = random.pick(["fuzz", "\u00e9", "a".repeat(300)]);
   }
   return { kind, method, path, headers, ...(body === undefined ? {} : { body }) };
+}
+
+/** Image bodies: valid, bytes flipped, truncated, padded with garbage, or sent under another type. */
+function rawRequest(target: Target, raw: NonNullable<Target["raw"]>, headers: Record<string, string>, random: Random): Request {
+  let bytes = raw.bytes();
+  const roll = random.next();
+  let kind = "raw-valid";
+  if (roll < 0.35) {
+    kind = "raw-flipped";
+    bytes = bytes.slice();
+    for (let i = 0, n = 1 + random.int(8); i < n; i++) bytes[random.int(bytes.length)] = random.int(256);
+  } else if (roll < 0.6) {
+    kind = "raw-truncated";
+    bytes = bytes.slice(0, random.int(bytes.length));
+  } else if (roll < 0.7) {
+    kind = "raw-garbage";
+    bytes = Uint8Array.from({ length: random.int(4096) }, () => random.int(256));
+  }
+  let type: string = raw.type;
+  if (random.next() < 0.1) type = random.pick(["image/gif", "image/webp", "application/octet-stream", "image/png", "image/jpeg"]);
+  let body: Uint8Array | FormData;
+  if (raw.type === "multipart") {
+    const form = new FormData();
+    form.append("model", random.next() < 0.9 ? "digit-classifier" : random.pick(["spam-classifier", "nope", ""]));
+    form.append(random.next() < 0.9 ? "file" : random.pick(["image", "other"]), new File([bytes], "digit.png", { type: type === "multipart" ? "image/png" : type }));
+    body = form;
+  } else {
+    headers["content-type"] = type;
+    body = bytes;
+  }
+  return { kind, method: target.method, path: target.path, headers, body };
 }
 
 describe("seeded fuzzing of every route", () => {
