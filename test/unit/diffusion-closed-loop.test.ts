@@ -140,6 +140,11 @@ describe.skipIf(!present)("diffusion closed loop (issue 11 outcome 6)", () => {
       generated.push(...(await Promise.all(jobs)));
     }
     expect(generated.length).toBe(2 * DIGITS * SEEDS);
+    const metrics = await (await fetch(`${origin?.url ?? ""}/metrics`)).text();
+    const total = (name: string) => metrics.split("\n").filter((line) => line.startsWith(`${name}{`)).reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+    const rowsPerRun = total("origin_diffusion_unet_rows_total") / total("origin_diffusion_unet_runs_total");
+    console.log(`closed loop, UNet rows per run at the origin: ${rowsPerRun.toFixed(1)}`);
+    expect(rowsPerRun).toBeGreaterThan(2); // one image is 2 rows (guidance): requests shared runs
     // Same digit and seed, another phrasing: the prompt reaches the loop (images differ), even
     // though the text encoder maps a digit's phrasings close together.
     const half = DIGITS * SEEDS;
