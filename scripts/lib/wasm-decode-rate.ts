@@ -19,7 +19,7 @@ const runtime = createOrtRuntime(
 );
 await runtime.load();
 const loop = decodeLoop(runtime.tensors!, { ...manifest.generation, graph: graphName });
-const promptIds = Array.from({ length: Number(promptArg) }, (_, i) => 10 + ((i * 37) % 3000));
+const promptIds = Array.from({ length: Number(promptArg) }, (_, i) => 10 + ((i * 37) % (manifest.generation.vocabSize - 10)));
 const sampling = { temperature: 0, topK: 0, topP: 1, minP: 0 };
 const run = async (maxTokens: number) => {
   const started = performance.now();
