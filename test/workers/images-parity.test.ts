@@ -6,6 +6,7 @@
 // FP32 kernels of the two builds differ in the last bits, which rarely crosses a rounding
 // boundary). No task or route code knows which ran.
 import { describe, expect, inject, it } from "vitest";
+import { wasmMemoryBytes } from "../../src/runtime/wasm/ort";
 import { appInIsolate, appOnOrigin, call, fromBase64, pixels } from "./images-helpers";
 
 const origin = inject("imagesOrigin");
@@ -38,5 +39,11 @@ describe.skipIf(origin === null)("digit-diffusion: origin vs in-isolate WASM loo
       console.log(`parity ${scheduler} seed ${seed}: max |Δ| ${worst}/255, ${differing} of ${a.data.length} pixels differ`);
       expect(worst, `${scheduler} seed ${seed}`).toBeLessThanOrEqual(1);
     }
+    // The pipeline's memory inside workerd: ORT's linear memory in this isolate with the three
+    // graphs loaded and run (an upper bound: whatever else this isolate loaded shares it).
+    const mb = wasmMemoryBytes() / 2 ** 20;
+    console.log(`ORT WASM linear memory in this isolate with the pipeline loaded: ${mb.toFixed(1)} MB`);
+    expect(mb).toBeGreaterThan(0);
+    expect(mb).toBeLessThanOrEqual(48);
   });
 });
