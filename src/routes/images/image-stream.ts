@@ -1,44 +1,19 @@
-// Runs an image generation for a route: reads the first event before answering (so an
-// origin's refusal is a plain HTTP error, never a half-sent stream), then either collects
-// the PNGs or streams OpenAI's image events — image_generation.partial_image per preview,
-// image_generation.completed per image — ending with `data: [DONE]`, after a
-// `data: {"error": …}` event if the loop fails mid-stream. The client leaving aborts the loop.
-import { toServiceError } from "../../errors/problem";
+// Runs an image generation for a route over the shared event stream (../event-stream.ts):
+// either collects the PNGs or streams OpenAI's image events — image_generation.partial_image
+// per preview, image_generation.completed per image — ending with `data: [DONE]`.
 import type { ImageEvent, ImageGenerator, ImageOptions, ImageTimings } from "../../tasks/text-to-image/text-to-image";
-import { SSE_HEADERS } from "../openai/generation-stream";
+import { allEvents, sseResponse, startEvents, type StartedEvents } from "../event-stream";
 
-const encoder = new TextEncoder();
+export type StartedImages = StartedEvents<ImageEvent>;
 
-export interface StartedImages {
-  events: AsyncGenerator<ImageEvent>;
-  first: ImageEvent | undefined;
-  abort(): void;
-}
-
-export async function startImages(generator: ImageGenerator, ids: BigInt64Array, options: ImageOptions, clientSignal: AbortSignal, timings?: ImageTimings): Promise<StartedImages> {
-  const cancelled = new AbortController();
-  const events = generator.generate(ids, options, AbortSignal.any([clientSignal, cancelled.signal]), timings);
-  const abort = () => {
-    cancelled.abort(new DOMException("the client went away", "AbortError"));
-    void events.return(undefined).catch(() => undefined);
-  };
-  try {
-    const first = await events.next();
-    return { events, first: first.done ? undefined : first.value, abort };
-  } catch (error) {
-    abort();
-    throw error;
-  }
+export function startImages(generator: ImageGenerator, ids: BigInt64Array, options: ImageOptions, clientSignal: AbortSignal, timings?: ImageTimings): Promise<StartedImages> {
+  return startEvents((signal) => generator.generate(ids, options, signal, timings), clientSignal);
 }
 
 /** Every final PNG, in image order (previews are skipped). */
 export async function collectImages(started: StartedImages): Promise<Uint8Array[]> {
   const images: Uint8Array[] = [];
-  const take = (event: ImageEvent) => {
-    if (event.type === "image") images[event.image] = event.png;
-  };
-  if (started.first !== undefined) take(started.first);
-  for await (const event of started.events) take(event);
+  for await (const event of allEvents(started)) if (event.type === "image") images[event.image] = event.png;
   return images;
 }
 
@@ -54,39 +29,13 @@ export interface ImageStreamFormat {
   completed(event: Extract<ImageEvent, { type: "image" }>): { type: string } & Record<string, unknown>;
 }
 
-const frame = (data: { type: string } | string) =>
-  encoder.encode(typeof data === "string" ? `data: ${data}\n\n` : `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+/** OpenAI's image events carry their type as the SSE event name too. */
+const namedEvent = (data: { type: string }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 
 export function imageStreamResponse(started: StartedImages, format: ImageStreamFormat): Response {
-  let first = started.first;
-  const render = (event: ImageEvent) => (event.type === "partial" ? format.partial(event) : format.completed(event));
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        if (first !== undefined) {
-          controller.enqueue(frame(render(first)));
-          first = undefined;
-          return;
-        }
-        const next = await started.events.next();
-        if (next.done) {
-          controller.enqueue(frame("[DONE]"));
-          controller.close();
-          return;
-        }
-        controller.enqueue(frame(render(next.value)));
-      } catch (error) {
-        const failure = toServiceError(error);
-        console.error(JSON.stringify({ event: "image_generation_failed_mid_stream", error: failure.message }));
-        const type = failure.status >= 500 ? "server_error" : "invalid_request_error";
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error: { message: failure.message, type, code: failure.code, param: failure.field ?? null } })}\n\n`));
-        controller.enqueue(frame("[DONE]"));
-        controller.close();
-      }
-    },
-    cancel() {
-      started.abort();
-    },
+  return sseResponse(started, {
+    opening: () => "",
+    event: (event) => namedEvent(event.type === "partial" ? format.partial(event) : format.completed(event)),
+    failure: "image_generation_failed_mid_stream",
   });
-  return new Response(body, { status: 200, headers: SSE_HEADERS });
 }

@@ -1,27 +1,9 @@
-// Runs a text generation for a route: waits for the first event before answering, so an
-// origin's refusal (429/503 with Retry-After, 502, 504) is a plain HTTP error and never a
-// half-sent stream; then streams SSE, ending with `data: [DONE]` — after an error event if
-// the generation fails mid-stream. The client leaving (request.signal under the
-// enable_request_signal flag, or the body stream's cancel) aborts the generation.
-import { toServiceError } from "../../errors/problem";
+// Runs a text generation for a route over the shared event stream (../event-stream.ts): the
+// first event is read before answering, then SSE frames per token, `[DONE]` at the end.
 import type { PreparedPrompt, TextEvent, TextGenerator, GenerationOptions } from "../../tasks/text-generation/text-generation";
+import { allEvents, sseData, sseResponse as eventsResponse, startEvents, type StartedEvents } from "../event-stream";
 
-const encoder = new TextEncoder();
-
-/** SSE headers; `Content-Encoding: identity` keeps wrangler dev from buffering (workers-sdk#7435). */
-export const SSE_HEADERS = {
-  "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-cache",
-  "content-encoding": "identity",
-} as const;
-
-/** A frame's SSE event text; a string frame is already JSON (or `[DONE]`). */
-const sseText = (data: unknown) => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
-
-export const sseEvent = (data: unknown) => encoder.encode(sseText(data));
-
-/** Several frames as one chunk: one encode and one enqueue per event, not per frame. */
-const sseEvents = (frames: readonly unknown[]) => encoder.encode(frames.length === 1 ? sseText(frames[0]) : frames.map(sseText).join(""));
+export type StartedGeneration = StartedEvents<TextEvent>;
 
 /**
  * A JSON frame with one string slot, serialized once: `fill(text)` is the JSON of `shape`
@@ -38,35 +20,9 @@ export function jsonTemplate(shape: (slot: string) => unknown): (text: string) =
   return (text) => head + JSON.stringify(text) + tail;
 }
 
-export interface StartedGeneration {
-  /** Events, the first one already read (so errors before it were thrown by `start`). */
-  events: AsyncGenerator<TextEvent>;
-  first: TextEvent | undefined;
-  /** Aborts the generation (the client left). */
-  abort(): void;
-}
-
 /** Starts a generation and reads its first event; throws the ServiceError of a refusal. */
-export async function startGeneration(
-  generator: TextGenerator,
-  prompt: PreparedPrompt,
-  options: GenerationOptions,
-  clientSignal: AbortSignal,
-): Promise<StartedGeneration> {
-  const cancelled = new AbortController();
-  const signal = AbortSignal.any([clientSignal, cancelled.signal]);
-  const events = generator.generate(prompt, options, signal);
-  const abort = () => {
-    cancelled.abort(new DOMException("the client went away", "AbortError"));
-    void events.return(undefined).catch(() => undefined);
-  };
-  try {
-    const first = await events.next();
-    return { events, first: first.done ? undefined : first.value, abort };
-  } catch (error) {
-    abort();
-    throw error;
-  }
+export function startGeneration(generator: TextGenerator, prompt: PreparedPrompt, options: GenerationOptions, clientSignal: AbortSignal): Promise<StartedGeneration> {
+  return startEvents((signal) => generator.generate(prompt, options, signal), clientSignal);
 }
 
 /** What a stream-format needs: how to frame each event, and what closes the stream. */
@@ -78,51 +34,28 @@ export interface StreamFormat {
   done(event: Extract<TextEvent, { type: "done" }>): unknown[];
 }
 
-/** The SSE response of a started generation: frames, errors as `data: {error}`, then [DONE]. */
+/** A started generation as SSE: one chunk per event (its frames joined), errors as `data: {error}`, then [DONE]. */
 export function sseResponse(started: StartedGeneration, format: StreamFormat, headers: Record<string, string> = {}): Response {
-  let opened = false;
-  const frames = (event: TextEvent) => (event.type === "text" ? format.text(event.text) : format.done(event));
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        if (!opened) {
-          opened = true;
-          const opening = [...format.opening(), ...(started.first === undefined ? [] : frames(started.first))];
-          if (opening.length > 0) controller.enqueue(sseEvents(opening));
-          return;
-        }
-        const next = await started.events.next();
-        if (next.done) {
-          controller.enqueue(sseEvent("[DONE]"));
-          controller.close();
-          return;
-        }
-        const out = frames(next.value);
-        if (out.length > 0) controller.enqueue(sseEvents(out));
-      } catch (error) {
-        const failure = toServiceError(error);
-        console.error(JSON.stringify({ event: "generation_failed_mid_stream", error: failure.message }));
-        controller.enqueue(sseEvents([{ error: { message: failure.message, type: failure.status >= 500 ? "server_error" : "invalid_request_error", code: failure.code } }, "[DONE]"]));
-        controller.close();
-      }
+  const frames = (list: readonly unknown[]) => list.map(sseData).join("");
+  return eventsResponse(
+    started,
+    {
+      opening: () => frames(format.opening()),
+      event: (event) => frames(event.type === "text" ? format.text(event.text) : format.done(event)),
+      failure: "generation_failed_mid_stream",
     },
-    cancel() {
-      started.abort();
-    },
-  });
-  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
+    headers,
+  );
 }
 
 /** Reads a started generation to its end: the whole text, its finish reason and usage. */
 export async function collect(started: StartedGeneration): Promise<{ text: string; done: Extract<TextEvent, { type: "done" }> }> {
   let text = "";
   let done: Extract<TextEvent, { type: "done" }> | undefined;
-  const take = (event: TextEvent) => {
+  for await (const event of allEvents(started)) {
     if (event.type === "text") text += event.text;
     else done = event;
-  };
-  if (started.first !== undefined) take(started.first);
-  for await (const event of started.events) take(event);
+  }
   if (done === undefined) throw new Error("generation ended without a done event");
   return { text, done };
 }
