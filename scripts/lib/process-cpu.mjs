@@ -8,20 +8,21 @@ const TICKS = 100; // USER_HZ on Linux
 function stat(pid) {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
     const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / TICKS };
+    return { ppid: Number(fields[1]), name, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS };
   } catch {
     return undefined;
   }
 }
 
-/** @param {number} root @param {(pid: number) => boolean} [keep] which processes of the tree to count */
-export function treeCpuSeconds(root, keep = () => true) {
+/** The pids of `root` and all its descendants, with their /proc stat (Linux; undefined elsewhere). */
+export function processTree(root) {
   let pids;
   try {
     pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
   } catch {
-    return Number.NaN;
+    return undefined;
   }
   const stats = new Map(pids.map((pid) => [pid, stat(pid)]));
   const inTree = new Set([root]);
@@ -34,7 +35,14 @@ export function treeCpuSeconds(root, keep = () => true) {
       }
     }
   }
-  return [...inTree].filter(keep).reduce((sum, pid) => sum + (stats.get(pid)?.cpu ?? 0), 0);
+  return new Map([...inTree].map((pid) => [pid, stats.get(pid)]));
+}
+
+/** @param {number} root @param {(pid: number) => boolean} [keep] which processes of the tree to count */
+export function treeCpuSeconds(root, keep = () => true) {
+  const tree = processTree(root);
+  if (tree === undefined) return Number.NaN;
+  return [...tree].filter(([pid]) => keep(pid)).reduce((sum, [, s]) => sum + (s?.cpu ?? 0), 0);
 }
 
 /**
