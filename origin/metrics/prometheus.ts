@@ -9,7 +9,14 @@ const labelText = (labels: Labels) => {
   const entries = Object.entries(labels);
   return entries.length === 0 ? "" : `{${entries.map(([k, v]) => `${k}="${escape(v)}"`).join(",")}}`;
 };
-const keyOf = (labels: Labels) => JSON.stringify(Object.entries(labels).sort());
+// The series key of a label set, memoized per labels object: the engines pass the same
+// object on every token (VllmMetrics.labelsOf), so the hot path does no stringify or sort.
+const keys = new WeakMap<Labels, string>();
+const keyOf = (labels: Labels) => {
+  let key = keys.get(labels);
+  if (key === undefined) keys.set(labels, (key = JSON.stringify(Object.entries(labels).sort())));
+  return key;
+};
 const num = (value: number) => (Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : value < 0 ? "-Inf" : "NaN");
 
 interface Metric {
@@ -22,9 +29,9 @@ export class Counter implements Metric {
 
   inc(labels: Labels, by = 1): void {
     const key = keyOf(labels);
-    const entry = this.values.get(key) ?? { labels, value: 0 };
-    entry.value += by;
-    this.values.set(key, entry);
+    const entry = this.values.get(key);
+    if (entry === undefined) this.values.set(key, { labels, value: by });
+    else entry.value += by;
   }
 
   render(): string {
@@ -59,13 +66,11 @@ export class Histogram implements Metric {
 
   observe(labels: Labels, value: number): void {
     const key = keyOf(labels);
-    const entry = this.series.get(key) ?? { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-    this.buckets.forEach((bound, i) => {
-      if (value <= bound) entry.counts[i]! += 1;
-    });
+    let entry = this.series.get(key);
+    if (entry === undefined) this.series.set(key, (entry = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
+    for (let i = this.buckets.length - 1; i >= 0 && value <= this.buckets[i]!; i--) entry.counts[i]! += 1;
     entry.sum += value;
     entry.count += 1;
-    this.series.set(key, entry);
   }
 
   render(): string {

@@ -31,7 +31,13 @@ const PER_TOKEN = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75
 export type VllmMetrics = ReturnType<typeof createVllmMetrics>;
 
 export function createVllmMetrics(registry: Registry, engines: () => readonly EngineGauges[], maxModelLen: number) {
-  const labelsOf = (engine: { modelName: string }) => ({ model_name: engine.modelName, engine: "0" });
+  // One labels object per model, reused on every token (the registry memoizes its key).
+  const labels = new Map<string, Readonly<Record<string, string>>>();
+  const labelsOf = (engine: { modelName: string }) => {
+    let found = labels.get(engine.modelName);
+    if (found === undefined) labels.set(engine.modelName, (found = Object.freeze({ model_name: engine.modelName, engine: "0" })));
+    return found;
+  };
   const gauge = (name: string, help: string, read: (engine: EngineGauges) => number) =>
     registry.add(new Gauge(name, help, () => engines().map((engine) => ({ labels: labelsOf(engine), value: read(engine) }))));
   gauge("vllm:num_requests_running", "Number of requests in model execution batches.", (e) => e.running());

@@ -12,6 +12,7 @@ import { ServiceError } from "../../src/errors/service-error";
 import type { GenerationStep } from "../engines/decoder/request";
 import { parseWith, readJsonBody } from "../http/body";
 import { vllmErrorBody } from "../http/errors";
+import { chunkWriter } from "./completion-chunks";
 import type { HostedModel, ModelHost } from "../model-host";
 import { CompletionRequestSchema, toGenerationParams } from "./completion-request";
 
@@ -46,7 +47,7 @@ export function completionRoutes(host: ModelHost, maxBodyBytes: number): Hono {
     const abort = new AbortController();
     c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
     const generation = decoder.submit(params, abort.signal);
-    const head = { id: `cmpl-${randomUUID().replaceAll("-", "")}`, object: "text_completion", created: Math.floor(Date.now() / 1000), model: manifest.name };
+    const head = { id: `cmpl-${randomUUID().replaceAll("-", "")}`, object: "text_completion" as const, created: Math.floor(Date.now() / 1000), model: manifest.name };
     const withIds = request.return_token_ids === true;
     const promptIds = withIds ? [...params.promptIds] : null;
 
@@ -74,15 +75,13 @@ export function completionRoutes(host: ModelHost, maxBodyBytes: number): Hono {
           if (!abort.signal.aborted) controller.enqueue(frame(value));
         };
         let generated = 0;
+        const chunk = chunkWriter(head);
         try {
           for await (const step of generation.steps) {
             generated += 1;
-            const choice = {
-              index: 0, text: "", logprobs: null, finish_reason: step.finishReason, stop_reason: step.stopReason,
-              prompt_token_ids: generated === 1 ? promptIds : null, token_ids: withIds ? [step.tokenId] : null,
-            };
             const usage = continuousUsage ? usageOf(params.promptIds.length, generated) : null;
-            send({ ...head, choices: [choice], usage });
+            const text = chunk({ tokenId: step.tokenId, finishReason: step.finishReason, stopReason: step.stopReason, promptTokenIds: generated === 1 ? promptIds : null, withIds, usage });
+            if (!abort.signal.aborted) controller.enqueue(encoder.encode(text));
           }
           if (includeUsage) send({ ...head, choices: [], usage: usageOf(params.promptIds.length, generated) });
         } catch (error) {

@@ -123,8 +123,7 @@ export class DecoderEngine {
   /** Samples the request's next token from its logits row and sends it out. */
   private emit(request: DecodeRequest, logits: Float32Array): void {
     const { params } = request;
-    const stopIds = params.ignoreEos ? params.stopTokenIds : [...this.eos, ...params.stopTokenIds];
-    const suppressed = request.generated.length < params.minTokens ? new Set(stopIds) : NO_IDS;
+    const suppressed = request.generated.length < params.minTokens ? (request.suppressed ??= new Set(params.ignoreEos ? params.stopTokenIds : [...this.eos, ...params.stopTokenIds])) : NO_IDS;
     const tokenId = sample(logits, params.sampling, request.rng, suppressed);
     const now = performance.now();
     const labels = this.metrics.labelsOf(this);

@@ -33,6 +33,8 @@ export class DecodeRequest {
   aborted = false;
   /** Tokens of this request whose keys/values are in the cache. */
   filled = 0;
+  /** The ids it may not sample before min_tokens (built once, on its first token). */
+  suppressed: ReadonlySet<number> | undefined;
   /** The last sampled token, fed to the next decode step. */
   pending = -1;
   readonly arrivedAt = performance.now();

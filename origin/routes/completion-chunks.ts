@@ -1,0 +1,38 @@
+// The streamed completion chunk (vLLM's CompletionStreamResponse with one choice; see
+// completions.ts for the source it follows) written from a per-request template: the
+// fixed head is serialized once, and each token fills in only its own fields. The bytes
+// are exactly JSON.stringify of the chunk object (test/unit/origin-completion-chunks.test.ts
+// holds them to it), without building that object and walking it for every token.
+
+export interface ChunkHead {
+  id: string;
+  object: "text_completion";
+  created: number;
+  model: string;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  total_tokens: number;
+  completion_tokens: number;
+}
+
+export interface TokenChunk {
+  tokenId: number;
+  finishReason: "stop" | "length" | null;
+  stopReason: number | null;
+  /** The prompt's ids (the first chunk with return_token_ids), else null. */
+  promptTokenIds: readonly number[] | null;
+  /** Whether the chunk carries `token_ids: [tokenId]` (return_token_ids) or null. */
+  withIds: boolean;
+  usage: Usage | null;
+}
+
+/** `data: {chunk}\n\n` for each token of one request, from its head. */
+export function chunkWriter(head: ChunkHead): (chunk: TokenChunk) => string {
+  const json = JSON.stringify({ ...head, choices: [{ index: 0, text: "", logprobs: null }] });
+  // Everything up to the closing `}]}` of the one choice, then the per-token members.
+  const prefix = `data: ${json.slice(0, -3)},"finish_reason":`;
+  return ({ tokenId, finishReason, stopReason, promptTokenIds, withIds, usage }) =>
+    `${prefix}${finishReason === null ? "null" : `"${finishReason}"`},"stop_reason":${stopReason === null ? "null" : String(stopReason)},"prompt_token_ids":${promptTokenIds === null ? "null" : `[${promptTokenIds.join(",")}]`},"token_ids":${withIds ? `[${tokenId}]` : "null"}}],"usage":${usage === null ? "null" : JSON.stringify(usage)}}\n\n`;
+}
