@@ -7,6 +7,11 @@
 //               process (its process_cpu_seconds_total; steadier than wall time on a shared
 //               machine), and that CPU per stream split into prefill, decode steps and the
 //               rest, with the ratio bound that prefill work (which batching cannot shrink) sets
+//   steady      the decode phase alone, from the same runs: tokens/s counted at the client from
+//               the moment every stream has its first token (all prefills done) to the first
+//               stream's last token — at context 512 every stream's context is then ≈480–512
+//   engine      the decoder engine alone, in-process (scripts/bench-origin-engine.ts: no HTTP,
+//               SSE or client), the same cells: how much of the ratio the decode loop allows
 //   step        decode step time (batch of one, and of 16) at context ≈16 vs ≈512, from the
 //               origin's own origin_decode_step_seconds, and the prefill of a 511-token prompt
 //               (what recomputing the prefix would cost per token without a KV cache) — for
@@ -16,7 +21,8 @@
 // Cells are interleaved: every round runs every cell once, in a new order; medians are
 // reported, with the load average seen during the run.
 // Usage: node scripts/bench-origin.mjs [--rounds 3] [--new-tokens 32] [--graph decoder]
-//          [--contexts 64,512] [--concurrency 1,4,16,64] [--no-steps]   (subsets, for quick comparisons)
+//          [--contexts 64,512] [--concurrency 1,4,16,64] [--no-steps] [--no-engine]   (subsets, for quick comparisons)
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -31,6 +37,7 @@ const { values: options } = parseArgs({
     contexts: { type: "string", default: "64,512" },
     concurrency: { type: "string", default: "1,4,16,64" },
     "no-steps": { type: "boolean", default: false },
+    "no-engine": { type: "boolean", default: false },
   },
 });
 const ROUNDS = Number(options.rounds);
@@ -235,4 +242,23 @@ try {
   }
 } finally {
   await Promise.all([origin.stop(), exported?.stop()]);
+}
+
+// The engine alone (scripts/bench-origin-engine.ts, in-process: no HTTP, SSE or client), after
+// the origins have stopped: how much of the end-to-end ratio the decode loop itself allows.
+if (!options["no-engine"]) {
+  const args = ["scripts/bench-origin-engine.ts", "--rounds", String(Math.max(ROUNDS, 3)), "--new-tokens", String(NEW), "--contexts", CONTEXTS.join(","), "--concurrency", CONCURRENCY.join(","), "--model", MODEL, "--graph", graph];
+  const lines = execFileSync("node_modules/.bin/tsx", args, { encoding: "utf8", maxBuffer: 1 << 24 }).trim().split("\n").map((line) => JSON.parse(line));
+  console.log("\nthe engine alone, in-process (no HTTP/SSE, no client; scripts/bench-origin-engine.ts, same cells and prompts, medians): tokens/s wall and per CPU-second;");
+  console.log("origin CPU per stream (ms) = prefill + decode steps + the rest (scheduling, sampling, metrics, the event loop)");
+  console.log("context  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream   CPU per stream: prefill + steps + rest = total");
+  for (const context of CONTEXTS) {
+    const single = lines.find((line) => line.context === context && line.streams === 1);
+    for (const line of lines.filter((entry) => entry.context === context)) {
+      const { prefill, decode, total } = line.cpuPerStream;
+      console.log(
+        `${String(context).padStart(7)}  ${String(line.streams).padStart(7)}  ${line.tokensPerSecond.toFixed(1).padStart(8)}  ${single ? (line.tokensPerSecond / single.tokensPerSecond).toFixed(2).padStart(8) : "     n/a"}×  ${line.tokensPerCpuSecond.toFixed(1).padStart(12)}  ${single ? (line.tokensPerCpuSecond / single.tokensPerCpuSecond).toFixed(2).padStart(8) : "     n/a"}×   ${prefill.toFixed(2)} + ${decode.toFixed(2)} + ${(total - prefill - decode).toFixed(2)} = ${total.toFixed(2)}`,
+      );
+    }
+  }
 }

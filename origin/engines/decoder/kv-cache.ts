@@ -30,6 +30,9 @@ export class KvCache {
   private spare: Float32Array[];
   private presents: Float32Array[];
   readonly names: { past: string[]; present: string[] };
+  /** The step's past feeds and present fetches, kept while the layout holds. */
+  private past: Record<string, ort.Tensor> | undefined;
+  private fetches: { rows: number; columns: number; tensors: Record<string, ort.Tensor> } | undefined;
 
   constructor(readonly shape: KvShape) {
     const tensors = shape.layers * 2;
@@ -53,23 +56,33 @@ export class KvCache {
     return this.shape.kvHeads * this.capacity * this.shape.headDim;
   }
 
-  /** The past feeds of the next step: the buffers as [rows, kvHeads, capacity, headDim]. */
+  /**
+   * The past feeds of the next step: the buffers as [rows, kvHeads, capacity, headDim].
+   * The same tensors (views) serve every step until the layout changes (rebuild).
+   */
   pastFeeds(): Record<string, ort.Tensor> {
+    if (this.past !== undefined) return this.past;
     const { kvHeads, headDim } = this.shape;
     const size = this.rows * this.rowSize;
-    return Object.fromEntries(this.names.past.map((name, i) => [name, new ort.Tensor("float32", this.buffers[i]!.subarray(0, size), [this.rows, kvHeads, this.capacity, headDim])]));
+    return (this.past = Object.fromEntries(this.names.past.map((name, i) => [name, new ort.Tensor("float32", this.buffers[i]!.subarray(0, size), [this.rows, kvHeads, this.capacity, headDim])])));
   }
 
-  /** Bound outputs for the step's presents: `columns` per row (1 for a split-attention graph, capacity + 1 otherwise). */
+  /**
+   * Bound outputs for the step's presents: `columns` per row (1 for a split-attention graph,
+   * capacity + 1 otherwise); the same tensors while rows and columns stay.
+   */
   presentFetches(columns: number): Record<string, ort.Tensor> {
+    if (this.fetches !== undefined && this.fetches.rows === this.rows && this.fetches.columns === columns) return this.fetches.tensors;
     const { kvHeads, headDim } = this.shape;
     const size = this.rows * kvHeads * columns * headDim;
-    return Object.fromEntries(
+    const tensors = Object.fromEntries(
       this.names.present.map((name, i) => {
         if (this.presents[i]!.length < size) this.presents[i] = new Float32Array(size * 2);
         return [name, new ort.Tensor("float32", this.presents[i]!.subarray(0, size), [this.rows, kvHeads, columns, headDim])];
       }),
     );
+    this.fetches = { rows: this.rows, columns, tensors };
+    return tensors;
   }
 
   /** After a step: writes column `from` of each row's present into column filled[row] of the cache. */
@@ -125,5 +138,6 @@ export class KvCache {
     if (!inPlace) [this.buffers, this.spare] = [this.spare, this.buffers];
     this.rows = sources.length;
     this.capacity = capacity;
+    this.past = undefined;
   }
 }
