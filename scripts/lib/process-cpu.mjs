@@ -45,20 +45,38 @@ export function treeCpuSeconds(root, keep = () => true) {
   return [...tree].filter(([pid]) => keep(pid)).reduce((sum, [, s]) => sum + (s?.cpu ?? 0), 0);
 }
 
+/** A process's CPU seconds to the nanosecond: the sum of its live threads' schedstat (the
+ * scheduler's run time), where /proc/<pid>/stat counts 10 ms ticks. Threads that exited are
+ * not counted, so it is for deltas over long-lived processes (workerd's threads). */
+function preciseCpuSeconds(pid) {
+  let ns = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+  } catch {
+    // the process or a thread ended meanwhile
+  }
+  return ns / 1e9;
+}
+
 /**
  * CPU seconds of the workerd processes under `root` (wrangler dev's tree). wrangler dev runs
  * two: its proxy, listening on the dev server's own port, and the Worker's runtime behind it.
  * @param {number} root
- * @param {{ exceptPort?: number }} [options] `exceptPort`: leave out the workerd listening on
- *   this port (the proxy, a wrangler dev artifact a deployed Worker does not pay for)
+ * @param {{ exceptPort?: number, precise?: boolean }} [options] `exceptPort`: leave out the workerd listening on
+ *   this port (the proxy, a wrangler dev artifact a deployed Worker does not pay for);
+ *   `precise`: nanosecond run times from schedstat (for deltas) instead of 10 ms ticks
  */
-export function workerdCpuSeconds(root, { exceptPort } = {}) {
-  return treeCpuSeconds(root, (pid) => {
+export function workerdCpuSeconds(root, { exceptPort, precise = false } = {}) {
+  const isWorkerd = (pid) => {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
       return cmdline.includes("workerd") && (exceptPort === undefined || !cmdline.includes(`=127.0.0.1:${exceptPort}\0`));
     } catch {
       return false;
     }
-  });
+  };
+  if (!precise) return treeCpuSeconds(root, isWorkerd);
+  const tree = processTree(root);
+  if (tree === undefined) return Number.NaN;
+  return [...tree.keys()].filter(isWorkerd).reduce((sum, pid) => sum + preciseCpuSeconds(pid), 0);
 }

@@ -64,7 +64,7 @@ try {
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const cell of cells) {
       const exceptPort = Number(new URL(cell.server.url).port);
-      const cpu = () => [workerdCpuSeconds(cell.server.pid), workerdCpuSeconds(cell.server.pid, { exceptPort })];
+      const cpu = () => [workerdCpuSeconds(cell.server.pid, { precise: true }), workerdCpuSeconds(cell.server.pid, { exceptPort, precise: true })];
       const [all0, worker0] = cpu();
       const tokens = (await Promise.all(Array.from({ length: STREAMS }, () => tokensOf(cell.url, cell.body)))).reduce((a, b) => a + b, 0);
       const [all1, worker1] = cpu();

@@ -49,6 +49,27 @@ async function refusal(response: Response): Promise<ServiceError> {
   return upstream(`The GPU origin failed (${response.status}: ${detail})`);
 }
 
+/** After the finish: at most this much of the origin's tail is read to free its connection. */
+const DRAIN_MAX_BYTES = 64 * 1024;
+const DRAIN_TIMEOUT_MS = 5_000;
+
+/** Reads a body to its end (bounded in bytes and time), so that workerd can pool its connection. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), DRAIN_TIMEOUT_MS);
+  try {
+    for (let bytes = 0; bytes <= DRAIN_MAX_BYTES; ) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      bytes += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // a tail that fails only costs the connection
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const retryable = (error: unknown) => error instanceof ServiceError && (error.code === "upstream_error" || error.code === "upstream_timeout");
 
 /** One chunk's step (undefined for the usage chunk); throws the 502 of a broken chunk or a mid-stream error event. */
@@ -89,13 +110,13 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
   };
 
   /** Sends the request and waits for the response headers (the connect phase). */
-  async function open(request: GenerationRequest, limits: Deadlines): Promise<Response> {
+  async function open(request: GenerationRequest, limits: Deadlines, fetchSignal: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
     if (origin.apiKey) headers.authorization = `Bearer ${origin.apiKey}`;
     limits.phase(origin.timeoutMs, "did not answer");
     let response: Response;
     try {
-      response = await fetch(url(), { method: "POST", headers, body: JSON.stringify(completionRequest(model.name, request)), signal: limits.signal });
+      response = await fetch(url(), { method: "POST", headers, body: JSON.stringify(completionRequest(model.name, request)), signal: fetchSignal });
     } catch (error) {
       if (limits.timedOut()) throw limits.signal.reason;
       if (limits.signal.aborted) throw limits.signal.reason;
@@ -106,31 +127,32 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
     return response;
   }
 
-  /** Reads the origin's SSE stream into steps; `progress.yielded` tells the retry loop a step went out. */
-  async function* steps(body: ReadableStream<Uint8Array>, request: GenerationRequest, limits: Deadlines, progress: { yielded: boolean }): AsyncGenerator<GenerationStep> {
-    const stopIds = new Set(request.stopTokenIds);
-    limits.phase(origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS, "sent no first token");
-    // One loop over the body's chunks and a plain parser: no generator between the bytes and the step.
-    const reader = body.getReader();
-    const parser = new SseParser();
-    try {
-      for (;;) {
-        limits.signal.throwIfAborted();
-        const { done, value } = await reader.read();
-        for (const data of done ? parser.end() : parser.push(value)) {
-          if (data === "[DONE]") throw upstream("The GPU origin's stream ended before a finish reason");
-          const step = readStep(data, stopIds);
-          if (step === undefined) continue; // the usage chunk: the edge counts tokens itself
-          limits.phase(origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, "went silent mid-stream (no chunk)");
-          progress.yielded = true;
-          yield step;
-          if (step.finishReason !== undefined) return;
-        }
-        if (done) throw upstream("The GPU origin's stream ended before a finish reason");
+  /**
+   * The step of one origin read: every event the read completed, merged into one step (ids
+   * joined in order, the finish on it), so that the layers above and the client see one
+   * write per origin read — joining only what is already there, never waiting for more.
+   * A failure after some ids comes back beside them, to be thrown once they are sent.
+   */
+  function stepOf(events: readonly string[], stopIds: ReadonlySet<number>): { step?: GenerationStep; failure?: unknown } {
+    let merged: GenerationStep | undefined;
+    for (const data of events) {
+      let step: GenerationStep | undefined;
+      try {
+        if (data === "[DONE]") throw upstream("The GPU origin's stream ended before a finish reason");
+        step = readStep(data, stopIds);
+      } catch (failure) {
+        return { step: merged, failure };
       }
-    } finally {
-      await reader.cancel().catch(() => undefined);
+      if (step === undefined) continue; // the usage chunk: the edge counts tokens itself
+      if (merged === undefined) merged = step;
+      else {
+        for (const id of step.tokenIds) merged.tokenIds.push(id);
+        if (step.finishReason !== undefined) merged.finishReason = step.finishReason;
+        if (step.stopTokenId !== undefined) merged.stopTokenId = step.stopTokenId;
+      }
+      if (step.finishReason !== undefined) break; // the usage chunk and [DONE] after it: drained, not read
     }
+    return { step: merged };
   }
 
   const generation: GenerationCapability = {
@@ -145,11 +167,36 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         signal.throwIfAborted();
         const limits = deadlines(signal);
         const progress = { yielded: false };
+        const stopIds = new Set(request.stopTokenIds);
+        let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+        // The fetch's own signal, fed by `limits` until the finish is read: after it, the
+        // caller's end (the task aborts its signal when it is done) must not cut the body the
+        // edge still drains.
+        const upstreamAbort = new AbortController();
+        const forward = () => upstreamAbort.abort(limits.signal.reason);
+        limits.signal.addEventListener("abort", forward, { once: true });
+        let finished = false;
         try {
-          const response = await open(request, limits);
+          const response = await open(request, limits, upstreamAbort.signal);
           breaker.success();
-          yield* steps(response.body!, request, limits, progress);
-          return;
+          limits.phase(origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS, "sent no first token");
+          // One loop from the body's chunks to the steps: a plain parser, no generator in between.
+          reader = response.body!.getReader();
+          const parser = new SseParser();
+          for (;;) {
+            limits.signal.throwIfAborted();
+            const { done, value } = await reader.read();
+            const { step, failure } = stepOf(done ? parser.end() : parser.push(value), stopIds);
+            if (step !== undefined) {
+              limits.phase(origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, "went silent mid-stream (no chunk)");
+              progress.yielded = true;
+              finished = step.finishReason !== undefined;
+              yield step;
+              if (finished) return;
+            }
+            if (failure !== undefined) throw failure;
+            if (done) throw upstream("The GPU origin's stream ended before a finish reason");
+          }
         } catch (error) {
           if (signal.aborted) throw signal.reason;
           if (error instanceof ServiceError && (error.status >= 500 && error.code !== "upstream_unavailable")) breaker.failure();
@@ -157,8 +204,17 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           if (progress.yielded || !retryable(error)) throw error;
           lastError = error;
         } finally {
-          // Whatever ended the iteration (a stop string, the client leaving, an error) ends the origin request.
-          limits.abort(new DOMException("generation ended", "AbortError"));
+          limits.signal.removeEventListener("abort", forward);
+          limits.clear();
+          if (finished && reader !== undefined) {
+            // The origin's tail (usage chunk, [DONE]) is read to the end, in the background, so
+            // workerd pools the connection: it reuses only a body read to its end.
+            void drain(reader);
+          } else {
+            // Whatever else ended the iteration (a stop string, the client leaving, an error) ends the origin request.
+            upstreamAbort.abort(new DOMException("generation ended", "AbortError"));
+            await reader?.cancel().catch(() => undefined);
+          }
         }
       }
       throw lastError;
