@@ -3,13 +3,15 @@
 //   - time to first token (TTFT) and per-token latency at stated prompt sizes, streaming
 //     for real (wrangler dev with `Content-Encoding: identity`, workers-sdk#7435), through
 //     the edge, through a relay Worker (scripts/llm/relay-worker.js: the HTTP floor of one
-//     more streaming hop) and straight to the origin; the edge's added TTFT fitted as a
-//     per-KB slope, vs the origin and beyond the relay;
+//     more streaming hop), through the relay answering only at the origin's first chunk (as
+//     the edge does) and straight to the origin; the edge's added TTFT fitted as a per-KB
+//     slope, vs the origin and beyond each relay, phase by phase; whether the edge reuses
+//     its connection to the origin;
 //   - the same as CPU, which a shared machine does not blur: the edge's own CPU per
 //     one-token request by prompt size (relay subtracted), and tokenizing alone through
 //     POST /tokenize at 0.25–16 KB (past the tiny LLM's context);
-//   - the edge's CPU per streamed token, read from the workerd processes (/proc/<pid>/stat:
-//     utime + stime), since timers are frozen inside the Worker, beside the floor: a Worker
+//   - the edge's CPU per streamed token, read from the workerd processes (/proc/<pid>/task/*/
+//     schedstat, to the nanosecond), since timers are frozen inside the Worker, beside the floor: a Worker
 //     that only relays the origin's stream (scripts/llm/relay-worker.js), in the same run;
 //   - the in-isolate WASM decode loop's tokens/s (scripts/lib/wasm-decode-rate.ts).
 // The origin is the reference origin (origin/, started here on loopback) unless --origin
@@ -74,6 +76,26 @@ async function timeStream(url, body, headers = {}) {
   return { ttft: first, perToken: tokens > 1 ? (last - first) / (tokens - 1) : NaN, tokens };
 }
 
+/** The loopback sockets to or from the origin's port in TIME-WAIT (each a closed connection), via `ss`; undefined without it. */
+function closedOriginSockets(url) {
+  const { port } = new URL(url);
+  try {
+    const out = execFileSync("ss", ["-Htan", "state", "time-wait", `( dport = :${port} or sport = :${port} )`]).toString();
+    return new Set(out.split("\n").map((row) => row.trim().split(/\s+/).slice(-2).join(" ")).filter((pair) => pair !== ""));
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many connections to the origin `run` closed (sockets newly in TIME-WAIT); NaN without `ss`. */
+async function originConnectionsClosedBy(url, run) {
+  const before = closedOriginSockets(url);
+  await run();
+  const after = closedOriginSockets(url);
+  if (before === undefined || after === undefined) return Number.NaN;
+  return [...after].filter((pair) => !before.has(pair)).length;
+}
+
 function fit(points) {
   const n = points.length;
   const mx = points.reduce((s, [x]) => s + x, 0) / n;
@@ -102,28 +124,47 @@ try {
     const prompt = promptOf(kb);
     const ids = idsOf(prompt);
     const direct = { model: "tiny-llm", prompt: ids, max_tokens: TOKENS, temperature: 0, stream: true, return_token_ids: true, stop_token_ids: stopTokenIds };
-    return { kb, ids, viaEdge: { model: "tiny-llm", prompt, max_tokens: TOKENS, temperature: 0, stream: true }, direct, e: [], r: [], o: [] };
+    return { kb, ids, viaEdge: { model: "tiny-llm", prompt, max_tokens: TOKENS, temperature: 0, stream: true }, direct, e: [], r: [], f: [], o: [] };
   });
+  // Four paths: the edge; the relay answering at the origin's headers (workerd's native pump);
+  // the relay answering at the origin's first chunk (as the edge does: its response starts
+  // with the first token, so that a refusal before it is an HTTP status); the origin.
   const paths = (c) => [
     [c.e, `${edge.url}/v1/completions`, c.viaEdge],
     [c.r, `${relay.url}/native`, c.direct],
+    [c.f, `${relay.url}/first`, c.direct],
     [c.o, `${originUrl}/v1/completions`, c.direct],
   ];
   for (const c of cases) for (const [, url, body] of paths(c)) await timeStream(url, body); // warm
   for (let i = 0; i < RUNS; i += 1) for (const c of cases) for (const [list, url, body] of paths(c)) list.push(await timeStream(url, body));
+  // workerd pools an outbound connection only when its body is read to the end: 20 streams
+  // through the edge alone, and the connections to the origin they closed.
+  const reuseCase = cases[0];
+  const closedByEdge = reuseCase === undefined ? Number.NaN : await originConnectionsClosedBy(originUrl, async () => {
+    for (let i = 0; i < 20; i += 1) await timeStream(`${edge.url}/v1/completions`, reuseCase.viaEdge);
+  });
   if (cases.length > 0) {
     const med = (list, key) => percentile(list.map((run) => run[key]), 50);
-    const rows = cases.map((c) => ({ kb: c.kb, tokens: c.ids.length, edgeTtft: med(c.e, "ttft"), relayTtft: med(c.r, "ttft"), originTtft: med(c.o, "ttft"), edgePerToken: med(c.e, "perToken"), originPerToken: med(c.o, "perToken") }));
-    console.log("\nprompt   ids   TTFT edge / relay / origin (ms)   added vs origin   beyond relay   per-token edge / origin (ms)   ratio");
+    const rows = cases.map((c) => ({ kb: c.kb, tokens: c.ids.length, edgeTtft: med(c.e, "ttft"), relayTtft: med(c.r, "ttft"), firstTtft: med(c.f, "ttft"), originTtft: med(c.o, "ttft"), edgePerToken: med(c.e, "perToken"), originPerToken: med(c.o, "perToken") }));
+    console.log("\nprompt   ids   TTFT edge / relay / relay at 1st chunk / origin (ms)   edge − origin   − relay   − relay at 1st chunk   per-token edge / origin (ms)");
     for (const r of rows) {
       console.log(
-        `${String(r.kb).padStart(4)} KB ${String(r.tokens).padStart(5)}   ${r.edgeTtft.toFixed(1).padStart(7)} / ${r.relayTtft.toFixed(1).padStart(6)} / ${r.originTtft.toFixed(1).padEnd(8)}  ${(r.edgeTtft - r.originTtft).toFixed(2).padStart(8)}        ${(r.edgeTtft - r.relayTtft).toFixed(2).padStart(8)}     ${r.edgePerToken.toFixed(2).padStart(8)} / ${r.originPerToken.toFixed(2).padEnd(8)}          ${(r.edgePerToken / r.originPerToken).toFixed(2)}×`,
+        `${String(r.kb).padStart(4)} KB ${String(r.tokens).padStart(5)}   ${r.edgeTtft.toFixed(1).padStart(7)} / ${r.relayTtft.toFixed(1).padStart(6)} / ${r.firstTtft.toFixed(1).padStart(6)} / ${r.originTtft.toFixed(1).padEnd(8)}        ${(r.edgeTtft - r.originTtft).toFixed(2).padStart(7)}  ${(r.edgeTtft - r.relayTtft).toFixed(2).padStart(8)}  ${(r.edgeTtft - r.firstTtft).toFixed(2).padStart(8)}               ${r.edgePerToken.toFixed(2).padStart(6)} / ${r.originPerToken.toFixed(2)}`,
       );
     }
-    const added = fit(rows.map((r) => [r.kb, r.edgeTtft - r.originTtft]));
-    const beyond = fit(rows.map((r) => [r.kb, r.edgeTtft - r.relayTtft]));
-    console.log(`edge's added TTFT vs the origin ≈ ${added.intercept.toFixed(2)} ms + ${added.slope.toFixed(2)} ms/KB of prompt (least squares over the sizes above)`);
-    console.log(`beyond the relay floor ≈ ${beyond.intercept.toFixed(2)} ms + ${beyond.slope.toFixed(2)} ms/KB → at 1 KB ≈ ${(beyond.intercept + beyond.slope).toFixed(2)} ms (goal ≤ 2 ms)`);
+    const line = (key) => fit(rows.map((r) => [r.kb, r.edgeTtft - r[key]]));
+    const describe = ({ intercept, slope }) => `${intercept.toFixed(2)} ms + ${slope.toFixed(2)} ms/KB → at 1 KB ≈ ${(intercept + slope).toFixed(2)} ms`;
+    const added = line("originTtft");
+    console.log(`edge's added TTFT vs the origin ≈ ${describe(added)} (least squares over the sizes above)`);
+    console.log(`beyond the relay floor ≈ ${describe(line("relayTtft"))} (goal ≤ 2 ms)`);
+    console.log(`beyond the relay answering at the first chunk ≈ ${describe(line("firstTtft"))}`);
+    // Phase by phase at each size: the hop (relay − origin: wrangler dev's proxy, workerd, the
+    // outbound fetch), the response starting at the first token instead of the origin's headers
+    // (relay at 1st chunk − relay), and the edge's own work (edge − relay at 1st chunk), whose
+    // CPU part the next section measures alone.
+    console.log("phases (ms, medians): streaming hop (relay − origin) · response starts at the 1st token (relay at 1st chunk − relay) · the edge's own (edge − relay at 1st chunk)");
+    for (const r of rows) console.log(`${String(r.kb).padStart(4)} KB   ${(r.relayTtft - r.originTtft).toFixed(2).padStart(6)} · ${(r.firstTtft - r.relayTtft).toFixed(2).padStart(6)} · ${(r.edgeTtft - r.firstTtft).toFixed(2).padStart(6)}`);
+    console.log(`origin connections closed by 20 streams through the edge: ${Number.isNaN(closedByEdge) ? "n/a (no ss)" : closedByEdge} (0: workerd reuses its connection, the edge reading each origin body to its end)`);
     // The older floor: one trivial request through the edge, no outbound fetch.
     const floor = [];
     for (let i = 0; i < 20; i += 1) {
@@ -151,10 +192,10 @@ try {
       for (const c of cases) {
         for (const [name, url, body, server] of oneToken(c)) {
           const exceptPort = Number(new URL(server.url).port);
-          const before = workerdCpuSeconds(server.pid, { exceptPort });
+          const before = workerdCpuSeconds(server.pid, { exceptPort, precise: true });
           for (let i = 0; i < REQUESTS / 2; i += 4) await Promise.all(Array.from({ length: 4 }, () => timeStream(url, body)));
           const key = `${c.kb}:${name}`;
-          used.set(key, (used.get(key) ?? 0) + (workerdCpuSeconds(server.pid, { exceptPort }) - before) * 1000);
+          used.set(key, (used.get(key) ?? 0) + (workerdCpuSeconds(server.pid, { exceptPort, precise: true }) - before) * 1000);
         }
       }
     }
@@ -184,9 +225,9 @@ try {
     for (const kb of sizes) await tokenize(kb);
     for (let round = 0; round < 2; round += 1) {
       for (const kb of sizes) {
-        const before = workerdCpuSeconds(edge.pid, { exceptPort });
+        const before = workerdCpuSeconds(edge.pid, { exceptPort, precise: true });
         for (let i = 0; i < REQUESTS / 2; i += 1) wall.set(kb, [...(wall.get(kb) ?? []), await tokenize(kb)]);
-        cpu.set(kb, (cpu.get(kb) ?? 0) + (workerdCpuSeconds(edge.pid, { exceptPort }) - before) * 1000);
+        cpu.set(kb, (cpu.get(kb) ?? 0) + (workerdCpuSeconds(edge.pid, { exceptPort, precise: true }) - before) * 1000);
       }
     }
     console.log(`\nPOST /tokenize (tiny-llm) by prompt size, ${REQUESTS} requests each: the Worker's workerd CPU / wall median (ms)`);
@@ -214,13 +255,13 @@ try {
     for (let round = 0; round < 2; round += 1) {
       for (const cell of cells) {
         const exceptPort = Number(new URL(cell.url).port);
-        const before = [workerdCpuSeconds(cell.pid), workerdCpuSeconds(cell.pid, { exceptPort })];
+        const before = [workerdCpuSeconds(cell.pid, { precise: true }), workerdCpuSeconds(cell.pid, { exceptPort, precise: true })];
         const results = await Promise.all(Array.from({ length: streams }, () => timeStream(cell.url, cell.body)));
         const tokens = results.reduce((sum, result) => sum + result.tokens, 0);
-        cell.runs.push({ ms: (workerdCpuSeconds(cell.pid) - before[0]) * 1000, workerMs: (workerdCpuSeconds(cell.pid, { exceptPort }) - before[1]) * 1000, tokens });
+        cell.runs.push({ ms: (workerdCpuSeconds(cell.pid, { precise: true }) - before[0]) * 1000, workerMs: (workerdCpuSeconds(cell.pid, { exceptPort, precise: true }) - before[1]) * 1000, tokens });
       }
     }
-    console.log(`\nworkerd CPU per streamed token (utime+stime of wrangler dev's workerd processes; ${streams} concurrent streams of ${perStream} tokens, 2 rounds interleaved)`);
+    console.log(`\nworkerd CPU per streamed token (scheduler run time, /proc/<pid>/task/*/schedstat, of wrangler dev's workerd processes; ${streams} concurrent streams of ${perStream} tokens, 2 rounds interleaved)`);
     console.log(`  ${"".padEnd(44)} both workerd   the Worker's workerd alone (no wrangler proxy)`);
     for (const cell of cells) {
       const sum = (key) => cell.runs.reduce((total, run) => total + run[key], 0);
