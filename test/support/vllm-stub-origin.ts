@@ -5,7 +5,9 @@
 // onnxruntime-node through the same decode loop the edge runs in WASM. It records every
 // request's steps and whether its client left, so tests can see aborts at the origin.
 // A path prefix picks a misbehaviour: /429, /503, /fail-after-N, /silent, /flaky-N (the
-// first N requests under that prefix answer 502), /ok (none).
+// first N requests under that prefix answer 502), /ok (none); /burst… (e.g. /burst,
+// /burst-fail-after-N) holds the whole stream back and sends it in one write, so the edge
+// reads many events at once.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
@@ -24,6 +26,8 @@ export interface StubRequest {
   stepsAfterAbort: number;
   aborted: boolean;
   finished: boolean;
+  /** The client's port: requests on one kept-alive connection share it. */
+  clientPort: number | undefined;
 }
 
 export interface VllmStub {
@@ -93,7 +97,10 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
       }
     }
     if (prefix === "silent") return; // accepts, never answers
-    const record: StubRequest = { id: requests.length, prefix, promptTokens: body.prompt.length, maxTokens: body.max_tokens, steps: 0, stepsAfterAbort: 0, aborted: false, finished: false };
+    const record: StubRequest = {
+      id: requests.length, prefix, promptTokens: body.prompt.length, maxTokens: body.max_tokens, steps: 0, stepsAfterAbort: 0, aborted: false, finished: false,
+      clientPort: request.socket.remotePort,
+    };
     requests.push(record);
     const abort = new AbortController();
     response.on("close", () => {
@@ -102,10 +109,16 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
         abort.abort();
       }
     });
-    const failAfter = /^fail-after-(\d+)$/.exec(prefix);
+    const burst = prefix.startsWith("burst");
+    const failAfter = /^(?:burst-)?fail-after-(\d+)$/.exec(prefix);
     const head = { id: `cmpl-stub${record.id}`, object: "text_completion", created: Math.floor(Date.now() / 1000), model: manifest.name };
     response.writeHead(200, { "content-type": "text/event-stream" });
-    const send = (value: unknown) => response.write(`data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`);
+    let held = "";
+    const send = (value: unknown) => {
+      const frame = `data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`;
+      if (burst) held += frame;
+      else response.write(frame);
+    };
     // The client leaving aborts the loop's signal (checked before every step): steps that
     // still run after that are counted, and must stay at most one.
     const sampling = {
@@ -134,7 +147,7 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
       // the client left: the loop stopped at its next step
     } finally {
       record.finished = true;
-      response.end();
+      response.end(held);
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
