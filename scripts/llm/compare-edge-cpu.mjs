@@ -5,6 +5,7 @@
 // rounds interleaved so that a shared machine's drift hits every cell alike.
 //   git archive main | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/node_modules
 //   node scripts/llm/compare-edge-cpu.mjs --before /tmp/before [--rounds 5] [--streams 10] [--tokens 200]
+//     [--ttft-runs 30 --ttft-kb 0.85]   (also time to first token, both checkouts and both relays, interleaved)
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -14,7 +15,7 @@ import { startOrigin } from "../lib/origin.mjs";
 import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
-  options: { before: { type: "string" }, rounds: { type: "string", default: "5" }, streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" } },
+  options: { before: { type: "string" }, rounds: { type: "string", default: "5" }, streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, "ttft-runs": { type: "string", default: "0" }, "ttft-kb": { type: "string", default: "0.85" } },
 });
 if (options.before === undefined) throw new Error("--before DIR: a checkout of the other version, with node_modules");
 const [ROUNDS, STREAMS, TOKENS] = [options.rounds, options.streams, options.tokens].map(Number);
@@ -80,6 +81,39 @@ try {
     console.log(`${cell.name.padEnd(40)} ${(cell.ms / cell.tokens).toFixed(3).padStart(6)} · ${(cell.workerMs / cell.tokens).toFixed(3)}   (${cell.rounds.join(" ")})`);
   }
   console.log(`after / before: ${(cells[1].ms / cells[1].tokens / (cells[0].ms / cells[0].tokens)).toFixed(2)}×`);
+  const ttftRuns = Number(options["ttft-runs"]);
+  if (ttftRuns > 0) {
+    // Time to first token (32 new tokens), one request at a time, the four paths interleaved run by run.
+    const text = corpus.slice(0, Math.round(Number(options["ttft-kb"]) * 1024));
+    const ids = [1, ...tokenizer.encode(text, { add_special_tokens: false }).ids];
+    const viaEdge = { model: "tiny-llm", prompt: text, max_tokens: 32, temperature: 0, stream: true };
+    const direct = { model: "tiny-llm", prompt: ids, max_tokens: 32, temperature: 0, stream: true, return_token_ids: true };
+    const paths = [
+      ["before", `${before.url}/v1/completions`, viaEdge],
+      ["after", `${after.url}/v1/completions`, viaEdge],
+      ["relay (native)", `${relay.url}/native`, direct],
+      ["relay at 1st chunk", `${relay.url}/first`, direct],
+      ["origin", `${origin.url}/v1/completions`, direct],
+    ].map(([name, url, body]) => ({ name, url, body, ttft: [] }));
+    const firstToken = async (url, body) => {
+      const started = performance.now();
+      const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const reader = response.body.getReader();
+      let seen = "";
+      let ttft;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return ttft;
+        seen += Buffer.from(value).toString();
+        ttft ??= /"(token_ids":\[\d|text":"[^"])/.test(seen) ? performance.now() - started : undefined;
+      }
+    };
+    for (const path of paths) await firstToken(path.url, path.body);
+    for (let run = 0; run < ttftRuns; run += 1) for (const path of paths) path.ttft.push(await firstToken(path.url, path.body));
+    const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+    console.log(`\nTTFT at ${options["ttft-kb"]} KB (${ids.length} ids), median of ${ttftRuns}; load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+    for (const path of paths) console.log(`${path.name.padEnd(40)} ${median(path.ttft).toFixed(2).padStart(7)} ms`);
+  }
 } finally {
   for (const server of servers) server.stop();
   await origin.stop();

@@ -3,6 +3,8 @@
 // the first token; an overloaded origin's 429/503 surface with Retry-After before any
 // byte reaches the client; the circuit breaker fails fast while the origin is down; the
 // caller's signal (the client leaving, a stop string matched) aborts the origin request.
+// Per origin read, one step (the events already read, joined); after the finish, the body is
+// read to its end in the background so that workerd keeps the connection for the next call.
 import { ServiceError } from "../../errors/service-error";
 import { SseParser } from "../../protocols/sse";
 import { CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk } from "../../protocols/vllm-completions";
@@ -166,7 +168,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 1000));
         signal.throwIfAborted();
         const limits = deadlines(signal);
-        const progress = { yielded: false };
+        let yielded = false;
         const stopIds = new Set(request.stopTokenIds);
         let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
         // The fetch's own signal, fed by `limits` until the finish is read: after it, the
@@ -189,7 +191,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
             const { step, failure } = stepOf(done ? parser.end() : parser.push(value), stopIds);
             if (step !== undefined) {
               limits.phase(origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, "went silent mid-stream (no chunk)");
-              progress.yielded = true;
+              yielded = true;
               finished = step.finishReason !== undefined;
               yield step;
               if (finished) return;
@@ -201,7 +203,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           if (signal.aborted) throw signal.reason;
           if (error instanceof ServiceError && (error.status >= 500 && error.code !== "upstream_unavailable")) breaker.failure();
           // After the first token the client has text: no retry, the route ends the stream with an error event.
-          if (progress.yielded || !retryable(error)) throw error;
+          if (yielded || !retryable(error)) throw error;
           lastError = error;
         } finally {
           limits.signal.removeEventListener("abort", forward);
