@@ -18,41 +18,54 @@ export interface Deadlines {
 }
 
 /**
- * Deadlines under `caller`. One timer at a time: renewing the same phase (the idle gap,
- * once per streamed chunk) only moves its due time, and a timer that fires early re-arms
- * for the rest — a fresh AbortSignal.timeout and listener per chunk cost a measurable
- * share of the edge's CPU per token. Date.now() in a Worker advances with I/O, which is
+ * Deadlines under `caller`. One timer per call: a new phase only moves the due time when
+ * it falls at or after the time the timer is armed for (a timer that fires early re-arms
+ * for the rest), and re-arms only when it falls before — so connect → first token → idle
+ * gap (30 s, 60 s, 30 s from successive moments) arms one timer, and renewing the idle gap
+ * per streamed chunk arms none. A fresh AbortSignal.timeout and listener per chunk, or a
+ * setTimeout per phase (each one goes through workerd's Node-compatible timers), cost a
+ * measurable share of the edge's CPU. Date.now() in a Worker advances with I/O, which is
  * exactly when a phase is renewed.
  */
 export function deadlines(caller: AbortSignal | undefined): Deadlines {
   const own = new AbortController();
   const signal = caller === undefined ? own.signal : AbortSignal.any([caller, own.signal]);
-  let current: { ms: number; failure: string; due: number; timer: ReturnType<typeof setTimeout> } | undefined;
+  let current: { ms: number; failure: string; due: number } | undefined;
+  let timer: { handle: ReturnType<typeof setTimeout>; firesAt: number } | undefined;
   let expired: string | undefined;
   const drop = () => {
-    if (current !== undefined) clearTimeout(current.timer);
+    if (timer !== undefined) clearTimeout(timer.handle);
+    timer = undefined;
     current = undefined;
   };
-  const arm = (ms: number): ReturnType<typeof setTimeout> =>
-    setTimeout(() => {
-      if (current === undefined) return;
-      const left = current.due - Date.now();
-      if (left > 0) {
-        current.timer = arm(left);
-        return;
-      }
-      expired = current.failure;
-      own.abort(new ServiceError(504, "upstream_timeout", `The GPU origin ${current.failure} within ${current.ms} ms`));
-    }, ms);
+  const arm = (ms: number) => {
+    timer = {
+      firesAt: Date.now() + ms,
+      handle: setTimeout(() => {
+        timer = undefined;
+        if (current === undefined) return;
+        const left = current.due - Date.now();
+        if (left > 0) {
+          arm(left);
+          return;
+        }
+        expired = current.failure;
+        own.abort(new ServiceError(504, "upstream_timeout", `The GPU origin ${current.failure} within ${current.ms} ms`));
+      }, ms),
+    };
+  };
   return {
     signal,
     phase(ms, failure) {
+      const due = Date.now() + ms;
       if (current !== undefined && current.ms === ms && current.failure === failure) {
-        current.due = Date.now() + ms;
+        current.due = due;
         return;
       }
-      drop();
-      current = { ms, failure, due: Date.now() + ms, timer: arm(ms) };
+      current = { ms, failure, due };
+      if (timer !== undefined && timer.firesAt <= due) return;
+      if (timer !== undefined) clearTimeout(timer.handle);
+      arm(ms);
     },
     clear: drop,
     abort(reason) {
