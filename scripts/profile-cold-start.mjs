@@ -3,14 +3,22 @@
 // inspector's Profiler domain, through `wrangler dev --inspector-port`) taken across the
 // first requests after a fresh workerd start, summarised by self time per function and per
 // script, and saved as a .cpuprofile (open it in Chrome devtools → Performance).
-// Usage: node scripts/profile-cold-start.mjs [--out cold-start.cpuprofile] [--interval 100]
+// Each request is profiled apart and summarised on its own, then all together.
+// Usage: node scripts/profile-cold-start.mjs [--out cold-start.cpuprofile] [--interval 100] [--source bundle.js]
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
-  options: { out: { type: "string", default: "node_modules/.cache/cold-start.cpuprofile" }, interval: { type: "string", default: "100" }, top: { type: "string", default: "30" } },
+  options: {
+    out: { type: "string", default: "node_modules/.cache/cold-start.cpuprofile" },
+    interval: { type: "string", default: "100" },
+    top: { type: "string", default: "30" },
+    "top-each": { type: "string", default: "8" },
+    // Also save the bundle workerd runs here (to read the index.js lines the summary names).
+    source: { type: "string" },
+  },
 });
 
 async function inspector(url) {
@@ -21,8 +29,13 @@ async function inspector(url) {
   });
   let nextId = 0;
   const pending = new Map();
+  const listeners = new Map();
   socket.on("message", (raw) => {
     const message = JSON.parse(raw.toString());
+    if (message.id === undefined) {
+      listeners.get(message.method)?.(message.params);
+      return;
+    }
     pending.get(message.id)?.(message);
     pending.delete(message.id);
   });
@@ -32,7 +45,7 @@ async function inspector(url) {
       pending.set(id, (message) => (message.error ? reject(new Error(message.error.message)) : resolve(message.result)));
       socket.send(JSON.stringify({ id, method, params }));
     });
-  return { send, close: () => socket.close() };
+  return { send, onEvent: (method, listener) => listeners.set(method, listener), close: () => socket.close() };
 }
 
 const headers = { authorization: "Bearer profile-key", "content-type": "application/json" };
@@ -40,6 +53,10 @@ const REQUESTS = [
   ["isolate: GET /v2/health/live", (url) => fetch(`${url}/v2/health/live`)],
   ["fraud-gru ready (ORT init + session)", (url) => fetch(`${url}/v2/models/fraud-gru/ready`, { headers })],
   ["spam-classifier ready (session + tokenizer)", (url) => fetch(`${url}/v2/models/spam-classifier/ready`, { headers })],
+  ["first OIP infer (300 ids in)", (url) => fetch(`${url}/v2/models/spam-classifier/infer`, { method: "POST", headers, body: JSON.stringify({ inputs: [
+    { name: "input_ids", datatype: "INT64", shape: [1, 300], data: Array.from({ length: 300 }, (_, i) => (i * 7919) % 5000) },
+    { name: "attention_mask", datatype: "INT64", shape: [1, 300], data: Array.from({ length: 300 }, () => 1) },
+  ] }) })],
   ["first /v1/classify", (url) => fetch(`${url}/v1/classify`, { method: "POST", headers, body: JSON.stringify({ model: "spam-classifier", input: "Minutes of the design review are attached." }) })],
   ["second /v1/classify", (url) => fetch(`${url}/v1/classify`, { method: "POST", headers, body: JSON.stringify({ model: "spam-classifier", input: "Minutes of the design review are attached." }) })],
 ];
@@ -49,23 +66,52 @@ try {
   const session = await inspector(worker.inspectorUrl);
   await session.send("Profiler.enable");
   await session.send("Profiler.setSamplingInterval", { interval: Number(options.interval) });
-  await session.send("Profiler.start");
+  // One profile per request, so each request's own CPU is summarised apart.
+  const profiles = [];
   for (const [name, request] of REQUESTS) {
+    await session.send("Profiler.start");
     const started = performance.now();
     const response = await request(worker.url);
     await response.arrayBuffer();
-    console.log(`${name.padEnd(46)} ${(performance.now() - started).toFixed(0).padStart(6)} ms  HTTP ${response.status}`);
+    const wall = performance.now() - started;
+    const { profile } = await session.send("Profiler.stop");
+    profiles.push(profile);
+    console.log(`\n${name.padEnd(46)} ${wall.toFixed(0).padStart(6)} ms  HTTP ${response.status}`);
+    summarise(profile, Number(options["top-each"]));
   }
-  const { profile } = await session.send("Profiler.stop");
+  if (options.source !== undefined) {
+    // The bundle as workerd runs it, to read the lines the profile names (index.js:LINE).
+    const scripts = [];
+    session.onEvent("Debugger.scriptParsed", (params) => scripts.push(params));
+    await session.send("Debugger.enable");
+    const bundle = scripts.find((script) => script.url.endsWith("index.js"));
+    if (bundle !== undefined) writeFileSync(options.source, (await session.send("Debugger.getScriptSource", { scriptId: bundle.scriptId })).scriptSource);
+  }
   session.close();
-  writeFileSync(options.out, JSON.stringify(profile));
-  summarise(profile);
+  writeFileSync(options.out, JSON.stringify(merge(profiles)));
+  console.log("\nall requests together:");
+  summarise(merge(profiles), Number(options.top));
   console.log(`profile: ${options.out}`);
 } finally {
   worker.stop();
 }
 
-function summarise(profile) {
+/** The per-request profiles as one (their samples one after the other), for devtools. */
+function merge(profiles) {
+  const nodes = [];
+  const samples = [];
+  const timeDeltas = [];
+  let offset = 0;
+  for (const profile of profiles) {
+    for (const node of profile.nodes) nodes.push({ ...node, id: node.id + offset, children: node.children?.map((child) => child + offset) });
+    samples.push(...profile.samples.map((id) => id + offset));
+    timeDeltas.push(...profile.timeDeltas);
+    offset += Math.max(...profile.nodes.map((node) => node.id));
+  }
+  return { nodes, samples, timeDeltas, startTime: profiles[0]?.startTime ?? 0, endTime: profiles.at(-1)?.endTime ?? 0 };
+}
+
+function summarise(profile, top) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map();
   const deltas = profile.timeDeltas;
@@ -81,9 +127,9 @@ function summarise(profile) {
     byScript.set(script, (byScript.get(script) ?? 0) + ms);
     if (callFrame.functionName !== "(idle)") total += ms;
   }
-  console.log(`\nCPU profile: ${total.toFixed(0)} ms sampled outside (idle)`);
-  console.log("self time by function:");
-  for (const [name, ms] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(options.top))) console.log(`  ${ms.toFixed(1).padStart(8)} ms  ${name}`);
-  console.log("self time by script:");
+  console.log(`  CPU profile: ${total.toFixed(0)} ms sampled outside (idle)`);
+  console.log("  self time by function:");
+  for (const [name, ms] of [...byFunction].sort((a, b) => b[1] - a[1]).filter(([name]) => !name.startsWith("(idle)")).slice(0, top)) console.log(`  ${ms.toFixed(1).padStart(8)} ms  ${name}`);
+  console.log("  self time by script:");
   for (const [name, ms] of [...byScript].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${ms.toFixed(1).padStart(8)} ms  ${name}`);
 }

@@ -5,6 +5,7 @@ import { createRegistry } from "./models/registry";
 import { edgeRuntimes, NO_ORIGIN, type OriginConfig } from "./runtime";
 import { durableCards } from "./storage/card-history";
 import { createServices, type Services } from "./tasks";
+import { preloadModels as preload, type PreloadOutcome } from "./tasks/preload";
 import type { CardLedger } from "./tasks/fraud/decide";
 
 export interface FraudStores {
@@ -52,6 +53,19 @@ export function defaultServices(env: Env): Services {
     createRegistry(bundledModels, { bucket: env.MODELS, runtimeFor: edgeRuntimes((model) => originConfig(env, model)) }),
   );
   return services;
+}
+
+let preloading: Promise<PreloadOutcome[]> | undefined;
+
+/**
+ * Loads the isolate's models marked `preload` into the services the requests use (so they
+ * find them cached), once: the Worker calls it at its top level (src/index.ts), where
+ * Workers run it before the first request. Never rejects; a model that failed loads on
+ * request as usual.
+ */
+export function preloadModels(env: Env): Promise<PreloadOutcome[]> {
+  preloading ??= preload(defaultServices(env));
+  return preloading;
 }
 
 /** The fraud webhooks' store: each card's ledger (history and decisions) in its Durable Object. */

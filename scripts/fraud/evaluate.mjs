@@ -183,6 +183,8 @@ const manifest = {
   task: 'fraud-scoring',
   description: `Card-fraud scorer over the last 7 transactions of a card (IBM TabFormer GRU architecture, hidden ${meta.training.hidden}), INT8 weights and static INT8 activations (calibrated on validation); trained on synthetic TabFormer-schema data`,
   runtime: 'wasm',
+  // Loaded and run once while the isolate starts (src/tasks/preload.ts).
+  preload: true,
   // src/models/manifest.ts: "model" is the graph the task runs, "reference" its FP32 original.
   graphs: {
     model: { file: 'model.int8.onnx', sha256: int8Sha, bytes: statSync(`${DIR}/model.int8.onnx`).size, ...signature },

@@ -143,6 +143,8 @@ const manifest = {
   task: 'text-classification',
   description: 'SpamAssassin spam/ham classifier (subject + body text), INT8',
   runtime: 'wasm',
+  // Loaded and run once while the isolate starts (src/tasks/preload.ts).
+  preload: true,
   // src/models/manifest.ts: "model" is the graph the task runs, "reference" its FP32 original.
   graphs: {
     model: { file: 'model.int8.onnx', sha256: sha256(INT8), bytes: bytes(INT8), ...SIGNATURE },

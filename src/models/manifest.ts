@@ -150,6 +150,10 @@ const BaseManifestSchema = z.object({
   /** The model's graphs by role ("model" is the one single-shot tasks run, "reference" its
    * FP32 original); an origin LLM may ship none to the edge, only its tokenizer. */
   graphs: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]*$/), GraphSchema),
+  /** Load the model while the isolate starts (Triton's model repository at start-up): its
+   * files verified, its session created and run once on a tiny input before any request.
+   * For models running in the isolate only (a Worker's top level may not do I/O). */
+  preload: z.boolean().optional(),
 });
 
 /** Tensors in, tensors out: served over the Open Inference Protocol only (e.g. third-party graphs). */
@@ -223,6 +227,9 @@ export const ManifestSchema = z
   .superRefine((manifest, context) => {
     if (manifest.runtime === "origin" && manifest.protocol === undefined) {
       context.addIssue({ code: "custom", path: ["protocol"], message: 'runtime "origin" needs a protocol' });
+    }
+    if (manifest.preload === true && manifest.runtime !== "wasm") {
+      context.addIssue({ code: "custom", path: ["preload"], message: 'only a model with runtime "wasm" can be preloaded' });
     }
     if (manifest.task === "text-to-image") {
       for (const graph of DIFFUSION_GRAPHS) {

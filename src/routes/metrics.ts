@@ -1,8 +1,9 @@
 // GET /metrics: this isolate's gauges in Prometheus text — the WASM memory onnxruntime-web
-// holds and which models are loaded. Per isolate (a deployment has many); the memory
-// benchmark (scripts/measure-memory.mjs) reads it beside the inspector's V8 heap figure.
+// holds, the sessions it has created and which models are loaded. Per isolate (a
+// deployment has many); the memory benchmark (scripts/measure-memory.mjs) reads it beside
+// the inspector's V8 heap figure.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { wasmMemoryBytes } from "../runtime";
+import { wasmMemoryBytes, wasmSessionsCreated } from "../runtime";
 import { problemResponses } from "./problems";
 import type { AppEnv } from "./services";
 
@@ -23,6 +24,9 @@ export const metricsRoutes = new OpenAPIHono<AppEnv>().openapi(metricsRoute, (c)
     "# HELP edge_wasm_memory_bytes Linear memory held by onnxruntime-web's WASM instance in this isolate.",
     "# TYPE edge_wasm_memory_bytes gauge",
     `edge_wasm_memory_bytes ${wasmMemoryBytes()}`,
+    "# HELP edge_wasm_sessions_created_total Model sessions onnxruntime-web has created in this isolate (preloaded ones at start-up).",
+    "# TYPE edge_wasm_sessions_created_total counter",
+    `edge_wasm_sessions_created_total ${wasmSessionsCreated()}`,
     "# HELP edge_model_loaded Whether the model is loaded and verified in this isolate.",
     "# TYPE edge_model_loaded gauge",
     ...models.map((model) => `edge_model_loaded{model="${model.manifest.name}"} ${model.state() === "ready" ? 1 : 0}`),

@@ -12,7 +12,7 @@ import { createWasmRuntime } from "./wasm/wasm-runtime";
 
 export type * from "./runtime";
 export { NO_ORIGIN, type OriginConfig } from "./origin/origin-config";
-export { wasmMemoryBytes } from "./wasm/ort";
+export { wasmMemoryBytes, wasmSessionsCreated } from "./wasm/ort";
 
 /** Verified bytes of one of the model's graphs, by its name in `graphs`. */
 export type GraphLoader = (graph: string) => Promise<Uint8Array>;

@@ -13,6 +13,7 @@ import { createTextClassifier, type TextClassifier } from "./text-classification
 import { createTokenization, type Tokenization } from "./tokenization";
 import { createTextGenerator, type TextGenerator } from "./text-generation/text-generation";
 import { createImageGenerator, type ImageGenerator } from "./text-to-image/text-to-image";
+import { zeroFeeds } from "./warm-up";
 
 /** Raw tensor inference (Open Inference Protocol): feeds checked against the graph. */
 export interface TensorService {
@@ -50,6 +51,9 @@ export interface ServedModel {
   ready(): Promise<boolean>;
   /** Why the last load failed, for logs and the ready endpoint. */
   failure(): string | undefined;
+  /** Runs the loaded model once on a tiny valid input through its task (tokenizer or image
+   * preprocessing included), so that a request never pays the session's first run. */
+  warmUp(): Promise<void>;
 }
 
 /** The model's capability, or a 422 naming the field that chose the model. */
@@ -68,31 +72,59 @@ function tensorService(model: RegisteredModel): TensorService | undefined {
   return { graph, infer: (feeds, options) => tensors.run(feeds, options) };
 }
 
-function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): { capabilities: Capabilities; load: () => Promise<void> } {
+interface Served {
+  capabilities: Capabilities;
+  load: () => Promise<void>;
+  warmUp: () => Promise<void>;
+}
+
+/** One run of the graph on zero-filled inputs (Triton's zero_data warm-up); nothing where
+ * the model has no graph to run here. */
+function zeroRun(tensors: TensorService | undefined): () => Promise<void> {
+  return async () => {
+    if (tensors !== undefined) await tensors.infer(zeroFeeds(tensors.graph.inputs));
+  };
+}
+
+function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): Served {
   const { manifest } = model;
   const tensors = tensorService(model);
-  const runtimeOnly = { capabilities: { tensors }, load: () => model.runtime.load() };
+  const runtimeOnly = { capabilities: { tensors }, load: () => model.runtime.load(), warmUp: zeroRun(tensors) };
   if (tensorsOnly) return runtimeOnly;
   switch (manifest.task) {
     case "text-classification": {
       const textClassification = createTextClassifier({ ...model, manifest });
-      return { capabilities: { tensors, textClassification }, load: () => textClassification.load() };
+      return {
+        capabilities: { tensors, textClassification },
+        load: () => textClassification.load(),
+        warmUp: async () => {
+          await textClassification.classify(["Warm-up."], 1, () => "input");
+        },
+      };
     }
     case "image-classification": {
       const imageClassification = createImageClassifier({ ...model, manifest });
-      return { capabilities: { tensors, imageClassification }, load: () => imageClassification.load() };
+      const blank = () => new Float32Array(manifest.image.width * manifest.image.height);
+      return {
+        capabilities: { tensors, imageClassification },
+        load: () => imageClassification.load(),
+        warmUp: async () => {
+          await imageClassification.classifyPixels([blank()], 1);
+        },
+      };
     }
     case "fraud-scoring": {
       const fraudScoring = createFraudScorer({ ...model, manifest });
-      return { capabilities: { tensors, fraudScoring }, load: () => fraudScoring.load() };
+      return { capabilities: { tensors, fraudScoring }, load: () => fraudScoring.load(), warmUp: zeroRun(tensors) };
     }
     case "text-generation": {
       const textGeneration = createTextGenerator({ ...model, manifest });
-      return { capabilities: { tensors, textGeneration }, load: () => textGeneration.load() };
+      // A decoder's inputs (the KV cache) have no zero shape worth running: no warm-up.
+      return { capabilities: { tensors, textGeneration }, load: () => textGeneration.load(), warmUp: async () => undefined };
     }
     case "text-to-image": {
       const textToImage = createImageGenerator({ ...model, manifest });
-      return { capabilities: { textToImage }, load: () => textToImage.load() };
+      return { capabilities: { textToImage }, load: () => textToImage.load(), warmUp: async () => undefined };
     }
     case "raw":
       return runtimeOnly;
@@ -104,7 +136,7 @@ function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): { capabil
 }
 
 function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
-  const { capabilities, load } = capabilitiesOf(model, tensorsOnly);
+  const { capabilities, load, warmUp } = capabilitiesOf(model, tensorsOnly);
   let state: ModelState = "unloaded";
   let failure: string | undefined;
   let loading: Promise<boolean> | undefined;
@@ -114,6 +146,7 @@ function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
     tokenization: createTokenization(model),
     state: () => state,
     failure: () => failure,
+    warmUp,
     ready() {
       if (state === "ready" && (model.runtime.stillLoaded?.() ?? true)) return Promise.resolve(true);
       loading ??= (async () => {

@@ -98,8 +98,19 @@ function startBackend(): Promise<void> {
 // first request. Should it fail here, the first createSession starts it again.
 startBackend().catch(() => undefined);
 
+/** Model sessions created in this isolate (the starter graph's not counted). */
+let sessionsCreated = 0;
+
+/** How many model sessions this isolate has created (for /metrics: a preloaded model's
+ * first request creates none). */
+export function wasmSessionsCreated(): number {
+  return sessionsCreated;
+}
+
 /** Creates an ORT session from model bytes, once ORT's backend is ready. */
 export async function createSession(model: Uint8Array, options: { preOptimized: boolean } = { preOptimized: false }): Promise<ort.InferenceSession> {
   await startBackend();
-  return ort.InferenceSession.create(model, sessionOptions(options.preOptimized));
+  const session = await ort.InferenceSession.create(model, sessionOptions(options.preOptimized));
+  sessionsCreated += 1;
+  return session;
 }
