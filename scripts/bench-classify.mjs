@@ -7,13 +7,14 @@
 //   origin    the reference GPU origin (origin/, onnxruntime-node on CPU here) over loopback:
 //             OIP infer (ids in), what a model with `runtime: "origin"` costs beyond the edge
 //   cold      first /v1/classify after a fresh workerd start (ORT init, sha256, session, tokenizer),
-//             wall and workerd CPU, phase by phase, beside wrangler dev's start-up
+//             wall and workerd CPU, phase by phase, beside wrangler dev's start-up and the CPU
+//             the Worker's own start-up costs (workerd CPU until ready beyond an empty Worker's)
 //   bundle    the deploy bundle's gzip size (scripts/bundle-size.mjs)
 // Usage: npm run bench [-- --texts 200 --restarts 3] [-- --cold-only] [-- --baseline main]
 //   --cold-only      only the cold starts (no warm, native or origin timings, no bundle build)
 //   --baseline REF   also cold-start a checkout of git REF, alternating with this one
 import { execFileSync, execSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Tokenizer } from "@huggingface/tokenizers";
@@ -128,8 +129,8 @@ function baselineCheckout(ref) {
   return dir;
 }
 
-async function coldStart(cwd, requests) {
-  const worker = await startWranglerDev({ persistTo: ".wrangler/bench-state", vars: { API_KEYS: "bench-key" }, cwd });
+async function coldStart(cwd, requests, config = undefined) {
+  const worker = await startWranglerDev({ persistTo: ".wrangler/bench-state", vars: { API_KEYS: "bench-key" }, cwd, config });
   try {
     const workerd = findWorkerd(worker.pid);
     const result = { startMs: worker.startMs, startCpuMs: processCpuMs(workerd), wall: [], cpu: [] };
@@ -154,21 +155,38 @@ async function coldStart(cwd, requests) {
 // session with its tokenizer, the session's first run (OIP infer: no tokenizer, no
 // /v1/classify route), the first /v1/classify (its route, request schema and tokenizer
 // seen for the first time), then a warm request.
+// With preloaded models (manifest `preload`) the two readiness phases find them loaded.
 const PHASES = [
   ["isolate: first request (GET /v2/health/live)", (url) => fetch(`${url}/v2/health/live`)],
-  ["ORT init + fraud-gru session (…/fraud-gru/ready)", (url) => fetch(`${url}/v2/models/fraud-gru/ready`, { headers })],
-  ["spam session + tokenizer (…/spam-classifier/ready)", (url) => fetch(`${url}/v2/models/spam-classifier/ready`, { headers })],
-  ["first run of the session (OIP infer, ids in)", (url) => infer(url, ids[0])],
+  ["fraud-gru ready (ORT init + session unless preloaded)", (url) => fetch(`${url}/v2/models/fraud-gru/ready`, { headers })],
+  ["spam ready (session + tokenizer unless preloaded)", (url) => fetch(`${url}/v2/models/spam-classifier/ready`, { headers })],
+  ["first run in a request (OIP infer, ids in)", (url) => infer(url, ids[0])],
   ["first /v1/classify (route, tokenizer, a second run)", (url) => classify(url, texts[0])],
   ["second /v1/classify (warm)", (url) => classify(url, texts[0])],
 ];
 const FIRST = [["first /v1/classify", (url) => classify(url, texts[0])]];
 const cold = checkouts.map(() => ({ first: [], phases: [] }));
+// An empty Worker (same compatibility settings, one fetch handler) started the same way: what
+// workerd and wrangler dev cost before any of our code, so the Worker's own start-up (bundle
+// compilation, the top level: ORT's start and the preloaded models) is the difference.
+const emptyWorker = createEmptyWorker();
+const emptyStarts = [];
 for (let i = 0; i < RESTARTS; i++) {
   for (const [k, checkout] of checkouts.entries()) {
     cold[k].first.push(await coldStart(checkout.cwd, FIRST));
     cold[k].phases.push(await coldStart(checkout.cwd, PHASES));
   }
+  emptyStarts.push(await coldStart(undefined, [], emptyWorker));
+}
+
+function createEmptyWorker() {
+  const dir = resolve("node_modules/.cache/bench-empty-worker");
+  mkdirSync(dir, { recursive: true });
+  const config = readFileSync("wrangler.toml", "utf8");
+  const setting = (name) => new RegExp(`^${name} = .*$`, "m").exec(config)?.[0] ?? "";
+  writeFileSync(join(dir, "index.js"), 'export default { fetch: () => new Response("ok") };\n');
+  writeFileSync(join(dir, "wrangler.toml"), `name = "bench-empty"\nmain = "index.js"\n${setting("compatibility_date")}\n${setting("compatibility_flags")}\n`);
+  return join(dir, "wrangler.toml");
 }
 if (!options["cold-only"]) {
   const worker = await startWorker();
@@ -205,7 +223,10 @@ for (const [k, checkout] of checkouts.entries()) {
   console.log(`\ncold start (${checkout.name}, p50 over ${RESTARTS} fresh workerd starts):`);
   console.log(`  first /v1/classify after a fresh workerd: ${p50(firstWall).toFixed(0)} ms wall (${firstWall.map((v) => v.toFixed(0)).join(", ")}), workerd CPU ${p50(first.map((r) => r.cpu[0])).toFixed(0)} ms`);
   const starts = [...first, ...phases];
-  console.log(`  wrangler dev start-up: ${p50(starts.map((r) => r.startMs)).toFixed(0)} ms wall; workerd CPU until ready ${p50(starts.map((r) => r.startCpuMs)).toFixed(0)} ms`);
+  const startCpu = p50(starts.map((r) => r.startCpuMs));
+  const emptyCpu = p50(emptyStarts.map((r) => r.startCpuMs));
+  console.log(`  wrangler dev start-up: ${p50(starts.map((r) => r.startMs)).toFixed(0)} ms wall; workerd CPU until ready ${startCpu.toFixed(0)} ms`);
+  console.log(`  the Worker's own start-up (bundle + top level: ORT, preloaded models): ${(startCpu - emptyCpu).toFixed(0)} ms CPU beyond an empty Worker's ${emptyCpu.toFixed(0)} ms`);
   console.log(`  ${"phase".padEnd(52)} ${"wall ms".padStart(8)} ${"CPU ms".padStart(8)}`);
   for (const [index, [name]] of PHASES.entries()) {
     console.log(`  ${name.padEnd(52)} ${p50(phases.map((r) => r.wall[index])).toFixed(0).padStart(8)} ${p50(phases.map((r) => r.cpu[index])).toFixed(0).padStart(8)}`);
@@ -214,6 +235,9 @@ for (const [k, checkout] of checkouts.entries()) {
 if (checkouts.length === 2) {
   const ratio = (pick) => p50(cold[1].first.map(pick)) / p50(cold[0].first.map(pick));
   console.log(`\nfirst /v1/classify, baseline ÷ this checkout: wall ×${ratio((r) => r.wall[0]).toFixed(2)}, workerd CPU ×${ratio((r) => r.cpu[0]).toFixed(2)}`);
+  const startCpu = (k) => p50([...cold[k].first, ...cold[k].phases].map((r) => r.startCpuMs));
+  const delta = startCpu(0) - startCpu(1);
+  console.log(`start-up, this checkout − baseline: workerd CPU until ready ${delta >= 0 ? "+" : ""}${delta.toFixed(0)} ms`);
 }
 if (results.workerdClassify !== undefined) console.log(`warm /v1/classify p50: ${results.workerdClassify.p50.toFixed(2)} ms`);
 if (bundleLine !== undefined) console.log(bundleLine);

@@ -105,7 +105,8 @@ function merge(profiles) {
   for (const profile of profiles) {
     for (const node of profile.nodes) nodes.push({ ...node, id: node.id + offset, children: node.children?.map((child) => child + offset) });
     samples.push(...profile.samples.map((id) => id + offset));
-    timeDeltas.push(...profile.timeDeltas);
+    // A profile's first delta counts from its own start: the gap between two profiles is no one's time.
+    timeDeltas.push(...profile.timeDeltas.map((delta, i) => (i === 0 && offset > 0 ? 0 : delta)));
     offset += Math.max(...profile.nodes.map((node) => node.id));
   }
   return { nodes, samples, timeDeltas, startTime: profiles[0]?.startTime ?? 0, endTime: profiles.at(-1)?.endTime ?? 0 };
