@@ -110,8 +110,8 @@ const manifest = {
   task: 'image-classification',
   description: 'Handwritten digit classifier (MNIST-style 28x28, two small CNNs averaged), INT8 weights and static INT8 activations',
   runtime: 'wasm',
-  // Loaded and run once while the isolate starts (src/tasks/preload.ts).
-  preload: true,
+  // Not preloaded: loading it while the isolate starts cost more start-up CPU than the
+  // text models and made the isolate's first requests slower (README, Cold start).
   protocol: 'oip-v2',
   graphs: {},
   labels: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'],
