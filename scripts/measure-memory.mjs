@@ -59,7 +59,8 @@ const classifyJpeg = rawImage(digitJpeg, "image/jpeg");
 
 /** One README row each: which models it loads and the requests that load it. */
 const ROWS = [
-  { name: "isolate, no model loaded", models: [], requests: [{ path: "/v2/health/live" }] },
+  // What every isolate holds once started: ORT and the models marked `preload`.
+  { name: "isolate at start-up (spam-classifier and fraud-gru preloaded)", models: [], requests: [{ path: "/v2/health/live" }] },
   { name: "spam-classifier (INT8 + tokenizer)", models: ["spam-classifier"], requests: [classify] },
   { name: "fraud-gru (INT8)", models: ["fraud-gru"], requests: [fraudScore] },
   { name: "digit-classifier (INT8, 28x28 PNG + 640x480 JPEG decoding)", models: ["digit-classifier"], requests: [classifyPng, classifyJpeg] },
