@@ -52,7 +52,8 @@ export interface ServedModel {
   /** Why the last load failed, for logs and the ready endpoint. */
   failure(): string | undefined;
   /** Runs the loaded model once on a tiny valid input through its task (tokenizer or image
-   * preprocessing included), so that a request never pays the session's first run. */
+   * preprocessing included), so that the session's first run happens before any request
+   * (inside workerd a first run in a request still costs more: README, Cold start). */
   warmUp(): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 // Preloading, as Triton loads its model repository at start-up: the models whose manifest
 // says `preload` are loaded (files verified, tokenizer and session created) and run once on
 // a tiny input before the isolate's first request. The Worker starts this at its top level
-// (src/compose.ts), so it runs while the isolate starts — on Cloudflare during the TLS
+// (src/index.ts, through src/compose.ts), so it runs while the isolate starts — on Cloudflare during the TLS
 // handshake, within the startup CPU limit. Nothing here may break the isolate: a model that
 // fails stays "failed" and the request path loads it again, as for any other model.
 import type { ServedModel, Services } from ".";
