@@ -24,7 +24,7 @@ import { loadSplits } from "./spam/dataset.mjs";
 import { percentile, summary, timeInterleaved } from "./lib/stats.mjs";
 import { startOrigin } from "./lib/origin.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
-import { findWorkerd, processCpuMs } from "./lib/workerd-cpu.mjs";
+import { findWorkerd, mainThreadCpuMs, processCpuMs } from "./lib/workerd-cpu.mjs";
 
 const { values: options } = parseArgs({
   options: { texts: { type: "string", default: "200" }, restarts: { type: "string", default: "3" }, "cold-only": { type: "boolean", default: false }, baseline: { type: "string" } },
@@ -133,7 +133,7 @@ async function coldStart(cwd, requests, config = undefined) {
   const worker = await startWranglerDev({ persistTo: ".wrangler/bench-state", vars: { API_KEYS: "bench-key" }, cwd, config });
   try {
     const workerd = findWorkerd(worker.pid);
-    const result = { startMs: worker.startMs, startCpuMs: processCpuMs(workerd), wall: [], cpu: [] };
+    const result = { startMs: worker.startMs, startCpuMs: processCpuMs(workerd), startMainCpuMs: mainThreadCpuMs(workerd), wall: [], cpu: [] };
     for (const [name, request] of requests) {
       const cpuBefore = processCpuMs(workerd);
       const started = performance.now();
@@ -225,8 +225,9 @@ for (const [k, checkout] of checkouts.entries()) {
   const starts = [...first, ...phases];
   const startCpu = p50(starts.map((r) => r.startCpuMs));
   const emptyCpu = p50(emptyStarts.map((r) => r.startCpuMs));
+  const mainCpu = p50(starts.map((r) => r.startMainCpuMs)) - p50(emptyStarts.map((r) => r.startMainCpuMs));
   console.log(`  wrangler dev start-up: ${p50(starts.map((r) => r.startMs)).toFixed(0)} ms wall; workerd CPU until ready ${startCpu.toFixed(0)} ms`);
-  console.log(`  the Worker's own start-up (bundle + top level: ORT, preloaded models): ${(startCpu - emptyCpu).toFixed(0)} ms CPU beyond an empty Worker's ${emptyCpu.toFixed(0)} ms`);
+  console.log(`  the Worker's own start-up (bundle + top level: ORT, preloaded models): ${(startCpu - emptyCpu).toFixed(0)} ms CPU beyond an empty Worker's ${emptyCpu.toFixed(0)} ms, of which the main threads ${mainCpu.toFixed(0)} ms (the rest: V8's helper threads)`);
   console.log(`  ${"phase".padEnd(52)} ${"wall ms".padStart(8)} ${"CPU ms".padStart(8)}`);
   for (const [index, [name]] of PHASES.entries()) {
     console.log(`  ${name.padEnd(52)} ${p50(phases.map((r) => r.wall[index])).toFixed(0).padStart(8)} ${p50(phases.map((r) => r.cpu[index])).toFixed(0).padStart(8)}`);

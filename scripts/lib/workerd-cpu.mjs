@@ -33,3 +33,16 @@ function threadsCpuMs(pid) {
     return Number.NaN;
   }
 }
+
+/** CPU milliseconds of the processes' main threads only (where workerd runs the isolates'
+ * JavaScript), without V8's helper threads (background compilation, GC). */
+export function mainThreadCpuMs(pids) {
+  const each = pids.map((pid) => {
+    try {
+      return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+    } catch {
+      return Number.NaN;
+    }
+  }).filter((ms) => !Number.isNaN(ms));
+  return each.length === 0 ? Number.NaN : each.reduce((a, b) => a + b, 0);
+}
