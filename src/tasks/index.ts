@@ -13,7 +13,6 @@ import { createTextClassifier, type TextClassifier } from "./text-classification
 import { createTokenization, type Tokenization } from "./tokenization";
 import { createTextGenerator, type TextGenerator } from "./text-generation/text-generation";
 import { createImageGenerator, type ImageGenerator } from "./text-to-image/text-to-image";
-import { zeroFeeds } from "./warm-up";
 
 /** Raw tensor inference (Open Inference Protocol): feeds checked against the graph. */
 export interface TensorService {
@@ -51,10 +50,6 @@ export interface ServedModel {
   ready(): Promise<boolean>;
   /** Why the last load failed, for logs and the ready endpoint. */
   failure(): string | undefined;
-  /** Runs the loaded model once on a tiny valid input through its task (tokenizer or image
-   * preprocessing included), so that the session's first run happens before any request
-   * (inside workerd a first run in a request still costs more: README, Cold start). */
-  warmUp(): Promise<void>;
 }
 
 /** The model's capability, or a 422 naming the field that chose the model. */
@@ -76,56 +71,33 @@ function tensorService(model: RegisteredModel): TensorService | undefined {
 interface Served {
   capabilities: Capabilities;
   load: () => Promise<void>;
-  warmUp: () => Promise<void>;
-}
-
-/** One run of the graph on zero-filled inputs (Triton's zero_data warm-up); nothing where
- * the model has no graph to run here. */
-function zeroRun(tensors: TensorService | undefined): () => Promise<void> {
-  return async () => {
-    if (tensors !== undefined) await tensors.infer(zeroFeeds(tensors.graph.inputs));
-  };
 }
 
 function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): Served {
   const { manifest } = model;
   const tensors = tensorService(model);
-  const runtimeOnly = { capabilities: { tensors }, load: () => model.runtime.load(), warmUp: zeroRun(tensors) };
+  const runtimeOnly = { capabilities: { tensors }, load: () => model.runtime.load() };
   if (tensorsOnly) return runtimeOnly;
   switch (manifest.task) {
     case "text-classification": {
       const textClassification = createTextClassifier({ ...model, manifest });
-      return {
-        capabilities: { tensors, textClassification },
-        load: () => textClassification.load(),
-        warmUp: async () => {
-          await textClassification.classify(["Warm-up."], 1, () => "input");
-        },
-      };
+      return { capabilities: { tensors, textClassification }, load: () => textClassification.load() };
     }
     case "image-classification": {
       const imageClassification = createImageClassifier({ ...model, manifest });
-      const blank = () => new Float32Array(manifest.image.width * manifest.image.height);
-      return {
-        capabilities: { tensors, imageClassification },
-        load: () => imageClassification.load(),
-        warmUp: async () => {
-          await imageClassification.classifyPixels([blank()], 1);
-        },
-      };
+      return { capabilities: { tensors, imageClassification }, load: () => imageClassification.load() };
     }
     case "fraud-scoring": {
       const fraudScoring = createFraudScorer({ ...model, manifest });
-      return { capabilities: { tensors, fraudScoring }, load: () => fraudScoring.load(), warmUp: zeroRun(tensors) };
+      return { capabilities: { tensors, fraudScoring }, load: () => fraudScoring.load() };
     }
     case "text-generation": {
       const textGeneration = createTextGenerator({ ...model, manifest });
-      // A decoder's inputs (the KV cache) have no zero shape worth running: no warm-up.
-      return { capabilities: { tensors, textGeneration }, load: () => textGeneration.load(), warmUp: async () => undefined };
+      return { capabilities: { tensors, textGeneration }, load: () => textGeneration.load() };
     }
     case "text-to-image": {
       const textToImage = createImageGenerator({ ...model, manifest });
-      return { capabilities: { textToImage }, load: () => textToImage.load(), warmUp: async () => undefined };
+      return { capabilities: { textToImage }, load: () => textToImage.load() };
     }
     case "raw":
       return runtimeOnly;
@@ -137,7 +109,7 @@ function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): Served {
 }
 
 function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
-  const { capabilities, load, warmUp } = capabilitiesOf(model, tensorsOnly);
+  const { capabilities, load } = capabilitiesOf(model, tensorsOnly);
   let state: ModelState = "unloaded";
   let failure: string | undefined;
   let loading: Promise<boolean> | undefined;
@@ -147,7 +119,6 @@ function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
     tokenization: createTokenization(model),
     state: () => state,
     failure: () => failure,
-    warmUp,
     ready() {
       if (state === "ready" && (model.runtime.stillLoaded?.() ?? true)) return Promise.resolve(true);
       loading ??= (async () => {
