@@ -46,11 +46,19 @@ export function originConfig(env: Env, model?: string): OriginConfig {
 }
 
 let services: Services | undefined;
+/** The env of the latest call: origin settings are read from it when a runtime needs them. */
+let latestEnv: Env | undefined;
 
-/** The isolate's services, built on first use (R2 and the origin settings come with env). */
+/**
+ * The isolate's services, built on first use (R2 and the origin settings come with env). The
+ * top level builds them with `cloudflare:workers`' env to preload models; each request then
+ * passes its own env, and origin settings are read from the latest one (the same bindings when
+ * deployed; tests set variables on theirs).
+ */
 export function defaultServices(env: Env): Services {
+  latestEnv = env;
   services ??= createServices(
-    createRegistry(bundledModels, { bucket: env.MODELS, runtimeFor: edgeRuntimes((model) => originConfig(env, model)) }),
+    createRegistry(bundledModels, { bucket: env.MODELS, runtimeFor: edgeRuntimes((model) => originConfig(latestEnv ?? env, model)) }),
   );
   return services;
 }

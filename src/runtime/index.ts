@@ -67,6 +67,30 @@ function originRuntime(manifest: Manifest, origin: OriginConfig): InferenceRunti
 }
 
 /** The Worker's runtimes: each model where its manifest says, origin ones over their protocol. */
+/**
+ * An origin config whose fields are read through `read` at each use: the settings come with
+ * the env, and a runtime built at the isolate's top level (preloading) must see a request's.
+ */
+function liveOrigin(read: () => OriginConfig): OriginConfig {
+  return {
+    get url() {
+      return read().url;
+    },
+    get apiKey() {
+      return read().apiKey;
+    },
+    get timeoutMs() {
+      return read().timeoutMs;
+    },
+    get firstTokenTimeoutMs() {
+      return read().firstTokenTimeoutMs;
+    },
+    get idleTimeoutMs() {
+      return read().idleTimeoutMs;
+    },
+  };
+}
+
 export function edgeRuntimes(origin: OriginConfig | OriginFor = NO_ORIGIN) {
   const originFor: OriginFor = typeof origin === "function" ? origin : () => origin;
   return (manifest: Manifest, loadGraph: GraphLoader): InferenceRuntime => {
@@ -74,7 +98,7 @@ export function edgeRuntimes(origin: OriginConfig | OriginFor = NO_ORIGIN) {
       case "wasm":
         return wasmRuntime(manifest, loadGraph);
       case "origin":
-        return originRuntime(manifest, originFor(manifest.name));
+        return originRuntime(manifest, typeof origin === "function" ? liveOrigin(() => originFor(manifest.name)) : origin);
       default: {
         const unknown: never = manifest.runtime;
         throw new Error(`Unknown runtime ${String(unknown)}`);

@@ -18,7 +18,7 @@ const tokenizer = shipped!.files![manifest.tokenizer.file]!;
 
 /** An app whose spam classifier runs on the origin: the manifest says so, nothing else changes. */
 function appOnOrigin(config: Partial<OriginConfig> = {}, overrides: Record<string, unknown> = {}) {
-  const onOrigin = { ...manifest, runtime: "origin", protocol: "oip-v2", ...overrides };
+  const onOrigin = { ...manifest, preload: undefined, runtime: "origin", protocol: "oip-v2", ...overrides };
   const registry = createRegistry([{ manifest: onOrigin, files: { [manifest.tokenizer.file]: tokenizer } }], {
     runtimeFor: edgeRuntimes({ url: origin.url, apiKey: origin.key, timeoutMs: 5_000, ...config }),
   });

@@ -182,6 +182,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           const response = await open(request, limits, upstreamAbort.signal);
           breaker.success();
           limits.phase(origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS, "sent no first token");
+          const idleMs = origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS; // read once per call, not per chunk
           // One loop from the body's chunks to the steps: a plain parser, no generator in between.
           reader = response.body!.getReader();
           const parser = new SseParser();
@@ -190,7 +191,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
             const { done, value } = await reader.read();
             const { step, failure } = stepOf(done ? parser.end() : parser.push(value), stopIds);
             if (step !== undefined) {
-              limits.phase(origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, "went silent mid-stream (no chunk)");
+              limits.phase(idleMs, "went silent mid-stream (no chunk)");
               yielded = true;
               finished = step.finishReason !== undefined;
               yield step;
