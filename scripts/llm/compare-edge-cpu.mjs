@@ -10,8 +10,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Tokenizer } from "@huggingface/tokenizers";
-import { workerdCpuSeconds } from "../lib/process-cpu.mjs";
 import { startOrigin } from "../lib/origin.mjs";
+import { cpuPerToken } from "../lib/stream-cpu.mjs";
 import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
@@ -48,33 +48,14 @@ const relay = await start(here, { persistTo: ".wrangler/compare-edge-cpu-relay",
 
 const edgeBody = { model: "tiny-llm", prompt, max_tokens: TOKENS, temperature: 0, stream: true };
 const relayBody = { model: "tiny-llm", prompt: [1, ...tokenizer.encode(prompt, { add_special_tokens: false }).ids], max_tokens: TOKENS, temperature: 0, stream: true, return_token_ids: true, ignore_eos: true };
-/** Streams one request; the tokens it carried (vLLM chunks: token_ids; OpenAI chunks: one per non-empty text). */
-async function tokensOf(url, body) {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const frames = (await response.text()).split("\n\n").filter((frame) => frame.startsWith("data: {"));
-  return frames.map((frame) => JSON.parse(frame.slice(6)).choices?.[0]).reduce((n, choice) => n + (choice?.token_ids?.length ?? (choice?.text ? 1 : 0)), 0);
-}
-const cells = [
+const cellsToMeasure = [
   { name: `before (${options.before})`, server: before, url: `${before.url}/v1/completions`, body: edgeBody },
   { name: "after (this checkout)", server: after, url: `${after.url}/v1/completions`, body: edgeBody },
   { name: "floor: relay, JS read + enqueue", server: relay, url: `${relay.url}/js`, body: relayBody },
   { name: "floor: relay, native pump", server: relay, url: `${relay.url}/native`, body: relayBody },
-].map((cell) => ({ ...cell, ms: 0, workerMs: 0, tokens: 0, rounds: [] }));
+];
 try {
-  for (const cell of cells) await tokensOf(cell.url, cell.body);
-  for (let round = 0; round < ROUNDS; round += 1) {
-    for (const cell of cells) {
-      const exceptPort = Number(new URL(cell.server.url).port);
-      const cpu = () => [workerdCpuSeconds(cell.server.pid, { precise: true }), workerdCpuSeconds(cell.server.pid, { exceptPort, precise: true })];
-      const [all0, worker0] = cpu();
-      const tokens = (await Promise.all(Array.from({ length: STREAMS }, () => tokensOf(cell.url, cell.body)))).reduce((a, b) => a + b, 0);
-      const [all1, worker1] = cpu();
-      cell.ms += (all1 - all0) * 1000;
-      cell.workerMs += (worker1 - worker0) * 1000;
-      cell.tokens += tokens;
-      cell.rounds.push((((all1 - all0) * 1000) / tokens).toFixed(3));
-    }
-  }
+  const cells = await cpuPerToken(cellsToMeasure, { rounds: ROUNDS, streams: STREAMS });
   console.log(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ${ROUNDS} rounds × ${STREAMS} concurrent streams × ${TOKENS} tokens per cell`);
   console.log(`${"".padEnd(40)} ms CPU per token: both workerd · the Worker's alone   (both, per round)`);
   for (const cell of cells) {

@@ -10,8 +10,8 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Tokenizer } from "@huggingface/tokenizers";
-import { workerdCpuSeconds } from "../lib/process-cpu.mjs";
 import { startOrigin } from "../lib/origin.mjs";
+import { cpuPerToken } from "../lib/stream-cpu.mjs";
 import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({ options: { rounds: { type: "string", default: "3" }, streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" } } });
@@ -33,33 +33,15 @@ try {
 const [edge, relay] = servers;
 const edgeBody = { model: "tiny-llm", prompt, max_tokens: TOKENS, temperature: 0, stream: true };
 const relayBody = { model: "tiny-llm", prompt: [1, ...tokenizer.encode(prompt, { add_special_tokens: false }).ids], max_tokens: TOKENS, temperature: 0, stream: true, return_token_ids: true, ignore_eos: true };
-async function tokensOf(url, body) {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const frames = (await response.text()).split("\n\n").filter((frame) => frame.startsWith("data: {"));
-  return frames.map((frame) => JSON.parse(frame.slice(6)).choices?.[0]).reduce((n, choice) => n + (choice?.token_ids?.length ?? (choice?.text ? 1 : 0)), 0);
-}
-const cells = [
+const cellsToMeasure = [
   { name: "edge (this checkout)", server: edge, url: `${edge.url}/v1/completions`, body: edgeBody },
   ...["native", "js", "js-bytes", "js-start", "its", "its-hwm", "ts", "pipe-ts", "edge-like"].map((path) => ({ name: `relay /${path}`, server: relay, url: `${relay.url}/${path}`, body: relayBody })),
-].map((cell) => ({ ...cell, ms: 0, workerMs: 0, tokens: 0, rounds: [] }));
+];
 try {
-  for (const cell of cells) await tokensOf(cell.url, cell.body);
-  for (let round = 0; round < ROUNDS; round += 1) {
-    for (const cell of cells) {
-      const exceptPort = Number(new URL(cell.server.url).port);
-      const cpu = () => [workerdCpuSeconds(cell.server.pid, { precise: true }), workerdCpuSeconds(cell.server.pid, { exceptPort, precise: true })];
-      const [all0, worker0] = cpu();
-      const tokens = (await Promise.all(Array.from({ length: STREAMS }, () => tokensOf(cell.url, cell.body)))).reduce((a, b) => a + b, 0);
-      const [all1, worker1] = cpu();
-      cell.ms += (all1 - all0) * 1000;
-      cell.workerMs += (worker1 - worker0) * 1000;
-      cell.tokens += tokens;
-      cell.rounds.push((((worker1 - worker0) * 1000) / tokens).toFixed(3));
-    }
-  }
+  const cells = await cpuPerToken(cellsToMeasure, { rounds: ROUNDS, streams: STREAMS });
   console.log(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ${ROUNDS} rounds × ${STREAMS} concurrent streams × ${TOKENS} tokens per cell`);
   console.log(`${"".padEnd(24)} ms CPU per token: the Worker's workerd · both workerd   (Worker's, per round)`);
-  for (const cell of cells) console.log(`${cell.name.padEnd(24)} ${(cell.workerMs / cell.tokens).toFixed(3).padStart(6)} · ${(cell.ms / cell.tokens).toFixed(3)}   (${cell.rounds.join(" ")})`);
+  for (const cell of cells) console.log(`${cell.name.padEnd(24)} ${(cell.workerMs / cell.tokens).toFixed(3).padStart(6)} · ${(cell.ms / cell.tokens).toFixed(3)}   (${cell.workerRounds.join(" ")})`);
 } finally {
   for (const server of servers) server.stop();
   await origin.stop();
