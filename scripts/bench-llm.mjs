@@ -4,7 +4,7 @@
 //     for real (wrangler dev with `Content-Encoding: identity`, workers-sdk#7435), through
 //     the edge, through a relay Worker (scripts/llm/relay-worker.js: the HTTP floor of one
 //     more streaming hop), through the relay answering only at the origin's first chunk (as
-//     the edge does) and straight to the origin; the edge's added TTFT fitted as a per-KB
+//     the edge did until it answered at the origin's 200) and straight to the origin; the edge's added TTFT fitted as a per-KB
 //     slope, vs the origin and beyond each relay, phase by phase; whether the edge reuses
 //     its connection to the origin;
 //   - the same as CPU, which a shared machine does not blur: the edge's own CPU per
@@ -126,9 +126,9 @@ try {
     const direct = { model: "tiny-llm", prompt: ids, max_tokens: TOKENS, temperature: 0, stream: true, return_token_ids: true, stop_token_ids: stopTokenIds };
     return { kb, ids, viaEdge: { model: "tiny-llm", prompt, max_tokens: TOKENS, temperature: 0, stream: true }, direct, e: [], r: [], f: [], o: [] };
   });
-  // Four paths: the edge; the relay answering at the origin's headers (workerd's native pump);
-  // the relay answering at the origin's first chunk (as the edge does: its response starts
-  // with the first token, so that a refusal before it is an HTTP status); the origin.
+  // Four paths: the edge (its response starts at the origin's 200); the relay answering at the
+  // origin's headers (workerd's native pump); the relay answering at the origin's first chunk
+  // (as the edge did until 2026-11-23, so that a refusal before it was an HTTP status); the origin.
   const paths = (c) => [
     [c.e, `${edge.url}/v1/completions`, c.viaEdge],
     [c.r, `${relay.url}/native`, c.direct],
@@ -152,12 +152,18 @@ try {
         `${String(r.kb).padStart(4)} KB ${String(r.tokens).padStart(5)}   ${r.edgeTtft.toFixed(1).padStart(7)} / ${r.relayTtft.toFixed(1).padStart(6)} / ${r.firstTtft.toFixed(1).padStart(6)} / ${r.originTtft.toFixed(1).padEnd(8)}        ${(r.edgeTtft - r.originTtft).toFixed(2).padStart(7)}  ${(r.edgeTtft - r.relayTtft).toFixed(2).padStart(8)}  ${(r.edgeTtft - r.firstTtft).toFixed(2).padStart(8)}               ${r.edgePerToken.toFixed(2).padStart(6)} / ${r.originPerToken.toFixed(2)}`,
       );
     }
+    // Paired too: each run's edge and relay requests ran back to back, so the median of the
+    // per-run differences drifts less with the machine than the difference of two medians.
+    const paired = (c, other) => percentile(c.e.map((run, i) => run.ttft - other[i].ttft), 50);
+    const pairedRows = cases.map((c) => ({ kb: c.kb, relay: paired(c, c.r), first: paired(c, c.f) }));
     const line = (key) => fit(rows.map((r) => [r.kb, r.edgeTtft - r[key]]));
     const describe = ({ intercept, slope }) => `${intercept.toFixed(2)} ms + ${slope.toFixed(2)} ms/KB → at 1 KB ≈ ${(intercept + slope).toFixed(2)} ms`;
     const added = line("originTtft");
     console.log(`edge's added TTFT vs the origin ≈ ${describe(added)} (least squares over the sizes above)`);
     console.log(`beyond the relay floor ≈ ${describe(line("relayTtft"))} (goal ≤ 2 ms)`);
     console.log(`beyond the relay answering at the first chunk ≈ ${describe(line("firstTtft"))}`);
+    const pairedFit = fit(pairedRows.map((r) => [r.kb, r.relay]));
+    console.log(`paired (median of each run's edge − relay): ${pairedRows.map((r) => `${r.kb} KB ${r.relay.toFixed(2)}`).join(" · ")} ms → beyond the relay floor at 1 KB ≈ ${describe(pairedFit)} (goal ≤ 2 ms); beyond the relay at 1st chunk: ${pairedRows.map((r) => r.first.toFixed(2)).join(" · ")} ms`);
     // Phase by phase at each size: the hop (relay − origin: wrangler dev's proxy, workerd, the
     // outbound fetch), the response starting at the first token instead of the origin's headers
     // (relay at 1st chunk − relay), and the edge's own work (edge − relay at 1st chunk), whose

@@ -1,6 +1,7 @@
 // How a route streams a task's events, for text generation and image generation alike: the
 // first event is read before answering, so a refusal (429/503 with Retry-After, 502, 504) is
-// a plain HTTP error and never a half-sent stream; then SSE, ending with `data: [DONE]` —
+// a plain HTTP error and never a half-sent stream (for an origin LLM the first event is the
+// origin's 200, so its prefill overlaps the response's start); then SSE, ending with `data: [DONE]` —
 // after a `data: {"error": …}` event if the work fails mid-stream. The client leaving
 // (request.signal under the enable_request_signal flag, or the body stream's cancel) aborts
 // the work behind it.

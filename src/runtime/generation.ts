@@ -21,6 +21,11 @@ export interface GenerationRequest {
 
 export type FinishReason = "stop" | "length";
 
+/**
+ * One step of a generation. A step with no ids and no finish reason says only that the
+ * engine has accepted the request (an origin answered 200 and is prefilling): a streaming
+ * route may start its response then, before the first token.
+ */
 export interface GenerationStep {
   /** New token ids since the last step (usually one; a stop token id is never included). */
   tokenIds: number[];
@@ -35,7 +40,8 @@ export interface GenerationCapability {
   readonly contextLength: number;
   /**
    * Streams the generated ids. Breaking out of the iteration or aborting `signal` stops
-   * the work behind it (the decode loop, or the origin's request) within one step.
+   * the work behind it (the decode loop, or the origin's request) within one step. May
+   * start with one step that has no ids (accepted, see GenerationStep).
    */
   generate(request: GenerationRequest, signal: AbortSignal): AsyncIterable<GenerationStep>;
 }

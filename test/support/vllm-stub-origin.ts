@@ -4,7 +4,8 @@
 // vllm/entrypoints/openai/serving_completion.py frames it, decoding the tiny LLM with
 // onnxruntime-node through the same decode loop the edge runs in WASM. It records every
 // request's steps and whether its client left, so tests can see aborts at the origin.
-// A path prefix picks a misbehaviour: /429, /503, /fail-after-N, /silent, /flaky-N (the
+// A path prefix picks a misbehaviour: /429, /503, /fail-after-N, /silent, /mute (answers
+// 200 and never sends a token), /slow-first-N (200 at once, the first token after N ms), /flaky-N (the
 // first N requests under that prefix answer 502), /ok (none); /burst… (e.g. /burst,
 // /burst-fail-after-N) holds the whole stream back and sends it in one write, so the edge
 // reads many events at once.
@@ -97,6 +98,10 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
       }
     }
     if (prefix === "silent") return; // accepts, never answers
+    if (prefix === "mute") {
+      response.writeHead(200, { "content-type": "text/event-stream" }).flushHeaders();
+      return;
+    }
     const record: StubRequest = {
       id: requests.length, prefix, promptTokens: body.prompt.length, maxTokens: body.max_tokens, steps: 0, stepsAfterAbort: 0, aborted: false, finished: false,
       clientPort: request.socket.remotePort,
@@ -113,6 +118,11 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
     const failAfter = /^(?:burst-)?fail-after-(\d+)$/.exec(prefix);
     const head = { id: `cmpl-stub${record.id}`, object: "text_completion", created: Math.floor(Date.now() / 1000), model: manifest.name };
     response.writeHead(200, { "content-type": "text/event-stream" });
+    const slowFirst = /^slow-first-(\d+)$/.exec(prefix);
+    if (slowFirst) {
+      response.flushHeaders();
+      await new Promise((resolve) => setTimeout(resolve, Number(slowFirst[1])));
+    }
     let held = "";
     const send = (value: unknown) => {
       const frame = `data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`;

@@ -148,6 +148,34 @@ describe.skipIf(origin === null)("generation through the vLLM origin adapter", (
     expect((await problem(response)).code).toBe("upstream_timeout");
   });
 
+  it("a stream starts at the origin's 200, while it prefills: the headers do not wait for the first token", async () => {
+    const started = Date.now();
+    const response = await call(appOnOrigin(`${faultyUrl}/slow-first-1500`), "/v1/completions", { model: "tiny-llm", prompt: "The river", max_tokens: 3, stream: true });
+    const answered = Date.now() - started;
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    const firstBytes = Date.now() - started;
+    await reader.cancel();
+    expect(new TextDecoder().decode(first.value)).toMatch(/^data: \{/);
+    expect(answered).toBeLessThan(1000);
+    expect(firstBytes).toBeGreaterThanOrEqual(1400);
+  });
+
+  it("an origin that answers 200 and sends no first token in time: 504 unstreamed, an upstream_timeout event streamed", async () => {
+    const mute = appOnOrigin(`${faultyUrl}/mute`, { firstTokenTimeoutMs: 300 });
+    const whole = await call(mute, "/v1/chat/completions", chat());
+    expect(whole.status).toBe(504);
+    expect((await problem(whole)).code).toBe("upstream_timeout");
+    const streamed = await call(mute, "/v1/chat/completions", chat({ stream: true }));
+    expect(streamed.status).toBe(200);
+    const events = await sseEvents(streamed);
+    expect(events.at(-1)).toBe("[DONE]");
+    const error = JSON.parse(events.at(-2) ?? "{}") as { error?: { message: string; type: string; code: string } };
+    expect(error.error).toMatchObject({ type: "server_error", code: "upstream_timeout" });
+    expect(error.error?.message).toMatch(/sent no first token within 300 ms/);
+  });
+
   it("the circuit breaker fails fast once the origin keeps failing, and says when to retry", async () => {
     const failing = appOnOrigin(`${faultyUrl}/flaky-1000`);
     const statuses: number[] = [];

@@ -1,5 +1,6 @@
 // Runs a text generation for a route over the shared event stream (../event-stream.ts): the
-// first event is read before answering, then SSE frames per token, `[DONE]` at the end.
+// first event is read before answering — the origin's acceptance (its 200, before the first
+// token) or the first text — then SSE frames per token, `[DONE]` at the end.
 import type { PreparedPrompt, TextEvent, TextGenerator, GenerationOptions } from "../../tasks/text-generation/text-generation";
 import { allEvents, sseData, sseResponse as eventsResponse, startEvents, type StartedEvents } from "../event-stream";
 
@@ -41,7 +42,7 @@ export function sseResponse(started: StartedGeneration, format: StreamFormat, he
     started,
     {
       opening: () => frames(format.opening()),
-      event: (event) => frames(event.type === "text" ? format.text(event.text) : format.done(event)),
+      event: (event) => (event.type === "accepted" ? "" : frames(event.type === "text" ? format.text(event.text) : format.done(event))),
       failure: "generation_failed_mid_stream",
     },
     headers,
@@ -54,7 +55,7 @@ export async function collect(started: StartedGeneration): Promise<{ text: strin
   let done: Extract<TextEvent, { type: "done" }> | undefined;
   for await (const event of allEvents(started)) {
     if (event.type === "text") text += event.text;
-    else done = event;
+    else if (event.type === "done") done = event;
   }
   if (done === undefined) throw new Error("generation ended without a done event");
   return { text, done };

@@ -3,6 +3,9 @@
 // the first token; an overloaded origin's 429/503 surface with Retry-After before any
 // byte reaches the client; the circuit breaker fails fast while the origin is down; the
 // caller's signal (the client leaving, a stop string matched) aborts the origin request.
+// Once the origin has answered 200 the runtime says so with a step of no ids, so that a
+// streaming route can send its headers while the origin prefills; a retry after that, or a
+// first token that never comes, then ends the stream with an error event instead.
 // Per origin read, one step (the events already read, joined); after the finish, the body is
 // read to its end in the background so that workerd keeps the connection for the next call.
 import { ServiceError } from "../../errors/service-error";
@@ -164,6 +167,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
       const breaker = breakerFor(base);
       breaker.check();
       let lastError: unknown;
+      let accepted = false;
       for (let attempt = 0; attempt < attempts; attempt += 1) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 1000));
         signal.throwIfAborted();
@@ -182,6 +186,10 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           const response = await open(request, limits, upstreamAbort.signal);
           breaker.success();
           limits.phase(origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS, "sent no first token");
+          if (!accepted) {
+            accepted = true;
+            yield { tokenIds: [] };
+          }
           const idleMs = origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS; // read once per call, not per chunk
           // One loop from the body's chunks to the steps: a plain parser, no generator in between.
           reader = response.body!.getReader();
@@ -200,8 +208,11 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
             if (failure !== undefined) throw failure;
             if (done) throw upstream("The GPU origin's stream ended before a finish reason");
           }
-        } catch (error) {
+        } catch (caught) {
           if (signal.aborted) throw signal.reason;
+          // A deadline aborts the body's read, and workerd rejects it with its own error wrapping
+          // the reason: the deadline's 504 is the error, not that wrapper (which would be a 500).
+          const error = limits.timedOut() ? limits.signal.reason : caught;
           if (error instanceof ServiceError && (error.status >= 500 && error.code !== "upstream_unavailable")) breaker.failure();
           // After the first token the client has text: no retry, the route ends the stream with an error event.
           if (yielded || !retryable(error)) throw error;

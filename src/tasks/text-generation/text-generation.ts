@@ -27,7 +27,8 @@ export interface Usage {
   total_tokens: number;
 }
 
-export type TextEvent = { type: "text"; text: string } | { type: "done"; finishReason: FinishReason; usage: Usage };
+/** `accepted`: the engine has the request and nothing is decoded yet (at most once, first). */
+export type TextEvent = { type: "accepted" } | { type: "text"; text: string } | { type: "done"; finishReason: FinishReason; usage: Usage };
 
 export interface PreparedPrompt {
   ids: number[];
@@ -38,7 +39,10 @@ export interface TextGenerator {
   load(): Promise<void>;
   /** Renders and tokenizes the prompt; 400 context_length_exceeded when it leaves no room. */
   prepare(input: PromptInput, maxTokens: number | undefined): Promise<PreparedPrompt>;
-  /** Text deltas, then one `done` event. Breaking out or aborting `signal` stops the generation. */
+  /**
+   * Perhaps `accepted` first (an origin answered; a stream may start), text deltas, then one
+   * `done` event. Breaking out or aborting `signal` stops the generation.
+   */
   generate(prompt: PreparedPrompt, options: GenerationOptions, signal: AbortSignal): AsyncGenerator<TextEvent>;
 }
 
@@ -104,8 +108,15 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       let finishReason: FinishReason = "length";
       const usage = (): Usage => ({ prompt_tokens: prompt.ids.length, completion_tokens: completionTokens, total_tokens: prompt.ids.length + completionTokens });
       const steps = generation().generate({ promptIds: prompt.ids, maxTokens, sampling: options.sampling, stopTokenIds }, combined);
+      let started = false;
       try {
         for await (const step of steps) {
+          if (step.tokenIds.length === 0 && step.finishReason === undefined && step.stopTokenId === undefined) {
+            if (!started) yield { type: "accepted" };
+            started = true;
+            continue;
+          }
+          started = true;
           completionTokens += step.tokenIds.length + (step.stopTokenId === undefined ? 0 : 1);
           const match = matcher.push(detokenizer.push(step.tokenIds));
           if (match.text !== "") yield { type: "text", text: match.text };
