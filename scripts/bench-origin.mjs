@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // Reference origin benchmark (origin/, onnxruntime-node, one intra-op thread), over
 // loopback with real SSE streams, side by side in one run:
-//   throughput  aggregate generated tokens/s at 1, 4, 16, 64 concurrent streams, at 64
-//               and 512 tokens of context (prompt = context − new tokens), and the ratio to
+//   throughput  aggregate generated tokens/s at 1, 4, 16, 64 concurrent streams, per shape
+//               "context/new tokens" (prompt = context − new tokens): 64/32 and 512/256 (half
+//               prompt, half generated, the same shape at both contexts) and 512/32 (a long
+//               prompt and a short answer, prefill-bound), and the ratio to
 //               one stream at the same context; also tokens per CPU-second of the origin
 //               process (its process_cpu_seconds_total; steadier than wall time on a shared
 //               machine), and that CPU per stream split into prefill, decode steps and the
 //               rest, with the ratio bound that prefill work (which batching cannot shrink) sets
 //   steady      the decode phase alone, from the same runs: tokens/s counted at the client from
 //               the moment every stream has its first token (all prefills done) to the first
-//               stream's last token — at context 512 every stream's context is then ≈480–512
+//               stream's last token — at 512/32 every stream's context is then ≈480–512
 //   engine      the decoder engine alone, in-process (scripts/bench-origin-engine.ts: no HTTP,
 //               SSE or client), the same cells: how much of the ratio the decode loop allows
 //   step        decode step time (batch of one, and of 16) at context ≈16 vs ≈512, from the
@@ -20,8 +22,9 @@
 //               concatenated, i.e. copied, inside every step)
 // Cells are interleaved: every round runs every cell once, in a new order; medians are
 // reported, with the load average seen during the run.
-// Usage: node scripts/bench-origin.mjs [--rounds 3] [--new-tokens 32] [--graph decoder]
-//          [--contexts 64,512] [--concurrency 1,4,16,64] [--no-steps] [--no-engine]   (subsets, for quick comparisons)
+// Usage: node scripts/bench-origin.mjs [--rounds 3] [--shapes 64/32,512/32,512/256] [--graph decoder]
+//          [--concurrency 1,4,16,64] [--no-steps] [--no-engine]   (subsets, for quick comparisons)
+//        (--contexts 64,512 --new-tokens 32: the shapes of every context with that many new tokens)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -31,23 +34,32 @@ import { startOrigin } from "./lib/origin.mjs";
 const { values: options } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
-    "new-tokens": { type: "string", default: "32" },
+    shapes: { type: "string", default: "64/32,512/32,512/256" },
+    "new-tokens": { type: "string" },
     graph: { type: "string" },
     model: { type: "string", default: "tiny-llm" },
-    contexts: { type: "string", default: "64,512" },
+    contexts: { type: "string" },
     concurrency: { type: "string", default: "1,4,16,64" },
     "no-steps": { type: "boolean", default: false },
     "no-engine": { type: "boolean", default: false },
   },
 });
 const ROUNDS = Number(options.rounds);
-const NEW = Number(options["new-tokens"]);
 const MODEL = options.model;
 const manifest = JSON.parse(readFileSync(`models/${MODEL}/manifest.json`, "utf8"));
 const graph = options.graph ?? manifest.generation.graph;
 const { vocabSize, contextLength, bosTokenId = 1 } = manifest.generation;
 const CONCURRENCY = options.concurrency.split(",").map(Number);
-const CONTEXTS = options.contexts.split(",").map((context) => Math.min(Number(context), contextLength));
+/** A cell's shape: `context` tokens at the end, `newTokens` of them generated; `key` names it ("512/256"). */
+const SHAPES = (options.contexts === undefined && options["new-tokens"] === undefined
+  ? options.shapes.split(",").map((shape) => shape.split("/").map(Number))
+  : (options.contexts ?? "64,512").split(",").map((context) => [Number(context), Number(options["new-tokens"] ?? 32)])
+).map(([context, newTokens]) => {
+  const capped = Math.min(context, contextLength);
+  if (!(newTokens > 0 && newTokens < capped)) throw new Error(`shape ${context}/${newTokens}: the new tokens must leave a prompt`);
+  return { context: capped, newTokens, key: `${capped}/${newTokens}` };
+});
+const goalOf = (shape) => (shape.context <= 64 ? 4 : 2);
 const STEPS = !options["no-steps"];
 
 /** A deterministic prompt of `length` ids (LCG), distinct per `seed`. */
@@ -118,14 +130,14 @@ async function histogram(name, url = origin.url) {
   return { sum: read("sum"), count: read("count") };
 }
 
-async function throughputCell(context, streams, round) {
+async function throughputCell({ context, newTokens }, streams, round) {
   const [steps0, rows0, cpuSteps0, cpuPrefill0] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
   const cpu0 = await processCpu();
   const started = performance.now();
-  const arrivals = await Promise.all(Array.from({ length: streams }, (_, i) => stream(prompt(context - NEW, round * 1000 + i), NEW)));
+  const arrivals = await Promise.all(Array.from({ length: streams }, (_, i) => stream(prompt(context - newTokens, round * 1000 + i), newTokens)));
   const seconds = (performance.now() - started) / 1000;
   const tokens = arrivals.reduce((sum, times) => sum + times.length, 0);
-  if (tokens !== streams * NEW) throw new Error(`expected ${streams * NEW} tokens, got ${tokens}`);
+  if (tokens !== streams * newTokens) throw new Error(`expected ${streams * newTokens} tokens, got ${tokens}`);
   const cpu = (await processCpu()) - cpu0;
   const [steps1, rows1, cpuSteps1, cpuPrefill1] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
   return {
@@ -160,7 +172,7 @@ const loads = [loadavg()[0]];
 try {
   for (let i = 0; i < 8; i++) await Promise.all([stream(prompt(32, i), 8), ...(exported === undefined ? [] : [stream(prompt(32, i), 8, exported.url)])]); // warm-up
   const cells = [
-    ...CONTEXTS.flatMap((context) => CONCURRENCY.map((streams) => ({ key: `tp:${context}:${streams}`, run: (round) => throughputCell(context, streams, round) }))),
+    ...SHAPES.flatMap((shape) => CONCURRENCY.map((streams) => ({ key: `tp:${shape.key}:${streams}`, run: (round) => throughputCell(shape, streams, round) }))),
     ...(STEPS ? [["split", origin.url], ["exported", exported.url]] : []).flatMap(([mode, url]) =>
       [1, 16].flatMap((rows) => [
         { key: `step:${mode}:${rows}:16`, run: () => stepCell(16, rows, url) },
@@ -179,12 +191,12 @@ try {
   }
 
   const cores = (await import("node:os")).cpus().length;
-  console.log(`origin benchmark: ${MODEL} graph "${graph}" (${manifest.graphs[graph].file}), onnxruntime-node CPU, 1 intra-op thread; ${NEW} new tokens per stream, greedy, ignore_eos; ${ROUNDS} interleaved rounds, medians`);
+  console.log(`origin benchmark: ${MODEL} graph "${graph}" (${manifest.graphs[graph].file}), onnxruntime-node CPU, 1 intra-op thread; shapes (context/new tokens per stream) ${SHAPES.map((shape) => shape.key).join(", ")}, greedy, ignore_eos; ${ROUNDS} interleaved rounds, medians`);
   console.log(`machine: ${cores} cores, 1-min load average during the run ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)})\n`);
   console.log("aggregate = generated tokens / wall time, prefill and HTTP included; per CPU-s = the same / origin process CPU time (process_cpu_seconds_total);");
   console.log("decode = tokens / wall time inside decode steps (origin_decode_step_seconds); decode per CPU-s = tokens / CPU time inside them");
-  console.log("context  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream  decode tok/s  ×1-stream  decode tok/CPU-s  ×1-stream");
-  for (const context of CONTEXTS) {
+  console.log("  shape  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream  decode tok/s  ×1-stream  decode tok/CPU-s  ×1-stream");
+  for (const { key: context } of SHAPES) {
     const single = median(results.get(`tp:${context}:1`).map((r) => r.tokensPerSecond));
     const singleCpu = median(results.get(`tp:${context}:1`).map((r) => r.tokensPerCpuSecond));
     const singleDecode = median(results.get(`tp:${context}:1`).map((r) => r.decodeTokensPerSecond));
@@ -201,9 +213,9 @@ try {
     }
   }
   console.log("\nsteady-state decode (the same runs): tokens/s while every stream decodes — from the moment the last stream has its first token (every prefill done)");
-  console.log("to the first stream's last token, counted at the client (HTTP/SSE included; at context 512 every stream's context is then ≈480–512); beside the end-to-end rate:");
-  console.log("context  streams  end-to-end tok/s  ×1-stream  steady decode tok/s  ×1-stream");
-  for (const context of CONTEXTS) {
+  console.log("to the first stream's last token, counted at the client (HTTP/SSE included; at 512/32 every stream's context is then ≈480–512); beside the end-to-end rate:");
+  console.log("  shape  streams  end-to-end tok/s  ×1-stream  steady decode tok/s  ×1-stream");
+  for (const { key: context } of SHAPES) {
     const single = median(results.get(`tp:${context}:1`).map((r) => r.tokensPerSecond));
     const singleSteady = median(results.get(`tp:${context}:1`).map((r) => r.steadyTokensPerSecond));
     for (const streams of CONCURRENCY) {
@@ -230,15 +242,15 @@ try {
   }
   console.log(`\norigin CPU per stream (ms): prefill + decode steps + the rest (HTTP/SSE, scheduling, sampling) = total; prefill work does not shrink with batching, so`);
   console.log(`"bound" = the ×1-stream per CPU-second ratio if the decode steps and the rest cost nothing at that concurrency:`);
-  for (const context of CONTEXTS) {
+  for (const { key: context } of SHAPES) {
     const part = (streams, key) => median(results.get(`tp:${context}:${streams}`).map((r) => r.cpuPerStream[key]));
     const line = (streams) => `${part(streams, "prefill").toFixed(2)} + ${part(streams, "decode").toFixed(2)} + ${(part(streams, "total") - part(streams, "prefill") - part(streams, "decode")).toFixed(2)} = ${part(streams, "total").toFixed(2)}`;
-    if (CONCURRENCY.includes(16)) console.log(`  context ${String(context).padStart(3)}: 1 stream ${line(1)};  16 streams ${line(16)};  bound at 16 ${(part(1, "total") / part(16, "prefill")).toFixed(2)}×`);
+    if (CONCURRENCY.includes(16)) console.log(`  ${context.padStart(7)}: 1 stream ${line(1)};  16 streams ${line(16)};  bound at 16 ${(part(1, "total") / part(16, "prefill")).toFixed(2)}×`);
   }
   const at = (context, streams, key) => median(results.get(`tp:${context}:${streams}`).map((r) => r[key])) / median(results.get(`tp:${context}:1`).map((r) => r[key]));
   for (const [key, label] of [["tokensPerSecond", "aggregate, end to end"], ["tokensPerCpuSecond", "aggregate per CPU-second"], ["steadyTokensPerSecond", "steady-state decode"], ["decodeTokensPerSecond", "decode steps"], ["decodeTokensPerCpuSecond", "decode steps per CPU-second"]]) {
     if (!CONCURRENCY.includes(16)) break;
-    console.log(`goals (${label}): 16 streams ${CONTEXTS.map((context) => `at context ${context}: ${at(context, 16, key).toFixed(2)}× (≥ ${context <= 64 ? 4 : 2}×)`).join("; ")}`);
+    console.log(`goals (${label}): 16 streams ${SHAPES.map((shape) => `at ${shape.key}: ${at(shape.key, 16, key).toFixed(2)}× (≥ ${goalOf(shape)}×)`).join("; ")}`);
   }
 } finally {
   await Promise.all([origin.stop(), exported?.stop()]);
@@ -247,17 +259,21 @@ try {
 // The engine alone (scripts/bench-origin-engine.ts, in-process: no HTTP, SSE or client), after
 // the origins have stopped: how much of the end-to-end ratio the decode loop itself allows.
 if (!options["no-engine"]) {
-  const args = ["scripts/bench-origin-engine.ts", "--rounds", String(Math.max(ROUNDS, 3)), "--new-tokens", String(NEW), "--contexts", CONTEXTS.join(","), "--concurrency", CONCURRENCY.join(","), "--model", MODEL, "--graph", graph];
-  const lines = execFileSync("node_modules/.bin/tsx", args, { encoding: "utf8", maxBuffer: 1 << 24 }).trim().split("\n").map((line) => JSON.parse(line));
+  // One engine run per number of new tokens (the script takes one), its cells keyed by shape.
+  const lines = [...new Set(SHAPES.map((shape) => shape.newTokens))].flatMap((newTokens) => {
+    const contexts = SHAPES.filter((shape) => shape.newTokens === newTokens).map((shape) => shape.context);
+    const args = ["scripts/bench-origin-engine.ts", "--rounds", String(Math.max(ROUNDS, 3)), "--new-tokens", String(newTokens), "--contexts", contexts.join(","), "--concurrency", CONCURRENCY.join(","), "--model", MODEL, "--graph", graph];
+    return execFileSync("node_modules/.bin/tsx", args, { encoding: "utf8", maxBuffer: 1 << 24 }).trim().split("\n").map((line) => ({ ...JSON.parse(line), shape: `${JSON.parse(line).context}/${newTokens}` }));
+  });
   console.log("\nthe engine alone, in-process (no HTTP/SSE, no client; scripts/bench-origin-engine.ts, same cells and prompts, medians): tokens/s wall and per CPU-second;");
   console.log("origin CPU per stream (ms) = prefill + decode steps + the rest (scheduling, sampling, metrics, the event loop)");
-  console.log("context  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream   CPU per stream: prefill + steps + rest = total");
-  for (const context of CONTEXTS) {
-    const single = lines.find((line) => line.context === context && line.streams === 1);
-    for (const line of lines.filter((entry) => entry.context === context)) {
+  console.log("  shape  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream   CPU per stream: prefill + steps + rest = total");
+  for (const { key: shape } of SHAPES) {
+    const single = lines.find((line) => line.shape === shape && line.streams === 1);
+    for (const line of lines.filter((entry) => entry.shape === shape)) {
       const { prefill, decode, total } = line.cpuPerStream;
       console.log(
-        `${String(context).padStart(7)}  ${String(line.streams).padStart(7)}  ${line.tokensPerSecond.toFixed(1).padStart(8)}  ${single ? (line.tokensPerSecond / single.tokensPerSecond).toFixed(2).padStart(8) : "     n/a"}×  ${line.tokensPerCpuSecond.toFixed(1).padStart(12)}  ${single ? (line.tokensPerCpuSecond / single.tokensPerCpuSecond).toFixed(2).padStart(8) : "     n/a"}×   ${prefill.toFixed(2)} + ${decode.toFixed(2)} + ${(total - prefill - decode).toFixed(2)} = ${total.toFixed(2)}`,
+        `${shape.padStart(7)}  ${String(line.streams).padStart(7)}  ${line.tokensPerSecond.toFixed(1).padStart(8)}  ${single ? (line.tokensPerSecond / single.tokensPerSecond).toFixed(2).padStart(8) : "     n/a"}×  ${line.tokensPerCpuSecond.toFixed(1).padStart(12)}  ${single ? (line.tokensPerCpuSecond / single.tokensPerCpuSecond).toFixed(2).padStart(8) : "     n/a"}×   ${prefill.toFixed(2)} + ${decode.toFixed(2)} + ${(total - prefill - decode).toFixed(2)} = ${total.toFixed(2)}`,
       );
     }
   }
