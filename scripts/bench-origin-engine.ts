@@ -1,12 +1,12 @@
 // The origin's decoder engine alone, in-process (no HTTP, no SSE, no client): the same
-// cells as scripts/bench-origin.mjs (N streams started together, prompt = context − new
+// cells as scripts/bench-origin.mjs (N clients in a closed loop, prompt = context − new
 // tokens, greedy, ignore_eos), the same session setup as origin/model-host.ts (split
 // attention and last-position logits for the steps, the graph as exported with
 // last-position logits for prefills, one intra-op thread). It says how much of the
 // end-to-end ratio the engine itself allows: what HTTP/SSE costs is the difference.
 // Prints one JSON line per cell (medians over interleaved rounds); bench-origin.mjs runs it
 // after its HTTP cells and prints the table.
-// Usage: npx tsx scripts/bench-origin-engine.ts [--rounds 5] [--new-tokens 32] [--contexts 64,512] [--concurrency 1,4,16,64] [--graph decoder]
+// Usage: npx tsx scripts/bench-origin-engine.ts [--rounds 5] [--min-tokens 2048] [--new-tokens 32] [--contexts 64,512] [--concurrency 1,4,16,64] [--graph decoder]
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DecoderEngine } from "../origin/engines/decoder/engine";
@@ -22,6 +22,7 @@ import { GREEDY } from "../src/generation/sampler";
 const { values: options } = parseArgs({
   options: {
     rounds: { type: "string", default: "5" },
+    "min-tokens": { type: "string", default: "2048" },
     "new-tokens": { type: "string", default: "32" },
     contexts: { type: "string", default: "64,512" },
     concurrency: { type: "string", default: "1,4,16,64" },
@@ -29,7 +30,7 @@ const { values: options } = parseArgs({
     graph: { type: "string" },
   },
 });
-const [ROUNDS, NEW] = [Number(options.rounds), Number(options["new-tokens"])];
+const [ROUNDS, NEW, MIN_TOKENS] = [Number(options.rounds), Number(options["new-tokens"]), Number(options["min-tokens"])];
 const DIR = `models/${options.model}`;
 const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), options.graph);
 if (manifest.kind !== "generation") throw new Error(`${options.model} is not a text-generation model`);
@@ -64,31 +65,46 @@ interface Cell {
   cpuPerStream: { prefill: number; decode: number; total: number };
 }
 
-async function cell(context: number, streams: number, round: number): Promise<Cell> {
+/**
+ * One cell, closed loop as in bench-origin.mjs: `streams` clients, each submitting `reps`
+ * requests back to back (≥ --min-tokens per cell); the rate counts the tokens generated while
+ * all clients are busy (until the first is done) over that time; CPU over the whole cell.
+ */
+async function cell(context: number, streams: number, round: number, minTokens = MIN_TOKENS): Promise<Cell> {
+  const reps = Math.max(2, Math.ceil(minTokens / (streams * NEW)));
   const [steps0, prefill0] = [counter("origin_decode_step_cpu_seconds_total"), counter("origin_prefill_cpu_seconds_total")];
   const [started, cpu0] = [performance.now(), process.cpuUsage()];
-  const counts = await Promise.all(
+  const clients = await Promise.all(
     Array.from({ length: streams }, async (_, i) => {
-      const request = engine.submit({ promptIds: prompt(context - NEW, round * 1000 + i), maxTokens: NEW, minTokens: 0, sampling: GREEDY, seed: 1, stopTokenIds: [], ignoreEos: true }, new AbortController().signal);
-      let tokens = 0;
-      for await (const _step of request.steps) tokens += 1;
-      return tokens;
+      const arrivals: number[] = [];
+      for (let rep = 0; rep < reps; rep++) {
+        const params = { promptIds: prompt(context - NEW, round * 100_000 + rep * 1000 + i), maxTokens: NEW, minTokens: 0, sampling: GREEDY, seed: 1, stopTokenIds: [], ignoreEos: true };
+        const request = engine.submit(params, new AbortController().signal);
+        for await (const _step of request.steps) arrivals.push(performance.now());
+      }
+      return arrivals;
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu0);
   const cpu = (used.user + used.system) / 1e6;
-  const tokens = counts.reduce((a, b) => a + b, 0);
-  if (tokens !== streams * NEW) throw new Error(`expected ${streams * NEW} tokens, got ${tokens}`);
+  const tokens = clients.reduce((sum, times) => sum + times.length, 0);
+  if (tokens !== streams * reps * NEW) throw new Error(`expected ${streams * reps * NEW} tokens, got ${tokens}`);
+  const end = Math.min(...clients.map((times) => times.at(-1)!));
+  const inWindow = clients.reduce((sum, times) => sum + times.filter((t) => t <= end).length, 0);
+  const requests = streams * reps;
   const [steps, prefill] = [counter("origin_decode_step_cpu_seconds_total") - steps0, counter("origin_prefill_cpu_seconds_total") - prefill0];
-  return { tokensPerSecond: tokens / seconds, tokensPerCpuSecond: tokens / cpu, cpuPerStream: { prefill: (prefill / streams) * 1000, decode: (steps / streams) * 1000, total: (cpu / streams) * 1000 } };
+  return {
+    tokensPerSecond: inWindow / ((end - started) / 1000),
+    tokensPerCpuSecond: tokens / cpu,
+    cpuPerStream: { prefill: (prefill / requests) * 1000, decode: (steps / requests) * 1000, total: (cpu / requests) * 1000 },
+  };
 }
 
 const contexts = options.contexts.split(",").map((context) => Math.min(Number(context), generation.contextLength));
 const concurrency = options.concurrency.split(",").map(Number);
 const keys = contexts.flatMap((context) => concurrency.map((streams) => ({ context, streams })));
 const results = new Map(keys.map(({ context, streams }) => [`${context}:${streams}`, [] as Cell[]]));
-for (const { context, streams } of keys) await cell(context, streams, 99); // warm-up
+for (const { context, streams } of keys) await cell(context, streams, 99, 0); // warm-up (two requests per client)
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 === 0 ? keys : [...keys].reverse();
   for (const { context, streams } of order) results.get(`${context}:${streams}`)!.push(await cell(context, streams, round));

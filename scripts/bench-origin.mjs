@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Reference origin benchmark (origin/, onnxruntime-node, one intra-op thread), over
 // loopback with real SSE streams, side by side in one run:
-//   throughput  aggregate generated tokens/s at 1, 4, 16, 64 concurrent streams, per shape
+//   throughput  aggregate generated tokens/s at 1, 4, 16, 64 concurrent streams (closed loop:
+//               each stream a client sending requests back to back, ≥ --min-tokens per cell), per shape
 //               "context/new tokens" (prompt = context − new tokens): 64/32 and 512/256 (half
 //               prompt, half generated, the same shape at both contexts) and 512/32 (a long
 //               prompt and a short answer, prefill-bound), and the ratio to
@@ -9,9 +10,9 @@
 //               process (its process_cpu_seconds_total; steadier than wall time on a shared
 //               machine), and that CPU per stream split into prefill, decode steps and the
 //               rest, with the ratio bound that prefill work (which batching cannot shrink) sets
-//   steady      the decode phase alone, from the same runs: tokens/s counted at the client from
-//               the moment every stream has its first token (all prefills done) to the first
-//               stream's last token — at 512/32 every stream's context is then ≈480–512
+//   steady      the same runs after the first burst of prefills: tokens/s counted at the client
+//               from the moment every client has its first token to the moment the first client
+//               is done (later requests join between steps, their prefills included)
 //   engine      the decoder engine alone, in-process (scripts/bench-origin-engine.ts: no HTTP,
 //               SSE or client), the same cells: how much of the ratio the decode loop allows
 //   step        decode step time (batch of one, and of 16) at context ≈16 vs ≈512, from the
@@ -22,7 +23,7 @@
 //               concatenated, i.e. copied, inside every step)
 // Cells are interleaved: every round runs every cell once, in a new order; medians are
 // reported, with the load average seen during the run.
-// Usage: node scripts/bench-origin.mjs [--rounds 3] [--shapes 64/32,512/32,512/256] [--graph decoder]
+// Usage: node scripts/bench-origin.mjs [--rounds 3] [--min-tokens 2048] [--shapes 64/32,512/32,512/256] [--graph decoder]
 //          [--concurrency 1,4,16,64] [--no-steps] [--no-engine]   (subsets, for quick comparisons)
 //        (--contexts 64,512 --new-tokens 32: the shapes of every context with that many new tokens)
 import { execFileSync } from "node:child_process";
@@ -34,6 +35,7 @@ import { startOrigin } from "./lib/origin.mjs";
 const { values: options } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
+    "min-tokens": { type: "string", default: "2048" },
     shapes: { type: "string", default: "64/32,512/32,512/256" },
     "new-tokens": { type: "string" },
     graph: { type: "string" },
@@ -45,6 +47,8 @@ const { values: options } = parseArgs({
   },
 });
 const ROUNDS = Number(options.rounds);
+/** Tokens a throughput cell generates at least (each client sends requests back to back until then). */
+const MIN_TOKENS = Number(options["min-tokens"]);
 const MODEL = options.model;
 const manifest = JSON.parse(readFileSync(`models/${MODEL}/manifest.json`, "utf8"));
 const graph = options.graph ?? manifest.generation.graph;
@@ -100,18 +104,6 @@ async function stream(ids, maxTokens, url = origin.url) {
   return arrivals;
 }
 
-/**
- * The decode phase's aggregate rate, from the token arrivals of streams started together:
- * tokens that arrive after every stream has its first token (all prefills done) and up to
- * the first stream's last token (all streams still decoding), over that window's length.
- */
-function steadyRate(arrivals) {
-  const from = Math.max(...arrivals.map((times) => times[0]));
-  const to = Math.min(...arrivals.map((times) => times.at(-1)));
-  const tokens = arrivals.reduce((sum, times) => sum + times.filter((t) => t > from && t <= to).length, 0);
-  return to > from && tokens > 0 ? tokens / ((to - from) / 1000) : NaN;
-}
-
 async function counter(name, url = origin.url) {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(text.split("\n").find((line) => line.startsWith(`${name}{`))?.split(" ").at(-1) ?? 0);
@@ -130,21 +122,38 @@ async function histogram(name, url = origin.url) {
   return { sum: read("sum"), count: read("count") };
 }
 
+/**
+ * One cell, closed loop: `streams` clients, each sending `reps` requests back to back (distinct
+ * prompts), so that requests join and leave the batch between steps as they would in service
+ * and a cell covers ≥ MIN_TOKENS tokens (one 32-token stream alone is ~30 ms: too short to time).
+ * The aggregate rate counts the tokens that arrive while all `streams` clients are busy — from
+ * the start to the moment the first client is done — over that window; the steady rate the same
+ * from the moment every client has its first token (the initial burst of prefills done).
+ */
 async function throughputCell({ context, newTokens }, streams, round) {
+  const reps = Math.max(2, Math.ceil(MIN_TOKENS / (streams * newTokens)));
   const [steps0, rows0, cpuSteps0, cpuPrefill0] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
   const cpu0 = await processCpu();
   const started = performance.now();
-  const arrivals = await Promise.all(Array.from({ length: streams }, (_, i) => stream(prompt(context - newTokens, round * 1000 + i), newTokens)));
-  const seconds = (performance.now() - started) / 1000;
-  const tokens = arrivals.reduce((sum, times) => sum + times.length, 0);
-  if (tokens !== streams * newTokens) throw new Error(`expected ${streams * newTokens} tokens, got ${tokens}`);
+  const clients = await Promise.all(
+    Array.from({ length: streams }, async (_, i) => {
+      const arrivals = [];
+      for (let rep = 0; rep < reps; rep++) arrivals.push(...(await stream(prompt(context - newTokens, round * 100_000 + rep * 1000 + i), newTokens)));
+      return arrivals;
+    }),
+  );
+  const tokens = clients.reduce((sum, times) => sum + times.length, 0);
+  if (tokens !== streams * reps * newTokens) throw new Error(`expected ${streams * reps * newTokens} tokens, got ${tokens}`);
   const cpu = (await processCpu()) - cpu0;
   const [steps1, rows1, cpuSteps1, cpuPrefill1] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
+  const end = Math.min(...clients.map((times) => times.at(-1)));
+  const rate = (from) => clients.reduce((sum, times) => sum + times.filter((t) => t > from && t <= end).length, 0) / ((end - from) / 1000);
+  const requests = streams * reps;
   return {
-    // CPU ms per stream: prefill, decode steps, and the rest (HTTP/SSE, scheduling, sampling)
-    cpuPerStream: { prefill: ((cpuPrefill1 - cpuPrefill0) / streams) * 1000, decode: ((cpuSteps1 - cpuSteps0) / streams) * 1000, total: (cpu / streams) * 1000 },
-    tokensPerSecond: tokens / seconds,
-    steadyTokensPerSecond: steadyRate(arrivals),
+    // CPU ms per request (one stream's prompt and tokens): prefill, decode steps, and the rest (HTTP/SSE, scheduling, sampling)
+    cpuPerStream: { prefill: ((cpuPrefill1 - cpuPrefill0) / requests) * 1000, decode: ((cpuSteps1 - cpuSteps0) / requests) * 1000, total: (cpu / requests) * 1000 },
+    tokensPerSecond: rate(started),
+    steadyTokensPerSecond: rate(Math.max(...clients.map((times) => times[0]))),
     tokensPerCpuSecond: tokens / cpu,
     decodeTokensPerSecond: (rows1 - rows0) / (steps1.sum - steps0.sum),
     decodeTokensPerCpuSecond: (rows1 - rows0) / (cpuSteps1 - cpuSteps0),
@@ -193,7 +202,8 @@ try {
   const cores = (await import("node:os")).cpus().length;
   console.log(`origin benchmark: ${MODEL} graph "${graph}" (${manifest.graphs[graph].file}), onnxruntime-node CPU, 1 intra-op thread; shapes (context/new tokens per stream) ${SHAPES.map((shape) => shape.key).join(", ")}, greedy, ignore_eos; ${ROUNDS} interleaved rounds, medians`);
   console.log(`machine: ${cores} cores, 1-min load average during the run ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)})\n`);
-  console.log("aggregate = generated tokens / wall time, prefill and HTTP included; per CPU-s = the same / origin process CPU time (process_cpu_seconds_total);");
+  console.log(`closed loop: N clients, each sending requests back to back (≥ ${MIN_TOKENS} tokens per cell); aggregate = tokens that arrive while all N are busy / that time,`);
+  console.log("prefill and HTTP included; per CPU-s = all the cell's tokens / origin process CPU time (process_cpu_seconds_total);");
   console.log("decode = tokens / wall time inside decode steps (origin_decode_step_seconds); decode per CPU-s = tokens / CPU time inside them");
   console.log("  shape  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream  decode tok/s  ×1-stream  decode tok/CPU-s  ×1-stream");
   for (const { key: context } of SHAPES) {
@@ -212,9 +222,9 @@ try {
       );
     }
   }
-  console.log("\nsteady-state decode (the same runs): tokens/s while every stream decodes — from the moment the last stream has its first token (every prefill done)");
-  console.log("to the first stream's last token, counted at the client (HTTP/SSE included; at 512/32 every stream's context is then ≈480–512); beside the end-to-end rate:");
-  console.log("  shape  streams  end-to-end tok/s  ×1-stream  steady decode tok/s  ×1-stream");
+  console.log("\nsteady state (the same runs): tokens/s from the moment every client has its first token (the first burst of prefills done) to the moment the first");
+  console.log("client is done, counted at the client (HTTP/SSE and the prefills of requests that join meanwhile included); beside the end-to-end rate:");
+  console.log("  shape  streams  end-to-end tok/s  ×1-stream  steady-state tok/s  ×1-stream");
   for (const { key: context } of SHAPES) {
     const single = median(results.get(`tp:${context}:1`).map((r) => r.tokensPerSecond));
     const singleSteady = median(results.get(`tp:${context}:1`).map((r) => r.steadyTokensPerSecond));
@@ -240,7 +250,7 @@ try {
     console.log(`goal: step growth 16 → ${contextLength - 10}: ${(step512 / step16).toFixed(2)}× wall, ${(step512Cpu / step16Cpu).toFixed(2)}× CPU (≤ 3.5×)`);
     console.log(`recomputing the prefix at ${contextLength - 1} tokens (a prefill): ${prefillWall.toFixed(2)} ms wall / ${prefillCpu.toFixed(2)} ms CPU → the cached step is ${(prefillWall / step512).toFixed(1)}× (wall) / ${(prefillCpu / step512Cpu).toFixed(1)}× (CPU) faster (goal ≥ 20×)`);
   }
-  console.log(`\norigin CPU per stream (ms): prefill + decode steps + the rest (HTTP/SSE, scheduling, sampling) = total; prefill work does not shrink with batching, so`);
+  console.log(`\norigin CPU per request (ms; one stream's prompt and tokens): prefill + decode steps + the rest (HTTP/SSE, scheduling, sampling) = total; prefill work does not shrink with batching, so`);
   console.log(`"bound" = the ×1-stream per CPU-second ratio if the decode steps and the rest cost nothing at that concurrency:`);
   for (const { key: context } of SHAPES) {
     const part = (streams, key) => median(results.get(`tp:${context}:${streams}`).map((r) => r.cpuPerStream[key]));
@@ -248,7 +258,7 @@ try {
     if (CONCURRENCY.includes(16)) console.log(`  ${context.padStart(7)}: 1 stream ${line(1)};  16 streams ${line(16)};  bound at 16 ${(part(1, "total") / part(16, "prefill")).toFixed(2)}×`);
   }
   const at = (context, streams, key) => median(results.get(`tp:${context}:${streams}`).map((r) => r[key])) / median(results.get(`tp:${context}:1`).map((r) => r[key]));
-  for (const [key, label] of [["tokensPerSecond", "aggregate, end to end"], ["tokensPerCpuSecond", "aggregate per CPU-second"], ["steadyTokensPerSecond", "steady-state decode"], ["decodeTokensPerSecond", "decode steps"], ["decodeTokensPerCpuSecond", "decode steps per CPU-second"]]) {
+  for (const [key, label] of [["tokensPerSecond", "aggregate, end to end"], ["tokensPerCpuSecond", "aggregate per CPU-second"], ["steadyTokensPerSecond", "steady state"], ["decodeTokensPerSecond", "decode steps"], ["decodeTokensPerCpuSecond", "decode steps per CPU-second"]]) {
     if (!CONCURRENCY.includes(16)) break;
     console.log(`goals (${label}): 16 streams ${SHAPES.map((shape) => `at ${shape.key}: ${at(shape.key, 16, key).toFixed(2)}× (≥ ${goalOf(shape)}×)`).join("; ")}`);
   }
@@ -262,12 +272,12 @@ if (!options["no-engine"]) {
   // One engine run per number of new tokens (the script takes one), its cells keyed by shape.
   const lines = [...new Set(SHAPES.map((shape) => shape.newTokens))].flatMap((newTokens) => {
     const contexts = SHAPES.filter((shape) => shape.newTokens === newTokens).map((shape) => shape.context);
-    const args = ["scripts/bench-origin-engine.ts", "--rounds", String(Math.max(ROUNDS, 3)), "--new-tokens", String(newTokens), "--contexts", contexts.join(","), "--concurrency", CONCURRENCY.join(","), "--model", MODEL, "--graph", graph];
+    const args = ["scripts/bench-origin-engine.ts", "--rounds", String(Math.max(ROUNDS, 3)), "--min-tokens", String(MIN_TOKENS), "--new-tokens", String(newTokens), "--contexts", contexts.join(","), "--concurrency", CONCURRENCY.join(","), "--model", MODEL, "--graph", graph];
     return execFileSync("node_modules/.bin/tsx", args, { encoding: "utf8", maxBuffer: 1 << 24 }).trim().split("\n").map((line) => ({ ...JSON.parse(line), shape: `${JSON.parse(line).context}/${newTokens}` }));
   });
   console.log("\nthe engine alone, in-process (no HTTP/SSE, no client; scripts/bench-origin-engine.ts, same cells and prompts, medians): tokens/s wall and per CPU-second;");
-  console.log("origin CPU per stream (ms) = prefill + decode steps + the rest (scheduling, sampling, metrics, the event loop)");
-  console.log("  shape  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream   CPU per stream: prefill + steps + rest = total");
+  console.log("origin CPU per request (ms) = prefill + decode steps + the rest (scheduling, sampling, metrics, the event loop)");
+  console.log("  shape  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream   CPU per request: prefill + steps + rest = total");
   for (const { key: shape } of SHAPES) {
     const single = lines.find((line) => line.shape === shape && line.streams === 1);
     for (const line of lines.filter((entry) => entry.shape === shape)) {
