@@ -15,6 +15,12 @@ export interface Deadlines {
   abort(reason?: unknown): void;
   /** True when the last abort was a deadline, not the caller. */
   timedOut(): boolean;
+  /**
+   * What a failed fetch or body read under these deadlines failed with: the deadline's 504
+   * when one fired — workerd rejects a read that the deadline aborted with its own error
+   * wrapping the reason, which would otherwise surface as a 500 — else `caught`.
+   */
+  errorOf(caught: unknown): unknown;
 }
 
 /**
@@ -73,5 +79,6 @@ export function deadlines(caller: AbortSignal | undefined): Deadlines {
       own.abort(reason);
     },
     timedOut: () => expired !== undefined,
+    errorOf: (caught) => (expired !== undefined ? own.signal.reason : caught),
   };
 }

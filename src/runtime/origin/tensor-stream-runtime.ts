@@ -124,9 +124,7 @@ export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): 
           return;
         } catch (caught) {
           if (signal.aborted) throw signal.reason;
-          // A deadline aborts the body's read, and workerd rejects it with its own error wrapping
-          // the reason: the deadline's 504 is the error, not that wrapper (which would be a 500).
-          const error = limits.timedOut() ? limits.signal.reason : caught;
+          const error = limits.errorOf(caught);
           if (error instanceof ServiceError && error.status >= 500 && error.code !== "upstream_unavailable") breaker.failure();
           if (yielded || !retryable(error)) throw error;
           lastError = error;

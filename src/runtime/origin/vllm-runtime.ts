@@ -210,9 +210,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           }
         } catch (caught) {
           if (signal.aborted) throw signal.reason;
-          // A deadline aborts the body's read, and workerd rejects it with its own error wrapping
-          // the reason: the deadline's 504 is the error, not that wrapper (which would be a 500).
-          const error = limits.timedOut() ? limits.signal.reason : caught;
+          const error = limits.errorOf(caught);
           if (error instanceof ServiceError && (error.status >= 500 && error.code !== "upstream_unavailable")) breaker.failure();
           // After the first token the client has text: no retry, the route ends the stream with an error event.
           if (yielded || !retryable(error)) throw error;
