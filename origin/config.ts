@@ -28,6 +28,8 @@ const ConfigSchema = z.object({
   ORIGIN_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1),
   /** "false" runs decoder graphs as exported (presents = the whole cache, copied every step). */
   ORIGIN_SPLIT_ATTENTION: z.enum(["true", "false"]).default("true"),
+  /** "false" runs decoder engines on the HTTP thread (their steps then stall its sockets). */
+  ORIGIN_DECODER_THREAD: z.enum(["true", "false"]).default("true"),
 });
 
 export interface OriginConfig {
@@ -43,6 +45,8 @@ export interface OriginConfig {
   generationGraph: string | undefined;
   maxBodyBytes: number;
   splitAttention: boolean;
+  /** Whether each decoder engine runs on a worker thread of its own. */
+  decoderThread: boolean;
 }
 
 /** Reads and checks the configuration; throws with every problem listed. */
@@ -68,5 +72,6 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
     generationGraph: c.ORIGIN_GENERATION_GRAPH,
     maxBodyBytes: c.ORIGIN_MAX_BODY_BYTES,
     splitAttention: c.ORIGIN_SPLIT_ATTENTION === "true",
+    decoderThread: c.ORIGIN_DECODER_THREAD === "true",
   };
 }

@@ -4,6 +4,7 @@
 import { ServiceError } from "../src/errors/service-error";
 import type { OriginConfig } from "./config";
 import { DecoderEngine } from "./engines/decoder/engine";
+import { DecoderThread, type Decoder } from "./engines/decoder/thread";
 import type { DiffusionEngine } from "./engines/diffusion/engine";
 import { loadDiffusionEngine } from "./engines/diffusion/load";
 import { createDiffusionMetrics } from "./engines/diffusion/metrics";
@@ -21,7 +22,7 @@ export interface HostedModel {
   status: "loading" | "ready" | "failed";
   failure: string | undefined;
   tensor: TensorEngine | undefined;
-  decoder: DecoderEngine | undefined;
+  decoder: Decoder | undefined;
   /** Text-to-image models: the denoising loop shared by their requests. */
   diffusion?: DiffusionEngine;
   /** How a decoder runs its graph: rewritten (split attention: no cache copies; logits for the last position only), or as exported. */
@@ -37,6 +38,8 @@ export interface ModelHost {
   find(name: string, field: string): HostedModel;
   /** The model's engine once loaded, or a 503 with Retry-After. */
   requireReady(model: HostedModel): void;
+  /** Stops the engines' own threads (between runs). */
+  close(): Promise<void>;
 }
 
 export function createModelHost(config: OriginConfig): ModelHost {
@@ -70,12 +73,21 @@ export function createModelHost(config: OriginConfig): ModelHost {
         const split = config.splitAttention ? splitAttention(bytes, model.manifest.generation.layers) : null;
         // Logits for the last position only: with the rewrites (the graph as exported stays as exported).
         const last = split !== null ? lastPositionLogits(split) : null;
-        const session = await createSession(last ?? split ?? bytes, settings);
+        const stepGraph = last ?? split ?? bytes;
         // Prefills (no past) run the graph as exported, with last-position logits (see DecoderEngine).
         const prefillGraph = split !== null ? lastPositionLogits(bytes) : null;
-        const prefillSession = prefillGraph !== null ? await createSession(prefillGraph, settings) : session;
-        model.decoder = new DecoderEngine(model.manifest.name, session, model.manifest.generation, config, metrics, split !== null, prefillSession);
-        model.mode = split === null ? "graph as exported" : `split attention${last === null ? "" : ", last-position logits"}${prefillGraph === null ? "" : "; prefill as exported, last-position logits"}`;
+        const { name, generation } = model.manifest;
+        const limits = { maxBatch: config.maxBatch, maxWaiting: config.maxWaiting, prefillTokensPerStep: config.prefillTokensPerStep };
+        if (config.decoderThread) {
+          const thread = new DecoderThread({ modelName: name, generation, limits, settings, stepGraph, prefillGraph, splitAttention: split !== null }, metrics);
+          await thread.ready;
+          model.decoder = thread;
+        } else {
+          const session = await createSession(stepGraph, settings);
+          const prefillSession = prefillGraph !== null ? await createSession(prefillGraph, settings) : session;
+          model.decoder = new DecoderEngine(name, session, generation, limits, metrics, split !== null, prefillSession);
+        }
+        model.mode = `${split === null ? "graph as exported" : `split attention${last === null ? "" : ", last-position logits"}${prefillGraph === null ? "" : "; prefill as exported, last-position logits"}`}; ${config.decoderThread ? "own thread" : "HTTP thread"}`;
       } else {
         model.tensor = await createTensorEngine(graph, bytes, settings);
       }
@@ -103,6 +115,9 @@ export function createModelHost(config: OriginConfig): ModelHost {
         throw new ServiceError(404, "model_not_found", `No model named "${name}" (available: ${[...models.keys()].join(", ")})`, { field });
       }
       return model;
+    },
+    async close() {
+      await Promise.all([...models.values()].map((model) => (model.decoder instanceof DecoderThread ? model.decoder.close() : undefined)));
     },
     requireReady(model) {
       if (model.status === "ready") return;

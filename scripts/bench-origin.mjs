@@ -13,6 +13,9 @@
 //   steady      the same runs after the first burst of prefills: tokens/s counted at the client
 //               from the moment every client has its first token to the moment the first client
 //               is done (later requests join between steps, their prefills included)
+//   thread      the same throughput cells (1 and 16 streams) against a second origin whose
+//               decoder runs on the HTTP thread (ORIGIN_DECODER_THREAD=false), as before it had a
+//               thread of its own: what the engine thread buys
 //   engine      the decoder engine alone, in-process (scripts/bench-origin-engine.ts: no HTTP,
 //               SSE or client), the same cells: how much of the ratio the decode loop allows
 //   step        decode step time (batch of one, and of 16) at context ≈16 vs ≈512, from the
@@ -24,7 +27,7 @@
 // Cells are interleaved: every round runs every cell once, in a new order; medians are
 // reported, with the load average seen during the run.
 // Usage: node scripts/bench-origin.mjs [--rounds 3] [--min-tokens 2048] [--shapes 64/32,512/32,512/256] [--graph decoder]
-//          [--concurrency 1,4,16,64] [--no-steps] [--no-engine]   (subsets, for quick comparisons)
+//          [--concurrency 1,4,16,64] [--no-steps] [--no-engine] [--no-http-thread]   (subsets, for quick comparisons)
 //        (--contexts 64,512 --new-tokens 32: the shapes of every context with that many new tokens)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -44,6 +47,7 @@ const { values: options } = parseArgs({
     concurrency: { type: "string", default: "1,4,16,64" },
     "no-steps": { type: "boolean", default: false },
     "no-engine": { type: "boolean", default: false },
+    "no-http-thread": { type: "boolean", default: false },
   },
 });
 const ROUNDS = Number(options.rounds);
@@ -65,6 +69,8 @@ const SHAPES = (options.contexts === undefined && options["new-tokens"] === unde
 });
 const goalOf = (shape) => (shape.context <= 64 ? 4 : 2);
 const STEPS = !options["no-steps"];
+const HTTP_THREAD = !options["no-http-thread"];
+const HTTP_THREAD_STREAMS = [1, 16].filter((streams) => CONCURRENCY.includes(streams));
 
 /** A deterministic prompt of `length` ids (LCG), distinct per `seed`. */
 function prompt(length, seed) {
@@ -78,6 +84,8 @@ const shuffle = (items, seed) => items.map((item, i) => [((i + 1) * 2654435761 *
 const settings = { ORIGIN_GENERATION_GRAPH: graph, ORIGIN_MAX_BATCH: "64", ORIGIN_MAX_WAITING: "256" };
 const origin = await startOrigin(settings);
 const exported = STEPS ? await startOrigin({ ...settings, ORIGIN_SPLIT_ATTENTION: "false" }) : undefined;
+/** The decoder on the HTTP thread (ORIGIN_DECODER_THREAD=false), as before it had a thread of its own: 1 and 16 streams. */
+const httpThread = HTTP_THREAD ? await startOrigin({ ...settings, ORIGIN_DECODER_THREAD: "false" }) : undefined;
 
 /** One streamed completion; resolves with the arrival time (performance.now()) of each token id received. */
 async function stream(ids, maxTokens, url = origin.url) {
@@ -130,22 +138,23 @@ async function histogram(name, url = origin.url) {
  * the start to the moment the first client is done — over that window; the steady rate the same
  * from the moment every client has its first token (the initial burst of prefills done).
  */
-async function throughputCell({ context, newTokens }, streams, round) {
+async function throughputCell({ context, newTokens }, streams, round, url = origin.url) {
   const reps = Math.max(2, Math.ceil(MIN_TOKENS / (streams * newTokens)));
-  const [steps0, rows0, cpuSteps0, cpuPrefill0] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
-  const cpu0 = await processCpu();
+  const read = async () => [await histogram("origin_decode_step_seconds", url), await counter("origin_decode_rows_total", url), await counter("origin_decode_step_cpu_seconds_total", url), await counter("origin_prefill_cpu_seconds_total", url)];
+  const [steps0, rows0, cpuSteps0, cpuPrefill0] = await read();
+  const cpu0 = await processCpu(url);
   const started = performance.now();
   const clients = await Promise.all(
     Array.from({ length: streams }, async (_, i) => {
       const arrivals = [];
-      for (let rep = 0; rep < reps; rep++) arrivals.push(...(await stream(prompt(context - newTokens, round * 100_000 + rep * 1000 + i), newTokens)));
+      for (let rep = 0; rep < reps; rep++) arrivals.push(...(await stream(prompt(context - newTokens, round * 100_000 + rep * 1000 + i), newTokens, url)));
       return arrivals;
     }),
   );
   const tokens = clients.reduce((sum, times) => sum + times.length, 0);
   if (tokens !== streams * reps * newTokens) throw new Error(`expected ${streams * reps * newTokens} tokens, got ${tokens}`);
-  const cpu = (await processCpu()) - cpu0;
-  const [steps1, rows1, cpuSteps1, cpuPrefill1] = [await histogram("origin_decode_step_seconds"), await counter("origin_decode_rows_total"), await counter("origin_decode_step_cpu_seconds_total"), await counter("origin_prefill_cpu_seconds_total")];
+  const cpu = (await processCpu(url)) - cpu0;
+  const [steps1, rows1, cpuSteps1, cpuPrefill1] = await read();
   const end = Math.min(...clients.map((times) => times.at(-1)));
   const rate = (from) => clients.reduce((sum, times) => sum + times.filter((t) => t > from && t <= end).length, 0) / ((end - from) / 1000);
   const requests = streams * reps;
@@ -179,9 +188,10 @@ async function prefillCell(length) {
 
 const loads = [loadavg()[0]];
 try {
-  for (let i = 0; i < 8; i++) await Promise.all([stream(prompt(32, i), 8), ...(exported === undefined ? [] : [stream(prompt(32, i), 8, exported.url)])]); // warm-up
+  for (let i = 0; i < 8; i++) await Promise.all([origin, exported, httpThread].flatMap((server) => (server === undefined ? [] : [stream(prompt(32, i), 8, server.url)]))); // warm-up
   const cells = [
     ...SHAPES.flatMap((shape) => CONCURRENCY.map((streams) => ({ key: `tp:${shape.key}:${streams}`, run: (round) => throughputCell(shape, streams, round) }))),
+    ...(httpThread === undefined ? [] : SHAPES.flatMap((shape) => HTTP_THREAD_STREAMS.map((streams) => ({ key: `http:${shape.key}:${streams}`, run: (round) => throughputCell(shape, streams, round, httpThread.url) })))),
     ...(STEPS ? [["split", origin.url], ["exported", exported.url]] : []).flatMap(([mode, url]) =>
       [1, 16].flatMap((rows) => [
         { key: `step:${mode}:${rows}:16`, run: () => stepCell(16, rows, url) },
@@ -257,13 +267,26 @@ try {
     const line = (streams) => `${part(streams, "prefill").toFixed(2)} + ${part(streams, "decode").toFixed(2)} + ${(part(streams, "total") - part(streams, "prefill") - part(streams, "decode")).toFixed(2)} = ${part(streams, "total").toFixed(2)}`;
     if (CONCURRENCY.includes(16)) console.log(`  ${context.padStart(7)}: 1 stream ${line(1)};  16 streams ${line(16)};  bound at 16 ${(part(1, "total") / part(16, "prefill")).toFixed(2)}×`);
   }
+  if (httpThread !== undefined) {
+    console.log("\nthe decoder on its own thread (served) vs on the HTTP thread (ORIGIN_DECODER_THREAD=false; onnxruntime-node's run() is synchronous, so there every step");
+    console.log("stalls the sockets and every SSE write the next step), same cells interleaved: tokens/s end to end, origin tokens per CPU-second");
+    console.log("  shape  streams  own thread tok/s  HTTP thread tok/s  own/HTTP  ×1-stream own | HTTP   tok/CPU-s own | HTTP");
+    for (const { key: shape } of SHAPES) {
+      for (const streams of HTTP_THREAD_STREAMS) {
+        const m = (prefix, s, key) => median(results.get(`${prefix}:${shape}:${s}`).map((r) => r[key]));
+        const [own, http] = [m("tp", streams, "tokensPerSecond"), m("http", streams, "tokensPerSecond")];
+        const ratio = (prefix) => (m(prefix, streams, "tokensPerSecond") / m(prefix, 1, "tokensPerSecond")).toFixed(2);
+        console.log(`${shape.padStart(7)}  ${String(streams).padStart(7)}  ${own.toFixed(1).padStart(16)}  ${http.toFixed(1).padStart(17)}  ${(own / http).toFixed(2).padStart(7)}×  ${ratio("tp").padStart(10)}× | ${ratio("http")}×  ${m("tp", streams, "tokensPerCpuSecond").toFixed(0).padStart(11)} | ${m("http", streams, "tokensPerCpuSecond").toFixed(0)}`);
+      }
+    }
+  }
   const at = (context, streams, key) => median(results.get(`tp:${context}:${streams}`).map((r) => r[key])) / median(results.get(`tp:${context}:1`).map((r) => r[key]));
   for (const [key, label] of [["tokensPerSecond", "aggregate, end to end"], ["tokensPerCpuSecond", "aggregate per CPU-second"], ["steadyTokensPerSecond", "steady state"], ["decodeTokensPerSecond", "decode steps"], ["decodeTokensPerCpuSecond", "decode steps per CPU-second"]]) {
     if (!CONCURRENCY.includes(16)) break;
     console.log(`goals (${label}): 16 streams ${SHAPES.map((shape) => `at ${shape.key}: ${at(shape.key, 16, key).toFixed(2)}× (≥ ${goalOf(shape)}×)`).join("; ")}`);
   }
 } finally {
-  await Promise.all([origin.stop(), exported?.stop()]);
+  await Promise.all([origin.stop(), exported?.stop(), httpThread?.stop()]);
 }
 
 // The engine alone (scripts/bench-origin-engine.ts, in-process: no HTTP, SSE or client), after

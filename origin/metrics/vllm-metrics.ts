@@ -30,6 +30,17 @@ const PER_TOKEN = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75
 
 export type VllmMetrics = ReturnType<typeof createVllmMetrics>;
 
+type Labels = Readonly<Record<string, string>>;
+/** The names of the metrics an engine records (not the gauges, read at scrape time). */
+export type EngineMetricName = Exclude<keyof VllmMetrics, "labelsOf">;
+/**
+ * What an engine records into: the registry's own metrics in-process, or a recorder that
+ * forwards each record to the HTTP thread when the engine runs on a worker (decoder/thread.ts).
+ */
+export type EngineMetrics = {
+  [K in EngineMetricName]: VllmMetrics[K] extends Histogram ? { observe(labels: Labels, value: number): void } : { inc(labels: Labels, by?: number): void };
+} & { labelsOf(engine: { modelName: string }): Labels };
+
 export function createVllmMetrics(registry: Registry, engines: () => readonly EngineGauges[], maxModelLen: number) {
   // One labels object per model, reused on every token (the registry memoizes its key).
   const labels = new Map<string, Readonly<Record<string, string>>>();

@@ -10,16 +10,28 @@
 import { ServiceError } from "../../../src/errors/service-error";
 import { sample } from "../../../src/generation/sampler";
 import type { GenerationConfig } from "../../manifests";
-import type { VllmMetrics } from "../../metrics/vllm-metrics";
+import type { EngineMetrics } from "../../metrics/vllm-metrics";
 import { ort } from "../onnx-session";
 import { LOGITS_INDEX } from "../../onnx/last-logits";
+import { threadCpuClock } from "../thread-cpu";
+import type { Channel } from "./channel";
 import { KvCache, type RowSource } from "./kv-cache";
-import { DecodeRequest, type GenerationParams } from "./request";
+import { DecodeRequest, type GenerationParams, type GenerationStep } from "./request";
 
 export interface DecoderLimits {
   maxBatch: number;
   maxWaiting: number;
   prefillTokensPerStep: number;
+}
+
+/** How a request enters the engine when the engine runs on a thread of its own (thread.ts). */
+export interface SubmitOptions {
+  /** Where its steps go (default: a new channel the caller reads). */
+  steps?: Channel<GenerationStep>;
+  /** When it arrived, on this thread's performance.now() clock (default: now). */
+  arrivedAt?: number;
+  /** Called when it leaves the queue for the batch. */
+  admitted?: () => void;
 }
 
 const NO_IDS: ReadonlySet<number> = new Set();
@@ -40,13 +52,15 @@ export class DecoderEngine {
   private nextId = 0;
   /** Decode steps run so far (tests read it to show an abort stops decoding within one step). */
   steps = 0;
+  /** This thread's CPU seconds (the engine may run on a worker beside the HTTP thread). */
+  private readonly cpuSeconds = threadCpuClock();
 
   constructor(
     readonly modelName: string,
     private readonly session: ort.InferenceSession,
     readonly generation: GenerationConfig,
     private readonly limits: DecoderLimits,
-    private readonly metrics: VllmMetrics,
+    private readonly metrics: EngineMetrics,
     /** Whether the session runs the split-attention rewrite (presents = new columns only). */
     readonly splitAttention: boolean,
     /**
@@ -80,13 +94,13 @@ export class DecoderEngine {
    * Queues a request; its steps arrive on `request.steps`. A full queue is a 429 with
    * Retry-After; an aborted signal removes the request before the engine's next step.
    */
-  submit(params: GenerationParams, signal: AbortSignal): DecodeRequest {
+  submit(params: GenerationParams, signal: AbortSignal, options: SubmitOptions = {}): DecodeRequest {
     if (this.runningCount + this.waitingCount >= this.limits.maxBatch + this.limits.maxWaiting) {
       throw new ServiceError(429, "invalid_request", `The origin is at capacity (${this.limits.maxBatch} running, ${this.limits.maxWaiting} waiting); retry shortly`, {
         headers: { "retry-after": "1" },
       });
     }
-    const request = new DecodeRequest(`${this.modelName}-${this.nextId++}`, params);
+    const request = new DecodeRequest(`${this.modelName}-${this.nextId++}`, params, options);
     const abort = () => {
       if (request.state === "finished") return;
       request.aborted = true;
@@ -174,15 +188,15 @@ export class DecoderEngine {
     };
     if (this.prefillLastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(requests, (request) => BigInt(request.params.promptIds.length - 1)), [rows, 1, 1]);
     for (const name of this.cache.names.past) feeds[name] = new ort.Tensor("float32", empty, [rows, kvHeads, 0, headDim]);
-    const [started, cpuBefore] = [performance.now(), process.cpuUsage()];
+    const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
     const outputs = await this.prefillSession.run(feeds);
-    const cpu = process.cpuUsage(cpuBefore);
+    const cpu = this.cpuSeconds() - cpuBefore;
     const labels = this.metrics.labelsOf(this);
     const seconds = (performance.now() - started) / 1000;
     // vLLM's prefill time is per request: each request of the group spent the run in prefill.
     for (let i = 0; i < rows; i++) this.metrics.prefillTime.observe(labels, seconds);
     this.metrics.prefillRuns.inc(labels);
-    this.metrics.prefillCpu.inc(labels, (cpu.user + cpu.system) / 1e6);
+    this.metrics.prefillCpu.inc(labels, cpu);
     const logits = outputs.logits?.data;
     if (!(logits instanceof Float32Array)) throw new Error("the decoder returned no FP32 logits");
     const presents = this.cache.names.present.map((name) => {
@@ -225,15 +239,15 @@ export class DecoderEngine {
     if (this.lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", new BigInt64Array(rows), [rows, 1, 1]);
     const columns = this.splitAttention ? 1 : capacity + 1;
     const fetches = { logits: new ort.Tensor("float32", this.logits.subarray(0, rows * vocabSize), [rows, 1, vocabSize]), ...this.cache.presentFetches(columns) };
-    const [started, cpuBefore] = [performance.now(), process.cpuUsage()];
+    const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
     await this.session.run(feeds, fetches);
     const stepSeconds = (performance.now() - started) / 1000;
-    const cpu = process.cpuUsage(cpuBefore);
+    const cpu = this.cpuSeconds() - cpuBefore;
     this.cache.appendStep(this.running.map((request) => request.filled), columns, columns - 1);
     this.steps += 1;
     const labels = this.metrics.labelsOf(this);
     this.metrics.decodeStepTime.observe(labels, stepSeconds);
-    this.metrics.decodeStepCpu.inc(labels, (cpu.user + cpu.system) / 1e6);
+    this.metrics.decodeStepCpu.inc(labels, cpu);
     this.metrics.decodeSteps.inc(labels);
     this.metrics.decodeRows.inc(labels, rows);
     this.metrics.iterationTokens.observe(labels, rows);
@@ -266,6 +280,7 @@ export class DecoderEngine {
     const labels = this.metrics.labelsOf(this);
     for (const request of group) {
       request.state = "running";
+      request.admitted?.();
       this.metrics.queueTime.observe(labels, (performance.now() - request.arrivedAt) / 1000);
       this.metrics.promptTokens.inc(labels, request.params.promptIds.length);
     }

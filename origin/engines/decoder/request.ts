@@ -26,7 +26,7 @@ export interface GenerationParams {
 }
 
 export class DecodeRequest {
-  readonly steps = new Channel<GenerationStep>();
+  readonly steps: Channel<GenerationStep>;
   readonly rng: Prng;
   readonly generated: number[] = [];
   state: "waiting" | "running" | "finished" = "waiting";
@@ -37,11 +37,20 @@ export class DecodeRequest {
   suppressed: ReadonlySet<number> | undefined;
   /** The last sampled token, fed to the next decode step. */
   pending = -1;
-  readonly arrivedAt = performance.now();
+  readonly arrivedAt: number;
   firstTokenAt = 0;
   lastTokenAt = 0;
+  /** Called when the request leaves the queue for the batch. */
+  readonly admitted: (() => void) | undefined;
 
-  constructor(readonly id: string, readonly params: GenerationParams) {
+  constructor(
+    readonly id: string,
+    readonly params: GenerationParams,
+    options: { steps?: Channel<GenerationStep>; arrivedAt?: number; admitted?: () => void } = {},
+  ) {
+    this.steps = options.steps ?? new Channel<GenerationStep>();
+    this.arrivedAt = options.arrivedAt ?? performance.now();
+    this.admitted = options.admitted;
     this.rng = createPrng(params.seed ?? Math.floor(Math.random() * 2 ** 52));
   }
 }

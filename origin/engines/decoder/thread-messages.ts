@@ -1,0 +1,47 @@
+// What the HTTP thread and the decoder's own thread (worker.ts, thread.ts) say to each other.
+// Toward the engine: requests and aborts. Back: one message per turn of the engine's loop
+// with everything that happened in it, as flat tuples (cheap to clone): tokens, ends,
+// admissions into the batch, and the metric records the HTTP thread applies to /metrics.
+import type { GenerationConfig } from "../../manifests";
+import type { EngineMetricName } from "../../metrics/vllm-metrics";
+import type { SessionSettings } from "../onnx-session";
+import type { DecoderLimits } from "./engine";
+import type { GenerationParams } from "./request";
+
+export interface DecoderWorkerInit {
+  modelName: string;
+  generation: GenerationConfig;
+  limits: DecoderLimits;
+  settings: SessionSettings;
+  /** The graph decode steps run (rewritten or as exported). */
+  stepGraph: Uint8Array;
+  /** The graph prefills run; null = the step graph's session. */
+  prefillGraph: Uint8Array | null;
+  splitAttention: boolean;
+  /** The labels the HTTP thread's metrics use for this engine (records with them say null). */
+  labels: Readonly<Record<string, string>>;
+  metricNames: readonly EngineMetricName[];
+}
+
+export type ToEngine =
+  /** `arrivedAt`: epoch milliseconds (performance.timeOrigin + now), comparable across threads. */
+  | { type: "submit"; id: number; params: GenerationParams; arrivedAt: number }
+  | { type: "abort"; id: number }
+  /** Exit between runs (terminating the thread inside onnxruntime's run aborts the process). */
+  | { type: "stop" };
+
+export const STEP = 0;
+export const END = 1;
+export const FAIL = 2;
+export const ADMITTED = 3;
+export const INC = 4;
+export const OBSERVE = 5;
+
+export type EngineRecord =
+  | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null]
+  | [typeof END, id: number]
+  | [typeof FAIL, id: number, error: string]
+  | [typeof ADMITTED, id: number]
+  | [typeof INC | typeof OBSERVE, metric: EngineMetricName, value: number, labels: Readonly<Record<string, string>> | null];
+
+export type FromEngine = { type: "ready" } | { type: "failed"; error: string } | { type: "records"; records: EngineRecord[]; kvCacheBytes: number };

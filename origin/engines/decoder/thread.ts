@@ -1,0 +1,171 @@
+// The HTTP thread's side of a decoder engine running on its own thread (worker.ts): the
+// same submit / gauges surface as DecoderEngine, so routes and metrics do not know which
+// they talk to. It keeps the requests in flight itself, so the queue bound (429) and the
+// running/waiting gauges are exact the moment a request aborts (vllm#22545), before the
+// engine hears of it; the engine drops an aborted row before its next step. If the thread
+// dies, its requests fail with 500 and a new thread starts.
+import { once } from "node:events";
+import type { Worker } from "node:worker_threads";
+import { ServiceError } from "../../../src/errors/service-error";
+import type { VllmMetrics } from "../../metrics/vllm-metrics";
+import { startWorker } from "../worker-thread";
+import { Channel } from "./channel";
+import type { DecoderLimits } from "./engine";
+import type { GenerationParams, GenerationStep } from "./request";
+import { ADMITTED, END, FAIL, INC, OBSERVE, STEP, type DecoderWorkerInit, type EngineRecord, type FromEngine, type ToEngine } from "./thread-messages";
+
+/** What routes and metrics need of a decoder, in-process (DecoderEngine) or on its thread. */
+export interface Decoder {
+  readonly modelName: string;
+  readonly runningCount: number;
+  readonly waitingCount: number;
+  readonly kvCacheBytes: number;
+  submit(params: GenerationParams, signal: AbortSignal): { steps: AsyncIterable<GenerationStep> };
+}
+
+interface InFlight {
+  steps: Channel<GenerationStep>;
+  state: "waiting" | "running";
+}
+
+type ThreadInit = Omit<DecoderWorkerInit, "labels" | "metricNames">;
+
+export class DecoderThread implements Decoder {
+  readonly modelName: string;
+  private worker: Worker | undefined;
+  private readonly inFlight = new Map<number, InFlight>();
+  private nextId = 0;
+  private kvBytes = 0;
+  private closing = false;
+  private readonly init: DecoderWorkerInit;
+  private readonly limits: DecoderLimits;
+
+  /** Settles once the engine's sessions are created (rejects with the reason they were not). */
+  readonly ready: Promise<void>;
+
+  constructor(init: ThreadInit, private readonly metrics: VllmMetrics) {
+    this.modelName = init.modelName;
+    const metricNames = Object.keys(metrics).filter((name): name is DecoderWorkerInit["metricNames"][number] => name !== "labelsOf");
+    // The engine enforces no queue bound of its own: this side does, on requests it knows are live.
+    this.init = { ...init, limits: { ...init.limits, maxWaiting: Number.MAX_SAFE_INTEGER }, labels: metrics.labelsOf(init), metricNames };
+    this.limits = init.limits;
+    this.ready = this.start();
+  }
+
+  get runningCount(): number {
+    let count = 0;
+    for (const request of this.inFlight.values()) if (request.state === "running") count += 1;
+    return count;
+  }
+
+  get waitingCount(): number {
+    return this.inFlight.size - this.runningCount;
+  }
+
+  get kvCacheBytes(): number {
+    return this.kvBytes;
+  }
+
+  submit(params: GenerationParams, signal: AbortSignal): { steps: AsyncIterable<GenerationStep> } {
+    const worker = this.worker;
+    if (worker === undefined) throw new ServiceError(503, "model_not_ready", `The decoder of "${this.modelName}" is restarting`, { headers: { "retry-after": "1" } });
+    const { maxBatch, maxWaiting } = this.limits;
+    if (this.inFlight.size >= maxBatch + maxWaiting) {
+      throw new ServiceError(429, "invalid_request", `The origin is at capacity (${maxBatch} running, ${maxWaiting} waiting); retry shortly`, {
+        headers: { "retry-after": "1" },
+      });
+    }
+    const id = this.nextId++;
+    const request: InFlight = { steps: new Channel<GenerationStep>(), state: "waiting" };
+    this.inFlight.set(id, request);
+    const abort = () => {
+      if (this.inFlight.get(id) !== request) return;
+      this.inFlight.delete(id);
+      request.steps.close();
+      this.send(worker, { type: "abort", id });
+    };
+    if (signal.aborted) abort();
+    else {
+      signal.addEventListener("abort", abort, { once: true });
+      this.send(worker, { type: "submit", id, params, arrivedAt: performance.timeOrigin + performance.now() });
+    }
+    return request;
+  }
+
+  /**
+   * Stops the thread between two runs (Worker.terminate() during onnxruntime's synchronous
+   * run aborts the whole process); requests in flight fail.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    const worker = this.worker;
+    if (worker === undefined) return;
+    const exited = once(worker, "exit");
+    this.send(worker, { type: "stop" });
+    await exited;
+  }
+
+  private send(worker: Worker, message: ToEngine): void {
+    worker.postMessage(message);
+  }
+
+  private start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let [started, dead] = [false, false];
+      const worker = startWorker(new URL("./worker.ts", import.meta.url), { workerData: this.init });
+      worker.unref();
+      worker.on("message", (message: FromEngine) => {
+        if (message.type === "records") {
+          this.kvBytes = message.kvCacheBytes;
+          for (const entry of message.records) this.apply(entry);
+        } else if (message.type === "ready") {
+          started = true;
+          this.worker = worker;
+          resolve();
+        } else reject(new Error(message.error));
+      });
+      const died = (reason: string) => {
+        if (dead) return;
+        dead = true;
+        if (this.worker === worker) this.worker = undefined;
+        const error = new ServiceError(500, "internal_error", "The decoder failed", { cause: new Error(reason) });
+        for (const request of this.inFlight.values()) request.steps.close(error);
+        this.inFlight.clear();
+        if (!started) reject(new Error(reason));
+        else if (!this.closing) {
+          console.error(JSON.stringify({ event: "decoder_thread_died", model: this.modelName, reason }));
+          this.start().catch((restart: unknown) => console.error(JSON.stringify({ event: "decoder_thread_restart_failed", model: this.modelName, error: String(restart) })));
+        }
+      };
+      worker.on("error", (error) => died(error.message));
+      worker.on("exit", (code) => died(`exited with code ${code}`));
+    });
+  }
+
+  private apply(entry: EngineRecord): void {
+    switch (entry[0]) {
+      case STEP:
+        this.inFlight.get(entry[1])?.steps.push({ tokenId: entry[2], finishReason: entry[3], stopReason: entry[4] });
+        break;
+      case END:
+      case FAIL: {
+        const request = this.inFlight.get(entry[1]);
+        if (request === undefined) break;
+        this.inFlight.delete(entry[1]);
+        request.steps.close(entry[0] === FAIL ? new ServiceError(500, "internal_error", "The decoder failed", { cause: new Error(entry[2]) }) : undefined);
+        break;
+      }
+      case ADMITTED: {
+        const request = this.inFlight.get(entry[1]);
+        if (request !== undefined) request.state = "running";
+        break;
+      }
+      case INC:
+        (this.metrics[entry[1]] as { inc(labels: Readonly<Record<string, string>>, by: number): void }).inc(entry[3] ?? this.init.labels, entry[2]);
+        break;
+      case OBSERVE:
+        (this.metrics[entry[1]] as { observe(labels: Readonly<Record<string, string>>, value: number): void }).observe(entry[3] ?? this.init.labels, entry[2]);
+        break;
+    }
+  }
+}

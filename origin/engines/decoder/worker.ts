@@ -1,0 +1,80 @@
+// The decoder engine on a thread of its own. onnxruntime-node's run() is synchronous: on the
+// HTTP thread every decode step would stall the sockets, and every SSE write the next step.
+// Here the steps run back to back while the HTTP thread parses requests and writes tokens on
+// the other core, as vLLM runs its EngineCore apart from its API server. The engine is the
+// same DecoderEngine the tests run in-process; its channels and metrics are relays that
+// batch what happened in one turn of its loop into one message (thread-messages.ts).
+import { parentPort, workerData } from "node:worker_threads";
+import type { EngineMetricName, EngineMetrics } from "../../metrics/vllm-metrics";
+import { createSession } from "../onnx-session";
+import { Channel } from "./channel";
+import { DecoderEngine } from "./engine";
+import type { GenerationStep } from "./request";
+import { ADMITTED, END, FAIL, INC, OBSERVE, STEP, type DecoderWorkerInit, type EngineRecord, type FromEngine, type ToEngine } from "./thread-messages";
+
+if (parentPort === null) throw new Error("decoder/worker.ts runs as a worker thread (decoder/thread.ts starts it)");
+const port = parentPort;
+const init = workerData as DecoderWorkerInit;
+const post = (message: FromEngine) => port.postMessage(message);
+
+let engine: DecoderEngine | undefined;
+let records: EngineRecord[] = [];
+/** Sends the turn's records at its end: the first await of the engine's loop after them. */
+const flush = () => {
+  post({ type: "records", records, kvCacheBytes: engine?.kvCacheBytes ?? 0 });
+  records = [];
+};
+const record = (entry: EngineRecord) => {
+  if (records.length === 0) queueMicrotask(flush);
+  records.push(entry);
+};
+
+const controllers = new Map<number, AbortController>();
+
+/** A request's steps, relayed to the HTTP thread's channel for it. */
+class RelayedSteps extends Channel<GenerationStep> {
+  constructor(private readonly id: number) {
+    super();
+  }
+
+  override push(step: GenerationStep): void {
+    record([STEP, this.id, step.tokenId, step.finishReason, step.stopReason]);
+  }
+
+  override close(error?: unknown): void {
+    if (!controllers.delete(this.id)) return;
+    record(error === undefined ? [END, this.id] : [FAIL, this.id, error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)]);
+  }
+}
+
+const relay = (name: EngineMetricName) => ({
+  inc: (labels: Readonly<Record<string, string>>, by = 1) => record([INC, name, by, labels === init.labels ? null : labels]),
+  observe: (labels: Readonly<Record<string, string>>, value: number) => record([OBSERVE, name, value, labels === init.labels ? null : labels]),
+});
+const metrics = { ...Object.fromEntries(init.metricNames.map((name) => [name, relay(name)])), labelsOf: () => init.labels } as unknown as EngineMetrics;
+
+port.on("message", (message: ToEngine) => {
+  if (message.type === "abort") {
+    controllers.get(message.id)?.abort();
+    return;
+  }
+  if (message.type === "stop") process.exit(0); // in a worker: ends this thread, between runs
+  if (engine === undefined) return; // the HTTP thread submits only once ready
+  const { id } = message;
+  const controller = new AbortController();
+  controllers.set(id, controller);
+  engine.submit(message.params, controller.signal, {
+    steps: new RelayedSteps(id),
+    arrivedAt: message.arrivedAt - performance.timeOrigin,
+    admitted: () => record([ADMITTED, id]),
+  });
+});
+
+try {
+  const session = await createSession(init.stepGraph, init.settings);
+  const prefillSession = init.prefillGraph === null ? session : await createSession(init.prefillGraph, init.settings);
+  engine = new DecoderEngine(init.modelName, session, init.generation, init.limits, metrics, init.splitAttention, prefillSession);
+  post({ type: "ready" });
+} catch (error) {
+  post({ type: "failed", error: error instanceof Error ? error.message : String(error) });
+}

@@ -1,0 +1,117 @@
+// The decoder engine on its own worker thread (origin/engines/decoder/thread.ts), the way
+// the origin runs it: the same tokens as the engine in-process on the same graph, aborts
+// reflected in the gauges and the queue bound at once (before the engine thread hears of
+// them) and no more rows decoded for them, the engine's metrics relayed to the HTTP thread's
+// registry, and a thread that dies failing its requests with 500 and coming back.
+import { readFileSync } from "node:fs";
+import type { Worker } from "node:worker_threads";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DecoderEngine } from "../../origin/engines/decoder/engine";
+import type { GenerationParams } from "../../origin/engines/decoder/request";
+import { DecoderThread } from "../../origin/engines/decoder/thread";
+import { createSession } from "../../origin/engines/onnx-session";
+import { parseManifest } from "../../origin/manifests";
+import { Registry } from "../../origin/metrics/prometheus";
+import { createVllmMetrics } from "../../origin/metrics/vllm-metrics";
+import { readVerifiedFile } from "../../origin/model-files";
+import { lastPositionLogits } from "../../origin/onnx/last-logits";
+import { splitAttention } from "../../origin/onnx/split-attention";
+import { ServiceError } from "../../src/errors/service-error";
+import { GREEDY } from "../../src/generation/sampler";
+
+const DIR = "models/tiny-llm";
+const limits = { maxBatch: 4, maxWaiting: 2, prefillTokensPerStep: 2048 };
+
+describe("decoder engine on its own thread", () => {
+  let thread: DecoderThread;
+  let local: DecoderEngine;
+  const registry = new Registry();
+  const metric = (name: string) => Number(/ (\S+)$/.exec(registry.render().split("\n").find((line) => line.startsWith(`${name}{`)) ?? " 0")?.[1]);
+
+  beforeAll(async () => {
+    // FP32: the INT8 graph's dynamic quantization scales activations over the whole batch, so
+    // its tokens depend on which rows share a step; FP32's do not.
+    const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
+    if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
+    const { generation } = manifest;
+    const bytes = await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256);
+    const stepGraph = lastPositionLogits(splitAttention(bytes, generation.layers)!)!;
+    const prefillGraph = lastPositionLogits(bytes)!;
+    const settings = { executionProviders: ["cpu"], intraOpThreads: 1 };
+    const metrics = createVllmMetrics(registry, () => [], generation.contextLength);
+    thread = new DecoderThread({ modelName: "tiny-llm", generation, limits, settings, stepGraph, prefillGraph, splitAttention: true }, metrics);
+    const localMetrics = createVllmMetrics(new Registry(), () => [], generation.contextLength);
+    local = new DecoderEngine("tiny-llm", await createSession(stepGraph, settings), generation, limits, localMetrics, true, await createSession(prefillGraph, settings));
+    await thread.ready;
+  });
+  afterAll(async () => {
+    await thread.close();
+  });
+
+  const params = (prompt: number[], maxTokens = 24): GenerationParams => ({ promptIds: prompt, maxTokens, minTokens: 0, sampling: GREEDY, seed: 1, stopTokenIds: [], ignoreEos: true });
+  const drain = async (request: { steps: AsyncIterable<{ tokenId: number; finishReason: string | null }> }) => {
+    const steps: { tokenId: number; finishReason: string | null }[] = [];
+    for await (const step of request.steps) steps.push(step);
+    return steps;
+  };
+
+  it("decodes the same tokens, with the same finish, as the engine in-process on the same graph, batched or alone", async () => {
+    const prompts = [[1, 40, 41, 42, 43], [1, 50, 51, 52], [1, 60, 61, 62, 63, 64], [1, 7, 8]];
+    const inProcess = await Promise.all(prompts.map((prompt) => drain(local.submit(params(prompt), new AbortController().signal))));
+    const together = await Promise.all(prompts.map((prompt) => drain(thread.submit(params(prompt), new AbortController().signal))));
+    const alone = [];
+    for (const prompt of prompts) alone.push(await drain(thread.submit(params(prompt), new AbortController().signal)));
+    expect(together).toEqual(inProcess);
+    expect(alone).toEqual(inProcess);
+    expect(inProcess[0]).toHaveLength(24);
+    expect(inProcess[0]!.at(-1)!.finishReason).toBe("length");
+  });
+
+  it("relays the engine's metrics into this thread's registry", async () => {
+    const [tokens, requests, steps] = [metric("vllm:generation_tokens_total"), metric("vllm:request_success_total"), metric("origin_decode_steps_total")];
+    await drain(thread.submit(params([1, 9, 10], 10), new AbortController().signal));
+    // The last token and the request's end travel in the same message as the step that made them.
+    expect(metric("vllm:generation_tokens_total") - tokens).toBe(10);
+    expect(metric("vllm:request_success_total") - requests).toBe(1);
+    expect(metric("origin_decode_steps_total") - steps).toBe(9);
+    expect(metric("origin_decode_step_cpu_seconds_total")).toBeGreaterThan(0);
+    expect(registry.render()).toMatch(/vllm:time_to_first_token_seconds_count\{model_name="tiny-llm",engine="0"\} [1-9]/);
+  });
+
+  it("counts an aborted request out of the gauges and the queue bound at once, and decodes no more rows for it", async () => {
+    const controllers = Array.from({ length: limits.maxBatch + limits.maxWaiting }, () => new AbortController());
+    const requests = controllers.map((controller, i) => thread.submit(params([1, 20 + i, 21], 400), controller.signal));
+    expect(() => thread.submit(params([1, 2]), new AbortController().signal)).toThrow(expect.objectContaining({ status: 429 }));
+    // Wait until the batch is decoding: the first four have a token each; the last two wait.
+    await Promise.all(
+      requests.slice(0, limits.maxBatch).map(async (request) => {
+        for await (const _ of request.steps) break;
+      }),
+    );
+    expect(thread.runningCount).toBe(limits.maxBatch);
+    expect(thread.waitingCount).toBe(limits.maxWaiting);
+    for (const controller of controllers) controller.abort();
+    // Synchronously, before the engine thread has heard of the aborts.
+    expect([thread.runningCount, thread.waitingCount]).toEqual([0, 0]);
+    const survivor = thread.submit(params([1, 30, 31], 12), new AbortController().signal);
+    const rows = metric("origin_decode_rows_total");
+    const steps = metric("origin_decode_steps_total");
+    expect(await drain(survivor)).toHaveLength(12);
+    // The aborted rows ride at most the step that was running when they aborted.
+    const [rowsAfter, stepsAfter] = [metric("origin_decode_rows_total") - rows, metric("origin_decode_steps_total") - steps];
+    expect(rowsAfter - stepsAfter).toBeLessThanOrEqual(limits.maxBatch);
+    for (const request of requests) expect(await drain(request)).toBeDefined();
+  });
+
+  it("fails the requests of a thread that dies with 500, and serves the next ones on a new thread", async () => {
+    const request = thread.submit(params([1, 11, 12], 400), new AbortController().signal);
+    for await (const _ of request.steps) break;
+    // A bug in the engine thread: an exception nothing catches there (a submit without params).
+    const worker = (thread as unknown as { worker: Worker }).worker;
+    worker.postMessage({ type: "submit", id: -1, params: null, arrivedAt: 0 });
+    await expect(drain(request)).rejects.toSatisfy((error: unknown) => error instanceof ServiceError && error.status === 500);
+    expect(() => thread.submit(params([1, 2]), new AbortController().signal)).toThrow(expect.objectContaining({ status: 503 }));
+    for (let i = 0; i < 200 && (thread as unknown as { worker: Worker | undefined }).worker === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await drain(thread.submit(params([1, 40, 41, 42, 43]), new AbortController().signal))).toEqual(await drain(local.submit(params([1, 40, 41, 42, 43]), new AbortController().signal)));
+  });
+});
