@@ -175,6 +175,8 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await metric(origin.url, "vllm:num_requests_running")).toBe(0);
     expect(await metric(origin.url, "vllm:num_requests_waiting")).toBe(0);
+    // The gauges are the HTTP thread's own; the abort count comes back from the engine's thread.
+    for (let i = 0; i < 100 && (await metric(origin.url, "vllm:request_success_total", 'finished_reason="abort"')) < aborted + 24; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await metric(origin.url, "vllm:request_success_total", 'finished_reason="abort"')).toBe(aborted + 24);
     const tokens = await metric(origin.url, "vllm:generation_tokens_total");
     await new Promise((resolve) => setTimeout(resolve, 300));
