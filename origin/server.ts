@@ -37,7 +37,8 @@ void host.loaded.then(() => {
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     // Engine threads stop between runs: exiting inside onnxruntime's run would abort the process.
-    server.close(() => void host.close().then(() => process.exit(0)));
-    setTimeout(() => process.exit(0), 2000).unref();
+    const stopped = host.close();
+    server.close(() => void stopped.then(() => process.exit(0)));
+    setTimeout(() => void stopped.then(() => process.exit(0)), 2000).unref();
   });
 }

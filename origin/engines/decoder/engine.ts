@@ -14,9 +14,8 @@ import type { EngineMetrics } from "../../metrics/vllm-metrics";
 import { ort } from "../onnx-session";
 import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { threadCpuClock } from "../thread-cpu";
-import type { Channel } from "./channel";
 import { KvCache, type RowSource } from "./kv-cache";
-import { DecodeRequest, type GenerationParams, type GenerationStep } from "./request";
+import { DecodeRequest, type GenerationParams, type RequestOptions } from "./request";
 
 export interface DecoderLimits {
   maxBatch: number;
@@ -24,14 +23,9 @@ export interface DecoderLimits {
   prefillTokensPerStep: number;
 }
 
-/** How a request enters the engine when the engine runs on a thread of its own (thread.ts). */
-export interface SubmitOptions {
-  /** Where its steps go (default: a new channel the caller reads). */
-  steps?: Channel<GenerationStep>;
-  /** When it arrived, on this thread's performance.now() clock (default: now). */
-  arrivedAt?: number;
-  /** Called when it leaves the queue for the batch. */
-  admitted?: () => void;
+/** The 429 of a full queue (every row and queue place taken), with Retry-After. */
+export function atCapacity({ maxBatch, maxWaiting }: DecoderLimits): ServiceError {
+  return new ServiceError(429, "invalid_request", `The origin is at capacity (${maxBatch} running, ${maxWaiting} waiting); retry shortly`, { headers: { "retry-after": "1" } });
 }
 
 const NO_IDS: ReadonlySet<number> = new Set();
@@ -94,12 +88,8 @@ export class DecoderEngine {
    * Queues a request; its steps arrive on `request.steps`. A full queue is a 429 with
    * Retry-After; an aborted signal removes the request before the engine's next step.
    */
-  submit(params: GenerationParams, signal: AbortSignal, options: SubmitOptions = {}): DecodeRequest {
-    if (this.runningCount + this.waitingCount >= this.limits.maxBatch + this.limits.maxWaiting) {
-      throw new ServiceError(429, "invalid_request", `The origin is at capacity (${this.limits.maxBatch} running, ${this.limits.maxWaiting} waiting); retry shortly`, {
-        headers: { "retry-after": "1" },
-      });
-    }
+  submit(params: GenerationParams, signal: AbortSignal, options: RequestOptions = {}): DecodeRequest {
+    if (this.runningCount + this.waitingCount >= this.limits.maxBatch + this.limits.maxWaiting) throw atCapacity(this.limits);
     const request = new DecodeRequest(`${this.modelName}-${this.nextId++}`, params, options);
     const abort = () => {
       if (request.state === "finished") return;

@@ -25,6 +25,16 @@ export interface GenerationParams {
   ignoreEos: boolean;
 }
 
+/** How a request enters the engine when the engine runs on a thread of its own (thread.ts). */
+export interface RequestOptions {
+  /** Where its steps go (default: a new channel the caller reads). */
+  steps?: Channel<GenerationStep>;
+  /** When it arrived, on this thread's performance.now() clock (default: now). */
+  arrivedAt?: number;
+  /** Called when it leaves the queue for the batch. */
+  admitted?: () => void;
+}
+
 export class DecodeRequest {
   readonly steps: Channel<GenerationStep>;
   readonly rng: Prng;
@@ -46,7 +56,7 @@ export class DecodeRequest {
   constructor(
     readonly id: string,
     readonly params: GenerationParams,
-    options: { steps?: Channel<GenerationStep>; arrivedAt?: number; admitted?: () => void } = {},
+    options: RequestOptions = {},
   ) {
     this.steps = options.steps ?? new Channel<GenerationStep>();
     this.arrivedAt = options.arrivedAt ?? performance.now();

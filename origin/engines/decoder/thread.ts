@@ -10,7 +10,7 @@ import { ServiceError } from "../../../src/errors/service-error";
 import type { VllmMetrics } from "../../metrics/vllm-metrics";
 import { startWorker } from "../worker-thread";
 import { Channel } from "./channel";
-import type { DecoderLimits } from "./engine";
+import { atCapacity, type DecoderLimits } from "./engine";
 import type { GenerationParams, GenerationStep } from "./request";
 import { ADMITTED, END, FAIL, INC, OBSERVE, STEP, type DecoderWorkerInit, type EngineRecord, type FromEngine, type ToEngine } from "./thread-messages";
 
@@ -36,7 +36,7 @@ export class DecoderThread implements Decoder {
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 0;
   private kvBytes = 0;
-  private closing = false;
+  private closed: Promise<void> | undefined;
   private readonly init: DecoderWorkerInit;
   private readonly limits: DecoderLimits;
 
@@ -69,12 +69,7 @@ export class DecoderThread implements Decoder {
   submit(params: GenerationParams, signal: AbortSignal): { steps: AsyncIterable<GenerationStep> } {
     const worker = this.worker;
     if (worker === undefined) throw new ServiceError(503, "model_not_ready", `The decoder of "${this.modelName}" is restarting`, { headers: { "retry-after": "1" } });
-    const { maxBatch, maxWaiting } = this.limits;
-    if (this.inFlight.size >= maxBatch + maxWaiting) {
-      throw new ServiceError(429, "invalid_request", `The origin is at capacity (${maxBatch} running, ${maxWaiting} waiting); retry shortly`, {
-        headers: { "retry-after": "1" },
-      });
-    }
+    if (this.inFlight.size >= this.limits.maxBatch + this.limits.maxWaiting) throw atCapacity(this.limits);
     const id = this.nextId++;
     const request: InFlight = { steps: new Channel<GenerationStep>(), state: "waiting" };
     this.inFlight.set(id, request);
@@ -96,8 +91,12 @@ export class DecoderThread implements Decoder {
    * Stops the thread between two runs (Worker.terminate() during onnxruntime's synchronous
    * run aborts the whole process); requests in flight fail.
    */
-  async close(): Promise<void> {
-    this.closing = true;
+  close(): Promise<void> {
+    this.closed ??= this.stop();
+    return this.closed;
+  }
+
+  private async stop(): Promise<void> {
     const worker = this.worker;
     if (worker === undefined) return;
     const exited = once(worker, "exit");
@@ -132,7 +131,7 @@ export class DecoderThread implements Decoder {
         for (const request of this.inFlight.values()) request.steps.close(error);
         this.inFlight.clear();
         if (!started) reject(new Error(reason));
-        else if (!this.closing) {
+        else if (this.closed === undefined) {
           console.error(JSON.stringify({ event: "decoder_thread_died", model: this.modelName, reason }));
           this.start().catch((restart: unknown) => console.error(JSON.stringify({ event: "decoder_thread_restart_failed", model: this.modelName, error: String(restart) })));
         }
