@@ -18,7 +18,7 @@ export function createOriginApp(host: ModelHost, config: OriginConfig): Hono {
   app.use("/v1/*", auth);
   app.route("/", serviceRoutes(host));
   app.route("/", oipRoutes(host, config.maxBodyBytes));
-  app.route("/", completionRoutes(host, config.maxBodyBytes));
+  app.route("/", completionRoutes(host, config));
   app.route("/", generateStreamRoutes(host, config.maxBodyBytes));
   renderErrors(app);
   return app;

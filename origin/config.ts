@@ -28,6 +28,8 @@ const ConfigSchema = z.object({
   ORIGIN_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1),
   /** "false" runs decoder graphs as exported (presents = the whole cache, copied every step). */
   ORIGIN_SPLIT_ATTENTION: z.enum(["true", "false"]).default("true"),
+  /** Tokens per streamed completion chunk after the first (vLLM's --stream-interval). */
+  ORIGIN_STREAM_INTERVAL: integer(1, 1),
   /** "false" runs decoder engines on the HTTP thread (their steps then stall its sockets). */
   ORIGIN_DECODER_THREAD: z.enum(["true", "false"]).default("true"),
 });
@@ -47,6 +49,8 @@ export interface OriginConfig {
   splitAttention: boolean;
   /** Whether each decoder engine runs on a worker thread of its own. */
   decoderThread: boolean;
+  /** Tokens per streamed completion chunk after the first (vLLM's --stream-interval). */
+  streamInterval: number;
 }
 
 /** Reads and checks the configuration; throws with every problem listed. */
@@ -73,5 +77,6 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
     maxBodyBytes: c.ORIGIN_MAX_BODY_BYTES,
     splitAttention: c.ORIGIN_SPLIT_ATTENTION === "true",
     decoderThread: c.ORIGIN_DECODER_THREAD === "true",
+    streamInterval: c.ORIGIN_STREAM_INTERVAL,
   };
 }

@@ -17,7 +17,8 @@
 // The origin is the reference origin (origin/, started here on loopback) unless --origin
 // URL names another (e.g. a vLLM serving the same model).
 //   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…]
-//     [--cpu-tokens 2000] [--cpu-requests 80] [--no-wasm] [--cpu-only]
+//     [--cpu-tokens 2000] [--cpu-requests 80] [--cpu-rounds 4] [--no-wasm] [--cpu-only]
+//     [--stream-interval 1]   (the reference origin's ORIGIN_STREAM_INTERVAL: token ids per chunk, as vLLM's --stream-interval)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -28,9 +29,10 @@ import { percentile } from "./lib/stats.mjs";
 import { workerdCpuSeconds } from "./lib/process-cpu.mjs";
 
 const { values: options } = parseArgs({
-  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" }, sizes: { type: "string", default: "0.1,0.25,0.5,0.85" }, "no-wasm": { type: "boolean", default: false }, "cpu-only": { type: "boolean", default: false }, "cpu-requests": { type: "string", default: "80" } },
+  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" }, sizes: { type: "string", default: "0.1,0.25,0.5,0.85" }, "no-wasm": { type: "boolean", default: false }, "cpu-only": { type: "boolean", default: false }, "cpu-requests": { type: "string", default: "80" }, "cpu-rounds": { type: "string", default: "4" }, "stream-interval": { type: "string", default: "1" } },
 });
 const RUNS = Number(options.runs);
+const CPU_ROUNDS = Number(options["cpu-rounds"]);
 const TOKENS = Number(options.tokens);
 // The tiny LLM's context is 512 tokens, ~2 bytes of this prose each (a 512-token vocabulary): 0.85 KB
 // (≈ 440 ids) + 32 new tokens is near its end; the slope is extrapolated to 1 KB.
@@ -53,6 +55,7 @@ async function timeStream(url, body, headers = {}) {
   let first;
   let last;
   let tokens = 0;
+  let counted;
   let buffer = "";
   for (;;) {
     const { done, value } = await reader.read();
@@ -64,6 +67,8 @@ async function timeStream(url, body, headers = {}) {
       buffer = buffer.slice(end + 2);
       if (!frame.startsWith("data: {")) continue;
       const chunk = JSON.parse(frame.slice(6));
+      // The edge's usage chunk counts its tokens (a chunk may carry several: the origin's stream interval).
+      if (typeof chunk.usage?.completion_tokens === "number") counted = chunk.usage.completion_tokens;
       const choice = chunk.choices?.[0];
       const produced = choice?.token_ids?.length ?? (choice?.text ? 1 : 0);
       if (produced === 0) continue;
@@ -73,6 +78,7 @@ async function timeStream(url, body, headers = {}) {
       tokens += produced;
     }
   }
+  tokens = counted ?? tokens;
   return { ttft: first, perToken: tokens > 1 ? (last - first) / (tokens - 1) : NaN, tokens };
 }
 
@@ -104,7 +110,8 @@ function fit(points) {
   return { slope, intercept: my - slope * mx };
 }
 
-const origin = options.origin ? undefined : await startOrigin();
+// --stream-interval N: the reference origin sends N token ids per chunk after the first (vLLM's --stream-interval).
+const origin = options.origin ? undefined : await startOrigin({ ORIGIN_STREAM_INTERVAL: options["stream-interval"] });
 const originUrl = options.origin ?? origin.url;
 // Started inside the try: a wrangler that fails to start must not leave the others running.
 let edge;
@@ -249,7 +256,7 @@ try {
   // origin's SSE (scripts/llm/relay-worker.js), natively and through a JS read/enqueue loop.
   const perStream = 200;
   const streams = Math.max(1, Math.round(Number(options["cpu-tokens"]) / perStream));
-  const edgeBody = { model: "tiny-llm", prompt: promptOf(0.1), max_tokens: perStream, temperature: 0, stream: true };
+  const edgeBody = { model: "tiny-llm", prompt: promptOf(0.1), max_tokens: perStream, temperature: 0, stream: true, stream_options: { include_usage: true } };
   const relayBody = { model: "tiny-llm", prompt: idsOf(promptOf(0.1)), max_tokens: perStream, temperature: 0, stream: true, return_token_ids: true, ignore_eos: true };
   {
     const cells = [
@@ -258,7 +265,7 @@ try {
       { name: "floor: relay, workerd's native pump", pid: relay.pid, url: `${relay.url}/native`, body: relayBody, runs: [] },
     ];
     for (const cell of cells) await timeStream(cell.url, { ...cell.body, max_tokens: 8 }); // warm
-    for (let round = 0; round < 2; round += 1) {
+    for (let round = 0; round < CPU_ROUNDS; round += 1) {
       for (const cell of cells) {
         const exceptPort = Number(new URL(cell.url).port);
         const before = [workerdCpuSeconds(cell.pid, { precise: true }), workerdCpuSeconds(cell.pid, { exceptPort, precise: true })];
@@ -267,14 +274,15 @@ try {
         cell.runs.push({ ms: (workerdCpuSeconds(cell.pid, { precise: true }) - before[0]) * 1000, workerMs: (workerdCpuSeconds(cell.pid, { exceptPort, precise: true }) - before[1]) * 1000, tokens });
       }
     }
-    console.log(`\nworkerd CPU per streamed token (scheduler run time, /proc/<pid>/task/*/schedstat, of wrangler dev's workerd processes; ${streams} concurrent streams of ${perStream} tokens, 2 rounds interleaved)`);
+    console.log(`\nworkerd CPU per streamed token (scheduler run time, /proc/<pid>/task/*/schedstat, of wrangler dev's workerd processes; ${streams} concurrent streams of ${perStream} tokens, ${CPU_ROUNDS} rounds interleaved; origin stream interval ${options.origin ? "as configured there" : options["stream-interval"]})`);
     console.log(`  ${"".padEnd(44)} both workerd   the Worker's workerd alone (no wrangler proxy)`);
     for (const cell of cells) {
       const sum = (key) => cell.runs.reduce((total, run) => total + run[key], 0);
       const tokens = sum("tokens");
       cell.perToken = sum("ms") / tokens;
       cell.workerPerToken = sum("workerMs") / tokens;
-      console.log(`  ${cell.name.padEnd(44)} ${cell.perToken.toFixed(3)} ms      ${cell.workerPerToken.toFixed(3)} ms   (rounds: ${cell.runs.map((run) => (run.ms / run.tokens).toFixed(3)).join(", ")})`);
+      const rounds = cell.runs.map((run) => run.workerMs / run.tokens);
+      console.log(`  ${cell.name.padEnd(44)} ${cell.perToken.toFixed(3)} ms      ${cell.workerPerToken.toFixed(3)} ms   (the Worker's alone by round: ${rounds.map((ms) => ms.toFixed(3)).join(", ")}; median ${percentile(rounds, 50).toFixed(3)})`);
     }
     const [own, js, native] = cells;
     console.log(`edge CPU per streamed token: ${own.perToken.toFixed(3)} ms (${own.workerPerToken.toFixed(3)} ms without wrangler's proxy); above the JS relay floor: ${(own.perToken - js.perToken).toFixed(3)} ms; above the native pump: ${(own.perToken - native.perToken).toFixed(3)} ms`);

@@ -18,21 +18,22 @@ export interface Usage {
 }
 
 export interface TokenChunk {
-  tokenId: number;
+  /** The chunk's tokens: one, or up to the stream interval's (ORIGIN_STREAM_INTERVAL). */
+  tokenIds: readonly number[];
   finishReason: "stop" | "length" | null;
   stopReason: number | null;
   /** The prompt's ids (the first chunk with return_token_ids), else null. */
   promptTokenIds: readonly number[] | null;
-  /** Whether the chunk carries `token_ids: [tokenId]` (return_token_ids) or null. */
+  /** Whether the chunk carries `token_ids` (return_token_ids) or null. */
   withIds: boolean;
   usage: Usage | null;
 }
 
-/** `data: {chunk}\n\n` for each token of one request, from its head. */
+/** `data: {chunk}\n\n` for each chunk of one request's tokens, from its head. */
 export function chunkWriter(head: ChunkHead): (chunk: TokenChunk) => string {
   const json = JSON.stringify({ ...head, choices: [{ index: 0, text: "", logprobs: null }] });
   // Everything up to the closing `}]}` of the one choice, then the per-token members.
   const prefix = `data: ${json.slice(0, -3)},"finish_reason":`;
-  return ({ tokenId, finishReason, stopReason, promptTokenIds, withIds, usage }) =>
-    `${prefix}${finishReason === null ? "null" : `"${finishReason}"`},"stop_reason":${stopReason === null ? "null" : String(stopReason)},"prompt_token_ids":${promptTokenIds === null ? "null" : `[${promptTokenIds.join(",")}]`},"token_ids":${withIds ? `[${tokenId}]` : "null"}}],"usage":${usage === null ? "null" : JSON.stringify(usage)}}\n\n`;
+  return ({ tokenIds, finishReason, stopReason, promptTokenIds, withIds, usage }) =>
+    `${prefix}${finishReason === null ? "null" : `"${finishReason}"`},"stop_reason":${stopReason === null ? "null" : String(stopReason)},"prompt_token_ids":${promptTokenIds === null ? "null" : `[${promptTokenIds.join(",")}]`},"token_ids":${withIds ? `[${tokenIds.join(",")}]` : "null"}}],"usage":${usage === null ? "null" : JSON.stringify(usage)}}\n\n`;
 }

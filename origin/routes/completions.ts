@@ -1,7 +1,8 @@
 // vLLM's POST /v1/completions, token ids in and out, streamed (SSE) or not. Response
 // shapes follow vllm-project/vllm vllm/entrypoints/openai/serving_completion.py
 // (completion_stream_generator, request_output_to_completion_response) and protocol.py
-// (CompletionStreamResponse, CompletionResponse, UsageInfo): one chunk per token, the
+// (CompletionStreamResponse, CompletionResponse, UsageInfo): one chunk per token (or, as
+// with vLLM's --stream-interval N, the first token alone and then N tokens per chunk), the
 // prompt's ids on the first chunk, the finish on the last, a `choices: []` usage chunk
 // when stream_options.include_usage, then `data: [DONE]`. Text is "" (the edge
 // detokenizes). A client that disconnects aborts its request in the engine.
@@ -33,7 +34,13 @@ function generationModel(host: ModelHost, name: string | undefined): HostedModel
   return model;
 }
 
-export function completionRoutes(host: ModelHost, maxBodyBytes: number): Hono {
+export interface CompletionRouteOptions {
+  maxBodyBytes: number;
+  /** Tokens per streamed chunk after the first (vLLM's --stream-interval; 1 = a chunk per token). */
+  streamInterval: number;
+}
+
+export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval }: CompletionRouteOptions): Hono {
   const app = new Hono();
   app.post("/v1/completions", async (c) => {
     const raw = await readJsonBody(c, maxBodyBytes);
@@ -74,13 +81,18 @@ export function completionRoutes(host: ModelHost, maxBodyBytes: number): Hono {
         const send = (value: unknown) => {
           if (!abort.signal.aborted) controller.enqueue(frame(value));
         };
-        let generated = 0;
+        let [generated, sent] = [0, 0];
+        let pending: number[] = [];
         const chunk = chunkWriter(head);
         try {
           for await (const step of generation.steps) {
             generated += 1;
+            pending.push(step.tokenId);
+            // vLLM's --stream-interval: the first token at once, then every `streamInterval` tokens, and the finish.
+            if (step.finishReason === null && sent > 0 && pending.length < streamInterval) continue;
             const usage = continuousUsage ? usageOf(params.promptIds.length, generated) : null;
-            const text = chunk({ tokenId: step.tokenId, finishReason: step.finishReason, stopReason: step.stopReason, promptTokenIds: generated === 1 ? promptIds : null, withIds, usage });
+            const text = chunk({ tokenIds: pending, finishReason: step.finishReason, stopReason: step.stopReason, promptTokenIds: sent === 0 ? promptIds : null, withIds, usage });
+            [sent, pending] = [generated, []];
             if (!abort.signal.aborted) controller.enqueue(encoder.encode(text));
           }
           if (includeUsage) send({ ...head, choices: [], usage: usageOf(params.promptIds.length, generated) });

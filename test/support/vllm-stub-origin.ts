@@ -8,7 +8,8 @@
 // 200 and never sends a token), /slow-first-N (200 at once, the first token after N ms), /flaky-N (the
 // first N requests under that prefix answer 502), /ok (none); /burst… (e.g. /burst,
 // /burst-fail-after-N) holds the whole stream back and sends it in one write, so the edge
-// reads many events at once.
+// reads many events at once; /interval-N sends N token ids per chunk after the first, as
+// vLLM does with --stream-interval N.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
@@ -136,6 +137,8 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
       ...(body.seed === undefined ? {} : { seed: body.seed }),
     };
     let generated = 0;
+    let pending: number[] = [];
+    const interval = Number(/^interval-(\d+)$/.exec(prefix)?.[1] ?? 1);
     try {
       for await (const step of loop.generate({ promptIds: body.prompt, maxTokens: body.max_tokens, sampling, stopTokenIds: body.stop_token_ids ?? [] }, abort.signal)) {
         record.steps += 1;
@@ -145,10 +148,13 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
           break;
         }
         // vLLM keeps the stop token id in token_ids (its text is dropped).
-        const ids = step.stopTokenId === undefined ? step.tokenIds : [...step.tokenIds, step.stopTokenId];
-        generated += ids.length;
+        pending.push(...step.tokenIds, ...(step.stopTokenId === undefined ? [] : [step.stopTokenId]));
         const finish = step.finishReason ?? null;
-        send({ ...head, choices: [{ index: 0, text: "", logprobs: null, finish_reason: finish, stop_reason: step.stopTokenId ?? null, token_ids: ids }], ...(record.steps === 1 ? { prompt_token_ids: body.prompt } : {}) });
+        // vLLM's --stream-interval N: the first token at once, then N per chunk, and the finish.
+        if (finish === null && generated > 0 && pending.length < interval) continue;
+        generated += pending.length;
+        send({ ...head, choices: [{ index: 0, text: "", logprobs: null, finish_reason: finish, stop_reason: step.stopTokenId ?? null, token_ids: pending }], ...(record.steps === 1 ? { prompt_token_ids: body.prompt } : {}) });
+        pending = [];
         if (finish !== null) break;
       }
       if (body.stream_options?.include_usage) send({ ...head, choices: [], usage: { prompt_tokens: body.prompt.length, completion_tokens: generated, total_tokens: body.prompt.length + generated } });

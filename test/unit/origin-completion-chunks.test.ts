@@ -13,7 +13,7 @@ const reference = (head: ChunkHead, chunk: TokenChunk) =>
     choices: [
       {
         index: 0, text: "", logprobs: null, finish_reason: chunk.finishReason, stop_reason: chunk.stopReason,
-        prompt_token_ids: chunk.promptTokenIds, token_ids: chunk.withIds ? [chunk.tokenId] : null,
+        prompt_token_ids: chunk.promptTokenIds, token_ids: chunk.withIds ? chunk.tokenIds : null,
       },
     ],
     usage: chunk.usage,
@@ -25,11 +25,11 @@ describe("completion chunk template", () => {
     { id: 'cmpl-"quoted"\\', object: "text_completion", created: 0, model: 'a "model"\n/ü' },
   ];
   const chunks: TokenChunk[] = [
-    { tokenId: 0, finishReason: null, stopReason: null, promptTokenIds: [1, 2, 3], withIds: true, usage: null },
-    { tokenId: 511, finishReason: null, stopReason: null, promptTokenIds: null, withIds: true, usage: null },
-    { tokenId: 7, finishReason: "length", stopReason: null, promptTokenIds: null, withIds: false, usage: { prompt_tokens: 3, total_tokens: 35, completion_tokens: 32 } },
-    { tokenId: 42, finishReason: "stop", stopReason: 42, promptTokenIds: [], withIds: true, usage: { prompt_tokens: 0, total_tokens: 1, completion_tokens: 1 } },
-    { tokenId: 2, finishReason: "stop", stopReason: null, promptTokenIds: null, withIds: false, usage: null },
+    { tokenIds: [0], finishReason: null, stopReason: null, promptTokenIds: [1, 2, 3], withIds: true, usage: null },
+    { tokenIds: [511, 3, 4, 5], finishReason: null, stopReason: null, promptTokenIds: null, withIds: true, usage: null },
+    { tokenIds: [7], finishReason: "length", stopReason: null, promptTokenIds: null, withIds: false, usage: { prompt_tokens: 3, total_tokens: 35, completion_tokens: 32 } },
+    { tokenIds: [9, 42], finishReason: "stop", stopReason: 42, promptTokenIds: [], withIds: true, usage: { prompt_tokens: 0, total_tokens: 1, completion_tokens: 1 } },
+    { tokenIds: [2], finishReason: "stop", stopReason: null, promptTokenIds: null, withIds: false, usage: null },
   ];
   it("writes exactly the bytes JSON.stringify writes for the chunk object", () => {
     for (const head of heads) {

@@ -226,6 +226,37 @@ describe("origin with the decoder graph as exported (ORIGIN_SPLIT_ATTENTION=fals
   }, STARTUP_MS);
 });
 
+describe("origin with a stream interval (ORIGIN_STREAM_INTERVAL, vLLM's --stream-interval)", () => {
+  it("sends the first token alone, then 4 per chunk, the rest with the finish: the same ids as without it", async () => {
+    const origin = await startOrigin({ ORIGIN_STREAM_INTERVAL: "4", ORIGIN_GENERATION_GRAPH: "decoder-fp32" });
+    try {
+      const post = async (body: Record<string, unknown>) =>
+        fetch(`${origin.url}/v1/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "tiny-llm", temperature: 0, return_token_ids: true, ...body }) });
+      const { promptIds, greedyIds } = greedy.prompts[0]!;
+      const streamed = async (body: Record<string, unknown>) => {
+        const events = await readEvents(await post({ prompt: promptIds, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true }, ...body }));
+        expect(events.at(-1)).toBe("[DONE]");
+        return events.slice(0, -2).map((event) => JSON.parse(event) as z.infer<typeof Chunk> & { choices: { prompt_token_ids: number[] | null }[] });
+      };
+      const chunks = await streamed({ max_tokens: 10, ignore_eos: true });
+      expect(chunks.map((chunk) => chunk.choices[0]!.token_ids)).toEqual([greedyIds.slice(0, 1), greedyIds.slice(1, 5), greedyIds.slice(5, 9), greedyIds.slice(9, 10)]);
+      expect(chunks.map((chunk) => chunk.usage?.completion_tokens)).toEqual([1, 5, 9, 10]);
+      expect(chunks.map((chunk) => chunk.choices[0]!.prompt_token_ids)).toEqual([promptIds, null, null, null]);
+      expect(chunks.map((chunk) => chunk.choices[0]!.finish_reason)).toEqual([null, null, null, "length"]);
+      // A stop token inside an interval: the chunk goes out with it, vLLM's stop_reason naming it.
+      const stopId = greedyIds[6]!;
+      const upTo = greedyIds.indexOf(stopId) + 1;
+      const stopped = await streamed({ max_tokens: 10, stop_token_ids: [stopId] });
+      expect(stopped.flatMap((chunk) => chunk.choices[0]!.token_ids ?? [])).toEqual(greedyIds.slice(0, upTo));
+      expect(stopped.at(-1)!.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: stopId });
+      // Non-streamed requests are unchanged.
+      expect(Response.parse(await (await post({ prompt: promptIds, max_tokens: 10, ignore_eos: true })).json()).choices[0]!.token_ids).toEqual(greedyIds.slice(0, 10));
+    } finally {
+      await origin.stop();
+    }
+  }, STARTUP_MS);
+});
+
 describe("origin whose decoder fails", () => {
   it("ends a stream with vLLM's error event and [DONE], answers a non-streamed request with a 500 ErrorResponse, and stays up", async () => {
     // A manifest that claims a fifth layer: the graph has no present.4.*, so every prefill fails.

@@ -46,6 +46,28 @@ describe.skipIf(origin === null)("reading the origin's stream", () => {
     expect(withText.length).toBeLessThan(whole.usage.completion_tokens);
   });
 
+  it("an origin that streams several ids per chunk (vLLM's --stream-interval): the same text, and a stop string inside a chunk cuts it there", async () => {
+    const base = { model: "tiny-llm", prompt: "The war had ended and the soldiers", temperature: 0, max_tokens: 40 };
+    const full = (await (await call(appOnOrigin(`${stub}/ok`), "/v1/completions", base)).json<{ choices: { text: string }[] }>()).choices[0]?.text ?? "";
+    const app = appOnOrigin(`${stub}/interval-5`);
+    const streamed = async (extra: Record<string, unknown>) => {
+      const events = await sseEvents(await call(app, "/v1/completions", { ...base, ...extra, stream: true }));
+      expect(events.at(-1)).toBe("[DONE]");
+      return events.slice(0, -1).map((event) => JSON.parse(event) as { choices: { text: string; finish_reason: string | null }[] });
+    };
+    const chunks = await streamed({});
+    expect(chunks.map((chunk) => chunk.choices[0]?.text ?? "").join("")).toBe(full);
+    expect(chunks.length).toBeLessThan(40 / 2);
+    // A stop string from the middle of the text: it ends somewhere inside a 5-id chunk.
+    const at = Math.floor(full.length / 2);
+    const stop = full.slice(at, at + 3);
+    const stopped = await streamed({ stop: [stop] });
+    const text = stopped.map((chunk) => chunk.choices[0]?.text ?? "").join("");
+    expect(text).toBe(full.slice(0, full.indexOf(stop)));
+    expect(stopped.at(-1)?.choices[0]?.finish_reason).toBe("stop");
+    expect(await stubRequests(stub, "interval-5")).toHaveLength(2);
+  });
+
   it("a failure read together with ids: their text first, then the error event, then [DONE], and no retry", async () => {
     const response = await call(appOnOrigin(`${stub}/burst-fail-after-3`), "/v1/chat/completions", chat({ stream: true }));
     expect(response.status).toBe(200);
