@@ -84,19 +84,25 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
         let [generated, sent] = [0, 0];
         let pending: number[] = [];
         const chunk = chunkWriter(head);
+        /** Writes the tokens not sent yet as one chunk. */
+        const flush = (finishReason: GenerationStep["finishReason"], stopReason: number | null) => {
+          const usage = continuousUsage ? usageOf(params.promptIds.length, generated) : null;
+          const text = chunk({ tokenIds: pending, finishReason, stopReason, promptTokenIds: sent === 0 ? promptIds : null, withIds, usage });
+          [sent, pending] = [generated, []];
+          if (!abort.signal.aborted) controller.enqueue(encoder.encode(text));
+        };
         try {
           for await (const step of generation.steps) {
             generated += 1;
             pending.push(step.tokenId);
             // vLLM's --stream-interval: the first token at once, then every `streamInterval` tokens, and the finish.
             if (step.finishReason === null && sent > 0 && pending.length < streamInterval) continue;
-            const usage = continuousUsage ? usageOf(params.promptIds.length, generated) : null;
-            const text = chunk({ tokenIds: pending, finishReason: step.finishReason, stopReason: step.stopReason, promptTokenIds: sent === 0 ? promptIds : null, withIds, usage });
-            [sent, pending] = [generated, []];
-            if (!abort.signal.aborted) controller.enqueue(encoder.encode(text));
+            flush(step.finishReason, step.stopReason);
           }
           if (includeUsage) send({ ...head, choices: [], usage: usageOf(params.promptIds.length, generated) });
         } catch (error) {
+          // Tokens held back by the stream interval go out before the error event.
+          if (pending.length > 0) flush(null, null);
           send(vllmErrorBody(toServiceError(error)));
         }
         if (abort.signal.aborted) return;
