@@ -28,6 +28,7 @@
 // reported, with the load average seen during the run.
 // Usage: node scripts/bench-origin.mjs [--rounds 3] [--min-tokens 2048] [--shapes 64/32,512/32,512/256] [--graph decoder]
 //          [--concurrency 1,4,16,64] [--no-steps] [--no-engine] [--no-http-thread]   (subsets, for quick comparisons)
+//          [--stream-interval 1]   (ORIGIN_STREAM_INTERVAL of the origins: token ids per chunk after the first, as vLLM's --stream-interval)
 //        (--contexts 64,512 --new-tokens 32: the shapes of every context with that many new tokens)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -48,6 +49,7 @@ const { values: options } = parseArgs({
     "no-steps": { type: "boolean", default: false },
     "no-engine": { type: "boolean", default: false },
     "no-http-thread": { type: "boolean", default: false },
+    "stream-interval": { type: "string", default: "1" },
   },
 });
 const ROUNDS = Number(options.rounds);
@@ -81,7 +83,7 @@ function prompt(length, seed) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const shuffle = (items, seed) => items.map((item, i) => [((i + 1) * 2654435761 * (seed + 1)) % 1000, item]).sort((a, b) => a[0] - b[0]).map(([, item]) => item);
 
-const settings = { ORIGIN_GENERATION_GRAPH: graph, ORIGIN_MAX_BATCH: "64", ORIGIN_MAX_WAITING: "256" };
+const settings = { ORIGIN_GENERATION_GRAPH: graph, ORIGIN_MAX_BATCH: "64", ORIGIN_MAX_WAITING: "256", ORIGIN_STREAM_INTERVAL: options["stream-interval"] };
 const origin = await startOrigin(settings);
 const exported = STEPS ? await startOrigin({ ...settings, ORIGIN_SPLIT_ATTENTION: "false" }) : undefined;
 /** The decoder on the HTTP thread (ORIGIN_DECODER_THREAD=false), as before it had a thread of its own: 1 and 16 streams. */
@@ -210,7 +212,7 @@ try {
   }
 
   const cores = (await import("node:os")).cpus().length;
-  console.log(`origin benchmark: ${MODEL} graph "${graph}" (${manifest.graphs[graph].file}), onnxruntime-node CPU, 1 intra-op thread; shapes (context/new tokens per stream) ${SHAPES.map((shape) => shape.key).join(", ")}, greedy, ignore_eos; ${ROUNDS} interleaved rounds, medians`);
+  console.log(`origin benchmark: ${MODEL} graph "${graph}" (${manifest.graphs[graph].file}), onnxruntime-node CPU, 1 intra-op thread; shapes (context/new tokens per stream) ${SHAPES.map((shape) => shape.key).join(", ")}, greedy, ignore_eos; stream interval ${options["stream-interval"]}; ${ROUNDS} interleaved rounds, medians`);
   console.log(`machine: ${cores} cores, 1-min load average during the run ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)})\n`);
   console.log(`closed loop: N clients, each sending requests back to back (≥ ${MIN_TOKENS} tokens per cell); aggregate = tokens that arrive while all N are busy / that time,`);
   console.log("prefill and HTTP included; per CPU-s = all the cell's tokens / origin process CPU time (process_cpu_seconds_total);");
