@@ -2,15 +2,21 @@
 // the origin runs it: the same tokens as the engine in-process on the same graph, aborts
 // reflected in the gauges and the queue bound at once (before the engine thread hears of
 // them) and no more rows decoded for them, the engine's metrics relayed to the HTTP thread's
-// registry, and a thread that dies failing its requests with 500 and coming back.
-import { readFileSync } from "node:fs";
+// registry, and a thread that dies failing its requests with 500 and coming back; through the
+// completions route, a stream whose thread dies still gets every token decoded before.
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOriginApp } from "../../origin/app";
+import { readConfig } from "../../origin/config";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
 import type { GenerationParams } from "../../origin/engines/decoder/request";
 import { DecoderThread } from "../../origin/engines/decoder/thread";
 import { createSession } from "../../origin/engines/onnx-session";
 import { parseManifest } from "../../origin/manifests";
+import { createModelHost } from "../../origin/model-host";
 import { Registry } from "../../origin/metrics/prometheus";
 import { createVllmMetrics } from "../../origin/metrics/vllm-metrics";
 import { readVerifiedFile } from "../../origin/model-files";
@@ -120,4 +126,48 @@ describe("decoder engine on its own thread", () => {
     for (let i = 0; i < 200 && (thread as unknown as { worker: Worker | undefined }).worker === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await drain(thread.submit(params([1, 40, 41, 42, 43]), new AbortController().signal))).toEqual(await drain(local.submit(params([1, 40, 41, 42, 43]), new AbortController().signal)));
   });
+});
+
+describe("the completions route over an engine thread that dies mid-stream", () => {
+  it("sends the tokens the stream interval held back, then vLLM's error event and [DONE]", async () => {
+    // The origin in-process (its app and model host as server.ts builds them) serving only the
+    // tiny LLM, with an interval so long that every token after the first is held back.
+    const dir = mkdtempSync(join(tmpdir(), "origin-flush-"));
+    cpSync(DIR, join(dir, "tiny-llm"), { recursive: true });
+    const config = readConfig({ ...process.env, ORIGIN_MODELS: dir, ORIGIN_STREAM_INTERVAL: "1000", ORIGIN_GENERATION_GRAPH: "decoder-fp32" });
+    const host = createModelHost(config);
+    try {
+      await host.loaded;
+      const app = createOriginApp(host, config);
+      const response = await app.request("/v1/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "tiny-llm", prompt: [1, 11, 12], max_tokens: 500, temperature: 0, ignore_eos: true, stream: true, return_token_ids: true }),
+      });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = decoder.decode((await reader.read()).value, { stream: true });
+      expect(text).toContain('"token_ids":[');
+      // Tokens decode on while the route holds them back (counted as they reach this thread);
+      // then the engine thread dies (an exception nothing catches there, as in the test above).
+      const generated = () => Number(/ (\S+)$/.exec(host.metrics.render().split("\n").find((line) => line.startsWith("vllm:generation_tokens_total{")) ?? " 0")?.[1]);
+      for (let i = 0; i < 2000 && generated() < 5; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(generated()).toBeGreaterThanOrEqual(5);
+      (host.models.get("tiny-llm")!.decoder as unknown as { worker: Worker }).worker.postMessage({ type: "submit", id: -1, params: null, arrivedAt: 0 });
+      for (let read = await reader.read(); !read.done; read = await reader.read()) text += decoder.decode(read.value, { stream: true });
+      const events = text.split("\n\n").filter(Boolean).map((event) => event.slice("data: ".length));
+      expect(events.at(-1)).toBe("[DONE]");
+      expect(JSON.parse(events.at(-2)!)).toMatchObject({ error: { type: "InternalServerError", code: 500 } });
+      const chunks = events.slice(0, -2).map((event) => JSON.parse(event) as { choices: { token_ids: number[]; finish_reason: string | null }[] });
+      // The first token alone, then what was held back when the thread died: none of it lost.
+      expect(chunks).toHaveLength(2);
+      expect(chunks[0]!.choices[0]!.token_ids).toHaveLength(1);
+      expect(chunks[1]!.choices[0]!.token_ids.length).toBeGreaterThan(1);
+      expect(chunks[1]!.choices[0]!.finish_reason).toBeNull();
+    } finally {
+      await host.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
