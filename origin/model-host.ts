@@ -117,7 +117,7 @@ export function createModelHost(config: OriginConfig): ModelHost {
       return model;
     },
     async close() {
-      await Promise.all([...models.values()].map((model) => (model.decoder instanceof DecoderThread ? model.decoder.close() : undefined)));
+      await Promise.all([...models.values()].map((model) => model.decoder?.close?.()));
     },
     requireReady(model) {
       if (model.status === "ready") return;

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
 import { ServiceError } from "../../src/errors/service-error";
+import type { OriginConfig } from "../config";
 import type { GenerationStep } from "../engines/decoder/request";
 import { parseWith, readJsonBody } from "../http/body";
 import { vllmErrorBody } from "../http/errors";
@@ -34,13 +35,7 @@ function generationModel(host: ModelHost, name: string | undefined): HostedModel
   return model;
 }
 
-export interface CompletionRouteOptions {
-  maxBodyBytes: number;
-  /** Tokens per streamed chunk after the first (vLLM's --stream-interval; 1 = a chunk per token). */
-  streamInterval: number;
-}
-
-export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval }: CompletionRouteOptions): Hono {
+export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval }: Pick<OriginConfig, "maxBodyBytes" | "streamInterval">): Hono {
   const app = new Hono();
   app.post("/v1/completions", async (c) => {
     const raw = await readJsonBody(c, maxBodyBytes);

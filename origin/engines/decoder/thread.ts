@@ -21,6 +21,8 @@ export interface Decoder {
   readonly waitingCount: number;
   readonly kvCacheBytes: number;
   submit(params: GenerationParams, signal: AbortSignal): { steps: AsyncIterable<GenerationStep> };
+  /** Stops a thread of its own, between runs (an engine in-process has none). */
+  close?(): Promise<void>;
 }
 
 interface InFlight {
