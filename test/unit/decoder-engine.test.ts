@@ -78,6 +78,19 @@ describe("decoder engine", () => {
     expect(counter("origin_prefill_runs_total") - runs).toBe(1);
     expect(together).toEqual(alone);
   });
+
+  it("continues each request as it would alone while rows leave from the middle of the batch and newcomers take their places", async () => {
+    // Rows finish in the order 1, 3, 0, 4, 2: each leaving row is filled by the last row that stays.
+    const first = [[1, 40, 41, 42], [1, 50, 51], [1, 60, 61, 62, 63], [1, 70, 71], [1, 80, 81, 82]].map((prompt, i) => ({ ...params(prompt), maxTokens: [9, 3, 15, 5, 11][i]! }));
+    const later = [[1, 90, 91, 92], [1, 95, 96]].map((prompt, i) => ({ ...params(prompt), maxTokens: [10, 7][i]! }));
+    const alone: number[][] = [];
+    for (const request of [...first, ...later]) alone.push(await drain(engine.submit(request, new AbortController().signal)));
+    const submitted = first.map((request) => engine.submit(request, new AbortController().signal));
+    const done = submitted.map(drain);
+    await done[1]; // row 1 has left: the newcomers join while rows 0, 2, 3, 4 still decode
+    const joined = later.map((request) => drain(engine.submit(request, new AbortController().signal)));
+    expect([...(await Promise.all(done)), ...(await Promise.all(joined))]).toEqual(alone);
+  });
 });
 
 describe("split attention (origin/onnx/split-attention.ts)", () => {
@@ -190,5 +203,21 @@ describe("KV cache layout (origin/engines/decoder/kv-cache.ts)", () => {
     expect(cache.capacity).toBe(64);
     rows = rowsOf();
     expect([rows[0]!(2), rows[1]!(1)]).toEqual([2122, 3112]);
+  });
+
+  it("fills a leaving row with the last row in place, leaving the rows that stay untouched", () => {
+    const cache = new KvCache({ layers: 1, kvHeads: 1, headDim: 2 });
+    // Five rows of 3 tokens, value = 100·row + 10·column + d.
+    const presents = [0, 1].map(() => Float32Array.from({ length: 5 * 3 * 2 }, (_, i) => 100 * Math.floor(i / 6) + 10 * (Math.floor(i / 2) % 3) + (i % 2)));
+    cache.rebuild([0, 1, 2, 3, 4].map((row) => ({ kind: "prefill", presents, row, length: 3, filled: 3 })));
+    const data = cache.pastFeeds()["past_key_values.0.value"]!.data as Float32Array;
+    data[3 * 32 * 2] = -1; // a mark in row 3, column 0: a row that stays is not rewritten
+    // Row 1 leaves; the last row (4) takes its place, as the engine lays rows out.
+    cache.rebuild([{ kind: "batch", row: 0, filled: 3 }, { kind: "batch", row: 4, filled: 3 }, { kind: "batch", row: 2, filled: 3 }, { kind: "batch", row: 3, filled: 3 }]);
+    const past = cache.pastFeeds()["past_key_values.0.value"]!;
+    expect(past.dims).toEqual([4, 1, 32, 2]);
+    expect((past.data as Float32Array).buffer).toBe(data.buffer);
+    const at = (row: number, column: number, d: number) => (past.data as Float32Array)[(row * 32 + column) * 2 + d];
+    expect([at(0, 2, 1), at(1, 0, 0), at(1, 2, 1), at(2, 1, 0), at(3, 0, 0), at(3, 2, 1)]).toEqual([21, 400, 421, 210, -1, 321]);
   });
 });

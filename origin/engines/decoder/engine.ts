@@ -29,6 +29,24 @@ export function atCapacity({ maxBatch, maxWaiting }: DecoderLimits): ServiceErro
 }
 
 const NO_IDS: ReadonlySet<number> = new Set();
+
+/**
+ * The running requests that stay, as the rows of the next layout: a row keeps its place, and
+ * a row that leaves is filled by the last row that stays (so that rows leaving one at a time
+ * move one row of the cache each, not every row after them).
+ */
+function keptRows(running: readonly DecodeRequest[]): { request: DecodeRequest; row: number }[] {
+  const stays = running.map((request) => request.state === "running");
+  const count = stays.filter(Boolean).length;
+  const kept: { request: DecodeRequest; row: number }[] = [];
+  let donor = running.length;
+  for (let row = 0; row < count; row++) {
+    if (!stays[row]) while (!stays[--donor]);
+    const from = stays[row] ? row : donor;
+    kept.push({ request: running[from]!, row: from });
+  }
+  return kept;
+}
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class DecoderEngine {
@@ -253,7 +271,7 @@ export class DecoderEngine {
    * prefill budget, counted in padded tokens, in one run), and lays the cache out for them.
    */
   private async schedule(): Promise<void> {
-    const kept = this.running.map((request, row) => ({ request, row })).filter(({ request }) => request.state === "running");
+    const kept = keptRows(this.running);
     this.waiting = this.waiting.filter((request) => request.state === "waiting");
     const group: DecodeRequest[] = [];
     let [longest, real] = [0, 0];

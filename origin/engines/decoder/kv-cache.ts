@@ -100,19 +100,21 @@ export class KvCache {
   }
 
   /**
-   * Lays the batch out anew (rows joined or left, or more columns needed). When the batch
-   * keeps its rows in place (the sources start with rows 0…k−1 of the batch, in order) and
-   * its capacity, only the joining rows are written, after them; otherwise every row is
-   * copied into the spare buffers. Columns past a row's tokens are left as they are: they
-   * are masked, and only ever hold finite cache values or zeros.
+   * Lays the batch out anew (rows joined or left, or more columns needed). While the
+   * capacity holds and no batch row moves to a later row (so rows are written in order, each
+   * read before its place is overwritten), the buffers are updated in place: rows that keep
+   * their place are not touched, and only moved and joining rows are written. Otherwise every
+   * row is copied into the spare buffers. Columns past a row's tokens are left as they are:
+   * they are masked, and only ever hold finite cache values or zeros.
    */
   rebuild(sources: readonly RowSource[]): void {
     const { kvHeads, headDim } = this.shape;
     const capacity = KvCache.capacityFor(sources.reduce((max, source) => Math.max(max, source.filled), 0));
     const rowSize = kvHeads * capacity * headDim;
-    const moved = sources.findIndex((source, row) => source.kind !== "batch" || source.row !== row);
+    const stays = (source: RowSource, row: number) => source.kind === "batch" && source.row === row;
+    const moved = sources.findIndex((source, row) => !stays(source, row));
     const stay = moved === -1 ? sources.length : moved;
-    const inPlace = capacity === this.capacity && stay > 0;
+    const inPlace = capacity === this.capacity && sources.every((source, row) => source.kind !== "batch" || source.row >= row);
     const from = inPlace ? stay : 0;
     for (let t = 0; t < this.buffers.length; t++) {
       let target = inPlace ? this.buffers[t]! : this.spare[t]!;
@@ -125,6 +127,7 @@ export class KvCache {
       }
       for (let row = from; row < sources.length; row++) {
         const source = sources[row]!;
+        if (inPlace && stays(source, row)) continue;
         for (let head = 0; head < kvHeads; head++) {
           const at = (row * kvHeads + head) * capacity * headDim;
           const data =
