@@ -32,6 +32,7 @@
 //        (--contexts 64,512 --new-tokens 32: the shapes of every context with that many new tokens)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { startOrigin } from "./lib/origin.mjs";
@@ -89,29 +90,46 @@ const exported = STEPS ? await startOrigin({ ...settings, ORIGIN_SPLIT_ATTENTION
 /** The decoder on the HTTP thread (ORIGIN_DECODER_THREAD=false), as before it had a thread of its own: 1 and 16 streams. */
 const httpThread = HTTP_THREAD ? await startOrigin({ ...settings, ORIGIN_DECODER_THREAD: "false" }) : undefined;
 
+/**
+ * The load generator's connections: node:http with keep-alive, not fetch. It shares the two
+ * cores with the origin, and undici's fetch with its web streams cost the client ≈ 85 µs of CPU
+ * per token at 16 streams against node:http's ≈ 37 µs (measured side by side, 2026-11-23):
+ * CPU the origin being measured would otherwise lose to its client.
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+
 /** One streamed completion; resolves with the arrival time (performance.now()) of each token id received. */
-async function stream(ids, maxTokens, url = origin.url) {
-  const response = await fetch(`${url}/v1/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: MODEL, prompt: ids, max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true, return_token_ids: true }),
+function stream(ids, maxTokens, url = origin.url) {
+  const target = new URL("/v1/completions", url);
+  const body = JSON.stringify({ model: MODEL, prompt: ids, max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true, return_token_ids: true });
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (response) => {
+      response.setEncoding("utf8");
+      if (response.statusCode !== 200) {
+        let text = "";
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () => reject(new Error(`origin answered ${response.statusCode}: ${text}`)));
+        return;
+      }
+      const arrivals = [];
+      let buffer = "";
+      response.on("data", (chunk) => {
+        buffer += chunk;
+        let end;
+        while ((end = buffer.indexOf("\n\n")) !== -1) {
+          const data = buffer.slice(6, end);
+          buffer = buffer.slice(end + 2);
+          if (data === "[DONE]") continue;
+          const now = performance.now();
+          for (let i = JSON.parse(data).choices[0]?.token_ids?.length ?? 0; i > 0; i--) arrivals.push(now);
+        }
+      });
+      response.on("end", () => resolve(arrivals));
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    request.end(body);
   });
-  if (response.status !== 200) throw new Error(`origin answered ${response.status}: ${await response.text()}`);
-  const arrivals = [];
-  let buffer = "";
-  const decoder = new TextDecoder();
-  for await (const bytes of response.body) {
-    buffer += decoder.decode(bytes, { stream: true });
-    let end;
-    while ((end = buffer.indexOf("\n\n")) !== -1) {
-      const data = buffer.slice(6, end);
-      buffer = buffer.slice(end + 2);
-      if (data === "[DONE]") continue;
-      const now = performance.now();
-      for (let i = JSON.parse(data).choices[0]?.token_ids?.length ?? 0; i > 0; i--) arrivals.push(now);
-    }
-  }
-  return arrivals;
 }
 
 async function counter(name, url = origin.url) {
@@ -145,6 +163,7 @@ async function throughputCell({ context, newTokens }, streams, round, url = orig
   const read = async () => [await histogram("origin_decode_step_seconds", url), await counter("origin_decode_rows_total", url), await counter("origin_decode_step_cpu_seconds_total", url), await counter("origin_prefill_cpu_seconds_total", url)];
   const [steps0, rows0, cpuSteps0, cpuPrefill0] = await read();
   const cpu0 = await processCpu(url);
+  const client0 = process.cpuUsage();
   const started = performance.now();
   const clients = await Promise.all(
     Array.from({ length: streams }, async (_, i) => {
@@ -154,6 +173,7 @@ async function throughputCell({ context, newTokens }, streams, round, url = orig
     }),
   );
   const tokens = clients.reduce((sum, times) => sum + times.length, 0);
+  const client = process.cpuUsage(client0);
   if (tokens !== streams * reps * newTokens) throw new Error(`expected ${streams * reps * newTokens} tokens, got ${tokens}`);
   const cpu = (await processCpu(url)) - cpu0;
   const [steps1, rows1, cpuSteps1, cpuPrefill1] = await read();
@@ -166,6 +186,7 @@ async function throughputCell({ context, newTokens }, streams, round, url = orig
     tokensPerSecond: rate(started),
     steadyTokensPerSecond: rate(Math.max(...clients.map((times) => times[0]))),
     tokensPerCpuSecond: tokens / cpu,
+    clientMicrosPerToken: (client.user + client.system) / tokens,
     decodeTokensPerSecond: (rows1 - rows0) / (steps1.sum - steps0.sum),
     decodeTokensPerCpuSecond: (rows1 - rows0) / (cpuSteps1 - cpuSteps0),
   };
@@ -234,6 +255,7 @@ try {
       );
     }
   }
+  console.log(`the load generator (this process, on the same cores) used ${SHAPES.map(({ key }) => `${key}: ${CONCURRENCY.map((streams) => median(results.get(`tp:${key}:${streams}`).map((r) => r.clientMicrosPerToken)).toFixed(0)).join(" / ")}`).join("; ")} µs of CPU per token at ${CONCURRENCY.join(" / ")} streams`);
   console.log("\nsteady state (the same runs): tokens/s from the moment every client has its first token (the first burst of prefills done) to the moment the first");
   console.log("client is done, counted at the client (HTTP/SSE and the prefills of requests that join meanwhile included); beside the end-to-end rate:");
   console.log("  shape  streams  end-to-end tok/s  ×1-stream  steady-state tok/s  ×1-stream");
