@@ -39,14 +39,20 @@ function keptRows(running: readonly DecodeRequest[]): { request: DecodeRequest; 
   const stays = running.map((request) => request.state === "running");
   const count = stays.filter(Boolean).length;
   const kept: { request: DecodeRequest; row: number }[] = [];
+  // Rows that stay past the first `count` fill the places of those that leave before it.
   let donor = running.length;
   for (let row = 0; row < count; row++) {
-    if (!stays[row]) while (!stays[--donor]);
-    const from = stays[row] ? row : donor;
+    let from = row;
+    if (!stays[row]) {
+      do donor -= 1;
+      while (!stays[donor]);
+      from = donor;
+    }
     kept.push({ request: running[from]!, row: from });
   }
   return kept;
 }
+
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class DecoderEngine {
