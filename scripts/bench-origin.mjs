@@ -93,7 +93,7 @@ const httpThread = HTTP_THREAD ? await startOrigin({ ...settings, ORIGIN_DECODER
 /**
  * The load generator's connections: node:http with keep-alive, not fetch. It shares the two
  * cores with the origin, and undici's fetch with its web streams cost the client ≈ 85 µs of CPU
- * per token at 16 streams against node:http's ≈ 37 µs (measured side by side, 2026-11-23):
+ * per token at 16 streams against node:http's ≈ 23–37 µs (measured side by side, 2026-11-23):
  * CPU the origin being measured would otherwise lose to its client.
  */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
