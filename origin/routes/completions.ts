@@ -76,14 +76,15 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
         const send = (value: unknown) => {
           if (!abort.signal.aborted) controller.enqueue(frame(value));
         };
-        let [generated, sent] = [0, 0];
+        let generated = 0;
         let pending: number[] = [];
+        let first = true;
         const chunk = chunkWriter(head);
         /** Writes the tokens not sent yet as one chunk. */
         const flush = (finishReason: GenerationStep["finishReason"], stopReason: number | null) => {
           const usage = continuousUsage ? usageOf(params.promptIds.length, generated) : null;
-          const text = chunk({ tokenIds: pending, finishReason, stopReason, promptTokenIds: sent === 0 ? promptIds : null, withIds, usage });
-          [sent, pending] = [generated, []];
+          const text = chunk({ tokenIds: pending, finishReason, stopReason, promptTokenIds: first ? promptIds : null, withIds, usage });
+          [first, pending] = [false, []];
           if (!abort.signal.aborted) controller.enqueue(encoder.encode(text));
         };
         try {
@@ -91,7 +92,7 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
             generated += 1;
             pending.push(step.tokenId);
             // vLLM's --stream-interval: the first token at once, then every `streamInterval` tokens, and the finish.
-            if (step.finishReason === null && sent > 0 && pending.length < streamInterval) continue;
+            if (step.finishReason === null && !first && pending.length < streamInterval) continue;
             flush(step.finishReason, step.stopReason);
           }
           if (includeUsage) send({ ...head, choices: [], usage: usageOf(params.promptIds.length, generated) });

@@ -111,23 +111,19 @@ export class KvCache {
     const { kvHeads, headDim } = this.shape;
     const capacity = KvCache.capacityFor(sources.reduce((max, source) => Math.max(max, source.filled), 0));
     const rowSize = kvHeads * capacity * headDim;
-    const stays = (source: RowSource, row: number) => source.kind === "batch" && source.row === row;
-    const moved = sources.findIndex((source, row) => !stays(source, row));
-    const stay = moved === -1 ? sources.length : moved;
     const inPlace = capacity === this.capacity && sources.every((source, row) => source.kind !== "batch" || source.row >= row);
-    const from = inPlace ? stay : 0;
     for (let t = 0; t < this.buffers.length; t++) {
       let target = inPlace ? this.buffers[t]! : this.spare[t]!;
       if (target.length < sources.length * rowSize) {
         const grown = new Float32Array(Math.ceil(sources.length * rowSize * 1.25));
-        if (inPlace) grown.set(target.subarray(0, this.rows * rowSize)); // rows after `from` may still be read below
+        if (inPlace) grown.set(target.subarray(0, this.rows * rowSize)); // every old row: moved rows are read from it below
         target = grown;
         if (inPlace) this.buffers[t] = grown;
         else this.spare[t] = grown;
       }
-      for (let row = from; row < sources.length; row++) {
+      for (let row = 0; row < sources.length; row++) {
         const source = sources[row]!;
-        if (inPlace && stays(source, row)) continue;
+        if (inPlace && source.kind === "batch" && source.row === row) continue; // already there
         for (let head = 0; head < kvHeads; head++) {
           const at = (row * kvHeads + head) * capacity * headDim;
           const data =
