@@ -116,7 +116,8 @@ try {
   console.log(`\nstreamed, partial_images 3: first preview ${fmt(median(first))} ms, completed ${fmt(median(done))} ms`);
   for (const rate of rates) console.log(`${rate.concurrency} concurrent: ${rate.imagesPerSecond.toFixed(2)} images/s through the edge, mean UNet batch ${rate.meanBatchImages.toFixed(2)} images`);
   console.log(`  ratio 8 vs 1 concurrent: ${(rates[1].imagesPerSecond / rates[0].imagesPerSecond).toFixed(2)}×`);
-  console.log(`\nloop per image, one thread (${STEPS} steps): in-isolate WASM ${fmt(work.wasm.loopMs)} ms (CPU ${fmt(work.wasm.loopCpuMs)}), onnxruntime-node ${fmt(work.native.loopMs)} ms (CPU ${fmt(work.native.loopCpuMs)}): WASM/native CPU ${(work.wasm.loopCpuMs / work.native.loopCpuMs).toFixed(2)}×`);
+  console.log(`\nloop per image, one thread (${STEPS} steps), warm (median of 3 after ${work.wasm.warmupLoops} / ${work.native.warmupLoops} loops): in-isolate WASM ${fmt(work.wasm.loopMs)} ms (CPU ${fmt(work.wasm.loopCpuMs)}, main thread ${fmt(work.wasm.loopMainThreadCpuMs)}), onnxruntime-node ${fmt(work.native.loopMs)} ms (CPU ${fmt(work.native.loopCpuMs)}, main thread ${fmt(work.native.loopMainThreadCpuMs)}): WASM/native, main-thread CPU ${(work.wasm.loopMainThreadCpuMs / work.native.loopMainThreadCpuMs).toFixed(2)}×`);
+  console.log(`  the first loop (a fresh isolate, WASM still tiering up): in-isolate WASM ${fmt(work.wasm.coldMs)} ms, onnxruntime-node ${fmt(work.native.coldMs)} ms`);
   console.log(`in-isolate pipeline memory (Node, onnxruntime-web): WASM linear memory ${work.memory.wasmLinearMB.toFixed(1)} MB, V8 heap +${work.memory.heapDeltaMB.toFixed(1)} MB`);
 } finally {
   edge.stop();

@@ -3,8 +3,13 @@
 // linear factors, upscale, PNG — and the final PNG, at 28 × 28 and 224 × 224), and the
 // whole loop for one image over onnxruntime-web WASM (one thread: the in-isolate runtime)
 // beside onnxruntime-node (one thread: the reference origin's engine). Prints one JSON line.
-//   tsx scripts/lib/diffusion-work.ts [modelDir] [steps] [runs]
+// Each loop is timed warm: after `warmSeconds` of loops, since V8 tiers onnxruntime's WASM up
+// to TurboFan on background threads for the first ~10 s of work (the first loop is reported
+// apart as `coldMs`); CPU for the process and for its main thread alone.
+//   tsx scripts/lib/diffusion-work.ts [modelDir] [steps] [runs] [warmSeconds]
 import { readFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { diffusionGraphs, diffusionLoop, requestNoise, sizeOf, type RunGraph } from "../../src/generation/diffusion";
@@ -12,8 +17,9 @@ import { encodePng } from "../../src/images/png";
 import { TextToImageSchema } from "../../src/models/manifest";
 import { createOrtRuntime, type OrtEngine } from "../../src/runtime/ort-runtime";
 import { previewPixels, toBytes, upscale } from "../../src/tasks/text-to-image/raster";
+import { mainThreadCpuMs } from "./thread-cpu";
 
-const [dir = "models/digit-diffusion", stepsArg = "20", runsArg = "5"] = process.argv.slice(2);
+const [dir = "models/digit-diffusion", stepsArg = "20", runsArg = "5", warmArg = "15"] = process.argv.slice(2);
 const manifest = TextToImageSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
 const { defaults, ...spec } = manifest.diffusion;
 const latentSize = sizeOf(spec.latentShape);
@@ -53,7 +59,15 @@ const capture = async (source: never, imports?: WebAssembly.Imports) => {
   return result;
 };
 WebAssembly.instantiate = capture as typeof WebAssembly.instantiate;
-const heapBefore = process.memoryUsage().heapUsed;
+// The heap is read after a full collection, so that it counts what the pipeline holds, not
+// garbage that the next collection would take (V8's gc(), exposed at run time).
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
+const retainedHeap = () => {
+  collectGarbage();
+  return process.memoryUsage().heapUsed;
+};
+const heapBefore = retainedHeap();
 const engines: Record<string, OrtEngine> = {
   wasm: { kind: "wasm", Tensor: ortWeb.Tensor, createSession: (model) => ortWeb.InferenceSession.create(model, { executionProviders: ["wasm"], graphOptimizationLevel: "all" }) },
   native: {
@@ -64,7 +78,7 @@ const engines: Record<string, OrtEngine> = {
   },
 };
 
-async function loopMs(engine: OrtEngine): Promise<{ loopMs: number; loopCpuMs: number }> {
+async function loopMs(engine: OrtEngine): Promise<{ coldMs: number; heapUsed: number; linearBytes: number; loopMs: number; loopCpuMs: number; loopMainThreadCpuMs: number; warmupLoops: number }> {
   const runner = async (name: "text_encoder" | "unet" | "vae_decoder"): Promise<RunGraph> => {
     const graph = manifest.graphs[name]!;
     const runtime = createOrtRuntime(engine.kind === "native" ? { ...engine, Tensor: ortNode.Tensor as unknown as typeof ortWeb.Tensor } : engine, { inputs: graph.inputs, outputs: graph.outputs, loadModel: async () => new Uint8Array(readFileSync(`${dir}/${graph.file}`)) });
@@ -78,20 +92,28 @@ async function loopMs(engine: OrtEngine): Promise<{ loopMs: number; loopCpuMs: n
     const request = { inputIds: ids, noise: requestNoise(seed, 1, latentSize), n: 1, params: { steps: Number(stepsArg), guidanceScale: defaults.guidanceScale, scheduler: defaults.scheduler }, previewEvery: 1 };
     for await (const _ of diffusionLoop(graphs, spec, request, new AbortController().signal)) void _;
   };
+  const coldStarted = performance.now();
   await once(0);
+  const coldMs = performance.now() - coldStarted;
+  // The heap and linear memory with the pipeline loaded and run once.
+  const [heapUsed, linearBytes] = [retainedHeap(), wasmMemory?.buffer.byteLength ?? NaN];
+  let warmupLoops = 1;
+  for (const until = performance.now() + Number(warmArg) * 1000; performance.now() < until; warmupLoops += 1) await once(warmupLoops);
   const wall: number[] = [];
   const cpu: number[] = [];
+  const mainThread: number[] = [];
   for (let i = 0; i < Number(runsArg); i += 1) {
-    const [started, startedCpu] = [performance.now(), process.cpuUsage()];
+    const [started, startedCpu, startedMain] = [performance.now(), process.cpuUsage(), mainThreadCpuMs()];
     await once(i + 1);
     const used = process.cpuUsage(startedCpu);
     wall.push(performance.now() - started);
     cpu.push((used.user + used.system) / 1000);
+    mainThread.push(mainThreadCpuMs() - startedMain);
   }
-  return { loopMs: median(wall), loopCpuMs: median(cpu) };
+  return { coldMs, heapUsed, linearBytes, loopMs: median(wall), loopCpuMs: median(cpu), loopMainThreadCpuMs: median(mainThread), warmupLoops };
 }
 
 const wasm = await loopMs(engines.wasm!);
-const memory = { wasmLinearMB: (wasmMemory?.buffer.byteLength ?? NaN) / 2 ** 20, heapDeltaMB: (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20 };
+const memory = { wasmLinearMB: wasm.linearBytes / 2 ** 20, heapDeltaMB: (wasm.heapUsed - heapBefore) / 2 ** 20 };
 const native = await loopMs(engines.native!);
 console.log(JSON.stringify({ steps: Number(stepsArg), edge, wasm, native, memory }));

@@ -8,13 +8,14 @@
 //         done after ~10 s of decoding on the 2-core machine), as in an isolate that has served
 //         a few requests.
 // CPU is read both for the process (V8's compile and GC threads included) and for the main
-// thread alone (/proc/self/task/<pid>/stat), the one that runs the isolate's JS and WASM.
+// thread alone (scripts/lib/thread-cpu.ts), the one that runs the isolate's JS and WASM.
 //   tsx scripts/lib/wasm-decode-rate.ts <modelDir> <graph> <promptTokens> <newTokens> [warmSeconds]
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-web";
 import { TextGenerationSchema } from "../../src/models/manifest";
 import { createOrtRuntime } from "../../src/runtime/ort-runtime";
 import { decodeLoop } from "../../src/runtime/wasm/decode-loop";
+import { mainThreadCpuMs } from "./thread-cpu";
 
 const [dir = "models/tiny-llm", graphName = "decoder", promptArg = "16", newArg = "64", warmArg = "20"] = process.argv.slice(2);
 const manifest = TextGenerationSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
@@ -29,13 +30,6 @@ await runtime.load();
 const loop = decodeLoop(runtime.tensors!, { ...manifest.generation, graph: graphName });
 const promptIds = Array.from({ length: Number(promptArg) }, (_, i) => 10 + ((i * 37) % (manifest.generation.vocabSize - 10)));
 const sampling = { temperature: 0, topK: 0, topP: 1, minP: 0 };
-
-/** CPU ms of the main thread (utime + stime, clock ticks of 10 ms on Linux). */
-function mainThreadCpuMs(): number {
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 const run = async (maxTokens: number) => {
   const started = performance.now();
@@ -60,7 +54,7 @@ const run = async (maxTokens: number) => {
     prefillMs: firstAt - started,
     tokensPerSecond: (decoded / decodeMs) * 1000,
     tokensPerCpuSecond: (decoded / ((cpu.user + cpu.system) / 1000)) * 1000,
-    tokensPerMainThreadCpuSecond: (decoded / Math.max(mainThreadCpuMs() - firstMain, 10)) * 1000,
+    tokensPerMainThreadCpuSecond: (decoded / (mainThreadCpuMs() - firstMain)) * 1000,
   };
 };
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
