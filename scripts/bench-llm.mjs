@@ -13,7 +13,8 @@
 //   - the edge's CPU per streamed token, read from the workerd processes (/proc/<pid>/task/*/
 //     schedstat, to the nanosecond), since timers are frozen inside the Worker, beside the floor: a Worker
 //     that only relays the origin's stream (scripts/llm/relay-worker.js), in the same run;
-//   - the in-isolate WASM decode loop's tokens/s (scripts/lib/wasm-decode-rate.ts).
+//   - the in-isolate WASM decode loop's tokens/s, cold (a fresh isolate's first generation) and
+//     warm (after 20 s of generations) (scripts/lib/wasm-decode-rate.ts).
 // The origin is the reference origin (origin/, started here on loopback) unless --origin
 // URL names another (e.g. a vLLM serving the same model).
 //   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…]
