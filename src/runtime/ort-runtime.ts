@@ -33,9 +33,10 @@ function fromOrtTensor(name: string, tensor: ort.Tensor): Tensor {
   if (datatype === undefined) {
     throw new ServiceError(500, "internal_error", `Output "${name}" has a type the service cannot return: ${tensor.type}`);
   }
-  // ORT's outputs view its own buffers; copy so a result outlives the session's next run.
-  const data = Array.isArray(tensor.data) ? [...tensor.data] : tensor.data.slice();
-  return { datatype, shape: [...tensor.dims], data };
+  // onnxruntime-web and onnxruntime-node both copy each output out of ORT's memory into a
+  // fresh typed array of its own (test/unit/ort-runtime.test.ts), so a result outlives the
+  // session's next run without another copy.
+  return { datatype, shape: [...tensor.dims], data: tensor.data };
 }
 
 function errorMessage(error: unknown): string {
