@@ -15,8 +15,18 @@ export interface GenerationRequest {
   promptIds: readonly number[];
   maxTokens: number;
   sampling: SamplingParams;
-  /** Ids that end generation (the EOS and the manifest's stopTokenIds); not part of the text. */
+  /**
+   * Ids that end generation, not part of the text: the EOS and the manifest's stopTokenIds
+   * (unless `ignoreEos`), and the client's own.
+   */
   stopTokenIds: readonly number[];
+  /** vLLM's `min_tokens`: no stop id is sampled before this many ids (default 0). */
+  minTokens?: number;
+  /**
+   * vLLM's `ignore_eos`: the engine must not stop at the model's own end-of-sequence id.
+   * `stopTokenIds` already leaves it out; an origin that knows its EOS is told as well.
+   */
+  ignoreEos?: boolean;
 }
 
 export type FinishReason = "stop" | "length";

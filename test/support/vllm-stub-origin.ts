@@ -140,7 +140,7 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
     let pending: number[] = [];
     const interval = Number(/^interval-(\d+)$/.exec(prefix)?.[1] ?? 1);
     try {
-      for await (const step of loop.generate({ promptIds: body.prompt, maxTokens: body.max_tokens, sampling, stopTokenIds: body.stop_token_ids ?? [] }, abort.signal)) {
+      for await (const step of loop.generate({ promptIds: body.prompt, maxTokens: body.max_tokens, sampling, stopTokenIds: body.stop_token_ids ?? [], minTokens: body.min_tokens ?? 0 }, abort.signal)) {
         record.steps += 1;
         if (record.aborted) record.stepsAfterAbort += 1;
         if (failAfter && generated >= Number(failAfter[1])) {

@@ -40,6 +40,14 @@ describe("vLLM /v1/completions wire format", () => {
     });
   });
 
+  it("passes vLLM's ignore_eos and min_tokens (SamplingParams) through when a client sets them", () => {
+    const body = completionRequest("tiny-llm", {
+      promptIds: [1, 464], maxTokens: 8, stopTokenIds: [6], minTokens: 4, ignoreEos: true,
+      sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 },
+    });
+    expect(body).toMatchObject({ stop_token_ids: [6], ignore_eos: true, min_tokens: 4 });
+  });
+
   it("reads vLLM's chunks, split anywhere, into ids, finish and stop reasons", async () => {
     for (const cut of [1, 7, 64, 4096]) {
       const chunks = [];

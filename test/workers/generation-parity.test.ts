@@ -59,4 +59,22 @@ describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same
     const inIsolate = await (await call(await appInIsolate(origin?.faultyUrl ?? ""), "/v1/completions", body)).json<Completion>();
     expect(inIsolate.choices[0]?.text).toBe(onOrigin.choices[0]?.text);
   });
+
+  it("vLLM's ignore_eos, min_tokens and stop_token_ids give the same text both places", { timeout: 120_000 }, async () => {
+    const url = origin?.url ?? "";
+    const [remote, local] = [appOnOrigin(url), await appInIsolate(origin?.faultyUrl ?? "")];
+    const bodies = [
+      { model: "tiny-llm", prompt: "The end", max_tokens: 80, temperature: 1, seed: 8, ignore_eos: true, min_tokens: 12 },
+      { model: "tiny-llm", prompt: PROMPTS[1], max_tokens: 32, temperature: 0, stop_token_ids: [277, 289], min_tokens: 4 },
+      { model: "tiny-llm", prompt: [1, 333, 277, 418], max_tokens: 16, temperature: 0 },
+    ];
+    for (const body of bodies) {
+      const [a, b] = [await call(remote, "/v1/completions", body), await call(local, "/v1/completions", body)];
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      const [onOrigin, inIsolate] = [await a.json<Completion>(), await b.json<Completion>()];
+      expect(inIsolate.choices[0], JSON.stringify(body)).toEqual(onOrigin.choices[0]);
+      expect(inIsolate.usage).toEqual(onOrigin.usage);
+    }
+  });
 });

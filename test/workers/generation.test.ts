@@ -188,6 +188,82 @@ describe.skipIf(origin === null)("generation through the vLLM origin adapter", (
   });
 });
 
+interface Completion {
+  choices: { text: string; finish_reason: string }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+
+describe.skipIf(origin === null)("OpenAI's token-id prompts and vLLM's extra sampling parameters", () => {
+  const app = appOnOrigin(origin?.url ?? "");
+  const complete = async (body: Record<string, unknown>) => {
+    const response = await call(app, "/v1/completions", { model: "tiny-llm", temperature: 0, max_tokens: 24, ...body });
+    expect(response.status).toBe(200);
+    return response.json<Completion>();
+  };
+  const tokenize = async (prompt: string) => {
+    const response = await call(app, "/tokenize", { model: "tiny-llm", prompt });
+    return (await response.json<{ tokens: number[] }>()).tokens;
+  };
+
+  it("a prompt as token ids (bare, or in a list of one) reads as the text it encodes; so does a list of one string", async () => {
+    const text = "The city council";
+    const ids = await tokenize(text);
+    const expected = await complete({ prompt: text });
+    for (const prompt of [ids, [ids], [text]]) expect(await complete({ prompt }), JSON.stringify(prompt)).toMatchObject({ choices: expected.choices, usage: expected.usage });
+  });
+
+  it("stop_token_ids end generation at that id (finish_reason stop, its text not sent); min_tokens keeps it from being sampled before", async () => {
+    const full = await complete({ prompt: "The city council" });
+    // The generated ids, from the origin itself (re-tokenizing the text need not give them back).
+    const direct = await fetch(`${origin?.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "tiny-llm", prompt: await tokenize("The city council"), max_tokens: 24, temperature: 0, return_token_ids: true }),
+    });
+    const generated = (await direct.json<{ choices: { token_ids: number[] }[] }>()).choices[0]!.token_ids;
+    const stopId = generated[6]!;
+    const stopped = await complete({ prompt: "The city council", stop_token_ids: [stopId] });
+    const at = stopped.usage.completion_tokens; // the stop id's position, counted as vLLM counts it
+    expect(stopped.choices[0]?.finish_reason).toBe("stop");
+    expect(at).toBeLessThan(full.usage.completion_tokens);
+    expect(full.choices[0]?.text.startsWith(stopped.choices[0]!.text)).toBe(true);
+    expect(stopped.choices[0]!.text.length).toBeLessThan(full.choices[0]!.text.length);
+    // With min_tokens = that position, the id cannot be sampled there: the text goes on past it.
+    const held = await complete({ prompt: "The city council", stop_token_ids: [stopId], min_tokens: at });
+    expect(held.usage.completion_tokens).toBeGreaterThan(at);
+    expect(held.choices[0]!.text.startsWith(stopped.choices[0]!.text)).toBe(true);
+  });
+
+  it("min_tokens: a stop string that ends within the first min_tokens tokens does not count (vLLM's detokenizer)", async () => {
+    const full = (await complete({ prompt: "The city council" })).choices[0]!.text;
+    const stop = full.slice(0, 8); // ends within the first 8 tokens: every token here is at least one character
+    expect(full.indexOf(stop, 1)).toBe(-1);
+    expect(await complete({ prompt: "The city council", stop })).toMatchObject({ choices: [{ text: "", finish_reason: "stop" }] });
+    expect(await complete({ prompt: "The city council", stop, min_tokens: 8 })).toMatchObject({ choices: [{ text: full, finish_reason: "length" }] });
+    const events = await sseEvents(await call(app, "/v1/completions", { model: "tiny-llm", prompt: "The city council", temperature: 0, max_tokens: 24, stop, min_tokens: 8, stream: true }));
+    expect(events.slice(0, -1).map((event) => (JSON.parse(event) as Chunk).choices[0]?.text ?? "").join("")).toBe(full);
+  });
+
+  it("ignore_eos goes on past the model's end-of-sequence token, to max_tokens", { timeout: 60_000 }, async () => {
+    // A seeded sample that ends at the EOS after some text (greedy text from this model,
+    // trained on whole documents, rarely does; on the test origin's FP32 graph seed 27 does).
+    const body = { prompt: "THE END", temperature: 1, max_tokens: 100 };
+    let ended: { seed: number; completion: Completion } | undefined;
+    for (let seed = 1; seed <= 48 && ended === undefined; seed++) {
+      const completion = await complete({ ...body, seed });
+      if (completion.choices[0]?.finish_reason === "stop" && completion.usage.completion_tokens > 8) ended = { seed, completion };
+    }
+    expect(ended, "a seed whose sample ends at the EOS").toBeDefined();
+    const { seed, completion } = ended!;
+    const ignoring = await complete({ ...body, seed, ignore_eos: true });
+    expect(ignoring.choices[0]?.finish_reason).toBe("length");
+    expect(ignoring.usage.completion_tokens).toBe(100);
+    // Same draws up to the EOS (one per token), whose text is not part of the output.
+    expect(ignoring.choices[0]!.text.startsWith(completion.choices[0]!.text)).toBe(true);
+    expect(ignoring.choices[0]!.text.length).toBeGreaterThan(completion.choices[0]!.text.length);
+  });
+});
+
 describe.skipIf(origin === null)("the Workers AI text-generation shape on /v1/run/{model}, and /v1/models", () => {
   const app = appOnOrigin(origin?.url ?? "");
 
@@ -234,6 +310,13 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
     ["a classifier", "/v1/chat/completions", chat({ model: "spam-classifier" }), 404, "model"],
     ["max_tokens past the context", "/v1/chat/completions", chat({ max_tokens: 100_000 }), 400, "max_tokens"],
     ["a prompt past the context", "/v1/completions", { model: "tiny-llm", prompt: "word ".repeat(5000) }, 400, "prompt"],
+    ["token ids past the context", "/v1/completions", { model: "tiny-llm", prompt: Array.from({ length: 600 }, () => 5) }, 400, "prompt"],
+    ["a negative token id", "/v1/completions", { model: "tiny-llm", prompt: [1, -2] }, 400, "prompt.1"],
+    ["a token id outside the vocabulary", "/v1/completions", { model: "tiny-llm", prompt: [[1, 5, 99_999]] }, 422, "prompt.0.2"],
+    ["several prompts", "/v1/completions", { model: "tiny-llm", prompt: ["a", "b"] }, 400, "prompt"],
+    ["an empty list of token ids", "/v1/completions", { model: "tiny-llm", prompt: [] }, 400, "prompt"],
+    ["stop_token_ids that are not ids", "/v1/completions", { model: "tiny-llm", prompt: "x", stop_token_ids: [1.5] }, 400, "stop_token_ids.0"],
+    ["min_tokens -1", "/v1/completions", { model: "tiny-llm", prompt: "x", min_tokens: -1 }, 400, "min_tokens"],
   ];
   for (const [what, path, body, status, field] of cases) {
     it(`${what} → ${status} naming ${field}`, async () => {
@@ -250,8 +333,17 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
     expect(answer.code).toBe("context_length_exceeded");
   });
 
+  it("a refused value says which value is supported", async () => {
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ n: 2 }, "n: only 1 is supported by this service"],
+      [{ logit_bias: { "5": 10 } }, "logit_bias: only {} is supported by this service"],
+      [{ response_format: { type: "json_object" } }, 'response_format.type: only {"type": "text"} is supported by this service'],
+    ];
+    for (const [extra, detail] of refusals) expect((await problem(await call(app, "/v1/chat/completions", chat(extra)))).detail).toBe(detail);
+  });
+
   it("neutral values of unsupported parameters pass", async () => {
-    const response = await call(app, "/v1/chat/completions", chat({ n: 1, presence_penalty: 0, frequency_penalty: 0, logprobs: false, user: "u-1", tools: [], tool_choice: "none", response_format: { type: "text" }, max_tokens: 4 }));
+    const response = await call(app, "/v1/chat/completions", chat({ n: 1, presence_penalty: 0, frequency_penalty: 0, logprobs: false, logit_bias: {}, user: "u-1", tools: [], tool_choice: "none", response_format: { type: "text" }, max_tokens: 4 }));
     expect(response.status).toBe(200);
   });
 

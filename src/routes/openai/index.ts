@@ -58,7 +58,7 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     await requireReady(model);
     // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
     const maxTokens = body.max_tokens ?? 16;
-    const prompt = await generator.prepare({ prompt: body.prompt }, maxTokens);
+    const prompt = await generator.prepare(typeof body.prompt === "string" ? { prompt: body.prompt } : { promptIds: body.prompt.ids, field: body.prompt.field }, maxTokens);
     const started = await startGeneration(generator, prompt, generationOptions(body, maxTokens), c.req.raw.signal);
     const who = identity("cmpl", model.manifest.name);
     if (body.stream) return sseResponse(started, completionChunks(who, body.stream_options?.include_usage ?? false));

@@ -3,9 +3,15 @@
 // refused with a 400 naming it — never silently ignored. Unknown fields are refused too.
 import { z } from "@hono/zod-openapi";
 
-/** A parameter accepted only at values that change nothing (e.g. `n: 1`, `presence_penalty: 0`). */
+/**
+ * A parameter accepted only at values that change nothing (e.g. `n: 1`, `presence_penalty: 0`);
+ * any other value is a 400 that says which value is supported.
+ */
 const neutral = <T extends z.ZodType>(schema: T, what: string) =>
-  schema.nullish().openapi({ description: `Accepted only at its neutral value (${what}); anything else is refused with 400` });
+  z
+    .union([schema, z.null()], { error: `only ${what} is supported by this service` })
+    .optional()
+    .openapi({ description: `Accepted only at its neutral value (${what}); anything else is refused with 400` });
 
 const refused = (name: string) =>
   z
@@ -15,6 +21,7 @@ const refused = (name: string) =>
     .openapi({ description: "Not supported: refused with 400 unless absent or null" });
 
 const Stop = z.union([z.string().max(256), z.array(z.string().max(256)).max(16)]);
+const TokenId = z.number().int().min(0).max(2 ** 31 - 1);
 
 /** Sampling and limits shared by both endpoints (vLLM's names where OpenAI has none). */
 export const samplingFields = {
@@ -34,14 +41,25 @@ export const samplingFields = {
   presence_penalty: neutral(z.literal(0), "0"),
   frequency_penalty: neutral(z.literal(0), "0"),
   repetition_penalty: neutral(z.literal(1), "1"),
-  logit_bias: neutral(z.object({}).strict(), "{}"),
+  logit_bias: neutral(
+    z
+      .record(z.string(), z.unknown())
+      .refine((bias) => Object.keys(bias).length === 0, "only {} is supported by this service")
+      .openapi({ maxProperties: 0 }),
+    "{}",
+  ),
   logprobs: neutral(z.union([z.literal(false), z.literal(0)]), "false"),
   top_logprobs: neutral(z.literal(0), "0"),
   service_tier: neutral(z.enum(["auto", "default"]), '"auto"'),
   store: neutral(z.literal(false), "false"),
   metadata: refused("metadata"),
-  ignore_eos: neutral(z.literal(false), "false"),
-  min_tokens: neutral(z.literal(0), "0"),
+  // vLLM's extra sampling parameters (vllm/entrypoints/openai/protocol.py), as benchmark
+  // clients send them (`vllm bench serve --ignore-eos`, genai-perf's min_tokens).
+  ignore_eos: z.boolean().nullish().openapi({ description: "vLLM: keep generating after the model's end-of-sequence token (stop_token_ids still stop)" }),
+  min_tokens: z.number().int().min(0).max(1_000_000).nullish().openapi({
+    description: "vLLM: no stop token id is sampled, and no stop string counts, before this many tokens",
+  }),
+  stop_token_ids: z.array(TokenId).max(64).nullish().openapi({ description: "vLLM: token ids that end generation (finish_reason stop; not part of the text)" }),
   skip_special_tokens: neutral(z.literal(true), "true"),
 };
 
@@ -60,7 +78,7 @@ export const ChatCompletionRequest = z
     ...samplingFields,
     messages: z.array(Message).min(1, "needs at least one message").max(256),
     max_completion_tokens: z.number().int().min(1).max(1_000_000).nullish(),
-    tools: neutral(z.array(z.unknown()).max(0, "tools are not supported by this service"), "[]"),
+    tools: neutral(z.array(z.unknown()).max(0), "[]"),
     tool_choice: neutral(z.literal("none"), '"none"'),
     parallel_tool_calls: z.boolean().nullish(),
     functions: refused("functions"),
@@ -76,10 +94,44 @@ export const ChatCompletionRequest = z
   .openapi("ChatCompletionRequest");
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 
+const PROMPT_MAX = 1_000_000;
+
+/**
+ * OpenAI's four prompt forms, one prompt each: a string, a list of token ids (sent to the
+ * model as they are, without a BOS, as vLLM does), or either wrapped in a list of one.
+ * Several prompts in one request (OpenAI's batch form) are refused: one choice per request.
+ */
+const Prompt = z
+  .union([z.string().max(PROMPT_MAX), z.array(z.union([z.string().max(PROMPT_MAX), z.number(), z.array(z.number()).max(PROMPT_MAX)])).max(PROMPT_MAX)], {
+    error: "expected a string, a list of token ids, or a list holding one of these",
+  })
+  .transform((prompt, context): string | { ids: number[]; field: string } => {
+    const listed = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== "number";
+    if (listed && prompt.length > 1) {
+      context.addIssue({ code: "custom", message: `one prompt per request: a list of ${prompt.length} prompts is not supported` });
+      return z.NEVER;
+    }
+    const single = listed ? prompt[0] : prompt;
+    if (typeof single === "string") {
+      if (single.length === 0) context.addIssue({ code: "custom", message: "must not be empty", path: listed ? [0] : [] });
+      return single;
+    }
+    const prefix = listed ? [0] : [];
+    const ids = single as unknown[];
+    if (ids.length === 0) context.addIssue({ code: "custom", message: "must not be empty", path: prefix });
+    const bad = ids.findIndex((id) => !TokenId.safeParse(id).success);
+    if (bad !== -1) context.addIssue({ code: "custom", message: "a token id is an integer from 0", path: [...prefix, bad] });
+    return { ids: ids as number[], field: listed ? "prompt.0" : "prompt" };
+  })
+  .openapi({
+    description: "A string, a list of token ids (sent as they are, no BOS added), or a list holding one of these; one prompt per request",
+    example: "Once upon a time",
+  });
+
 export const CompletionRequest = z
   .object({
     ...samplingFields,
-    prompt: z.string().min(1, "must not be empty").max(1_000_000).openapi({ example: "Once upon a time" }),
+    prompt: Prompt,
     echo: neutral(z.literal(false), "false"),
     suffix: refused("suffix"),
   })

@@ -18,5 +18,8 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
       ...(body.seed == null ? {} : { seed: body.seed }),
     },
     stop,
+    minTokens: body.min_tokens ?? 0,
+    ignoreEos: body.ignore_eos ?? false,
+    stopTokenIds: body.stop_token_ids ?? [],
   };
 }

@@ -68,6 +68,8 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
     contextLength: shape.contextLength,
     async *generate(request, signal) {
       const stopIds = new Set(request.stopTokenIds);
+      const minTokens = request.minTokens ?? 0;
+      const none: ReadonlySet<number> = new Set();
       const rng = createPrng(request.sampling.seed ?? randomSeed());
       const maxTokens = Math.min(request.maxTokens, shape.contextLength - request.promptIds.length);
       let past = emptyCache(shape);
@@ -79,7 +81,8 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
         const { logits, present } = await step(decoder, shape, next, past, pastLength, signal);
         pastLength += next.length;
         past = present;
-        const id = sample(logits, request.sampling, rng);
+        // min_tokens as vLLM's: no stop id can be sampled before that many ids.
+        const id = sample(logits, request.sampling, rng, generated < minTokens ? stopIds : none);
         if (stopIds.has(id)) {
           yield { tokenIds: [], finishReason: "stop", stopTokenId: id };
           return;

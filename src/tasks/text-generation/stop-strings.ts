@@ -1,6 +1,9 @@
 // Stop strings matched at the edge across token boundaries: text that could still be the
 // start of a stop string is held back, so no byte of a matched stop string is ever sent,
 // and held-back text that turns out not to be one is released (at the latest at the end).
+// Text pushed with `search: false` (vLLM's min_tokens) cannot hold a match: only a stop
+// string that ends in text pushed later counts (vllm/v1/engine/detokenizer.py
+// check_stop_strings, which searches from the last len(stop) - 1 characters already seen).
 
 export interface StopMatch {
   /** Text safe to send now. */
@@ -10,7 +13,8 @@ export interface StopMatch {
 }
 
 export interface StopMatcher {
-  push(delta: string): StopMatch;
+  /** Adds text; with `search: false` no stop string may end in it (it may begin there). */
+  push(delta: string, options?: { search?: boolean }): StopMatch;
   /** At the end of generation: everything still held back. */
   flush(): string;
 }
@@ -18,13 +22,16 @@ export interface StopMatcher {
 export function stopMatcher(stops: readonly string[]): StopMatcher {
   const active = stops.filter((stop) => stop.length > 0);
   let pending = "";
+  /** Characters at the start of `pending` where no stop string may end (pushed with search: false). */
+  let unsearched = 0;
   return {
-    push(delta) {
+    push(delta, options) {
       if (active.length === 0) return { text: delta };
+      const search = options?.search !== false;
       pending += delta;
       let first: { at: number; stop: string } | undefined;
-      for (const stop of active) {
-        const at = pending.indexOf(stop);
+      for (const stop of search ? active : []) {
+        const at = pending.indexOf(stop, Math.max(0, unsearched - stop.length + 1));
         if (at !== -1 && (first === undefined || at < first.at)) first = { at, stop };
       }
       if (first !== undefined) {
@@ -44,11 +51,13 @@ export function stopMatcher(stops: readonly string[]): StopMatcher {
       }
       const text = pending.slice(0, pending.length - hold);
       pending = pending.slice(pending.length - hold);
+      unsearched = search ? 0 : pending.length;
       return { text };
     },
     flush() {
       const text = pending;
       pending = "";
+      unsearched = 0;
       return text;
     },
   };

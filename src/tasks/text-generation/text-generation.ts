@@ -12,13 +12,20 @@ import type { TextTokenizer } from "../../tokenizers/tokenizer";
 import { stopMatcher } from "./stop-strings";
 import { modelTokenizer } from "../model-tokenizer";
 
-export type PromptInput = { messages: readonly ChatMessage[] } | { prompt: string };
+/** Chat messages, a text prompt, or a prompt already tokenized (sent as it is, no BOS added). */
+export type PromptInput = { messages: readonly ChatMessage[] } | { prompt: string } | { promptIds: readonly number[]; field?: string };
 
 export interface GenerationOptions {
   /** Undefined: as many as the context leaves. */
   maxTokens: number | undefined;
   sampling: SamplingParams;
   stop: readonly string[];
+  /** vLLM's `min_tokens`: before this many tokens no stop id is sampled and no stop string counts. */
+  minTokens?: number;
+  /** vLLM's `ignore_eos`: the model's end-of-sequence ids do not end generation. */
+  ignoreEos?: boolean;
+  /** The client's own stop token ids (vLLM's `stop_token_ids`), beside the model's. */
+  stopTokenIds?: readonly number[];
 }
 
 export interface Usage {
@@ -59,7 +66,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
     return runtime.generation;
   };
   const special = (id: number | undefined, text: TextTokenizer) => (id === undefined ? undefined : text.decode([id]));
-  const stopTokenIds = [...new Set([config.eosTokenId, ...config.stopTokenIds])];
+  const modelStopIds = [config.eosTokenId, ...config.stopTokenIds];
 
   return {
     manifest,
@@ -70,7 +77,14 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       const text = await getTokenizer();
       let ids: number[];
       let field: string;
-      if ("messages" in input) {
+      if ("promptIds" in input) {
+        field = input.field ?? "prompt";
+        ids = [...input.promptIds];
+        const outside = ids.findIndex((id) => id >= config.vocabSize);
+        if (outside !== -1) {
+          throw new ServiceError(422, "unprocessable_input", `Token id ${ids[outside]} is outside the vocabulary (size ${config.vocabSize})`, { field: `${field}.${outside}` });
+        }
+      } else if ("messages" in input) {
         field = "messages";
         const segments = renderChat(config.chatTemplate, {
           messages: input.messages,
@@ -104,10 +118,16 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       const detokenizer = streamDetokenizer(text);
       const matcher = stopMatcher(options.stop);
       const maxTokens = options.maxTokens ?? config.contextLength - prompt.ids.length;
+      const minTokens = Math.min(options.minTokens ?? 0, maxTokens);
+      // As vLLM: with ignore_eos the model's end-of-sequence ids stop nothing; the client's stop ids still do.
+      const stopTokenIds = [...new Set([...(options.ignoreEos ? [] : modelStopIds), ...(options.stopTokenIds ?? [])])];
       let completionTokens = 0;
       let finishReason: FinishReason = "length";
       const usage = (): Usage => ({ prompt_tokens: prompt.ids.length, completion_tokens: completionTokens, total_tokens: prompt.ids.length + completionTokens });
-      const steps = generation().generate({ promptIds: prompt.ids, maxTokens, sampling: options.sampling, stopTokenIds }, combined);
+      const steps = generation().generate(
+        { promptIds: prompt.ids, maxTokens, sampling: options.sampling, stopTokenIds, minTokens, ignoreEos: options.ignoreEos ?? false },
+        combined,
+      );
       let started = false;
       try {
         for await (const step of steps) {
@@ -117,9 +137,14 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
             continue;
           }
           started = true;
+          // vLLM's min_tokens (vllm/v1/engine/detokenizer.py): the text of the first minTokens
+          // tokens is passed over by the stop-string search; a stop string that ends after it counts.
+          const unchecked = Math.max(0, Math.min(step.tokenIds.length, minTokens - completionTokens));
           completionTokens += step.tokenIds.length + (step.stopTokenId === undefined ? 0 : 1);
-          const match = matcher.push(detokenizer.push(step.tokenIds));
-          if (match.text !== "") yield { type: "text", text: match.text };
+          const passed = unchecked > 0 ? matcher.push(detokenizer.push(step.tokenIds.slice(0, unchecked)), { search: false }).text : "";
+          const match = matcher.push(detokenizer.push(unchecked > 0 ? step.tokenIds.slice(unchecked) : step.tokenIds));
+          const text = passed + match.text;
+          if (text !== "") yield { type: "text", text };
           if (match.stop !== undefined) {
             // The origin stops decoding: its request is aborted now, not when max_tokens runs out.
             stopped.abort(new DOMException("stop string matched", "AbortError"));
@@ -134,7 +159,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       } finally {
         stopped.abort(new DOMException("generation ended", "AbortError"));
       }
-      const tail = matcher.push(detokenizer.flush());
+      const tail = matcher.push(detokenizer.flush(), { search: completionTokens > minTokens });
       const rest = tail.text + (tail.stop === undefined ? matcher.flush() : "");
       if (rest !== "") yield { type: "text", text: rest };
       yield { type: "done", finishReason: tail.stop === undefined ? finishReason : "stop", usage: usage() };
