@@ -1,7 +1,7 @@
 // POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope).
 // Text classification: {text} → [{label, score}]. Image classification: {image: [bytes 0–255]}
 // (the PNG or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text generation: {prompt | messages,
-// stream, max_tokens, temperature, top_p, top_k, seed} → {response} or SSE
+// raw, stream, max_tokens, temperature, top_p, top_k, seed} → {response} or SSE
 // `data: {"response": "…"}` … `data: [DONE]`. The model's capabilities pick the shape.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
@@ -27,6 +27,8 @@ const GenerationInput = z
   .object({
     prompt: z.string().min(1).max(1_000_000).optional(),
     messages: z.array(Message).min(1).max(256).optional(),
+    // As the binding: a prompt is sent as one user message through the chat template, unless raw.
+    raw: z.boolean().optional().openapi({ description: "With prompt: true sends it as it is, with no chat template (Workers AI's raw)" }),
     stream: z.boolean().optional(),
     // Workers AI's defaults: 256 tokens, temperature 0.6.
     max_tokens: z.number().int().min(1).max(1_000_000).optional(),
@@ -86,7 +88,9 @@ export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }
     return c.json(results[0]?.labels ?? [], 200);
   }
   const generator = capability(model, "textGeneration", "model");
-  const input = body.messages !== undefined ? { messages: chatMessages(body.messages) } : body.prompt !== undefined ? { prompt: body.prompt } : undefined;
+  // Workers AI's "unscoped prompt": turned into a user message for the chat template, unless raw.
+  const prompted = body.prompt === undefined ? undefined : body.raw ? { prompt: body.prompt } : { messages: [{ role: "user", content: body.prompt }] };
+  const input = body.messages !== undefined ? { messages: chatMessages(body.messages) } : prompted;
   if (input === undefined || (body.messages !== undefined && body.prompt !== undefined)) {
     throw new ServiceError(400, "invalid_request", "Send exactly one of prompt or messages", { field: body.prompt === undefined ? "prompt" : "messages" });
   }

@@ -278,6 +278,16 @@ describe.skipIf(origin === null)("the Workers AI text-generation shape on /v1/ru
     expect(chat.status).toBe(200);
   });
 
+  it("a prompt goes through the chat template as one user message, as the binding's unscoped prompts do; raw: true sends it as it is", async () => {
+    const run = async (body: Record<string, unknown>) =>
+      (await (await call(app, "/v1/run/tiny-llm", { max_tokens: 12, temperature: 0, ...body })).json<{ response: string; usage: { prompt_tokens: number } }>());
+    const templated = await (await call(app, "/v1/chat/completions", { model: "tiny-llm", messages: [{ role: "user", content: "The river was" }], max_tokens: 12, temperature: 0 })).json<ChatCompletion>();
+    const plain = await (await call(app, "/v1/completions", { model: "tiny-llm", prompt: "The river was", max_tokens: 12, temperature: 0 })).json<Completion>();
+    expect(await run({ prompt: "The river was" })).toEqual({ response: templated.choices[0]?.message.content, usage: templated.usage });
+    expect(await run({ prompt: "The river was", raw: true })).toEqual({ response: plain.choices[0]?.text, usage: plain.usage });
+    expect(templated.usage.prompt_tokens).toBeGreaterThan(plain.usage.prompt_tokens);
+  });
+
   it("refuses prompt and messages together, and a classifier's {text} on the LLM", async () => {
     const both = await call(app, "/v1/run/tiny-llm", { prompt: "a", messages: [{ role: "user", content: "b" }] });
     expect(both.status).toBe(400);
