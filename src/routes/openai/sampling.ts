@@ -1,4 +1,5 @@
 // OpenAI/vLLM request fields → the task's generation options (defaults as vLLM's).
+import { ServiceError } from "../../errors/service-error";
 import type { GenerationOptions } from "../../tasks/text-generation/text-generation";
 import type { samplingFields } from "./request-schemas";
 import type { z } from "@hono/zod-openapi";
@@ -7,6 +8,10 @@ type SamplingFields = { [K in keyof typeof samplingFields]?: z.infer<(typeof sam
 
 /** `maxTokens` undefined: as many as the context leaves (OpenAI's and vLLM's chat default). */
 export function generationOptions(body: SamplingFields, maxTokens: number | undefined): GenerationOptions {
+  // As vLLM's SamplingParams._verify_args.
+  if (body.min_tokens != null && maxTokens !== undefined && body.min_tokens > maxTokens) {
+    throw new ServiceError(400, "invalid_request", `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${body.min_tokens}`, { field: "min_tokens" });
+  }
   const stop = body.stop == null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop;
   return {
     maxTokens,
