@@ -42,6 +42,18 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     expect(models).toContain("tiny-llm");
   });
 
+  it("openai: a prompt as token ids (the SDK's number[] form) reads as the text it encodes", async () => {
+    const text = await client.completions.create({ model: "tiny-llm", prompt: "Once upon a time", max_tokens: 8, temperature: 0 });
+    const tokenized = await (await fetchViaWorker("https://edge.test/tokenize", {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "tiny-llm", prompt: "Once upon a time" }),
+    })).json<{ tokens: number[] }>();
+    const ids = await client.completions.create({ model: "tiny-llm", prompt: tokenized.tokens, max_tokens: 8, temperature: 0 });
+    expect(ids.choices[0]?.text).toBe(text.choices[0]?.text);
+    expect(ids.usage).toEqual(text.usage);
+  });
+
   it("openai: a refused parameter surfaces as BadRequestError with its param", async () => {
     const error = await client.chat.completions.create({ model: "tiny-llm", messages: [...messages], n: 2 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
