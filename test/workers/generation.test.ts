@@ -97,9 +97,9 @@ describe.skipIf(origin === null)("generation through the vLLM origin adapter", (
     const text = chunks.map((chunk) => chunk.choices[0]?.text ?? "").join("");
     expect(text).toBe(full.slice(0, full.indexOf(stop)));
     expect(text).not.toContain(stop);
-    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("stop");
+    expect(chunks.at(-1)?.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: stop });
     const nonStreamed = await (await call(app, "/v1/completions", { ...base, stop })).json<{ choices: { text: string; finish_reason: string }[] }>();
-    expect(nonStreamed.choices[0]).toMatchObject({ text, finish_reason: "stop" });
+    expect(nonStreamed.choices[0]).toMatchObject({ text, finish_reason: "stop", stop_reason: stop });
     // At the origin: the streamed request was aborted well before max_tokens (the non-streamed
     // one after it too), and decoding stood still after the abort.
     const { counters, tokensAfterAbort } = await afterAbort(url, before, 2);
@@ -189,7 +189,7 @@ describe.skipIf(origin === null)("generation through the vLLM origin adapter", (
 });
 
 interface Completion {
-  choices: { text: string; finish_reason: string }[];
+  choices: { text: string; finish_reason: string; stop_reason?: string | number | null }[];
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
@@ -224,7 +224,8 @@ describe.skipIf(origin === null)("OpenAI's token-id prompts and vLLM's extra sam
     const stopId = generated[6]!;
     const stopped = await complete({ prompt: "The city council", stop_token_ids: [stopId] });
     const at = stopped.usage.completion_tokens; // the stop id's position, counted as vLLM counts it
-    expect(stopped.choices[0]?.finish_reason).toBe("stop");
+    expect(stopped.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: stopId });
+    expect(full.choices[0]).toMatchObject({ finish_reason: "length", stop_reason: null });
     expect(at).toBeLessThan(full.usage.completion_tokens);
     expect(full.choices[0]?.text.startsWith(stopped.choices[0]!.text)).toBe(true);
     expect(stopped.choices[0]!.text.length).toBeLessThan(full.choices[0]!.text.length);
@@ -238,7 +239,7 @@ describe.skipIf(origin === null)("OpenAI's token-id prompts and vLLM's extra sam
     const full = (await complete({ prompt: "The city council" })).choices[0]!.text;
     const stop = full.slice(0, 8); // ends within the first 8 tokens: every token here is at least one character
     expect(full.indexOf(stop, 1)).toBe(-1);
-    expect(await complete({ prompt: "The city council", stop })).toMatchObject({ choices: [{ text: "", finish_reason: "stop" }] });
+    expect(await complete({ prompt: "The city council", stop })).toMatchObject({ choices: [{ text: "", finish_reason: "stop", stop_reason: stop }] });
     expect(await complete({ prompt: "The city council", stop, min_tokens: 8 })).toMatchObject({ choices: [{ text: full, finish_reason: "length" }] });
     const events = await sseEvents(await call(app, "/v1/completions", { model: "tiny-llm", prompt: "The city council", temperature: 0, max_tokens: 24, stop, min_tokens: 8, stream: true }));
     expect(events.slice(0, -1).map((event) => (JSON.parse(event) as Chunk).choices[0]?.text ?? "").join("")).toBe(full);
@@ -255,6 +256,7 @@ describe.skipIf(origin === null)("OpenAI's token-id prompts and vLLM's extra sam
     }
     expect(ended, "a seed whose sample ends at the EOS").toBeDefined();
     const { seed, completion } = ended!;
+    expect(completion.choices[0]?.stop_reason).toBeNull(); // the model's EOS, as vLLM reports it
     const ignoring = await complete({ ...body, seed, ignore_eos: true });
     expect(ignoring.choices[0]?.finish_reason).toBe("length");
     expect(ignoring.usage.completion_tokens).toBe(100);

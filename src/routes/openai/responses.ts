@@ -7,6 +7,10 @@ type Done = Extract<TextEvent, { type: "done" }>;
 
 export const UsageSchema = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).openapi("Usage");
 const FinishReason = z.enum(["stop", "length"]);
+/** vLLM's extra field, beside OpenAI's: what stopped generation. */
+const StopReason = z
+  .union([z.string(), z.number().int(), z.null()])
+  .openapi({ description: "vLLM: the stop string that matched, or the stop token id that ended generation (not the model's EOS); null otherwise" });
 
 export const ChatCompletionResponse = z
   .object({
@@ -20,6 +24,7 @@ export const ChatCompletionResponse = z
         message: z.object({ role: z.literal("assistant"), content: z.string(), refusal: z.null() }),
         logprobs: z.null(),
         finish_reason: FinishReason,
+        stop_reason: StopReason,
       }),
     ),
     usage: UsageSchema,
@@ -32,7 +37,7 @@ export const CompletionResponse = z
     object: z.literal("text_completion"),
     created: z.number().int(),
     model: z.string(),
-    choices: z.array(z.object({ index: z.number().int(), text: z.string(), logprobs: z.null(), finish_reason: FinishReason })),
+    choices: z.array(z.object({ index: z.number().int(), text: z.string(), logprobs: z.null(), finish_reason: FinishReason, stop_reason: StopReason })),
     usage: UsageSchema,
   })
   .openapi("CompletionResponse");
@@ -51,13 +56,18 @@ export function chatCompletion(who: ResponseIdentity, text: string, done: Done):
   return {
     ...who,
     object: "chat.completion",
-    choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: done.finishReason }],
+    choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: done.finishReason, stop_reason: done.stopReason }],
     usage: done.usage,
   };
 }
 
 export function completion(who: ResponseIdentity, text: string, done: Done): z.infer<typeof CompletionResponse> {
-  return { ...who, object: "text_completion", choices: [{ index: 0, text, logprobs: null, finish_reason: done.finishReason }], usage: done.usage };
+  return {
+    ...who,
+    object: "text_completion",
+    choices: [{ index: 0, text, logprobs: null, finish_reason: done.finishReason, stop_reason: done.stopReason }],
+    usage: done.usage,
+  };
 }
 
 /** With include_usage every chunk carries `usage: null` and a last chunk `choices: []` carries the usage (OpenAI). */
@@ -66,31 +76,32 @@ const usageChunk = (base: object, usage: Usage, includeUsage: boolean) => (inclu
 
 export function chatChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
   const base = { ...who, object: "chat.completion.chunk" };
-  const chunk = (delta: object, finishReason: Done["finishReason"] | null) => ({
+  // The last chunk carries vLLM's stop_reason beside finish_reason; per-token chunks stay OpenAI's.
+  const chunk = (delta: object, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"]) => ({
     ...base,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
     ...usageFields(includeUsage),
   });
   const textChunk = jsonTemplate((slot) => chunk({ content: slot }, null));
   return {
     opening: () => [chunk({ role: "assistant", content: "" }, null)],
     text: (text) => [textChunk(text)],
-    done: (done) => [chunk({}, done.finishReason), ...usageChunk(base, done.usage, includeUsage)],
+    done: (done) => [chunk({}, done.finishReason, done.stopReason), ...usageChunk(base, done.usage, includeUsage)],
   };
 }
 
 export function completionChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
   const base = { ...who, object: "text_completion" };
-  const chunk = (text: string, finishReason: Done["finishReason"] | null) => ({
+  const chunk = (text: string, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"]) => ({
     ...base,
-    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason }],
+    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
     ...usageFields(includeUsage),
   });
   const textChunk = jsonTemplate((slot) => chunk(slot, null));
   return {
     opening: () => [],
     text: (text) => [textChunk(text)],
-    done: (done) => [chunk("", done.finishReason), ...usageChunk(base, done.usage, includeUsage)],
+    done: (done) => [chunk("", done.finishReason, done.stopReason), ...usageChunk(base, done.usage, includeUsage)],
   };
 }
 

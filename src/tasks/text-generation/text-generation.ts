@@ -35,7 +35,14 @@ export interface Usage {
 }
 
 /** `accepted`: the engine has the request and nothing is decoded yet (at most once, first). */
-export type TextEvent = { type: "accepted" } | { type: "text"; text: string } | { type: "done"; finishReason: FinishReason; usage: Usage };
+/**
+ * `stopReason` as vLLM's: the stop string that matched, or the stop token id that ended
+ * generation (the model's EOS excepted: that is a plain "stop"); null otherwise.
+ */
+export type TextEvent =
+  | { type: "accepted" }
+  | { type: "text"; text: string }
+  | { type: "done"; finishReason: FinishReason; stopReason: string | number | null; usage: Usage };
 
 export interface PreparedPrompt {
   ids: number[];
@@ -123,6 +130,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       const stopTokenIds = [...new Set([...(options.ignoreEos ? [] : modelStopIds), ...(options.stopTokenIds ?? [])])];
       let completionTokens = 0;
       let finishReason: FinishReason = "length";
+      let stopReason: number | null = null;
       const usage = (): Usage => ({ prompt_tokens: prompt.ids.length, completion_tokens: completionTokens, total_tokens: prompt.ids.length + completionTokens });
       const steps = generation().generate(
         { promptIds: prompt.ids, maxTokens, sampling: options.sampling, stopTokenIds, minTokens, ignoreEos: options.ignoreEos ?? false },
@@ -148,11 +156,12 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           if (match.stop !== undefined) {
             // The origin stops decoding: its request is aborted now, not when max_tokens runs out.
             stopped.abort(new DOMException("stop string matched", "AbortError"));
-            yield { type: "done", finishReason: "stop", usage: usage() };
+            yield { type: "done", finishReason: "stop", stopReason: match.stop, usage: usage() };
             return;
           }
           if (step.finishReason !== undefined) {
             finishReason = step.finishReason;
+            if (step.stopTokenId !== undefined && step.stopTokenId !== config.eosTokenId) stopReason = step.stopTokenId;
             break;
           }
         }
@@ -162,7 +171,9 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       const tail = matcher.push(detokenizer.flush(), { search: completionTokens > minTokens });
       const rest = tail.text + (tail.stop === undefined ? matcher.flush() : "");
       if (rest !== "") yield { type: "text", text: rest };
-      yield { type: "done", finishReason: tail.stop === undefined ? finishReason : "stop", usage: usage() };
+      yield tail.stop === undefined
+        ? { type: "done", finishReason, stopReason, usage: usage() }
+        : { type: "done", finishReason: "stop", stopReason: tail.stop, usage: usage() };
     },
   };
 }
