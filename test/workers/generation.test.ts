@@ -245,6 +245,35 @@ describe.skipIf(origin === null)("OpenAI's token-id prompts and vLLM's extra sam
     expect(events.slice(0, -1).map((event) => (JSON.parse(event) as Chunk).choices[0]?.text ?? "").join("")).toBe(full);
   });
 
+  it("vllm bench serve's payloads and stream parsing work unmodified (vllm-project/vllm vllm/benchmarks/lib/endpoint_request_func.py, --ignore-eos)", async () => {
+    // async_request_openai_completions and async_request_openai_chat_completions, with
+    // _update_payload_common adding ignore_eos; Python's 1.0 reaches JSON as 1.
+    const payloads: [string, Record<string, unknown>][] = [
+      ["/v1/completions", { model: "tiny-llm", prompt: "The city council", repetition_penalty: 1, max_tokens: 20, logprobs: null, stream: true, stream_options: { include_usage: true }, ignore_eos: true }],
+      [
+        "/v1/chat/completions",
+        { model: "tiny-llm", messages: [{ role: "user", content: [{ type: "text", text: "The city council" }] }], max_completion_tokens: 20, stream: true, stream_options: { include_usage: true }, ignore_eos: true },
+      ],
+    ];
+    for (const [path, payload] of payloads) {
+      const response = await call(app, path, payload);
+      expect(response.status, path).toBe(200);
+      // As the client reads: every chunk with choices is a token event (text may be empty); the usage chunk gives output_tokens.
+      let [text, chunks, outputTokens] = ["", 0, 0];
+      for (const event of await sseEvents(response)) {
+        if (event === "[DONE]") continue;
+        const data = JSON.parse(event) as { choices: { text?: string; delta?: { content?: string } }[]; usage?: { completion_tokens: number } | null };
+        if (data.choices.length > 0) {
+          chunks += 1;
+          text += data.choices[0]?.text ?? data.choices[0]?.delta?.content ?? "";
+        } else if (data.usage) outputTokens = data.usage.completion_tokens;
+      }
+      expect(chunks, path).toBeGreaterThan(1);
+      expect(text.length, path).toBeGreaterThan(0);
+      expect(outputTokens, path).toBe(20);
+    }
+  });
+
   it("ignore_eos goes on past the model's end-of-sequence token, to max_tokens", { timeout: 60_000 }, async () => {
     // A seeded sample that ends at the EOS after some text (greedy text from this model,
     // trained on whole documents, rarely does; on the test origin's FP32 graph seed 27 does).
