@@ -295,6 +295,52 @@ describe.skipIf(origin === null)("OpenAI's token-id prompts and vLLM's extra sam
   });
 });
 
+describe.skipIf(origin === null)("vLLM's chat-template options on /v1/chat/completions", () => {
+  const app = appOnOrigin(origin?.url ?? "");
+  const conversation = [
+    { role: "user", content: "Tell me about the river." },
+    { role: "assistant", content: "The river was" },
+  ];
+  const chatCompletion = async (body: Record<string, unknown>) => {
+    const response = await call(app, "/v1/chat/completions", { model: "tiny-llm", messages: conversation, max_tokens: 16, temperature: 0, ...body });
+    expect(response.status).toBe(200);
+    return response.json<ChatCompletion>();
+  };
+  const tokenize = async (body: Record<string, unknown>) => (await (await call(app, "/tokenize", { model: "tiny-llm", ...body })).json<{ tokens: number[] }>()).tokens;
+
+  it("add_generation_prompt: false leaves the assistant header out, as /tokenize renders it", async () => {
+    for (const addGenerationPrompt of [true, false]) {
+      const answer = await chatCompletion({ add_generation_prompt: addGenerationPrompt });
+      expect(answer.usage.prompt_tokens).toBe((await tokenize({ messages: conversation, add_generation_prompt: addGenerationPrompt })).length);
+    }
+  });
+
+  it("continue_final_message leaves the final message open: the prompt stops right after its text (transformers' render_jinja_template)", async () => {
+    const closed = await tokenize({ messages: conversation, add_generation_prompt: false });
+    const endOfTurn = await tokenize({ prompt: "<|end|>\n", add_special_tokens: false });
+    expect(closed.slice(-endOfTurn.length)).toEqual(endOfTurn);
+    const open = closed.slice(0, -endOfTurn.length);
+    const continued = await chatCompletion({ add_generation_prompt: false, continue_final_message: true });
+    const raw = await (await call(app, "/v1/completions", { model: "tiny-llm", prompt: open, max_tokens: 16, temperature: 0 })).json<Completion>();
+    expect(continued.usage.prompt_tokens).toBe(open.length);
+    expect(continued.choices[0]?.message.content).toBe(raw.choices[0]?.text);
+  });
+
+  it("continue_final_message with add_generation_prompt (its default) is a 400, as vLLM's", async () => {
+    const answer = await problem(await call(app, "/v1/chat/completions", { model: "tiny-llm", messages: conversation, continue_final_message: true }));
+    expect(answer).toMatchObject({ status: 400, field: "continue_final_message" });
+  });
+
+  it("chat_template_kwargs reach the template but cannot override its own variables; at most 32", async () => {
+    const plain = await chatCompletion({});
+    const overriding = await chatCompletion({ chat_template_kwargs: { add_generation_prompt: false, messages: [], bos_token: "x", enable_thinking: false } });
+    expect(overriding.usage).toEqual(plain.usage);
+    expect(overriding.choices[0]?.message.content).toBe(plain.choices[0]?.message.content);
+    const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i]));
+    expect((await problem(await call(app, "/v1/chat/completions", { model: "tiny-llm", messages: conversation, chat_template_kwargs: many }))).field).toBe("chat_template_kwargs");
+  });
+});
+
 describe.skipIf(origin === null)("the Workers AI text-generation shape on /v1/run/{model}, and /v1/models", () => {
   const app = appOnOrigin(origin?.url ?? "");
 

@@ -2,7 +2,9 @@
 // streamed (SSE chunks … `data: [DONE]`) or not. The official `openai` SDK and the AI SDK's
 // OpenAI-compatible provider work against these unmodified (test/workers/openai-clients.test.ts).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ServiceError } from "../../errors/service-error";
 import { capability } from "../../tasks";
+import type { TemplateValue } from "../../tokenizers/chat-template";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
 import { collect, sseResponse, startGeneration } from "./generation-stream";
@@ -44,7 +46,19 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const generator = capability(model, "textGeneration", "model");
     await requireReady(model);
     const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
-    const prompt = await generator.prepare({ messages: chatMessages(body.messages) }, maxTokens);
+    if (body.continue_final_message && body.add_generation_prompt !== false) {
+      // vLLM's check (ChatCompletionRequest.check_generation_prompt); add_generation_prompt defaults to true.
+      throw new ServiceError(400, "invalid_request", "Cannot set both continue_final_message and add_generation_prompt to true", { field: "continue_final_message" });
+    }
+    const prompt = await generator.prepare(
+      {
+        messages: chatMessages(body.messages),
+        addGenerationPrompt: body.add_generation_prompt ?? true,
+        continueFinalMessage: body.continue_final_message ?? false,
+        ...(body.chat_template_kwargs == null ? {} : { kwargs: body.chat_template_kwargs as Record<string, TemplateValue> }),
+      },
+      maxTokens,
+    );
     const started = await startGeneration(generator, prompt, generationOptions(body, maxTokens), c.req.raw.signal);
     const who = identity("chatcmpl", model.manifest.name);
     if (body.stream) return sseResponse(started, chatChunks(who, body.stream_options?.include_usage ?? false));

@@ -78,6 +78,16 @@ export const ChatCompletionRequest = z
     ...samplingFields,
     messages: z.array(Message).min(1, "needs at least one message").max(256),
     max_completion_tokens: z.number().int().min(1).max(1_000_000).nullish(),
+    // vLLM's chat extras (vllm/entrypoints/openai/protocol.py ChatCompletionRequest).
+    add_generation_prompt: z.boolean().nullish().openapi({ description: "vLLM: end the prompt with the template's assistant header (default true)" }),
+    continue_final_message: z.boolean().nullish().openapi({
+      description: "vLLM: leave the final message open, for the model to continue it (with add_generation_prompt: false)",
+    }),
+    chat_template_kwargs: z
+      .record(z.string(), z.unknown())
+      .refine((kwargs) => Object.keys(kwargs).length <= 32, "at most 32 template variables")
+      .nullish()
+      .openapi({ description: "vLLM: further chat-template variables (e.g. enable_thinking); the template's own variables cannot be overridden" }),
     tools: neutral(z.array(z.unknown()).max(0), "[]"),
     tool_choice: neutral(z.literal("none"), '"none"'),
     parallel_tool_calls: z.boolean().nullish(),

@@ -6,14 +6,20 @@ import { ServiceError } from "../../errors/service-error";
 import type { TextGenerationManifest } from "../../models/manifest";
 import type { RegisteredModel } from "../../models/registry";
 import type { FinishReason, GenerationCapability, SamplingParams } from "../../runtime";
-import { renderChat, type ChatMessage } from "../../tokenizers/chat-template";
+import { renderChat, type ChatMessage, type ChatSegment, type TemplateValue } from "../../tokenizers/chat-template";
 import { streamDetokenizer } from "../../tokenizers/stream-detokenizer";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
 import { stopMatcher } from "./stop-strings";
 import { modelTokenizer } from "../model-tokenizer";
 
-/** Chat messages, a text prompt, or a prompt already tokenized (sent as it is, no BOS added). */
-export type PromptInput = { messages: readonly ChatMessage[] } | { prompt: string } | { promptIds: readonly number[]; field?: string };
+/**
+ * Chat messages (vLLM's template options beside them), a text prompt, or a prompt already
+ * tokenized (sent as it is, no BOS added).
+ */
+export type PromptInput =
+  | { messages: readonly ChatMessage[]; addGenerationPrompt?: boolean; continueFinalMessage?: boolean; kwargs?: Readonly<Record<string, TemplateValue>> }
+  | { prompt: string }
+  | { promptIds: readonly number[]; field?: string };
 
 export interface GenerationOptions {
   /** Undefined: as many as the context leaves. */
@@ -60,6 +66,32 @@ export interface TextGenerator {
   generate(prompt: PreparedPrompt, options: GenerationOptions, signal: AbortSignal): AsyncGenerator<TextEvent>;
 }
 
+/**
+ * vLLM's continue_final_message, as transformers renders it (huggingface/transformers
+ * src/transformers/utils/chat_template_utils.py, render_jinja_template): the rendering is cut
+ * right after the last occurrence of the final message's text, so whatever the template
+ * writes after it (its end-of-turn) is gone and the model continues the message.
+ */
+function openFinalMessage(segments: readonly ChatSegment[], final: string): ChatSegment[] {
+  const rendered = segments.map((segment) => segment.text).join("");
+  const stripped = final.trim();
+  const at = rendered.lastIndexOf(stripped);
+  if (at === -1) {
+    throw new ServiceError(400, "invalid_request", "continue_final_message: the final message does not appear in the chat after applying the chat template", { field: "messages" });
+  }
+  // The template kept the message's spacing (or it has none): cut after it; else after its stripped text.
+  const leftTrimmed = final.trimStart().length;
+  const end = rendered.slice(at, at + leftTrimmed) === final ? at + leftTrimmed : at + stripped.length;
+  const kept: ChatSegment[] = [];
+  let offset = 0;
+  for (const segment of segments) {
+    if (offset >= end) break;
+    kept.push(offset + segment.text.length <= end ? segment : { ...segment, text: segment.text.slice(0, end - offset) });
+    offset += segment.text.length;
+  }
+  return kept;
+}
+
 function contextExceeded(detail: string, field: string): ServiceError {
   return new ServiceError(400, "context_length_exceeded", detail, { field });
 }
@@ -93,12 +125,14 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
         }
       } else if ("messages" in input) {
         field = "messages";
-        const segments = renderChat(config.chatTemplate, {
+        const rendered = renderChat(config.chatTemplate, {
           messages: input.messages,
-          add_generation_prompt: true,
+          add_generation_prompt: input.addGenerationPrompt ?? true,
           bos_token: special(config.bosTokenId, text),
           eos_token: special(config.eosTokenId, text),
+          ...(input.kwargs === undefined ? {} : { kwargs: input.kwargs }),
         });
+        const segments = input.continueFinalMessage ? openFinalMessage(rendered, String(input.messages.at(-1)?.content ?? "")) : rendered;
         ids = segments.flatMap((segment) => text.encode(segment.text, { parseSpecialTokens: segment.trusted }));
       } else {
         field = "prompt";
