@@ -34,7 +34,11 @@ export const samplingFields = {
   seed: z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).nullish().openapi({ description: "Same seed, same text" }),
   stop: Stop.nullish().openapi({ description: "Up to 16 strings; matched at the edge across token boundaries, never sent" }),
   stream: z.boolean().nullish(),
-  stream_options: z.object({ include_usage: z.boolean().nullish() }).strict().nullish(),
+  stream_options: z
+    .object({ include_usage: z.boolean().nullish(), continuous_usage_stats: neutral(z.literal(false), "false") })
+    .strict()
+    .nullish()
+    .openapi({ description: "include_usage: a last chunk with the usage; vLLM's continuous_usage_stats (usage on every chunk) only at false" }),
   user: z.string().max(256).nullish(),
   n: neutral(z.literal(1), "1"),
   best_of: neutral(z.literal(1), "1"),
