@@ -17,7 +17,11 @@ import { encodePng } from "../../src/images/png";
 import { TextToImageSchema } from "../../src/models/manifest";
 import { createOrtRuntime, type OrtEngine } from "../../src/runtime/ort-runtime";
 import { previewPixels, toBytes, upscale } from "../../src/tasks/text-to-image/raster";
-import { mainThreadCpuMs } from "./thread-cpu";
+import { threadCpuClock } from "../../origin/engines/thread-cpu";
+
+/** This (main) thread's CPU in ms: the isolate's JS and WASM, without V8's compile and GC threads. */
+const mainThreadCpuSeconds = threadCpuClock();
+const mainThreadCpuMs = () => mainThreadCpuSeconds() * 1000;
 
 const [dir = "models/digit-diffusion", stepsArg = "20", runsArg = "5", warmArg = "15"] = process.argv.slice(2);
 const manifest = TextToImageSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));

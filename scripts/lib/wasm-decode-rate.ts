@@ -8,14 +8,18 @@
 //         done after ~10 s of decoding on the 2-core machine), as in an isolate that has served
 //         a few requests.
 // CPU is read both for the process (V8's compile and GC threads included) and for the main
-// thread alone (scripts/lib/thread-cpu.ts), the one that runs the isolate's JS and WASM.
+// thread alone (origin/engines/thread-cpu.ts), the one that runs the isolate's JS and WASM.
 //   tsx scripts/lib/wasm-decode-rate.ts <modelDir> <graph> <promptTokens> <newTokens> [warmSeconds]
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-web";
 import { TextGenerationSchema } from "../../src/models/manifest";
 import { createOrtRuntime } from "../../src/runtime/ort-runtime";
 import { decodeLoop } from "../../src/runtime/wasm/decode-loop";
-import { mainThreadCpuMs } from "./thread-cpu";
+import { threadCpuClock } from "../../origin/engines/thread-cpu";
+
+/** This (main) thread's CPU in ms: the isolate's JS and WASM, without V8's compile and GC threads. */
+const mainThreadCpuSeconds = threadCpuClock();
+const mainThreadCpuMs = () => mainThreadCpuSeconds() * 1000;
 
 const [dir = "models/tiny-llm", graphName = "decoder", promptArg = "16", newArg = "64", warmArg = "20"] = process.argv.slice(2);
 const manifest = TextGenerationSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));

@@ -14,6 +14,8 @@ export interface DecoderShape {
   headDim: number;
 }
 
+const NO_IDS: ReadonlySet<number> = new Set();
+
 const int64 = (values: readonly number[], shape: number[]): Tensor => ({ datatype: "INT64", shape, data: BigInt64Array.from(values, BigInt) });
 
 /** One step of the loop: the new ids' logits row and the grown cache. */
@@ -69,7 +71,6 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
     async *generate(request, signal) {
       const stopIds = new Set(request.stopTokenIds);
       const minTokens = request.minTokens ?? 0;
-      const none: ReadonlySet<number> = new Set();
       const rng = createPrng(request.sampling.seed ?? randomSeed());
       const maxTokens = Math.min(request.maxTokens, shape.contextLength - request.promptIds.length);
       let past = emptyCache(shape);
@@ -82,7 +83,7 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
         pastLength += next.length;
         past = present;
         // min_tokens as vLLM's: no stop id can be sampled before that many ids.
-        const id = sample(logits, request.sampling, rng, generated < minTokens ? stopIds : none);
+        const id = sample(logits, request.sampling, rng, generated < minTokens ? stopIds : NO_IDS);
         if (stopIds.has(id)) {
           yield { tokenIds: [], finishReason: "stop", stopTokenId: id };
           return;
