@@ -3,7 +3,7 @@
 // (the PNG or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text generation: {prompt | messages,
 // raw, stream, max_tokens, temperature, top_p, top_k, seed} → {response} or SSE
 // `data: {"response": "…"}` … `data: [DONE]`. The model's capabilities pick the shape.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z, type Hook } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import { capability } from "../tasks";
 import { classifierOf, LabelScoreSchema, Text } from "./classify";
@@ -65,7 +65,24 @@ const runRoute = createRoute({
   },
 });
 
-export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(runRoute, async (c) => {
+/**
+ * A body the route's union refuses is described by the one schema meant for it: {text} or
+ * {image} by their keys, otherwise the model's task. zod 4's union answers with the branch that
+ * got furthest, so a generation body with `stream: "yes"` read "stream: Unrecognized key" (from
+ * the text-to-image branch) instead of "expected boolean".
+ */
+const runBodyHook: Hook<unknown, AppEnv, string, unknown> = (result, c) => {
+  if (!result.success && result.target === "json") {
+    const body: unknown = "data" in result ? result.data : undefined;
+    const object = typeof body === "object" && body !== null && !Array.isArray(body);
+    const model = c.get("services").get(c.req.param("model") ?? "");
+    const textToImage = model?.capabilities.textToImage !== undefined;
+    parseBody(object && "text" in body ? ClassificationInput : object && "image" in body ? ImageClassificationInput : textToImage ? TextToImageRunInput : GenerationInput, body);
+  }
+  return validationHook(result, c);
+};
+
+export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook }).openapi(runRoute, async (c) => {
   const { model: name } = c.req.valid("param");
   const valid = c.req.valid("json");
   const model = findModel(c.get("services"), name, "model");

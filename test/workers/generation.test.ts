@@ -365,6 +365,19 @@ describe.skipIf(origin === null)("the Workers AI text-generation shape on /v1/ru
     expect(templated.usage.prompt_tokens).toBeGreaterThan(plain.usage.prompt_tokens);
   });
 
+  it("a wrongly typed field is named with the type it needs, not as an unknown key of another task's shape", async () => {
+    const cases: [string, Record<string, unknown>, string, RegExp][] = [
+      ["tiny-llm", { prompt: "x", stream: "yes" }, "stream", /expected boolean/],
+      ["tiny-llm", { prompt: "x", raw: 1 }, "raw", /expected boolean/],
+      ["spam-classifier", { text: 5 }, "text", /expected string/],
+    ];
+    for (const [model, body, field, detail] of cases) {
+      const answer = await problem(await call(app, `/v1/run/${model}`, body));
+      expect(answer, JSON.stringify(body)).toMatchObject({ status: 400, field });
+      expect(answer.detail).toMatch(detail);
+    }
+  });
+
   it("refuses prompt and messages together, and a classifier's {text} on the LLM", async () => {
     const both = await call(app, "/v1/run/tiny-llm", { prompt: "a", messages: [{ role: "user", content: "b" }] });
     expect(both.status).toBe(400);
