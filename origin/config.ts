@@ -30,6 +30,8 @@ const ConfigSchema = z.object({
   ORIGIN_SPLIT_ATTENTION: z.enum(["true", "false"]).default("true"),
   /** Tokens per streamed completion chunk after the first (vLLM's --stream-interval). */
   ORIGIN_STREAM_INTERVAL: integer(1, 1),
+  /** MiB of prompt keys/values each decoder keeps for automatic prefix caching; 0 turns it off. */
+  ORIGIN_PREFIX_CACHE_MIB: integer(64, 0),
   /** "false" runs decoder engines on the HTTP thread (their steps then stall its sockets). */
   ORIGIN_DECODER_THREAD: z.enum(["true", "false"]).default("true"),
 });
@@ -47,6 +49,8 @@ export interface OriginConfig {
   generationGraph: string | undefined;
   maxBodyBytes: number;
   splitAttention: boolean;
+  /** Bytes of prompt keys/values each decoder keeps for automatic prefix caching (0: off). */
+  prefixCacheBytes: number;
   /** Whether each decoder engine runs on a worker thread of its own. */
   decoderThread: boolean;
   /** Tokens per streamed completion chunk after the first (vLLM's --stream-interval). */
@@ -76,6 +80,7 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
     generationGraph: c.ORIGIN_GENERATION_GRAPH,
     maxBodyBytes: c.ORIGIN_MAX_BODY_BYTES,
     splitAttention: c.ORIGIN_SPLIT_ATTENTION === "true",
+    prefixCacheBytes: c.ORIGIN_PREFIX_CACHE_MIB * 1024 * 1024,
     decoderThread: c.ORIGIN_DECODER_THREAD === "true",
     streamInterval: c.ORIGIN_STREAM_INTERVAL,
   };

@@ -52,7 +52,7 @@ export function createModelHost(config: OriginConfig): ModelHost {
   const contextLengths = folders.flatMap(({ manifest }) => (manifest.kind === "generation" ? [manifest.generation.contextLength] : []));
   const metrics: VllmMetrics = createVllmMetrics(
     registry,
-    () => decoders().map((engine) => ({ modelName: engine.modelName, running: () => engine.runningCount, waiting: () => engine.waitingCount, kvCacheBytes: () => engine.kvCacheBytes })),
+    () => decoders().map((engine) => ({ modelName: engine.modelName, running: () => engine.runningCount, waiting: () => engine.waitingCount, kvCacheBytes: () => engine.kvCacheBytes, prefixCacheBytes: () => engine.prefixCacheBytes })),
     Math.max(1, ...contextLengths),
   );
 
@@ -77,7 +77,7 @@ export function createModelHost(config: OriginConfig): ModelHost {
         // Prefills (no past) run the graph as exported, with last-position logits (see DecoderEngine).
         const prefillGraph = split !== null ? lastPositionLogits(bytes) : null;
         const { name, generation } = model.manifest;
-        const limits = { maxBatch: config.maxBatch, maxWaiting: config.maxWaiting, prefillTokensPerStep: config.prefillTokensPerStep };
+        const limits = { maxBatch: config.maxBatch, maxWaiting: config.maxWaiting, prefillTokensPerStep: config.prefillTokensPerStep, prefixCacheBytes: config.prefixCacheBytes };
         if (config.decoderThread) {
           const thread = new DecoderThread({ modelName: name, generation, limits, settings, stepGraph, prefillGraph, splitAttention: split !== null }, metrics);
           await thread.ready;

@@ -46,7 +46,7 @@ const engine = new DecoderEngine(
   manifest.name,
   await createSession(stepGraph, settings),
   generation,
-  { maxBatch: 64, maxWaiting: 256, prefillTokensPerStep: 2048 },
+  { maxBatch: 64, maxWaiting: 256, prefillTokensPerStep: 2048, prefixCacheBytes: 64 << 20 },
   createVllmMetrics(registry, () => [], generation.contextLength),
   true,
   await createSession(prefillGraph, settings),

@@ -32,9 +32,9 @@
 //        (--contexts 64,512 --new-tokens 32: the shapes of every context with that many new tokens)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import http from "node:http";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
+import { streamCompletion } from "./lib/completion-stream.mjs";
 import { startOrigin } from "./lib/origin.mjs";
 
 const { values: options } = parseArgs({
@@ -90,47 +90,8 @@ const exported = STEPS ? await startOrigin({ ...settings, ORIGIN_SPLIT_ATTENTION
 /** The decoder on the HTTP thread (ORIGIN_DECODER_THREAD=false), as before it had a thread of its own: 1 and 16 streams. */
 const httpThread = HTTP_THREAD ? await startOrigin({ ...settings, ORIGIN_DECODER_THREAD: "false" }) : undefined;
 
-/**
- * The load generator's connections: node:http with keep-alive, not fetch. It shares the two
- * cores with the origin, and undici's fetch with its web streams cost the client ≈ 85 µs of CPU
- * per token at 16 streams against node:http's ≈ 23–37 µs (measured side by side, 2026-11-23):
- * CPU the origin being measured would otherwise lose to its client.
- */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
-
 /** One streamed completion; resolves with the arrival time (performance.now()) of each token id received. */
-function stream(ids, maxTokens, url = origin.url) {
-  const target = new URL("/v1/completions", url);
-  const body = JSON.stringify({ model: MODEL, prompt: ids, max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true, return_token_ids: true });
-  return new Promise((resolve, reject) => {
-    const request = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (response) => {
-      response.setEncoding("utf8");
-      if (response.statusCode !== 200) {
-        let text = "";
-        response.on("data", (chunk) => (text += chunk));
-        response.on("end", () => reject(new Error(`origin answered ${response.statusCode}: ${text}`)));
-        return;
-      }
-      const arrivals = [];
-      let buffer = "";
-      response.on("data", (chunk) => {
-        buffer += chunk;
-        let end;
-        while ((end = buffer.indexOf("\n\n")) !== -1) {
-          const data = buffer.slice(6, end);
-          buffer = buffer.slice(end + 2);
-          if (data === "[DONE]") continue;
-          const now = performance.now();
-          for (let i = JSON.parse(data).choices[0]?.token_ids?.length ?? 0; i > 0; i--) arrivals.push(now);
-        }
-      });
-      response.on("end", () => resolve(arrivals));
-      response.on("error", reject);
-    });
-    request.on("error", reject);
-    request.end(body);
-  });
-}
+const stream = (ids, maxTokens, url = origin.url) => streamCompletion(url, MODEL, ids, maxTokens);
 
 async function counter(name, url = origin.url) {
   const text = await (await fetch(`${url}/metrics`)).text();

@@ -10,6 +10,7 @@ export interface EngineGauges {
   running(): number;
   waiting(): number;
   kvCacheBytes(): number;
+  prefixCacheBytes(): number;
 }
 
 /** vLLM's build_1_2_5_buckets(max_model_len): 1, 2, 5, 10, 20, 50, … up to the limit. */
@@ -54,6 +55,7 @@ export function createVllmMetrics(registry: Registry, engines: () => readonly En
   gauge("vllm:num_requests_running", "Number of requests in model execution batches.", (e) => e.running());
   gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", (e) => e.waiting());
   gauge("origin_kv_cache_bytes", "Bytes held by the decoder's preallocated KV-cache buffers.", (e) => e.kvCacheBytes());
+  gauge("origin_prefix_cache_bytes", "Bytes of prompt keys/values kept for automatic prefix caching (at most ORIGIN_PREFIX_CACHE_MIB).", (e) => e.prefixCacheBytes());
   // As prometheus_client's process collector (which vLLM's /metrics includes) names it; read
   // with microsecond resolution, unlike /proc's 10 ms ticks.
   registry.add(new ScrapedCounter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", () => {
@@ -63,6 +65,8 @@ export function createVllmMetrics(registry: Registry, engines: () => readonly En
   return {
     promptTokens: registry.add(new Counter("vllm:prompt_tokens", "Number of prefill tokens processed.")),
     generationTokens: registry.add(new Counter("vllm:generation_tokens", "Number of generation tokens processed.")),
+    prefixCacheQueries: registry.add(new Counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.")),
+    prefixCacheHits: registry.add(new Counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.")),
     requestSuccess: registry.add(new Counter("vllm:request_success", "Count of successfully processed requests.")),
     requestPromptTokens: registry.add(new Histogram("vllm:request_prompt_tokens", "Number of prefill tokens processed.", buckets125(maxModelLen))),
     requestGenerationTokens: registry.add(new Histogram("vllm:request_generation_tokens", "Number of generation tokens processed.", buckets125(maxModelLen))),

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
 import { KvCache } from "../../origin/engines/decoder/kv-cache";
+import { PrefixCache, readColumns, type Segment } from "../../origin/engines/decoder/prefix-cache";
 import type { GenerationParams } from "../../origin/engines/decoder/request";
 import { createSession } from "../../origin/engines/onnx-session";
 import { parseManifest } from "../../origin/manifests";
@@ -19,6 +20,9 @@ import { splitAttention } from "../../origin/onnx/split-attention";
 import { GREEDY } from "../../src/generation/sampler";
 
 const DIR = "models/tiny-llm";
+
+/** A prefilled row whose `filled` columns are the first of row `row` of `data` ([rows, kvHeads, length, headDim]). */
+const prefilled = (data: Float32Array[], row: number, length: number, filled: number) => ({ kind: "prefill" as const, segments: [{ data, row, length, from: 0, count: filled }], filled });
 
 describe("decoder engine", () => {
   let engine: DecoderEngine;
@@ -34,7 +38,7 @@ describe("decoder engine", () => {
     if (last === null) throw new Error("the tiny LLM's graph has no LM head input to gather");
     const session = await createSession(last, { executionProviders: ["cpu"], intraOpThreads: 1 });
     const metrics = createVllmMetrics(registry, () => [], manifest.generation.contextLength);
-    engine = new DecoderEngine("tiny-llm", session, manifest.generation, { maxBatch: 8, maxWaiting: 8, prefillTokensPerStep: 2048 }, metrics, true);
+    engine = new DecoderEngine("tiny-llm", session, manifest.generation, { maxBatch: 8, maxWaiting: 8, prefillTokensPerStep: 2048, prefixCacheBytes: 64 << 20 }, metrics, true);
   });
   afterAll(() => undefined);
 
@@ -90,6 +94,145 @@ describe("decoder engine", () => {
     await done[1]; // row 1 has left: the newcomers join while rows 0, 2, 3, 4 still decode
     const joined = later.map((request) => drain(engine.submit(request, new AbortController().signal)));
     expect([...(await Promise.all(done)), ...(await Promise.all(joined))]).toEqual(alone);
+  });
+});
+
+describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", () => {
+  // Two engines as the origin runs them (split-attention steps, prefills on the graph as
+  // exported), one keeping prompt blocks and one not: on the FP32 graph, reusing a cached
+  // prefix must give the tokens computing it would.
+  let cached: DecoderEngine;
+  let uncached: DecoderEngine;
+  const registry = new Registry();
+  const counter = (name: string) => Number(/ (\S+)$/.exec(registry.render().split("\n").find((line) => line.startsWith(`${name}{`)) ?? " 0")?.[1]);
+
+  beforeAll(async () => {
+    const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
+    if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
+    const { generation } = manifest;
+    const bytes = await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256);
+    const settings = { executionProviders: ["cpu"], intraOpThreads: 1 };
+    const engineWith = async (prefixCacheBytes: number, metrics: ReturnType<typeof createVllmMetrics>) =>
+      new DecoderEngine(
+        "tiny-llm",
+        await createSession(lastPositionLogits(splitAttention(bytes, generation.layers)!)!, settings),
+        generation,
+        { maxBatch: 16, maxWaiting: 16, prefillTokensPerStep: 2048, prefixCacheBytes },
+        metrics,
+        true,
+        await createSession(lastPositionLogits(bytes)!, settings),
+      );
+    cached = await engineWith(64 << 20, createVllmMetrics(registry, () => [], generation.contextLength));
+    uncached = await engineWith(0, createVllmMetrics(new Registry(), () => [], generation.contextLength));
+    small = await engineWith(5 * BLOCK_BYTES, createVllmMetrics(smallRegistry, () => [], generation.contextLength));
+  });
+  let small: DecoderEngine;
+  const smallRegistry = new Registry();
+  const BLOCK_BYTES = 16 * 6 * 1024;
+
+  const params = (prompt: number[], maxTokens = 16): GenerationParams => ({ promptIds: prompt, maxTokens, minTokens: 0, sampling: GREEDY, seed: 1, stopTokenIds: [], ignoreEos: true });
+  const drain = async (request: { steps: AsyncIterable<{ tokenId: number }> }) => {
+    const ids: number[] = [];
+    for await (const step of request.steps) ids.push(step.tokenId);
+    return ids;
+  };
+  const run = (engine: DecoderEngine, prompt: number[]) => drain(engine.submit(params(prompt), new AbortController().signal));
+  /** Deterministic prose-like ids (the vocabulary's ordinary tokens start at 7). */
+  const ids = (length: number, seed: number) => {
+    let state = seed;
+    return Array.from({ length }, () => 7 + ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % 400));
+  };
+
+  it("computes only what follows a prompt's cached blocks, with the tokens computing them gives", async () => {
+    const prompt = [1, ...ids(40, 3)]; // 41 tokens: two whole blocks may be reused, the last token's logits are computed
+    const expected = await run(uncached, prompt);
+    const [queries, hits] = [counter("vllm:prefix_cache_queries_total"), counter("vllm:prefix_cache_hits_total")];
+    expect(await run(cached, prompt)).toEqual(expected);
+    expect([counter("vllm:prefix_cache_queries_total") - queries, counter("vllm:prefix_cache_hits_total") - hits]).toEqual([41, 0]);
+    expect(cached.prefixCacheBytes).toBe(2 * 16 * 6 * 1024); // two blocks of 16 tokens, 6 KB each (4 layers × K/V × 3 heads × 64 FP32)
+    expect(await run(cached, prompt)).toEqual(expected);
+    expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(32);
+    // 32 tokens: only the first block is reused, so the last token is still computed.
+    expect(await run(cached, prompt.slice(0, 32))).toEqual(await run(uncached, prompt.slice(0, 32)));
+    expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(48);
+  });
+
+  it("prefills prompts with cached prefixes of different lengths together, beside prompts with none, as each runs uncached", async () => {
+    const system = [1, ...ids(47, 11)]; // a shared 48-token "system prompt": three blocks
+    await run(cached, [...system, ...ids(5, 12)]);
+    const prompts = [
+      [...system, ...ids(20, 13)], // 3 blocks cached
+      [...system, ...ids(33, 14)], // 3 cached, and two more blocks of its own to keep
+      [...system.slice(0, 20), ...ids(12, 15)], // 1 cached
+      [1, ...ids(25, 16)], // none
+      [...system, ...ids(28, 17)], // 3 cached
+    ];
+    const expected = [];
+    for (const prompt of prompts) expected.push(await run(uncached, prompt));
+    const [runs, hits] = [counter("origin_prefill_runs_total"), counter("vllm:prefix_cache_hits_total")];
+    expect(await Promise.all(prompts.map((prompt) => run(cached, prompt)))).toEqual(expected);
+    expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(48 + 48 + 16 + 0 + 48);
+    expect(counter("origin_prefill_runs_total") - runs).toBe(2); // the prompt without a cached prefix runs apart
+    // The second prompt's own blocks were kept: it now reuses all five of its whole blocks.
+    expect(await run(cached, prompts[1]!)).toEqual(expected[1]);
+    expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(160 + 80);
+  });
+
+  it("with room for five blocks, reusing and evicting as prompts come, continues every prompt as uncached", async () => {
+    const system = [1, ...ids(47, 21)];
+    const prompts = [...[22, 23, 24].map((seed) => [...system, ...ids(20, seed)]), [1, ...ids(70, 25)], [...system.slice(0, 33), ...ids(6, 26)], [1, ...ids(40, 27)]];
+    const expected = [];
+    for (const prompt of prompts) expected.push(await run(uncached, prompt));
+    const hits = () => Number(/ (\S+)$/.exec(smallRegistry.render().split("\n").find((line) => line.startsWith("vllm:prefix_cache_hits_total{")) ?? " 0")?.[1]);
+    for (let pass = 0; pass < 3; pass++) {
+      // Together (hits and misses in one admission: the misses' blocks take the places of the hits'), then one by one.
+      expect(await Promise.all(prompts.map((prompt) => run(small, prompt)))).toEqual(expected);
+      for (const [i, prompt] of prompts.entries()) expect(await run(small, prompt), `pass ${pass}, prompt ${i}`).toEqual(expected[i]);
+      expect(small.prefixCacheBytes).toBeLessThanOrEqual(5 * BLOCK_BYTES);
+    }
+    expect(hits()).toBeGreaterThan(0);
+    // A prompt that reuses the system prompt's three blocks, admitted with one whose five new
+    // blocks take every place in the cache: the reused blocks are read before they are overwritten.
+    await run(small, [...system, ...ids(6, 28)]);
+    const [reusing, filling] = [[...system, ...system.slice(1, 41)], [1, ...ids(100, 30)]]; // 40 and 101 tokens to compute: admitted together; the first repeats the system prompt, so its continuation depends on the reused keys/values
+    const before = hits();
+    expect(await Promise.all([run(small, reusing), run(small, filling)])).toEqual([await run(uncached, reusing), await run(uncached, filling)]);
+    expect(hits() - before).toBe(48);
+  });
+});
+
+describe("prefix cache blocks (origin/engines/decoder/prefix-cache.ts)", () => {
+  const shape = { layers: 1, kvHeads: 1, headDim: 2 };
+  const blockBytes = 2 * 16 * 2 * 4;
+  /** A prefilled row of `n` columns whose values name their column: [1 row, 1 head, n, 2] per tensor. */
+  const row = (n: number, tag: number): Segment[] => [{ data: [0, 1].map((t) => Float32Array.from({ length: n * 2 }, (_, i) => tag + 100 * t + Math.floor(i / 2))), row: 0, length: n, from: 0, count: n }];
+  const prompt = (blocks: number, first: number) => Array.from({ length: blocks * 16 + 1 }, (_, i) => first + i);
+
+  it("matches whole blocks from the start, checks their ids, and keeps at most its budget, least recently used first", () => {
+    const cache = new PrefixCache(shape, 3 * blockBytes);
+    const a = prompt(2, 10);
+    cache.insert(a, row(a.length, 1000));
+    expect(cache.match(a).length).toBe(2);
+    expect(cache.match([...a.slice(0, 16), 99, ...a.slice(17)]).length).toBe(1); // its second block differs
+    expect(cache.match([5, ...a.slice(1)]).length).toBe(0); // its first block differs
+    expect(cache.match(a.slice(0, 16)).length).toBe(0); // a prompt of one block computes its last token
+    const out = [new Float32Array(2 * 32 * 2), new Float32Array(2 * 32 * 2)];
+    cache.gather(cache.match(a), out, 1, 32); // into row 1 of [2, 1, 32, 2]
+    expect([out[0]![64 + 2 * 17], out[1]![64 + 2 * 31 + 1]]).toEqual([1017, 1131]);
+    const b = prompt(2, 300);
+    cache.insert(b, row(b.length, 2000));
+    expect(cache.bytes).toBe(3 * blockBytes);
+    // a's last block went first: a's chain was touched from its last block to its first.
+    expect([cache.match(a).length, cache.match(b).length]).toEqual([1, 2]);
+    expect(new PrefixCache(shape, blockBytes - 1).bytes).toBe(0);
+  });
+
+  it("reads a row's columns across its segments (a cached prefix, then what its prefill computed)", () => {
+    const prefix: Segment = { data: [Float32Array.from({ length: 2 * 3 * 2 }, (_, i) => 100 + i)], row: 1, length: 3, from: 0, count: 2 };
+    const computed: Segment = { data: [Float32Array.from({ length: 4 * 2 }, (_, i) => 200 + i)], row: 0, length: 4, from: 1, count: 3 };
+    const out = new Float32Array(10);
+    readColumns([prefix, computed], shape, 0, 0, 0, 5, out, 0);
+    expect([...out]).toEqual([106, 107, 108, 109, 202, 203, 204, 205, 206, 207]);
   });
 });
 
@@ -190,9 +333,9 @@ describe("KV cache layout (origin/engines/decoder/kv-cache.ts)", () => {
       return Array.from({ length: rows! }, (_, row) => (column: number, head = 1, d = 2) => data[((row * heads! + head) * capacity! + column) * 3 + d]);
     };
     const first = presents([1, 2, 4, 5], 4);
-    cache.rebuild([4, 3, 4, 4].map((filled, row) => ({ kind: "prefill", presents: first, row, length: 4, filled })));
+    cache.rebuild([4, 3, 4, 4].map((filled, row) => prefilled(first, row, 4, filled)));
     const buffer = cache.pastFeeds()["past_key_values.0.key"]!.data;
-    cache.rebuild([...[4, 3, 4, 4].map((filled, row) => ({ kind: "batch" as const, row, filled })), { kind: "prefill", presents: presents([3], 2), row: 0, length: 2, filled: 2 }]);
+    cache.rebuild([...[4, 3, 4, 4].map((filled, row) => ({ kind: "batch" as const, row, filled })), prefilled(presents([3], 2), 0, 2, 2)]);
     let rows = rowsOf();
     expect([rows[0]!(3), rows[1]!(2), rows[3]!(0, 0, 1), rows[4]!(1)]).toEqual([1132, 2122, 5001, 3112]);
     expect((cache.pastFeeds()["past_key_values.0.key"]!.data as Float32Array).buffer).toBe((buffer as Float32Array).buffer); // joined in place
@@ -209,7 +352,7 @@ describe("KV cache layout (origin/engines/decoder/kv-cache.ts)", () => {
     const cache = new KvCache({ layers: 1, kvHeads: 1, headDim: 2 });
     // Five rows of 3 tokens, value = 100·row + 10·column + d.
     const presents = [0, 1].map(() => Float32Array.from({ length: 5 * 3 * 2 }, (_, i) => 100 * Math.floor(i / 6) + 10 * (Math.floor(i / 2) % 3) + (i % 2)));
-    cache.rebuild([0, 1, 2, 3, 4].map((row) => ({ kind: "prefill", presents, row, length: 3, filled: 3 })));
+    cache.rebuild([0, 1, 2, 3, 4].map((row) => prefilled(presents, row, 3, 3)));
     const data = cache.pastFeeds()["past_key_values.0.value"]!.data as Float32Array;
     data[3 * 32 * 2] = -1; // a mark in row 3, column 0: a row that stays is not rewritten
     // Row 1 leaves; the last row (4) takes its place, as the engine lays rows out.

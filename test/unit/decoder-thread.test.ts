@@ -26,7 +26,7 @@ import { ServiceError } from "../../src/errors/service-error";
 import { GREEDY } from "../../src/generation/sampler";
 
 const DIR = "models/tiny-llm";
-const limits = { maxBatch: 4, maxWaiting: 2, prefillTokensPerStep: 2048 };
+const limits = { maxBatch: 4, maxWaiting: 2, prefillTokensPerStep: 2048, prefixCacheBytes: 64 << 20 };
 
 describe("decoder engine on its own thread", () => {
   let thread: DecoderThread;

@@ -93,6 +93,15 @@ describe("origin /v1/completions (vLLM protocol)", () => {
   it(`continues ${greedy.prompts.length} prompts greedily exactly as PyTorch does on the FP32 graph, all in one batch`, async () => {
     const results = await Promise.all(greedy.prompts.map(({ promptIds }) => ids({ prompt: promptIds, max_tokens: greedy.newTokens, temperature: 0, ignore_eos: true })));
     results.forEach((result, i) => expect(result, `prompt ${i}`).toEqual(greedy.prompts[i]!.greedyIds));
+    // Again, now that their prompts' whole blocks are in the prefix cache: the prompts of 17
+    // tokens or more reuse their first 16 tokens' keys/values and compute only the rest.
+    const hits = await metric(origin.url, "vllm:prefix_cache_hits_total");
+    const again = await Promise.all(greedy.prompts.map(({ promptIds }) => ids({ prompt: promptIds, max_tokens: greedy.newTokens, temperature: 0, ignore_eos: true })));
+    again.forEach((result, i) => expect(result, `prompt ${i}, cached`).toEqual(greedy.prompts[i]!.greedyIds));
+    const reusable = greedy.prompts.filter(({ promptIds }) => promptIds.length > 16).length;
+    expect(reusable).toBeGreaterThanOrEqual(5);
+    expect((await metric(origin.url, "vllm:prefix_cache_hits_total")) - hits).toBe(16 * reusable);
+    expect(await metric(origin.url, "origin_prefix_cache_bytes")).toBeGreaterThan(0);
   });
 
   it("gives the same ids for the same seed, alone and sharing the batch with other requests", async () => {
@@ -111,7 +120,7 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     const rows = await metric(origin.url, "origin_decode_rows_total");
     let maxRunning = 0;
     const pending = Array.from({ length: 8 }, (_, i) =>
-      new Promise((resolve) => setTimeout(resolve, i * 15)).then(() => ids({ prompt: [1, 10 + i, 20 + i], max_tokens: 48, temperature: 0, ignore_eos: true })),
+      new Promise((resolve) => setTimeout(resolve, i * 5)).then(() => ids({ prompt: [1, 10 + i, 20 + i], max_tokens: 48, temperature: 0, ignore_eos: true })),
     );
     const watcher = (async () => {
       for (let i = 0; i < 20; i++) {

@@ -15,12 +15,21 @@ import { ort } from "../onnx-session";
 import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { threadCpuClock } from "../thread-cpu";
 import { KvCache, type RowSource } from "./kv-cache";
+import { BLOCK, PrefixCache } from "./prefix-cache";
 import { DecodeRequest, type GenerationParams, type RequestOptions } from "./request";
 
 export interface DecoderLimits {
   maxBatch: number;
   maxWaiting: number;
   prefillTokensPerStep: number;
+  /** Most bytes of prompt keys/values kept for automatic prefix caching (0: none kept). */
+  prefixCacheBytes: number;
+}
+
+/** A request leaving the queue for the batch, with the cached blocks its prompt starts with. */
+interface Admission {
+  request: DecodeRequest;
+  cached: ReturnType<PrefixCache["match"]>;
 }
 
 /** The 429 of a full queue (every row and queue place taken), with Retry-After. */
@@ -60,6 +69,7 @@ export class DecoderEngine {
   /** Running requests; index = row of the batch cache. */
   private running: DecodeRequest[] = [];
   private readonly cache: KvCache;
+  private readonly prefixCache: PrefixCache | undefined;
   private readonly eos: ReadonlySet<number>;
   private logits = new Float32Array(0);
   private mask = new BigInt64Array(0);
@@ -89,6 +99,7 @@ export class DecoderEngine {
     private readonly prefillSession: ort.InferenceSession = session,
   ) {
     this.cache = new KvCache({ layers: generation.layers, kvHeads: generation.kvHeads, headDim: generation.headDim });
+    this.prefixCache = limits.prefixCacheBytes > 0 ? new PrefixCache(this.cache.shape, limits.prefixCacheBytes) : undefined;
     this.eos = new Set([generation.eosTokenId, ...generation.stopTokenIds]);
     this.lastLogits = session.inputNames.includes(LOGITS_INDEX);
     this.prefillLastLogits = prefillSession.inputNames.includes(LOGITS_INDEX);
@@ -106,6 +117,10 @@ export class DecoderEngine {
 
   get kvCacheBytes(): number {
     return this.cache.bytes;
+  }
+
+  get prefixCacheBytes(): number {
+    return this.prefixCache?.bytes ?? 0;
   }
 
   /**
@@ -178,32 +193,44 @@ export class DecoderEngine {
    * longest (pads masked; causal attention keeps every real token blind to the pads after
    * it, so a row's keys/values and logits are those of its prompt alone) and, with a
    * last-position-logits graph, the LM head run for each row's last prompt token only.
-   * Emits each request's first token; returns where each row's keys/values lie.
+   * Requests whose prompts start with cached blocks (`cached` tokens each) compute only the
+   * rest: their cached keys/values are the past, right-padded to the longest (masked), and
+   * their new tokens take positions after their own prefix. Emits each request's first
+   * token; keeps the prompts' whole blocks in the prefix cache; returns where each row's
+   * keys/values lie.
    */
-  private async prefill(requests: readonly DecodeRequest[]): Promise<RowSource[]> {
-    const rows = requests.length;
-    const length = requests.reduce((max, request) => Math.max(max, request.params.promptIds.length), 0);
+  private async prefill(group: readonly Admission[]): Promise<RowSource[]> {
+    const rows = group.length;
+    const past = group.reduce((max, { cached }) => Math.max(max, cached.length * BLOCK), 0);
+    const length = group.reduce((max, { request, cached }) => Math.max(max, request.params.promptIds.length - cached.length * BLOCK), 0);
     const { layers, kvHeads, headDim, vocabSize } = this.generation;
+    // Without a past the graph as exported runs (see prefillSession); with one, the step's graph.
+    const session = past === 0 ? this.prefillSession : this.session;
+    const lastLogits = past === 0 ? this.prefillLastLogits : this.lastLogits;
     const ids = new BigInt64Array(rows * length);
-    const mask = new BigInt64Array(rows * length);
+    const mask = new BigInt64Array(rows * (past + length));
     const positions = new BigInt64Array(rows * length);
-    requests.forEach((request, row) => {
+    const pastData = this.cache.names.past.map(() => new Float32Array(rows * kvHeads * past * headDim));
+    group.forEach(({ request, cached }, row) => {
       const prompt = request.params.promptIds;
+      const prefix = cached.length * BLOCK;
+      this.prefixCache?.gather(cached, pastData, row, past);
+      mask.fill(1n, row * (past + length), row * (past + length) + prefix);
       for (let i = 0; i < length; i++) {
-        positions[row * length + i] = BigInt(i);
-        if (i < prompt.length) [ids[row * length + i], mask[row * length + i]] = [BigInt(prompt[i]!), 1n];
+        positions[row * length + i] = BigInt(prefix + i);
+        if (prefix + i < prompt.length) [ids[row * length + i], mask[row * (past + length) + past + i]] = [BigInt(prompt[prefix + i]!), 1n];
       }
     });
-    const empty = new Float32Array(0);
     const feeds: Record<string, ort.Tensor> = {
       input_ids: new ort.Tensor("int64", ids, [rows, length]),
-      attention_mask: new ort.Tensor("int64", mask, [rows, length]),
+      attention_mask: new ort.Tensor("int64", mask, [rows, past + length]),
       position_ids: new ort.Tensor("int64", positions, [rows, length]),
     };
-    if (this.prefillLastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(requests, (request) => BigInt(request.params.promptIds.length - 1)), [rows, 1, 1]);
-    for (const name of this.cache.names.past) feeds[name] = new ort.Tensor("float32", empty, [rows, kvHeads, 0, headDim]);
+    const computed = ({ request, cached }: Admission) => request.params.promptIds.length - cached.length * BLOCK;
+    if (lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(group, (admission) => BigInt(computed(admission) - 1)), [rows, 1, 1]);
+    this.cache.names.past.forEach((name, i) => (feeds[name] = new ort.Tensor("float32", pastData[i]!, [rows, kvHeads, past, headDim])));
     const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
-    const outputs = await this.prefillSession.run(feeds);
+    const outputs = await session.run(feeds);
     const cpu = this.cpuSeconds() - cpuBefore;
     const labels = this.metrics.labelsOf(this);
     const seconds = (performance.now() - started) / 1000;
@@ -219,14 +246,22 @@ export class DecoderEngine {
       return data;
     });
     if (presents.length !== layers * 2) throw new Error("the decoder's presents do not match its layers");
-    const positionsPerRow = this.prefillLastLogits ? 1 : length;
-    return requests.map((request, row) => {
-      const n = request.params.promptIds.length;
-      request.filled = n;
-      const at = row * positionsPerRow + (this.prefillLastLogits ? 0 : n - 1);
+    // The graph as exported returns past and new columns; the split rewrite only the new ones.
+    const presentLength = presents[0]!.length / (rows * kvHeads * headDim);
+    const positionsPerRow = lastLogits ? 1 : length;
+    return group.map((admission, row) => {
+      const { request, cached } = admission;
+      const n = computed(admission);
+      request.filled = request.params.promptIds.length;
+      const at = row * positionsPerRow + (lastLogits ? 0 : n - 1);
       // A request aborted during the run gets no token.
       if (request.state === "running") this.emit(request, logits.subarray(at * vocabSize, (at + 1) * vocabSize));
-      return { kind: "prefill", presents, row, length, filled: n };
+      const segments = [
+        ...(cached.length === 0 ? [] : [{ data: pastData, row, length: past, from: 0, count: cached.length * BLOCK }]),
+        { data: presents, row, length: presentLength, from: presentLength - length, count: n },
+      ];
+      this.prefixCache?.insert(request.params.promptIds, segments);
+      return { kind: "prefill", segments, filled: request.filled };
     });
   }
 
@@ -279,38 +314,49 @@ export class DecoderEngine {
   private async schedule(): Promise<void> {
     const kept = keptRows(this.running);
     this.waiting = this.waiting.filter((request) => request.state === "waiting");
-    const group: DecodeRequest[] = [];
+    const admitted: Admission[] = [];
     let [longest, real] = [0, 0];
     for (const request of this.waiting) {
-      if (kept.length + group.length >= this.limits.maxBatch) break;
-      const n = request.params.promptIds.length;
-      const padded = (group.length + 1) * Math.max(longest, n);
+      if (kept.length + admitted.length >= this.limits.maxBatch) break;
+      const cached = this.prefixCache?.match(request.params.promptIds) ?? [];
+      // Counted in tokens to compute: a cached prefix costs only its copy.
+      const n = request.params.promptIds.length - cached.length * BLOCK;
+      const padded = (admitted.length + 1) * Math.max(longest, n);
       // One prompt at least; then as many as the budget holds, wasting at most a third on padding.
-      if (group.length > 0 && (padded > this.limits.prefillTokensPerStep || padded > 1.5 * (real + n))) break;
-      group.push(request);
+      if (admitted.length > 0 && (padded > this.limits.prefillTokensPerStep || padded > 1.5 * (real + n))) break;
+      admitted.push({ request, cached });
       [longest, real] = [Math.max(longest, n), real + n];
     }
-    this.waiting.splice(0, group.length);
+    this.waiting.splice(0, admitted.length);
     const labels = this.metrics.labelsOf(this);
-    for (const request of group) {
+    for (const { request, cached } of admitted) {
       request.state = "running";
       request.admitted?.();
       this.metrics.queueTime.observe(labels, (performance.now() - request.arrivedAt) / 1000);
       this.metrics.promptTokens.inc(labels, request.params.promptIds.length);
+      if (this.prefixCache !== undefined) {
+        this.metrics.prefixCacheQueries.inc(labels, request.params.promptIds.length);
+        this.metrics.prefixCacheHits.inc(labels, cached.length * BLOCK);
+      }
     }
-    if (group.length > 0) this.metrics.iterationTokens.observe(labels, real);
-    let prefilled: RowSource[] = [];
-    if (group.length > 0) {
+    if (admitted.length > 0) this.metrics.iterationTokens.observe(labels, real);
+    // Prompts with and without a cached prefix run apart (a past of zero columns takes the graph
+    // as exported), those with one first: their blocks are read before any insert can reuse them.
+    const runs = [admitted.filter(({ cached }) => cached.length > 0), admitted.filter(({ cached }) => cached.length === 0)].filter((run) => run.length > 0);
+    const prefilled = new Map<DecodeRequest, RowSource>();
+    for (const run of runs) {
       try {
-        prefilled = await this.prefill(group);
+        const sources = await this.prefill(run);
+        run.forEach(({ request }, i) => prefilled.set(request, sources[i]!));
       } catch (error) {
         // Requests between the queue and the batch: the loop's handler does not see them.
-        for (const failed of group) this.fail(failed, error);
+        for (const { request } of admitted) this.fail(request, error);
         throw error;
       }
     }
+    const group = admitted.map(({ request }) => request);
     // Requests that finished with their first token, or aborted during the prefill, do not join.
-    const joined = group.flatMap((request, i) => (request.state === "running" ? [{ request, source: prefilled[i]! }] : []));
+    const joined = group.flatMap((request) => (request.state === "running" ? [{ request, source: prefilled.get(request)! }] : []));
     // Rows that finished since the last step leave at the next iteration.
     const filledMax = [...kept.map(({ request }) => request.filled), ...joined.map(({ request }) => request.filled)].reduce((a, b) => Math.max(a, b), 0);
     if (kept.length === this.running.length && joined.length === 0 && filledMax < this.cache.capacity) return;

@@ -5,16 +5,16 @@
 // key/value column is written in place from the step's (bound) present outputs. The
 // layout changes only when rows join or leave or the capacity grows (by BLOCK columns).
 import { ort } from "../onnx-session";
+import { readColumns, type Segment } from "./prefix-cache";
 
 /** Columns added at a time: attention spans the capacity, so it grows in small steps. */
 const BLOCK = 32;
 
 /**
- * A row of a new layout: an existing row of the batch, or row `row` of a prefill's
- * presents ([prefillRows, kvHeads, length, headDim] per layer and key/value; the row's
- * tokens are its first `filled` columns, right padding after them).
+ * A row of a new layout: an existing row of the batch, or a prefilled row whose `filled`
+ * columns lie in `segments` (a prefill's presents, after a cached prefix if it had one).
  */
-export type RowSource = { kind: "batch"; row: number; filled: number } | { kind: "prefill"; presents: Float32Array[]; row: number; length: number; filled: number };
+export type RowSource = { kind: "batch"; row: number; filled: number } | { kind: "prefill"; segments: readonly Segment[]; filled: number };
 
 export interface KvShape {
   layers: number;
@@ -126,11 +126,8 @@ export class KvCache {
         if (inPlace && source.kind === "batch" && source.row === row) continue; // already there
         for (let head = 0; head < kvHeads; head++) {
           const at = (row * kvHeads + head) * capacity * headDim;
-          const data =
-            source.kind === "batch"
-              ? this.buffers[t]!.subarray((source.row * kvHeads + head) * this.capacity * headDim, ((source.row * kvHeads + head) * this.capacity + source.filled) * headDim)
-              : source.presents[t]!.subarray((source.row * kvHeads + head) * source.length * headDim, ((source.row * kvHeads + head) * source.length + source.filled) * headDim);
-          target.set(data, at);
+          if (source.kind === "prefill") readColumns(source.segments, this.shape, t, head, 0, source.filled, target, at);
+          else target.set(this.buffers[t]!.subarray((source.row * kvHeads + head) * this.capacity * headDim, ((source.row * kvHeads + head) * this.capacity + source.filled) * headDim), at);
         }
       }
     }

@@ -44,4 +44,4 @@ export type EngineRecord =
   | [typeof ADMITTED, id: number]
   | [typeof INC | typeof OBSERVE, metric: EngineMetricName, value: number, labels: Readonly<Record<string, string>> | null];
 
-export type FromEngine = { type: "ready" } | { type: "failed"; error: string } | { type: "records"; records: EngineRecord[]; kvCacheBytes: number };
+export type FromEngine = { type: "ready" } | { type: "failed"; error: string } | { type: "records"; records: EngineRecord[]; kvCacheBytes: number; prefixCacheBytes: number };

@@ -20,6 +20,7 @@ export interface Decoder {
   readonly runningCount: number;
   readonly waitingCount: number;
   readonly kvCacheBytes: number;
+  readonly prefixCacheBytes: number;
   submit(params: GenerationParams, signal: AbortSignal): { steps: AsyncIterable<GenerationStep> };
   /** Stops a thread of its own, between runs (an engine in-process has none). */
   close?(): Promise<void>;
@@ -38,6 +39,7 @@ export class DecoderThread implements Decoder {
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 0;
   private kvBytes = 0;
+  private prefixBytes = 0;
   private closed: Promise<void> | undefined;
   private readonly init: DecoderWorkerInit;
   private readonly limits: DecoderLimits;
@@ -66,6 +68,10 @@ export class DecoderThread implements Decoder {
 
   get kvCacheBytes(): number {
     return this.kvBytes;
+  }
+
+  get prefixCacheBytes(): number {
+    return this.prefixBytes;
   }
 
   submit(params: GenerationParams, signal: AbortSignal): { steps: AsyncIterable<GenerationStep> } {
@@ -117,7 +123,7 @@ export class DecoderThread implements Decoder {
       worker.unref();
       worker.on("message", (message: FromEngine) => {
         if (message.type === "records") {
-          this.kvBytes = message.kvCacheBytes;
+          [this.kvBytes, this.prefixBytes] = [message.kvCacheBytes, message.prefixCacheBytes];
           for (const entry of message.records) this.apply(entry);
         } else if (message.type === "ready") {
           started = true;

@@ -21,7 +21,7 @@ let engine: DecoderEngine | undefined;
 let records: EngineRecord[] = [];
 /** Sends the turn's records at its end: the first await of the engine's loop after them. */
 const flush = () => {
-  post({ type: "records", records, kvCacheBytes: engine?.kvCacheBytes ?? 0 });
+  post({ type: "records", records, kvCacheBytes: engine?.kvCacheBytes ?? 0, prefixCacheBytes: engine?.prefixCacheBytes ?? 0 });
   records = [];
 };
 const record = (entry: EngineRecord) => {

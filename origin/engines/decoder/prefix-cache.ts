@@ -1,0 +1,193 @@
+// Automatic prefix caching, as vLLM's (vllm/v1/core/kv_cache_utils.py, block hashes;
+// vllm/v1/core/kv_cache_manager.py get_computed_blocks): the keys/values of prompts are kept
+// in whole blocks of BLOCK tokens, each named by a hash of its parent block's hash and its own
+// token ids, so a later prompt that starts with the same blocks (a shared system prompt, a
+// chat's earlier turns) skips their prefill. The hash is SHA-256 and every block also holds
+// its ids and its parent's hash, checked on each hit: one request's keys/values never serve
+// another prompt (vLLM moved to SHA-256 for that reason: GHSA-rm76-4mrf-v9r8).
+// Least recently used blocks go first once the cache holds more than its budget; a hit
+// touches its chain from the last block to the first, so a prefix outlives its extensions.
+import { createHash } from "node:crypto";
+import type { KvShape } from "./kv-cache";
+
+/** Tokens per block (vLLM's default block size). */
+export const BLOCK = 16;
+/** Blocks per slab of storage. */
+const SLAB = 64;
+
+interface Block {
+  readonly hash: string;
+  readonly parentHash: string;
+  readonly ids: Int32Array;
+  /** Per tensor (layer × key/value) and head: BLOCK columns of headDim floats. */
+  readonly data: Float32Array;
+}
+
+/**
+ * Where a row's keys/values lie: `count` columns from column `from` of row `row`, in per-tensor
+ * arrays laid out [rows, kvHeads, length, headDim]. A row may span several (a cached prefix,
+ * then the columns its prefill computed).
+ */
+export interface Segment {
+  readonly data: readonly Float32Array[];
+  readonly row: number;
+  readonly length: number;
+  readonly from: number;
+  readonly count: number;
+}
+
+/** Copies `count` columns of a row, from its column `column` on, for one tensor and head. */
+export function readColumns(segments: readonly Segment[], shape: KvShape, tensor: number, head: number, column: number, count: number, out: Float32Array, at: number): void {
+  const { kvHeads, headDim } = shape;
+  let start = 0;
+  for (const segment of segments) {
+    const end = start + segment.count;
+    if (count > 0 && column < end) {
+      const from = column - start;
+      const take = Math.min(count, segment.count - from);
+      const base = ((segment.row * kvHeads + head) * segment.length + segment.from + from) * headDim;
+      out.set(segment.data[tensor]!.subarray(base, base + take * headDim), at);
+      [column, count, at] = [column + take, count - take, at + take * headDim];
+    }
+    start = end;
+  }
+  if (count > 0) throw new Error("readColumns: the row has fewer columns than asked for");
+}
+
+const ROOT = "";
+
+function blockHash(parentHash: string, ids: Int32Array): string {
+  return createHash("sha256").update(parentHash).update(new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength)).digest("hex");
+}
+
+export class PrefixCache {
+  /** Insertion order is recency: the first block is the least recently used. */
+  private readonly blocks = new Map<string, Block>();
+  private readonly blockFloats: number;
+  /** Most blocks held. */
+  private readonly slots: number;
+  /**
+   * Blocks' storage: slabs of SLAB blocks, allocated as the cache grows and then reused (an
+   * evicted block's place takes the next one), so that keeping blocks allocates nothing per
+   * prompt and leaves the garbage collector no buffers to reclaim.
+   */
+  private readonly slabs: Float32Array[] = [];
+  private readonly free: Float32Array[] = [];
+
+  constructor(
+    private readonly shape: KvShape,
+    /** Most bytes of keys/values held; 0 keeps nothing. */
+    readonly budgetBytes: number,
+  ) {
+    this.blockFloats = shape.layers * 2 * shape.kvHeads * BLOCK * shape.headDim;
+    this.slots = Math.floor(budgetBytes / (this.blockFloats * 4));
+  }
+
+  /** Bytes of the blocks held. */
+  get bytes(): number {
+    return this.blocks.size * this.blockFloats * 4;
+  }
+
+  /** Storage for one more block: a free place, a new slab's, or the least recently used block's. */
+  private place(): Float32Array {
+    const free = this.free.pop();
+    if (free !== undefined) return free;
+    const allocated = this.slabs.length * SLAB;
+    if (allocated < this.slots) {
+      const count = Math.min(SLAB, this.slots - allocated);
+      const slab = new Float32Array(count * this.blockFloats);
+      this.slabs.push(slab);
+      for (let i = count - 1; i > 0; i--) this.free.push(slab.subarray(i * this.blockFloats, (i + 1) * this.blockFloats));
+      return slab.subarray(0, this.blockFloats);
+    }
+    const [hash, oldest] = this.blocks.entries().next().value!;
+    this.blocks.delete(hash);
+    return oldest.data;
+  }
+
+  get blockCount(): number {
+    return this.blocks.size;
+  }
+
+  /** The prompt's first `blocks` whole blocks, hashed one at a time as they are read. */
+  private *chain(ids: readonly number[], blocks: number): Generator<{ hash: string; ids: Int32Array }> {
+    let parent = ROOT;
+    for (let b = 0; b < blocks; b++) {
+      const own = Int32Array.from(ids.slice(b * BLOCK, (b + 1) * BLOCK));
+      parent = blockHash(parent, own);
+      yield { hash: parent, ids: own };
+    }
+  }
+
+  private find(hash: string, parentHash: string, ids: Int32Array): Block | undefined {
+    const block = this.blocks.get(hash);
+    if (block === undefined || block.parentHash !== parentHash || block.ids.length !== ids.length || !block.ids.every((id, i) => id === ids[i])) return undefined;
+    return block;
+  }
+
+  private touch(blocks: readonly Block[]): void {
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      this.blocks.delete(blocks[i]!.hash);
+      this.blocks.set(blocks[i]!.hash, blocks[i]!);
+    }
+  }
+
+  /**
+   * The longest run of cached whole blocks the prompt starts with, leaving at least one of
+   * its tokens to compute (the last token's logits give the first new token), as vLLM does.
+   * The blocks hold their keys/values until the next insert, which may reuse their storage.
+   */
+  match(ids: readonly number[]): Block[] {
+    if (this.blocks.size === 0) return [];
+    const found: Block[] = [];
+    let parent = ROOT;
+    for (const { hash, ids: own } of this.chain(ids, Math.floor((ids.length - 1) / BLOCK))) {
+      const block = this.find(hash, parent, own);
+      if (block === undefined) break;
+      found.push(block);
+      parent = hash;
+    }
+    this.touch(found);
+    return found;
+  }
+
+  /** Copies matched blocks into row `row` of per-tensor arrays [rows, kvHeads, length, headDim], from column 0. */
+  gather(blocks: readonly Block[], out: readonly Float32Array[], row: number, length: number): void {
+    const { kvHeads, headDim } = this.shape;
+    blocks.forEach((block, b) => {
+      for (let tensor = 0; tensor < out.length; tensor++) {
+        for (let head = 0; head < kvHeads; head++) {
+          const from = (tensor * kvHeads + head) * BLOCK * headDim;
+          out[tensor]!.set(block.data.subarray(from, from + BLOCK * headDim), ((row * kvHeads + head) * length + b * BLOCK) * headDim);
+        }
+      }
+    });
+  }
+
+  /** Keeps the prompt's whole blocks that are not cached yet, read from its row's keys/values. */
+  insert(ids: readonly number[], segments: readonly Segment[]): void {
+    // A prompt longer than the whole cache keeps its first blocks only: its later ones would evict them.
+    const whole = Math.min(Math.floor(ids.length / BLOCK), this.slots);
+    if (whole === 0) return;
+    const { kvHeads, headDim } = this.shape;
+    const kept: Block[] = [];
+    let parent = ROOT;
+    let b = 0;
+    for (const { hash, ids: own } of this.chain(ids, whole)) {
+      let block = this.find(hash, parent, own);
+      if (block === undefined) {
+        const data = this.place();
+        for (let tensor = 0; tensor < this.shape.layers * 2; tensor++) {
+          for (let head = 0; head < kvHeads; head++) readColumns(segments, this.shape, tensor, head, b * BLOCK, BLOCK, data, (tensor * kvHeads + head) * BLOCK * headDim);
+        }
+        block = { hash, parentHash: parent, ids: own, data };
+      }
+      // Most recent at once, so that making room for the prompt's next block never takes one of its own.
+      this.touch([block]);
+      kept.push(block);
+      parent = hash;
+      b += 1;
+    }
+    this.touch(kept);
+  }
+}
