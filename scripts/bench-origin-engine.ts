@@ -46,7 +46,7 @@ const engine = new DecoderEngine(
   manifest.name,
   await createSession(stepGraph, settings),
   generation,
-  { maxBatch: 64, maxWaiting: 256, prefillTokensPerStep: 2048, prefixCacheBytes: 64 << 20 },
+  { maxBatch: 64, maxWaiting: 256, prefillTokensPerStep: 2048, prefixCacheBytes: Number(process.env.ORIGIN_PREFIX_CACHE_MIB ?? 64) * 2 ** 20 },
   createVllmMetrics(registry, () => [], generation.contextLength),
   true,
   await createSession(prefillGraph, settings),

@@ -6,12 +6,13 @@
 // per cell):
 //   shared    every prompt is one --system-token prefix (a system prompt, a few-shot preamble)
 //             followed by a --suffix-token part of its own, then --new-tokens generated
-//   distinct  prompts of the same length with nothing in common: what keeping blocks costs
-//             when nothing is reused
+//   distinct  prompts of the same length with nothing in common: what the cache costs when
+//             nothing is reused (their first blocks are never seen twice, so nothing is kept)
 // Reported per cell (medians over interleaved rounds): time to first token, aggregate tokens/s,
 // and the origin's CPU per request (its process_cpu_seconds_total), cached ÷ uncached; and the
 // cached origin's hit rate (vllm:prefix_cache_hits ÷ vllm:prefix_cache_queries).
 // Usage: node scripts/bench-prefix-cache.mjs [--rounds 5] [--system 384] [--suffix 64] [--new-tokens 32] [--concurrency 1,16] [--min-tokens 2048]
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -116,3 +117,8 @@ for (const workload of Object.keys(WORKLOADS)) {
 }
 const rates = Object.entries(counted).map(([workload, [queries, hits]]) => `${workload} ${((hits / queries) * 100).toFixed(1)} % (${hits} of ${queries})`);
 console.log(`cached origin: prompt tokens found in the prefix cache: ${rates.join(", ")}; ${(blocks / 2 ** 20).toFixed(1)} MiB of blocks held at the end`);
+const blockCost = JSON.parse(execFileSync("node_modules/.bin/tsx", ["scripts/bench-prefix-cache-blocks.ts", String(SYSTEM + SUFFIX)], { encoding: "utf8" }));
+console.log(
+  `in-process, per ${blockCost.tokens}-token prompt (scripts/bench-prefix-cache-blocks.ts, a full 64 MiB cache): its first block never seen (the doorkeeper) ${blockCost.insertUnseenMs.toFixed(3)} ms; ` +
+    `keeping its blocks ${blockCost.insertNewMs.toFixed(3)} ms when none was cached, ${blockCost.insertCachedMs.toFixed(3)} ms when all were; a lookup that misses ${blockCost.matchMissMs.toFixed(4)} ms`,
+);

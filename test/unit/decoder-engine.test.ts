@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
 import { KvCache } from "../../origin/engines/decoder/kv-cache";
-import { PrefixCache, readColumns, type Segment } from "../../origin/engines/decoder/prefix-cache";
+import { PrefixCache, PromptBlocks, readColumns, type Segment } from "../../origin/engines/decoder/prefix-cache";
 import type { GenerationParams } from "../../origin/engines/decoder/request";
 import { createSession } from "../../origin/engines/onnx-session";
 import { parseManifest } from "../../origin/manifests";
@@ -149,7 +149,10 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
     const [queries, hits] = [counter("vllm:prefix_cache_queries_total"), counter("vllm:prefix_cache_hits_total")];
     expect(await run(cached, prompt)).toEqual(expected);
     expect([counter("vllm:prefix_cache_queries_total") - queries, counter("vllm:prefix_cache_hits_total") - hits]).toEqual([41, 0]);
-    expect(cached.prefixCacheBytes).toBe(2 * 16 * 6 * 1024); // two blocks of 16 tokens, 6 KB each (4 layers × K/V × 3 heads × 64 FP32)
+    expect(cached.prefixCacheBytes).toBe(0); // its first block was new: only remembered
+    expect(await run(cached, prompt)).toEqual(expected);
+    expect(cached.prefixCacheBytes).toBe(2 * 16 * 6 * 1024); // seen before: two blocks of 16 tokens kept, 6 KB each (4 layers × K/V × 3 heads × 64 FP32)
+    expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(0);
     expect(await run(cached, prompt)).toEqual(expected);
     expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(32);
     // 32 tokens: only the first block is reused, so the last token is still computed.
@@ -158,8 +161,8 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
   });
 
   it("prefills prompts with cached prefixes of different lengths together, beside prompts with none, as each runs uncached", async () => {
-    const system = [1, ...ids(47, 11)]; // a shared 48-token "system prompt": three blocks
-    await run(cached, [...system, ...ids(5, 12)]);
+    const system = [1, ...ids(47, 11)]; // a shared 48-token "system prompt": three blocks, kept from its second use
+    for (const seed of [12, 18]) await run(cached, [...system, ...ids(5, seed)]);
     const prompts = [
       [...system, ...ids(20, 13)], // 3 blocks cached
       [...system, ...ids(33, 14)], // 3 cached, and two more blocks of its own to keep
@@ -194,7 +197,9 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
     // A prompt that reuses the system prompt's three blocks, admitted with one whose five new
     // blocks take every place in the cache: the reused blocks are read before they are overwritten.
     await run(small, [...system, ...ids(6, 28)]);
-    const [reusing, filling] = [[...system, ...system.slice(1, 41)], [1, ...ids(100, 30)]]; // 40 and 101 tokens to compute: admitted together; the first repeats the system prompt, so its continuation depends on the reused keys/values
+    const opening = [1, ...ids(15, 31)];
+    await run(small, [...opening, ...ids(3, 32)]); // the filler's first block, seen once: its blocks will be kept
+    const [reusing, filling] = [[...system, ...system.slice(1, 41)], [...opening, ...ids(85, 30)]]; // 40 and 101 tokens to compute: admitted together; the first repeats the system prompt, so its continuation depends on the reused keys/values
     const before = hits();
     expect(await Promise.all([run(small, reusing), run(small, filling)])).toEqual([await run(uncached, reusing), await run(uncached, filling)]);
     expect(hits() - before).toBe(48);
@@ -206,24 +211,28 @@ describe("prefix cache blocks (origin/engines/decoder/prefix-cache.ts)", () => {
   const blockBytes = 2 * 16 * 2 * 4;
   /** A prefilled row of `n` columns whose values name their column: [1 row, 1 head, n, 2] per tensor. */
   const row = (n: number, tag: number): Segment[] => [{ data: [0, 1].map((t) => Float32Array.from({ length: n * 2 }, (_, i) => tag + 100 * t + Math.floor(i / 2))), row: 0, length: n, from: 0, count: n }];
-  const prompt = (blocks: number, first: number) => Array.from({ length: blocks * 16 + 1 }, (_, i) => first + i);
+  const blocks = (ids: number[]) => new PromptBlocks(ids);
+  const prompt = (count: number, first: number) => Array.from({ length: count * 16 + 1 }, (_, i) => first + i);
 
-  it("matches whole blocks from the start, checks their ids, and keeps at most its budget, least recently used first", () => {
+  it("keeps a prompt's blocks once its first block was seen before, matches whole blocks from the start, checks their ids, and keeps at most its budget, least recently used first", () => {
     const cache = new PrefixCache(shape, 3 * blockBytes);
     const a = prompt(2, 10);
-    cache.insert(a, row(a.length, 1000));
-    expect(cache.match(a).length).toBe(2);
-    expect(cache.match([...a.slice(0, 16), 99, ...a.slice(17)]).length).toBe(1); // its second block differs
-    expect(cache.match([5, ...a.slice(1)]).length).toBe(0); // its first block differs
-    expect(cache.match(a.slice(0, 16)).length).toBe(0); // a prompt of one block computes its last token
+    cache.insert(blocks(a), row(a.length, 1000));
+    expect([cache.match(blocks(a)).length, cache.bytes]).toEqual([0, 0]); // a first block never seen before: remembered, nothing kept
+    cache.insert(blocks(a), row(a.length, 1000));
+    expect(cache.match(blocks(a)).length).toBe(2);
+    expect(cache.match(blocks([...a.slice(0, 16), 99, ...a.slice(17)])).length).toBe(1); // its second block differs
+    expect(cache.match(blocks([5, ...a.slice(1)])).length).toBe(0); // its first block differs
+    expect(cache.match(blocks(a.slice(0, 16))).length).toBe(0); // a prompt of one block computes its last token
     const out = [new Float32Array(2 * 32 * 2), new Float32Array(2 * 32 * 2)];
-    cache.gather(cache.match(a), out, 1, 32); // into row 1 of [2, 1, 32, 2]
+    cache.gather(cache.match(blocks(a)), out, 1, 32); // into row 1 of [2, 1, 32, 2]
     expect([out[0]![64 + 2 * 17], out[1]![64 + 2 * 31 + 1]]).toEqual([1017, 1131]);
     const b = prompt(2, 300);
-    cache.insert(b, row(b.length, 2000));
+    cache.insert(blocks(b), row(b.length, 2000));
+    cache.insert(blocks(b), row(b.length, 2000));
     expect(cache.bytes).toBe(3 * blockBytes);
     // a's last block went first: a's chain was touched from its last block to its first.
-    expect([cache.match(a).length, cache.match(b).length]).toEqual([1, 2]);
+    expect([cache.match(blocks(a)).length, cache.match(blocks(b)).length]).toEqual([1, 2]);
     expect(new PrefixCache(shape, blockBytes - 1).bytes).toBe(0);
   });
 

@@ -15,7 +15,7 @@ import { ort } from "../onnx-session";
 import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { threadCpuClock } from "../thread-cpu";
 import { KvCache, type RowSource } from "./kv-cache";
-import { BLOCK, PrefixCache } from "./prefix-cache";
+import { BLOCK, PrefixCache, PromptBlocks } from "./prefix-cache";
 import { DecodeRequest, type GenerationParams, type RequestOptions } from "./request";
 
 export interface DecoderLimits {
@@ -260,7 +260,7 @@ export class DecoderEngine {
         ...(cached.length === 0 ? [] : [{ data: pastData, row, length: past, from: 0, count: cached.length * BLOCK }]),
         { data: presents, row, length: presentLength, from: presentLength - length, count: n },
       ];
-      this.prefixCache?.insert(request.params.promptIds, segments);
+      if (this.prefixCache !== undefined) this.prefixCache.insert((request.blocks ??= new PromptBlocks(request.params.promptIds)), segments);
       return { kind: "prefill", segments, filled: request.filled };
     });
   }
@@ -318,7 +318,7 @@ export class DecoderEngine {
     let [longest, real] = [0, 0];
     for (const request of this.waiting) {
       if (kept.length + admitted.length >= this.limits.maxBatch) break;
-      const cached = this.prefixCache?.match(request.params.promptIds) ?? [];
+      const cached = this.prefixCache?.match((request.blocks ??= new PromptBlocks(request.params.promptIds))) ?? [];
       // Counted in tokens to compute: a cached prefix costs only its copy.
       const n = request.params.promptIds.length - cached.length * BLOCK;
       const padded = (admitted.length + 1) * Math.max(longest, n);

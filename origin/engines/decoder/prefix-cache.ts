@@ -7,6 +7,11 @@
 // another prompt (vLLM moved to SHA-256 for that reason: GHSA-rm76-4mrf-v9r8).
 // Least recently used blocks go first once the cache holds more than its budget; a hit
 // touches its chain from the last block to the first, so a prefix outlives its extensions.
+// Unlike vLLM's paged cache, where a computed block is already in place, keeping a block here
+// is a copy of its keys/values (96 KB for the tiny LLM), so blocks are admitted as TinyLFU's
+// doorkeeper admits entries: a prompt's blocks are kept once its first block has been seen
+// before (a system prompt, a few-shot preamble, a chat's later turns), and a prompt that
+// shares nothing with earlier ones costs one hash, not a copy of all its keys/values.
 import { createHash } from "node:crypto";
 import type { KvShape } from "./kv-cache";
 
@@ -14,6 +19,8 @@ import type { KvShape } from "./kv-cache";
 export const BLOCK = 16;
 /** Blocks per slab of storage. */
 const SLAB = 64;
+/** First-block hashes the doorkeeper remembers. */
+const SEEN = 16_384;
 
 interface Block {
   readonly hash: string;
@@ -60,6 +67,29 @@ function blockHash(parentHash: string, ids: Int32Array): string {
   return createHash("sha256").update(parentHash).update(new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength)).digest("hex");
 }
 
+/**
+ * A prompt's whole blocks and their chained hashes, computed as far as they are read and then
+ * kept: a request waiting for a row is looked up again at every turn of the engine's loop.
+ */
+export class PromptBlocks {
+  private readonly hashed: { hash: string; ids: Int32Array }[] = [];
+
+  constructor(readonly ids: readonly number[]) {}
+
+  /** Whole blocks in the prompt. */
+  get count(): number {
+    return Math.floor(this.ids.length / BLOCK);
+  }
+
+  block(b: number): { hash: string; ids: Int32Array } {
+    for (let next = this.hashed.length; next <= b; next++) {
+      const own = Int32Array.from(this.ids.slice(next * BLOCK, (next + 1) * BLOCK));
+      this.hashed.push({ hash: blockHash(next === 0 ? ROOT : this.hashed[next - 1]!.hash, own), ids: own });
+    }
+    return this.hashed[b]!;
+  }
+}
+
 export class PrefixCache {
   /** Insertion order is recency: the first block is the least recently used. */
   private readonly blocks = new Map<string, Block>();
@@ -73,6 +103,8 @@ export class PrefixCache {
    */
   private readonly slabs: Float32Array[] = [];
   private readonly free: Float32Array[] = [];
+  /** First blocks seen once, by hash (the doorkeeper; least recently seen out first beyond SEEN). */
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly shape: KvShape,
@@ -109,16 +141,6 @@ export class PrefixCache {
     return this.blocks.size;
   }
 
-  /** The prompt's first `blocks` whole blocks, hashed one at a time as they are read. */
-  private *chain(ids: readonly number[], blocks: number): Generator<{ hash: string; ids: Int32Array }> {
-    let parent = ROOT;
-    for (let b = 0; b < blocks; b++) {
-      const own = Int32Array.from(ids.slice(b * BLOCK, (b + 1) * BLOCK));
-      parent = blockHash(parent, own);
-      yield { hash: parent, ids: own };
-    }
-  }
-
   private find(hash: string, parentHash: string, ids: Int32Array): Block | undefined {
     const block = this.blocks.get(hash);
     if (block === undefined || block.parentHash !== parentHash || block.ids.length !== ids.length || !block.ids.every((id, i) => id === ids[i])) return undefined;
@@ -137,11 +159,12 @@ export class PrefixCache {
    * its tokens to compute (the last token's logits give the first new token), as vLLM does.
    * The blocks hold their keys/values until the next insert, which may reuse their storage.
    */
-  match(ids: readonly number[]): Block[] {
+  match(prompt: PromptBlocks): Block[] {
     if (this.blocks.size === 0) return [];
     const found: Block[] = [];
     let parent = ROOT;
-    for (const { hash, ids: own } of this.chain(ids, Math.floor((ids.length - 1) / BLOCK))) {
+    for (let b = 0; b < Math.floor((prompt.ids.length - 1) / BLOCK); b++) {
+      const { hash, ids: own } = prompt.block(b);
       const block = this.find(hash, parent, own);
       if (block === undefined) break;
       found.push(block);
@@ -164,16 +187,24 @@ export class PrefixCache {
     });
   }
 
-  /** Keeps the prompt's whole blocks that are not cached yet, read from its row's keys/values. */
-  insert(ids: readonly number[], segments: readonly Segment[]): void {
+  /**
+   * Keeps the prompt's whole blocks that are not cached yet, read from its row's keys/values,
+   * once its first block has been seen before (cached, or remembered by the doorkeeper).
+   */
+  insert(prompt: PromptBlocks, segments: readonly Segment[]): void {
     // A prompt longer than the whole cache keeps its first blocks only: its later ones would evict them.
-    const whole = Math.min(Math.floor(ids.length / BLOCK), this.slots);
-    if (whole === 0) return;
+    const whole = Math.min(prompt.count, this.slots);
     const { kvHeads, headDim } = this.shape;
     const kept: Block[] = [];
     let parent = ROOT;
-    let b = 0;
-    for (const { hash, ids: own } of this.chain(ids, whole)) {
+    for (let b = 0; b < whole; b++) {
+      const { hash, ids: own } = prompt.block(b);
+      if (b === 0 && !this.blocks.has(hash) && !this.seen.delete(hash)) {
+        // A first block never seen before: remembered, nothing kept (yet).
+        this.seen.add(hash);
+        if (this.seen.size > SEEN) this.seen.delete(this.seen.values().next().value!);
+        return;
+      }
       let block = this.find(hash, parent, own);
       if (block === undefined) {
         const data = this.place();
@@ -186,7 +217,6 @@ export class PrefixCache {
       this.touch([block]);
       kept.push(block);
       parent = hash;
-      b += 1;
     }
     this.touch(kept);
   }

@@ -2,6 +2,7 @@
 // and the channel its steps go out on.
 import { createPrng, type Prng, type SamplingParams } from "../../../src/generation/sampler";
 import { Channel } from "./channel";
+import type { PromptBlocks } from "./prefix-cache";
 
 export type FinishReason = "stop" | "length" | "abort";
 
@@ -45,6 +46,8 @@ export class DecodeRequest {
   filled = 0;
   /** The ids it may not sample before min_tokens (built once, on its first token). */
   suppressed: ReadonlySet<number> | undefined;
+  /** Its prompt's blocks and their hashes for the prefix cache, computed once. */
+  blocks: PromptBlocks | undefined;
   /** The last sampled token, fed to the next decode step. */
   pending = -1;
   readonly arrivedAt: number;
