@@ -61,6 +61,8 @@ export interface OriginCounters {
   aborted: number;
   generationTokens: number;
   running: number;
+  /** Prompt tokens the origin found in its prefix cache (vllm:prefix_cache_hits). */
+  prefixCacheHits: number;
 }
 
 export async function originCounters(originUrl: string): Promise<OriginCounters> {
@@ -70,6 +72,7 @@ export async function originCounters(originUrl: string): Promise<OriginCounters>
     aborted: sum(/^vllm:request_success_total\{[^}]*finished_reason="abort"[^}]*\} (\S+)$/gm),
     generationTokens: sum(/^vllm:generation_tokens_total(?:\{[^}]*\})? (\S+)$/gm),
     running: sum(/^vllm:num_requests_running(?:\{[^}]*\})? (\S+)$/gm),
+    prefixCacheHits: sum(/^vllm:prefix_cache_hits_total(?:\{[^}]*\})? (\S+)$/gm),
   };
 }
 

@@ -193,6 +193,41 @@ interface Completion {
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
+describe.skipIf(origin === null)("a conversation through the edge, and the origin's prefix cache", () => {
+  const app = appOnOrigin(origin?.url ?? "");
+
+  it("each turn's prompt starts with the previous turn's tokens, so the origin reuses their keys/values", async () => {
+    // The edge renders the chat template and tokenizes each rendered piece alone: a turn's
+    // prompt is the last turn's prompt followed by the answer and the new message, token for
+    // token. The origin keeps a prompt's blocks once its first block was seen (turn 1), so
+    // turn 3 finds all of turn 2's whole blocks.
+    const messages: { role: string; content: string }[] = [
+      { role: "system", content: "You answer questions about the history of the town by the river, in plain words, briefly." },
+      { role: "user", content: "Who built the old mill?" },
+    ];
+    const turn = async () => {
+      const body = await (await call(app, "/v1/chat/completions", { model: "tiny-llm", messages, max_tokens: 12, temperature: 0 })).json<ChatCompletion>();
+      messages.push({ role: "assistant", content: body.choices[0]!.message.content });
+      return body.usage.prompt_tokens;
+    };
+    const tokenize = async () => (await (await call(app, "/tokenize", { model: "tiny-llm", messages })).json<{ tokens: number[] }>()).tokens;
+    await turn();
+    messages.push({ role: "user", content: "When did it close?" });
+    const second = await tokenize();
+    const secondTokens = await turn();
+    expect(secondTokens).toBe(second.length);
+    messages.push({ role: "user", content: "What stands there now?" });
+    const third = await tokenize();
+    expect(third.slice(0, second.length)).toEqual(second);
+    const before = await originCounters(origin!.url);
+    await turn();
+    const reused = (await originCounters(origin!.url)).prefixCacheHits - before.prefixCacheHits;
+    // At least turn 2's whole blocks (other files' requests may hit the cache meanwhile too).
+    expect(reused).toBeGreaterThanOrEqual(16 * Math.floor(second.length / 16));
+    expect(second.length).toBeGreaterThanOrEqual(32);
+  });
+});
+
 describe.skipIf(origin === null)("OpenAI's token-id prompts and vLLM's extra sampling parameters", () => {
   const app = appOnOrigin(origin?.url ?? "");
   const complete = async (body: Record<string, unknown>) => {
