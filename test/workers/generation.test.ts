@@ -91,20 +91,23 @@ describe.skipIf(origin === null)("generation through the vLLM origin adapter", (
     const at = Math.floor(full.length / 2);
     const stop = full.slice(at, at + 4);
     expect(stop.length).toBe(4);
+    // The stopped requests may run to 400 tokens, so the origin is still decoding when the abort
+    // reaches it, however slowly the edge runs (the greedy text is the same up to the stop).
+    const long = { ...base, max_tokens: 400 };
     const before = await originCounters(url);
-    const events = await sseEvents(await call(app, "/v1/completions", { ...base, stop: [stop], stream: true }));
+    const events = await sseEvents(await call(app, "/v1/completions", { ...long, stop: [stop], stream: true }));
     const chunks = events.slice(0, -1).map((event) => JSON.parse(event) as Chunk);
     const text = chunks.map((chunk) => chunk.choices[0]?.text ?? "").join("");
     expect(text).toBe(full.slice(0, full.indexOf(stop)));
     expect(text).not.toContain(stop);
     expect(chunks.at(-1)?.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: stop });
-    const nonStreamed = await (await call(app, "/v1/completions", { ...base, stop })).json<{ choices: { text: string; finish_reason: string }[] }>();
+    const nonStreamed = await (await call(app, "/v1/completions", { ...long, stop })).json<{ choices: { text: string; finish_reason: string }[] }>();
     expect(nonStreamed.choices[0]).toMatchObject({ text, finish_reason: "stop", stop_reason: stop });
     // At the origin: the streamed request was aborted well before max_tokens (the non-streamed
     // one after it too), and decoding stood still after the abort.
     const { counters, tokensAfterAbort } = await afterAbort(url, before, 2);
     expect(counters.aborted).toBe(before.aborted + 2);
-    expect(counters.generationTokens - before.generationTokens).toBeLessThan(2 * 60);
+    expect(counters.generationTokens - before.generationTokens).toBeLessThan(400);
     expect(tokensAfterAbort).toBeLessThanOrEqual(1);
   });
 
