@@ -36,6 +36,7 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { streamCompletion } from "./lib/completion-stream.mjs";
 import { startOrigin } from "./lib/origin.mjs";
+import { percentile, shuffle } from "./lib/stats.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -81,8 +82,7 @@ function prompt(length, seed) {
   return [bosTokenId, ...Array.from({ length: length - 1 }, () => 7 + ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % (vocabSize - 7)))];
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const shuffle = (items, seed) => items.map((item, i) => [((i + 1) * 2654435761 * (seed + 1)) % 1000, item]).sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+const median = (values) => percentile(values, 50);
 
 const settings = { ORIGIN_GENERATION_GRAPH: graph, ORIGIN_MAX_BATCH: "64", ORIGIN_MAX_WAITING: "256", ORIGIN_STREAM_INTERVAL: options["stream-interval"] };
 const origin = await startOrigin(settings);

@@ -18,6 +18,7 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { originMetric, streamCompletion } from "./lib/completion-stream.mjs";
 import { startOrigin } from "./lib/origin.mjs";
+import { percentile, shuffle } from "./lib/stats.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -47,8 +48,7 @@ const WORKLOADS = {
   shared: (seed) => [...SYSTEM_IDS, ...ids(SUFFIX, seed)],
   distinct: (seed) => [bosTokenId, ...ids(SYSTEM + SUFFIX - 1, seed)],
 };
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const shuffle = (items, seed) => items.map((item, i) => [((i + 1) * 2654435761 * (seed + 1)) % 1000, item]).sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+const median = (values) => percentile(values, 50);
 
 const settings = { ORIGIN_GENERATION_GRAPH: graph, ORIGIN_MAX_BATCH: "64", ORIGIN_MAX_WAITING: "256" };
 const origins = { cached: await startOrigin({ ...settings, ORIGIN_PREFIX_CACHE_MIB: "64" }), uncached: await startOrigin({ ...settings, ORIGIN_PREFIX_CACHE_MIB: "0" }) };

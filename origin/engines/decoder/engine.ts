@@ -354,9 +354,8 @@ export class DecoderEngine {
         throw error;
       }
     }
-    const group = admitted.map(({ request }) => request);
     // Requests that finished with their first token, or aborted during the prefill, do not join.
-    const joined = group.flatMap((request) => (request.state === "running" ? [{ request, source: prefilled.get(request)! }] : []));
+    const joined = admitted.flatMap(({ request }) => (request.state === "running" ? [{ request, source: prefilled.get(request)! }] : []));
     // Rows that finished since the last step leave at the next iteration.
     const filledMax = [...kept.map(({ request }) => request.filled), ...joined.map(({ request }) => request.filled)].reduce((a, b) => Math.max(a, b), 0);
     if (kept.length === this.running.length && joined.length === 0 && filledMax < this.cache.capacity) return;

@@ -137,10 +137,6 @@ export class PrefixCache {
     return oldest.data;
   }
 
-  get blockCount(): number {
-    return this.blocks.size;
-  }
-
   private find(hash: string, parentHash: string, ids: Int32Array): Block | undefined {
     const block = this.blocks.get(hash);
     if (block === undefined || block.parentHash !== parentHash || block.ids.length !== ids.length || !block.ids.every((id, i) => id === ids[i])) return undefined;
