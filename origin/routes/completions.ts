@@ -22,6 +22,12 @@ const encoder = new TextEncoder();
 const frame = (value: unknown) => encoder.encode(`data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`);
 
 const usageOf = (prompt: number, completion: number) => ({ prompt_tokens: prompt, total_tokens: prompt + completion, completion_tokens: completion });
+/**
+ * vLLM's PromptTokenUsageInfo, as it reports it with --enable-prompt-tokens-details (on here):
+ * only when its prefix cache served part of the prompt (serving_completion.py:
+ * `if self.enable_prompt_tokens_details and num_cached_tokens`).
+ */
+const promptDetails = (cachedTokens: number) => (cachedTokens > 0 ? { cached_tokens: cachedTokens } : null);
 
 function generationModel(host: ModelHost, name: string | undefined): HostedModel {
   const models = [...host.models.values()].filter((model) => model.manifest.kind === "generation");
@@ -56,16 +62,18 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
     if (request.stream !== true) {
       const ids: number[] = [];
       let last: GenerationStep | undefined;
+      let cachedTokens = 0;
       for await (const step of generation.steps) {
         ids.push(step.tokenId);
         last = step;
+        cachedTokens = step.cachedTokens ?? cachedTokens;
       }
       if (abort.signal.aborted) throw new ServiceError(400, "invalid_request", "Client disconnected");
       const choice = {
         index: 0, text: "", logprobs: null, finish_reason: last?.finishReason ?? null, stop_reason: last?.stopReason ?? null,
         prompt_logprobs: null, prompt_token_ids: promptIds, token_ids: withIds ? ids : null,
       };
-      return c.json({ ...head, choices: [choice], service_tier: null, system_fingerprint: null, usage: { ...usageOf(params.promptIds.length, ids.length), prompt_tokens_details: null }, kv_transfer_params: null });
+      return c.json({ ...head, choices: [choice], service_tier: null, system_fingerprint: null, usage: { ...usageOf(params.promptIds.length, ids.length), prompt_tokens_details: promptDetails(cachedTokens) }, kv_transfer_params: null });
     }
 
     const includeUsage = request.stream_options?.include_usage === true;
@@ -77,6 +85,7 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
           if (!abort.signal.aborted) controller.enqueue(frame(value));
         };
         let generated = 0;
+        let cachedTokens = 0;
         let pending: number[] = [];
         let first = true;
         const chunk = chunkWriter(head);
@@ -90,12 +99,17 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
         try {
           for await (const step of generation.steps) {
             generated += 1;
+            cachedTokens = step.cachedTokens ?? cachedTokens;
             pending.push(step.tokenId);
             // vLLM's --stream-interval: the first token at once, then every `streamInterval` tokens, and the finish.
             if (step.finishReason === null && !first && pending.length < streamInterval) continue;
             flush(step.finishReason, step.stopReason);
           }
-          if (includeUsage) send({ ...head, choices: [], usage: usageOf(params.promptIds.length, generated) });
+          if (includeUsage) {
+            // The usage chunk is dumped with exclude_none: no prompt_tokens_details without cached tokens.
+            const details = promptDetails(cachedTokens);
+            send({ ...head, choices: [], usage: { ...usageOf(params.promptIds.length, generated), ...(details === null ? {} : { prompt_tokens_details: details }) } });
+          }
         } catch (error) {
           // Tokens held back by the stream interval go out before the error event.
           if (pending.length > 0) flush(null, null);

@@ -45,7 +45,14 @@ export const CompletionChunk = z.object({
   id: z.string().optional(),
   object: z.string().optional(),
   choices: z.array(StreamChoice),
-  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int().optional() }).nullish(),
+  usage: z
+    .object({
+      prompt_tokens: z.number().int(),
+      completion_tokens: z.number().int().optional(),
+      // vLLM with --enable-prompt-tokens-details, when its prefix cache served part of the prompt.
+      prompt_tokens_details: z.object({ cached_tokens: z.number().int().min(0).nullish() }).nullish(),
+    })
+    .nullish(),
   prompt_token_ids: z.array(z.number().int()).nullish(),
 });
 export type CompletionChunk = z.infer<typeof CompletionChunk>;
@@ -81,8 +88,17 @@ export function isCompletionChunk(value: unknown): value is CompletionChunk {
   if (!(nullish(chunk.prompt_token_ids) || isIds(chunk.prompt_token_ids))) return false;
   if (nullish(chunk.usage)) return true;
   if (typeof chunk.usage !== "object") return false;
-  const usage: Partial<Record<"prompt_tokens" | "completion_tokens", unknown>> = chunk.usage;
-  return isInt(usage.prompt_tokens) && (usage.completion_tokens === undefined || isInt(usage.completion_tokens));
+  const usage: Partial<Record<"prompt_tokens" | "completion_tokens" | "prompt_tokens_details", unknown>> = chunk.usage;
+  if (!isInt(usage.prompt_tokens) || !(usage.completion_tokens === undefined || isInt(usage.completion_tokens))) return false;
+  if (nullish(usage.prompt_tokens_details)) return true;
+  if (typeof usage.prompt_tokens_details !== "object") return false;
+  const details: Partial<Record<"cached_tokens", unknown>> = usage.prompt_tokens_details;
+  return nullish(details.cached_tokens) || (isInt(details.cached_tokens) && details.cached_tokens >= 0);
+}
+
+/** The prompt tokens the origin's prefix cache served, from its usage chunk (undefined: not reported). */
+export function cachedTokensOf(chunk: CompletionChunk): number | undefined {
+  return chunk.usage?.prompt_tokens_details?.cached_tokens ?? undefined;
 }
 
 /** vLLM's ErrorResponse: `{"error": {message, type, code}}` (newer) or flat `{object: "error", message, type, code}` (older). */

@@ -43,6 +43,11 @@ export interface GenerationStep {
   finishReason?: FinishReason;
   /** The stop token id that ended generation, if one did. */
   stopTokenId?: number;
+  /**
+   * On the last step, when the engine reports it: how many prompt tokens it took from its
+   * prefix cache instead of computing them (vLLM's usage.prompt_tokens_details.cached_tokens).
+   */
+  cachedTokens?: number;
 }
 
 export interface GenerationCapability {

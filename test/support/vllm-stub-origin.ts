@@ -9,7 +9,9 @@
 // first N requests under that prefix answer 502), /ok (none); /burst… (e.g. /burst,
 // /burst-fail-after-N) holds the whole stream back and sends it in one write, so the edge
 // reads many events at once; /interval-N sends N token ids per chunk after the first, as
-// vLLM does with --stream-interval N.
+// vLLM does with --stream-interval N; /cached-N (or /burst-cached-N) reports N cached prompt
+// tokens in its usage chunk (vLLM's prompt_tokens_details), sent 50 ms after the finish
+// (in one write with it under /burst-); /usage-late sends the usage chunk 2 s after the finish.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
@@ -157,7 +159,13 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
         pending = [];
         if (finish !== null) break;
       }
-      if (body.stream_options?.include_usage) send({ ...head, choices: [], usage: { prompt_tokens: body.prompt.length, completion_tokens: generated, total_tokens: body.prompt.length + generated } });
+      const cached = /^(?:burst-)?cached-(\d+)$/.exec(prefix);
+      const usageDelay = prefix === "usage-late" ? 2000 : cached && !burst ? 50 : 0;
+      if (usageDelay > 0) await new Promise((resolve) => setTimeout(resolve, usageDelay));
+      if (body.stream_options?.include_usage) {
+        const usage = { prompt_tokens: body.prompt.length, completion_tokens: generated, total_tokens: body.prompt.length + generated };
+        send({ ...head, choices: [], usage: cached ? { ...usage, prompt_tokens_details: { cached_tokens: Number(cached[1]) } } : usage });
+      }
       send("[DONE]");
     } catch {
       // the client left: the loop stopped at its next step

@@ -153,7 +153,11 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
     expect(await run(cached, prompt)).toEqual(expected);
     expect(cached.prefixCacheBytes).toBe(2 * 16 * 6 * 1024); // seen before: two blocks of 16 tokens kept, 6 KB each (4 layers × K/V × 3 heads × 64 FP32)
     expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(0);
-    expect(await run(cached, prompt)).toEqual(expected);
+    // The first step says how much of the prompt came from the cache (vLLM's num_cached_tokens); later steps do not.
+    const steps: { tokenId: number; cachedTokens?: number }[] = [];
+    for await (const step of cached.submit(params(prompt), new AbortController().signal).steps) steps.push(step);
+    expect(steps.map((step) => step.tokenId)).toEqual(expected);
+    expect(steps.map((step) => step.cachedTokens)).toEqual([32, ...expected.slice(1).map(() => undefined)]);
     expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(32);
     // 32 tokens: only the first block is reused, so the last token is still computed.
     expect(await run(cached, prompt.slice(0, 32))).toEqual(await run(uncached, prompt.slice(0, 32)));

@@ -81,6 +81,22 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
   });
 
+  it("reports the prompt tokens its prefix cache served in the stream's usage chunk (vLLM's prompt_tokens_details)", async () => {
+    const prompt = Array.from({ length: 40 }, (_, i) => 100 + ((i * 37) % 300));
+    const usages: unknown[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      const events = await readEvents(await complete({ prompt, max_tokens: 2, temperature: 0, stream: true, stream_options: { include_usage: true }, return_token_ids: true, ignore_eos: true }));
+      usages.push(JSON.parse(events.at(-2)!).usage);
+    }
+    // Seen, then kept (its two whole blocks), then served from the cache: 32 of its 40 tokens.
+    // Without cached tokens the key is absent, as vLLM dumps its usage chunk with exclude_none.
+    expect(usages).toEqual([
+      { prompt_tokens: 40, total_tokens: 42, completion_tokens: 2 },
+      { prompt_tokens: 40, total_tokens: 42, completion_tokens: 2 },
+      { prompt_tokens: 40, total_tokens: 42, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 32 } },
+    ]);
+  });
+
   it("answers non-streamed requests in vLLM's CompletionResponse, the same ids as the stream", async () => {
     const body = { prompt: [1, 5, 6], max_tokens: 3, temperature: 0, return_token_ids: true, ignore_eos: true };
     const json: unknown = await (await complete(body)).json();
@@ -97,13 +113,21 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     // kept; the third time the prompts of 17 tokens or more reuse their first 16 tokens'
     // keys/values from the prefix cache and compute only the rest.
     const hits = await metric(origin.url, "vllm:prefix_cache_hits_total");
+    const Cached = Response.extend({ usage: z.object({ prompt_tokens_details: z.object({ cached_tokens: z.number() }).nullable() }) });
+    let details: (number | null)[] = [];
     for (const pass of ["seen", "cached"]) {
-      const again = await Promise.all(greedy.prompts.map(({ promptIds }) => ids({ prompt: promptIds, max_tokens: greedy.newTokens, temperature: 0, ignore_eos: true })));
-      again.forEach((result, i) => expect(result, `prompt ${i}, ${pass}`).toEqual(greedy.prompts[i]!.greedyIds));
+      const again = await Promise.all(
+        greedy.prompts.map(async ({ promptIds }) => Cached.parse(await (await complete({ prompt: promptIds, max_tokens: greedy.newTokens, temperature: 0, ignore_eos: true, return_token_ids: true })).json())),
+      );
+      again.forEach((result, i) => expect(result.choices[0]!.token_ids, `prompt ${i}, ${pass}`).toEqual(greedy.prompts[i]!.greedyIds));
+      details = again.map((result) => result.usage.prompt_tokens_details?.cached_tokens ?? null);
     }
     const reusable = greedy.prompts.filter(({ promptIds }) => promptIds.length > 16).length;
     expect(reusable).toBeGreaterThanOrEqual(5);
     expect((await metric(origin.url, "vllm:prefix_cache_hits_total")) - hits).toBe(16 * reusable);
+    // Each response says what its prompt took from the cache, as vLLM with
+    // --enable-prompt-tokens-details: {cached_tokens} when some, null when none.
+    expect(details).toEqual(greedy.prompts.map(({ promptIds }) => (promptIds.length > 16 ? 16 : null)));
     expect(await metric(origin.url, "origin_prefix_cache_bytes")).toBeGreaterThan(0);
   });
 

@@ -71,6 +71,11 @@ describe("vLLM /v1/completions wire format", () => {
       { choices: [], usage: null }, { choices: [], usage: {} }, { choices: [], usage: [] }, { choices: [], usage: "3" },
       { choices: [], usage: { prompt_tokens: 3 } }, { choices: [], usage: { prompt_tokens: 3, completion_tokens: null } },
       { choices: [], usage: { prompt_tokens: 3.5, completion_tokens: 1 } },
+      // vLLM with --enable-prompt-tokens-details (serving_completion.py: PromptTokenUsageInfo(cached_tokens=…) when its prefix cache hit).
+      { choices: [], usage: { prompt_tokens: 40, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 32 } } },
+      { choices: [], usage: { prompt_tokens: 40, prompt_tokens_details: { cached_tokens: null } } }, { choices: [], usage: { prompt_tokens: 40, prompt_tokens_details: {} } },
+      { choices: [], usage: { prompt_tokens: 40, prompt_tokens_details: { cached_tokens: -1 } } }, { choices: [], usage: { prompt_tokens: 40, prompt_tokens_details: { cached_tokens: 1.5 } } },
+      { choices: [], usage: { prompt_tokens: 40, prompt_tokens_details: { cached_tokens: "32" } } }, { choices: [], usage: { prompt_tokens: 40, prompt_tokens_details: 32 } },
     ];
     const choiceVariants: Record<string, unknown>[] = [
       {}, { index: "0" }, { index: 0.5 }, { text: 3 }, { text: null }, { token_ids: null }, { token_ids: undefined }, { token_ids: [] },

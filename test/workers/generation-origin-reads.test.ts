@@ -81,6 +81,34 @@ describe.skipIf(origin === null)("reading the origin's stream", () => {
     expect(await stubRequests(stub, "burst-fail-after-3")).toHaveLength(1);
   });
 
+  it("reads the usage chunk after the finish for the prompt tokens the origin's cache served, in the same read or a later one", async () => {
+    type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
+    for (const prefix of ["cached-16", "burst-cached-16"]) {
+      const app = appOnOrigin(`${stub}/${prefix}`);
+      const whole = await (await call(app, "/v1/chat/completions", chat())).json<{ usage: Usage }>();
+      expect(whole.usage.prompt_tokens_details, prefix).toEqual({ cached_tokens: 16 });
+      const events = await sseEvents(await call(app, "/v1/chat/completions", chat({ stream: true, stream_options: { include_usage: true } })));
+      expect(events.at(-1)).toBe("[DONE]");
+      const usage = (JSON.parse(events.at(-2)!) as { usage: Usage }).usage;
+      expect(usage, prefix).toEqual({ ...whole.usage, prompt_tokens_details: { cached_tokens: 16 } });
+      // The Workers AI shape carries the same usage.
+      const workersAi = await (await call(app, "/v1/run/tiny-llm", { messages: chat().messages, max_tokens: 32 })).json<{ usage: Usage }>();
+      expect(workersAi.usage.prompt_tokens_details, prefix).toEqual({ cached_tokens: 16 });
+    }
+  });
+
+  it("an origin whose usage chunk is late: the response ends without the cached-token count, not after the origin's delay", async () => {
+    const app = appOnOrigin(`${stub}/usage-late`);
+    const started = Date.now();
+    const response = await call(app, "/v1/chat/completions", chat({ max_tokens: 4 }));
+    expect(response.status).toBe(200);
+    const body = await response.json<{ usage: { completion_tokens: number; prompt_tokens_details?: unknown } }>();
+    expect(body.usage.completion_tokens).toBeGreaterThan(0);
+    expect(body.usage.prompt_tokens_details).toBeUndefined();
+    // The stub holds its usage chunk 2 s: the edge waits at most 250 ms for it.
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
   it("reads each origin body to its end, so the next request reuses the connection", async () => {
     const app = appOnOrigin(`${stub}/reuse`);
     for (let i = 0; i < 3; i += 1) {

@@ -48,7 +48,8 @@ describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same
       expect(b.status).toBe(200);
       const [onOrigin, inIsolate] = [await a.json<Completion>(), await b.json<Completion>()];
       expect(inIsolate.choices[0], prompt).toEqual(onOrigin.choices[0]);
-      expect(inIsolate.usage).toEqual(onOrigin.usage);
+      // The same counts (the origin may add how many prompt tokens its prefix cache served).
+      expect(onOrigin.usage).toMatchObject(inIsolate.usage);
     }
   });
 
@@ -74,7 +75,8 @@ describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same
       expect(b.status).toBe(200);
       const [onOrigin, inIsolate] = [await a.json<Completion>(), await b.json<Completion>()];
       expect(inIsolate.choices[0], JSON.stringify(body)).toEqual(onOrigin.choices[0]);
-      expect(inIsolate.usage).toEqual(onOrigin.usage);
+      // The same counts (the origin may add how many prompt tokens its prefix cache served).
+      expect(onOrigin.usage).toMatchObject(inIsolate.usage);
     }
   });
 });

@@ -208,10 +208,19 @@ describe.skipIf(origin === null)("a conversation through the edge, and the origi
       { role: "system", content: "You answer questions about the history of the town by the river, in plain words, briefly." },
       { role: "user", content: "Who built the old mill?" },
     ];
+    type Usage = ChatCompletion["usage"] & { prompt_tokens_details?: { cached_tokens: number } };
+    const usages: Usage[] = [];
     const turn = async () => {
       const body = await (await call(app, "/v1/chat/completions", { model: "tiny-llm", messages, max_tokens: 12, temperature: 0 })).json<ChatCompletion>();
       messages.push({ role: "assistant", content: body.choices[0]!.message.content });
+      usages.push(body.usage);
       return body.usage.prompt_tokens;
+    };
+    /** The same turn streamed: its usage comes in the last chunk, after the origin's usage chunk was read. */
+    const streamedTurn = async () => {
+      const response = await call(app, "/v1/chat/completions", { model: "tiny-llm", messages, max_tokens: 12, temperature: 0, stream: true, stream_options: { include_usage: true } });
+      const events = (await response.text()).split("\n\n").filter((event) => event.startsWith("data: {")).map((event) => JSON.parse(event.slice(6)) as { usage: Usage | null });
+      usages.push(events.at(-1)!.usage!);
     };
     const tokenize = async () => (await (await call(app, "/tokenize", { model: "tiny-llm", messages })).json<{ tokens: number[] }>()).tokens;
     await turn();
@@ -223,11 +232,19 @@ describe.skipIf(origin === null)("a conversation through the edge, and the origi
     const third = await tokenize();
     expect(third.slice(0, second.length)).toEqual(second);
     const before = await originCounters(origin!.url);
-    await turn();
+    await streamedTurn();
     const reused = (await originCounters(origin!.url)).prefixCacheHits - before.prefixCacheHits;
     // At least turn 2's whole blocks (other files' requests may hit the cache meanwhile too).
     expect(reused).toBeGreaterThanOrEqual(16 * Math.floor(second.length / 16));
     expect(second.length).toBeGreaterThanOrEqual(32);
+    // The client is told (OpenAI's usage.prompt_tokens_details, from the origin's usage chunk):
+    // turn 1 found nothing cached; turn 3 whole blocks, at least turn 2's, never its last token.
+    expect(usages[0]!.prompt_tokens_details).toBeUndefined();
+    const cached = usages[2]!.prompt_tokens_details?.cached_tokens ?? 0;
+    expect(usages[2]!.prompt_tokens).toBe(third.length);
+    expect(cached % 16).toBe(0);
+    expect(cached).toBeGreaterThanOrEqual(16 * Math.floor(second.length / 16));
+    expect(cached).toBeLessThan(third.length);
   });
 });
 
@@ -372,7 +389,8 @@ describe.skipIf(origin === null)("vLLM's chat-template options on /v1/chat/compl
   it("chat_template_kwargs reach the template but cannot override its own variables; at most 32", async () => {
     const plain = await chatCompletion({});
     const overriding = await chatCompletion({ chat_template_kwargs: { add_generation_prompt: false, messages: [], bos_token: "x", enable_thinking: false } });
-    expect(overriding.usage).toEqual(plain.usage);
+    const counts = ({ prompt_tokens, completion_tokens, total_tokens }: ChatCompletion["usage"]) => ({ prompt_tokens, completion_tokens, total_tokens });
+    expect(counts(overriding.usage)).toEqual(counts(plain.usage)); // (the origin's cached-token count may differ between the two)
     expect(overriding.choices[0]?.message.content).toBe(plain.choices[0]?.message.content);
     const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i]));
     expect((await problem(await call(app, "/v1/chat/completions", { model: "tiny-llm", messages: conversation, chat_template_kwargs: many }))).field).toBe("chat_template_kwargs");

@@ -42,6 +42,25 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     expect(models).toContain("tiny-llm");
   });
 
+  it("openai: usage.prompt_tokens_details.cached_tokens says what the origin's prefix cache served", async () => {
+    const ask = () =>
+      client.chat.completions.create({
+        model: "tiny-llm",
+        messages: [{ role: "system", content: "You answer in the voice of a ship's captain, short and plain, about the weather at sea." }, { role: "user", content: "Will it rain?" }],
+        max_tokens: 4,
+        temperature: 0,
+      });
+    // The origin keeps a prompt's blocks once its first block was seen: reused from the third request on.
+    const first = await ask();
+    await ask();
+    const third = await ask();
+    expect(first.usage?.prompt_tokens_details?.cached_tokens ?? 0).toBe(0);
+    const cached = third.usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    expect(cached).toBeGreaterThanOrEqual(16);
+    expect(cached % 16).toBe(0);
+    expect(cached).toBeLessThan(third.usage?.prompt_tokens ?? 0);
+  });
+
   it("openai: a prompt as token ids (the SDK's number[] form) reads as the text it encodes", async () => {
     const text = await client.completions.create({ model: "tiny-llm", prompt: "Once upon a time", max_tokens: 8, temperature: 0 });
     const tokenized = await (await fetchViaWorker("https://edge.test/tokenize", {

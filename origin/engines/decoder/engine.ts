@@ -184,7 +184,7 @@ export class DecoderEngine {
     if (request.generated.length >= params.minTokens && !params.ignoreEos && this.eos.has(tokenId)) finishReason = "stop";
     else if (request.generated.length >= params.minTokens && params.stopTokenIds.includes(tokenId)) [finishReason, stopReason] = ["stop", tokenId];
     else if (request.generated.length >= params.maxTokens || request.filled + 1 >= this.generation.contextLength) finishReason = "length";
-    request.steps.push({ tokenId, finishReason, stopReason });
+    request.steps.push(request.generated.length === 1 ? { tokenId, finishReason, stopReason, cachedTokens: request.cachedTokens } : { tokenId, finishReason, stopReason });
     if (finishReason !== null) this.finish(request, finishReason);
   }
 
@@ -331,7 +331,8 @@ export class DecoderEngine {
     const labels = this.metrics.labelsOf(this);
     for (const { request, cached } of admitted) {
       request.state = "running";
-      request.admitted?.();
+      request.cachedTokens = cached.length * BLOCK;
+      request.admitted?.(request.cachedTokens);
       this.metrics.queueTime.observe(labels, (performance.now() - request.arrivedAt) / 1000);
       this.metrics.promptTokens.inc(labels, request.params.promptIds.length);
       if (this.prefixCache !== undefined) {

@@ -13,6 +13,8 @@ export interface GenerationStep {
   finishReason: "stop" | "length" | null;
   /** The request's stop token id that ended it; null for EOS, length or none (vLLM's stop_reason). */
   stopReason: number | null;
+  /** On the first token: the prompt tokens the prefix cache served (vLLM's num_cached_tokens). */
+  cachedTokens?: number;
 }
 
 export interface GenerationParams {
@@ -32,8 +34,8 @@ export interface RequestOptions {
   steps?: Channel<GenerationStep>;
   /** When it arrived, on this thread's performance.now() clock (default: now). */
   arrivedAt?: number;
-  /** Called when it leaves the queue for the batch. */
-  admitted?: () => void;
+  /** Called when it leaves the queue for the batch, with the prompt tokens the prefix cache serves. */
+  admitted?: (cachedTokens: number) => void;
 }
 
 export class DecodeRequest {
@@ -46,6 +48,8 @@ export class DecodeRequest {
   filled = 0;
   /** The ids it may not sample before min_tokens (built once, on its first token). */
   suppressed: ReadonlySet<number> | undefined;
+  /** Prompt tokens whose keys/values came from the prefix cache (set when admitted). */
+  cachedTokens = 0;
   /** Its prompt's blocks and their hashes for the prefix cache, computed once. */
   blocks: PromptBlocks | undefined;
   /** The last sampled token, fed to the next decode step. */
@@ -54,7 +58,7 @@ export class DecodeRequest {
   firstTokenAt = 0;
   lastTokenAt = 0;
   /** Called when the request leaves the queue for the batch. */
-  readonly admitted: (() => void) | undefined;
+  readonly admitted: ((cachedTokens: number) => void) | undefined;
 
   constructor(
     readonly id: string,

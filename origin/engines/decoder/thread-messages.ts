@@ -41,7 +41,7 @@ export type EngineRecord =
   | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null]
   | [typeof END, id: number]
   | [typeof FAIL, id: number, error: string]
-  | [typeof ADMITTED, id: number]
+  | [typeof ADMITTED, id: number, cachedTokens: number]
   | [typeof INC | typeof OBSERVE, metric: EngineMetricName, value: number, labels: Readonly<Record<string, string>> | null];
 
 export type FromEngine = { type: "ready" } | { type: "failed"; error: string } | { type: "records"; records: EngineRecord[]; kvCacheBytes: number; prefixCacheBytes: number };

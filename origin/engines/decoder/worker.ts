@@ -66,7 +66,7 @@ port.on("message", (message: ToEngine) => {
   engine.submit(message.params, controller.signal, {
     steps: new RelayedSteps(id),
     arrivedAt: message.arrivedAt - performance.timeOrigin,
-    admitted: () => record([ADMITTED, id]),
+    admitted: (cachedTokens) => record([ADMITTED, id, cachedTokens]),
   });
 });
 

@@ -5,7 +5,17 @@ import { jsonTemplate, type StreamFormat } from "./generation-stream";
 
 type Done = Extract<TextEvent, { type: "done" }>;
 
-export const UsageSchema = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).openapi("Usage");
+export const UsageSchema = z
+  .object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+    prompt_tokens_details: z
+      .object({ cached_tokens: z.number().int() })
+      .optional()
+      .openapi({ description: "The prompt tokens the GPU origin's prefix cache served (as OpenAI's; vLLM's with --enable-prompt-tokens-details), when the origin reports them" }),
+  })
+  .openapi("Usage");
 const FinishReason = z.enum(["stop", "length"]);
 /** vLLM's extra field, beside OpenAI's: what stopped generation. */
 const StopReason = z

@@ -6,11 +6,13 @@
 // Once the origin has answered 200 the runtime says so with a step of no ids, so that a
 // streaming route can send its headers while the origin prefills; a retry after that, or a
 // first token that never comes, then ends the stream with an error event instead.
-// Per origin read, one step (the events already read, joined); after the finish, the body is
-// read to its end in the background so that workerd keeps the connection for the next call.
+// Per origin read, one step (the events already read, joined). The finish waits for the usage
+// chunk behind it (briefly: vLLM writes both at once) for the prompt tokens the origin's prefix
+// cache served; then the body is read to its end in the background so that workerd keeps the
+// connection for the next call.
 import { ServiceError } from "../../errors/service-error";
 import { SseParser } from "../../protocols/sse";
-import { CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk } from "../../protocols/vllm-completions";
+import { cachedTokensOf, CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk } from "../../protocols/vllm-completions";
 import type { GenerationCapability, GenerationRequest, GenerationStep, InferenceRuntime } from "../runtime";
 import { breakerFor } from "./circuit-breaker";
 import { deadlines, type Deadlines } from "./deadlines";
@@ -57,6 +59,9 @@ async function refusal(response: Response): Promise<ServiceError> {
 /** After the finish: at most this much of the origin's tail is read to free its connection. */
 const DRAIN_MAX_BYTES = 64 * 1024;
 const DRAIN_TIMEOUT_MS = 5_000;
+/** After the finish chunk, how long the usage chunk behind it is waited for (vLLM writes both at once). */
+const USAGE_WAIT_MS = 250;
+const NO_IDS: ReadonlySet<number> = new Set();
 
 /** Reads a body to its end (bounded in bytes and time), so that workerd can pool its connection. */
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
@@ -77,8 +82,13 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
 
 const retryable = (error: unknown) => error instanceof ServiceError && (error.code === "upstream_error" || error.code === "upstream_timeout");
 
-/** One chunk's step (undefined for the usage chunk); throws the 502 of a broken chunk or a mid-stream error event. */
-function readStep(data: string, stopIds: ReadonlySet<number>): GenerationStep | undefined {
+/** The usage chunk (`choices: []`), read for the prompt tokens the origin's prefix cache served. */
+interface UsageReport {
+  cachedTokens: number | undefined;
+}
+
+/** One chunk's step, or the usage chunk's report; throws the 502 of a broken chunk or a mid-stream error event. */
+function readStep(data: string, stopIds: ReadonlySet<number>): GenerationStep | UsageReport {
   let json: unknown;
   try {
     json = JSON.parse(data);
@@ -93,7 +103,7 @@ function readStep(data: string, stopIds: ReadonlySet<number>): GenerationStep | 
   // Checked by hand per token; zod runs only to describe a chunk that fails the check.
   if (!isCompletionChunk(json)) throw upstream("The GPU origin sent an invalid completion chunk", CompletionChunk.safeParse(json).error);
   const [choice] = json.choices;
-  if (choice === undefined) return undefined;
+  if (choice === undefined) return { cachedTokens: cachedTokensOf(json) };
   const tokenIds = choice.token_ids ?? [];
   if (choice.token_ids == null && (choice.text ?? "") !== "") throw upstream("The GPU origin sent no token_ids (return_token_ids unsupported?)");
   if (choice.finish_reason == null) return { tokenIds };
@@ -138,26 +148,69 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
    * write per origin read — joining only what is already there, never waiting for more.
    * A failure after some ids comes back beside them, to be thrown once they are sent.
    */
-  function stepOf(events: readonly string[], stopIds: ReadonlySet<number>): { step?: GenerationStep; failure?: unknown } {
+  function stepOf(events: readonly string[], stopIds: ReadonlySet<number>): { step?: GenerationStep; failure?: unknown; tailRead?: boolean } {
     let merged: GenerationStep | undefined;
-    for (const data of events) {
-      let step: GenerationStep | undefined;
+    for (let at = 0; at < events.length; at++) {
+      const data = events[at]!;
+      let step: GenerationStep | UsageReport;
       try {
         if (data === "[DONE]") throw upstream("The GPU origin's stream ended before a finish reason");
         step = readStep(data, stopIds);
       } catch (failure) {
         return { step: merged, failure };
       }
-      if (step === undefined) continue; // the usage chunk: the edge counts tokens itself
+      if (!("tokenIds" in step)) continue; // a usage chunk before the finish: the edge counts tokens itself
       if (merged === undefined) merged = step;
       else {
         for (const id of step.tokenIds) merged.tokenIds.push(id);
         if (step.finishReason !== undefined) merged.finishReason = step.finishReason;
         if (step.stopTokenId !== undefined) merged.stopTokenId = step.stopTokenId;
       }
-      if (step.finishReason !== undefined) break; // the usage chunk and [DONE] after it: drained, not read
+      if (step.finishReason !== undefined) return { step: merged, tailRead: readTail(events.slice(at + 1), merged) };
     }
     return { step: merged };
+  }
+
+  /**
+   * The events after the finish: the usage chunk's cached tokens go on the finished step.
+   * True once the usage chunk or [DONE] is among them (nothing more to wait for); whatever
+   * else the tail holds is not the client's (it is drained, not read).
+   */
+  function readTail(events: readonly string[], finished: GenerationStep): boolean {
+    for (const data of events) {
+      if (data === "[DONE]") return true;
+      try {
+        const report = readStep(data, NO_IDS);
+        if ("tokenIds" in report) continue;
+        if (report.cachedTokens !== undefined) finished.cachedTokens = report.cachedTokens;
+        return true;
+      } catch {
+        return true; // a broken tail costs only the cached-token count
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The finish came without the usage chunk that vLLM writes right after it: it is read
+   * from the next reads, for at most USAGE_WAIT_MS, so that the client's usage can say how
+   * much of the prompt the origin's cache served. A tail that fails or is late only leaves
+   * that count out; the rest of the body is drained afterwards as usual.
+   */
+  async function awaitTail(reader: ReadableStreamDefaultReader<Uint8Array>, parser: SseParser, finished: GenerationStep): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), USAGE_WAIT_MS)));
+    try {
+      for (;;) {
+        const read = await Promise.race([reader.read(), late]);
+        if (read === "late") return;
+        if (readTail(read.done ? parser.end() : parser.push(read.value), finished) || read.done) return;
+      }
+    } catch {
+      // the tail only adds the cached-token count
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   const generation: GenerationCapability = {
@@ -197,11 +250,12 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           for (;;) {
             limits.signal.throwIfAborted();
             const { done, value } = await reader.read();
-            const { step, failure } = stepOf(done ? parser.end() : parser.push(value), stopIds);
+            const { step, failure, tailRead } = stepOf(done ? parser.end() : parser.push(value), stopIds);
             if (step !== undefined) {
               limits.phase(idleMs, "went silent mid-stream (no chunk)");
               yielded = true;
               finished = step.finishReason !== undefined;
+              if (finished && !tailRead && !done) await awaitTail(reader, parser, step);
               yield step;
               if (finished) return;
             }

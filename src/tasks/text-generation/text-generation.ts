@@ -38,6 +38,12 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /**
+   * As OpenAI's and vLLM's (with --enable-prompt-tokens-details): the prompt tokens the
+   * engine's prefix cache served, when it reports them (an origin's usage chunk; not after
+   * a stop string, which ends the origin's request before it).
+   */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 /** `accepted`: the engine has the request and nothing is decoded yet (at most once, first). */
@@ -165,7 +171,13 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       let completionTokens = 0;
       let finishReason: FinishReason = "length";
       let stopReason: number | null = null;
-      const usage = (): Usage => ({ prompt_tokens: prompt.ids.length, completion_tokens: completionTokens, total_tokens: prompt.ids.length + completionTokens });
+      let cachedTokens: number | undefined;
+      const usage = (): Usage => ({
+        prompt_tokens: prompt.ids.length,
+        completion_tokens: completionTokens,
+        total_tokens: prompt.ids.length + completionTokens,
+        ...(cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: cachedTokens } }),
+      });
       const steps = generation().generate(
         { promptIds: prompt.ids, maxTokens, sampling: options.sampling, stopTokenIds, minTokens, ignoreEos: options.ignoreEos ?? false },
         combined,
@@ -195,6 +207,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           }
           if (step.finishReason !== undefined) {
             finishReason = step.finishReason;
+            cachedTokens = step.cachedTokens;
             if (step.stopTokenId !== undefined && step.stopTokenId !== config.eosTokenId) stopReason = step.stopTokenId;
             break;
           }
