@@ -20,6 +20,7 @@
 //   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…]
 //     [--cpu-tokens 2000] [--cpu-requests 80] [--cpu-rounds 4] [--no-wasm] [--cpu-only]
 //     [--stream-interval 1]   (the reference origin's ORIGIN_STREAM_INTERVAL: token ids per chunk, as vLLM's --stream-interval)
+//     [--ttft-only]           (the TTFT paths alone; each run prints a 95% bootstrap interval for the paired figure at 1 KB)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -30,9 +31,11 @@ import { percentile } from "./lib/stats.mjs";
 import { workerdCpuSeconds } from "./lib/process-cpu.mjs";
 
 const { values: options } = parseArgs({
-  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" }, sizes: { type: "string", default: "0.1,0.25,0.5,0.85" }, "no-wasm": { type: "boolean", default: false }, "cpu-only": { type: "boolean", default: false }, "cpu-requests": { type: "string", default: "80" }, "cpu-rounds": { type: "string", default: "4" }, "stream-interval": { type: "string", default: "1" } },
+  options: { runs: { type: "string", default: "12" }, tokens: { type: "string", default: "32" }, origin: { type: "string" }, "cpu-tokens": { type: "string", default: "2000" }, sizes: { type: "string", default: "0.1,0.25,0.5,0.85" }, "no-wasm": { type: "boolean", default: false }, "cpu-only": { type: "boolean", default: false }, "cpu-requests": { type: "string", default: "80" }, "cpu-rounds": { type: "string", default: "4" }, "stream-interval": { type: "string", default: "1" }, "ttft-only": { type: "boolean", default: false } },
 });
 const RUNS = Number(options.runs);
+/** --ttft-only: the TTFT paths alone (more runs in the same time: a narrower interval at 1 KB). */
+const TTFT_ONLY = options["ttft-only"];
 const CPU_ROUNDS = Number(options["cpu-rounds"]);
 const TOKENS = Number(options.tokens);
 // The tiny LLM's context is 512 tokens, ~2 bytes of this prose each (a 512-token vocabulary): 0.85 KB
@@ -101,6 +104,22 @@ async function originConnectionsClosedBy(url, run) {
   const after = closedOriginSockets(url);
   if (before === undefined || after === undefined) return Number.NaN;
   return [...after].filter((pair) => !before.has(pair)).length;
+}
+
+/**
+ * The paired 1 KB figure's 95% interval: 2000 resamples (seeded LCG) of each size's per-run
+ * differences, each size's median and the least-squares line recomputed per resample.
+ */
+function bootstrapAtOneKb(sizes, resamples = 2000) {
+  let state = 12345;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const estimates = [];
+  for (let r = 0; r < resamples; r++) {
+    const points = sizes.map(({ kb, diffs }) => [kb, percentile(Array.from(diffs, () => diffs[Math.floor(next() * diffs.length)]), 50)]);
+    const { intercept, slope } = fit(points);
+    estimates.push(intercept + slope);
+  }
+  return [percentile(estimates, 2.5), percentile(estimates, 97.5)];
 }
 
 function fit(points) {
@@ -175,6 +194,10 @@ try {
     console.log(`beyond the relay answering at the first chunk ≈ ${describe(line("firstTtft"))}`);
     const pairedFit = fit(pairedRows.map((r) => [r.kb, r.relay]));
     console.log(`paired (median of each run's edge − relay): ${pairedRows.map((r) => `${r.kb} KB ${r.relay.toFixed(2)}`).join(" · ")} ms → beyond the relay floor at 1 KB ≈ ${describe(pairedFit)} (goal ≤ 2 ms); beyond the relay at 1st chunk: ${pairedRows.map((r) => r.first.toFixed(2)).join(" · ")} ms`);
+    // How far one run's paired figure can be trusted: the runs of each size resampled (bootstrap,
+    // seeded), the medians and the fit recomputed; the 1 KB value's 2.5th–97.5th percentiles.
+    const [low, high] = bootstrapAtOneKb(cases.map((c) => ({ kb: c.kb, diffs: c.e.map((run, i) => run.ttft - c.r[i].ttft) })));
+    console.log(`paired at 1 KB, 95% bootstrap interval over this run's ${RUNS} runs per size: ${low.toFixed(2)}–${high.toFixed(2)} ms`);
     // Phase by phase at each size: the hop (relay − origin: wrangler dev's proxy, workerd, the
     // outbound fetch), the response starting at the first token instead of the origin's headers
     // (relay at 1st chunk − relay), and the edge's own work (edge − relay at 1st chunk), whose
@@ -196,7 +219,7 @@ try {
   // The edge's work before the first token, as CPU: wall-clock TTFT on a shared machine moves
   // by more than the edge's whole share, CPU time does not. One-token requests per size,
   // through the edge and through the relay (same sizes, interleaved); workerd CPU per request.
-  if (cases.length > 0) {
+  if (cases.length > 0 && !TTFT_ONLY) {
     const perRequest = [];
     const REQUESTS = Number(options["cpu-requests"]);
     const oneToken = (c) => [
@@ -226,7 +249,7 @@ try {
   // Prompts past the tiny LLM's context: the per-KB part of the edge's work before the first
   // token is tokenizing the prompt, which POST /tokenize does alone (same tokenizer, same
   // route stack) at any size. Worker's workerd CPU and wall time per request, by size.
-  if (cases.length > 0) {
+  if (cases.length > 0 && !TTFT_ONLY) {
     const sizes = [0.25, 1, 4, 16];
     const REQUESTS = 40;
     const cpu = new Map();
@@ -262,7 +285,7 @@ try {
   const streams = Math.max(1, Math.round(Number(options["cpu-tokens"]) / perStream));
   const edgeBody = { model: "tiny-llm", prompt: promptOf(0.1), max_tokens: perStream, temperature: 0, stream: true, stream_options: { include_usage: true } };
   const relayBody = { model: "tiny-llm", prompt: idsOf(promptOf(0.1)), max_tokens: perStream, temperature: 0, stream: true, return_token_ids: true, ignore_eos: true };
-  {
+  if (!TTFT_ONLY) {
     const cells = [
       { name: "edge (this Worker: /v1/completions)", pid: edge.pid, url: `${edge.url}/v1/completions`, body: edgeBody, runs: [] },
       { name: "floor: relay, JS read + enqueue per chunk", pid: relay.pid, url: `${relay.url}/js`, body: relayBody, runs: [] },
@@ -305,7 +328,7 @@ try {
 }
 
 // The in-isolate loop: onnxruntime-web WASM, one thread, the Worker's decode loop code.
-for (const graph of options["no-wasm"] ? [] : Object.keys(manifest.graphs)) {
+for (const graph of options["no-wasm"] || TTFT_ONLY ? [] : Object.keys(manifest.graphs)) {
   const line = execFileSync("node_modules/.bin/tsx", ["scripts/lib/wasm-decode-rate.ts", "models/tiny-llm", graph, "16", "64"]).toString().trim();
   const { cold, warm, warmupGenerations } = JSON.parse(line);
   const describe = (rate) =>
