@@ -48,17 +48,29 @@ export function originConfig(env: Env, model?: string): OriginConfig {
 let services: Services | undefined;
 /** The env of the latest call: origin settings are read from it when a runtime needs them. */
 let latestEnv: Env | undefined;
+/** Each model's origin settings from `latestEnv`, read once per request (a runtime reads them at every use). */
+const originSettings = new Map<string, OriginConfig>();
+
+function latestOriginConfig(fallback: Env, model: string): OriginConfig {
+  let settings = originSettings.get(model);
+  if (settings === undefined) {
+    settings = originConfig(latestEnv ?? fallback, model);
+    originSettings.set(model, settings);
+  }
+  return settings;
+}
 
 /**
  * The isolate's services, built on first use (R2 and the origin settings come with env). The
  * top level builds them with `cloudflare:workers`' env to preload models; each request then
- * passes its own env, and origin settings are read from the latest one (the same bindings when
- * deployed; tests set variables on theirs).
+ * passes its own env, and origin settings are read from the latest one, once per request (the
+ * same bindings when deployed; tests set variables on theirs between requests).
  */
 export function defaultServices(env: Env): Services {
   latestEnv = env;
+  originSettings.clear();
   services ??= createServices(
-    createRegistry(bundledModels, { bucket: env.MODELS, runtimeFor: edgeRuntimes((model) => originConfig(latestEnv ?? env, model)) }),
+    createRegistry(bundledModels, { bucket: env.MODELS, runtimeFor: edgeRuntimes((model) => latestOriginConfig(env, model)) }),
   );
   return services;
 }

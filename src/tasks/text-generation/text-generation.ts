@@ -183,6 +183,8 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
         combined,
       );
       let started = false;
+      /** The generation ended by itself (its finish was read): nothing behind it is left to stop. */
+      let ended = false;
       try {
         for await (const step of steps) {
           if (step.tokenIds.length === 0 && step.finishReason === undefined && step.stopTokenId === undefined) {
@@ -208,12 +210,14 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           if (step.finishReason !== undefined) {
             finishReason = step.finishReason;
             cachedTokens = step.cachedTokens;
+            ended = true;
             if (step.stopTokenId !== undefined && step.stopTokenId !== config.eosTokenId) stopReason = step.stopTokenId;
             break;
           }
         }
       } finally {
-        stopped.abort(new DOMException("generation ended", "AbortError"));
+        // Anything else (the consumer leaving, an error) stops the generation behind it.
+        if (!ended) stopped.abort(new DOMException("generation ended", "AbortError"));
       }
       const tail = matcher.push(detokenizer.flush(), { search: completionTokens > minTokens });
       const rest = tail.text + (tail.stop === undefined ? matcher.flush() : "");
