@@ -18,16 +18,24 @@ import { readVerifiedFile } from "../../origin/model-files";
 import { LOGITS_INDEX, lastPositionLogits } from "../../origin/onnx/last-logits";
 import { splitAttention } from "../../origin/onnx/split-attention";
 import { GREEDY } from "../../src/generation/sampler";
+import { metricValue } from "../support/metric-value";
 
 const DIR = "models/tiny-llm";
 
 /** A prefilled row whose `filled` columns are the first of row `row` of `data` ([rows, kvHeads, length, headDim]). */
 const prefilled = (data: Float32Array[], row: number, length: number, filled: number) => ({ kind: "prefill" as const, segments: [{ data, row, length, from: 0, count: filled }], filled });
 
+/** A request's token ids, read to its end. */
+async function drain(request: { steps: AsyncIterable<{ tokenId: number }> }): Promise<number[]> {
+  const ids: number[] = [];
+  for await (const step of request.steps) ids.push(step.tokenId);
+  return ids;
+}
+
 describe("decoder engine", () => {
   let engine: DecoderEngine;
   const registry = new Registry();
-  const counter = (name: string) => Number(/ (\S+)$/.exec(registry.render().split("\n").find((line) => line.startsWith(`${name}{`)) ?? " 0")?.[1]);
+  const counter = (name: string) => metricValue(registry.render(), name);
 
   beforeAll(async () => {
     const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
@@ -66,11 +74,6 @@ describe("decoder engine", () => {
     expect(rowsAfter).toBe(stepsAfter); // every step after the abort decoded b alone
   });
 
-  const drain = async (request: { steps: AsyncIterable<{ tokenId: number }> }) => {
-    const ids: number[] = [];
-    for await (const step of request.steps) ids.push(step.tokenId);
-    return ids;
-  };
 
   it("prefills prompts that arrive together in one run, right-padded, and continues each as it would alone", async () => {
     const prompts = [[1, 40, 41, 42, 43, 44, 45], [1, 50, 51, 52], [1, 60, 61, 62, 63, 64], [1, 70, 71, 72, 73]];
@@ -104,7 +107,7 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
   let cached: DecoderEngine;
   let uncached: DecoderEngine;
   const registry = new Registry();
-  const counter = (name: string) => Number(/ (\S+)$/.exec(registry.render().split("\n").find((line) => line.startsWith(`${name}{`)) ?? " 0")?.[1]);
+  const counter = (name: string) => metricValue(registry.render(), name);
 
   beforeAll(async () => {
     const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
@@ -131,11 +134,6 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
   const BLOCK_BYTES = 16 * 6 * 1024;
 
   const params = (prompt: number[], maxTokens = 16): GenerationParams => ({ promptIds: prompt, maxTokens, minTokens: 0, sampling: GREEDY, seed: 1, stopTokenIds: [], ignoreEos: true });
-  const drain = async (request: { steps: AsyncIterable<{ tokenId: number }> }) => {
-    const ids: number[] = [];
-    for await (const step of request.steps) ids.push(step.tokenId);
-    return ids;
-  };
   const run = (engine: DecoderEngine, prompt: number[]) => drain(engine.submit(params(prompt), new AbortController().signal));
   /** Deterministic prose-like ids (the vocabulary's ordinary tokens start at 7). */
   const ids = (length: number, seed: number) => {
@@ -190,7 +188,7 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
     const prompts = [...[22, 23, 24].map((seed) => [...system, ...ids(20, seed)]), [1, ...ids(70, 25)], [...system.slice(0, 33), ...ids(6, 26)], [1, ...ids(40, 27)]];
     const expected = [];
     for (const prompt of prompts) expected.push(await run(uncached, prompt));
-    const hits = () => Number(/ (\S+)$/.exec(smallRegistry.render().split("\n").find((line) => line.startsWith("vllm:prefix_cache_hits_total{")) ?? " 0")?.[1]);
+    const hits = () => metricValue(smallRegistry.render(), "vllm:prefix_cache_hits_total");
     for (let pass = 0; pass < 3; pass++) {
       // Together (hits and misses in one admission: the misses' blocks take the places of the hits'), then one by one.
       expect(await Promise.all(prompts.map((prompt) => run(small, prompt)))).toEqual(expected);

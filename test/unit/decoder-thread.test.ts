@@ -24,6 +24,7 @@ import { lastPositionLogits } from "../../origin/onnx/last-logits";
 import { splitAttention } from "../../origin/onnx/split-attention";
 import { ServiceError } from "../../src/errors/service-error";
 import { GREEDY } from "../../src/generation/sampler";
+import { metricValue } from "../support/metric-value";
 
 const DIR = "models/tiny-llm";
 const limits = { maxBatch: 4, maxWaiting: 2, prefillTokensPerStep: 2048, prefixCacheBytes: 64 << 20 };
@@ -32,8 +33,8 @@ describe("decoder engine on its own thread", () => {
   let thread: DecoderThread;
   let local: DecoderEngine;
   const registry = new Registry();
-  const aborted = () => Number(/ (\S+)$/.exec(registry.render().split("\n").find((line) => line.startsWith("vllm:request_success_total{") && line.includes('finished_reason="abort"')) ?? " 0")?.[1]);
-  const metric = (name: string) => Number(/ (\S+)$/.exec(registry.render().split("\n").find((line) => line.startsWith(`${name}{`)) ?? " 0")?.[1]);
+  const aborted = () => metricValue(registry.render(), "vllm:request_success_total", 'finished_reason="abort"');
+  const metric = (name: string) => metricValue(registry.render(), name);
 
   beforeAll(async () => {
     // FP32: the INT8 graph's dynamic quantization scales activations over the whole batch, so
@@ -151,7 +152,7 @@ describe("the completions route over an engine thread that dies mid-stream", () 
       expect(text).toContain('"token_ids":[');
       // Tokens decode on while the route holds them back (counted as they reach this thread);
       // then the engine thread dies (an exception nothing catches there, as in the test above).
-      const generated = () => Number(/ (\S+)$/.exec(host.metrics.render().split("\n").find((line) => line.startsWith("vllm:generation_tokens_total{")) ?? " 0")?.[1]);
+      const generated = () => metricValue(host.metrics.render(), "vllm:generation_tokens_total");
       for (let i = 0; i < 2000 && generated() < 5; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(generated()).toBeGreaterThanOrEqual(5);
       (host.models.get("tiny-llm")!.decoder as unknown as { worker: Worker }).worker.postMessage({ type: "submit", id: -1, params: null, arrivedAt: 0 });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startOrigin } from "../../scripts/lib/origin.mjs";
+import { metricValue } from "../support/metric-value";
 
 type OriginProcess = Awaited<ReturnType<typeof startOrigin>>;
 const KEY = "origin-test-key";
@@ -43,9 +44,7 @@ async function readEvents(response: globalThis.Response): Promise<string[]> {
 }
 
 async function metric(url: string, name: string, labels = ""): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(name) && l.includes(labels) && l.charAt(name.length).match(/[{ ]/));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+  return metricValue(await (await fetch(`${url}/metrics`)).text(), name, labels);
 }
 
 describe("origin /v1/completions (vLLM protocol)", () => {

@@ -332,7 +332,7 @@ export class DecoderEngine {
     for (const { request, cached } of admitted) {
       request.state = "running";
       request.cachedTokens = cached.length * BLOCK;
-      request.admitted?.(request.cachedTokens);
+      request.admitted?.();
       this.metrics.queueTime.observe(labels, (performance.now() - request.arrivedAt) / 1000);
       this.metrics.promptTokens.inc(labels, request.params.promptIds.length);
       if (this.prefixCache !== undefined) {

@@ -34,8 +34,8 @@ export interface RequestOptions {
   steps?: Channel<GenerationStep>;
   /** When it arrived, on this thread's performance.now() clock (default: now). */
   arrivedAt?: number;
-  /** Called when it leaves the queue for the batch, with the prompt tokens the prefix cache serves. */
-  admitted?: (cachedTokens: number) => void;
+  /** Called when it leaves the queue for the batch. */
+  admitted?: () => void;
 }
 
 export class DecodeRequest {
@@ -58,7 +58,7 @@ export class DecodeRequest {
   firstTokenAt = 0;
   lastTokenAt = 0;
   /** Called when the request leaves the queue for the batch. */
-  readonly admitted: ((cachedTokens: number) => void) | undefined;
+  readonly admitted: (() => void) | undefined;
 
   constructor(
     readonly id: string,

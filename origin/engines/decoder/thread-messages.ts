@@ -38,10 +38,10 @@ export const INC = 4;
 export const OBSERVE = 5;
 
 export type EngineRecord =
-  | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null]
+  | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null, cachedTokens?: number]
   | [typeof END, id: number]
   | [typeof FAIL, id: number, error: string]
-  | [typeof ADMITTED, id: number, cachedTokens: number]
+  | [typeof ADMITTED, id: number]
   | [typeof INC | typeof OBSERVE, metric: EngineMetricName, value: number, labels: Readonly<Record<string, string>> | null];
 
 export type FromEngine = { type: "ready" } | { type: "failed"; error: string } | { type: "records"; records: EngineRecord[]; kvCacheBytes: number; prefixCacheBytes: number };

@@ -29,8 +29,6 @@ export interface Decoder {
 interface InFlight {
   steps: Channel<GenerationStep>;
   state: "waiting" | "running";
-  /** From its admission until its first step carries it. */
-  cachedTokens?: number;
 }
 
 type ThreadInit = Omit<DecoderWorkerInit, "labels" | "metricNames">;
@@ -153,16 +151,9 @@ export class DecoderThread implements Decoder {
 
   private apply(entry: EngineRecord): void {
     switch (entry[0]) {
-      case STEP: {
-        const request = this.inFlight.get(entry[1]);
-        if (request === undefined) break;
-        if (request.cachedTokens === undefined) request.steps.push({ tokenId: entry[2], finishReason: entry[3], stopReason: entry[4] });
-        else {
-          request.steps.push({ tokenId: entry[2], finishReason: entry[3], stopReason: entry[4], cachedTokens: request.cachedTokens });
-          request.cachedTokens = undefined;
-        }
+      case STEP:
+        this.inFlight.get(entry[1])?.steps.push(entry[5] === undefined ? { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4] } : { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4], cachedTokens: entry[5] });
         break;
-      }
       case END:
       case FAIL: {
         const request = this.inFlight.get(entry[1]);
@@ -173,7 +164,7 @@ export class DecoderThread implements Decoder {
       }
       case ADMITTED: {
         const request = this.inFlight.get(entry[1]);
-        if (request !== undefined) [request.state, request.cachedTokens] = ["running", entry[2]];
+        if (request !== undefined) request.state = "running";
         break;
       }
       case INC:

@@ -38,7 +38,8 @@ class RelayedSteps extends Channel<GenerationStep> {
   }
 
   override push(step: GenerationStep): void {
-    record([STEP, this.id, step.tokenId, step.finishReason, step.stopReason]);
+    // The first step's cached-token count rides along; later steps' tuples end at stopReason.
+    record(step.cachedTokens === undefined ? [STEP, this.id, step.tokenId, step.finishReason, step.stopReason] : [STEP, this.id, step.tokenId, step.finishReason, step.stopReason, step.cachedTokens]);
   }
 
   override close(error?: unknown): void {
@@ -66,7 +67,7 @@ port.on("message", (message: ToEngine) => {
   engine.submit(message.params, controller.signal, {
     steps: new RelayedSteps(id),
     arrivedAt: message.arrivedAt - performance.timeOrigin,
-    admitted: (cachedTokens) => record([ADMITTED, id, cachedTokens]),
+    admitted: () => record([ADMITTED, id]),
   });
 });
 
