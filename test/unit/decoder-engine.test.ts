@@ -4,23 +4,19 @@
 // beside it keeps decoding, one row per step; prompts that arrive together are prefilled in
 // one run and continue exactly as each does alone. The rewrites are checked against the
 // graph as exported.
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
 import { KvCache } from "../../origin/engines/decoder/kv-cache";
 import { PrefixCache, PromptBlocks, readColumns, type Segment } from "../../origin/engines/decoder/prefix-cache";
 import type { GenerationParams } from "../../origin/engines/decoder/request";
 import { createSession } from "../../origin/engines/onnx-session";
-import { parseManifest } from "../../origin/manifests";
 import { Registry } from "../../origin/metrics/prometheus";
 import { createVllmMetrics } from "../../origin/metrics/vllm-metrics";
-import { readVerifiedFile } from "../../origin/model-files";
 import { LOGITS_INDEX, lastPositionLogits } from "../../origin/onnx/last-logits";
 import { splitAttention } from "../../origin/onnx/split-attention";
 import { GREEDY } from "../../src/generation/sampler";
+import { ONE_THREAD, tinyLlmFp32 } from "../support/tiny-llm-fp32";
 import { metricValue } from "../support/metric-value";
-
-const DIR = "models/tiny-llm";
 
 /** A prefilled row whose `filled` columns are the first of row `row` of `data` ([rows, kvHeads, length, headDim]). */
 const prefilled = (data: Float32Array[], row: number, length: number, filled: number) => ({ kind: "prefill" as const, segments: [{ data, row, length, from: 0, count: filled }], filled });
@@ -38,15 +34,14 @@ describe("decoder engine", () => {
   const counter = (name: string) => metricValue(registry.render(), name);
 
   beforeAll(async () => {
-    const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
-    if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
-    const split = splitAttention(await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256), manifest.generation.layers);
+    const { generation, bytes } = await tinyLlmFp32();
+    const split = splitAttention(bytes, generation.layers);
     if (split === null) throw new Error("the tiny LLM's graph does not have the exported attention pattern");
     const last = lastPositionLogits(split);
     if (last === null) throw new Error("the tiny LLM's graph has no LM head input to gather");
-    const session = await createSession(last, { executionProviders: ["cpu"], intraOpThreads: 1 });
-    const metrics = createVllmMetrics(registry, () => [], manifest.generation.contextLength);
-    engine = new DecoderEngine("tiny-llm", session, manifest.generation, { maxBatch: 8, maxWaiting: 8, prefillTokensPerStep: 2048, prefixCacheBytes: 64 << 20 }, metrics, true);
+    const session = await createSession(last, ONE_THREAD);
+    const metrics = createVllmMetrics(registry, () => [], generation.contextLength);
+    engine = new DecoderEngine("tiny-llm", session, generation, { maxBatch: 8, maxWaiting: 8, prefillTokensPerStep: 2048, prefixCacheBytes: 64 << 20 }, metrics, true);
   });
   afterAll(() => undefined);
 
@@ -110,11 +105,8 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
   const counter = (name: string) => metricValue(registry.render(), name);
 
   beforeAll(async () => {
-    const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
-    if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
-    const { generation } = manifest;
-    const bytes = await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256);
-    const settings = { executionProviders: ["cpu"], intraOpThreads: 1 };
+    const { generation, bytes } = await tinyLlmFp32();
+    const settings = ONE_THREAD;
     const engineWith = async (prefixCacheBytes: number, metrics: ReturnType<typeof createVllmMetrics>) =>
       new DecoderEngine(
         "tiny-llm",
@@ -249,13 +241,11 @@ describe("prefix cache blocks (origin/engines/decoder/prefix-cache.ts)", () => {
 
 describe("split attention (origin/onnx/split-attention.ts)", () => {
   it("computes the graph's logits and new keys/values without concatenating the cache", async () => {
-    const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
-    if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
-    const { layers, kvHeads, headDim } = manifest.generation;
-    const bytes = await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256);
+    const { generation, bytes } = await tinyLlmFp32();
+    const { layers, kvHeads, headDim } = generation;
     const split = splitAttention(bytes, layers);
     expect(split).not.toBeNull();
-    const settings = { executionProviders: ["cpu"], intraOpThreads: 1 };
+    const settings = ONE_THREAD;
     const [exported, rewritten] = await Promise.all([createSession(bytes, settings), createSession(split!, settings)]);
     const { ort } = await import("../../origin/engines/onnx-session");
     // Two rows, 5 past columns (some masked: padding anywhere), 3 new tokens.
@@ -289,13 +279,11 @@ describe("split attention (origin/onnx/split-attention.ts)", () => {
 
 describe("last-position logits (origin/onnx/last-logits.ts)", () => {
   it("computes, for each row, the logits the graph as exported computes at that row's position, and the same keys/values", async () => {
-    const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
-    if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
-    const { layers, kvHeads, headDim, vocabSize } = manifest.generation;
-    const bytes = await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256);
+    const { generation, bytes } = await tinyLlmFp32();
+    const { layers, kvHeads, headDim, vocabSize } = generation;
     const last = lastPositionLogits(bytes);
     expect(last).not.toBeNull();
-    const settings = { executionProviders: ["cpu"], intraOpThreads: 1 };
+    const settings = ONE_THREAD;
     const [exported, rewritten] = await Promise.all([createSession(bytes, settings), createSession(last!, settings)]);
     const { ort } = await import("../../origin/engines/onnx-session");
     // Three rows of a right-padded prefill after 2 past columns: each wants a different position.

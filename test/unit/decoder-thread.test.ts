@@ -4,7 +4,7 @@
 // them) and no more rows decoded for them, the engine's metrics relayed to the HTTP thread's
 // registry, and a thread that dies failing its requests with 500 and coming back; through the
 // completions route, a stream whose thread dies still gets every token decoded before.
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
@@ -15,15 +15,14 @@ import { DecoderEngine } from "../../origin/engines/decoder/engine";
 import type { GenerationParams } from "../../origin/engines/decoder/request";
 import { DecoderThread } from "../../origin/engines/decoder/thread";
 import { createSession } from "../../origin/engines/onnx-session";
-import { parseManifest } from "../../origin/manifests";
 import { createModelHost } from "../../origin/model-host";
 import { Registry } from "../../origin/metrics/prometheus";
 import { createVllmMetrics } from "../../origin/metrics/vllm-metrics";
-import { readVerifiedFile } from "../../origin/model-files";
 import { lastPositionLogits } from "../../origin/onnx/last-logits";
 import { splitAttention } from "../../origin/onnx/split-attention";
 import { ServiceError } from "../../src/errors/service-error";
 import { GREEDY } from "../../src/generation/sampler";
+import { ONE_THREAD, tinyLlmFp32 } from "../support/tiny-llm-fp32";
 import { metricValue } from "../support/metric-value";
 
 const DIR = "models/tiny-llm";
@@ -37,15 +36,10 @@ describe("decoder engine on its own thread", () => {
   const metric = (name: string) => metricValue(registry.render(), name);
 
   beforeAll(async () => {
-    // FP32: the INT8 graph's dynamic quantization scales activations over the whole batch, so
-    // its tokens depend on which rows share a step; FP32's do not.
-    const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
-    if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
-    const { generation } = manifest;
-    const bytes = await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256);
+    const { generation, bytes } = await tinyLlmFp32(); // FP32: tokens independent of batch-mates
     const stepGraph = lastPositionLogits(splitAttention(bytes, generation.layers)!)!;
     const prefillGraph = lastPositionLogits(bytes)!;
-    const settings = { executionProviders: ["cpu"], intraOpThreads: 1 };
+    const settings = ONE_THREAD;
     const metrics = createVllmMetrics(registry, () => [], generation.contextLength);
     thread = new DecoderThread({ modelName: "tiny-llm", generation, limits, settings, stepGraph, prefillGraph, splitAttention: true }, metrics);
     const localMetrics = createVllmMetrics(new Registry(), () => [], generation.contextLength);
