@@ -5,7 +5,7 @@
 // time and their share, and the workerd process's CPU per token over the same window
 // (which also holds what V8 does not see: workerd's HTTP in and out, and the profiler's own cost). Writes the
 // .cpuprofile (open it in Chrome DevTools) to --out.
-//   node scripts/llm/profile-edge.mjs [--streams 10] [--tokens 200] [--prompt-kb 0.1] [--rounds 1] [--out /tmp/edge.cpuprofile]
+//   node scripts/llm/profile-edge.mjs [--streams 10] [--tokens 200] [--prompt-kb 0.1] [--rounds 1] [--interval 100 (µs; larger distorts less)] [--out /tmp/edge.cpuprofile]
 // (--tokens 1 --rounds 50 profiles the per-request path: parsing, tokenizing, the origin call.)
 import { writeFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -15,7 +15,7 @@ import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 import { workerdCpuSeconds } from "../lib/process-cpu.mjs";
 
 const { values: options } = parseArgs({
-  options: { streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, out: { type: "string", default: "edge.cpuprofile" }, top: { type: "string", default: "30" }, "prompt-kb": { type: "string", default: "0.1" }, rounds: { type: "string", default: "1" } },
+  options: { streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, out: { type: "string", default: "edge.cpuprofile" }, top: { type: "string", default: "30" }, "prompt-kb": { type: "string", default: "0.1" }, rounds: { type: "string", default: "1" }, interval: { type: "string", default: "100" } },
 });
 
 async function connect(url) {
@@ -56,7 +56,7 @@ try {
   await stream(`${edge.url}/v1/completions`, body); // warm: tokenizer loaded, code optimised
   const inspector = await connect(edge.inspectorUrl);
   await inspector.call("Profiler.enable");
-  await inspector.call("Profiler.setSamplingInterval", { interval: 100 });
+  await inspector.call("Profiler.setSamplingInterval", { interval: Number(options.interval) });
   const cpuBefore = workerdCpuSeconds(edge.pid);
   await inspector.call("Profiler.start");
   const counts = [];
