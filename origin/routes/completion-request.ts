@@ -1,7 +1,7 @@
 // The subset of vLLM's CompletionRequest the origin serves: the prompt as token ids and
 // vLLM's sampling fields, names and defaults as in vllm-project/vllm
 // vllm/entrypoints/openai/protocol.py (CompletionRequest; _DEFAULT_SAMPLING_PARAMS:
-// temperature 1, top_p 1, top_k 0 = off, min_p 0; max_tokens 16). Unknown fields are
+// temperature 1, top_p 1, top_k 0 = off, min_p 0, penalties 0 / 0 / 1; max_tokens 16). Unknown fields are
 // ignored as vLLM ignores them; fields this origin cannot honour are refused by name
 // when they carry a non-neutral value (text prompts and stop strings need a tokenizer,
 // which lives at the edge).
@@ -23,6 +23,10 @@ export const CompletionRequestSchema = z
     top_p: z.number().gt(0).max(1).nullable().optional(),
     top_k: z.number().int().min(-1).nullable().optional(),
     min_p: z.number().min(0).max(1).nullable().optional(),
+    // Ranges as vLLM's SamplingParams._verify_args (vllm/sampling_params.py).
+    presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+    frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
+    repetition_penalty: z.number().gt(0).nullable().optional(),
     seed: z.number().int().min(-LONG).max(LONG).nullable().optional(),
     stop_token_ids: z.array(TokenId).nullable().optional(),
     ignore_eos: z.boolean().default(false),
@@ -46,9 +50,6 @@ const REFUSED: ReadonlyArray<[string, (value: unknown) => boolean]> = [
   ["echo", (v) => v === false],
   ["stop", (v) => (Array.isArray(v) && v.length === 0) || v === ""],
   ["suffix", (v) => v === ""],
-  ["presence_penalty", (v) => v === 0],
-  ["frequency_penalty", (v) => v === 0],
-  ["repetition_penalty", (v) => v === 1],
   ["logit_bias", (v) => typeof v === "object" && v !== null && Object.keys(v).length === 0],
   ["allowed_token_ids", () => false],
   ["bad_words", (v) => Array.isArray(v) && v.length === 0],
@@ -93,6 +94,9 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
     topK: topK === -1 ? 0 : topK,
     topP: request.top_p ?? 1,
     minP: request.min_p ?? 0,
+    presencePenalty: request.presence_penalty ?? 0,
+    frequencyPenalty: request.frequency_penalty ?? 0,
+    repetitionPenalty: request.repetition_penalty ?? 1,
   };
   const seed = request.seed ?? undefined;
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw badRequest("seed", "seed: this origin takes seeds within ±2^53");

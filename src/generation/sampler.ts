@@ -7,6 +7,13 @@
 //          the seed: for a seed s (a safe integer), lo = s mod 2^32, hi = floor(s / 2^32)
 //          mod 2^32; the SplitMix32 state starts at lo ^ mix32(hi) and yields the four
 //          state words in order. A uniform draw is (next() >>> 8) / 2^24, in [0, 1).
+//   penalties (any of them set, and a history given), first, on a float64 copy of the
+//          logits, as vLLM's apply_penalties (vllm/model_executor/layers/utils.py, called by
+//          vllm/v1/sample/sampler.py before temperature, greedy included):
+//          a. repetition (≠ 1): each id in the prompt or generated so far: a logit > 0 is
+//             multiplied by 1 / penalty, any other by the penalty (CTRL's; the prompt counts);
+//          b. frequency and presence: each id generated so far (the prompt does not count)
+//             loses frequency × its count, then presence once (OpenAI's definition).
 //   greedy temperature 0 (or topK 1): the largest logit; ties go to the lowest id.
 //   sample 1. suppressed ids get -Infinity (min_tokens, before a stop may be sampled);
 //          2. z = logit / temperature (float64);
@@ -26,6 +33,12 @@ export interface SamplingParams {
   topK: number;
   topP: number;
   minP: number;
+  /** OpenAI's presence_penalty, in [-2, 2] (absent or 0 = off). */
+  presencePenalty?: number;
+  /** OpenAI's frequency_penalty, in [-2, 2] (absent or 0 = off). */
+  frequencyPenalty?: number;
+  /** vLLM's repetition_penalty, > 0 (absent or 1 = off). */
+  repetitionPenalty?: number;
 }
 
 export const GREEDY: SamplingParams = { temperature: 0, topK: 0, topP: 1, minP: 0 };
@@ -81,6 +94,49 @@ export function createPrng(seed: number): Prng {
   return { next: () => (next() >>> 8) / 2 ** 24 };
 }
 
+/** Whether any penalty is set: then the sampler needs the request's TokenHistory. */
+export function hasPenalties(params: SamplingParams): boolean {
+  return (params.presencePenalty ?? 0) !== 0 || (params.frequencyPenalty ?? 0) !== 0 || (params.repetitionPenalty ?? 1) !== 1;
+}
+
+/** What the penalties read: which ids the prompt holds and how often each was generated. */
+export class TokenHistory {
+  private readonly prompt: ReadonlySet<number>;
+  /** Generated ids and their counts, in the order first generated. */
+  readonly counts = new Map<number, number>();
+
+  constructor(promptIds: Iterable<number>) {
+    this.prompt = new Set(promptIds);
+  }
+
+  /** Records a generated id. */
+  add(id: number): void {
+    this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
+  }
+
+  /** The ids the repetition penalty reaches: the prompt's and the generated ones. */
+  *seen(): Iterable<number> {
+    yield* this.prompt;
+    for (const id of this.counts.keys()) if (!this.prompt.has(id)) yield id;
+  }
+}
+
+/** The logits with the header's penalties applied (a float64 copy), or the same logits when none is set. */
+export function penalize(logits: ArrayLike<number>, params: SamplingParams, history: TokenHistory): ArrayLike<number> {
+  if (!hasPenalties(params)) return logits;
+  const out = Float64Array.from(logits);
+  const repetition = params.repetitionPenalty ?? 1;
+  if (repetition !== 1) {
+    const [above, below] = [1 / repetition, repetition];
+    for (const id of history.seen()) if (id >= 0 && id < out.length) out[id] = out[id]! * (out[id]! > 0 ? above : below);
+  }
+  const [frequency, presence] = [params.frequencyPenalty ?? 0, params.presencePenalty ?? 0];
+  if (frequency !== 0 || presence !== 0) {
+    for (const [id, count] of history.counts) if (id >= 0 && id < out.length) out[id] = out[id]! - frequency * count - presence;
+  }
+  return out;
+}
+
 /** Whether these parameters pick the argmax (no draw is made). */
 export function isGreedy(params: SamplingParams): boolean {
   return params.temperature === 0 || params.topK === 1;
@@ -127,9 +183,11 @@ function sortedKept(keep: Uint8Array, values: Float64Array, kept: number): Float
 /**
  * Picks the next token from one row of logits (the vocabulary's scores) following the
  * header's specification. `suppressed` ids cannot be picked (unless every id is). Sums
- * (the softmax's total, the kept mass) run in ascending id order.
+ * (the softmax's total, the kept mass) run in ascending id order. `history` (the request's
+ * prompt and generated ids) is what the penalties read; without it none is applied.
  */
-export function sample(logits: ArrayLike<number>, params: SamplingParams, rng: Prng, suppressed: ReadonlySet<number> = new Set()): number {
+export function sample(raw: ArrayLike<number>, params: SamplingParams, rng: Prng, suppressed: ReadonlySet<number> = new Set(), history?: TokenHistory): number {
+  const logits = history === undefined ? raw : penalize(raw, params, history);
   if (isGreedy(params)) return argmax(logits, suppressed);
   const vocab = logits.length;
   const z = new Float64Array(vocab);

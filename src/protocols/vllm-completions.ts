@@ -1,7 +1,7 @@
 // vLLM's OpenAI-compatible /v1/completions as the edge speaks it to a generation origin:
 // the prompt as token ids, token ids back in every chunk. Field names are vLLM's own:
 // vllm-project/vllm vllm/entrypoints/openai/protocol.py (CompletionRequest with
-// `return_token_ids`, `stop_token_ids`, `top_k`, `min_p`, `stream_options`;
+// `return_token_ids`, `stop_token_ids`, `top_k`, `min_p`, the three penalties, `stream_options`;
 // CompletionStreamResponse / CompletionResponseStreamChoice with `token_ids`,
 // `finish_reason`, `stop_reason`; ErrorResponse) and serving_completion.py (chunks as
 // `data: {json}`, `prompt_token_ids` in the first chunk, a final usage chunk with
@@ -22,6 +22,10 @@ export function completionRequest(model: string, request: GenerationRequest) {
     top_k: sampling.topK > 0 ? sampling.topK : -1,
     min_p: sampling.minP,
     ...(sampling.seed === undefined ? {} : { seed: sampling.seed }),
+    // Sent only when set: their neutral values are vLLM's defaults.
+    ...((sampling.presencePenalty ?? 0) === 0 ? {} : { presence_penalty: sampling.presencePenalty }),
+    ...((sampling.frequencyPenalty ?? 0) === 0 ? {} : { frequency_penalty: sampling.frequencyPenalty }),
+    ...((sampling.repetitionPenalty ?? 1) === 1 ? {} : { repetition_penalty: sampling.repetitionPenalty }),
     stop_token_ids: [...request.stopTokenIds],
     ignore_eos: request.ignoreEos ?? false,
     ...(request.minTokens ? { min_tokens: request.minTokens } : {}),

@@ -1,7 +1,7 @@
 // POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope).
 // Text classification: {text} → [{label, score}]. Image classification: {image: [bytes 0–255]}
 // (the PNG or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text generation: {prompt | messages,
-// raw, stream, max_tokens, temperature, top_p, top_k, seed} → {response} or SSE
+// raw, stream, max_tokens, temperature, top_p, top_k, seed, the three penalties} → {response} or SSE
 // `data: {"response": "…"}` … `data: [DONE]`. The model's capabilities pick the shape.
 import { createRoute, OpenAPIHono, z, type Hook } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
@@ -36,9 +36,10 @@ const GenerationInput = z
     top_p: z.number().gt(0).max(1).optional(),
     top_k: z.number().int().min(1).max(50).optional(),
     seed: z.number().int().min(1).max(9_999_999_999).optional(),
-    repetition_penalty: z.literal(1).optional(),
-    frequency_penalty: z.literal(0).optional(),
-    presence_penalty: z.literal(0).optional(),
+    // Workers AI's ranges; applied as the OpenAI routes apply them.
+    repetition_penalty: z.number().gt(0).max(2).optional(),
+    frequency_penalty: z.number().min(-2).max(2).optional(),
+    presence_penalty: z.number().min(-2).max(2).optional(),
   })
   .strict()
   .openapi("TextGenerationInput");

@@ -170,6 +170,10 @@ describe("origin /v1/completions (vLLM protocol)", () => {
       [{ prompt: [1, 2], max_tokens: 100_000 }, 400, "max_tokens"],
       [{ prompt: [1, 2], temperature: -1 }, 400, "temperature"],
       [{ prompt: [1, 2], n: 2 }, 400, "n"],
+      // vLLM's ranges (vllm/sampling_params.py _verify_args): [-2, 2], [-2, 2], > 0.
+      [{ prompt: [1, 2], presence_penalty: 2.5 }, 400, "presence_penalty"],
+      [{ prompt: [1, 2], frequency_penalty: -3 }, 400, "frequency_penalty"],
+      [{ prompt: [1, 2], repetition_penalty: 0 }, 400, "repetition_penalty"],
       [{ prompt: [1, 2], stop: ["x"] }, 400, "stop"],
       [{ prompt: [1, 2], stream_options: { include_usage: true } }, 400, "stream_options"],
       [{ prompt: [1, 2], model: "no-such-model" }, 404, "model"],
@@ -185,6 +189,7 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     expect(unauthorized.status).toBe(401);
     expect(await unauthorized.json()).toMatchObject({ error: { type: "AuthenticationError", code: 401 } });
     expect((await complete({ prompt: [1, 2], n: 1, presence_penalty: 0, user: "u" })).status).toBe(200);
+    expect((await complete({ prompt: [1, 2], presence_penalty: -2, frequency_penalty: 2, repetition_penalty: 1.2 })).status).toBe(200);
   });
 
   it("lists its model as vLLM does and says it is healthy", async () => {

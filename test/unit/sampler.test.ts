@@ -1,8 +1,9 @@
 // The shared sampler (src/generation/sampler.ts): its PRNG against the xoshiro128**
 // reference outputs and an independent Python rendering of the seeding, and each
-// filter (temperature, top-k, top-p, min-p, suppression) against hand-computed cases.
+// filter (temperature, top-k, top-p, min-p, suppression) and the penalties against
+// hand-computed cases.
 import { describe, expect, it } from "vitest";
-import { argmax, createPrng, GREEDY, sample, xoshiro128StarStar, type SamplingParams } from "../../src/generation/sampler";
+import { argmax, createPrng, GREEDY, hasPenalties, penalize, sample, TokenHistory, xoshiro128StarStar, type SamplingParams } from "../../src/generation/sampler";
 
 const params = (overrides: Partial<SamplingParams>): SamplingParams => ({ temperature: 1, topK: 0, topP: 1, minP: 0, ...overrides });
 
@@ -100,5 +101,53 @@ describe("sample", () => {
   it("accepts a Float32Array row view (a batch's logits without copying)", () => {
     const batch = new Float32Array([0, 1, 2, 9, 1, 0]);
     expect(sample(batch.subarray(3, 6), GREEDY, createPrng(0))).toBe(0);
+  });
+});
+
+describe("penalties", () => {
+  // The prompt holds ids 0 and 1; ids 3, 3 and 2 were generated.
+  const history = () => {
+    const h = new TokenHistory([0, 1, 1]);
+    for (const id of [3, 3, 2]) h.add(id);
+    return h;
+  };
+  const logits = [2, -1, 0.5, 3, -2, 0];
+
+  it("repetition divides the logits > 0 and multiplies the others, of prompt and generated ids alike", () => {
+    // vllm/_custom_ops.py apply_repetition_penalties_torch: where(logits > 0, 1 / p, p) over prompt_mask | output_mask.
+    expect([...penalize(logits, { ...GREEDY, repetitionPenalty: 2 }, history())]).toEqual([1, -2, 0.25, 1.5, -2, 0]);
+  });
+
+  it("frequency (× count) and presence (once) reach generated ids only, after repetition", () => {
+    // vllm/model_executor/layers/utils.py apply_penalties: logits -= f × output_bin_counts; logits -= p × output_mask.
+    expect([...penalize(logits, { ...GREEDY, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history())]).toEqual([2, -1, -0.25, 1.75, -2, 0]);
+    expect([...penalize(logits, { ...GREEDY, repetitionPenalty: 2, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history())]).toEqual([1, -2, -0.5, 0.25, -2, 0]);
+    // Negative values favour repeats.
+    expect(penalize(logits, { ...GREEDY, presencePenalty: -2 }, history())[2]).toBe(2.5);
+  });
+
+  it("leaves the logits as they are (the same array, no copy) at the neutral values", () => {
+    const row = new Float32Array(logits);
+    expect(hasPenalties({ ...GREEDY, repetitionPenalty: 1, frequencyPenalty: 0, presencePenalty: 0 })).toBe(false);
+    expect(penalize(row, { ...GREEDY, repetitionPenalty: 1 }, history())).toBe(row);
+  });
+
+  it("change what greedy picks, and the sampled distribution, only when a history is given", () => {
+    const penalized = { ...GREEDY, frequencyPenalty: 2 };
+    expect(sample(logits, penalized, createPrng(0))).toBe(3);
+    expect(sample(logits, penalized, createPrng(0), new Set(), history())).toBe(0);
+    // At temperature 1, id 3 (logit 3, generated twice) falls from the likeliest to rare.
+    const h = history();
+    const rng = createPrng(5);
+    const picks = Array.from({ length: 2000 }, () => sample(logits, { ...params({}), frequencyPenalty: 2 }, rng, new Set(), h));
+    expect(picks.filter((id) => id === 3).length).toBeLessThan(100);
+    expect(picks.filter((id) => id === 0).length).toBeGreaterThan(1200);
+  });
+
+  it("reaches each seen id once: the prompt's, then generated ids the prompt lacks", () => {
+    const h = new TokenHistory([4, 4, 1]);
+    for (const id of [1, 7, 7, 2]) h.add(id);
+    expect([...h.seen()]).toEqual([4, 1, 7, 2]);
+    expect([...h.counts]).toEqual([[1, 1], [7, 2], [2, 1]]);
   });
 });

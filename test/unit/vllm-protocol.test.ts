@@ -40,6 +40,13 @@ describe("vLLM /v1/completions wire format", () => {
     });
   });
 
+  it("sends the penalties under vLLM's names when set, and leaves them out at their neutral values", () => {
+    const body = (penalties: Record<string, number>) =>
+      completionRequest("tiny-llm", { promptIds: [1, 464], maxTokens: 8, stopTokenIds: [], sampling: { temperature: 0, topP: 1, topK: 0, minP: 0, ...penalties } });
+    expect(body({ presencePenalty: 0.5, frequencyPenalty: -1, repetitionPenalty: 1.3 })).toMatchObject({ presence_penalty: 0.5, frequency_penalty: -1, repetition_penalty: 1.3 });
+    expect(Object.keys(body({ presencePenalty: 0, frequencyPenalty: 0, repetitionPenalty: 1 })).filter((key) => key.endsWith("_penalty"))).toEqual([]);
+  });
+
   it("passes vLLM's ignore_eos and min_tokens (SamplingParams) through when a client sets them", () => {
     const body = completionRequest("tiny-llm", {
       promptIds: [1, 464], maxTokens: 8, stopTokenIds: [6], minTokens: 4, ignoreEos: true,

@@ -61,6 +61,25 @@ describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same
     expect(inIsolate.choices[0]?.text).toBe(onOrigin.choices[0]?.text);
   });
 
+  it("presence, frequency and repetition penalties give the same text both places, and change it", { timeout: 120_000 }, async () => {
+    const url = origin?.url ?? "";
+    const [remote, local] = [appOnOrigin(url), await appInIsolate(origin?.faultyUrl ?? "")];
+    const penalties = [
+      { frequency_penalty: 1.5 },
+      { presence_penalty: 1, repetition_penalty: 1.3 },
+      { repetition_penalty: 1.8, frequency_penalty: -0.5, temperature: 0.8, seed: 99 },
+    ];
+    for (const [i, extra] of penalties.entries()) {
+      const body = { model: "tiny-llm", prompt: PROMPTS[i + 4], max_tokens: 32, temperature: 0, ...extra };
+      const [a, b, plain] = [await call(remote, "/v1/completions", body), await call(local, "/v1/completions", body), await call(remote, "/v1/completions", { ...body, frequency_penalty: 0, presence_penalty: 0, repetition_penalty: 1 })];
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      const [onOrigin, inIsolate, unpenalized] = [await a.json<Completion>(), await b.json<Completion>(), await plain.json<Completion>()];
+      expect(inIsolate.choices[0], JSON.stringify(extra)).toEqual(onOrigin.choices[0]);
+      expect(onOrigin.choices[0]?.text, JSON.stringify(extra)).not.toBe(unpenalized.choices[0]?.text);
+    }
+  });
+
   it("vLLM's ignore_eos, min_tokens and stop_token_ids give the same text both places", { timeout: 120_000 }, async () => {
     const url = origin?.url ?? "";
     const [remote, local] = [appOnOrigin(url), await appInIsolate(origin?.faultyUrl ?? "")];

@@ -421,6 +421,18 @@ describe.skipIf(origin === null)("the Workers AI text-generation shape on /v1/ru
     expect(templated.usage.prompt_tokens).toBeGreaterThan(plain.usage.prompt_tokens);
   });
 
+  it("takes Workers AI's penalties, applied as the OpenAI routes apply them; outside its ranges, a 400 naming them", async () => {
+    const penalties = { repetition_penalty: 1.4, frequency_penalty: 0.8, presence_penalty: 0.4 };
+    const run = await (await call(app, "/v1/run/tiny-llm", { prompt: "The river was", raw: true, max_tokens: 24, temperature: 0, ...penalties })).json<{ response: string }>();
+    const completion = await (await call(app, "/v1/completions", { model: "tiny-llm", prompt: "The river was", max_tokens: 24, temperature: 0, ...penalties })).json<Completion>();
+    const plain = await (await call(app, "/v1/run/tiny-llm", { prompt: "The river was", raw: true, max_tokens: 24, temperature: 0 })).json<{ response: string }>();
+    expect(run.response).toBe(completion.choices[0]?.text);
+    expect(run.response).not.toBe(plain.response);
+    for (const [field, value] of [["repetition_penalty", 2.5], ["frequency_penalty", 3], ["presence_penalty", -3]] as const) {
+      expect(await problem(await call(app, "/v1/run/tiny-llm", { prompt: "x", [field]: value })), `${field}: ${value}`).toMatchObject({ status: 400, field });
+    }
+  });
+
   it("a wrongly typed field is named with the type it needs, not as an unknown key of another task's shape", async () => {
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
       ["tiny-llm", { prompt: "x", stream: "yes" }, "stream", /expected boolean/],
@@ -498,6 +510,13 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
       [{ response_format: { type: "json_object" } }, 'response_format.type: only {"type": "text"} is supported by this service'],
     ];
     for (const [extra, detail] of refusals) expect((await problem(await call(app, "/v1/chat/completions", chat(extra)))).detail).toBe(detail);
+  });
+
+  it("penalties outside OpenAI's and vLLM's ranges are a 400 naming them", async () => {
+    for (const [field, value] of [["presence_penalty", 2.5], ["frequency_penalty", -2.01], ["repetition_penalty", 0]] as const) {
+      const answer = await problem(await call(app, "/v1/chat/completions", chat({ [field]: value })));
+      expect(answer, `${field}: ${value}`).toMatchObject({ status: 400, field, error: { param: field } });
+    }
   });
 
   it("neutral values of unsupported parameters pass", async () => {

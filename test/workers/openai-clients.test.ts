@@ -79,6 +79,17 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     expect(error).toMatchObject({ status: 400, param: "n", code: "invalid_request" });
   });
 
+  it("penalties: the AI SDK's frequencyPenalty / presencePenalty and the openai SDK's fields give the same text, not the unpenalized one", async () => {
+    const ask = (penalties: { frequency_penalty?: number; presence_penalty?: number }) =>
+      client.chat.completions.create({ model: "tiny-llm", messages: [...messages], max_tokens: 24, temperature: 0, ...penalties });
+    const penalized = await ask({ frequency_penalty: 1.5, presence_penalty: 0.5 });
+    const plain = await ask({});
+    const model = createOpenAICompatible({ name: "edge", baseURL: "https://edge.test/v1", apiKey: KEY, fetch: fetchViaWorker }).chatModel("tiny-llm");
+    const viaAiSdk = await generateText({ model, system: messages[0].content, prompt: messages[1].content, maxOutputTokens: 24, temperature: 0, frequencyPenalty: 1.5, presencePenalty: 0.5, maxRetries: 0 });
+    expect(viaAiSdk.text).toBe(penalized.choices[0]?.message.content);
+    expect(penalized.choices[0]?.message.content).not.toBe(plain.choices[0]?.message.content);
+  });
+
   it("AI SDK: generateText and streamText through @ai-sdk/openai-compatible", async () => {
     const provider = createOpenAICompatible({ name: "edge", baseURL: "https://edge.test/v1", apiKey: KEY, fetch: fetchViaWorker, includeUsage: true });
     const model = provider.chatModel("tiny-llm");

@@ -167,7 +167,8 @@ export class DecoderEngine {
   private emit(request: DecodeRequest, logits: Float32Array): void {
     const { params } = request;
     const suppressed = request.generated.length < params.minTokens ? (request.suppressed ??= new Set(params.ignoreEos ? params.stopTokenIds : [...this.eos, ...params.stopTokenIds])) : NO_IDS;
-    const tokenId = sample(logits, params.sampling, request.rng, suppressed);
+    const tokenId = sample(logits, params.sampling, request.rng, suppressed, request.history);
+    request.history?.add(tokenId);
     const now = performance.now();
     const labels = this.metrics.labelsOf(this);
     if (request.generated.length === 0) {

@@ -1,6 +1,6 @@
 // One generation request inside the decoder engine: what it asked for, where it stands,
 // and the channel its steps go out on.
-import { createPrng, type Prng, type SamplingParams } from "../../../src/generation/sampler";
+import { createPrng, hasPenalties, TokenHistory, type Prng, type SamplingParams } from "../../../src/generation/sampler";
 import { Channel } from "./channel";
 import type { PromptBlocks } from "./prefix-cache";
 
@@ -42,6 +42,8 @@ export class DecodeRequest {
   readonly steps: Channel<GenerationStep>;
   readonly rng: Prng;
   readonly generated: number[] = [];
+  /** Its prompt's and generated ids, kept only when a penalty reads them. */
+  readonly history: TokenHistory | undefined;
   state: "waiting" | "running" | "finished" = "waiting";
   aborted = false;
   /** Tokens of this request whose keys/values are in the cache. */
@@ -69,5 +71,6 @@ export class DecodeRequest {
     this.arrivedAt = options.arrivedAt ?? performance.now();
     this.admitted = options.admitted;
     this.rng = createPrng(params.seed ?? Math.floor(Math.random() * 2 ** 52));
+    this.history = hasPenalties(params.sampling) ? new TokenHistory(params.promptIds) : undefined;
   }
 }

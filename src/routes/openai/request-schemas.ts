@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * A parameter accepted only at values that change nothing (e.g. `n: 1`, `presence_penalty: 0`);
+ * A parameter accepted only at values that change nothing (e.g. `n: 1`, `logprobs: false`);
  * any other value is a 400 that says which value is supported.
  */
 const neutral = <T extends z.ZodType>(schema: T, what: string) =>
@@ -42,9 +42,10 @@ export const samplingFields = {
   user: z.string().max(256).nullish(),
   n: neutral(z.literal(1), "1"),
   best_of: neutral(z.literal(1), "1"),
-  presence_penalty: neutral(z.literal(0), "0"),
-  frequency_penalty: neutral(z.literal(0), "0"),
-  repetition_penalty: neutral(z.literal(1), "1"),
+  // Applied at the sampler, edge or origin, as vLLM applies them (src/generation/sampler.ts).
+  presence_penalty: z.number().min(-2).max(2).nullish().openapi({ description: "Subtracted once from the logit of every token generated so far" }),
+  frequency_penalty: z.number().min(-2).max(2).nullish().openapi({ description: "Subtracted from the logit of every token generated so far, times its count" }),
+  repetition_penalty: z.number().gt(0).max(1_000).nullish().openapi({ description: "vLLM: tokens of the prompt and the output so far have a logit > 0 divided by it, others multiplied (1 = off)" }),
   logit_bias: neutral(
     z
       .record(z.string(), z.unknown())

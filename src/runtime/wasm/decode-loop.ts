@@ -2,7 +2,7 @@
 // KV cache (Hugging Face / Optimum decoder-with-past naming, CONTRACTS.md), run by the
 // tensor capability of the WASM runtime. Prefill once, then one token per run; the same
 // sampler and PRNG as the origin (src/generation/sampler.ts), so a seed gives the same text.
-import { createPrng, sample } from "../../generation/sampler";
+import { createPrng, hasPenalties, sample, TokenHistory } from "../../generation/sampler";
 import { ServiceError } from "../../errors/service-error";
 import type { Tensor } from "../../tensors/tensor";
 import type { GenerationCapability, TensorCapability } from "../runtime";
@@ -72,6 +72,7 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
       const stopIds = new Set(request.stopTokenIds);
       const minTokens = request.minTokens ?? 0;
       const rng = createPrng(request.sampling.seed ?? randomSeed());
+      const history = hasPenalties(request.sampling) ? new TokenHistory(request.promptIds) : undefined;
       const maxTokens = Math.min(request.maxTokens, shape.contextLength - request.promptIds.length);
       let past = emptyCache(shape);
       let pastLength = 0;
@@ -83,7 +84,8 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
         pastLength += next.length;
         past = present;
         // min_tokens as vLLM's: no stop id can be sampled before that many ids.
-        const id = sample(logits, request.sampling, rng, generated < minTokens ? stopIds : NO_IDS);
+        const id = sample(logits, request.sampling, rng, generated < minTokens ? stopIds : NO_IDS, history);
+        history?.add(id);
         if (stopIds.has(id)) {
           yield { tokenIds: [], finishReason: "stop", stopTokenId: id };
           return;
