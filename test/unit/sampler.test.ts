@@ -115,13 +115,13 @@ describe("penalties", () => {
 
   it("repetition divides the logits > 0 and multiplies the others, of prompt and generated ids alike", () => {
     // vllm/_custom_ops.py apply_repetition_penalties_torch: where(logits > 0, 1 / p, p) over prompt_mask | output_mask.
-    expect([...penalize(logits, { ...GREEDY, repetitionPenalty: 2 }, history())]).toEqual([1, -2, 0.25, 1.5, -2, 0]);
+    expect(Array.from(penalize(logits, { ...GREEDY, repetitionPenalty: 2 }, history()))).toEqual([1, -2, 0.25, 1.5, -2, 0]);
   });
 
   it("frequency (× count) and presence (once) reach generated ids only, after repetition", () => {
     // vllm/model_executor/layers/utils.py apply_penalties: logits -= f × output_bin_counts; logits -= p × output_mask.
-    expect([...penalize(logits, { ...GREEDY, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history())]).toEqual([2, -1, -0.25, 1.75, -2, 0]);
-    expect([...penalize(logits, { ...GREEDY, repetitionPenalty: 2, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history())]).toEqual([1, -2, -0.5, 0.25, -2, 0]);
+    expect(Array.from(penalize(logits, { ...GREEDY, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history()))).toEqual([2, -1, -0.25, 1.75, -2, 0]);
+    expect(Array.from(penalize(logits, { ...GREEDY, repetitionPenalty: 2, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history()))).toEqual([1, -2, -0.5, 0.25, -2, 0]);
     // Negative values favour repeats.
     expect(penalize(logits, { ...GREEDY, presencePenalty: -2 }, history())[2]).toBe(2.5);
   });
