@@ -27,6 +27,7 @@ export const CompletionRequestSchema = z
     presence_penalty: z.number().min(-2).max(2).nullable().optional(),
     frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
     repetition_penalty: z.number().gt(0).nullable().optional(),
+    logit_bias: z.record(z.string(), z.number()).nullable().optional(),
     seed: z.number().int().min(-LONG).max(LONG).nullable().optional(),
     stop_token_ids: z.array(TokenId).nullable().optional(),
     ignore_eos: z.boolean().default(false),
@@ -50,7 +51,6 @@ const REFUSED: ReadonlyArray<[string, (value: unknown) => boolean]> = [
   ["echo", (v) => v === false],
   ["stop", (v) => (Array.isArray(v) && v.length === 0) || v === ""],
   ["suffix", (v) => v === ""],
-  ["logit_bias", (v) => typeof v === "object" && v !== null && Object.keys(v).length === 0],
   ["allowed_token_ids", () => false],
   ["bad_words", (v) => Array.isArray(v) && v.length === 0],
   ["use_beam_search", (v) => v === false],
@@ -62,6 +62,20 @@ const REFUSED: ReadonlyArray<[string, (value: unknown) => boolean]> = [
 ];
 
 const badRequest = (field: string, message: string) => new ServiceError(400, "invalid_request", message, { field });
+
+/**
+ * logit_bias as vLLM's SamplingParams.from_optional reads it (vllm/sampling_params.py): keys
+ * are token ids as decimal strings, biases clamped to [-100, 100] (OpenAI's range), ids
+ * outside the vocabulary refused.
+ */
+function logitBias(bias: Readonly<Record<string, number>>, vocabSize: number): Array<[number, number]> {
+  return Object.entries(bias).map(([key, value]) => {
+    const id = /^\s*[+-]?\d+\s*$/.test(key) ? Number(key) : Number.NaN;
+    if (!Number.isSafeInteger(id)) throw badRequest("logit_bias", `logit_bias: ${JSON.stringify(key)} is not an integer token id`);
+    if (id < 0 || id >= vocabSize) throw badRequest("logit_bias", `logit_bias: token id ${id} is outside the vocabulary (${vocabSize})`);
+    return [id, Math.min(100, Math.max(-100, value))];
+  });
+}
 
 /** Checks a parsed request against the model and turns it into the engine's parameters. */
 export function toGenerationParams(request: CompletionRequest, raw: Readonly<Record<string, unknown>>, generation: GenerationConfig): GenerationParams {
@@ -97,6 +111,7 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
     presencePenalty: request.presence_penalty ?? 0,
     frequencyPenalty: request.frequency_penalty ?? 0,
     repetitionPenalty: request.repetition_penalty ?? 1,
+    ...(request.logit_bias == null ? {} : { logitBias: logitBias(request.logit_bias, generation.vocabSize) }),
   };
   const seed = request.seed ?? undefined;
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw badRequest("seed", "seed: this origin takes seeds within ±2^53");

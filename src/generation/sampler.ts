@@ -7,9 +7,11 @@
 //          the seed: for a seed s (a safe integer), lo = s mod 2^32, hi = floor(s / 2^32)
 //          mod 2^32; the SplitMix32 state starts at lo ^ mix32(hi) and yields the four
 //          state words in order. A uniform draw is (next() >>> 8) / 2^24, in [0, 1).
-//   penalties (any of them set, and a history given), first, on a float64 copy of the
-//          logits, as vLLM's apply_penalties (vllm/model_executor/layers/utils.py, called by
-//          vllm/v1/sample/sampler.py before temperature, greedy included):
+//   adjust first, on a float64 copy of the logits (when any of these is set), in vLLM's
+//          order (vllm/v1/sample/sampler.py: its logit-bias processor, then apply_penalties
+//          of vllm/model_executor/layers/utils.py; before temperature, greedy included):
+//          0. logit bias: each listed id's bias is added to its logit;
+//          penalties (with the request's history):
 //          a. repetition (≠ 1): each id in the prompt or generated so far: a logit > 0 is
 //             multiplied by 1 / penalty, any other by the penalty (CTRL's; the prompt counts);
 //          b. frequency and presence: each id generated so far (the prompt does not count)
@@ -39,6 +41,8 @@ export interface SamplingParams {
   frequencyPenalty?: number;
   /** vLLM's repetition_penalty, > 0 (absent or 1 = off). */
   repetitionPenalty?: number;
+  /** OpenAI's logit_bias as [token id, bias] pairs, bias in [-100, 100] (absent or empty = off). */
+  logitBias?: ReadonlyArray<readonly [number, number]>;
 }
 
 export const GREEDY: SamplingParams = { temperature: 0, topK: 0, topP: 1, minP: 0 };
@@ -121,10 +125,22 @@ export class TokenHistory {
   }
 }
 
-/** The logits with the header's penalties applied (a float64 copy), or the same logits when none is set. */
-export function penalize(logits: ArrayLike<number>, params: SamplingParams, history: TokenHistory): ArrayLike<number> {
-  if (!hasPenalties(params)) return logits;
+/**
+ * The logits adjusted as the header says (a float64 copy): the logit bias, then the
+ * penalties when a history is given; the same logits when there is nothing to apply.
+ */
+export function adjustLogits(logits: ArrayLike<number>, params: SamplingParams, history?: TokenHistory): ArrayLike<number> {
+  const bias = params.logitBias ?? [];
+  const penalties = history !== undefined && hasPenalties(params);
+  if (bias.length === 0 && !penalties) return logits;
   const out = Float64Array.from(logits);
+  for (const [id, value] of bias) if (id >= 0 && id < out.length) out[id] = out[id]! + value;
+  if (penalties) penalize(out, params, history);
+  return out;
+}
+
+/** The penalties, in place. */
+function penalize(out: Float64Array, params: SamplingParams, history: TokenHistory): void {
   const repetition = params.repetitionPenalty ?? 1;
   if (repetition !== 1) {
     const [above, below] = [1 / repetition, repetition];
@@ -134,7 +150,6 @@ export function penalize(logits: ArrayLike<number>, params: SamplingParams, hist
   if (frequency !== 0 || presence !== 0) {
     for (const [id, count] of history.counts) if (id >= 0 && id < out.length) out[id] = out[id]! - frequency * count - presence;
   }
-  return out;
 }
 
 /** Whether these parameters pick the argmax (no draw is made). */
@@ -184,10 +199,11 @@ function sortedKept(keep: Uint8Array, values: Float64Array, kept: number): Float
  * Picks the next token from one row of logits (the vocabulary's scores) following the
  * header's specification. `suppressed` ids cannot be picked (unless every id is). Sums
  * (the softmax's total, the kept mass) run in ascending id order. `history` (the request's
- * prompt and generated ids) is what the penalties read; without it none is applied.
+ * prompt and generated ids) is what the penalties read; without it none is applied (the
+ * logit bias still is).
  */
 export function sample(raw: ArrayLike<number>, params: SamplingParams, rng: Prng, suppressed: ReadonlySet<number> = new Set(), history?: TokenHistory): number {
-  const logits = history === undefined ? raw : penalize(raw, params, history);
+  const logits = adjustLogits(raw, params, history);
   if (isGreedy(params)) return argmax(logits, suppressed);
   const vocab = logits.length;
   const z = new Float64Array(vocab);

@@ -174,6 +174,9 @@ describe("origin /v1/completions (vLLM protocol)", () => {
       [{ prompt: [1, 2], presence_penalty: 2.5 }, 400, "presence_penalty"],
       [{ prompt: [1, 2], frequency_penalty: -3 }, 400, "frequency_penalty"],
       [{ prompt: [1, 2], repetition_penalty: 0 }, 400, "repetition_penalty"],
+      // logit_bias as vLLM's SamplingParams.from_optional: integer keys, ids within the vocabulary.
+      [{ prompt: [1, 2], logit_bias: { x: 1 } }, 400, "logit_bias"],
+      [{ prompt: [1, 2], logit_bias: { "99999": 1 } }, 400, "logit_bias"],
       [{ prompt: [1, 2], stop: ["x"] }, 400, "stop"],
       [{ prompt: [1, 2], stream_options: { include_usage: true } }, 400, "stream_options"],
       [{ prompt: [1, 2], model: "no-such-model" }, 404, "model"],
@@ -190,6 +193,9 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     expect(await unauthorized.json()).toMatchObject({ error: { type: "AuthenticationError", code: 401 } });
     expect((await complete({ prompt: [1, 2], n: 1, presence_penalty: 0, user: "u" })).status).toBe(200);
     expect((await complete({ prompt: [1, 2], presence_penalty: -2, frequency_penalty: 2, repetition_penalty: 1.2 })).status).toBe(200);
+    // A bias beyond ±100 is clamped, as vLLM clamps it: 1000 and 100 force the same token.
+    const forced = async (bias: number) => ((await (await complete({ prompt: [1, 2], max_tokens: 3, temperature: 0, logit_bias: { "300": bias } })).json()) as { choices: { token_ids?: number[] }[] }).choices[0];
+    expect(await forced(1000)).toEqual(await forced(100));
   });
 
   it("lists its model as vLLM does and says it is healthy", async () => {

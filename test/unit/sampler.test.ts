@@ -3,7 +3,7 @@
 // filter (temperature, top-k, top-p, min-p, suppression) and the penalties against
 // hand-computed cases.
 import { describe, expect, it } from "vitest";
-import { argmax, createPrng, GREEDY, hasPenalties, penalize, sample, TokenHistory, xoshiro128StarStar, type SamplingParams } from "../../src/generation/sampler";
+import { adjustLogits, argmax, createPrng, GREEDY, hasPenalties, sample, TokenHistory, xoshiro128StarStar, type SamplingParams } from "../../src/generation/sampler";
 
 const params = (overrides: Partial<SamplingParams>): SamplingParams => ({ temperature: 1, topK: 0, topP: 1, minP: 0, ...overrides });
 
@@ -104,7 +104,7 @@ describe("sample", () => {
   });
 });
 
-describe("penalties", () => {
+describe("logit bias and penalties", () => {
   // The prompt holds ids 0 and 1; ids 3, 3 and 2 were generated.
   const history = () => {
     const h = new TokenHistory([0, 1, 1]);
@@ -115,21 +115,32 @@ describe("penalties", () => {
 
   it("repetition divides the logits > 0 and multiplies the others, of prompt and generated ids alike", () => {
     // vllm/_custom_ops.py apply_repetition_penalties_torch: where(logits > 0, 1 / p, p) over prompt_mask | output_mask.
-    expect(Array.from(penalize(logits, { ...GREEDY, repetitionPenalty: 2 }, history()))).toEqual([1, -2, 0.25, 1.5, -2, 0]);
+    expect(Array.from(adjustLogits(logits, { ...GREEDY, repetitionPenalty: 2 }, history()))).toEqual([1, -2, 0.25, 1.5, -2, 0]);
   });
 
   it("frequency (× count) and presence (once) reach generated ids only, after repetition", () => {
     // vllm/model_executor/layers/utils.py apply_penalties: logits -= f × output_bin_counts; logits -= p × output_mask.
-    expect(Array.from(penalize(logits, { ...GREEDY, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history()))).toEqual([2, -1, -0.25, 1.75, -2, 0]);
-    expect(Array.from(penalize(logits, { ...GREEDY, repetitionPenalty: 2, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history()))).toEqual([1, -2, -0.5, 0.25, -2, 0]);
+    expect(Array.from(adjustLogits(logits, { ...GREEDY, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history()))).toEqual([2, -1, -0.25, 1.75, -2, 0]);
+    expect(Array.from(adjustLogits(logits, { ...GREEDY, repetitionPenalty: 2, frequencyPenalty: 0.5, presencePenalty: 0.25 }, history()))).toEqual([1, -2, -0.5, 0.25, -2, 0]);
     // Negative values favour repeats.
-    expect(penalize(logits, { ...GREEDY, presencePenalty: -2 }, history())[2]).toBe(2.5);
+    expect(adjustLogits(logits, { ...GREEDY, presencePenalty: -2 }, history())[2]).toBe(2.5);
   });
 
   it("leaves the logits as they are (the same array, no copy) at the neutral values", () => {
     const row = new Float32Array(logits);
     expect(hasPenalties({ ...GREEDY, repetitionPenalty: 1, frequencyPenalty: 0, presencePenalty: 0 })).toBe(false);
-    expect(penalize(row, { ...GREEDY, repetitionPenalty: 1 }, history())).toBe(row);
+    expect(adjustLogits(row, { ...GREEDY, repetitionPenalty: 1, logitBias: [] }, history())).toBe(row);
+    expect(adjustLogits(row, { ...GREEDY, frequencyPenalty: 1 })).toBe(row); // no history: no penalties
+  });
+
+  it("adds the logit bias first, with or without a history; repetition then sees the biased sign", () => {
+    expect(Array.from(adjustLogits(logits, { ...GREEDY, logitBias: [[4, 100], [0, -2.5], [99, 5]] }))).toEqual([-0.5, -1, 0.5, 3, 98, 0]);
+    // id 0: 2 - 2.5 = -0.5, then × 2 (no longer > 0); id 3: (3 + 1) / 2 = 2.
+    expect(Array.from(adjustLogits(logits, { ...GREEDY, repetitionPenalty: 2, logitBias: [[0, -2.5], [3, 1]] }, history()))).toEqual([-1, -2, 0.25, 2, -2, 0]);
+    // -100 bans a token as OpenAI documents, greedy or sampled.
+    expect(sample(logits, { ...GREEDY, logitBias: [[3, -100]] }, createPrng(0))).toBe(0);
+    const rng = createPrng(2);
+    expect(Array.from({ length: 500 }, () => sample(logits, { ...params({}), logitBias: [[3, -100]] }, rng))).not.toContain(3);
   });
 
   it("change what greedy picks, and the sampled distribution, only when a history is given", () => {

@@ -47,6 +47,13 @@ describe("vLLM /v1/completions wire format", () => {
     expect(Object.keys(body({ presencePenalty: 0, frequencyPenalty: 0, repetitionPenalty: 1 })).filter((key) => key.endsWith("_penalty"))).toEqual([]);
   });
 
+  it("sends logit_bias as vLLM's dict of token-id strings when set, and leaves it out when empty", () => {
+    const body = (logitBias: Array<[number, number]>) =>
+      completionRequest("tiny-llm", { promptIds: [1, 464], maxTokens: 8, stopTokenIds: [], sampling: { temperature: 0, topP: 1, topK: 0, minP: 0, logitBias } });
+    expect(body([[300, 5], [7, -100]])).toMatchObject({ logit_bias: { "300": 5, "7": -100 } });
+    expect(body([])).not.toHaveProperty("logit_bias");
+  });
+
   it("passes vLLM's ignore_eos and min_tokens (SamplingParams) through when a client sets them", () => {
     const body = completionRequest("tiny-llm", {
       promptIds: [1, 464], maxTokens: 8, stopTokenIds: [6], minTokens: 4, ignoreEos: true,

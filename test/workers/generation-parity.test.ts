@@ -61,17 +61,20 @@ describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same
     expect(inIsolate.choices[0]?.text).toBe(onOrigin.choices[0]?.text);
   });
 
-  it("presence, frequency and repetition penalties give the same text both places, and change it", { timeout: 120_000 }, async () => {
+  it("logit_bias and the presence, frequency and repetition penalties give the same text both places, and change it", { timeout: 120_000 }, async () => {
     const url = origin?.url ?? "";
     const [remote, local] = [appOnOrigin(url), await appInIsolate(origin?.faultyUrl ?? "")];
     const penalties = [
       { frequency_penalty: 1.5 },
       { presence_penalty: 1, repetition_penalty: 1.3 },
       { repetition_penalty: 1.8, frequency_penalty: -0.5, temperature: 0.8, seed: 99 },
+      // The bias first, then the penalties (vllm/v1/sample/sampler.py's order).
+      { logit_bias: { "300": 4, "277": -100, "289": -3 }, repetition_penalty: 1.2 },
+      { logit_bias: { "300": 6 }, temperature: 0.7, seed: 5 },
     ];
     for (const [i, extra] of penalties.entries()) {
       const body = { model: "tiny-llm", prompt: PROMPTS[i + 4], max_tokens: 32, temperature: 0, ...extra };
-      const [a, b, plain] = [await call(remote, "/v1/completions", body), await call(local, "/v1/completions", body), await call(remote, "/v1/completions", { ...body, frequency_penalty: 0, presence_penalty: 0, repetition_penalty: 1 })];
+      const [a, b, plain] = [await call(remote, "/v1/completions", body), await call(local, "/v1/completions", body), await call(remote, "/v1/completions", { ...body, frequency_penalty: 0, presence_penalty: 0, repetition_penalty: 1, logit_bias: {} })];
       expect(a.status).toBe(200);
       expect(b.status).toBe(200);
       const [onOrigin, inIsolate, unpenalized] = [await a.json<Completion>(), await b.json<Completion>(), await plain.json<Completion>()];

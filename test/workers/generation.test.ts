@@ -506,7 +506,7 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
   it("a refused value says which value is supported", async () => {
     const refusals: [Record<string, unknown>, string][] = [
       [{ n: 2 }, "n: only 1 is supported by this service"],
-      [{ logit_bias: { "5": 10 } }, "logit_bias: only {} is supported by this service"],
+      [{ logprobs: true }, "logprobs: only false is supported by this service"],
       [{ response_format: { type: "json_object" } }, 'response_format.type: only {"type": "text"} is supported by this service'],
     ];
     for (const [extra, detail] of refusals) expect((await problem(await call(app, "/v1/chat/completions", chat(extra)))).detail).toBe(detail);
@@ -516,6 +516,24 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
     for (const [field, value] of [["presence_penalty", 2.5], ["frequency_penalty", -2.01], ["repetition_penalty", 0]] as const) {
       const answer = await problem(await call(app, "/v1/chat/completions", chat({ [field]: value })));
       expect(answer, `${field}: ${value}`).toMatchObject({ status: 400, field, error: { param: field } });
+    }
+  });
+
+  it("logit_bias: -100 bans a token, keys are token ids of the vocabulary, biases within [-100, 100]", async () => {
+    const ask = async (extra: Record<string, unknown>) => (await (await call(app, "/v1/completions", { model: "tiny-llm", prompt: "The old man walked slowly down the", max_tokens: 1, temperature: 0, ...extra })).json<Completion>()).choices[0]?.text;
+    const first = await ask({});
+    const ids = await (await call(app, "/tokenize", { model: "tiny-llm", prompt: first, add_special_tokens: false })).json<{ tokens: number[] }>();
+    expect(ids.tokens).toHaveLength(1);
+    const banned = await ask({ logit_bias: { [String(ids.tokens[0])]: -100 } });
+    expect(banned).not.toBe(first);
+    expect(await ask({ logit_bias: { "300": 100 } })).toBe((await (await call(app, "/detokenize", { model: "tiny-llm", tokens: [300] })).json<{ prompt: string }>()).prompt);
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ logit_bias: { "5": 101 } }, 400, "logit_bias.5"],
+      [{ logit_bias: { five: 1 } }, 400, "logit_bias.five"],
+      [{ logit_bias: { "99999": 1 } }, 422, "logit_bias.99999"],
+    ];
+    for (const [extra, status, field] of cases) {
+      expect(await problem(await call(app, "/v1/chat/completions", chat({ ...extra, stream: true }))), JSON.stringify(extra)).toMatchObject({ status, field });
     }
   });
 

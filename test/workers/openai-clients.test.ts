@@ -90,6 +90,14 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     expect(penalized.choices[0]?.message.content).not.toBe(plain.choices[0]?.message.content);
   });
 
+  it("openai: logit_bias (the SDK's Record<string, number>) bans and forces tokens", async () => {
+    const plain = await client.completions.create({ model: "tiny-llm", prompt: "The old man walked slowly down the", max_tokens: 1, temperature: 0 });
+    const forced = await client.completions.create({ model: "tiny-llm", prompt: "The old man walked slowly down the", max_tokens: 1, temperature: 0, logit_bias: { "300": 100 } });
+    const banned = await client.completions.create({ model: "tiny-llm", prompt: "The old man walked slowly down the", max_tokens: 4, temperature: 0, logit_bias: { "300": -100 } });
+    expect(forced.choices[0]?.text).not.toBe(plain.choices[0]?.text);
+    expect(banned.choices[0]?.text).not.toContain(forced.choices[0]?.text);
+  });
+
   it("AI SDK: generateText and streamText through @ai-sdk/openai-compatible", async () => {
     const provider = createOpenAICompatible({ name: "edge", baseURL: "https://edge.test/v1", apiKey: KEY, fetch: fetchViaWorker, includeUsage: true });
     const model = provider.chatModel("tiny-llm");

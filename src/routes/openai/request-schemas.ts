@@ -20,6 +20,9 @@ const refused = (name: string) =>
     .optional()
     .openapi({ description: "Not supported: refused with 400 unless absent or null" });
 
+/** Most entries a logit_bias may have (OpenAI documents none; vLLM none either). */
+const MAX_LOGIT_BIAS = 1024;
+
 const Stop = z.union([z.string().max(256), z.array(z.string().max(256)).max(16)]);
 const TokenId = z.number().int().min(0).max(2 ** 31 - 1);
 
@@ -46,13 +49,11 @@ export const samplingFields = {
   presence_penalty: z.number().min(-2).max(2).nullish().openapi({ description: "Subtracted once from the logit of every token generated so far" }),
   frequency_penalty: z.number().min(-2).max(2).nullish().openapi({ description: "Subtracted from the logit of every token generated so far, times its count" }),
   repetition_penalty: z.number().gt(0).max(1_000).nullish().openapi({ description: "vLLM: tokens of the prompt and the output so far have a logit > 0 divided by it, others multiplied (1 = off)" }),
-  logit_bias: neutral(
-    z
-      .record(z.string(), z.unknown())
-      .refine((bias) => Object.keys(bias).length === 0, "only {} is supported by this service")
-      .openapi({ maxProperties: 0 }),
-    "{}",
-  ),
+  logit_bias: z
+    .record(z.string().regex(/^(0|[1-9]\d{0,9})$/, "keys are token ids (decimal integers)"), z.number().min(-100).max(100))
+    .refine((bias) => Object.keys(bias).length <= MAX_LOGIT_BIAS, `at most ${MAX_LOGIT_BIAS} token ids`)
+    .nullish()
+    .openapi({ maxProperties: MAX_LOGIT_BIAS, description: "Token id → bias (-100 to 100) added to its logit before sampling; -100 bans it, 100 all but forces it" }),
   logprobs: neutral(z.union([z.literal(false), z.literal(0)]), "false"),
   top_logprobs: neutral(z.literal(0), "0"),
   service_tier: neutral(z.enum(["auto", "default"]), '"auto"'),

@@ -23,6 +23,7 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
       presencePenalty: body.presence_penalty ?? 0,
       frequencyPenalty: body.frequency_penalty ?? 0,
       repetitionPenalty: body.repetition_penalty ?? 1,
+      ...(body.logit_bias == null ? {} : { logitBias: Object.entries(body.logit_bias).map(([id, bias]) => [Number(id), bias] as const) }),
       ...(body.seed == null ? {} : { seed: body.seed }),
     },
     stop,

@@ -159,6 +159,11 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       return { ids };
     },
     async *generate(prompt, options, signal) {
+      // Checked here, where the vocabulary is known, before any event (so a plain HTTP error).
+      const biased = options.sampling.logitBias?.find(([id]) => id >= config.vocabSize);
+      if (biased !== undefined) {
+        throw new ServiceError(422, "unprocessable_input", `Token id ${biased[0]} is outside the vocabulary (size ${config.vocabSize})`, { field: `logit_bias.${biased[0]}` });
+      }
       const text = await getTokenizer();
       const stopped = new AbortController();
       const combined = AbortSignal.any([signal, stopped.signal]);
