@@ -24,7 +24,10 @@ const refused = (name: string) =>
 const MAX_LOGIT_BIAS = 1024;
 
 const Stop = z.union([z.string().max(256), z.array(z.string().max(256)).max(16)]);
-const TokenId = z.number().int().min(0).max(2 ** 31 - 1);
+const MAX_TOKEN_ID = 2 ** 31 - 1;
+const TokenId = z.number().int().min(0).max(MAX_TOKEN_ID);
+/** TokenId's check by hand, for prompts of token ids: a schema per id costs ~0.3 µs (0.13 ms for 440 ids). */
+const isTokenId = (id: unknown): boolean => Number.isInteger(id) && (id as number) >= 0 && (id as number) <= MAX_TOKEN_ID;
 
 /** Sampling and limits shared by both endpoints (vLLM's names where OpenAI has none). */
 export const samplingFields = {
@@ -116,9 +119,11 @@ const PROMPT_MAX = 1_000_000;
  * OpenAI's four prompt forms, one prompt each: a string, a list of token ids (sent to the
  * model as they are, without a BOS, as vLLM does), or either wrapped in a list of one.
  * Several prompts in one request (OpenAI's batch form) are refused: one choice per request.
+ * Numbers come first in the element union (a list of ids tries one member per id, not two),
+ * and ids are checked by hand in the transform.
  */
 const Prompt = z
-  .union([z.string().max(PROMPT_MAX), z.array(z.union([z.string().max(PROMPT_MAX), z.number(), z.array(z.number()).max(PROMPT_MAX)])).max(PROMPT_MAX)], {
+  .union([z.string().max(PROMPT_MAX), z.array(z.union([z.number(), z.string().max(PROMPT_MAX), z.array(z.number()).max(PROMPT_MAX)])).max(PROMPT_MAX)], {
     error: "expected a string, a list of token ids, or a list holding one of these",
   })
   .transform((prompt, context): string | { ids: number[]; field: string } => {
@@ -135,7 +140,7 @@ const Prompt = z
     const prefix = listed ? [0] : [];
     const ids = single as unknown[];
     if (ids.length === 0) context.addIssue({ code: "custom", message: "must not be empty", path: prefix });
-    const bad = ids.findIndex((id) => !TokenId.safeParse(id).success);
+    const bad = ids.findIndex((id) => !isTokenId(id));
     if (bad !== -1) context.addIssue({ code: "custom", message: "a token id is an integer from 0", path: [...prefix, bad] });
     return { ids: ids as number[], field: listed ? "prompt.0" : "prompt" };
   })
