@@ -59,32 +59,77 @@ export interface SseFormat<E> {
 /** `data: …` for a JSON value, or for a string that already is JSON (or `[DONE]`). */
 export const sseData = (data: unknown) => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
 
+/**
+ * Several started streams as one (a request's `n` choices): each event comes with its
+ * stream's index, in the order the streams produce them; every stream's first event is among
+ * them. The merged stream's own `first` is undefined. Ending it early, or a stream failing
+ * (which fails it), aborts every stream still going; `abort` aborts them all.
+ */
+export function mergeEvents<E>(streams: readonly StartedEvents<E>[]): StartedEvents<readonly [number, E]> {
+  const abort = () => {
+    for (const stream of streams) stream.abort();
+  };
+  type Next = { index: number; result: IteratorResult<E> } | { index: number; error: unknown };
+  async function* merged(): AsyncGenerator<readonly [number, E]> {
+    const pending = new Map<number, Promise<Next>>();
+    let ended = false;
+    const pull = (index: number, stream: StartedEvents<E>) =>
+      pending.set(
+        index,
+        stream.events.next().then(
+          (result) => ({ index, result }),
+          (error: unknown) => ({ index, error }),
+        ),
+      );
+    try {
+      for (const [index, stream] of streams.entries()) if (stream.first !== undefined) yield [index, stream.first] as const;
+      streams.forEach((stream, index) => pull(index, stream));
+      while (pending.size > 0) {
+        const next = await Promise.race(pending.values());
+        if ("error" in next) throw next.error;
+        if (next.result.done === true) {
+          pending.delete(next.index);
+          continue;
+        }
+        pull(next.index, streams[next.index] as StartedEvents<E>);
+        yield [next.index, next.result.value] as const;
+      }
+      ended = true;
+    } finally {
+      if (!ended) abort();
+    }
+  }
+  return { events: merged(), first: undefined, abort };
+}
+
 /** The SSE response of started work: its events, an error event if it fails, then [DONE]. */
 export function sseResponse<E>(started: StartedEvents<E>, format: SseFormat<E>, headers: Record<string, string> = {}): Response {
   let opened = false;
-  const send = (controller: ReadableStreamDefaultController<Uint8Array>, text: string) => {
-    if (text !== "") controller.enqueue(encoder.encode(text));
-  };
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
+        let text = "";
         if (!opened) {
           opened = true;
-          send(controller, format.opening() + (started.first === undefined ? "" : format.event(started.first)));
-          return;
+          text = format.opening() + (started.first === undefined ? "" : format.event(started.first));
         }
-        const next = await started.events.next();
-        if (next.done) {
-          send(controller, sseData("[DONE]"));
-          controller.close();
-          return;
+        // Each pull sends something (an event's text, or [DONE]): a pull that enqueues nothing
+        // is not called again until the reader asks again.
+        while (text === "") {
+          const next = await started.events.next();
+          if (next.done === true) {
+            controller.enqueue(encoder.encode(sseData("[DONE]")));
+            controller.close();
+            return;
+          }
+          text = format.event(next.value);
         }
-        send(controller, format.event(next.value));
+        controller.enqueue(encoder.encode(text));
       } catch (error) {
         const failure = toServiceError(error);
         console.error(JSON.stringify({ event: format.failure, error: failure.message }));
         const type = failure.status >= 500 ? "server_error" : "invalid_request_error";
-        send(controller, sseData({ error: { message: failure.message, type, code: failure.code, param: failure.field ?? null } }) + sseData("[DONE]"));
+        controller.enqueue(encoder.encode(sseData({ error: { message: failure.message, type, code: failure.code, param: failure.field ?? null } }) + sseData("[DONE]")));
         controller.close();
       }
     },

@@ -117,7 +117,7 @@ export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook }).o
   const prompt = await generator.prepare(input, maxTokens);
   const options = generationOptions({ ...body, temperature: body.temperature ?? 0.6 }, maxTokens);
   const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
-  if (body.stream) return sseResponse(started, workersAiChunks());
+  if (body.stream) return sseResponse([started], workersAiChunks());
   const { text, done } = await collect(started);
   return c.json({ response: text, usage: done.usage }, 200);
 });

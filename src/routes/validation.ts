@@ -12,7 +12,7 @@ function deepestPath(issue: z.core.$ZodIssue): PropertyKey[] {
 }
 
 function fieldOf(issue: z.core.$ZodIssue, target: string): string {
-  // An unknown field is named itself, so "n: 2"-style refusals and typos read the same.
+  // An unknown field is named itself, so "logprobs: true"-style refusals and typos read the same.
   const keys = issue.code === "unrecognized_keys" ? issue.keys.slice(0, 1) : [];
   const path = [...deepestPath(issue), ...keys].map(String).join(".");
   return path === "" ? target : path;

@@ -13,11 +13,11 @@ import { afterAbort, originCounters } from "./generation-helpers";
 const origin = inject("llmOrigin");
 const MAX_TOKENS = 400;
 
-async function openStream(signal?: AbortSignal): Promise<{ response: Response; reader: ReadableStreamDefaultReader<Uint8Array> }> {
+async function openStream(signal?: AbortSignal, extra: Record<string, unknown> = {}): Promise<{ response: Response; reader: ReadableStreamDefaultReader<Uint8Array> }> {
   const response = await SELF.fetch("https://edge.test/v1/completions", {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "tiny-llm", prompt: "The long story of the town began", max_tokens: MAX_TOKENS, temperature: 0, stream: true }),
+    body: JSON.stringify({ model: "tiny-llm", prompt: "The long story of the town began", max_tokens: MAX_TOKENS, temperature: 0, stream: true, ...extra }),
     ...(signal ? { signal } : {}),
   });
   expect(response.status).toBe(200);
@@ -53,5 +53,16 @@ describe.skipIf(origin === null)("client disconnect → origin abort", () => {
     expect(counters.running).toBe(0);
     expect(counters.generationTokens - before.generationTokens).toBeLessThan(MAX_TOKENS);
     expect(tokensAfterAbort).toBeLessThanOrEqual(1);
+  });
+
+  it("with n choices, cancelling the body aborts every choice's origin request", async () => {
+    const before = await originCounters(origin!.url);
+    const { reader } = await openStream(undefined, { n: 3, temperature: 1, seed: 3 });
+    await reader.cancel();
+    const { counters, tokensAfterAbort } = await afterAbort(origin!.url, before, 3);
+    expect(counters.aborted).toBe(before.aborted + 3);
+    expect(counters.running).toBe(0);
+    expect(counters.generationTokens - before.generationTokens).toBeLessThan(3 * MAX_TOKENS);
+    expect(tokensAfterAbort).toBeLessThanOrEqual(3);
   });
 });

@@ -61,6 +61,16 @@ describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same
     expect(inIsolate.choices[0]?.text).toBe(onOrigin.choices[0]?.text);
   });
 
+  it("n seeded choices give the same texts both places (the in-isolate loop runs them side by side)", { timeout: 120_000 }, async () => {
+    const url = origin?.url ?? "";
+    const body = { model: "tiny-llm", prompt: PROMPTS[2], max_tokens: 16, temperature: 1, seed: 77, n: 3 };
+    const onOrigin = await (await call(appOnOrigin(url), "/v1/completions", body)).json<Completion>();
+    const inIsolate = await (await call(await appInIsolate(origin?.faultyUrl ?? ""), "/v1/completions", body)).json<Completion>();
+    expect(onOrigin.choices).toHaveLength(3);
+    expect(inIsolate.choices.map((choice) => choice.text)).toEqual(onOrigin.choices.map((choice) => choice.text));
+    expect(onOrigin.usage).toMatchObject(inIsolate.usage);
+  });
+
   it("logit_bias and the presence, frequency and repetition penalties give the same text both places, and change it", { timeout: 120_000 }, async () => {
     const url = origin?.url ?? "";
     const [remote, local] = [appOnOrigin(url), await appInIsolate(origin?.faultyUrl ?? "")];

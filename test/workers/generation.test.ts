@@ -196,6 +196,76 @@ interface Completion {
   usage: { prompt_tokens: number; completion_tokens: number };
 }
 
+describe.skipIf(origin === null)("n choices: one generation each, seeded seed + i as vLLM's children", () => {
+  const url = origin?.url ?? "";
+  const faultyUrl = origin?.faultyUrl ?? "";
+  const app = appOnOrigin(url);
+  const sampled = { model: "tiny-llm", prompt: "She opened the letter and", temperature: 1, top_p: 0.95, max_tokens: 24 };
+  const single = async (seed: number, extra: Record<string, unknown> = {}) => (await (await call(app, "/v1/completions", { ...sampled, seed, ...extra })).json<Completion>()).choices[0];
+
+  it("completions: choice i is the text of a single request seeded seed + i; usage counts the prompt once and every completion", async () => {
+    const response = await call(app, "/v1/completions", { ...sampled, seed: 40, n: 3 });
+    expect(response.status).toBe(200);
+    const body = await response.json<Omit<Completion, "choices"> & { choices: (Completion["choices"][number] & { index: number })[] }>();
+    expect(body.choices.map((choice) => choice.index)).toEqual([0, 1, 2]);
+    const singles = await Promise.all([40, 41, 42].map(async (seed) => (await call(app, "/v1/completions", { ...sampled, seed })).json<Completion>()));
+    expect(body.choices.map((choice) => choice.text)).toEqual(singles.map((one) => one.choices[0]?.text));
+    expect(new Set(body.choices.map((choice) => choice.text)).size).toBeGreaterThan(1);
+    const completionTokens = singles.reduce((sum, one) => sum + one.usage.completion_tokens, 0);
+    expect(body.usage).toMatchObject({ prompt_tokens: singles[0]?.usage.prompt_tokens, completion_tokens: completionTokens, total_tokens: (singles[0]?.usage.prompt_tokens ?? 0) + completionTokens });
+  });
+
+  it("streamed chat: a role chunk per choice first, each choice's deltas joined equal its non-streamed text, a finish chunk each, the usage once, then [DONE]", async () => {
+    const body = chat({ temperature: 1, seed: 5, n: 3, max_tokens: 20 });
+    const whole = await (await call(app, "/v1/chat/completions", body)).json<ChatCompletion>();
+    const events = await sseEvents(await call(app, "/v1/chat/completions", { ...body, stream: true, stream_options: { include_usage: true } }));
+    expect(events.at(-1)).toBe("[DONE]");
+    type IndexedChunk = { choices: { index: number; delta: { role?: string; content?: string }; finish_reason: string | null }[]; usage?: ChatCompletion["usage"] | null };
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event) as IndexedChunk);
+    expect(chunks.slice(0, 3).map((chunk) => [chunk.choices[0]?.index, chunk.choices[0]?.delta.role])).toEqual([[0, "assistant"], [1, "assistant"], [2, "assistant"]]);
+    for (const chunk of chunks.slice(0, -1)) expect(chunk.choices).toHaveLength(1);
+    for (const index of [0, 1, 2]) {
+      const own = chunks.filter((chunk) => chunk.choices[0]?.index === index);
+      expect(own.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe(whole.choices[index]?.message.content);
+      expect(own.filter((chunk) => chunk.choices[0]?.finish_reason !== null).map((chunk) => chunk.choices[0]?.finish_reason)).toEqual([whole.choices[index]?.finish_reason]);
+      expect(own.at(-1)?.choices[0]?.finish_reason).not.toBeNull();
+    }
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: whole.usage });
+    expect(chunks.filter((chunk) => chunk.usage != null)).toHaveLength(1);
+  });
+
+  it("a stop string ends only the choice it matches in", async () => {
+    const [first, second] = [await single(60, { max_tokens: 40 }), await single(61, { max_tokens: 40 })];
+    const text = first?.text ?? "";
+    // Four characters from the first choice's text that the second one's does not hold.
+    const at = Array.from(text, (_, i) => i).find((i) => i >= 8 && i + 4 <= text.length && !(second?.text ?? "").includes(text.slice(i, i + 4)));
+    expect(at).toBeDefined();
+    const stop = text.slice(at, (at ?? 0) + 4);
+    const events = await sseEvents(await call(app, "/v1/completions", { ...sampled, max_tokens: 40, seed: 60, n: 2, stop, stream: true }));
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event) as { choices: { index: number; text: string; finish_reason: string | null; stop_reason?: string | null }[] });
+    const joined = (index: number) => chunks.filter((chunk) => chunk.choices[0]?.index === index).map((chunk) => chunk.choices[0]?.text).join("");
+    expect(joined(0)).toBe(text.slice(0, text.indexOf(stop)));
+    expect(joined(1)).toBe(second?.text);
+    const finishes = chunks.flatMap((chunk) => chunk.choices).filter((choice) => choice.finish_reason !== null);
+    expect(finishes.find((choice) => choice.index === 0)).toMatchObject({ finish_reason: "stop", stop_reason: stop });
+    expect(finishes.find((choice) => choice.index === 1)?.finish_reason).toBe(second?.finish_reason);
+  });
+
+  it("a refusal before the first token is the request's, before any stream byte; a failure mid-stream is one error event, then [DONE]", async () => {
+    const refused = await call(appOnOrigin(`${faultyUrl}/429`), "/v1/chat/completions", chat({ n: 3, stream: true }));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("7");
+    const failing = await call(appOnOrigin(`${faultyUrl}/fail-after-3`), "/v1/chat/completions", chat({ n: 3, stream: true }));
+    expect(failing.status).toBe(200);
+    const events = await sseEvents(failing);
+    expect(events.at(-1)).toBe("[DONE]");
+    expect(events.filter((event) => event.startsWith('{"error"'))).toHaveLength(1);
+    expect(JSON.parse(events.at(-2) ?? "{}")).toMatchObject({ error: { code: "upstream_error" } });
+    const whole = await call(appOnOrigin(`${faultyUrl}/fail-after-3`), "/v1/chat/completions", chat({ n: 2 }));
+    expect(whole.status).toBe(502);
+  });
+});
+
 describe.skipIf(origin === null)("a conversation through the edge, and the origin's prefix cache", () => {
   const app = appOnOrigin(origin?.url ?? "");
 
@@ -465,7 +535,10 @@ describe.skipIf(origin === null)("the Workers AI text-generation shape on /v1/ru
 describe.skipIf(origin === null)("bad generation requests: 4xx problem+json naming the field, with OpenAI's error", () => {
   const app = appOnOrigin(origin?.url ?? "");
   const cases: [string, string, Record<string, unknown>, number, string][] = [
-    ["n: 2", "/v1/chat/completions", chat({ n: 2 }), 400, "n"],
+    ["n: 7 (more choices than six streams)", "/v1/chat/completions", chat({ n: 7 }), 400, "n"],
+    ["n: 0", "/v1/completions", { model: "tiny-llm", prompt: "x", n: 0 }, 400, "n"],
+    ["best_of: 2", "/v1/completions", { model: "tiny-llm", prompt: "x", best_of: 2 }, 400, "best_of"],
+    ["a seed whose seed + n − 1 is past 2^53 − 1", "/v1/completions", { model: "tiny-llm", prompt: "x", n: 2, seed: Number.MAX_SAFE_INTEGER }, 400, "seed"],
     ["logprobs: true", "/v1/chat/completions", chat({ logprobs: true }), 400, "logprobs"],
     ["tools", "/v1/chat/completions", chat({ tools: [{ type: "function", function: { name: "f" } }] }), 400, "tools"],
     ["an unknown parameter", "/v1/chat/completions", chat({ frobnicate: 1 }), 400, "frobnicate"],
@@ -496,7 +569,7 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
       const response = await call(app, path, body);
       expect(response.status).toBe(status);
       const answer = await problem(response);
-      expect(answer.field).toBe(field);
+      expect(answer.field, answer.detail).toBe(field);
       expect(answer.error).toMatchObject({ param: field });
     });
   }
@@ -508,7 +581,7 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
 
   it("a refused value says which value is supported", async () => {
     const refusals: [Record<string, unknown>, string][] = [
-      [{ n: 2 }, "n: only 1 is supported by this service"],
+      [{ best_of: 2 }, "best_of: only 1 is supported by this service"],
       [{ logprobs: true }, "logprobs: only false is supported by this service"],
       [{ response_format: { type: "json_object" } }, 'response_format.type: only {"type": "text"} is supported by this service'],
     ];

@@ -74,9 +74,26 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
   });
 
   it("openai: a refused parameter surfaces as BadRequestError with its param", async () => {
-    const error = await client.chat.completions.create({ model: "tiny-llm", messages: [...messages], n: 2 }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions.create({ model: "tiny-llm", messages: [...messages], logprobs: true }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error).toMatchObject({ status: 400, param: "n", code: "invalid_request" });
+    expect(error).toMatchObject({ status: 400, param: "logprobs", code: "invalid_request" });
+  });
+
+  it("openai: n choices, streamed (the SDK's ChatCompletionStream assembles them by index) and not; choice i is sampled with seed + i, as vLLM's", async () => {
+    const params = { model: "tiny-llm", messages: [...messages], max_tokens: 16, temperature: 1, seed: 11 };
+    const three = await client.chat.completions.create({ ...params, n: 3 });
+    expect(three.choices.map((choice) => choice.index)).toEqual([0, 1, 2]);
+    const texts = three.choices.map((choice) => choice.message.content);
+    const singles = await Promise.all([0, 1, 2].map((i) => client.chat.completions.create({ ...params, seed: 11 + i })));
+    expect(texts).toEqual(singles.map((single) => single.choices[0]?.message.content));
+    expect(new Set(texts).size).toBeGreaterThan(1);
+    const completionTokens = singles.reduce((sum, single) => sum + (single.usage?.completion_tokens ?? 0), 0);
+    expect(three.usage).toMatchObject({ prompt_tokens: singles[0]?.usage?.prompt_tokens, completion_tokens: completionTokens });
+    const stream = client.chat.completions.stream({ ...params, n: 3, stream_options: { include_usage: true } });
+    const streamed = await stream.finalChatCompletion();
+    expect(streamed.choices.map((choice) => choice.message.content)).toEqual(texts);
+    expect(streamed.choices.map((choice) => choice.finish_reason)).toEqual(three.choices.map((choice) => choice.finish_reason));
+    expect(streamed.usage?.completion_tokens).toBe(completionTokens);
   });
 
   it("penalties: the AI SDK's frequencyPenalty / presencePenalty and the openai SDK's fields give the same text, not the unpenalized one", async () => {

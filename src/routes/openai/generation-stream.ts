@@ -1,8 +1,9 @@
-// Runs a text generation for a route over the shared event stream (../event-stream.ts): the
-// first event is read before answering — the origin's acceptance (its 200, before the first
-// token) or the first text — then SSE frames per token, `[DONE]` at the end.
-import type { PreparedPrompt, TextEvent, TextGenerator, GenerationOptions } from "../../tasks/text-generation/text-generation";
-import { allEvents, sseData, sseResponse as eventsResponse, startEvents, type StartedEvents } from "../event-stream";
+// Runs a request's text generations (its `n` choices, one generation each) for a route over
+// the shared event stream (../event-stream.ts): each one's first event is read before
+// answering — the origin's acceptance (its 200, before the first token) or the first text —
+// then SSE frames per token, `[DONE]` at the end.
+import type { PreparedPrompt, TextEvent, TextGenerator, GenerationOptions, Usage } from "../../tasks/text-generation/text-generation";
+import { allEvents, mergeEvents, sseData, sseResponse as eventsResponse, startEvents, type StartedEvents } from "../event-stream";
 
 export type StartedGeneration = StartedEvents<TextEvent>;
 
@@ -26,37 +27,97 @@ export function startGeneration(generator: TextGenerator, prompt: PreparedPrompt
   return startEvents((signal) => generator.generate(prompt, options, signal), clientSignal);
 }
 
-/** What a stream-format needs: how to frame each event, and what closes the stream. */
-export interface StreamFormat {
-  /** Frames sent before the first event (e.g. the assistant role chunk). */
-  opening(): unknown[];
-  /** Per token: return pre-serialized JSON strings (jsonTemplate) rather than objects. */
-  text(text: string): unknown[];
-  done(event: Extract<TextEvent, { type: "done" }>): unknown[];
+/**
+ * Starts one generation per entry of `options` (a request's `n` choices) and reads each one's
+ * first event. If any is refused, the others are aborted and the first refusal by index is
+ * thrown, so a refusal is an HTTP error before any choice streams.
+ */
+export async function startGenerations(generator: TextGenerator, prompt: PreparedPrompt, options: readonly GenerationOptions[], clientSignal: AbortSignal): Promise<StartedGeneration[]> {
+  const settled = await Promise.allSettled(options.map((each) => startGeneration(generator, prompt, each, clientSignal)));
+  const started = settled.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+  const refused = settled.find((result) => result.status === "rejected");
+  if (refused === undefined) return started;
+  for (const each of started) each.abort();
+  throw refused.reason;
 }
 
-/** A started generation as SSE: one chunk per event (its frames joined), errors as `data: {error}`, then [DONE]. */
-export function sseResponse(started: StartedGeneration, format: StreamFormat, headers: Record<string, string> = {}): Response {
+type Done = Extract<TextEvent, { type: "done" }>;
+
+/** What a stream-format needs: how to frame each choice's events, and what closes the stream. */
+export interface StreamFormat {
+  /** Frames sent before a choice's first event (e.g. the assistant role chunk). */
+  opening(index: number): unknown[];
+  /** Per token: return pre-serialized JSON strings (jsonTemplate) rather than objects. */
+  text(text: string, index: number): unknown[];
+  /** A choice's end (its finish reason). */
+  done(event: Done, index: number): unknown[];
+  /** Once every choice has ended: their usage together (e.g. include_usage's last chunk). */
+  usage(usage: Usage): unknown[];
+}
+
+/**
+ * The usage of a request's choices together, as vLLM counts it: the prompt once, the
+ * completions summed; the prefix cache's share as the first choice's origin reported it.
+ */
+export function totalUsage(usages: readonly Usage[]): Usage {
+  const [first, ...rest] = usages;
+  if (first === undefined) throw new Error("totalUsage: no choices");
+  if (rest.length === 0) return first;
+  const completion = usages.reduce((sum, usage) => sum + usage.completion_tokens, 0);
+  return {
+    prompt_tokens: first.prompt_tokens,
+    completion_tokens: completion,
+    total_tokens: first.prompt_tokens + completion,
+    ...(first.prompt_tokens_details === undefined ? {} : { prompt_tokens_details: first.prompt_tokens_details }),
+  };
+}
+
+/**
+ * Started generations (a request's choices) as SSE: one chunk per event (its frames joined),
+ * each choice's events in order and the choices interleaved as they come; the usage once every
+ * choice has ended; errors as `data: {error}` (which abort the other choices), then [DONE].
+ */
+export function sseResponse(choices: readonly StartedGeneration[], format: StreamFormat, headers: Record<string, string> = {}): Response {
   const frames = (list: readonly unknown[]) => list.map(sseData).join("");
+  const usages: Usage[] = [];
+  let open = choices.length;
+  const framed = (event: TextEvent, index: number) => {
+    if (event.type === "accepted") return "";
+    if (event.type === "text") return frames(format.text(event.text, index));
+    usages[index] = event.usage;
+    open -= 1;
+    return frames(format.done(event, index)) + (open === 0 ? frames(format.usage(totalUsage(usages))) : "");
+  };
+  const failure = "generation_failed_mid_stream";
+  const [only] = choices;
+  if (choices.length === 1 && only !== undefined) {
+    return eventsResponse(only, { opening: () => frames(format.opening(0)), event: (event) => framed(event, 0), failure }, headers);
+  }
   return eventsResponse(
-    started,
-    {
-      opening: () => frames(format.opening()),
-      event: (event) => (event.type === "accepted" ? "" : frames(event.type === "text" ? format.text(event.text) : format.done(event))),
-      failure: "generation_failed_mid_stream",
-    },
+    mergeEvents(choices),
+    { opening: () => choices.map((_, index) => frames(format.opening(index))).join(""), event: ([index, event]) => framed(event, index), failure },
     headers,
   );
 }
 
 /** Reads a started generation to its end: the whole text, its finish reason and usage. */
-export async function collect(started: StartedGeneration): Promise<{ text: string; done: Extract<TextEvent, { type: "done" }> }> {
+export async function collect(started: StartedGeneration): Promise<{ text: string; done: Done }> {
   let text = "";
-  let done: Extract<TextEvent, { type: "done" }> | undefined;
+  let done: Done | undefined;
   for await (const event of allEvents(started)) {
     if (event.type === "text") text += event.text;
     else if (event.type === "done") done = event;
   }
   if (done === undefined) throw new Error("generation ended without a done event");
   return { text, done };
+}
+
+/** Reads every choice to its end, side by side; one failing aborts the others. */
+export async function collectAll(choices: readonly StartedGeneration[]): Promise<{ text: string; done: Done }[]> {
+  try {
+    return await Promise.all(choices.map(collect));
+  } catch (error) {
+    for (const choice of choices) choice.abort();
+    throw error;
+  }
 }

@@ -7,11 +7,11 @@ import { capability } from "../../tasks";
 import type { TemplateValue } from "../../tokenizers/chat-template";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
-import { collect, sseResponse, startGeneration } from "./generation-stream";
+import { collectAll, sseResponse, startGenerations } from "./generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { chatMessages, ChatCompletionRequest, CompletionRequest } from "./request-schemas";
 import { chatChunks, chatCompletion, ChatCompletionResponse, completion, completionChunks, CompletionResponse, identity } from "./responses";
-import { generationOptions } from "./sampling";
+import { choiceOptions, generationOptions } from "./sampling";
 
 const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
 
@@ -59,11 +59,10 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       },
       maxTokens,
     );
-    const started = await startGeneration(generator, prompt, generationOptions(body, maxTokens), c.req.raw.signal);
+    const choices = await startGenerations(generator, prompt, choiceOptions(generationOptions(body, maxTokens), body.n ?? 1), c.req.raw.signal);
     const who = identity("chatcmpl", model.manifest.name);
-    if (body.stream) return sseResponse(started, chatChunks(who, body.stream_options?.include_usage ?? false));
-    const { text, done } = await collect(started);
-    return c.json(chatCompletion(who, text, done), 200);
+    if (body.stream) return sseResponse(choices, chatChunks(who, body.stream_options?.include_usage ?? false));
+    return c.json(chatCompletion(who, await collectAll(choices)), 200);
   })
   .openapi(completionRoute, async (c) => {
     const body = c.req.valid("json");
@@ -73,9 +72,8 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
     const maxTokens = body.max_tokens ?? 16;
     const prompt = await generator.prepare(typeof body.prompt === "string" ? { prompt: body.prompt } : { promptIds: body.prompt.ids, field: body.prompt.field }, maxTokens);
-    const started = await startGeneration(generator, prompt, generationOptions(body, maxTokens), c.req.raw.signal);
+    const choices = await startGenerations(generator, prompt, choiceOptions(generationOptions(body, maxTokens), body.n ?? 1), c.req.raw.signal);
     const who = identity("cmpl", model.manifest.name);
-    if (body.stream) return sseResponse(started, completionChunks(who, body.stream_options?.include_usage ?? false));
-    const { text, done } = await collect(started);
-    return c.json(completion(who, text, done), 200);
+    if (body.stream) return sseResponse(choices, completionChunks(who, body.stream_options?.include_usage ?? false));
+    return c.json(completion(who, await collectAll(choices)), 200);
   });

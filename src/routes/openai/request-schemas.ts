@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * A parameter accepted only at values that change nothing (e.g. `n: 1`, `logprobs: false`);
+ * A parameter accepted only at values that change nothing (e.g. `best_of: 1`, `logprobs: false`);
  * any other value is a 400 that says which value is supported.
  */
 const neutral = <T extends z.ZodType>(schema: T, what: string) =>
@@ -22,6 +22,13 @@ const refused = (name: string) =>
 
 /** Most entries a logit_bias may have (OpenAI documents none; vLLM none either). */
 const MAX_LOGIT_BIAS = 1024;
+
+/**
+ * Most choices one request may ask for. Each choice is a generation of its own (one origin
+ * stream, as vLLM fans `n` out into child requests), and a Worker invocation holds at most
+ * six connections open at once: more streams would queue behind the first six.
+ */
+export const MAX_CHOICES = 6;
 
 const Stop = z.union([z.string().max(256), z.array(z.string().max(256)).max(16)]);
 const MAX_TOKEN_ID = 2 ** 31 - 1;
@@ -46,7 +53,13 @@ export const samplingFields = {
     .nullish()
     .openapi({ description: "include_usage: a last chunk with the usage; vLLM's continuous_usage_stats (usage on every chunk) only at false" }),
   user: z.string().max(256).nullish(),
-  n: neutral(z.literal(1), "1"),
+  n: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CHOICES)
+    .nullish()
+    .openapi({ description: `Choices to generate for the prompt (1–${MAX_CHOICES}); with a seed, choice i is sampled with seed + i, as vLLM's` }),
   best_of: neutral(z.literal(1), "1"),
   // Applied at the sampler, edge or origin, as vLLM applies them (src/generation/sampler.ts).
   presence_penalty: z.number().min(-2).max(2).nullish().openapi({ description: "Subtracted once from the logit of every token generated so far" }),

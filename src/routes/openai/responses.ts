@@ -1,7 +1,7 @@
 // OpenAI response and chunk shapes for chat completions and completions.
 import { z } from "@hono/zod-openapi";
 import type { TextEvent, Usage } from "../../tasks/text-generation/text-generation";
-import { jsonTemplate, type StreamFormat } from "./generation-stream";
+import { jsonTemplate, totalUsage, type StreamFormat } from "./generation-stream";
 
 type Done = Extract<TextEvent, { type: "done" }>;
 
@@ -62,21 +62,27 @@ export function identity(prefix: string, model: string): ResponseIdentity {
   return { id: `${prefix}-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model };
 }
 
-export function chatCompletion(who: ResponseIdentity, text: string, done: Done): z.infer<typeof ChatCompletionResponse> {
+/** A choice read to its end. */
+export interface Collected {
+  text: string;
+  done: Done;
+}
+
+export function chatCompletion(who: ResponseIdentity, choices: readonly Collected[]): z.infer<typeof ChatCompletionResponse> {
   return {
     ...who,
     object: "chat.completion",
-    choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: done.finishReason, stop_reason: done.stopReason }],
-    usage: done.usage,
+    choices: choices.map(({ text, done }, index) => ({ index, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: done.finishReason, stop_reason: done.stopReason })),
+    usage: totalUsage(choices.map(({ done }) => done.usage)),
   };
 }
 
-export function completion(who: ResponseIdentity, text: string, done: Done): z.infer<typeof CompletionResponse> {
+export function completion(who: ResponseIdentity, choices: readonly Collected[]): z.infer<typeof CompletionResponse> {
   return {
     ...who,
     object: "text_completion",
-    choices: [{ index: 0, text, logprobs: null, finish_reason: done.finishReason, stop_reason: done.stopReason }],
-    usage: done.usage,
+    choices: choices.map(({ text, done }, index) => ({ index, text, logprobs: null, finish_reason: done.finishReason, stop_reason: done.stopReason })),
+    usage: totalUsage(choices.map(({ done }) => done.usage)),
   };
 }
 
@@ -84,44 +90,53 @@ export function completion(who: ResponseIdentity, text: string, done: Done): z.i
 const usageFields = (includeUsage: boolean) => (includeUsage ? { usage: null } : {});
 const usageChunk = (base: object, usage: Usage, includeUsage: boolean) => (includeUsage ? [{ ...base, choices: [], usage }] : []);
 
+/** A pre-serialized per-token frame for each choice index, made when the index first streams. */
+function perIndex(make: (index: number) => (text: string) => string): (text: string, index: number) => string {
+  const made: ((text: string) => string)[] = [];
+  return (text, index) => (made[index] ??= make(index))(text);
+}
+
 export function chatChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
   const base = { ...who, object: "chat.completion.chunk" };
   // The last chunk carries vLLM's stop_reason beside finish_reason; per-token chunks stay OpenAI's.
-  const chunk = (delta: object, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"]) => ({
+  const chunk = (index: number, delta: object, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"]) => ({
     ...base,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
+    choices: [{ index, delta, logprobs: null, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
     ...usageFields(includeUsage),
   });
-  const textChunk = jsonTemplate((slot) => chunk({ content: slot }, null));
+  const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, { content: slot }, null)));
   return {
-    opening: () => [chunk({ role: "assistant", content: "" }, null)],
-    text: (text) => [textChunk(text)],
-    done: (done) => [chunk({}, done.finishReason, done.stopReason), ...usageChunk(base, done.usage, includeUsage)],
+    opening: (index) => [chunk(index, { role: "assistant", content: "" }, null)],
+    text: (text, index) => [textChunk(text, index)],
+    done: (done, index) => [chunk(index, {}, done.finishReason, done.stopReason)],
+    usage: (usage) => usageChunk(base, usage, includeUsage),
   };
 }
 
 export function completionChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
   const base = { ...who, object: "text_completion" };
-  const chunk = (text: string, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"]) => ({
+  const chunk = (index: number, text: string, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"]) => ({
     ...base,
-    choices: [{ index: 0, text, logprobs: null, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
+    choices: [{ index, text, logprobs: null, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
     ...usageFields(includeUsage),
   });
-  const textChunk = jsonTemplate((slot) => chunk(slot, null));
+  const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, slot, null)));
   return {
     opening: () => [],
-    text: (text) => [textChunk(text)],
-    done: (done) => [chunk("", done.finishReason, done.stopReason), ...usageChunk(base, done.usage, includeUsage)],
+    text: (text, index) => [textChunk(text, index)],
+    done: (done, index) => [chunk(index, "", done.finishReason, done.stopReason)],
+    usage: (usage) => usageChunk(base, usage, includeUsage),
   };
 }
 
 const responseChunk = jsonTemplate((response) => ({ response }));
 
-/** Workers AI's text-generation stream: `data: {"response": "…"}` per delta. */
+/** Workers AI's text-generation stream: `data: {"response": "…"}` per delta, the usage last. */
 export function workersAiChunks(): StreamFormat {
   return {
     opening: () => [],
     text: (response) => [responseChunk(response)],
-    done: (done) => [{ response: "", usage: done.usage }],
+    done: () => [],
+    usage: (usage) => [{ response: "", usage }],
   };
 }

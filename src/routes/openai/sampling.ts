@@ -32,3 +32,16 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
     stopTokenIds: body.stop_token_ids ?? [],
   };
 }
+
+/**
+ * The options of each of a request's `n` choices: with a seed, choice i is sampled with
+ * seed + i, as vLLM seeds its child requests (vllm/v1/engine/parallel_sampling.py,
+ * ParentRequest._get_child_sampling_params); without one, each choice draws its own.
+ */
+export function choiceOptions(options: GenerationOptions, n: number): GenerationOptions[] {
+  const seed = options.sampling.seed;
+  if (seed !== undefined && seed > Number.MAX_SAFE_INTEGER - (n - 1)) {
+    throw new ServiceError(400, "invalid_request", `seed + n − 1 must be at most ${Number.MAX_SAFE_INTEGER} (choice i is sampled with seed + i)`, { field: "seed" });
+  }
+  return Array.from({ length: n }, (_, index) => (seed === undefined || index === 0 ? options : { ...options, sampling: { ...options.sampling, seed: seed + index } }));
+}
