@@ -3,6 +3,7 @@
 // fetches nothing on a caller's behalf, so a remote URL is refused with a 400.
 import { z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
+import { integerList } from "./integer-list";
 
 /** Media types the image routes take (the decoder also checks the bytes' own signature). */
 export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg"] as const;
@@ -14,8 +15,7 @@ export const DataUrl = z
   .max(4_000_000)
   .openapi({ description: "An image as a data URL: data:image/png;base64,… or data:image/jpeg;base64,…", example: "data:image/png;base64,iVBORw0KGgo…" });
 
-export const ImageBytes = z
-  .array(z.number().int().min(0).max(255))
+export const ImageBytes = integerList(0, 255)
   .min(1, "needs the image's bytes")
   .openapi({ description: "The image file's bytes (PNG or JPEG) as numbers 0–255, as Workers AI's image models take them" });
 

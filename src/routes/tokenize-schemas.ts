@@ -2,6 +2,7 @@
 // (vllm-project/vllm: vllm/entrypoints/openai/protocol.py TokenizeCompletionRequest,
 // TokenizeChatRequest, TokenizeResponse, DetokenizeRequest, DetokenizeResponse).
 import { z } from "@hono/zod-openapi";
+import { integerList } from "./integer-list";
 
 const Model = z.string().min(1).openapi({ example: "spam-classifier" });
 
@@ -73,7 +74,7 @@ export const TokenizeResponse = z
   .openapi("TokenizeResponse");
 
 export const DetokenizeRequest = z
-  .object({ model: Model, tokens: z.array(z.number().int().min(0)).openapi({ example: [1, 2, 3] }) })
+  .object({ model: Model, tokens: integerList(0, Infinity).openapi({ example: [1, 2, 3] }) })
   .strict()
   .openapi("DetokenizeRequest");
 
