@@ -43,6 +43,12 @@ export async function startGenerations(generator: TextGenerator, prompt: Prepare
 
 type Done = Extract<TextEvent, { type: "done" }>;
 
+/** A choice read to its end. */
+export interface Collected {
+  text: string;
+  done: Done;
+}
+
 /** What a stream-format needs: how to frame each choice's events, and what closes the stream. */
 export interface StreamFormat {
   /** Frames sent before a choice's first event (e.g. the assistant role chunk). */
@@ -101,7 +107,7 @@ export function sseResponse(choices: readonly StartedGeneration[], format: Strea
 }
 
 /** Reads a started generation to its end: the whole text, its finish reason and usage. */
-export async function collect(started: StartedGeneration): Promise<{ text: string; done: Done }> {
+export async function collect(started: StartedGeneration): Promise<Collected> {
   let text = "";
   let done: Done | undefined;
   for await (const event of allEvents(started)) {
@@ -113,7 +119,7 @@ export async function collect(started: StartedGeneration): Promise<{ text: strin
 }
 
 /** Reads every choice to its end, side by side; one failing aborts the others. */
-export async function collectAll(choices: readonly StartedGeneration[]): Promise<{ text: string; done: Done }[]> {
+export async function collectAll(choices: readonly StartedGeneration[]): Promise<Collected[]> {
   try {
     return await Promise.all(choices.map(collect));
   } catch (error) {

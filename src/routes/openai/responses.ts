@@ -1,7 +1,7 @@
 // OpenAI response and chunk shapes for chat completions and completions.
 import { z } from "@hono/zod-openapi";
 import type { TextEvent, Usage } from "../../tasks/text-generation/text-generation";
-import { jsonTemplate, totalUsage, type StreamFormat } from "./generation-stream";
+import { jsonTemplate, totalUsage, type Collected, type StreamFormat } from "./generation-stream";
 
 type Done = Extract<TextEvent, { type: "done" }>;
 
@@ -60,12 +60,6 @@ export interface ResponseIdentity {
 
 export function identity(prefix: string, model: string): ResponseIdentity {
   return { id: `${prefix}-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model };
-}
-
-/** A choice read to its end. */
-export interface Collected {
-  text: string;
-  done: Done;
 }
 
 export function chatCompletion(who: ResponseIdentity, choices: readonly Collected[]): z.infer<typeof ChatCompletionResponse> {
