@@ -3,6 +3,7 @@
 // fixed head is serialized once, and each token fills in only its own fields. The bytes
 // are exactly JSON.stringify of the chunk object (test/unit/origin-completion-chunks.test.ts
 // holds them to it), without building that object and walking it for every token.
+import type { CompletionLogProbs } from "./completion-logprobs";
 
 export interface ChunkHead {
   id: string;
@@ -27,6 +28,8 @@ export interface TokenChunk {
   /** Whether the chunk carries `token_ids` (return_token_ids) or null. */
   withIds: boolean;
   usage: Usage | null;
+  /** The chunk's tokens' logprobs when the request asked for them (completion-logprobs.ts), else null. */
+  logprobs: CompletionLogProbs | null;
 }
 
 /** `data: {chunk}\n\n` for each chunk of one request's tokens, from its head. */
@@ -34,6 +37,9 @@ export function chunkWriter(head: ChunkHead): (chunk: TokenChunk) => string {
   const json = JSON.stringify({ ...head, choices: [{ index: 0, text: "", logprobs: null }] });
   // Everything up to the closing `}]}` of the one choice, then the per-token members.
   const prefix = `data: ${json.slice(0, -3)},"finish_reason":`;
-  return ({ tokenIds, finishReason, stopReason, promptTokenIds, withIds, usage }) =>
-    `${prefix}${finishReason === null ? "null" : `"${finishReason}"`},"stop_reason":${stopReason === null ? "null" : String(stopReason)},"prompt_token_ids":${promptTokenIds === null ? "null" : `[${promptTokenIds.join(",")}]`},"token_ids":${withIds ? `[${tokenIds.join(",")}]` : "null"}}],"usage":${usage === null ? "null" : JSON.stringify(usage)}}\n\n`;
+  // Up to `"logprobs":`, for the chunks that carry them (serialized whole: they are asked for rarely).
+  const beforeLogprobs = `data: ${json.slice(0, -"null}]}".length)}`;
+  const withLogprobs = (logprobs: CompletionLogProbs) => `${beforeLogprobs}${JSON.stringify(logprobs)},"finish_reason":`;
+  return ({ tokenIds, finishReason, stopReason, promptTokenIds, withIds, usage, logprobs }) =>
+    `${logprobs === null ? prefix : withLogprobs(logprobs)}${finishReason === null ? "null" : `"${finishReason}"`},"stop_reason":${stopReason === null ? "null" : String(stopReason)},"prompt_token_ids":${promptTokenIds === null ? "null" : `[${promptTokenIds.join(",")}]`},"token_ids":${withIds ? `[${tokenIds.join(",")}]` : "null"}}],"usage":${usage === null ? "null" : JSON.stringify(usage)}}\n\n`;
 }

@@ -4,10 +4,12 @@
 // temperature 1, top_p 1, top_k 0 = off, min_p 0, penalties 0 / 0 / 1; max_tokens 16). Unknown fields are
 // ignored as vLLM ignores them; fields this origin cannot honour are refused by name
 // when they carry a non-neutral value (text prompts and stop strings need a tokenizer,
-// which lives at the edge).
+// which lives at the edge). `logprobs` is served (completion-logprobs.ts), up to vLLM's
+// default max_logprobs of 20; its tokens are always "token_id:N", whatever
+// `return_tokens_as_token_ids` says, as this origin keeps no tokenizer.
 import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
-import type { SamplingParams } from "../../src/generation/sampler";
+import { MAX_LOGPROBS, type SamplingParams } from "../../src/generation/sampler";
 import type { GenerationParams } from "../engines/decoder/request";
 import type { GenerationConfig } from "../manifests";
 
@@ -35,6 +37,12 @@ export const CompletionRequestSchema = z
     stream: z.boolean().nullable().default(false),
     stream_options: z.object({ include_usage: z.boolean().nullable().default(true), continuous_usage_stats: z.boolean().nullable().default(false) }).loose().nullable().optional(),
     return_token_ids: z.boolean().nullable().default(false),
+    // vLLM's `int | None`, read by pydantic in lax mode (false is 0, true is 1); check_logprobs refuses < 0.
+    logprobs: z
+      .union([z.number().int().min(0, "`logprobs` must be a positive value."), z.boolean().transform(Number)])
+      .nullable()
+      .optional(),
+    return_tokens_as_token_ids: z.boolean().nullable().optional(),
     skip_special_tokens: z.boolean().default(true),
     detokenize: z.boolean().default(true),
   })
@@ -46,7 +54,6 @@ export type CompletionRequest = z.output<typeof CompletionRequestSchema>;
 const REFUSED: ReadonlyArray<[string, (value: unknown) => boolean]> = [
   ["n", (v) => v === 1],
   ["best_of", (v) => v === 1],
-  ["logprobs", (v) => v === false || v === 0],
   ["prompt_logprobs", (v) => v === 0],
   ["echo", (v) => v === false],
   ["stop", (v) => (Array.isArray(v) && v.length === 0) || v === ""],
@@ -113,6 +120,9 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
     repetitionPenalty: request.repetition_penalty ?? 1,
     ...(request.logit_bias == null ? {} : { logitBias: logitBias(request.logit_bias, generation.vocabSize) }),
   };
+  const logprobs = request.logprobs ?? undefined;
+  // vLLM's check against its max_logprobs (vllm/sampling_params.py _validate_logprobs), default 20.
+  if (logprobs !== undefined && logprobs > MAX_LOGPROBS) throw badRequest("logprobs", `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${MAX_LOGPROBS}`);
   const seed = request.seed ?? undefined;
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw badRequest("seed", "seed: this origin takes seeds within ±2^53");
   return {
@@ -123,5 +133,6 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
     seed,
     stopTokenIds: request.stop_token_ids ?? [],
     ignoreEos: request.ignore_eos,
+    ...(logprobs === undefined ? {} : { logprobs }),
   };
 }

@@ -5,16 +5,19 @@
 // with vLLM's --stream-interval N, the first token alone and then N tokens per chunk), the
 // prompt's ids on the first chunk, the finish on the last, a `choices: []` usage chunk
 // when stream_options.include_usage, then `data: [DONE]`. Text is "" (the edge
-// detokenizes). A client that disconnects aborts its request in the engine.
+// detokenizes). With `logprobs`, each choice carries vLLM's CompletionLogProbs for its tokens
+// (completion-logprobs.ts). A client that disconnects aborts its request in the engine.
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
 import { ServiceError } from "../../src/errors/service-error";
 import type { OriginConfig } from "../config";
+import type { TokenLogprob } from "../../src/generation/sampler";
 import type { GenerationStep } from "../engines/decoder/request";
 import { parseWith, readJsonBody } from "../http/body";
 import { vllmErrorBody } from "../http/errors";
 import { chunkWriter } from "./completion-chunks";
+import { completionLogprobs } from "./completion-logprobs";
 import type { HostedModel, ModelHost } from "../model-host";
 import { CompletionRequestSchema, toGenerationParams } from "./completion-request";
 
@@ -58,19 +61,22 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
     const head = { id: `cmpl-${randomUUID().replaceAll("-", "")}`, object: "text_completion" as const, created: Math.floor(Date.now() / 1000), model: manifest.name };
     const withIds = request.return_token_ids === true;
     const promptIds = withIds ? [...params.promptIds] : null;
+    const withLogprobs = params.logprobs !== undefined;
 
     if (request.stream !== true) {
       const ids: number[] = [];
+      const logprobs: Array<TokenLogprob | undefined> = [];
       let last: GenerationStep | undefined;
       let cachedTokens = 0;
       for await (const step of generation.steps) {
         ids.push(step.tokenId);
+        if (withLogprobs) logprobs.push(step.logprob);
         last = step;
         cachedTokens = step.cachedTokens ?? cachedTokens;
       }
       if (abort.signal.aborted) throw new ServiceError(400, "invalid_request", "Client disconnected");
       const choice = {
-        index: 0, text: "", logprobs: null, finish_reason: last?.finishReason ?? null, stop_reason: last?.stopReason ?? null,
+        index: 0, text: "", logprobs: withLogprobs ? completionLogprobs(ids, logprobs) : null, finish_reason: last?.finishReason ?? null, stop_reason: last?.stopReason ?? null,
         prompt_logprobs: null, prompt_token_ids: promptIds, token_ids: withIds ? ids : null,
       };
       return c.json({ ...head, choices: [choice], service_tier: null, system_fingerprint: null, usage: { ...usageOf(params.promptIds.length, ids.length), prompt_tokens_details: promptDetails(cachedTokens) }, kv_transfer_params: null });
@@ -87,13 +93,17 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
         let generated = 0;
         let cachedTokens = 0;
         let pending: number[] = [];
+        let pendingLogprobs: Array<TokenLogprob | undefined> = [];
         let first = true;
         const chunk = chunkWriter(head);
         /** Writes the tokens not sent yet as one chunk. */
         const flush = (finishReason: GenerationStep["finishReason"], stopReason: number | null) => {
           const usage = continuousUsage ? usageOf(params.promptIds.length, generated) : null;
-          const text = chunk({ tokenIds: pending, finishReason, stopReason, promptTokenIds: first ? promptIds : null, withIds, usage });
+          // vLLM's text_offset starts at the text sent before the chunk: always "" here.
+          const logprobs = withLogprobs ? completionLogprobs(pending, pendingLogprobs) : null;
+          const text = chunk({ tokenIds: pending, finishReason, stopReason, promptTokenIds: first ? promptIds : null, withIds, usage, logprobs });
           [first, pending] = [false, []];
+          if (withLogprobs) pendingLogprobs = [];
           if (!abort.signal.aborted) controller.enqueue(encoder.encode(text));
         };
         try {
@@ -101,6 +111,7 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
             generated += 1;
             cachedTokens = step.cachedTokens ?? cachedTokens;
             pending.push(step.tokenId);
+            if (withLogprobs) pendingLogprobs.push(step.logprob);
             // vLLM's --stream-interval: the first token at once, then every `streamInterval` tokens, and the finish.
             if (step.finishReason === null && !first && pending.length < streamInterval) continue;
             flush(step.finishReason, step.stopReason);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOriginApp } from "../../origin/app";
 import { readConfig } from "../../origin/config";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
-import type { GenerationParams } from "../../origin/engines/decoder/request";
+import type { GenerationParams, GenerationStep } from "../../origin/engines/decoder/request";
 import { DecoderThread } from "../../origin/engines/decoder/thread";
 import { createSession } from "../../origin/engines/onnx-session";
 import { createModelHost } from "../../origin/model-host";
@@ -67,6 +67,28 @@ describe("decoder engine on its own thread", () => {
     expect(alone).toEqual(inProcess);
     expect(inProcess[0]).toHaveLength(24);
     expect(inProcess[0]!.at(-1)!.finishReason).toBe("length");
+  });
+
+  it("carries each token's logprobs across the thread, the first step's cached-token count beside them", async () => {
+    const steps = async (request: { steps: AsyncIterable<GenerationStep> }) => {
+      const out: GenerationStep[] = [];
+      for await (const step of request.steps) out.push(step);
+      return out;
+    };
+    const prompts = [[1, 40, 41, 42, 43], [1, 7, 8]];
+    const asked = (prompt: number[], stopTokenIds: number[] = []): GenerationParams => ({ ...params(prompt, 8), logprobs: 3, stopTokenIds });
+    const inProcess = await Promise.all(prompts.map((prompt) => steps(local.submit(asked(prompt), new AbortController().signal))));
+    const threaded = await Promise.all(prompts.map((prompt) => steps(thread.submit(asked(prompt), new AbortController().signal))));
+    expect(threaded).toEqual(inProcess);
+    // Ending on a stop token of its own (the fourth it generated): that token has its logprob too.
+    const stopId = inProcess[1]![3]!.tokenId;
+    const stopped = await steps(local.submit(asked(prompts[1]!, [stopId]), new AbortController().signal));
+    expect(await steps(thread.submit(asked(prompts[1]!, [stopId]), new AbortController().signal))).toEqual(stopped);
+    expect(stopped.at(-1)).toMatchObject({ tokenId: stopId, finishReason: "stop", stopReason: stopId, logprob: { logprob: expect.any(Number) } });
+    expect(inProcess[0]![0]).toMatchObject({ cachedTokens: 0 });
+    for (const step of inProcess.flat()) expect(step.logprob?.top).toHaveLength(3);
+    // Not asked: no logprob on any step.
+    expect((await steps(thread.submit(params([1, 7, 8], 4), new AbortController().signal))).some((step) => "logprob" in step)).toBe(false);
   });
 
   it("relays the engine's metrics into this thread's registry", async () => {

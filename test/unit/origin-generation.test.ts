@@ -1,8 +1,9 @@
 // The reference origin's decoder engine over HTTP, as a real process on loopback:
 // vLLM's /v1/completions shapes (pinned to vLLM's source through
 // test/fixtures/vllm/completions.json), greedy parity with PyTorch on the FP32 graph,
-// seeded sampling inside shared batches, continuous batching seen in /metrics, the
-// bounded queue's 429, exact gauges after a mass abort, and a failing decoder's error event.
+// seeded sampling inside shared batches, vLLM's logprobs, continuous batching seen in
+// /metrics, the bounded queue's 429, exact gauges after a mass abort, and a failing
+// decoder's error event.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +26,43 @@ const Chunk = z.object({
   usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).nullable(),
 });
 const Response = z.object({ choices: z.array(z.object({ token_ids: z.array(z.number()), finish_reason: z.string(), stop_reason: z.union([z.number(), z.string()]).nullable() })) });
+/** vLLM's CompletionLogProbs, as the origin writes it (no None entries: every token has its logprobs). */
+const LogProbs = z.strictObject({ text_offset: z.array(z.number()), token_logprobs: z.array(z.number()), tokens: z.array(z.string()), top_logprobs: z.array(z.record(z.string(), z.number())) });
+type LogProbs = z.infer<typeof LogProbs>;
+const LogprobsChoice = z.object({ token_ids: z.array(z.number()), logprobs: LogProbs, finish_reason: z.string().nullable(), stop_reason: z.union([z.number(), z.string()]).nullable() });
+
+/**
+ * Two runs' top_logprobs: the same keys in the same order, values equal within float noise (a
+ * prompt prefix served from the prefix cache is computed in another order, its last bits differ).
+ */
+function expectSameTops(actual: readonly Record<string, number>[], expected: readonly Record<string, number>[]): void {
+  expect(actual.map((top) => Object.keys(top))).toEqual(expected.map((top) => Object.keys(top)));
+  actual.forEach((top, i) => Object.entries(top).forEach(([key, value]) => expect(value).toBeCloseTo(expected[i]![key]!, 4)));
+}
+
+/**
+ * Checks one choice's logprobs against its token ids as vLLM writes them with
+ * return_tokens_as_token_ids: one entry per token, each dict the sampled token first and at
+ * most `count` more, a distribution's log-probabilities; for greedy, the sampled token the likeliest.
+ */
+function expectLogprobs(logprobs: LogProbs, tokenIds: readonly number[], count: number, greedy: boolean): void {
+  const tokens = tokenIds.map((id) => `token_id:${id}`);
+  expect(logprobs.tokens).toEqual(tokens);
+  expect(logprobs.token_logprobs).toHaveLength(tokenIds.length);
+  expect(logprobs.top_logprobs).toHaveLength(tokenIds.length);
+  // vLLM's offsets: the text sent before the chunk ("" here), then each previous token string's length.
+  expect(logprobs.text_offset).toEqual(tokens.map((_, i) => tokens.slice(0, i).join("").length));
+  logprobs.top_logprobs.forEach((top, i) => {
+    const entries = Object.entries(top);
+    expect(entries[0]).toEqual([tokens[i], logprobs.token_logprobs[i]]);
+    expect(entries.length).toBeGreaterThanOrEqual(count);
+    expect(entries.length).toBeLessThanOrEqual(count + 1);
+    const values = entries.map(([, value]) => value);
+    for (const value of values) expect(value).toBeLessThanOrEqual(0);
+    expect(values.reduce((sum, value) => sum + Math.exp(value), 0)).toBeLessThanOrEqual(1 + 1e-9);
+    if (greedy) expect(logprobs.token_logprobs[i]).toBe(Math.max(...values));
+  });
+}
 
 /** The JSON type of every key, recursively: two values match when their key sets and kinds do. */
 function shapeOf(value: unknown): unknown {
@@ -105,6 +143,58 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     expect(Response.parse(json).choices[0]!.token_ids).toEqual(streamed);
   });
 
+  it("returns vLLM's logprobs in each chunk and in the whole response, tokens as token_id:N", async () => {
+    const { promptIds, greedyIds } = greedy.prompts[0]!;
+    const body = { prompt: promptIds, max_tokens: 8, temperature: 0, ignore_eos: true, return_token_ids: true, logprobs: 3, return_tokens_as_token_ids: true };
+    const events = await readEvents(await complete({ ...body, stream: true }));
+    expect(events.at(-1)).toBe("[DONE]");
+    const choices = events.slice(0, -1).map((event) => LogprobsChoice.parse(JSON.parse(event).choices[0]));
+    for (const choice of choices) expectLogprobs(choice.logprobs, choice.token_ids, 3, true);
+    // Asking for logprobs changes no token.
+    expect(choices.flatMap((choice) => choice.token_ids)).toEqual(greedyIds.slice(0, 8));
+    // Not streamed: the same entries, over the whole output.
+    const whole = LogprobsChoice.parse(((await (await complete(body)).json()) as { choices: unknown[] }).choices[0]);
+    expect(whole.token_ids).toEqual(greedyIds.slice(0, 8));
+    expectLogprobs(whole.logprobs, whole.token_ids, 3, true);
+    expectSameTops(whole.logprobs.top_logprobs, choices.flatMap((choice) => choice.logprobs.top_logprobs));
+    // logprobs 0: the sampled token's alone; without logprobs, null as before.
+    const zero = LogprobsChoice.parse(((await (await complete({ ...body, logprobs: 0 })).json()) as { choices: unknown[] }).choices[0]);
+    expectLogprobs(zero.logprobs, zero.token_ids, 0, true);
+    expectSameTops(zero.logprobs.top_logprobs, whole.logprobs.top_logprobs.map((top, i) => ({ [whole.logprobs.tokens[i]!]: top[whole.logprobs.tokens[i]!]! })));
+    const plain = await readEvents(await complete({ prompt: promptIds, max_tokens: 3, temperature: 0, ignore_eos: true, stream: true }));
+    for (const event of plain.slice(0, -1)) expect(event).toContain('"logprobs":null');
+    expect(((await (await complete({ prompt: promptIds, max_tokens: 3 })).json()) as { choices: { logprobs: unknown }[] }).choices[0]!.logprobs).toBeNull();
+  });
+
+  it("gives the stop token that ends a request (a stop_token_id or EOS) its logprobs entry too", async () => {
+    const { promptIds, greedyIds } = greedy.prompts[0]!;
+    const stopId = greedyIds[4]!;
+    const upTo = greedyIds.indexOf(stopId) + 1;
+    const base = { prompt: promptIds, temperature: 0, return_token_ids: true, logprobs: 2, return_tokens_as_token_ids: true };
+    const stopped = LogprobsChoice.parse(((await (await complete({ ...base, max_tokens: 10, stop_token_ids: [stopId] })).json()) as { choices: unknown[] }).choices[0]);
+    expect(stopped).toMatchObject({ token_ids: greedyIds.slice(0, upTo), finish_reason: "stop", stop_reason: stopId });
+    expectLogprobs(stopped.logprobs, stopped.token_ids, 2, true);
+    // EOS (id 2) forced by a logit bias after min_tokens: the logprobs are the model's own (vLLM's
+    // raw_logprobs, before the bias), so the two tokens before it read as they do without the bias.
+    const forced = await readEvents(await complete({ ...base, max_tokens: 10, min_tokens: 2, logit_bias: { "2": 100 }, stream: true }));
+    const choices = forced.slice(0, -1).map((event) => LogprobsChoice.parse(JSON.parse(event).choices[0]));
+    expect(choices.flatMap((choice) => choice.token_ids)).toHaveLength(3);
+    expect(choices.at(-1)).toMatchObject({ token_ids: [2], finish_reason: "stop", stop_reason: null });
+    for (const choice of choices) expectLogprobs(choice.logprobs, choice.token_ids, 2, false);
+    const unbiased = LogprobsChoice.parse(((await (await complete({ ...base, max_tokens: 2, min_tokens: 2 })).json()) as { choices: unknown[] }).choices[0]);
+    expect(choices.slice(0, 2).flatMap((choice) => choice.token_ids)).toEqual(unbiased.token_ids);
+    expectSameTops(choices.slice(0, 2).flatMap((choice) => choice.logprobs.top_logprobs), unbiased.logprobs.top_logprobs);
+  });
+
+  it("samples the same tokens for a seed with and without logprobs", async () => {
+    const seeded = { prompt: greedy.prompts[1]!.promptIds, max_tokens: 24, temperature: 1, seed: 4321, ignore_eos: true };
+    const plain = await ids(seeded);
+    const withLogprobs = LogprobsChoice.parse(((await (await complete({ ...seeded, return_token_ids: true, logprobs: 5, return_tokens_as_token_ids: true })).json()) as { choices: unknown[] }).choices[0]);
+    expect(withLogprobs.token_ids).toEqual(plain);
+    expectLogprobs(withLogprobs.logprobs, withLogprobs.token_ids, 5, false);
+    expect(await ids({ ...seeded, seed: 1 })).not.toEqual(plain);
+  });
+
   it(`continues ${greedy.prompts.length} prompts greedily exactly as PyTorch does on the FP32 graph, all in one batch`, async () => {
     const results = await Promise.all(greedy.prompts.map(({ promptIds }) => ids({ prompt: promptIds, max_tokens: greedy.newTokens, temperature: 0, ignore_eos: true })));
     results.forEach((result, i) => expect(result, `prompt ${i}`).toEqual(greedy.prompts[i]!.greedyIds));
@@ -178,6 +268,10 @@ describe("origin /v1/completions (vLLM protocol)", () => {
       [{ prompt: [1, 2], logit_bias: { x: 1 } }, 400, "logit_bias"],
       [{ prompt: [1, 2], logit_bias: { "99999": 1 } }, 400, "logit_bias"],
       [{ prompt: [1, 2], stop: ["x"] }, 400, "stop"],
+      // vLLM's max_logprobs (20 by default) and check_logprobs (no negative count).
+      [{ prompt: [1, 2], logprobs: 21 }, 400, "logprobs"],
+      [{ prompt: [1, 2], logprobs: -1 }, 400, "logprobs"],
+      [{ prompt: [1, 2], logprobs: 1.5 }, 400, "logprobs"],
       [{ prompt: [1, 2], stream_options: { include_usage: true } }, 400, "stream_options"],
       [{ prompt: [1, 2], model: "no-such-model" }, 404, "model"],
     ];
@@ -191,7 +285,8 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     const unauthorized = await complete({ prompt: [1, 2] }, null);
     expect(unauthorized.status).toBe(401);
     expect(await unauthorized.json()).toMatchObject({ error: { type: "AuthenticationError", code: 401 } });
-    expect((await complete({ prompt: [1, 2], n: 1, presence_penalty: 0, user: "u" })).status).toBe(200);
+    expect((await complete({ prompt: [1, 2], n: 1, presence_penalty: 0, user: "u", logprobs: null, return_tokens_as_token_ids: null })).status).toBe(200);
+    expect((await complete({ prompt: [1, 2], logprobs: 20 })).status).toBe(200);
     expect((await complete({ prompt: [1, 2], presence_penalty: -2, frequency_penalty: 2, repetition_penalty: 1.2 })).status).toBe(200);
     // A bias beyond ±100 is clamped, as vLLM clamps it: 1000 and 100 force the same token.
     const forced = async (bias: number) => ((await (await complete({ prompt: [1, 2], max_tokens: 3, temperature: 0, logit_bias: { "300": bias } })).json()) as { choices: { token_ids?: number[] }[] }).choices[0];
@@ -295,6 +390,13 @@ describe("origin with a stream interval (ORIGIN_STREAM_INTERVAL, vLLM's --stream
       const stopped = await streamed({ max_tokens: 10, stop_token_ids: [stopId] });
       expect(stopped.flatMap((chunk) => chunk.choices[0]!.token_ids ?? [])).toEqual(greedyIds.slice(0, upTo));
       expect(stopped.at(-1)!.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: stopId });
+      // With logprobs: one entry per token of each chunk, offsets counted within the chunk.
+      const withLogprobs = await streamed({ max_tokens: 10, ignore_eos: true, logprobs: 1, return_tokens_as_token_ids: true });
+      expect(withLogprobs.map((chunk) => chunk.choices[0]!.token_ids)).toEqual(chunks.map((chunk) => chunk.choices[0]!.token_ids));
+      for (const chunk of withLogprobs) {
+        const choice = LogprobsChoice.parse(chunk.choices[0]);
+        expectLogprobs(choice.logprobs, choice.token_ids, 1, true);
+      }
       // Non-streamed requests are unchanged.
       expect(Response.parse(await (await post({ prompt: promptIds, max_tokens: 10, ignore_eos: true })).json()).choices[0]!.token_ids).toEqual(greedyIds.slice(0, 10));
     } finally {

@@ -1,9 +1,9 @@
 // The shared sampler (src/generation/sampler.ts): its PRNG against the xoshiro128**
 // reference outputs and an independent Python rendering of the seeding, and each
 // filter (temperature, top-k, top-p, min-p, suppression) and the penalties against
-// hand-computed cases.
+// hand-computed cases; tokenLogprob (vLLM's raw logprobs) against a hand-computed log_softmax.
 import { describe, expect, it } from "vitest";
-import { adjustLogits, argmax, createPrng, GREEDY, hasPenalties, sample, TokenHistory, xoshiro128StarStar, type SamplingParams } from "../../src/generation/sampler";
+import { adjustLogits, argmax, createPrng, GREEDY, hasPenalties, sample, TokenHistory, tokenLogprob, xoshiro128StarStar, type SamplingParams } from "../../src/generation/sampler";
 
 const params = (overrides: Partial<SamplingParams>): SamplingParams => ({ temperature: 1, topK: 0, topP: 1, minP: 0, ...overrides });
 
@@ -160,5 +160,46 @@ describe("logit bias and penalties", () => {
     for (const id of [1, 7, 7, 2]) h.add(id);
     expect([...h.seen()]).toEqual([4, 1, 7, 2]);
     expect([...h.counts]).toEqual([[1, 1], [7, 2], [2, 1]]);
+  });
+});
+
+describe("tokenLogprob", () => {
+  it("is the log_softmax of the row: the generated id's and the top ids', most likely first", () => {
+    const logits = [1, 2, 3, 2, -1];
+    const norm = Math.log(Math.exp(1) + Math.exp(2) + Math.exp(3) + Math.exp(2) + Math.exp(-1));
+    const { logprob, top } = tokenLogprob(logits, 4, 3);
+    expect(logprob).toBeCloseTo(-1 - norm, 12);
+    expect(top.map(([id]) => id)).toEqual([2, 1, 3]); // 2 and 3 tie: the lower id first
+    top.forEach(([id, value]) => expect(value).toBeCloseTo(logits[id]! - norm, 12));
+    // Probabilities given as logits come back as their logs.
+    const halves = tokenLogprob([Math.log(0.5), Math.log(0.25), Math.log(0.125), Math.log(0.125)], 1, 4);
+    expect(halves.logprob).toBeCloseTo(Math.log(0.25), 12);
+    expect(halves.top.map(([id]) => id)).toEqual([0, 1, 2, 3]);
+    halves.top.forEach(([, value], i) => expect(value).toBeCloseTo(Math.log([0.5, 0.25, 0.125, 0.125][i]!), 12));
+  });
+
+  it("sorts the top by logprob desc, ties to the lower id, whatever order the ids come in", () => {
+    expect(tokenLogprob([0, 5, 5, 1, 5], 0, 2).top.map(([id]) => id)).toEqual([1, 2]);
+    expect(tokenLogprob([9, 0, 0, 0, 0, 9, 0, 9], 0, 3).top.map(([id]) => id)).toEqual([0, 5, 7]);
+    expect(tokenLogprob([1, 2, 3, 4, 5, 6], 0, 4).top.map(([id]) => id)).toEqual([5, 4, 3, 2]);
+    // More than the vocabulary: all of it.
+    expect(tokenLogprob([0, 1], 0, 20).top.map(([id]) => id)).toEqual([1, 0]);
+  });
+
+  it("lists no alternatives for count 0, and reads a Float32Array row view", () => {
+    expect(tokenLogprob([1, 2, 3], 2, 0).top).toEqual([]);
+    const batch = new Float32Array([7, 7, 0, Math.log(3), Math.log(1)]);
+    const row = tokenLogprob(batch.subarray(3, 5), 1, 1);
+    expect(row.logprob).toBeCloseTo(Math.log(0.25), 6);
+    expect(row.top.map(([id]) => id)).toEqual([0]);
+  });
+
+  it("gives -Infinity to an id whose logit is -Infinity, and ranks it last", () => {
+    const { logprob, top } = tokenLogprob([0, -Infinity, 0], 1, 3);
+    expect(logprob).toBe(-Infinity);
+    expect(top.map(([id]) => id)).toEqual([0, 2, 1]);
+    expect(top[0]![1]).toBeCloseTo(Math.log(0.5), 12);
+    expect(top[1]![1]).toBeCloseTo(Math.log(0.5), 12);
+    expect(top[2]![1]).toBe(-Infinity);
   });
 });

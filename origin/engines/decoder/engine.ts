@@ -8,7 +8,7 @@
 // With a split-attention graph (origin/onnx/split-attention.ts) a step's presents are
 // only the new column; with the graph as exported they are the whole cache plus it.
 import { ServiceError } from "../../../src/errors/service-error";
-import { sample } from "../../../src/generation/sampler";
+import { sample, tokenLogprob } from "../../../src/generation/sampler";
 import type { GenerationConfig } from "../../manifests";
 import type { EngineMetrics } from "../../metrics/vllm-metrics";
 import { ort } from "../onnx-session";
@@ -16,7 +16,7 @@ import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { threadCpuClock } from "../thread-cpu";
 import { KvCache, type RowSource } from "./kv-cache";
 import { BLOCK, PrefixCache, PromptBlocks } from "./prefix-cache";
-import { DecodeRequest, type GenerationParams, type RequestOptions } from "./request";
+import { DecodeRequest, type GenerationParams, type GenerationStep, type RequestOptions } from "./request";
 
 export interface DecoderLimits {
   maxBatch: number;
@@ -185,7 +185,10 @@ export class DecoderEngine {
     if (request.generated.length >= params.minTokens && !params.ignoreEos && this.eos.has(tokenId)) finishReason = "stop";
     else if (request.generated.length >= params.minTokens && params.stopTokenIds.includes(tokenId)) [finishReason, stopReason] = ["stop", tokenId];
     else if (request.generated.length >= params.maxTokens || request.filled + 1 >= this.generation.contextLength) finishReason = "length";
-    request.steps.push(request.generated.length === 1 ? { tokenId, finishReason, stopReason, cachedTokens: request.cachedTokens } : { tokenId, finishReason, stopReason });
+    const step: GenerationStep = request.generated.length === 1 ? { tokenId, finishReason, stopReason, cachedTokens: request.cachedTokens } : { tokenId, finishReason, stopReason };
+    // vLLM's default raw_logprobs: the row the sampler read, before its bias, penalties and temperature.
+    if (params.logprobs !== undefined) step.logprob = tokenLogprob(logits, tokenId, params.logprobs);
+    request.steps.push(step);
     if (finishReason !== null) this.finish(request, finishReason);
   }
 

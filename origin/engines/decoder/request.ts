@@ -1,6 +1,6 @@
 // One generation request inside the decoder engine: what it asked for, where it stands,
 // and the channel its steps go out on.
-import { createPrng, hasPenalties, TokenHistory, type Prng, type SamplingParams } from "../../../src/generation/sampler";
+import { createPrng, hasPenalties, TokenHistory, type Prng, type SamplingParams, type TokenLogprob } from "../../../src/generation/sampler";
 import { Channel } from "./channel";
 import type { PromptBlocks } from "./prefix-cache";
 
@@ -15,6 +15,8 @@ export interface GenerationStep {
   stopReason: number | null;
   /** On the first token: the prompt tokens the prefix cache served (vLLM's num_cached_tokens). */
   cachedTokens?: number;
+  /** When the request asked for logprobs: this token's, and its position's most likely ids. */
+  logprob?: TokenLogprob;
 }
 
 export interface GenerationParams {
@@ -26,6 +28,8 @@ export interface GenerationParams {
   /** The request's own stop_token_ids (reported as stop_reason). */
   stopTokenIds: readonly number[];
   ignoreEos: boolean;
+  /** vLLM's `logprobs`: each token's log-probability and this many alternatives (undefined: none). */
+  logprobs?: number;
 }
 
 /** How a request enters the engine when the engine runs on a thread of its own (thread.ts). */

@@ -2,6 +2,7 @@
 // Toward the engine: requests and aborts. Back: one message per turn of the engine's loop
 // with everything that happened in it, as flat tuples (cheap to clone): tokens, ends,
 // admissions into the batch, and the metric records the HTTP thread applies to /metrics.
+import type { TokenLogprob } from "../../../src/generation/sampler";
 import type { GenerationConfig } from "../../manifests";
 import type { EngineMetricName } from "../../metrics/vllm-metrics";
 import type { SessionSettings } from "../onnx-session";
@@ -38,7 +39,8 @@ export const INC = 4;
 export const OBSERVE = 5;
 
 export type EngineRecord =
-  | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null, cachedTokens?: number]
+  /** cachedTokens on the first step only (null when a logprob follows without it); logprob when the request asked. */
+  | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null, cachedTokens?: number | null, logprob?: TokenLogprob]
   | [typeof END, id: number]
   | [typeof FAIL, id: number, error: string]
   | [typeof ADMITTED, id: number]

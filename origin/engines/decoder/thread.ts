@@ -151,9 +151,12 @@ export class DecoderThread implements Decoder {
 
   private apply(entry: EngineRecord): void {
     switch (entry[0]) {
-      case STEP:
-        this.inFlight.get(entry[1])?.steps.push(entry[5] === undefined ? { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4] } : { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4], cachedTokens: entry[5] });
+      case STEP: {
+        const step: GenerationStep = entry[5] == null ? { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4] } : { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4], cachedTokens: entry[5] };
+        if (entry[6] !== undefined) step.logprob = entry[6];
+        this.inFlight.get(entry[1])?.steps.push(step);
         break;
+      }
       case END:
       case FAIL: {
         const request = this.inFlight.get(entry[1]);

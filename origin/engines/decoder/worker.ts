@@ -38,8 +38,10 @@ class RelayedSteps extends Channel<GenerationStep> {
   }
 
   override push(step: GenerationStep): void {
-    // The first step's cached-token count rides along; later steps' tuples end at stopReason.
-    record(step.cachedTokens === undefined ? [STEP, this.id, step.tokenId, step.finishReason, step.stopReason] : [STEP, this.id, step.tokenId, step.finishReason, step.stopReason, step.cachedTokens]);
+    // The first step's cached-token count rides along; later steps' tuples end at stopReason,
+    // or at the logprob when the request asked for them.
+    if (step.logprob !== undefined) record([STEP, this.id, step.tokenId, step.finishReason, step.stopReason, step.cachedTokens ?? null, step.logprob]);
+    else record(step.cachedTokens === undefined ? [STEP, this.id, step.tokenId, step.finishReason, step.stopReason] : [STEP, this.id, step.tokenId, step.finishReason, step.stopReason, step.cachedTokens]);
   }
 
   override close(error?: unknown): void {
