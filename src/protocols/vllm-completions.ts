@@ -5,9 +5,11 @@
 // CompletionStreamResponse / CompletionResponseStreamChoice with `token_ids`,
 // `finish_reason`, `stop_reason`; ErrorResponse) and serving_completion.py (chunks as
 // `data: {json}`, `prompt_token_ids` in the first chunk, a final usage chunk with
-// `choices: []`, errors inside the stream as `data:` events, then `data: [DONE]`).
+// `choices: []`, errors inside the stream as `data:` events, then `data: [DONE]`; logprobs as
+// `_create_completion_logprobs` writes them, tokens as "token_id:N" with
+// `return_tokens_as_token_ids`).
 import { z } from "zod";
-import type { GenerationRequest } from "../runtime/generation";
+import type { GenerationRequest, TokenLogprob } from "../runtime/generation";
 
 /** The request body for one streamed generation. */
 export function completionRequest(model: string, request: GenerationRequest) {
@@ -30,6 +32,8 @@ export function completionRequest(model: string, request: GenerationRequest) {
     stop_token_ids: [...request.stopTokenIds],
     ignore_eos: request.ignoreEos ?? false,
     ...(request.minTokens ? { min_tokens: request.minTokens } : {}),
+    // Ids, not text, name the tokens of the logprobs: the edge has the tokenizer.
+    ...(request.logprobs === undefined ? {} : { logprobs: request.logprobs, return_tokens_as_token_ids: true }),
     stream: true,
     stream_options: { include_usage: true },
     return_token_ids: true,
@@ -38,9 +42,18 @@ export function completionRequest(model: string, request: GenerationRequest) {
   };
 }
 
+/** vLLM's CompletionLogProbs: per token, its name, its logprob and a dict of the likeliest (the sampled one first). */
+const LogProbs = z.object({
+  tokens: z.array(z.string()),
+  token_logprobs: z.array(z.number().nullable()),
+  top_logprobs: z.array(z.record(z.string(), z.number()).nullable()).nullish(),
+  text_offset: z.array(z.number()).nullish(),
+});
+
 const StreamChoice = z.object({
   index: z.number().int(),
   text: z.string().optional(),
+  logprobs: LogProbs.nullish(),
   token_ids: z.array(z.number().int().min(0)).nullish(),
   finish_reason: z.string().nullish(),
   stop_reason: z.union([z.number().int(), z.string()]).nullish(),
@@ -68,11 +81,29 @@ const nullish = (value: unknown): value is null | undefined => value === null ||
 const optionalString = (value: unknown) => value === undefined || typeof value === "string";
 const nullishString = (value: unknown) => nullish(value) || typeof value === "string";
 
+const isNumbers = (value: unknown, nullable: boolean): boolean => Array.isArray(value) && value.every((item) => typeof item === "number" || (nullable && item === null));
+const isNumberRecord = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === "number");
+
+function isLogProbs(value: unknown): boolean {
+  if (nullish(value)) return true;
+  if (typeof value !== "object") return false;
+  const logprobs: Partial<Record<keyof z.infer<typeof LogProbs>, unknown>> = value;
+  return (
+    Array.isArray(logprobs.tokens) &&
+    logprobs.tokens.every((token) => typeof token === "string") &&
+    isNumbers(logprobs.token_logprobs, true) &&
+    (nullish(logprobs.top_logprobs) || (Array.isArray(logprobs.top_logprobs) && logprobs.top_logprobs.every((top) => top === null || isNumberRecord(top)))) &&
+    (nullish(logprobs.text_offset) || isNumbers(logprobs.text_offset, false))
+  );
+}
+
 function isStreamChoice(value: unknown): value is z.infer<typeof StreamChoice> {
   if (typeof value !== "object" || value === null) return false;
   const choice: Partial<Record<keyof z.infer<typeof StreamChoice>, unknown>> = value;
   return (
     isInt(choice.index) &&
+    isLogProbs(choice.logprobs) &&
     optionalString(choice.text) &&
     (nullish(choice.token_ids) || isIds(choice.token_ids, 0)) &&
     nullishString(choice.finish_reason) &&
@@ -99,6 +130,37 @@ export function isCompletionChunk(value: unknown): value is CompletionChunk {
   if (typeof usage.prompt_tokens_details !== "object") return false;
   const details: Partial<Record<"cached_tokens", unknown>> = usage.prompt_tokens_details;
   return nullish(details.cached_tokens) || (isInt(details.cached_tokens) && details.cached_tokens >= 0);
+}
+
+const TOKEN_ID = /^token_id:(0|[1-9]\d{0,9})$/;
+
+/** A token named as vLLM names it with return_tokens_as_token_ids ("token_id:N"); undefined otherwise. */
+function tokenIdOf(token: string): number | undefined {
+  const match = TOKEN_ID.exec(token);
+  return match === null ? undefined : Number(match[1]);
+}
+
+/**
+ * A choice's logprobs as the generation capability's (one per id of `ids`, in order): the
+ * `count` likeliest of each dict (vLLM's holds the sampled id first, then its top `count`).
+ * A string saying what is wrong when they do not name exactly these ids.
+ */
+export function logprobsOf(logprobs: z.infer<typeof LogProbs>, ids: readonly number[], count: number): TokenLogprob[] | string {
+  if (logprobs.tokens.length !== ids.length || logprobs.token_logprobs.length !== ids.length) return `logprobs for ${logprobs.tokens.length} tokens beside ${ids.length} token_ids`;
+  const out: TokenLogprob[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const logprob = logprobs.token_logprobs[i];
+    if (tokenIdOf(logprobs.tokens[i]!) !== ids[i] || logprob == null) return `logprobs token ${JSON.stringify(logprobs.tokens[i])} is not token_id:${ids[i]} with a logprob (return_tokens_as_token_ids unsupported?)`;
+    const top: Array<readonly [number, number]> = [];
+    for (const [token, value] of Object.entries(logprobs.top_logprobs?.[i] ?? {})) {
+      const id = tokenIdOf(token);
+      if (id === undefined) return `top_logprobs key ${JSON.stringify(token)} is not a token id`;
+      top.push([id, value]);
+    }
+    top.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    out.push({ logprob, top: top.slice(0, count) });
+  }
+  return out;
 }
 
 /** The prompt tokens the origin's prefix cache served, from its usage chunk (undefined: not reported). */

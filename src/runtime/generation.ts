@@ -3,7 +3,9 @@
 // and matches stop strings — so the same task runs over the in-isolate decode loop and
 // over any vLLM-compatible origin.
 
-import type { SamplingParams as SamplerParams } from "../generation/sampler";
+import type { SamplingParams as SamplerParams, TokenLogprob } from "../generation/sampler";
+
+export type { TokenLogprob } from "../generation/sampler";
 
 /** The sampler's parameters (topK 0 = off, topP 1 = off, minP 0 = off) and the seed:
  * same seed, same prompt, same parameters → same tokens, at the edge or on the origin. */
@@ -27,6 +29,11 @@ export interface GenerationRequest {
    * `stopTokenIds` already leaves it out; an origin that knows its EOS is told as well.
    */
   ignoreEos?: boolean;
+  /**
+   * Log-probabilities wanted (vLLM's and OpenAI's `logprobs`): each generated id's, and this
+   * many most likely ids at its position (0: the generated id's alone). Undefined: none.
+   */
+  logprobs?: number;
 }
 
 export type FinishReason = "stop" | "length";
@@ -43,6 +50,11 @@ export interface GenerationStep {
   finishReason?: FinishReason;
   /** The stop token id that ended generation, if one did. */
   stopTokenId?: number;
+  /**
+   * When the request asked for them: one per id of `tokenIds`, then one for `stopTokenId`
+   * when it is set (a stop id is generated too, and counted in the usage).
+   */
+  logprobs?: TokenLogprob[];
   /**
    * On the last step, when the engine reports it: how many prompt tokens it took from its
    * prefix cache instead of computing them (vLLM's usage.prompt_tokens_details.cached_tokens).

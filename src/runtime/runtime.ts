@@ -6,7 +6,7 @@
 import type { Tensor } from "../tensors/tensor";
 import type { GenerationCapability } from "./generation";
 
-export type { GenerationCapability, GenerationRequest, GenerationStep, FinishReason, SamplingParams } from "./generation";
+export type { GenerationCapability, GenerationRequest, GenerationStep, FinishReason, SamplingParams, TokenLogprob } from "./generation";
 
 export interface RunTimings {
   /** Milliseconds spent inside the runtime's run call (0 where the platform freezes timers). */

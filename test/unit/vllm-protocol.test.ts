@@ -5,7 +5,7 @@
 // token_ids, finish_reason, stop_reason; prompt_token_ids on the first chunk; a usage chunk
 // with `choices: []`; ErrorResponse as `{"error": {...}}` — serving_completion.py).
 import { describe, expect, it } from "vitest";
-import { CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk } from "../../src/protocols/vllm-completions";
+import { CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk, logprobsOf } from "../../src/protocols/vllm-completions";
 import { sseData } from "../../src/protocols/sse";
 import { circuitBreaker } from "../../src/runtime/origin/circuit-breaker";
 
@@ -101,6 +101,59 @@ describe("vLLM /v1/completions wire format", () => {
     for (const variant of variants) expect(isCompletionChunk(variant), JSON.stringify(variant)).toBe(CompletionChunk.safeParse(variant).success);
     expect(variants.filter((variant) => isCompletionChunk(variant)).length).toBeGreaterThan(10);
     expect(variants.filter((variant) => !isCompletionChunk(variant)).length).toBeGreaterThan(20);
+  });
+
+  it("asks for logprobs with the tokens named by id (return_tokens_as_token_ids), only when wanted", () => {
+    const base = { promptIds: [1, 464], maxTokens: 8, stopTokenIds: [], sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 } };
+    expect(completionRequest("tiny-llm", { ...base, logprobs: 3 })).toMatchObject({ logprobs: 3, return_tokens_as_token_ids: true });
+    expect(completionRequest("tiny-llm", { ...base, logprobs: 0 })).toMatchObject({ logprobs: 0, return_tokens_as_token_ids: true });
+    expect(completionRequest("tiny-llm", base)).not.toHaveProperty("logprobs");
+    expect(completionRequest("tiny-llm", base)).not.toHaveProperty("return_tokens_as_token_ids");
+  });
+
+  // A chunk as vLLM streams it with logprobs: 2 and return_tokens_as_token_ids (serving_completion.py
+  // _create_completion_logprobs: tokens "token_id:N", each dict the sampled token first, then its top
+  // logprobs — 2 + 1 entries where the sampled one is not among them —, text_offset from the text before).
+  const WITH_LOGPROBS = {
+    id: "cmpl-8f1c", object: "text_completion", created: 1763870000, model: "tiny-llm",
+    choices: [{
+      index: 0, text: " the house", finish_reason: null, stop_reason: null, token_ids: [262, 1402],
+      logprobs: {
+        text_offset: [4, 16], token_logprobs: [-0.25, -3.5], tokens: ["token_id:262", "token_id:1402"],
+        top_logprobs: [{ "token_id:262": -0.25, "token_id:7": -2.0 }, { "token_id:1402": -3.5, "token_id:9": -0.5, "token_id:33": -1.25 }],
+      },
+    }],
+    usage: null,
+  };
+
+  it("reads vLLM's logprobs into ids: the likeliest first, the sampled one dropped where it is not among them", () => {
+    expect(isCompletionChunk(WITH_LOGPROBS)).toBe(true);
+    const [choice] = CompletionChunk.parse(WITH_LOGPROBS).choices;
+    expect(logprobsOf(choice!.logprobs!, [262, 1402], 2)).toEqual([
+      { logprob: -0.25, top: [[262, -0.25], [7, -2.0]] },
+      { logprob: -3.5, top: [[9, -0.5], [33, -1.25]] },
+    ]);
+    expect(logprobsOf(choice!.logprobs!, [262, 1402], 0)).toEqual([{ logprob: -0.25, top: [] }, { logprob: -3.5, top: [] }]);
+    // Misaligned or named by text (an origin without return_tokens_as_token_ids): said, not guessed.
+    expect(logprobsOf(choice!.logprobs!, [262], 2)).toMatch(/2 tokens beside 1 token_ids/);
+    expect(logprobsOf(choice!.logprobs!, [262, 1403], 2)).toMatch(/not token_id:1403/);
+    expect(logprobsOf({ ...choice!.logprobs!, tokens: [" the", " house"] }, [262, 1402], 2)).toMatch(/return_tokens_as_token_ids/);
+    expect(logprobsOf({ ...choice!.logprobs!, top_logprobs: [{ " the": -0.25 }, {}] }, [262, 1402], 2)).toMatch(/not a token id/);
+    expect(logprobsOf({ ...choice!.logprobs!, token_logprobs: [null, -3.5] }, [262, 1402], 2)).toMatch(/with a logprob/);
+  });
+
+  it("checks logprobs by hand exactly as the zod schema does", () => {
+    const logprobs = WITH_LOGPROBS.choices[0]!.logprobs;
+    const changes: Record<string, unknown>[] = [
+      {}, { tokens: null }, { tokens: [1] }, { token_logprobs: [null, -1] }, { token_logprobs: ["-1"] }, { token_logprobs: null },
+      { top_logprobs: null }, { top_logprobs: undefined }, { top_logprobs: [null, {}] }, { top_logprobs: [[], {}] }, { top_logprobs: [{ a: "1" }] },
+      { top_logprobs: {} }, { text_offset: null }, { text_offset: [0.5] }, { text_offset: [null] }, { text_offset: "0" },
+    ];
+    const variants: unknown[] = [null, undefined, 3, "x", [], {}, ...changes.map((change) => ({ ...logprobs, ...change }))];
+    for (const variant of variants) {
+      const chunk = { choices: [{ ...WITH_LOGPROBS.choices[0], logprobs: variant }] };
+      expect(isCompletionChunk(chunk), JSON.stringify(variant)).toBe(CompletionChunk.safeParse(chunk).success);
+    }
   });
 
   it("recognises vLLM's error events, new and old shapes", () => {

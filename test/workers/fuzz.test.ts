@@ -114,6 +114,13 @@ const TARGETS: Target[] = [
   { method: "POST", path: "/v1/completions", auth: "bearer", body: () => ({ model: "tiny-llm", prompt: "The old house", max_tokens: 4, stream: true }) },
   { method: "POST", path: "/v1/completions", auth: "bearer", body: () => ({ model: "tiny-llm", prompt: "The old house", max_tokens: 4, n: 2, seed: 3, temperature: 1, stop: ["e"], stream: true, stream_options: { include_usage: true } }) },
   { method: "POST", path: "/v1/completions", auth: "bearer", body: () => ({ model: "tiny-llm", prompt: [1, 333, 277], max_tokens: 4, min_tokens: 2, stop_token_ids: [5], ignore_eos: true }) },
+  { method: "POST", path: "/v1/completions", auth: "bearer", body: () => ({ model: "tiny-llm", prompt: "The old house", max_tokens: 4, logprobs: 3, stop: ["e"] }) },
+  {
+    method: "POST",
+    path: "/v1/chat/completions",
+    auth: "bearer",
+    body: () => ({ model: "tiny-llm", messages: [{ role: "user", content: "Hello" }], max_tokens: 4, logprobs: true, top_logprobs: 2, n: 2, stream: true }),
+  },
   { method: "POST", path: "/v1/run/tiny-llm", auth: "bearer", body: () => ({ prompt: "The old house", max_tokens: 4 }) },
   { method: "POST", path: "/v1/images/generations", auth: "bearer", body: () => ({ model: "digit-diffusion", prompt: "a handwritten seven", n: 2, size: "56x56", steps: 2, seed: 1, stream: true, partial_images: 1 }) },
   { method: "POST", path: "/v1/run/digit-diffusion", auth: "bearer", body: () => ({ prompt: "digit 3", num_steps: 2, seed: 7 }) },

@@ -539,7 +539,7 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
     ["n: 0", "/v1/completions", { model: "tiny-llm", prompt: "x", n: 0 }, 400, "n"],
     ["best_of: 2", "/v1/completions", { model: "tiny-llm", prompt: "x", best_of: 2 }, 400, "best_of"],
     ["a seed whose seed + n − 1 is past 2^53 − 1", "/v1/completions", { model: "tiny-llm", prompt: "x", n: 2, seed: Number.MAX_SAFE_INTEGER }, 400, "seed"],
-    ["logprobs: true", "/v1/chat/completions", chat({ logprobs: true }), 400, "logprobs"],
+    ["echo: true", "/v1/completions", { model: "tiny-llm", prompt: "x", echo: true }, 400, "echo"],
     ["tools", "/v1/chat/completions", chat({ tools: [{ type: "function", function: { name: "f" } }] }), 400, "tools"],
     ["an unknown parameter", "/v1/chat/completions", chat({ frobnicate: 1 }), 400, "frobnicate"],
     ["empty messages", "/v1/chat/completions", chat({ messages: [] }), 400, "messages"],
@@ -582,7 +582,7 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
   it("a refused value says which value is supported", async () => {
     const refusals: [Record<string, unknown>, string][] = [
       [{ best_of: 2 }, "best_of: only 1 is supported by this service"],
-      [{ logprobs: true }, "logprobs: only false is supported by this service"],
+      [{ tool_choice: "auto" }, 'tool_choice: only "none" is supported by this service'],
       [{ response_format: { type: "json_object" } }, 'response_format.type: only {"type": "text"} is supported by this service'],
     ];
     for (const [extra, detail] of refusals) expect((await problem(await call(app, "/v1/chat/completions", chat(extra)))).detail).toBe(detail);

@@ -74,9 +74,24 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
   });
 
   it("openai: a refused parameter surfaces as BadRequestError with its param", async () => {
-    const error = await client.chat.completions.create({ model: "tiny-llm", messages: [...messages], logprobs: true }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions.create({ model: "tiny-llm", messages: [...messages], reasoning_effort: "high" }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error).toMatchObject({ status: 400, param: "logprobs", code: "invalid_request" });
+    expect(error).toMatchObject({ status: 400, param: "reasoning_effort", code: "invalid_request" });
+  });
+
+  it("openai: logprobs, chat and completions, streamed (the SDK's ChatCompletionStream collects them) and not", async () => {
+    const params = { model: "tiny-llm", messages: [...messages], max_tokens: 12, temperature: 0, logprobs: true, top_logprobs: 2 };
+    const whole = await client.chat.completions.create(params);
+    const content = whole.choices[0]?.logprobs?.content ?? [];
+    expect(content).toHaveLength(whole.usage?.completion_tokens ?? -1);
+    expect(content.map((entry) => entry.top_logprobs.length)).toEqual(content.map(() => 2));
+    expect(content.every((entry) => entry.top_logprobs[0]?.token === entry.token && entry.logprob <= 0)).toBe(true);
+    const streamed = await client.chat.completions.stream(params).finalChatCompletion();
+    expect(streamed.choices[0]?.logprobs?.content).toEqual(content);
+    const text = await client.completions.create({ model: "tiny-llm", prompt: "Once upon a time", max_tokens: 8, temperature: 0, logprobs: 3 });
+    const logprobs = text.choices[0]?.logprobs;
+    expect(logprobs?.tokens?.join("")).toBe(text.choices[0]?.text);
+    expect(logprobs?.top_logprobs?.every((dict) => Object.keys(dict).length >= 3 && Object.keys(dict).length <= 4)).toBe(true);
   });
 
   it("openai: n choices, streamed (the SDK's ChatCompletionStream assembles them by index) and not; choice i is sampled with seed + i, as vLLM's", async () => {

@@ -2,7 +2,7 @@
 // the shared event stream (../event-stream.ts): each one's first event is read before
 // answering — the origin's acceptance (its 200, before the first token) or the first text —
 // then SSE frames per token, `[DONE]` at the end.
-import type { PreparedPrompt, TextEvent, TextGenerator, GenerationOptions, Usage } from "../../tasks/text-generation/text-generation";
+import type { PreparedPrompt, TextEvent, TextGenerator, GenerationOptions, TokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
 import { allEvents, mergeEvents, sseData, sseResponse as eventsResponse, startEvents, type StartedEvents } from "../event-stream";
 
 export type StartedGeneration = StartedEvents<TextEvent>;
@@ -47,14 +47,19 @@ type Done = Extract<TextEvent, { type: "done" }>;
 export interface Collected {
   text: string;
   done: Done;
+  /** Every token's logprobs, in order, when they were asked for. */
+  logprobs?: TokenLogprobs[];
 }
 
 /** What a stream-format needs: how to frame each choice's events, and what closes the stream. */
 export interface StreamFormat {
   /** Frames sent before a choice's first event (e.g. the assistant role chunk). */
   opening(index: number): unknown[];
-  /** Per token: return pre-serialized JSON strings (jsonTemplate) rather than objects. */
-  text(text: string, index: number): unknown[];
+  /**
+   * Per token: return pre-serialized JSON strings (jsonTemplate) rather than objects. With
+   * `logprobs` (asked for), the text may be empty: the tokens' text is still held back.
+   */
+  text(text: string, index: number, logprobs?: TokenLogprobs[]): unknown[];
   /** A choice's end (its finish reason). */
   done(event: Done, index: number): unknown[];
   /** Once every choice has ended: their usage together (e.g. include_usage's last chunk). */
@@ -89,7 +94,7 @@ export function sseResponse(choices: readonly StartedGeneration[], format: Strea
   let open = choices.length;
   const framed = (event: TextEvent, index: number) => {
     if (event.type === "accepted") return "";
-    if (event.type === "text") return frames(format.text(event.text, index));
+    if (event.type === "text") return frames(format.text(event.text, index, event.logprobs));
     usages[index] = event.usage;
     open -= 1;
     return frames(format.done(event, index)) + (open === 0 ? frames(format.usage(totalUsage(usages))) : "");
@@ -110,12 +115,15 @@ export function sseResponse(choices: readonly StartedGeneration[], format: Strea
 export async function collect(started: StartedGeneration): Promise<Collected> {
   let text = "";
   let done: Done | undefined;
+  let logprobs: TokenLogprobs[] | undefined;
   for await (const event of allEvents(started)) {
-    if (event.type === "text") text += event.text;
-    else if (event.type === "done") done = event;
+    if (event.type === "text") {
+      text += event.text;
+      if (event.logprobs !== undefined) (logprobs ??= []).push(...event.logprobs);
+    } else if (event.type === "done") done = event;
   }
   if (done === undefined) throw new Error("generation ended without a done event");
-  return { text, done };
+  return logprobs === undefined ? { text, done } : { text, done, logprobs };
 }
 
 /** Reads every choice to its end, side by side; one failing aborts the others. */

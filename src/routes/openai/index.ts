@@ -11,7 +11,7 @@ import { collectAll, sseResponse, startGenerations } from "./generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { chatMessages, ChatCompletionRequest, CompletionRequest } from "./request-schemas";
 import { chatChunks, chatCompletion, ChatCompletionResponse, completion, completionChunks, CompletionResponse, identity } from "./responses";
-import { choiceOptions, generationOptions } from "./sampling";
+import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 
 const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
 
@@ -59,10 +59,12 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       },
       maxTokens,
     );
-    const choices = await startGenerations(generator, prompt, choiceOptions(generationOptions(body, maxTokens), body.n ?? 1), c.req.raw.signal);
+    const logprobs = chatLogprobCount(body);
+    const options = { ...generationOptions(body, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
+    const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
     const who = identity("chatcmpl", model.manifest.name);
     if (body.stream) return sseResponse(choices, chatChunks(who, body.stream_options?.include_usage ?? false));
-    return c.json(chatCompletion(who, await collectAll(choices)), 200);
+    return c.json(chatCompletion(who, await collectAll(choices), logprobs !== undefined), 200);
   })
   .openapi(completionRoute, async (c) => {
     const body = c.req.valid("json");
@@ -72,8 +74,10 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
     const maxTokens = body.max_tokens ?? 16;
     const prompt = await generator.prepare(typeof body.prompt === "string" ? { prompt: body.prompt } : { promptIds: body.prompt.ids, field: body.prompt.field }, maxTokens);
-    const choices = await startGenerations(generator, prompt, choiceOptions(generationOptions(body, maxTokens), body.n ?? 1), c.req.raw.signal);
+    const logprobs = body.logprobs ?? undefined;
+    const options = { ...generationOptions(body, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
+    const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
     const who = identity("cmpl", model.manifest.name);
     if (body.stream) return sseResponse(choices, completionChunks(who, body.stream_options?.include_usage ?? false));
-    return c.json(completion(who, await collectAll(choices)), 200);
+    return c.json(completion(who, await collectAll(choices), logprobs !== undefined), 200);
   });

@@ -2,6 +2,7 @@
 // parameter OpenAI or vLLM defines is either honoured, accepted at its neutral value, or
 // refused with a 400 naming it — never silently ignored. Unknown fields are refused too.
 import { z } from "@hono/zod-openapi";
+import { MAX_LOGPROBS } from "../../generation/sampler";
 import { integerList } from "../integer-list";
 
 /**
@@ -70,8 +71,6 @@ export const samplingFields = {
     .refine((bias) => Object.keys(bias).length <= MAX_LOGIT_BIAS, `at most ${MAX_LOGIT_BIAS} token ids`)
     .nullish()
     .openapi({ maxProperties: MAX_LOGIT_BIAS, description: "Token id → bias (-100 to 100) added to its logit before sampling; -100 bans it, 100 all but forces it" }),
-  logprobs: neutral(z.union([z.literal(false), z.literal(0)]), "false"),
-  top_logprobs: neutral(z.literal(0), "0"),
   service_tier: neutral(z.enum(["auto", "default"]), '"auto"'),
   store: neutral(z.literal(false), "false"),
   metadata: refused("metadata"),
@@ -100,6 +99,14 @@ export const ChatCompletionRequest = z
     ...samplingFields,
     messages: z.array(Message).min(1, "needs at least one message").max(256),
     max_completion_tokens: z.number().int().min(1).max(1_000_000).nullish(),
+    logprobs: z.boolean().nullish().openapi({ description: "Each generated token's log-probability under the model (before temperature and truncation)" }),
+    top_logprobs: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_LOGPROBS)
+      .nullish()
+      .openapi({ description: `With logprobs: true, this many likeliest tokens at each position (0–${MAX_LOGPROBS})` }),
     // vLLM's chat extras (vllm/entrypoints/openai/protocol.py ChatCompletionRequest).
     add_generation_prompt: z.boolean().nullish().openapi({ description: "vLLM: end the prompt with the template's assistant header (default true)" }),
     continue_final_message: z.boolean().nullish().openapi({
@@ -166,6 +173,14 @@ export const CompletionRequest = z
   .object({
     ...samplingFields,
     prompt: Prompt,
+    logprobs: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_LOGPROBS)
+      .nullish()
+      .openapi({ description: `Each generated token's log-probability and this many likeliest tokens at its position (0–${MAX_LOGPROBS}, vLLM's bound)` }),
+    top_logprobs: neutral(z.literal(0), "0"),
     echo: neutral(z.literal(false), "false"),
     suffix: refused("suffix"),
   })

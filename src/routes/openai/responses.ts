@@ -1,6 +1,6 @@
 // OpenAI response and chunk shapes for chat completions and completions.
 import { z } from "@hono/zod-openapi";
-import type { TextEvent, Usage } from "../../tasks/text-generation/text-generation";
+import type { TextEvent, TokenLogprobs, TokenText, Usage } from "../../tasks/text-generation/text-generation";
 import { jsonTemplate, totalUsage, type Collected, type StreamFormat } from "./generation-stream";
 
 type Done = Extract<TextEvent, { type: "done" }>;
@@ -22,6 +22,68 @@ const StopReason = z
   .union([z.string(), z.number().int(), z.null()])
   .openapi({ description: "vLLM: the stop string that matched, or the stop token id that ended generation (not the model's EOS); null otherwise" });
 
+/** OpenAI's (and vLLM's) floor for a logprob: JSON has no -Infinity. */
+const LOGPROB_FLOOR = -9999;
+const clamp = (logprob: number) => Math.max(logprob, LOGPROB_FLOOR);
+
+const TopLogprob = z
+  .object({
+    token: z.string().openapi({ description: "The token's text alone (an unfinished UTF-8 character reads as U+FFFD; see bytes)" }),
+    logprob: z.number().openapi({ description: "Its log-probability under the model (before temperature and truncation), at least -9999" }),
+    bytes: z.array(z.number().int()).nullable().openapi({ description: "The token's own bytes" }),
+  })
+  .openapi("TopLogprob");
+const ChatTokenLogprob = TopLogprob.extend({ top_logprobs: z.array(TopLogprob).openapi({ description: "The top_logprobs likeliest tokens at this position, likeliest first" }) }).openapi(
+  "ChatCompletionTokenLogprob",
+);
+const ChatLogprobs = z
+  .object({ content: z.array(ChatTokenLogprob).nullable(), refusal: z.null() })
+  .nullable()
+  .openapi("ChatCompletionLogprobs", { description: "With logprobs: true, one entry per generated token (a stop token included); null otherwise" });
+const CompletionLogprobs = z
+  .object({
+    tokens: z.array(z.string()),
+    token_logprobs: z.array(z.number().nullable()),
+    top_logprobs: z.array(z.record(z.string(), z.number()).nullable()).openapi({ description: "Per token: itself, then the `logprobs` likeliest tokens (up to logprobs + 1 entries)" }),
+    text_offset: z.array(z.number().int()).openapi({ description: "As vLLM's: where each token starts, counting the text sent before and the tokens' own lengths" }),
+  })
+  .nullable()
+  .openapi("CompletionLogprobs", { description: "With logprobs: n, one entry per generated token (a stop token included); null otherwise" });
+
+const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: clamp(logprob), bytes });
+
+/** OpenAI's chat logprobs: each token, and its top_logprobs alternatives. */
+export function chatLogprobs(logprobs: readonly TokenLogprobs[]): z.infer<typeof ChatLogprobs> {
+  return { content: logprobs.map((entry) => ({ ...topLogprob(entry), top_logprobs: entry.top.map(topLogprob) })), refusal: null };
+}
+
+/** Python's len(): code points, as vLLM's text offsets count. */
+const codePoints = (text: string) => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
+
+/**
+ * OpenAI's completion logprobs as vLLM writes them (serving_completion.py
+ * _create_completion_logprobs): each token's dict holds the sampled token first, then the
+ * likeliest (a token already there is not repeated); offsets start at `offset`.
+ */
+export function completionLogprobs(logprobs: readonly TokenLogprobs[], offset = 0): NonNullable<z.infer<typeof CompletionLogprobs>> {
+  const out: NonNullable<z.infer<typeof CompletionLogprobs>> = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+  let at = offset;
+  for (const entry of logprobs) {
+    out.tokens.push(entry.token);
+    out.token_logprobs.push(clamp(entry.logprob));
+    const top: Record<string, number> = { [entry.token]: clamp(entry.logprob) };
+    for (const other of entry.top) if (!Object.hasOwn(top, other.token)) top[other.token] = clamp(other.logprob);
+    out.top_logprobs.push(top);
+    out.text_offset.push(at);
+    at += codePoints(entry.token);
+  }
+  return out;
+}
+
 export const ChatCompletionResponse = z
   .object({
     id: z.string(),
@@ -32,7 +94,7 @@ export const ChatCompletionResponse = z
       z.object({
         index: z.number().int(),
         message: z.object({ role: z.literal("assistant"), content: z.string(), refusal: z.null() }),
-        logprobs: z.null(),
+        logprobs: ChatLogprobs,
         finish_reason: FinishReason,
         stop_reason: StopReason,
       }),
@@ -47,7 +109,7 @@ export const CompletionResponse = z
     object: z.literal("text_completion"),
     created: z.number().int(),
     model: z.string(),
-    choices: z.array(z.object({ index: z.number().int(), text: z.string(), logprobs: z.null(), finish_reason: FinishReason, stop_reason: StopReason })),
+    choices: z.array(z.object({ index: z.number().int(), text: z.string(), logprobs: CompletionLogprobs, finish_reason: FinishReason, stop_reason: StopReason })),
     usage: UsageSchema,
   })
   .openapi("CompletionResponse");
@@ -62,20 +124,34 @@ export function identity(prefix: string, model: string): ResponseIdentity {
   return { id: `${prefix}-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model };
 }
 
-export function chatCompletion(who: ResponseIdentity, choices: readonly Collected[]): z.infer<typeof ChatCompletionResponse> {
+/** `logprobs`: whether the request asked for them. */
+export function chatCompletion(who: ResponseIdentity, choices: readonly Collected[], logprobs = false): z.infer<typeof ChatCompletionResponse> {
   return {
     ...who,
     object: "chat.completion",
-    choices: choices.map(({ text, done }, index) => ({ index, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: done.finishReason, stop_reason: done.stopReason })),
+    choices: choices.map((choice, index) => ({
+      index,
+      message: { role: "assistant", content: choice.text, refusal: null },
+      logprobs: logprobs ? chatLogprobs(choice.logprobs ?? []) : null,
+      finish_reason: choice.done.finishReason,
+      stop_reason: choice.done.stopReason,
+    })),
     usage: totalUsage(choices.map(({ done }) => done.usage)),
   };
 }
 
-export function completion(who: ResponseIdentity, choices: readonly Collected[]): z.infer<typeof CompletionResponse> {
+/** `logprobs`: whether the request asked for them. */
+export function completion(who: ResponseIdentity, choices: readonly Collected[], logprobs = false): z.infer<typeof CompletionResponse> {
   return {
     ...who,
     object: "text_completion",
-    choices: choices.map(({ text, done }, index) => ({ index, text, logprobs: null, finish_reason: done.finishReason, stop_reason: done.stopReason })),
+    choices: choices.map((choice, index) => ({
+      index,
+      text: choice.text,
+      logprobs: logprobs ? completionLogprobs(choice.logprobs ?? []) : null,
+      finish_reason: choice.done.finishReason,
+      stop_reason: choice.done.stopReason,
+    })),
     usage: totalUsage(choices.map(({ done }) => done.usage)),
   };
 }
@@ -93,15 +169,15 @@ function perIndex(make: (index: number) => (text: string) => string): (text: str
 export function chatChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
   const base = { ...who, object: "chat.completion.chunk" };
   // The last chunk carries vLLM's stop_reason beside finish_reason; per-token chunks stay OpenAI's.
-  const chunk = (index: number, delta: object, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"]) => ({
+  const chunk = (index: number, delta: object, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof ChatLogprobs> = null) => ({
     ...base,
-    choices: [{ index, delta, logprobs: null, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
+    choices: [{ index, delta, logprobs, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
     ...usageFields(includeUsage),
   });
   const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, { content: slot }, null)));
   return {
     opening: (index) => [chunk(index, { role: "assistant", content: "" }, null)],
-    text: (text, index) => [textChunk(text, index)],
+    text: (text, index, logprobs) => [logprobs === undefined ? textChunk(text, index) : chunk(index, { content: text }, null, undefined, chatLogprobs(logprobs))],
     done: (done, index) => [chunk(index, {}, done.finishReason, done.stopReason)],
     usage: (usage) => usageChunk(base, usage, includeUsage),
   };
@@ -109,15 +185,23 @@ export function chatChunks(who: ResponseIdentity, includeUsage: boolean): Stream
 
 export function completionChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
   const base = { ...who, object: "text_completion" };
-  const chunk = (index: number, text: string, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"]) => ({
+  const chunk = (index: number, text: string, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof CompletionLogprobs> = null) => ({
     ...base,
-    choices: [{ index, text, logprobs: null, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
+    choices: [{ index, text, logprobs, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
     ...usageFields(includeUsage),
   });
   const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, slot, null)));
+  /** Per choice, the text sent before, in code points: where a chunk's offsets start (vLLM's previous_text_lens). */
+  const sent: number[] = [];
+  const withLogprobs = (text: string, index: number, logprobs: readonly TokenLogprobs[]) => {
+    const offset = sent[index] ?? 0;
+    sent[index] = offset + codePoints(text);
+    return chunk(index, text, null, undefined, completionLogprobs(logprobs, offset));
+  };
   return {
     opening: () => [],
-    text: (text, index) => [textChunk(text, index)],
+    // Only chunks with logprobs need the offsets: text without them comes only after the last token's.
+    text: (text, index, logprobs) => [logprobs === undefined ? textChunk(text, index) : withLogprobs(text, index, logprobs)],
     done: (done, index) => [chunk(index, "", done.finishReason, done.stopReason)],
     usage: (usage) => usageChunk(base, usage, includeUsage),
   };

@@ -45,3 +45,15 @@ export function choiceOptions(options: GenerationOptions, n: number): Generation
   }
   return Array.from({ length: n }, (_, index) => (seed === undefined || index === 0 ? options : { ...options, sampling: { ...options.sampling, seed: seed + index } }));
 }
+
+/**
+ * Chat's logprobs: how many alternatives (top_logprobs) when `logprobs` is true, else undefined.
+ * top_logprobs without logprobs is a 400, as OpenAI's and vLLM's (ChatCompletionRequest.check_logprobs).
+ */
+export function chatLogprobCount(body: { logprobs?: boolean | null; top_logprobs?: number | null }): number | undefined {
+  if (!body.logprobs) {
+    if ((body.top_logprobs ?? 0) > 0) throw new ServiceError(400, "invalid_request", "when using top_logprobs, logprobs must be set to true", { field: "top_logprobs" });
+    return undefined;
+  }
+  return body.top_logprobs ?? 0;
+}

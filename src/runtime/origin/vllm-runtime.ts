@@ -12,7 +12,7 @@
 // connection for the next call.
 import { ServiceError } from "../../errors/service-error";
 import { SseParser } from "../../protocols/sse";
-import { cachedTokensOf, CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk } from "../../protocols/vllm-completions";
+import { cachedTokensOf, CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk, logprobsOf } from "../../protocols/vllm-completions";
 import type { GenerationCapability, GenerationRequest, GenerationStep, InferenceRuntime } from "../runtime";
 import { breakerFor } from "./circuit-breaker";
 import { deadlines, type Deadlines } from "./deadlines";
@@ -87,8 +87,11 @@ interface UsageReport {
   cachedTokens: number | undefined;
 }
 
-/** One chunk's step, or the usage chunk's report; throws the 502 of a broken chunk or a mid-stream error event. */
-function readStep(data: string, stopIds: ReadonlySet<number>): GenerationStep | UsageReport {
+/**
+ * One chunk's step, or the usage chunk's report; throws the 502 of a broken chunk or a
+ * mid-stream error event. `logprobs`: how many alternatives the request asked for (undefined: none).
+ */
+function readStep(data: string, stopIds: ReadonlySet<number>, logprobs?: number): GenerationStep | UsageReport {
   let json: unknown;
   try {
     json = JSON.parse(data);
@@ -106,6 +109,18 @@ function readStep(data: string, stopIds: ReadonlySet<number>): GenerationStep | 
   if (choice === undefined) return { cachedTokens: cachedTokensOf(json) };
   const tokenIds = choice.token_ids ?? [];
   if (choice.token_ids == null && (choice.text ?? "") !== "") throw upstream("The GPU origin sent no token_ids (return_token_ids unsupported?)");
+  const step = choiceStep(choice, tokenIds, stopIds);
+  if (logprobs !== undefined && tokenIds.length > 0) {
+    // Aligned with token_ids, the stop id included: the capability's order (the ids, then the stop id).
+    const parsed = choice.logprobs == null ? "no logprobs" : logprobsOf(choice.logprobs, tokenIds, logprobs);
+    if (typeof parsed === "string") throw upstream(`The GPU origin sent unreadable logprobs: ${parsed}`);
+    step.logprobs = parsed;
+  }
+  return step;
+}
+
+/** A choice's ids and finish as a step. */
+function choiceStep(choice: CompletionChunk["choices"][number], tokenIds: number[], stopIds: ReadonlySet<number>): GenerationStep {
   if (choice.finish_reason == null) return { tokenIds };
   if (choice.finish_reason !== "stop" && choice.finish_reason !== "length") return { tokenIds, finishReason: "stop" };
   const last = tokenIds.at(-1);
@@ -148,14 +163,14 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
    * write per origin read — joining only what is already there, never waiting for more.
    * A failure after some ids comes back beside them, to be thrown once they are sent.
    */
-  function stepOf(events: readonly string[], stopIds: ReadonlySet<number>): { step?: GenerationStep; failure?: unknown; tailRead?: boolean } {
+  function stepOf(events: readonly string[], stopIds: ReadonlySet<number>, logprobs: number | undefined): { step?: GenerationStep; failure?: unknown; tailRead?: boolean } {
     let merged: GenerationStep | undefined;
     for (let at = 0; at < events.length; at++) {
       const data = events[at]!;
       let step: GenerationStep | UsageReport;
       try {
         if (data === "[DONE]") throw upstream("The GPU origin's stream ended before a finish reason");
-        step = readStep(data, stopIds);
+        step = readStep(data, stopIds, logprobs);
       } catch (failure) {
         return { step: merged, failure };
       }
@@ -163,6 +178,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
       if (merged === undefined) merged = step;
       else {
         for (const id of step.tokenIds) merged.tokenIds.push(id);
+        if (step.logprobs !== undefined) (merged.logprobs ??= []).push(...step.logprobs);
         if (step.finishReason !== undefined) merged.finishReason = step.finishReason;
         if (step.stopTokenId !== undefined) merged.stopTokenId = step.stopTokenId;
       }
@@ -250,7 +266,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           for (;;) {
             limits.signal.throwIfAborted();
             const { done, value } = await reader.read();
-            const { step, failure, tailRead } = stepOf(done ? parser.end() : parser.push(value), stopIds);
+            const { step, failure, tailRead } = stepOf(done ? parser.end() : parser.push(value), stopIds, request.logprobs);
             if (step !== undefined) {
               limits.phase(idleMs, "went silent mid-stream (no chunk)");
               yielded = true;

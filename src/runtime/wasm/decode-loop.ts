@@ -2,7 +2,7 @@
 // KV cache (Hugging Face / Optimum decoder-with-past naming, CONTRACTS.md), run by the
 // tensor capability of the WASM runtime. Prefill once, then one token per run; the same
 // sampler and PRNG as the origin (src/generation/sampler.ts), so a seed gives the same text.
-import { createPrng, hasPenalties, sample, TokenHistory } from "../../generation/sampler";
+import { createPrng, hasPenalties, sample, tokenLogprob, TokenHistory } from "../../generation/sampler";
 import { ServiceError } from "../../errors/service-error";
 import type { Tensor } from "../../tensors/tensor";
 import type { GenerationCapability, TensorCapability } from "../runtime";
@@ -86,12 +86,14 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
         // min_tokens as vLLM's: no stop id can be sampled before that many ids.
         const id = sample(logits, request.sampling, rng, generated < minTokens ? stopIds : NO_IDS, history);
         history?.add(id);
+        // As vLLM's default (raw_logprobs): the model's own distribution, before the sampler's adjustments.
+        const logprobs = request.logprobs === undefined ? {} : { logprobs: [tokenLogprob(logits, id, request.logprobs)] };
         if (stopIds.has(id)) {
-          yield { tokenIds: [], finishReason: "stop", stopTokenId: id };
+          yield { tokenIds: [], finishReason: "stop", stopTokenId: id, ...logprobs };
           return;
         }
         const last = generated + 1 === maxTokens;
-        yield last ? { tokenIds: [id], finishReason: "length" } : { tokenIds: [id] };
+        yield last ? { tokenIds: [id], finishReason: "length", ...logprobs } : { tokenIds: [id], ...logprobs };
         next = [id];
       }
       if (maxTokens <= 0) yield { tokenIds: [], finishReason: "length" };

@@ -5,7 +5,7 @@
 import { ServiceError } from "../../errors/service-error";
 import type { TextGenerationManifest } from "../../models/manifest";
 import type { RegisteredModel } from "../../models/registry";
-import type { FinishReason, GenerationCapability, SamplingParams } from "../../runtime";
+import type { FinishReason, GenerationCapability, SamplingParams, TokenLogprob } from "../../runtime";
 import { renderChat, type ChatMessage, type ChatSegment, type TemplateValue } from "../../tokenizers/chat-template";
 import { streamDetokenizer } from "../../tokenizers/stream-detokenizer";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
@@ -32,6 +32,22 @@ export interface GenerationOptions {
   ignoreEos?: boolean;
   /** The client's own stop token ids (vLLM's `stop_token_ids`), beside the model's. */
   stopTokenIds?: readonly number[];
+  /** Log-probabilities: each generated token's and this many alternatives (undefined: none). */
+  logprobs?: number;
+}
+
+/** A token as logprobs name it: its text alone (vLLM's decode of the one id) and its bytes. */
+export interface TokenText {
+  token: string;
+  /** The token's own bytes (for a byte-level tokenizer, a piece of a UTF-8 character may be one). */
+  bytes: number[];
+  /** Its log-probability (the model's own distribution); -Infinity where it has none. */
+  logprob: number;
+}
+
+/** A generated token's logprob entry: itself and the likeliest tokens at its position. */
+export interface TokenLogprobs extends TokenText {
+  top: TokenText[];
 }
 
 export interface Usage {
@@ -46,14 +62,17 @@ export interface Usage {
   prompt_tokens_details?: { cached_tokens: number };
 }
 
-/** `accepted`: the engine has the request and nothing is decoded yet (at most once, first). */
 /**
+ * `accepted`: the engine has the request and nothing is decoded yet (at most once, first).
+ * `text`: a delta; when logprobs were asked for, it carries those of the tokens generated
+ * since the last one, in order — a stop token included — even where their text is held back
+ * (a possible stop string, an unfinished UTF-8 character) and so is empty.
  * `stopReason` as vLLM's: the stop string that matched, or the stop token id that ended
  * generation (the model's EOS excepted: that is a plain "stop"); null otherwise.
  */
 export type TextEvent =
   | { type: "accepted" }
-  | { type: "text"; text: string }
+  | { type: "text"; text: string; logprobs?: TokenLogprobs[] }
   | { type: "done"; finishReason: FinishReason; stopReason: string | number | null; usage: Usage };
 
 export interface PreparedPrompt {
@@ -96,6 +115,24 @@ function openFinalMessage(segments: readonly ChatSegment[], final: string): Chat
     offset += segment.text.length;
   }
   return kept;
+}
+
+const utf8 = new TextEncoder();
+
+/** Names a generation's logprobs as tokens: each id decoded alone (as vLLM), its bytes from the tokenizer where it has them. */
+function logprobNamer(text: TextTokenizer): (logprob: TokenLogprob, id: number) => TokenLogprobs {
+  const pieces = text.tokenPieces?.();
+  const named = new Map<number, { token: string; bytes: number[] }>();
+  const name = (id: number, logprob: number): TokenText => {
+    let entry = named.get(id);
+    if (entry === undefined) {
+      const token = text.decode([id]);
+      entry = { token, bytes: [...(pieces?.(id) ?? utf8.encode(token))] };
+      named.set(id, entry);
+    }
+    return { token: entry.token, bytes: entry.bytes, logprob };
+  };
+  return (logprob, id) => ({ ...name(id, logprob.logprob), top: logprob.top.map(([other, value]) => name(other, value)) });
 }
 
 function contextExceeded(detail: string, field: string): ServiceError {
@@ -184,9 +221,25 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
         ...(cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: cachedTokens } }),
       });
       const steps = generation().generate(
-        { promptIds: prompt.ids, maxTokens, sampling: options.sampling, stopTokenIds, minTokens, ignoreEos: options.ignoreEos ?? false },
+        {
+          promptIds: prompt.ids,
+          maxTokens,
+          sampling: options.sampling,
+          stopTokenIds,
+          minTokens,
+          ignoreEos: options.ignoreEos ?? false,
+          ...(options.logprobs === undefined ? {} : { logprobs: options.logprobs }),
+        },
         combined,
       );
+      const nameLogprobs = options.logprobs === undefined ? undefined : logprobNamer(text);
+      /** The step's logprobs as tokens: its ids, then its stop id. */
+      const logprobsOf = (ids: readonly number[], stopId: number | undefined, logprobs: readonly TokenLogprob[] | undefined): TokenLogprobs[] | undefined => {
+        if (nameLogprobs === undefined || logprobs === undefined) return undefined;
+        const named = ids.map((id, i) => nameLogprobs(logprobs[i]!, id));
+        if (stopId !== undefined && logprobs[ids.length] !== undefined) named.push(nameLogprobs(logprobs[ids.length]!, stopId));
+        return named;
+      };
       let started = false;
       /** The generation ended by itself (its finish was read): nothing behind it is left to stop. */
       let ended = false;
@@ -205,7 +258,9 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           const passed = unchecked > 0 ? matcher.push(detokenizer.push(step.tokenIds.slice(0, unchecked)), { search: false }).text : "";
           const match = matcher.push(detokenizer.push(unchecked > 0 ? step.tokenIds.slice(unchecked) : step.tokenIds));
           const text = passed + match.text;
-          if (text !== "") yield { type: "text", text };
+          const logprobs = logprobsOf(step.tokenIds, step.stopTokenId, step.logprobs);
+          if (logprobs !== undefined && logprobs.length > 0) yield { type: "text", text, logprobs };
+          else if (text !== "") yield { type: "text", text };
           if (match.stop !== undefined) {
             // The origin stops decoding: its request is aborted now, not when max_tokens runs out.
             stopped.abort(new DOMException("stop string matched", "AbortError"));
