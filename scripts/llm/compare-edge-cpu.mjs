@@ -6,6 +6,7 @@
 //   git archive main | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/node_modules
 //   node scripts/llm/compare-edge-cpu.mjs --before /tmp/before [--rounds 5] [--streams 10] [--tokens 200]
 //     [--ttft-runs 30 --ttft-kb 0.85]   (also time to first token, both checkouts and both relays, interleaved)
+//     [--logprobs 5]   (also this checkout with `logprobs: 5` on each request: what asking for them costs)
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -15,7 +16,7 @@ import { cpuPerToken } from "../lib/stream-cpu.mjs";
 import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
-  options: { before: { type: "string" }, rounds: { type: "string", default: "5" }, streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, "ttft-runs": { type: "string", default: "0" }, "ttft-kb": { type: "string", default: "0.85" } },
+  options: { before: { type: "string" }, rounds: { type: "string", default: "5" }, streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, "ttft-runs": { type: "string", default: "0" }, "ttft-kb": { type: "string", default: "0.85" }, logprobs: { type: "string" } },
 });
 if (options.before === undefined) throw new Error("--before DIR: a checkout of the other version, with node_modules");
 const [ROUNDS, STREAMS, TOKENS] = [options.rounds, options.streams, options.tokens].map(Number);
@@ -51,6 +52,7 @@ const relayBody = { model: "tiny-llm", prompt: [1, ...tokenizer.encode(prompt, {
 const cellsToMeasure = [
   { name: `before (${options.before})`, server: before, url: `${before.url}/v1/completions`, body: edgeBody },
   { name: "after (this checkout)", server: after, url: `${after.url}/v1/completions`, body: edgeBody },
+  ...(options.logprobs === undefined ? [] : [{ name: `after, logprobs: ${options.logprobs}`, server: after, url: `${after.url}/v1/completions`, body: { ...edgeBody, logprobs: Number(options.logprobs) } }]),
   { name: "floor: relay, JS read + enqueue", server: relay, url: `${relay.url}/js`, body: relayBody },
   { name: "floor: relay, native pump", server: relay, url: `${relay.url}/native`, body: relayBody },
 ];

@@ -11,7 +11,9 @@
 // reads many events at once; /interval-N sends N token ids per chunk after the first, as
 // vLLM does with --stream-interval N; /cached-N (or /burst-cached-N) reports N cached prompt
 // tokens in its usage chunk (vLLM's prompt_tokens_details), sent 50 ms after the finish
-// (in one write with it under /burst-); /usage-late sends the usage chunk 2 s after the finish.
+// (in one write with it under /burst-); /usage-late sends the usage chunk 2 s after the finish;
+// /max-logprobs-N refuses `logprobs` above N as vLLM started with --max-logprobs N does
+// (vllm/sampling_params.py _validate_logprobs: a 400 with its message).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
@@ -89,6 +91,12 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
     if (prefix === "429" || prefix === "503") {
       response.writeHead(Number(prefix), { "content-type": "application/json", "retry-after": "7" });
       response.end(JSON.stringify({ error: { message: "The server is at capacity", type: "ServiceUnavailableError", code: Number(prefix) } }));
+      return;
+    }
+    const maxLogprobs = /^max-logprobs-(\d+)$/.exec(prefix);
+    if (maxLogprobs && typeof body.logprobs === "number" && body.logprobs > Number(maxLogprobs[1])) {
+      const message = `Requested sample logprobs of ${body.logprobs}, which is greater than max allowed: ${maxLogprobs[1]}`;
+      response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message, type: "BadRequestError", param: null, code: 400 } }));
       return;
     }
     const flakyMatch = /^flaky-(\d+)$/.exec(prefix);

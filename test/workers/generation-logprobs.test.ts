@@ -194,6 +194,17 @@ describe.skipIf(origin === null)("bad logprobs requests: 400 naming the field", 
     ["completions logprobs 1.5", "/v1/completions", completion({ logprobs: 1.5 }), "logprobs"],
     ["completions top_logprobs", "/v1/completions", completion({ top_logprobs: 2 }), "top_logprobs"],
   ];
+  it("an origin that allows fewer (vLLM with --max-logprobs 5): its 400, naming logprobs, before any byte", async () => {
+    const limited = appOnOrigin(`${origin?.faultyUrl ?? ""}/max-logprobs-5`);
+    for (const stream of [false, true]) {
+      const response = await call(limited, "/v1/completions", completion({ logprobs: 6, stream }));
+      expect(response.status).toBe(400);
+      const answer = await problem(response);
+      expect(answer).toMatchObject({ field: "logprobs", error: { param: "logprobs" } });
+      expect(answer.detail).toContain("greater than max allowed: 5");
+    }
+  });
+
   for (const [what, path, body, field] of cases) {
     it(`${what} → 400 naming ${field}`, async () => {
       const response = await call(app, path, body);

@@ -50,6 +50,8 @@ async function refusal(response: Response): Promise<ServiceError> {
   if (response.status === 429) return new ServiceError(429, "rate_limited", `The GPU origin is busy: ${detail}`, { headers: { "retry-after": retryAfter } });
   if (response.status === 503) return new ServiceError(503, "upstream_unavailable", `The GPU origin is unavailable: ${detail}`, { headers: { "retry-after": retryAfter } });
   if (response.status === 400) {
+    // A vLLM started with a lower --max-logprobs refuses what the edge accepts (up to 20).
+    if (/logprobs/i.test(detail)) return new ServiceError(400, "invalid_request", `The GPU origin refused the request: ${detail}`, { field: "logprobs" });
     const code = /context|maximum|too long|max_model_len/i.test(detail) ? "context_length_exceeded" : "invalid_request";
     return new ServiceError(400, code, `The GPU origin refused the request: ${detail}`, { field: code === "context_length_exceeded" ? "messages" : "body" });
   }
