@@ -55,6 +55,21 @@ describe("stopMatcher", () => {
     expect(run(["a", "b"], [""])).toEqual({ out: "ab", stop: undefined });
   });
 
+  it("with include (vLLM's include_stop_str_in_output) ends the text after the stop string, whatever the deltas", () => {
+    const text = "one, two; three";
+    for (let seed = 1; seed < 20; seed++) {
+      const matcher = stopMatcher([";", "tw"], { include: true });
+      let out = "";
+      let stop: string | undefined;
+      for (const delta of cuts(text, seed)) {
+        const match = matcher.push(delta);
+        out += match.text;
+        if ((stop = match.stop) !== undefined) break;
+      }
+      expect({ out, stop }).toEqual({ out: "one, tw", stop: "tw" });
+    }
+  });
+
   describe("text pushed with search: false (vLLM's min_tokens, vllm/v1/engine/detokenizer.py)", () => {
     it("holds no match: a stop string wholly inside it is sent as text", () => {
       const matcher = stopMatcher(["ab"]);

@@ -111,6 +111,20 @@ describe.skipIf(origin === null)("generation through the vLLM origin adapter", (
     expect(tokensAfterAbort).toBeLessThanOrEqual(1);
   });
 
+  it("include_stop_str_in_output (vLLM's): the text ends with the matched stop string, streamed and not", async () => {
+    const base = { model: "tiny-llm", prompt: "The war had ended and the soldiers", temperature: 0, max_tokens: 60 };
+    const full = (await (await call(app, "/v1/completions", base)).json<{ choices: { text: string }[] }>()).choices[0]?.text ?? "";
+    const at = Math.floor(full.length / 2);
+    const stop = full.slice(at, at + 3);
+    const expected = full.slice(0, full.indexOf(stop) + stop.length);
+    const whole = await (await call(app, "/v1/completions", { ...base, stop, include_stop_str_in_output: true })).json<{ choices: { text: string }[] }>();
+    expect(whole.choices[0]).toMatchObject({ text: expected, finish_reason: "stop", stop_reason: stop });
+    const events = await sseEvents(await call(app, "/v1/completions", { ...base, stop: [stop], include_stop_str_in_output: true, stream: true }));
+    expect(events.slice(0, -1).map((event) => (JSON.parse(event) as Chunk).choices[0]?.text ?? "").join("")).toBe(expected);
+    const chat = await (await call(app, "/v1/chat/completions", { model: "tiny-llm", messages: [{ role: "user", content: "Tell me a story." }], temperature: 0, max_tokens: 40, stop: [" "], include_stop_str_in_output: true })).json<ChatCompletion>();
+    if (chat.choices[0]?.finish_reason === "stop") expect(chat.choices[0].message.content.endsWith(" ")).toBe(true);
+  });
+
   it("a stop string found only in the prompt never empties the output (vllm#11089)", async () => {
     const body = { model: "tiny-llm", prompt: "The war had ended and the soldiers", temperature: 0, max_tokens: 12 };
     const plain = (await (await call(app, "/v1/completions", body)).json<{ choices: { text: string }[] }>()).choices[0]?.text ?? "";

@@ -81,6 +81,7 @@ export const samplingFields = {
     description: "vLLM: no stop token id is sampled, and no stop string counts, before this many tokens",
   }),
   stop_token_ids: integerList(0, MAX_TOKEN_ID).max(64).nullish().openapi({ description: "vLLM: token ids that end generation (finish_reason stop; not part of the text)" }),
+  include_stop_str_in_output: z.boolean().nullish().openapi({ description: "vLLM: a matched stop string ends the text instead of being cut from it" }),
   skip_special_tokens: neutral(z.literal(true), "true"),
 };
 

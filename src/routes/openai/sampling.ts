@@ -29,6 +29,7 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
     stop,
     minTokens: body.min_tokens ?? 0,
     ignoreEos: body.ignore_eos ?? false,
+    includeStopString: body.include_stop_str_in_output ?? false,
     stopTokenIds: body.stop_token_ids ?? [],
   };
 }

@@ -4,6 +4,8 @@
 // Text pushed with `search: false` (vLLM's min_tokens) cannot hold a match: only a stop
 // string that ends in text pushed later counts (vllm/v1/engine/detokenizer.py
 // check_stop_strings, which searches from the last len(stop) - 1 characters already seen).
+// With `include` (vLLM's include_stop_str_in_output) the matched stop string is sent too, as
+// the text's end: the text is cut after it instead of before it.
 
 export interface StopMatch {
   /** Text safe to send now. */
@@ -19,7 +21,8 @@ export interface StopMatcher {
   flush(): string;
 }
 
-export function stopMatcher(stops: readonly string[]): StopMatcher {
+export function stopMatcher(stops: readonly string[], options: { include?: boolean } = {}): StopMatcher {
+  const include = options.include ?? false;
   const active = stops.filter((stop) => stop.length > 0);
   let pending = "";
   /** Characters at the start of `pending` where no stop string may end (pushed with search: false). */
@@ -35,7 +38,7 @@ export function stopMatcher(stops: readonly string[]): StopMatcher {
         if (at !== -1 && (first === undefined || at < first.at)) first = { at, stop };
       }
       if (first !== undefined) {
-        const text = pending.slice(0, first.at);
+        const text = pending.slice(0, include ? first.at + first.stop.length : first.at);
         pending = "";
         return { text, stop: first.stop };
       }

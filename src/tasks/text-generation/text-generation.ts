@@ -32,6 +32,8 @@ export interface GenerationOptions {
   ignoreEos?: boolean;
   /** The client's own stop token ids (vLLM's `stop_token_ids`), beside the model's. */
   stopTokenIds?: readonly number[];
+  /** vLLM's `include_stop_str_in_output`: a matched stop string ends the text instead of being cut. */
+  includeStopString?: boolean;
   /** Log-probabilities: each generated token's and this many alternatives (undefined: none). */
   logprobs?: number;
 }
@@ -205,7 +207,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       const stopped = new AbortController();
       const combined = AbortSignal.any([signal, stopped.signal]);
       const detokenizer = streamDetokenizer(text);
-      const matcher = stopMatcher(options.stop);
+      const matcher = stopMatcher(options.stop, { include: options.includeStopString ?? false });
       const maxTokens = options.maxTokens ?? config.contextLength - prompt.ids.length;
       const minTokens = Math.min(options.minTokens ?? 0, maxTokens);
       // As vLLM: with ignore_eos the model's end-of-sequence ids stop nothing; the client's stop ids still do.
