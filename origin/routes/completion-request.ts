@@ -9,7 +9,8 @@
 // `return_tokens_as_token_ids` says, as this origin keeps no tokenizer.
 import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
-import { MAX_LOGPROBS, type SamplingParams } from "../../src/generation/sampler";
+import { MAX_LOGPROBS } from "../../src/generation/logprobs";
+import type { SamplingParams } from "../../src/generation/sampler";
 import type { GenerationParams } from "../engines/decoder/request";
 import type { GenerationConfig } from "../manifests";
 

@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
 import { ServiceError } from "../../src/errors/service-error";
 import type { OriginConfig } from "../config";
-import type { TokenLogprob } from "../../src/generation/sampler";
+import type { TokenLogprob } from "../../src/generation/logprobs";
 import type { GenerationStep } from "../engines/decoder/request";
 import { parseWith, readJsonBody } from "../http/body";
 import { vllmErrorBody } from "../http/errors";

@@ -132,6 +132,57 @@ export function isCompletionChunk(value: unknown): value is CompletionChunk {
   return nullish(details.cached_tokens) || (isInt(details.cached_tokens) && details.cached_tokens >= 0);
 }
 
+/** vLLM's CompletionLogProbs, as it writes them (its field order). */
+export interface CompletionLogProbs {
+  text_offset: number[];
+  token_logprobs: Array<number | null>;
+  tokens: string[];
+  top_logprobs: Array<Record<string, number> | null>;
+}
+
+/** A generated token as CompletionLogProbs lists it: its name, and (unless vLLM's None entry) its logprob and the likeliest tokens. */
+export interface NamedLogprob {
+  token: string;
+  logprob?: number;
+  top?: ReadonlyArray<{ token: string; logprob: number }>;
+}
+
+/** vLLM's and OpenAI's floor for a logprob: JSON has no -Infinity. */
+export const clampLogprob = (logprob: number) => Math.max(logprob, -9999);
+
+/** Python's len(): code points, as vLLM's text offsets count. */
+export function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/**
+ * CompletionLogProbs as vllm/entrypoints/openai/serving_completion.py
+ * `_create_completion_logprobs` writes them: each token's dict holds the token itself first,
+ * then the likeliest (a token already there keeps its place, as a Python dict's key); each
+ * offset adds the previous token's length to `offset`, the text sent before these tokens.
+ */
+export function completionLogProbs(entries: readonly NamedLogprob[], offset = 0): CompletionLogProbs {
+  const out: CompletionLogProbs = { text_offset: [], token_logprobs: [], tokens: [], top_logprobs: [] };
+  let at = offset;
+  for (const { token, logprob, top } of entries) {
+    out.tokens.push(token);
+    out.text_offset.push(at);
+    at += codePoints(token);
+    if (logprob === undefined) {
+      out.token_logprobs.push(null);
+      out.top_logprobs.push(null);
+      continue;
+    }
+    out.token_logprobs.push(clampLogprob(logprob));
+    const dict: Record<string, number> = { [token]: clampLogprob(logprob) };
+    for (const other of top ?? []) if (!Object.hasOwn(dict, other.token)) dict[other.token] = clampLogprob(other.logprob);
+    out.top_logprobs.push(dict);
+  }
+  return out;
+}
+
 const TOKEN_ID = /^token_id:(0|[1-9]\d{0,9})$/;
 
 /** A token named as vLLM names it with return_tokens_as_token_ids ("token_id:N"); undefined otherwise. */

@@ -3,9 +3,10 @@
 // and matches stop strings — so the same task runs over the in-isolate decode loop and
 // over any vLLM-compatible origin.
 
-import type { SamplingParams as SamplerParams, TokenLogprob } from "../generation/sampler";
+import type { TokenLogprob } from "../generation/logprobs";
+import type { SamplingParams as SamplerParams } from "../generation/sampler";
 
-export type { TokenLogprob } from "../generation/sampler";
+export type { TokenLogprob } from "../generation/logprobs";
 
 /** The sampler's parameters (topK 0 = off, topP 1 = off, minP 0 = off) and the seed:
  * same seed, same prompt, same parameters → same tokens, at the edge or on the origin. */

@@ -3,7 +3,8 @@
 // filter (temperature, top-k, top-p, min-p, suppression) and the penalties against
 // hand-computed cases; tokenLogprob (vLLM's raw logprobs) against a hand-computed log_softmax.
 import { describe, expect, it } from "vitest";
-import { adjustLogits, argmax, createPrng, GREEDY, hasPenalties, sample, TokenHistory, tokenLogprob, xoshiro128StarStar, type SamplingParams } from "../../src/generation/sampler";
+import { tokenLogprob } from "../../src/generation/logprobs";
+import { adjustLogits, argmax, createPrng, GREEDY, hasPenalties, sample, TokenHistory, xoshiro128StarStar, type SamplingParams } from "../../src/generation/sampler";
 
 const params = (overrides: Partial<SamplingParams>): SamplingParams => ({ temperature: 1, topK: 0, topP: 1, minP: 0, ...overrides });
 

@@ -8,7 +8,8 @@
 // With a split-attention graph (origin/onnx/split-attention.ts) a step's presents are
 // only the new column; with the graph as exported they are the whole cache plus it.
 import { ServiceError } from "../../../src/errors/service-error";
-import { sample, tokenLogprob } from "../../../src/generation/sampler";
+import { tokenLogprob } from "../../../src/generation/logprobs";
+import { sample } from "../../../src/generation/sampler";
 import type { GenerationConfig } from "../../manifests";
 import type { EngineMetrics } from "../../metrics/vllm-metrics";
 import { ort } from "../onnx-session";

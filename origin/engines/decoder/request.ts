@@ -1,6 +1,7 @@
 // One generation request inside the decoder engine: what it asked for, where it stands,
 // and the channel its steps go out on.
-import { createPrng, hasPenalties, TokenHistory, type Prng, type SamplingParams, type TokenLogprob } from "../../../src/generation/sampler";
+import type { TokenLogprob } from "../../../src/generation/logprobs";
+import { createPrng, hasPenalties, TokenHistory, type Prng, type SamplingParams } from "../../../src/generation/sampler";
 import { Channel } from "./channel";
 import type { PromptBlocks } from "./prefix-cache";
 

@@ -2,7 +2,7 @@
 // Toward the engine: requests and aborts. Back: one message per turn of the engine's loop
 // with everything that happened in it, as flat tuples (cheap to clone): tokens, ends,
 // admissions into the batch, and the metric records the HTTP thread applies to /metrics.
-import type { TokenLogprob } from "../../../src/generation/sampler";
+import type { TokenLogprob } from "../../../src/generation/logprobs";
 import type { GenerationConfig } from "../../manifests";
 import type { EngineMetricName } from "../../metrics/vllm-metrics";
 import type { SessionSettings } from "../onnx-session";

@@ -2,7 +2,7 @@
 // parameter OpenAI or vLLM defines is either honoured, accepted at its neutral value, or
 // refused with a 400 naming it — never silently ignored. Unknown fields are refused too.
 import { z } from "@hono/zod-openapi";
-import { MAX_LOGPROBS } from "../../generation/sampler";
+import { MAX_LOGPROBS } from "../../generation/logprobs";
 import { integerList } from "../integer-list";
 
 /**

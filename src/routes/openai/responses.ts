@@ -1,5 +1,6 @@
 // OpenAI response and chunk shapes for chat completions and completions.
 import { z } from "@hono/zod-openapi";
+import { clampLogprob, codePoints, completionLogProbs } from "../../protocols/vllm-completions";
 import type { TextEvent, TokenLogprobs, TokenText, Usage } from "../../tasks/text-generation/text-generation";
 import { jsonTemplate, totalUsage, type Collected, type StreamFormat } from "./generation-stream";
 
@@ -22,9 +23,6 @@ const StopReason = z
   .union([z.string(), z.number().int(), z.null()])
   .openapi({ description: "vLLM: the stop string that matched, or the stop token id that ended generation (not the model's EOS); null otherwise" });
 
-/** OpenAI's (and vLLM's) floor for a logprob: JSON has no -Infinity. */
-const LOGPROB_FLOOR = -9999;
-const clamp = (logprob: number) => Math.max(logprob, LOGPROB_FLOOR);
 
 const TopLogprob = z
   .object({
@@ -42,46 +40,19 @@ const ChatLogprobs = z
   .openapi("ChatCompletionLogprobs", { description: "With logprobs: true, one entry per generated token (a stop token included); null otherwise" });
 const CompletionLogprobs = z
   .object({
-    tokens: z.array(z.string()),
-    token_logprobs: z.array(z.number().nullable()),
-    top_logprobs: z.array(z.record(z.string(), z.number()).nullable()).openapi({ description: "Per token: itself, then the `logprobs` likeliest tokens (up to logprobs + 1 entries)" }),
     text_offset: z.array(z.number().int()).openapi({ description: "As vLLM's: where each token starts, counting the text sent before and the tokens' own lengths" }),
+    token_logprobs: z.array(z.number().nullable()),
+    tokens: z.array(z.string()),
+    top_logprobs: z.array(z.record(z.string(), z.number()).nullable()).openapi({ description: "Per token: itself, then the `logprobs` likeliest tokens (up to logprobs + 1 entries)" }),
   })
   .nullable()
   .openapi("CompletionLogprobs", { description: "With logprobs: n, one entry per generated token (a stop token included); null otherwise" });
 
-const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: clamp(logprob), bytes });
+const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: clampLogprob(logprob), bytes });
 
 /** OpenAI's chat logprobs: each token, and its top_logprobs alternatives. */
 export function chatLogprobs(logprobs: readonly TokenLogprobs[]): z.infer<typeof ChatLogprobs> {
   return { content: logprobs.map((entry) => ({ ...topLogprob(entry), top_logprobs: entry.top.map(topLogprob) })), refusal: null };
-}
-
-/** Python's len(): code points, as vLLM's text offsets count. */
-const codePoints = (text: string) => {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-};
-
-/**
- * OpenAI's completion logprobs as vLLM writes them (serving_completion.py
- * _create_completion_logprobs): each token's dict holds the sampled token first, then the
- * likeliest (a token already there is not repeated); offsets start at `offset`.
- */
-export function completionLogprobs(logprobs: readonly TokenLogprobs[], offset = 0): NonNullable<z.infer<typeof CompletionLogprobs>> {
-  const out: NonNullable<z.infer<typeof CompletionLogprobs>> = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
-  let at = offset;
-  for (const entry of logprobs) {
-    out.tokens.push(entry.token);
-    out.token_logprobs.push(clamp(entry.logprob));
-    const top: Record<string, number> = { [entry.token]: clamp(entry.logprob) };
-    for (const other of entry.top) if (!Object.hasOwn(top, other.token)) top[other.token] = clamp(other.logprob);
-    out.top_logprobs.push(top);
-    out.text_offset.push(at);
-    at += codePoints(entry.token);
-  }
-  return out;
 }
 
 export const ChatCompletionResponse = z
@@ -148,7 +119,7 @@ export function completion(who: ResponseIdentity, choices: readonly Collected[],
     choices: choices.map((choice, index) => ({
       index,
       text: choice.text,
-      logprobs: logprobs ? completionLogprobs(choice.logprobs ?? []) : null,
+      logprobs: logprobs ? completionLogProbs(choice.logprobs ?? []) : null,
       finish_reason: choice.done.finishReason,
       stop_reason: choice.done.stopReason,
     })),
@@ -196,7 +167,7 @@ export function completionChunks(who: ResponseIdentity, includeUsage: boolean): 
   const withLogprobs = (text: string, index: number, logprobs: readonly TokenLogprobs[]) => {
     const offset = sent[index] ?? 0;
     sent[index] = offset + codePoints(text);
-    return chunk(index, text, null, undefined, completionLogprobs(logprobs, offset));
+    return chunk(index, text, null, undefined, completionLogProbs(logprobs, offset));
   };
   return {
     opening: () => [],

@@ -12,7 +12,8 @@
 // connection for the next call.
 import { ServiceError } from "../../errors/service-error";
 import { SseParser } from "../../protocols/sse";
-import { cachedTokensOf, CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk, logprobsOf } from "../../protocols/vllm-completions";
+import { completionRequest, ErrorEvent, errorMessage } from "../../protocols/vllm-completions";
+import { readTail, stepOf, upstream } from "./vllm-steps";
 import type { GenerationCapability, GenerationRequest, GenerationStep, InferenceRuntime } from "../runtime";
 import { breakerFor } from "./circuit-breaker";
 import { deadlines, type Deadlines } from "./deadlines";
@@ -27,10 +28,6 @@ export interface VllmRuntimeOptions {
 }
 
 const RETRY_DELAYS_MS = [100, 400];
-
-function upstream(detail: string, cause?: unknown): ServiceError {
-  return new ServiceError(502, "upstream_error", detail, { cause, headers: { "retry-after": "5" } });
-}
 
 async function reason(response: Response): Promise<string> {
   const text = (await response.text().catch(() => "")).slice(0, 4000);
@@ -63,7 +60,6 @@ const DRAIN_MAX_BYTES = 64 * 1024;
 const DRAIN_TIMEOUT_MS = 5_000;
 /** After the finish chunk, how long the usage chunk behind it is waited for (vLLM writes both at once). */
 const USAGE_WAIT_MS = 250;
-const NO_IDS: ReadonlySet<number> = new Set();
 
 /** Reads a body to its end (bounded in bytes and time), so that workerd can pool its connection. */
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
@@ -83,53 +79,6 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
 }
 
 const retryable = (error: unknown) => error instanceof ServiceError && (error.code === "upstream_error" || error.code === "upstream_timeout");
-
-/** The usage chunk (`choices: []`), read for the prompt tokens the origin's prefix cache served. */
-interface UsageReport {
-  cachedTokens: number | undefined;
-}
-
-/**
- * One chunk's step, or the usage chunk's report; throws the 502 of a broken chunk or a
- * mid-stream error event. `logprobs`: how many alternatives the request asked for (undefined: none).
- */
-function readStep(data: string, stopIds: ReadonlySet<number>, logprobs?: number): GenerationStep | UsageReport {
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch (error) {
-    throw upstream("The GPU origin sent a chunk that is not JSON", error);
-  }
-  // Error events are rare: only objects that look like one pay for the schema.
-  if (typeof json === "object" && json !== null && ("error" in json || ("object" in json && json.object === "error"))) {
-    const failed = ErrorEvent.safeParse(json);
-    throw upstream(`The GPU origin failed mid-stream: ${failed.success ? errorMessage(failed.data) : "an unreadable error event"}`);
-  }
-  // Checked by hand per token; zod runs only to describe a chunk that fails the check.
-  if (!isCompletionChunk(json)) throw upstream("The GPU origin sent an invalid completion chunk", CompletionChunk.safeParse(json).error);
-  const [choice] = json.choices;
-  if (choice === undefined) return { cachedTokens: cachedTokensOf(json) };
-  const tokenIds = choice.token_ids ?? [];
-  if (choice.token_ids == null && (choice.text ?? "") !== "") throw upstream("The GPU origin sent no token_ids (return_token_ids unsupported?)");
-  const step = choiceStep(choice, tokenIds, stopIds);
-  if (logprobs !== undefined && tokenIds.length > 0) {
-    // Aligned with token_ids, the stop id included: the capability's order (the ids, then the stop id).
-    const parsed = choice.logprobs == null ? "no logprobs" : logprobsOf(choice.logprobs, tokenIds, logprobs);
-    if (typeof parsed === "string") throw upstream(`The GPU origin sent unreadable logprobs: ${parsed}`);
-    step.logprobs = parsed;
-  }
-  return step;
-}
-
-/** A choice's ids and finish as a step. */
-function choiceStep(choice: CompletionChunk["choices"][number], tokenIds: number[], stopIds: ReadonlySet<number>): GenerationStep {
-  if (choice.finish_reason == null) return { tokenIds };
-  if (choice.finish_reason !== "stop" && choice.finish_reason !== "length") return { tokenIds, finishReason: "stop" };
-  const last = tokenIds.at(-1);
-  // vLLM keeps the stop token in token_ids (its text is dropped); the edge drops the id.
-  if (choice.finish_reason === "stop" && last !== undefined && stopIds.has(last)) return { tokenIds: tokenIds.slice(0, -1), finishReason: "stop", stopTokenId: last };
-  return { tokenIds, finishReason: choice.finish_reason };
-}
 
 /** A runtime whose model decodes on a vLLM-compatible origin. */
 export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime {
@@ -157,56 +106,6 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
     if (!response.ok) throw await refusal(response);
     if (response.body === null) throw upstream("The GPU origin sent no stream");
     return response;
-  }
-
-  /**
-   * The step of one origin read: every event the read completed, merged into one step (ids
-   * joined in order, the finish on it), so that the layers above and the client see one
-   * write per origin read — joining only what is already there, never waiting for more.
-   * A failure after some ids comes back beside them, to be thrown once they are sent.
-   */
-  function stepOf(events: readonly string[], stopIds: ReadonlySet<number>, logprobs: number | undefined): { step?: GenerationStep; failure?: unknown; tailRead?: boolean } {
-    let merged: GenerationStep | undefined;
-    for (let at = 0; at < events.length; at++) {
-      const data = events[at]!;
-      let step: GenerationStep | UsageReport;
-      try {
-        if (data === "[DONE]") throw upstream("The GPU origin's stream ended before a finish reason");
-        step = readStep(data, stopIds, logprobs);
-      } catch (failure) {
-        return { step: merged, failure };
-      }
-      if (!("tokenIds" in step)) continue; // a usage chunk before the finish: the edge counts tokens itself
-      if (merged === undefined) merged = step;
-      else {
-        for (const id of step.tokenIds) merged.tokenIds.push(id);
-        if (step.logprobs !== undefined) (merged.logprobs ??= []).push(...step.logprobs);
-        if (step.finishReason !== undefined) merged.finishReason = step.finishReason;
-        if (step.stopTokenId !== undefined) merged.stopTokenId = step.stopTokenId;
-      }
-      if (step.finishReason !== undefined) return { step: merged, tailRead: readTail(events.slice(at + 1), merged) };
-    }
-    return { step: merged };
-  }
-
-  /**
-   * The events after the finish: the usage chunk's cached tokens go on the finished step.
-   * True once the usage chunk or [DONE] is among them (nothing more to wait for); whatever
-   * else the tail holds is not the client's (it is drained, not read).
-   */
-  function readTail(events: readonly string[], finished: GenerationStep): boolean {
-    for (const data of events) {
-      if (data === "[DONE]") return true;
-      try {
-        const report = readStep(data, NO_IDS);
-        if ("tokenIds" in report) continue;
-        if (report.cachedTokens !== undefined) finished.cachedTokens = report.cachedTokens;
-        return true;
-      } catch {
-        return true; // a broken tail costs only the cached-token count
-      }
-    }
-    return false;
   }
 
   /**

@@ -2,7 +2,8 @@
 // KV cache (Hugging Face / Optimum decoder-with-past naming, CONTRACTS.md), run by the
 // tensor capability of the WASM runtime. Prefill once, then one token per run; the same
 // sampler and PRNG as the origin (src/generation/sampler.ts), so a seed gives the same text.
-import { createPrng, hasPenalties, sample, tokenLogprob, TokenHistory } from "../../generation/sampler";
+import { tokenLogprob } from "../../generation/logprobs";
+import { createPrng, hasPenalties, sample, TokenHistory } from "../../generation/sampler";
 import { ServiceError } from "../../errors/service-error";
 import type { Tensor } from "../../tensors/tensor";
 import type { GenerationCapability, TensorCapability } from "../runtime";

@@ -121,20 +121,34 @@ function openFinalMessage(segments: readonly ChatSegment[], final: string): Chat
 
 const utf8 = new TextEncoder();
 
-/** Names a generation's logprobs as tokens: each id decoded alone (as vLLM), its bytes from the tokenizer where it has them. */
+/** Per tokenizer, so once per isolate: each id's text alone (vLLM's decode of the one id) and its bytes. */
+const tokenNames = new WeakMap<TextTokenizer, (id: number) => Omit<TokenText, "logprob">>();
+
+function tokenNamer(text: TextTokenizer): (id: number) => Omit<TokenText, "logprob"> {
+  let namer = tokenNames.get(text);
+  if (namer === undefined) {
+    const pieces = text.tokenPieces?.();
+    const named = new Map<number, Omit<TokenText, "logprob">>();
+    namer = (id) => {
+      let entry = named.get(id);
+      if (entry === undefined) {
+        const token = text.decode([id]);
+        // The tokenizer's own bytes where it has them (a piece of a UTF-8 character is exact there).
+        entry = { token, bytes: [...(pieces?.(id) ?? utf8.encode(token))] };
+        named.set(id, entry);
+      }
+      return entry;
+    };
+    tokenNames.set(text, namer);
+  }
+  return namer;
+}
+
+/** Names a generation's logprobs as tokens. */
 function logprobNamer(text: TextTokenizer): (logprob: TokenLogprob, id: number) => TokenLogprobs {
-  const pieces = text.tokenPieces?.();
-  const named = new Map<number, { token: string; bytes: number[] }>();
-  const name = (id: number, logprob: number): TokenText => {
-    let entry = named.get(id);
-    if (entry === undefined) {
-      const token = text.decode([id]);
-      entry = { token, bytes: [...(pieces?.(id) ?? utf8.encode(token))] };
-      named.set(id, entry);
-    }
-    return { token: entry.token, bytes: entry.bytes, logprob };
-  };
-  return (logprob, id) => ({ ...name(id, logprob.logprob), top: logprob.top.map(([other, value]) => name(other, value)) });
+  const name = tokenNamer(text);
+  const entry = (id: number, logprob: number): TokenText => ({ ...name(id), logprob });
+  return (logprob, id) => ({ ...entry(id, logprob.logprob), top: logprob.top.map(([other, value]) => entry(other, value)) });
 }
 
 function contextExceeded(detail: string, field: string): ServiceError {
