@@ -1,7 +1,12 @@
 // One runtime over onnxruntime's common API, for every engine that implements it:
 // onnxruntime-web in the isolate (src/runtime/wasm) and onnxruntime-node on the
 // reference origin (origin/). One lazily created, cached session per graph; a run cannot
-// be interrupted inside ORT, so an aborted signal is checked before each one.
+// be interrupted inside ORT, so an aborted signal is checked before each one. Runs on one
+// session take turns: onnxruntime-web's run() puts its input and output name arrays on the
+// WASM stack and then awaits, so a second run begun meanwhile restores the stack under the
+// first and ORT reads emptied names ("input name cannot be empty", as in
+// huggingface/transformers.js#1234; onnxruntime-web 1.30.0 lib/wasm/wasm-core-impl.ts `run`).
+// In an isolate's one thread taking turns costs nothing: the runs could not overlap anyway.
 import type * as ort from "onnxruntime-web/wasm";
 import { ServiceError } from "../errors/service-error";
 import { checkFeeds, checkOutputNames } from "./feeds";
@@ -55,6 +60,13 @@ export interface OrtRuntimeOptions {
 /** A runtime whose model runs in this process with the given onnxruntime engine. */
 export function createOrtRuntime(engine: OrtEngine, options: OrtRuntimeOptions): InferenceRuntime {
   let session: Promise<ort.InferenceSession> | undefined;
+  /** The session's last run: the next one starts when it has settled. */
+  let previous: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
+    const turn = previous.then(run);
+    previous = turn.catch(() => undefined);
+    return turn;
+  };
 
   const getSession = (): Promise<ort.InferenceSession> => {
     if (session === undefined) {
@@ -82,11 +94,17 @@ export function createOrtRuntime(engine: OrtEngine, options: OrtRuntimeOptions):
         const ortFeeds = Object.fromEntries(
           Object.entries(feeds).map(([name, tensor]) => [name, new engine.Tensor(ORT_TYPES[tensor.datatype], tensor.data, tensor.shape)]),
         );
-        const started = performance.now();
+        let started = 0;
         let results: ort.InferenceSession.ReturnType;
         try {
-          results = outputNames === undefined ? await active.run(ortFeeds) : await active.run(ortFeeds, [...outputNames]);
+          results = await inTurn(() => {
+            // A request that left while it waited its turn does not run.
+            signal?.throwIfAborted();
+            started = performance.now();
+            return outputNames === undefined ? active.run(ortFeeds) : active.run(ortFeeds, [...outputNames]);
+          });
         } catch (error) {
+          if (signal?.aborted && error === signal.reason) throw error;
           // Feeds passed the signature checks, so what ORT refuses here is their content
           // (e.g. a token id beyond the embedding table): the caller's input, not our failure.
           throw new ServiceError(422, "unprocessable_input", `The model could not run on this input: ${errorMessage(error)}`, {

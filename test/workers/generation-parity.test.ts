@@ -71,6 +71,25 @@ describe.skipIf(origin === null)("tiny LLM: origin vs in-isolate WASM loop, same
     expect(onOrigin.usage).toMatchObject(inIsolate.usage);
   });
 
+  it("streamed choices and requests side by side in one isolate share its session without a failed run (its runs take turns)", { timeout: 120_000 }, async () => {
+    // onnxruntime-web's overlapping runs on one session read emptied input names
+    // ("input name cannot be empty"): before runs took turns, this stream ended in an error event.
+    const app = await appInIsolate(origin?.faultyUrl ?? "");
+    const body = (prompt: string) => ({ model: "tiny-llm", prompt, max_tokens: 12, temperature: 1, seed: 77, n: 2, stream: true });
+    const alone = await Promise.all(PROMPTS.slice(0, 3).map(async (prompt) => (await call(app, "/v1/completions", { ...body(prompt), stream: false })).json<Completion>()));
+    const streams = await Promise.all(PROMPTS.slice(0, 3).map(async (prompt) => (await call(app, "/v1/completions", body(prompt))).text()));
+    streams.forEach((stream, i) => {
+      const events = stream.split("\n\n").filter((frame) => frame.startsWith("data: ")).map((frame) => frame.slice(6));
+      expect(events.filter((event) => event.includes('"error"'))).toEqual([]);
+      expect(events.at(-1)).toBe("[DONE]");
+      const chunks = events.slice(0, -1).map((event) => JSON.parse(event) as { choices: { index: number; text: string }[] });
+      for (const index of [0, 1]) {
+        const text = chunks.flatMap((chunk) => chunk.choices.filter((choice) => choice.index === index).map((choice) => choice.text)).join("");
+        expect(text).toBe(alone[i]?.choices[index]?.text);
+      }
+    });
+  });
+
   it("logit_bias and the presence, frequency and repetition penalties give the same text both places, and change it", { timeout: 120_000 }, async () => {
     const url = origin?.url ?? "";
     const [remote, local] = [appOnOrigin(url), await appInIsolate(origin?.faultyUrl ?? "")];
