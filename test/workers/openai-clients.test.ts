@@ -5,6 +5,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
 import { env, SELF } from "cloudflare:test";
 import OpenAI from "openai";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { describe, expect, inject, it } from "vitest";
 import { perModelKey } from "../../src/compose";
 import { KEY } from "./helpers";
@@ -92,6 +93,25 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     const logprobs = text.choices[0]?.logprobs;
     expect(logprobs?.tokens?.join("")).toBe(text.choices[0]?.text);
     expect(logprobs?.top_logprobs?.every((dict) => Object.keys(dict).length >= 3 && Object.keys(dict).length <= 4)).toBe(true);
+  });
+
+  it("openai: vLLM's return_token_ids sent as the SDK sends extra fields, read off its objects as RL code reads them (verl's vLLM rollouts)", async () => {
+    // The SDK forwards fields it does not know and keeps those it does not know in its answers.
+    type WithIds = { prompt_token_ids?: number[]; choices: { token_ids?: number[] }[] };
+    const params = { model: "tiny-llm", messages: [...messages], max_tokens: 8, temperature: 0, return_token_ids: true };
+    const whole = (await client.chat.completions.create(params as ChatCompletionCreateParamsNonStreaming)) as unknown as WithIds & { usage: { prompt_tokens: number; completion_tokens: number } };
+    expect(whole.prompt_token_ids).toHaveLength(whole.usage.prompt_tokens);
+    expect(whole.choices[0]?.token_ids).toHaveLength(whole.usage.completion_tokens);
+    const stream = await client.chat.completions.create({ ...params, stream: true } as ChatCompletionCreateParamsStreaming);
+    const ids: number[] = [];
+    let prompt: number[] | undefined;
+    for await (const chunk of stream) {
+      const withIds = chunk as unknown as WithIds;
+      prompt ??= withIds.prompt_token_ids;
+      ids.push(...(withIds.choices[0]?.token_ids ?? []));
+    }
+    expect(prompt).toEqual(whole.prompt_token_ids);
+    expect(ids).toEqual(whole.choices[0]?.token_ids);
   });
 
   it("openai: n choices, streamed (the SDK's ChatCompletionStream assembles them by index) and not; choice i is sampled with seed + i, as vLLM's", async () => {

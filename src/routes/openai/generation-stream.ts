@@ -43,12 +43,17 @@ export async function startGenerations(generator: TextGenerator, prompt: Prepare
 
 type Done = Extract<TextEvent, { type: "done" }>;
 
+/** A text delta, with its tokens' logprobs and ids when they were asked for. */
+export type TextDelta = Extract<TextEvent, { type: "text" }>;
+
 /** A choice read to its end. */
 export interface Collected {
   text: string;
   done: Done;
   /** Every token's logprobs, in order, when they were asked for. */
   logprobs?: TokenLogprobs[];
+  /** Every generated token's id, in order (a stop token included), when they were asked for. */
+  tokenIds?: number[];
 }
 
 /** What a stream-format needs: how to frame each choice's events, and what closes the stream. */
@@ -57,9 +62,9 @@ export interface StreamFormat {
   opening(index: number): unknown[];
   /**
    * Per token: return pre-serialized JSON strings (jsonTemplate) rather than objects. With
-   * `logprobs` (asked for), the text may be empty: the tokens' text is still held back.
+   * logprobs or token ids (asked for), the text may be empty: the tokens' text is still held back.
    */
-  text(text: string, index: number, logprobs?: TokenLogprobs[]): unknown[];
+  text(delta: TextDelta, index: number): unknown[];
   /** A choice's end (its finish reason). */
   done(event: Done, index: number): unknown[];
   /** Once every choice has ended: their usage together (e.g. include_usage's last chunk). */
@@ -94,7 +99,7 @@ export function sseResponse(choices: readonly StartedGeneration[], format: Strea
   let open = choices.length;
   const framed = (event: TextEvent, index: number) => {
     if (event.type === "accepted") return "";
-    if (event.type === "text") return frames(format.text(event.text, index, event.logprobs));
+    if (event.type === "text") return frames(format.text(event, index));
     usages[index] = event.usage;
     open -= 1;
     return frames(format.done(event, index)) + (open === 0 ? frames(format.usage(totalUsage(usages))) : "");
@@ -116,14 +121,16 @@ export async function collect(started: StartedGeneration): Promise<Collected> {
   let text = "";
   let done: Done | undefined;
   let logprobs: TokenLogprobs[] | undefined;
+  let tokenIds: number[] | undefined;
   for await (const event of allEvents(started)) {
     if (event.type === "text") {
       text += event.text;
       if (event.logprobs !== undefined) (logprobs ??= []).push(...event.logprobs);
+      if (event.tokenIds !== undefined) (tokenIds ??= []).push(...event.tokenIds);
     } else if (event.type === "done") done = event;
   }
   if (done === undefined) throw new Error("generation ended without a done event");
-  return logprobs === undefined ? { text, done } : { text, done, logprobs };
+  return { text, done, ...(logprobs === undefined ? {} : { logprobs }), ...(tokenIds === undefined ? {} : { tokenIds }) };
 }
 
 /** Reads every choice to its end, side by side; one failing aborts the others. */

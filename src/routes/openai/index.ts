@@ -63,8 +63,9 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const options = { ...generationOptions(body, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
     const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
     const who = identity("chatcmpl", model.manifest.name);
-    if (body.stream) return sseResponse(choices, chatChunks(who, body.stream_options?.include_usage ?? false));
-    return c.json(chatCompletion(who, await collectAll(choices), logprobs !== undefined), 200);
+    const promptIds = body.return_token_ids ? prompt.ids : undefined;
+    if (body.stream) return sseResponse(choices, chatChunks(who, body.stream_options?.include_usage ?? false, promptIds));
+    return c.json(chatCompletion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds }), 200);
   })
   .openapi(completionRoute, async (c) => {
     const body = c.req.valid("json");
@@ -78,6 +79,7 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const options = { ...generationOptions(body, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
     const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
     const who = identity("cmpl", model.manifest.name);
-    if (body.stream) return sseResponse(choices, completionChunks(who, body.stream_options?.include_usage ?? false));
-    return c.json(completion(who, await collectAll(choices), logprobs !== undefined), 200);
+    const promptIds = body.return_token_ids ? prompt.ids : undefined;
+    if (body.stream) return sseResponse(choices, completionChunks(who, body.stream_options?.include_usage ?? false, promptIds));
+    return c.json(completion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds }), 200);
   });

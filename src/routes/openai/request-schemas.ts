@@ -82,6 +82,9 @@ export const samplingFields = {
   }),
   stop_token_ids: integerList(0, MAX_TOKEN_ID).max(64).nullish().openapi({ description: "vLLM: token ids that end generation (finish_reason stop; not part of the text)" }),
   include_stop_str_in_output: z.boolean().nullish().openapi({ description: "vLLM: a matched stop string ends the text instead of being cut from it" }),
+  return_token_ids: z.boolean().nullish().openapi({
+    description: "vLLM: the answer carries the prompt's token ids (prompt_token_ids) and each choice's generated ids (token_ids, per chunk when streamed)",
+  }),
   skip_special_tokens: neutral(z.literal(true), "true"),
 };
 

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { clampLogprob, codePoints, completionLogProbs } from "../../protocols/vllm-completions";
 import type { TextEvent, TokenLogprobs, TokenText, Usage } from "../../tasks/text-generation/text-generation";
-import { jsonTemplate, totalUsage, type Collected, type StreamFormat } from "./generation-stream";
+import { jsonTemplate, totalUsage, type Collected, type StreamFormat, type TextDelta } from "./generation-stream";
 
 type Done = Extract<TextEvent, { type: "done" }>;
 
@@ -48,6 +48,17 @@ const CompletionLogprobs = z
   .nullable()
   .openapi("CompletionLogprobs", { description: "With logprobs: n, one entry per generated token (a stop token included); null otherwise" });
 
+/** vLLM's return_token_ids: the ids the model was given, and those it generated. */
+const PromptTokenIds = z.array(z.number().int()).optional().openapi({ description: "vLLM, with return_token_ids: the prompt's token ids as the model was given them (after the chat template)" });
+const TokenIds = z.array(z.number().int()).optional().openapi({ description: "vLLM, with return_token_ids: the generated token ids, a stop token included (as many as the usage's completion_tokens)" });
+
+/** What the response says besides the text, as the request asked. */
+export interface ResponseExtras {
+  logprobs: boolean;
+  /** return_token_ids: the prompt's ids; undefined when not asked. */
+  promptIds?: readonly number[] | undefined;
+}
+
 const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: clampLogprob(logprob), bytes });
 
 /** OpenAI's chat logprobs: each token, and its top_logprobs alternatives. */
@@ -68,9 +79,11 @@ export const ChatCompletionResponse = z
         logprobs: ChatLogprobs,
         finish_reason: FinishReason,
         stop_reason: StopReason,
+        token_ids: TokenIds,
       }),
     ),
     usage: UsageSchema,
+    prompt_token_ids: PromptTokenIds,
   })
   .openapi("ChatCompletionResponse");
 
@@ -80,7 +93,17 @@ export const CompletionResponse = z
     object: z.literal("text_completion"),
     created: z.number().int(),
     model: z.string(),
-    choices: z.array(z.object({ index: z.number().int(), text: z.string(), logprobs: CompletionLogprobs, finish_reason: FinishReason, stop_reason: StopReason })),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        text: z.string(),
+        logprobs: CompletionLogprobs,
+        finish_reason: FinishReason,
+        stop_reason: StopReason,
+        prompt_token_ids: PromptTokenIds,
+        token_ids: TokenIds,
+      }),
+    ),
     usage: UsageSchema,
   })
   .openapi("CompletionResponse");
@@ -95,33 +118,39 @@ export function identity(prefix: string, model: string): ResponseIdentity {
   return { id: `${prefix}-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model };
 }
 
-/** `logprobs`: whether the request asked for them. */
-export function chatCompletion(who: ResponseIdentity, choices: readonly Collected[], logprobs = false): z.infer<typeof ChatCompletionResponse> {
+const tokenIdsOf = (choice: Collected, extras: ResponseExtras) => (extras.promptIds === undefined ? {} : { token_ids: choice.tokenIds ?? [] });
+
+export function chatCompletion(who: ResponseIdentity, choices: readonly Collected[], extras: ResponseExtras = { logprobs: false }): z.infer<typeof ChatCompletionResponse> {
   return {
     ...who,
     object: "chat.completion",
     choices: choices.map((choice, index) => ({
       index,
       message: { role: "assistant", content: choice.text, refusal: null },
-      logprobs: logprobs ? chatLogprobs(choice.logprobs ?? []) : null,
+      logprobs: extras.logprobs ? chatLogprobs(choice.logprobs ?? []) : null,
       finish_reason: choice.done.finishReason,
       stop_reason: choice.done.stopReason,
+      ...tokenIdsOf(choice, extras),
     })),
     usage: totalUsage(choices.map(({ done }) => done.usage)),
+    // As vLLM's ChatCompletionResponse: the prompt's ids once, beside the usage.
+    ...(extras.promptIds === undefined ? {} : { prompt_token_ids: [...extras.promptIds] }),
   };
 }
 
-/** `logprobs`: whether the request asked for them. */
-export function completion(who: ResponseIdentity, choices: readonly Collected[], logprobs = false): z.infer<typeof CompletionResponse> {
+export function completion(who: ResponseIdentity, choices: readonly Collected[], extras: ResponseExtras = { logprobs: false }): z.infer<typeof CompletionResponse> {
   return {
     ...who,
     object: "text_completion",
     choices: choices.map((choice, index) => ({
       index,
       text: choice.text,
-      logprobs: logprobs ? completionLogProbs(choice.logprobs ?? []) : null,
+      logprobs: extras.logprobs ? completionLogProbs(choice.logprobs ?? []) : null,
       finish_reason: choice.done.finishReason,
       stop_reason: choice.done.stopReason,
+      // As vLLM's CompletionResponseChoice: each choice with the prompt's ids and its own.
+      ...(extras.promptIds === undefined ? {} : { prompt_token_ids: [...extras.promptIds] }),
+      ...tokenIdsOf(choice, extras),
     })),
     usage: totalUsage(choices.map(({ done }) => done.usage)),
   };
@@ -137,43 +166,71 @@ function perIndex(make: (index: number) => (text: string) => string): (text: str
   return (text, index) => (made[index] ??= make(index))(text);
 }
 
-export function chatChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
+/** `promptIds`: return_token_ids was asked for (the prompt's ids); undefined when not. */
+export function chatChunks(who: ResponseIdentity, includeUsage: boolean, promptIds?: readonly number[]): StreamFormat {
   const base = { ...who, object: "chat.completion.chunk" };
+  const withIds = promptIds !== undefined;
   // The last chunk carries vLLM's stop_reason beside finish_reason; per-token chunks stay OpenAI's.
-  const chunk = (index: number, delta: object, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof ChatLogprobs> = null) => ({
+  // With return_token_ids, each choice's chunks carry their tokens' ids (vLLM's ChatCompletionResponseStreamChoice).
+  const chunk = (index: number, delta: object, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof ChatLogprobs> = null, tokenIds?: readonly number[]) => ({
     ...base,
-    choices: [{ index, delta, logprobs, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
+    choices: [{ index, delta, logprobs, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }), ...(tokenIds === undefined ? {} : { token_ids: tokenIds }) }],
     ...usageFields(includeUsage),
   });
   const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, { content: slot }, null)));
   return {
-    opening: (index) => [chunk(index, { role: "assistant", content: "" }, null)],
-    text: (text, index, logprobs) => [logprobs === undefined ? textChunk(text, index) : chunk(index, { content: text }, null, undefined, chatLogprobs(logprobs))],
-    done: (done, index) => [chunk(index, {}, done.finishReason, done.stopReason)],
+    // As vLLM's: each choice's role chunk carries the prompt's ids.
+    opening: (index) => [{ ...chunk(index, { role: "assistant", content: "" }, null), ...(withIds ? { prompt_token_ids: promptIds } : {}) }],
+    text: ({ text, logprobs, tokenIds }, index) =>
+      logprobs === undefined && !withIds
+        ? [textChunk(text, index)]
+        : [chunk(index, { content: text }, null, undefined, logprobs === undefined ? null : chatLogprobs(logprobs), withIds ? (tokenIds ?? []) : undefined)],
+    done: (done, index) => [chunk(index, {}, done.finishReason, done.stopReason, null, withIds ? [] : undefined)],
     usage: (usage) => usageChunk(base, usage, includeUsage),
   };
 }
 
-export function completionChunks(who: ResponseIdentity, includeUsage: boolean): StreamFormat {
+/** `promptIds`: return_token_ids was asked for (the prompt's ids); undefined when not. */
+export function completionChunks(who: ResponseIdentity, includeUsage: boolean, promptIds?: readonly number[]): StreamFormat {
   const base = { ...who, object: "text_completion" };
-  const chunk = (index: number, text: string, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof CompletionLogprobs> = null) => ({
+  const chunk = (index: number, text: string, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof CompletionLogprobs> = null, ids?: { prompt?: readonly number[]; tokens: readonly number[] }) => ({
     ...base,
-    choices: [{ index, text, logprobs, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }) }],
+    choices: [
+      {
+        index,
+        text,
+        logprobs,
+        finish_reason: finishReason,
+        ...(stopReason === undefined ? {} : { stop_reason: stopReason }),
+        // vLLM's CompletionResponseStreamChoice: the prompt's ids on a choice's first chunk, each chunk its tokens' ids.
+        ...(ids?.prompt === undefined ? {} : { prompt_token_ids: ids.prompt }),
+        ...(ids === undefined ? {} : { token_ids: ids.tokens }),
+      },
+    ],
     ...usageFields(includeUsage),
   });
   const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, slot, null)));
   /** Per choice, the text sent before, in code points: where a chunk's offsets start (vLLM's previous_text_lens). */
   const sent: number[] = [];
-  const withLogprobs = (text: string, index: number, logprobs: readonly TokenLogprobs[]) => {
+  /** Per choice, whether its first chunk (with the prompt's ids) went out. */
+  const started: boolean[] = [];
+  const idsOf = (index: number, tokens: readonly number[]) => {
+    if (promptIds === undefined) return undefined;
+    const first = started[index] !== true;
+    started[index] = true;
+    return first ? { prompt: promptIds, tokens } : { tokens };
+  };
+  const full = ({ text, logprobs, tokenIds }: TextDelta, index: number) => {
+    if (logprobs === undefined) return chunk(index, text, null, undefined, null, idsOf(index, tokenIds ?? []));
     const offset = sent[index] ?? 0;
     sent[index] = offset + codePoints(text);
-    return chunk(index, text, null, undefined, completionLogProbs(logprobs, offset));
+    return chunk(index, text, null, undefined, completionLogProbs(logprobs, offset), idsOf(index, tokenIds ?? []));
   };
   return {
     opening: () => [],
     // Only chunks with logprobs need the offsets: text without them comes only after the last token's.
-    text: (text, index, logprobs) => [logprobs === undefined ? textChunk(text, index) : withLogprobs(text, index, logprobs)],
-    done: (done, index) => [chunk(index, "", done.finishReason, done.stopReason)],
+    text: (delta, index) => [delta.logprobs === undefined && promptIds === undefined ? textChunk(delta.text, index) : full(delta, index)],
+    done: (done, index) => [chunk(index, "", done.finishReason, done.stopReason, null, idsOf(index, []))],
     usage: (usage) => usageChunk(base, usage, includeUsage),
   };
 }
@@ -184,7 +241,7 @@ const responseChunk = jsonTemplate((response) => ({ response }));
 export function workersAiChunks(): StreamFormat {
   return {
     opening: () => [],
-    text: (response) => [responseChunk(response)],
+    text: ({ text }) => [responseChunk(text)],
     done: () => [],
     usage: (usage) => [{ response: "", usage }],
   };

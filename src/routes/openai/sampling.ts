@@ -30,6 +30,7 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
     minTokens: body.min_tokens ?? 0,
     ignoreEos: body.ignore_eos ?? false,
     includeStopString: body.include_stop_str_in_output ?? false,
+    tokenIds: body.return_token_ids ?? false,
     stopTokenIds: body.stop_token_ids ?? [],
   };
 }

@@ -36,6 +36,8 @@ export interface GenerationOptions {
   includeStopString?: boolean;
   /** Log-probabilities: each generated token's and this many alternatives (undefined: none). */
   logprobs?: number;
+  /** vLLM's `return_token_ids`: text events carry the ids of their tokens. */
+  tokenIds?: boolean;
 }
 
 /** A token as logprobs name it: its text alone (vLLM's decode of the one id) and its bytes. */
@@ -66,15 +68,15 @@ export interface Usage {
 
 /**
  * `accepted`: the engine has the request and nothing is decoded yet (at most once, first).
- * `text`: a delta; when logprobs were asked for, it carries those of the tokens generated
- * since the last one, in order — a stop token included — even where their text is held back
- * (a possible stop string, an unfinished UTF-8 character) and so is empty.
+ * `text`: a delta; when logprobs or token ids were asked for, it carries those of the tokens
+ * generated since the last one, in order — a stop token included — even where their text is
+ * held back (a possible stop string, an unfinished UTF-8 character) and so is empty.
  * `stopReason` as vLLM's: the stop string that matched, or the stop token id that ended
  * generation (the model's EOS excepted: that is a plain "stop"); null otherwise.
  */
 export type TextEvent =
   | { type: "accepted" }
-  | { type: "text"; text: string; logprobs?: TokenLogprobs[] }
+  | { type: "text"; text: string; logprobs?: TokenLogprobs[]; tokenIds?: number[] }
   | { type: "done"; finishReason: FinishReason; stopReason: string | number | null; usage: Usage };
 
 export interface PreparedPrompt {
@@ -275,7 +277,9 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           const match = matcher.push(detokenizer.push(unchecked > 0 ? step.tokenIds.slice(unchecked) : step.tokenIds));
           const text = passed + match.text;
           const logprobs = logprobsOf(step.tokenIds, step.stopTokenId, step.logprobs);
-          if (logprobs !== undefined && logprobs.length > 0) yield { type: "text", text, logprobs };
+          const tokenIds = options.tokenIds ? (step.stopTokenId === undefined ? [...step.tokenIds] : [...step.tokenIds, step.stopTokenId]) : undefined;
+          if (tokenIds !== undefined && tokenIds.length > 0) yield { type: "text", text, tokenIds, ...(logprobs === undefined ? {} : { logprobs }) };
+          else if (logprobs !== undefined && logprobs.length > 0) yield { type: "text", text, logprobs };
           else if (text !== "") yield { type: "text", text };
           if (match.stop !== undefined) {
             // The origin stops decoding: its request is aborted now, not when max_tokens runs out.

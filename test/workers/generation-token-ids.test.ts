@@ -1,0 +1,173 @@
+// vLLM's return_token_ids through the edge, both places (the reference origin over vLLM's
+// wire format, and the isolate's WASM loop on the same FP32 graph), in vLLM's shapes
+// (vllm-project/vllm vllm/entrypoints/openai/protocol.py: ChatCompletionResponse.prompt_token_ids,
+// ChatCompletionResponseChoice.token_ids, ChatCompletionStreamResponse.prompt_token_ids,
+// ChatCompletionResponseStreamChoice.token_ids, CompletionResponseChoice.prompt_token_ids /
+// token_ids; serving_chat.py chat_completion_stream_generator: each choice's role chunk carries
+// the prompt's ids, each later chunk its own tokens' ids; serving_completion.py: the prompt's ids
+// on a choice's first chunk). RL frameworks read these to train on exactly the sampled tokens.
+import { describe, expect, inject, it } from "vitest";
+import { problem } from "./helpers";
+import { appInIsolate, appOnOrigin, call, sseEvents, type App } from "./generation-helpers";
+
+const origin = inject("llmOrigin");
+
+interface ChatResponse {
+  choices: { message: { content: string }; finish_reason: string; stop_reason: string | number | null; token_ids?: number[] }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+  prompt_token_ids?: number[];
+}
+interface CompletionResponse {
+  choices: { text: string; finish_reason: string; stop_reason: string | number | null; prompt_token_ids?: number[]; token_ids?: number[] }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+interface ChatChunk {
+  prompt_token_ids?: number[];
+  choices: { index: number; delta: { content?: string }; finish_reason: string | null; token_ids?: number[] }[];
+}
+interface CompletionChunk {
+  choices: { index: number; text: string; finish_reason: string | null; prompt_token_ids?: number[]; token_ids?: number[] }[];
+}
+
+const messages = [{ role: "user", content: "Tell me about the old house by the river." }];
+const chat = (extra: Record<string, unknown> = {}) => ({ model: "tiny-llm", messages, max_tokens: 20, temperature: 0, return_token_ids: true, ...extra });
+const completion = (extra: Record<string, unknown> = {}) => ({ model: "tiny-llm", prompt: "The old man walked slowly down the road", max_tokens: 20, temperature: 0, return_token_ids: true, ...extra });
+
+async function tokenize(app: App, body: Record<string, unknown>): Promise<number[]> {
+  return (await (await call(app, "/tokenize", { model: "tiny-llm", ...body })).json<{ tokens: number[] }>()).tokens;
+}
+async function detokenize(app: App, tokens: readonly number[]): Promise<string> {
+  return (await (await call(app, "/detokenize", { model: "tiny-llm", tokens })).json<{ prompt: string }>()).prompt;
+}
+const chunksOf = async <T>(response: Response): Promise<T[]> => {
+  const events = await sseEvents(response);
+  expect(events.at(-1)).toBe("[DONE]");
+  return events.slice(0, -1).map((event) => JSON.parse(event) as T);
+};
+
+describe.skipIf(origin === null)("return_token_ids, on the origin and in the isolate", () => {
+  const places: [string, () => Promise<App>][] = [
+    ["origin", async () => appOnOrigin(origin?.url ?? "")],
+    ["in-isolate WASM loop", async () => await appInIsolate(origin?.faultyUrl ?? "")],
+  ];
+
+  for (const [place, appOf] of places) {
+    describe(place, () => {
+      it("chat: the templated prompt's ids once, the generated ids per choice; their text is the answer", { timeout: 60_000 }, async () => {
+        const app = await appOf();
+        const body = await (await call(app, "/v1/chat/completions", chat())).json<ChatResponse>();
+        expect(body.prompt_token_ids).toEqual(await tokenize(app, { messages }));
+        expect(body.prompt_token_ids).toHaveLength(body.usage.prompt_tokens);
+        const [choice] = body.choices;
+        expect(choice?.token_ids).toHaveLength(body.usage.completion_tokens);
+        expect(choice?.finish_reason).toBe("length");
+        expect(await detokenize(app, choice?.token_ids ?? [])).toBe(choice?.message.content);
+        // Not asked: neither key, and the same text.
+        const plain = await (await call(app, "/v1/chat/completions", chat({ return_token_ids: false }))).json<ChatResponse>();
+        expect(plain).not.toHaveProperty("prompt_token_ids");
+        expect(plain.choices[0]).not.toHaveProperty("token_ids");
+        expect(plain.choices[0]?.message.content).toBe(choice?.message.content);
+      });
+
+      it("chat streamed: the role chunk carries the prompt's ids, the others their tokens' ids; joined, the whole answer's", { timeout: 60_000 }, async () => {
+        const app = await appOf();
+        const whole = await (await call(app, "/v1/chat/completions", chat())).json<ChatResponse>();
+        const chunks = await chunksOf<ChatChunk>(await call(app, "/v1/chat/completions", chat({ stream: true, stream_options: { include_usage: true } })));
+        expect(chunks[0]?.prompt_token_ids).toEqual(whole.prompt_token_ids);
+        expect(chunks[0]?.choices[0]).not.toHaveProperty("token_ids");
+        const choiceChunks = chunks.slice(1).filter((chunk) => chunk.choices.length > 0);
+        for (const chunk of choiceChunks) {
+          expect(chunk).not.toHaveProperty("prompt_token_ids");
+          expect(Array.isArray(chunk.choices[0]?.token_ids)).toBe(true);
+        }
+        expect(choiceChunks.flatMap((chunk) => chunk.choices[0]?.token_ids ?? [])).toEqual(whole.choices[0]?.token_ids);
+        expect(choiceChunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe(whole.choices[0]?.message.content);
+        expect(choiceChunks.at(-1)?.choices[0]).toMatchObject({ finish_reason: "length", token_ids: [] });
+        // Not asked: the per-token chunks are OpenAI's, without the key.
+        const plain = await chunksOf<ChatChunk>(await call(app, "/v1/chat/completions", chat({ stream: true, return_token_ids: null })));
+        for (const chunk of plain) {
+          expect(chunk).not.toHaveProperty("prompt_token_ids");
+          expect(chunk.choices[0]).not.toHaveProperty("token_ids");
+        }
+      });
+
+      it("completions: each choice with the prompt's ids and its own; streamed, the prompt's on the first chunk only", { timeout: 60_000 }, async () => {
+        const app = await appOf();
+        const whole = await (await call(app, "/v1/completions", completion())).json<CompletionResponse>();
+        const [choice] = whole.choices;
+        expect(choice?.prompt_token_ids).toEqual(await tokenize(app, { prompt: "The old man walked slowly down the road" }));
+        expect(choice?.token_ids).toHaveLength(whole.usage.completion_tokens);
+        expect(await detokenize(app, choice?.token_ids ?? [])).toBe(choice?.text);
+        const chunks = await chunksOf<CompletionChunk>(await call(app, "/v1/completions", completion({ stream: true })));
+        expect(chunks[0]?.choices[0]?.prompt_token_ids).toEqual(choice?.prompt_token_ids);
+        for (const chunk of chunks.slice(1)) expect(chunk.choices[0]).not.toHaveProperty("prompt_token_ids");
+        for (const chunk of chunks) expect(Array.isArray(chunk.choices[0]?.token_ids)).toBe(true);
+        expect(chunks.flatMap((chunk) => chunk.choices[0]?.token_ids ?? [])).toEqual(choice?.token_ids);
+        expect(chunks.map((chunk) => chunk.choices[0]?.text ?? "").join("")).toBe(choice?.text);
+      });
+
+      it("a prompt of token ids comes back as it was sent; with logprobs, one id per entry", { timeout: 60_000 }, async () => {
+        const app = await appOf();
+        const ids = await tokenize(app, { prompt: "In the morning the city was quiet and", add_special_tokens: false });
+        const body = await (await call(app, "/v1/completions", completion({ prompt: ids, logprobs: 1 }))).json<CompletionResponse & { choices: { logprobs: { tokens: string[] } }[] }>();
+        expect(body.choices[0]?.prompt_token_ids).toEqual(ids);
+        expect(body.choices[0]?.logprobs.tokens).toHaveLength(body.choices[0]?.token_ids?.length ?? -1);
+      });
+
+      it("a stop token id and the token that completes a stop string are among the ids, as in the usage", { timeout: 60_000 }, async () => {
+        const app = await appOf();
+        const free = (await (await call(app, "/v1/completions", completion({ max_tokens: 8 }))).json<CompletionResponse>()).choices[0]!;
+        const stopId = free.token_ids![3]!;
+        const stopped = await (await call(app, "/v1/completions", completion({ max_tokens: 8, stop_token_ids: [stopId] }))).json<CompletionResponse>();
+        // The first occurrence of the stop id ends it; it is the last id, its text not in the answer.
+        const upTo = free.token_ids!.indexOf(stopId) + 1;
+        expect(stopped.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: stopId, token_ids: free.token_ids!.slice(0, upTo) });
+        expect(stopped.choices[0]?.text).toBe(await detokenize(app, free.token_ids!.slice(0, upTo - 1)));
+        expect(stopped.usage.completion_tokens).toBe(upTo);
+        // A stop string: the ids run to the token that completed it, though its text is cut.
+        const stop = free.text.slice(4, 7);
+        const cut = await (await call(app, "/v1/completions", completion({ max_tokens: 8, stop: [stop] }))).json<CompletionResponse>();
+        expect(cut.choices[0]?.finish_reason).toBe("stop");
+        expect(cut.choices[0]?.text).toBe(free.text.slice(0, free.text.indexOf(stop)));
+        const ids = cut.choices[0]?.token_ids ?? [];
+        expect(ids).toHaveLength(cut.usage.completion_tokens);
+        expect(ids).toEqual(free.token_ids!.slice(0, ids.length));
+        expect(await detokenize(app, ids)).toContain(stop);
+        expect(await detokenize(app, ids.slice(0, -1))).not.toContain(stop);
+      });
+
+      it("n choices each carry their own ids, streamed and not", { timeout: 60_000 }, async () => {
+        const app = await appOf();
+        const sampled = { n: 2, temperature: 1, seed: 11, max_tokens: 8 };
+        const body = await (await call(app, "/v1/chat/completions", chat(sampled))).json<ChatResponse>();
+        expect(body.choices).toHaveLength(2);
+        expect(body.choices.reduce((sum, choice) => sum + (choice.token_ids?.length ?? 0), 0)).toBe(body.usage.completion_tokens);
+        const chunks = await chunksOf<ChatChunk>(await call(app, "/v1/chat/completions", chat({ ...sampled, stream: true })));
+        for (const index of [0, 1]) {
+          const own = chunks.filter((chunk) => chunk.choices[0]?.index === index);
+          expect(own[0]?.prompt_token_ids).toEqual(body.prompt_token_ids);
+          expect(own.flatMap((chunk) => chunk.choices[0]?.token_ids ?? [])).toEqual(body.choices[index]?.token_ids);
+        }
+      });
+    });
+  }
+});
+
+describe.skipIf(origin === null)("bad return_token_ids: 400 naming the field", () => {
+  const app = appOnOrigin(origin?.url ?? "");
+  for (const [path, body] of [
+    ["/v1/chat/completions", chat({ return_token_ids: "yes" })],
+    ["/v1/completions", completion({ return_token_ids: 1 })],
+  ] as const) {
+    it(`${path}: a value that is not a boolean`, async () => {
+      const response = await call(app, path, body);
+      expect(response.status).toBe(400);
+      expect(await problem(response)).toMatchObject({ field: "return_token_ids", error: { param: "return_token_ids" } });
+    });
+  }
+  it("the Workers AI shape does not take it (it answers {response})", async () => {
+    const response = await call(app, "/v1/run/tiny-llm", { prompt: "Hello", return_token_ids: true });
+    expect(response.status).toBe(400);
+    expect(await problem(response)).toMatchObject({ field: "return_token_ids" });
+  });
+});
