@@ -74,6 +74,37 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     expect(ids.usage).toEqual(text.usage);
   });
 
+  it("openai: the SDK's newer request fields (openai 7.55 ChatCompletionCreateParamsBase): identifiers and cache hints pass, values not honoured are 400s naming them", async () => {
+    // OpenAI asks apps to send safety_identifier and prompt_cache_key on every request (they replace `user`).
+    const params = { model: "tiny-llm", messages: [...messages], max_tokens: 6, temperature: 0 };
+    const plain = await client.chat.completions.create(params);
+    const hinted = await client.chat.completions.create({
+      ...params,
+      safety_identifier: "user-3f9a",
+      prompt_cache_key: "support-bot-v2",
+      prompt_cache_retention: "in_memory",
+      verbosity: "medium",
+    });
+    expect(hinted.choices[0]?.message.content).toBe(plain.choices[0]?.message.content);
+    const stream = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true, include_obfuscation: false } });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe(plain.choices[0]?.message.content);
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ verbosity: "low" }, "verbosity"],
+      [{ prompt_cache_retention: "24h" }, "prompt_cache_retention"],
+      [{ prompt_cache_options: { mode: "explicit" } }, "prompt_cache_options"],
+      [{ moderation: { model: "omni-moderation-latest" } }, "moderation"],
+      [{ stream: true, stream_options: { include_obfuscation: true } }, "stream_options.include_obfuscation"],
+      [{ safety_identifier: "x".repeat(129) }, "safety_identifier"],
+    ];
+    for (const [extra, param] of refusals) {
+      const error = await client.chat.completions.create({ ...params, ...extra } as ChatCompletionCreateParamsNonStreaming).catch((caught: unknown) => caught);
+      expect(error, param).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error, param).toMatchObject({ status: 400, param });
+    }
+  });
+
   it("openai: a refused parameter surfaces as BadRequestError with its param", async () => {
     const error = await client.chat.completions.create({ model: "tiny-llm", messages: [...messages], reasoning_effort: "high" }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);

@@ -49,10 +49,18 @@ export const samplingFields = {
   stop: Stop.nullish().openapi({ description: "Up to 16 strings; matched at the edge across token boundaries, never sent" }),
   stream: z.boolean().nullish(),
   stream_options: z
-    .object({ include_usage: z.boolean().nullish(), continuous_usage_stats: neutral(z.literal(false), "false") })
+    .object({
+      include_usage: z.boolean().nullish(),
+      continuous_usage_stats: neutral(z.literal(false), "false"),
+      // OpenAI's stream obfuscation (random padding on each delta against size side channels) is not done here.
+      include_obfuscation: neutral(z.literal(false), "false"),
+    })
     .strict()
     .nullish()
-    .openapi({ description: "include_usage: a last chunk with the usage; vLLM's continuous_usage_stats (usage on every chunk) only at false" }),
+    .openapi({
+      description:
+        "include_usage: a last chunk with the usage; vLLM's continuous_usage_stats (usage on every chunk) and OpenAI's include_obfuscation (padded deltas) only at false",
+    }),
   user: z.string().max(256).nullish(),
   n: z
     .number()
@@ -121,6 +129,14 @@ export const ChatCompletionRequest = z
       .refine((kwargs) => Object.keys(kwargs).length <= 32, "at most 32 template variables")
       .nullish()
       .openapi({ description: "vLLM: further chat-template variables (e.g. enable_thinking); the template's own variables cannot be overridden" }),
+    // OpenAI's identifiers and cache hints: nothing to honour beyond accepting them (the origin's
+    // prefix cache finds shared prefixes by itself, and keeps them in memory).
+    safety_identifier: z.string().max(128).nullish().openapi({ description: "OpenAI: a stable id of the end user (replaces user); accepted" }),
+    prompt_cache_key: z.string().max(1024).nullish().openapi({ description: "OpenAI: a prompt-cache bucketing hint; accepted (prefix caching is automatic)" }),
+    prompt_cache_retention: neutral(z.literal("in_memory"), '"in_memory"'),
+    prompt_cache_options: refused("prompt_cache_options"),
+    verbosity: neutral(z.literal("medium"), '"medium"'),
+    moderation: refused("moderation"),
     tools: neutral(z.array(z.unknown()).max(0), "[]"),
     tool_choice: neutral(z.literal("none"), '"none"'),
     parallel_tool_calls: z.boolean().nullish(),
