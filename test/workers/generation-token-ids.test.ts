@@ -153,6 +153,54 @@ describe.skipIf(origin === null)("return_token_ids, on the origin and in the iso
   }
 });
 
+interface UsageChunk {
+  choices: { index: number; delta?: { content?: string }; text?: string; finish_reason: string | null; token_ids?: number[] }[];
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+}
+
+// vLLM's stream_options.continuous_usage_stats (serving_chat.py / serving_completion.py: with
+// include_usage, each chunk of choice i carries UsageInfo(prompt_tokens, previous_num_tokens[i]);
+// the last chunk, choices: [], the usage of all), as load generators and RL loops read it.
+describe.skipIf(origin === null)("continuous_usage_stats, on the origin and in the isolate", () => {
+  const continuous = { stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } };
+  const places: [string, () => Promise<App>][] = [
+    ["origin", async () => appOnOrigin(origin?.url ?? "")],
+    ["in-isolate WASM loop", async () => await appInIsolate(origin?.faultyUrl ?? "")],
+  ];
+  for (const [place, appOf] of places) {
+    it(`${place}: chat: every chunk carries the usage so far, the finish chunk the choice's, the last chunk all of it`, { timeout: 60_000 }, async () => {
+      const app = await appOf();
+      const whole = await (await call(app, "/v1/chat/completions", chat({ return_token_ids: false }))).json<ChatResponse>();
+      const chunks = await chunksOf<UsageChunk>(await call(app, "/v1/chat/completions", chat({ return_token_ids: false, ...continuous })));
+      const prompt = whole.usage.prompt_tokens;
+      expect(chunks[0]?.usage).toEqual({ prompt_tokens: prompt, completion_tokens: 0, total_tokens: prompt });
+      const counts = chunks.slice(0, -1).map((chunk) => chunk.usage?.completion_tokens ?? -1);
+      expect([...counts].sort((a, b) => a - b)).toEqual(counts);
+      for (const chunk of chunks.slice(0, -1)) expect(chunk.usage?.total_tokens).toBe(prompt + (chunk.usage?.completion_tokens ?? 0));
+      expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe("length");
+      expect(counts.at(-1)).toBe(whole.usage.completion_tokens);
+      expect(chunks.at(-1)).toMatchObject({ choices: [], usage: whole.usage });
+      expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? "").join("")).toBe(whole.choices[0]?.message.content);
+      for (const chunk of chunks) expect(chunk.choices[0] ?? {}).not.toHaveProperty("token_ids");
+    });
+
+    it(`${place}: completions, n: 2 with return_token_ids: each chunk counts its own choice's tokens`, { timeout: 60_000 }, async () => {
+      const app = await appOf();
+      const chunks = await chunksOf<UsageChunk>(await call(app, "/v1/completions", completion({ n: 2, temperature: 1, seed: 3, max_tokens: 10, ...continuous })));
+      const seen = [0, 0];
+      for (const chunk of chunks.slice(0, -1)) {
+        const choice = chunk.choices[0]!;
+        seen[choice.index] = seen[choice.index]! + (choice.token_ids?.length ?? 0);
+        expect(chunk.usage?.completion_tokens).toBe(seen[choice.index]);
+      }
+      expect(chunks.at(-1)?.usage?.completion_tokens).toBe(seen[0]! + seen[1]!);
+      // Without include_usage it asks for nothing (as vLLM's): no usage member at all.
+      const plain = await chunksOf<UsageChunk>(await call(app, "/v1/completions", completion({ return_token_ids: false, stream: true, stream_options: { continuous_usage_stats: true } })));
+      for (const chunk of plain) expect(chunk).not.toHaveProperty("usage");
+    });
+  }
+});
+
 describe.skipIf(origin === null)("bad return_token_ids: 400 naming the field", () => {
   const app = appOnOrigin(origin?.url ?? "");
   for (const [path, body] of [

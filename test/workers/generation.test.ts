@@ -575,7 +575,7 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
     ["an empty list of token ids", "/v1/completions", { model: "tiny-llm", prompt: [] }, 400, "prompt"],
     ["stop_token_ids that are not ids", "/v1/completions", { model: "tiny-llm", prompt: "x", stop_token_ids: [1.5] }, 400, "stop_token_ids.0"],
     ["min_tokens -1", "/v1/completions", { model: "tiny-llm", prompt: "x", min_tokens: -1 }, 400, "min_tokens"],
-    ["continuous usage stats", "/v1/completions", { model: "tiny-llm", prompt: "x", stream: true, stream_options: { continuous_usage_stats: true } }, 400, "stream_options.continuous_usage_stats"],
+    ["continuous usage stats not a boolean", "/v1/completions", { model: "tiny-llm", prompt: "x", stream: true, stream_options: { include_usage: true, continuous_usage_stats: "yes" } }, 400, "stream_options.continuous_usage_stats"],
     ["min_tokens above max_tokens", "/v1/completions", { model: "tiny-llm", prompt: "x", max_tokens: 4, min_tokens: 5 }, 400, "min_tokens"],
   ];
   for (const [what, path, body, status, field] of cases) {

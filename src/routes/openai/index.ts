@@ -10,7 +10,7 @@ import { validationHook } from "../validation";
 import { collectAll, sseResponse, startGenerations } from "./generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { chatMessages, ChatCompletionRequest, CompletionRequest } from "./request-schemas";
-import { chatChunks, chatCompletion, ChatCompletionResponse, completion, completionChunks, CompletionResponse, identity } from "./responses";
+import { chatChunks, chatCompletion, ChatCompletionResponse, completion, completionChunks, CompletionResponse, identity, type ChunkOptions } from "./responses";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 
 const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
@@ -39,6 +39,13 @@ const completionRoute = createRoute({
   },
 });
 
+/** The stream's framing, as the request's stream_options and return_token_ids ask. */
+function chunkOptions(body: { stream_options?: { include_usage?: boolean | null; continuous_usage_stats?: boolean | null } | null }, promptIds: readonly number[], returned: readonly number[] | undefined): ChunkOptions {
+  const includeUsage = body.stream_options?.include_usage ?? false;
+  const continuous = includeUsage && (body.stream_options?.continuous_usage_stats ?? false);
+  return { includeUsage, promptIds: returned, ...(continuous ? { continuousUsage: { promptTokens: promptIds.length } } : {}) };
+}
+
 export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(chatRoute, async (c) => {
     const body = c.req.valid("json");
@@ -64,7 +71,7 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
     const who = identity("chatcmpl", model.manifest.name);
     const promptIds = body.return_token_ids ? prompt.ids : undefined;
-    if (body.stream) return sseResponse(choices, chatChunks(who, body.stream_options?.include_usage ?? false, promptIds));
+    if (body.stream) return sseResponse(choices, chatChunks(who, chunkOptions(body, prompt.ids, promptIds)));
     return c.json(chatCompletion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds }), 200);
   })
   .openapi(completionRoute, async (c) => {
@@ -80,6 +87,6 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
     const who = identity("cmpl", model.manifest.name);
     const promptIds = body.return_token_ids ? prompt.ids : undefined;
-    if (body.stream) return sseResponse(choices, completionChunks(who, body.stream_options?.include_usage ?? false, promptIds));
+    if (body.stream) return sseResponse(choices, completionChunks(who, chunkOptions(body, prompt.ids, promptIds)));
     return c.json(completion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds }), 200);
   });

@@ -51,7 +51,7 @@ export const samplingFields = {
   stream_options: z
     .object({
       include_usage: z.boolean().nullish(),
-      continuous_usage_stats: neutral(z.literal(false), "false"),
+      continuous_usage_stats: z.boolean().nullish().openapi({ description: "vLLM: with include_usage, every chunk carries the usage so far (the prompt's tokens, the choice's tokens)" }),
       // OpenAI's stream obfuscation (random padding on each delta against size side channels) is not done here.
       include_obfuscation: neutral(z.literal(false), "false"),
     })
@@ -59,7 +59,7 @@ export const samplingFields = {
     .nullish()
     .openapi({
       description:
-        "include_usage: a last chunk with the usage; vLLM's continuous_usage_stats (usage on every chunk) and OpenAI's include_obfuscation (padded deltas) only at false",
+        "include_usage: a last chunk with the usage; vLLM's continuous_usage_stats: the usage so far on every chunk too; OpenAI's include_obfuscation (padded deltas) only at false",
     }),
   user: z.string().max(256).nullish(),
   n: z

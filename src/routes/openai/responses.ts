@@ -156,8 +156,20 @@ export function completion(who: ResponseIdentity, choices: readonly Collected[],
   };
 }
 
-/** With include_usage every chunk carries `usage: null` and a last chunk `choices: []` carries the usage (OpenAI). */
-const usageFields = (includeUsage: boolean) => (includeUsage ? { usage: null } : {});
+/** How a request asked its stream to be framed. */
+export interface ChunkOptions {
+  /** stream_options.include_usage: every chunk carries `usage: null` and a last chunk `choices: []` the usage (OpenAI). */
+  includeUsage: boolean;
+  /**
+   * vLLM's stream_options.continuous_usage_stats (with include_usage): every chunk of a choice
+   * carries the usage so far instead of null — the prompt's tokens and the choice's own tokens
+   * (its text events then carry their token ids, to be counted).
+   */
+  continuousUsage?: { promptTokens: number } | undefined;
+  /** return_token_ids: the prompt's ids; undefined when not asked. */
+  promptIds?: readonly number[] | undefined;
+}
+
 const usageChunk = (base: object, usage: Usage, includeUsage: boolean) => (includeUsage ? [{ ...base, choices: [], usage }] : []);
 
 /** A pre-serialized per-token frame for each choice index, made when the index first streams. */
@@ -166,33 +178,54 @@ function perIndex(make: (index: number) => (text: string) => string): (text: str
   return (text, index) => (made[index] ??= make(index))(text);
 }
 
-/** `promptIds`: return_token_ids was asked for (the prompt's ids); undefined when not. */
-export function chatChunks(who: ResponseIdentity, includeUsage: boolean, promptIds?: readonly number[]): StreamFormat {
+/** Each chunk's usage member: OpenAI's null, or vLLM's continuous count of the choice's tokens so far. */
+function usageMembers({ includeUsage, continuousUsage }: ChunkOptions) {
+  const counted: number[] = [];
+  const members = (index: number) => {
+    if (!includeUsage) return {};
+    if (continuousUsage === undefined) return { usage: null };
+    const completion = counted[index] ?? 0;
+    return { usage: { prompt_tokens: continuousUsage.promptTokens, completion_tokens: completion, total_tokens: continuousUsage.promptTokens + completion } };
+  };
+  const count = (index: number, tokenIds: readonly number[] | undefined) => {
+    counted[index] = (counted[index] ?? 0) + (tokenIds?.length ?? 0);
+  };
+  return { members, count, continuous: includeUsage && continuousUsage !== undefined };
+}
+
+export function chatChunks(who: ResponseIdentity, options: ChunkOptions): StreamFormat {
   const base = { ...who, object: "chat.completion.chunk" };
+  const { promptIds } = options;
   const withIds = promptIds !== undefined;
+  const usage = usageMembers(options);
+  // The fast per-token frame holds nothing that changes but the text.
+  const templated = !withIds && !usage.continuous;
   // The last chunk carries vLLM's stop_reason beside finish_reason; per-token chunks stay OpenAI's.
   // With return_token_ids, each choice's chunks carry their tokens' ids (vLLM's ChatCompletionResponseStreamChoice).
   const chunk = (index: number, delta: object, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof ChatLogprobs> = null, tokenIds?: readonly number[]) => ({
     ...base,
     choices: [{ index, delta, logprobs, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }), ...(tokenIds === undefined ? {} : { token_ids: tokenIds }) }],
-    ...usageFields(includeUsage),
+    ...usage.members(index),
   });
   const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, { content: slot }, null)));
   return {
     // As vLLM's: each choice's role chunk carries the prompt's ids.
     opening: (index) => [{ ...chunk(index, { role: "assistant", content: "" }, null), ...(withIds ? { prompt_token_ids: promptIds } : {}) }],
-    text: ({ text, logprobs, tokenIds }, index) =>
-      logprobs === undefined && !withIds
-        ? [textChunk(text, index)]
-        : [chunk(index, { content: text }, null, undefined, logprobs === undefined ? null : chatLogprobs(logprobs), withIds ? (tokenIds ?? []) : undefined)],
+    text: ({ text, logprobs, tokenIds }, index) => {
+      if (logprobs === undefined && templated) return [textChunk(text, index)];
+      usage.count(index, tokenIds);
+      return [chunk(index, { content: text }, null, undefined, logprobs === undefined ? null : chatLogprobs(logprobs), withIds ? (tokenIds ?? []) : undefined)];
+    },
     done: (done, index) => [chunk(index, {}, done.finishReason, done.stopReason, null, withIds ? [] : undefined)],
-    usage: (usage) => usageChunk(base, usage, includeUsage),
+    usage: (total) => usageChunk(base, total, options.includeUsage),
   };
 }
 
-/** `promptIds`: return_token_ids was asked for (the prompt's ids); undefined when not. */
-export function completionChunks(who: ResponseIdentity, includeUsage: boolean, promptIds?: readonly number[]): StreamFormat {
+export function completionChunks(who: ResponseIdentity, options: ChunkOptions): StreamFormat {
   const base = { ...who, object: "text_completion" };
+  const { promptIds } = options;
+  const usage = usageMembers(options);
+  const templated = promptIds === undefined && !usage.continuous;
   const chunk = (index: number, text: string, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof CompletionLogprobs> = null, ids?: { prompt?: readonly number[]; tokens: readonly number[] }) => ({
     ...base,
     choices: [
@@ -207,7 +240,7 @@ export function completionChunks(who: ResponseIdentity, includeUsage: boolean, p
         ...(ids === undefined ? {} : { token_ids: ids.tokens }),
       },
     ],
-    ...usageFields(includeUsage),
+    ...usage.members(index),
   });
   const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, slot, null)));
   /** Per choice, the text sent before, in code points: where a chunk's offsets start (vLLM's previous_text_lens). */
@@ -221,6 +254,7 @@ export function completionChunks(who: ResponseIdentity, includeUsage: boolean, p
     return first ? { prompt: promptIds, tokens } : { tokens };
   };
   const full = ({ text, logprobs, tokenIds }: TextDelta, index: number) => {
+    usage.count(index, tokenIds);
     if (logprobs === undefined) return chunk(index, text, null, undefined, null, idsOf(index, tokenIds ?? []));
     const offset = sent[index] ?? 0;
     sent[index] = offset + codePoints(text);
@@ -229,9 +263,9 @@ export function completionChunks(who: ResponseIdentity, includeUsage: boolean, p
   return {
     opening: () => [],
     // Only chunks with logprobs need the offsets: text without them comes only after the last token's.
-    text: (delta, index) => [delta.logprobs === undefined && promptIds === undefined ? textChunk(delta.text, index) : full(delta, index)],
+    text: (delta, index) => [delta.logprobs === undefined && templated ? textChunk(delta.text, index) : full(delta, index)],
     done: (done, index) => [chunk(index, "", done.finishReason, done.stopReason, null, idsOf(index, []))],
-    usage: (usage) => usageChunk(base, usage, includeUsage),
+    usage: (total) => usageChunk(base, total, options.includeUsage),
   };
 }
 
