@@ -65,6 +65,7 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
         ...(body.chat_template_kwargs == null ? {} : { kwargs: body.chat_template_kwargs as Record<string, TemplateValue> }),
       },
       maxTokens,
+      body.truncate_prompt_tokens ?? undefined,
     );
     const logprobs = chatLogprobCount(body);
     const options = { ...generationOptions(body, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
@@ -81,7 +82,11 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     await requireReady(model);
     // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
     const maxTokens = body.max_tokens ?? 16;
-    const prompt = await generator.prepare(typeof body.prompt === "string" ? { prompt: body.prompt } : { promptIds: body.prompt.ids, field: body.prompt.field }, maxTokens);
+    const prompt = await generator.prepare(
+      typeof body.prompt === "string" ? { prompt: body.prompt } : { promptIds: body.prompt.ids, field: body.prompt.field },
+      maxTokens,
+      body.truncate_prompt_tokens ?? undefined,
+    );
     const logprobs = body.logprobs ?? undefined;
     const options = { ...generationOptions(body, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
     const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);

@@ -90,6 +90,14 @@ export const samplingFields = {
   }),
   stop_token_ids: integerList(0, MAX_TOKEN_ID).max(64).nullish().openapi({ description: "vLLM: token ids that end generation (finish_reason stop; not part of the text)" }),
   include_stop_str_in_output: z.boolean().nullish().openapi({ description: "vLLM: a matched stop string ends the text instead of being cut from it" }),
+  truncate_prompt_tokens: z
+    .number()
+    .int()
+    .min(-1)
+    .max(1_000_000)
+    .refine((value) => value !== 0, "0 would leave no prompt: -1 (the context's length) or a count from 1")
+    .nullish()
+    .openapi({ description: "vLLM: keep only the prompt's last this many tokens (after the chat template); -1: as many as the context holds" }),
   return_token_ids: z.boolean().nullish().openapi({
     description: "vLLM: the answer carries the prompt's token ids (prompt_token_ids) and each choice's generated ids (token_ids, per chunk when streamed)",
   }),

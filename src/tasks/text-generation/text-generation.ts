@@ -86,8 +86,12 @@ export interface PreparedPrompt {
 export interface TextGenerator {
   readonly manifest: TextGenerationManifest;
   load(): Promise<void>;
-  /** Renders and tokenizes the prompt; 400 context_length_exceeded when it leaves no room. */
-  prepare(input: PromptInput, maxTokens: number | undefined): Promise<PreparedPrompt>;
+  /**
+   * Renders and tokenizes the prompt; 400 context_length_exceeded when it leaves no room.
+   * `truncate` (vLLM's truncate_prompt_tokens): keep only the prompt's last this many tokens
+   * (-1: as many as the context holds).
+   */
+  prepare(input: PromptInput, maxTokens: number | undefined, truncate?: number): Promise<PreparedPrompt>;
   /**
    * Perhaps `accepted` first (an origin answered; a stream may start), text deltas, then one
    * `done` event. Breaking out or aborting `signal` stops the generation.
@@ -173,7 +177,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
     async load() {
       await Promise.all([getTokenizer(), runtime.load()]);
     },
-    async prepare(input, maxTokens) {
+    async prepare(input, maxTokens, truncate) {
       const text = await getTokenizer();
       let ids: number[];
       let field: string;
@@ -202,6 +206,14 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       }
       if (ids.length === 0) throw new ServiceError(400, "invalid_request", `${field}: the prompt has no tokens`, { field });
       const context = config.contextLength;
+      if (truncate !== undefined) {
+        // As vLLM's (vllm/entrypoints/openai/serving_engine.py): the left side goes, the end of the prompt stays.
+        if (truncate > context) {
+          throw new ServiceError(400, "invalid_request", `truncate_prompt_tokens value (${truncate}) is greater than max_model_len (${context}). Please, select a smaller truncation size.`, { field: "truncate_prompt_tokens" });
+        }
+        const keep = truncate === -1 ? context : truncate;
+        if (ids.length > keep) ids = ids.slice(ids.length - keep);
+      }
       if (ids.length >= context) {
         throw contextExceeded(`This model's maximum context length is ${context} tokens. However, your ${field} resulted in ${ids.length} tokens.`, field);
       }

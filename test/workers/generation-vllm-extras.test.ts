@@ -1,4 +1,6 @@
-// vLLM's return_token_ids through the edge, both places (the reference origin over vLLM's
+// vLLM's extras for RL, evaluation and load-generation clients through the edge:
+// return_token_ids, stream_options.continuous_usage_stats and truncate_prompt_tokens.
+// return_token_ids is tested both places (the reference origin over vLLM's
 // wire format, and the isolate's WASM loop on the same FP32 graph), in vLLM's shapes
 // (vllm-project/vllm vllm/entrypoints/openai/protocol.py: ChatCompletionResponse.prompt_token_ids,
 // ChatCompletionResponseChoice.token_ids, ChatCompletionStreamResponse.prompt_token_ids,
@@ -199,6 +201,42 @@ describe.skipIf(origin === null)("continuous_usage_stats, on the origin and in t
       for (const chunk of plain) expect(chunk).not.toHaveProperty("usage");
     });
   }
+});
+
+// vLLM's truncate_prompt_tokens (vllm/entrypoints/openai/protocol.py, ge=-1; serving_engine.py
+// keeps the prompt's last k tokens and refuses k above max_model_len with the message below).
+describe.skipIf(origin === null)("truncate_prompt_tokens", () => {
+  const app = appOnOrigin(origin?.url ?? "");
+  const long = Array.from({ length: 600 }, (_, i) => 200 + (i % 300));
+
+  it("keeps the prompt's last k tokens: the answer is the one for those tokens alone", { timeout: 60_000 }, async () => {
+    const cut = await (await call(app, "/v1/completions", completion({ prompt: long, truncate_prompt_tokens: 50, max_tokens: 8 }))).json<CompletionResponse>();
+    expect(cut.usage.prompt_tokens).toBe(50);
+    expect(cut.choices[0]?.prompt_token_ids).toEqual(long.slice(-50));
+    const alone = await (await call(app, "/v1/completions", completion({ prompt: long.slice(-50), max_tokens: 8 }))).json<CompletionResponse>();
+    expect(cut.choices[0]?.text).toBe(alone.choices[0]?.text);
+    // Without it the same prompt is past the context.
+    expect((await problem(await call(app, "/v1/completions", completion({ prompt: long })))).code).toBe("context_length_exceeded");
+  });
+
+  it("applies to chat after the template; a prompt already shorter (or -1, the context) is unchanged", { timeout: 60_000 }, async () => {
+    const whole = await (await call(app, "/v1/chat/completions", chat({ max_tokens: 4 }))).json<ChatResponse>();
+    const cut = await (await call(app, "/v1/chat/completions", chat({ max_tokens: 4, truncate_prompt_tokens: 5 }))).json<ChatResponse>();
+    expect(cut.prompt_token_ids).toEqual(whole.prompt_token_ids?.slice(-5));
+    for (const keep of [whole.usage.prompt_tokens, 400, -1]) {
+      const same = await (await call(app, "/v1/chat/completions", chat({ max_tokens: 4, truncate_prompt_tokens: keep }))).json<ChatResponse>();
+      expect(same.prompt_token_ids, String(keep)).toEqual(whole.prompt_token_ids);
+    }
+  });
+
+  it("0, below -1, not an integer, or above the context: 400 naming it", async () => {
+    for (const value of [0, -2, 1.5, "5"]) {
+      expect(await problem(await call(app, "/v1/completions", completion({ truncate_prompt_tokens: value }))), String(value)).toMatchObject({ status: 400, field: "truncate_prompt_tokens" });
+    }
+    const above = await problem(await call(app, "/v1/chat/completions", chat({ truncate_prompt_tokens: 513 })));
+    expect(above).toMatchObject({ status: 400, field: "truncate_prompt_tokens", error: { param: "truncate_prompt_tokens" } });
+    expect(above.detail).toBe("truncate_prompt_tokens value (513) is greater than max_model_len (512). Please, select a smaller truncation size.");
+  });
 });
 
 describe.skipIf(origin === null)("bad return_token_ids: 400 naming the field", () => {
