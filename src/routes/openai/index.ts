@@ -39,11 +39,25 @@ const completionRoute = createRoute({
   },
 });
 
-/** The stream's framing, as the request's stream_options and return_token_ids ask. */
-function chunkOptions(body: { stream_options?: { include_usage?: boolean | null; continuous_usage_stats?: boolean | null } | null }, promptIds: readonly number[], returned: readonly number[] | undefined): ChunkOptions {
-  const includeUsage = body.stream_options?.include_usage ?? false;
+interface Framed {
+  stream?: boolean | null;
+  return_token_ids?: boolean | null;
+  stream_options?: { include_usage?: boolean | null; continuous_usage_stats?: boolean | null } | null;
+}
+
+/**
+ * What the answer says beside the text, as the request asks (return_token_ids, and when
+ * streamed stream_options), and whether the generation's text events must carry their token
+ * ids: to be returned, or counted for vLLM's continuous usage.
+ */
+function framing(body: Framed, promptIds: readonly number[]): { chunks: ChunkOptions; tokenIds: boolean } {
+  const includeUsage = (body.stream ?? false) && (body.stream_options?.include_usage ?? false);
   const continuous = includeUsage && (body.stream_options?.continuous_usage_stats ?? false);
-  return { includeUsage, promptIds: returned, ...(continuous ? { continuousUsage: { promptTokens: promptIds.length } } : {}) };
+  const returned = body.return_token_ids ?? false;
+  return {
+    chunks: { includeUsage, ...(returned ? { promptIds } : {}), ...(continuous ? { continuousUsage: { promptTokens: promptIds.length } } : {}) },
+    tokenIds: returned || continuous,
+  };
 }
 
 export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -68,12 +82,12 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       body.truncate_prompt_tokens ?? undefined,
     );
     const logprobs = chatLogprobCount(body);
-    const options = { ...generationOptions(body, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
+    const { chunks, tokenIds } = framing(body, prompt.ids);
+    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }) };
     const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
     const who = identity("chatcmpl", model.manifest.name);
-    const promptIds = body.return_token_ids ? prompt.ids : undefined;
-    if (body.stream) return sseResponse(choices, chatChunks(who, chunkOptions(body, prompt.ids, promptIds)));
-    return c.json(chatCompletion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds }), 200);
+    if (body.stream) return sseResponse(choices, chatChunks(who, chunks));
+    return c.json(chatCompletion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds: chunks.promptIds }), 200);
   })
   .openapi(completionRoute, async (c) => {
     const body = c.req.valid("json");
@@ -88,10 +102,10 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       body.truncate_prompt_tokens ?? undefined,
     );
     const logprobs = body.logprobs ?? undefined;
-    const options = { ...generationOptions(body, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
+    const { chunks, tokenIds } = framing(body, prompt.ids);
+    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }) };
     const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
     const who = identity("cmpl", model.manifest.name);
-    const promptIds = body.return_token_ids ? prompt.ids : undefined;
-    if (body.stream) return sseResponse(choices, completionChunks(who, chunkOptions(body, prompt.ids, promptIds)));
-    return c.json(completion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds }), 200);
+    if (body.stream) return sseResponse(choices, completionChunks(who, chunks));
+    return c.json(completion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds: chunks.promptIds }), 200);
   });

@@ -30,8 +30,6 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
     minTokens: body.min_tokens ?? 0,
     ignoreEos: body.ignore_eos ?? false,
     includeStopString: body.include_stop_str_in_output ?? false,
-    // Counted for vLLM's continuous usage too: each text event then says how many tokens it holds.
-    tokenIds: (body.return_token_ids ?? false) || ((body.stream_options?.include_usage ?? false) && (body.stream_options?.continuous_usage_stats ?? false)),
     stopTokenIds: body.stop_token_ids ?? [],
   };
 }
