@@ -1,12 +1,14 @@
-// Rewrites a decoder graph so that it computes logits for ONE position per row instead of
-// every position: a prefill of n tokens needs only the last position's logits, yet the
-// graph as exported runs the final norm and the LM head over all n (and hands back
-// n × vocab floats). The rewrite adds an input `logits_index` (INT64 [batch, 1, 1]: the
-// position whose logits a row wants: n − 1 for a prompt of n tokens, right-padded or not;
-// 0 for a one-token decode step) and gathers the hidden state there before the final norm:
-//     H = last residual sum [batch, seq, hidden];  H' = GatherND(H, logits_index, batch_dims = 1) [batch, 1, hidden]
-// `logits` becomes [batch, 1, vocab]. The final norm and the LM head act per position, so
-// the row's logits are those the full graph computes at that position.
+// Rewrites a decoder graph so that it computes logits only at the positions each row asks
+// for instead of every position: a prefill of n tokens needs only the last position's
+// logits, yet the graph as exported runs the final norm and the LM head over all n (and
+// hands back n × vocab floats). The rewrite adds an input `logits_index` (INT64
+// [batch, positions, 1]: the positions whose logits a row wants; one, n − 1, for a prompt of
+// n tokens, right-padded or not, and 0 for a one-token decode step; every prompt position for
+// a prefill that reports the prompt's logprobs, vLLM's echo) and gathers the hidden states
+// there before the final norm:
+//     H = last residual sum [batch, seq, hidden];  H' = GatherND(H, logits_index, batch_dims = 1) [batch, positions, hidden]
+// `logits` becomes [batch, positions, vocab]. The final norm and the LM head act per position, so
+// the row's logits are those the full graph computes at those positions.
 // The residual sum is found by walking back from `logits` along the activations (the first
 // input that is not a weight or a constant) to the first Add of two activations. A graph
 // where that walk finds none is left alone (null).
@@ -62,7 +64,7 @@ function rewrite(model: OnnxModel): boolean {
 
   const at = graph.node.findIndex((node) => head.has(node));
   graph.node.splice(at, 0, { opType: "GatherND", name: "/origin_last_logits/gather", input: [hidden, LOGITS_INDEX], output: [gathered], attribute: [{ name: "batch_dims", type: 2, i: 1 }] });
-  graph.input.push({ name: LOGITS_INDEX, type: { tensorType: { elemType: 7, shape: { dim: [{ dimParam: "batch" }, { dimValue: 1 }, { dimValue: 1 }] } } } });
+  graph.input.push({ name: LOGITS_INDEX, type: { tensorType: { elemType: 7, shape: { dim: [{ dimParam: "batch" }, { dimParam: "logits_positions" }, { dimValue: 1 }] } } } });
   for (const output of graph.output) if (output.name === "logits") output.type = { tensorType: { elemType: 1 } };
   graph.valueInfo = [];
   return true;

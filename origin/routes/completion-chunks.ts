@@ -23,7 +23,7 @@ export interface TokenChunk {
   tokenIds: readonly number[];
   finishReason: "stop" | "length" | null;
   stopReason: number | null;
-  /** The prompt's ids (the first chunk with return_token_ids), else null. */
+  /** The prompt's ids (the first chunk with return_token_ids or echo), else null. */
   promptTokenIds: readonly number[] | null;
   /** Whether the chunk carries `token_ids` (return_token_ids) or null. */
   withIds: boolean;

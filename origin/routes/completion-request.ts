@@ -6,7 +6,10 @@
 // when they carry a non-neutral value (text prompts and stop strings need a tokenizer,
 // which lives at the edge). `logprobs` is served (completion-logprobs.ts), up to vLLM's
 // default max_logprobs of 20; its tokens are always "token_id:N", whatever
-// `return_tokens_as_token_ids` says, as this origin keeps no tokenizer.
+// `return_tokens_as_token_ids` says, as this origin keeps no tokenizer. `echo` is served as
+// vLLM serves it with token-id prompts (completions.ts): with `logprobs`, the prompt's own
+// logprobs too (CompletionRequest.to_sampling_params: prompt_logprobs = logprobs). vLLM's
+// prompt-only echo (`max_tokens: 0`) is not: max_tokens stays at least 1, as the edge sends it.
 import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
 import { MAX_LOGPROBS } from "../../src/generation/logprobs";
@@ -38,6 +41,7 @@ export const CompletionRequestSchema = z
     stream: z.boolean().nullable().default(false),
     stream_options: z.object({ include_usage: z.boolean().nullable().default(true), continuous_usage_stats: z.boolean().nullable().default(false) }).loose().nullable().optional(),
     return_token_ids: z.boolean().nullable().default(false),
+    echo: z.boolean().nullable().default(false),
     // vLLM's `int | None`, read by pydantic in lax mode (false is 0, true is 1); check_logprobs refuses < 0.
     logprobs: z
       .union([z.number().int().min(0, "`logprobs` must be a positive value."), z.boolean().transform(Number)])
@@ -56,7 +60,6 @@ const REFUSED: ReadonlyArray<[string, (value: unknown) => boolean]> = [
   ["n", (v) => v === 1],
   ["best_of", (v) => v === 1],
   ["prompt_logprobs", (v) => v === 0],
-  ["echo", (v) => v === false],
   ["stop", (v) => (Array.isArray(v) && v.length === 0) || v === ""],
   ["suffix", (v) => v === ""],
   ["allowed_token_ids", () => false],
@@ -124,6 +127,8 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
   const logprobs = request.logprobs ?? undefined;
   // vLLM's check against its max_logprobs (vllm/sampling_params.py _validate_logprobs), default 20.
   if (logprobs !== undefined && logprobs > MAX_LOGPROBS) throw badRequest("logprobs", `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${MAX_LOGPROBS}`);
+  // vLLM's to_sampling_params: an explicit prompt_logprobs (here only 0) wins over echo's `logprobs`.
+  const promptLogprobs = request.echo === true && logprobs !== undefined ? (raw.prompt_logprobs === 0 ? 0 : logprobs) : undefined;
   const seed = request.seed ?? undefined;
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw badRequest("seed", "seed: this origin takes seeds within ±2^53");
   return {
@@ -135,5 +140,6 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
     stopTokenIds: request.stop_token_ids ?? [],
     ignoreEos: request.ignore_eos,
     ...(logprobs === undefined ? {} : { logprobs }),
+    ...(promptLogprobs === undefined ? {} : { promptLogprobs }),
   };
 }

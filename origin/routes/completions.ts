@@ -6,7 +6,12 @@
 // prompt's ids on the first chunk, the finish on the last, a `choices: []` usage chunk
 // when stream_options.include_usage, then `data: [DONE]`. Text is "" (the edge
 // detokenizes). With `logprobs`, each choice carries vLLM's CompletionLogProbs for its tokens
-// (completion-logprobs.ts). A client that disconnects aborts its request in the engine.
+// (completion-logprobs.ts). With `echo` (lm-evaluation-harness's loglikelihood requests), the
+// choice's first chunk — or the whole choice — starts with the prompt: its ids lead the
+// logprobs' entries, the prompt's logprobs before the tokens' (the first prompt token's null),
+// and the first chunk carries `prompt_token_ids`; `token_ids` stay the generated ones and the
+// echoed text is "" (vLLM's with return_token_ids; this origin has no tokenizer). A client
+// that disconnects aborts its request in the engine.
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
@@ -17,7 +22,7 @@ import type { GenerationStep } from "../engines/decoder/request";
 import { parseWith, readJsonBody } from "../http/body";
 import { vllmErrorBody } from "../http/errors";
 import { chunkWriter } from "./completion-chunks";
-import { completionLogprobs } from "./completion-logprobs";
+import { completionLogprobs, echoedLogprobs } from "./completion-logprobs";
 import type { HostedModel, ModelHost } from "../model-host";
 import { CompletionRequestSchema, toGenerationParams } from "./completion-request";
 
@@ -62,6 +67,8 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
     const withIds = request.return_token_ids === true;
     const promptIds = withIds ? [...params.promptIds] : null;
     const withLogprobs = params.logprobs !== undefined;
+    const echo = request.echo === true;
+    let promptLogprobs: Array<TokenLogprob | null> | undefined;
 
     if (request.stream !== true) {
       const ids: number[] = [];
@@ -71,12 +78,13 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
       for await (const step of generation.steps) {
         ids.push(step.tokenId);
         if (withLogprobs) logprobs.push(step.logprob);
+        promptLogprobs ??= step.promptLogprobs;
         last = step;
         cachedTokens = step.cachedTokens ?? cachedTokens;
       }
       if (abort.signal.aborted) throw new ServiceError(400, "invalid_request", "Client disconnected");
       const choice = {
-        index: 0, text: "", logprobs: withLogprobs ? completionLogprobs(ids, logprobs) : null, finish_reason: last?.finishReason ?? null, stop_reason: last?.stopReason ?? null,
+        index: 0, text: "", logprobs: withLogprobs ? (echo ? echoedLogprobs(params.promptIds, promptLogprobs, ids, logprobs) : completionLogprobs(ids, logprobs)) : null, finish_reason: last?.finishReason ?? null, stop_reason: last?.stopReason ?? null,
         prompt_logprobs: null, prompt_token_ids: promptIds, token_ids: withIds ? ids : null,
       };
       return c.json({ ...head, choices: [choice], service_tier: null, system_fingerprint: null, usage: { ...usageOf(params.promptIds.length, ids.length), prompt_tokens_details: promptDetails(cachedTokens) }, kv_transfer_params: null });
@@ -96,12 +104,15 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
         let pendingLogprobs: Array<TokenLogprob | undefined> = [];
         let first = true;
         const chunk = chunkWriter(head);
+        // vLLM's echo puts the prompt's ids on the first chunk with or without return_token_ids.
+        const firstPromptIds = echo ? [...params.promptIds] : promptIds;
         /** Writes the tokens not sent yet as one chunk. */
         const flush = (finishReason: GenerationStep["finishReason"], stopReason: number | null) => {
           const usage = continuousUsage ? usageOf(params.promptIds.length, generated) : null;
           // vLLM's text_offset starts at the text sent before the chunk: always "" here.
-          const logprobs = withLogprobs ? completionLogprobs(pending, pendingLogprobs) : null;
-          const text = chunk({ tokenIds: pending, finishReason, stopReason, promptTokenIds: first ? promptIds : null, withIds, usage, logprobs });
+          const echoed = first && echo;
+          const logprobs = withLogprobs ? (echoed ? echoedLogprobs(params.promptIds, promptLogprobs, pending, pendingLogprobs) : completionLogprobs(pending, pendingLogprobs)) : null;
+          const text = chunk({ tokenIds: pending, finishReason, stopReason, promptTokenIds: first ? firstPromptIds : null, withIds, usage, logprobs });
           [first, pending] = [false, []];
           if (withLogprobs) pendingLogprobs = [];
           if (!abort.signal.aborted) controller.enqueue(encoder.encode(text));
@@ -112,6 +123,7 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
             cachedTokens = step.cachedTokens ?? cachedTokens;
             pending.push(step.tokenId);
             if (withLogprobs) pendingLogprobs.push(step.logprob);
+            promptLogprobs ??= step.promptLogprobs;
             // vLLM's --stream-interval: the first token at once, then every `streamInterval` tokens, and the finish.
             if (step.finishReason === null && !first && pending.length < streamInterval) continue;
             flush(step.finishReason, step.stopReason);

@@ -8,7 +8,7 @@
 // With a split-attention graph (origin/onnx/split-attention.ts) a step's presents are
 // only the new column; with the graph as exported they are the whole cache plus it.
 import { ServiceError } from "../../../src/errors/service-error";
-import { tokenLogprob } from "../../../src/generation/logprobs";
+import { tokenLogprob, type TokenLogprob } from "../../../src/generation/logprobs";
 import { sample } from "../../../src/generation/sampler";
 import type { GenerationConfig } from "../../manifests";
 import type { EngineMetrics } from "../../metrics/vllm-metrics";
@@ -17,6 +17,7 @@ import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { threadCpuClock } from "../thread-cpu";
 import { KvCache, type RowSource } from "./kv-cache";
 import { BLOCK, PrefixCache, PromptBlocks } from "./prefix-cache";
+import { everyPositionIndex, promptLogprobs } from "./prompt-logprobs";
 import { DecodeRequest, type GenerationParams, type GenerationStep, type RequestOptions } from "./request";
 
 export interface DecoderLimits {
@@ -39,6 +40,9 @@ export function atCapacity({ maxBatch, maxWaiting }: DecoderLimits): ServiceErro
 }
 
 const NO_IDS: ReadonlySet<number> = new Set();
+
+/** Whether a request asked for its prompt's logprobs (vLLM's echo with logprobs). */
+const scored = (request: DecodeRequest) => request.params.promptLogprobs !== undefined;
 
 /**
  * The running requests that stay, as the rows of the next layout: a row keeps its place, and
@@ -164,8 +168,8 @@ export class DecoderEngine {
     request.steps.close(new ServiceError(500, "internal_error", "The decoder failed", { cause: error }));
   }
 
-  /** Samples the request's next token from its logits row and sends it out. */
-  private emit(request: DecodeRequest, logits: Float32Array): void {
+  /** Samples the request's next token from its logits row and sends it out (the first with its prompt's logprobs, when asked). */
+  private emit(request: DecodeRequest, logits: Float32Array, prompt?: Array<TokenLogprob | null>): void {
     const { params } = request;
     const suppressed = request.generated.length < params.minTokens ? (request.suppressed ??= new Set(params.ignoreEos ? params.stopTokenIds : [...this.eos, ...params.stopTokenIds])) : NO_IDS;
     const tokenId = sample(logits, params.sampling, request.rng, suppressed, request.history);
@@ -189,6 +193,7 @@ export class DecoderEngine {
     const step: GenerationStep = request.generated.length === 1 ? { tokenId, finishReason, stopReason, cachedTokens: request.cachedTokens } : { tokenId, finishReason, stopReason };
     // vLLM's default raw_logprobs: the row the sampler read, before its bias, penalties and temperature.
     if (params.logprobs !== undefined) step.logprob = tokenLogprob(logits, tokenId, params.logprobs);
+    if (prompt !== undefined) step.promptLogprobs = prompt;
     request.steps.push(step);
     if (finishReason !== null) this.finish(request, finishReason);
   }
@@ -200,7 +205,9 @@ export class DecoderEngine {
    * last-position-logits graph, the LM head run for each row's last prompt token only.
    * Requests whose prompts start with cached blocks (`cached` tokens each) compute only the
    * rest: their cached keys/values are the past, right-padded to the longest (masked), and
-   * their new tokens take positions after their own prefix. Emits each request's first
+   * their new tokens take positions after their own prefix. A group of requests that asked
+   * for their prompts' logprobs (vLLM's echo; never cached) gets the logits of every position
+   * instead, and each its prompt's logprobs with its first token. Emits each request's first
    * token; keeps the prompts' whole blocks in the prefix cache; returns where each row's
    * keys/values lie.
    */
@@ -232,7 +239,10 @@ export class DecoderEngine {
       position_ids: new ort.Tensor("int64", positions, [rows, length]),
     };
     const computed = ({ request, cached }: Admission) => request.params.promptIds.length - cached.length * BLOCK;
-    if (lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(group, (admission) => BigInt(computed(admission) - 1)), [rows, 1, 1]);
+    // schedule() runs requests that asked for their prompt's logprobs in groups of their own.
+    const everyPosition = scored(group[0]!.request);
+    if (lastLogits && everyPosition) feeds[LOGITS_INDEX] = new ort.Tensor("int64", everyPositionIndex(group.map(computed), length), [rows, length, 1]);
+    else if (lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(group, (admission) => BigInt(computed(admission) - 1)), [rows, 1, 1]);
     this.cache.names.past.forEach((name, i) => (feeds[name] = new ort.Tensor("float32", pastData[i]!, [rows, kvHeads, past, headDim])));
     const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
     const outputs = await session.run(feeds);
@@ -253,14 +263,18 @@ export class DecoderEngine {
     if (presents.length !== layers * 2) throw new Error("the decoder's presents do not match its layers");
     // The graph as exported returns past and new columns; the split rewrite only the new ones.
     const presentLength = presents[0]!.length / (rows * kvHeads * headDim);
-    const positionsPerRow = lastLogits ? 1 : length;
+    const positionsPerRow = lastLogits && !everyPosition ? 1 : length;
     return group.map((admission, row) => {
       const { request, cached } = admission;
       const n = computed(admission);
-      request.filled = request.params.promptIds.length;
-      const at = row * positionsPerRow + (lastLogits ? 0 : n - 1);
+      const { promptIds, promptLogprobs: count } = request.params;
+      request.filled = promptIds.length;
+      const at = row * positionsPerRow + (positionsPerRow === 1 ? 0 : n - 1);
       // A request aborted during the run gets no token.
-      if (request.state === "running") this.emit(request, logits.subarray(at * vocabSize, (at + 1) * vocabSize));
+      if (request.state === "running") {
+        const prompt = count === undefined ? undefined : promptLogprobs(logits, row * positionsPerRow * vocabSize, vocabSize, promptIds, count);
+        this.emit(request, logits.subarray(at * vocabSize, (at + 1) * vocabSize), prompt);
+      }
       const segments = [
         ...(cached.length === 0 ? [] : [{ data: pastData, row, length: past, from: 0, count: cached.length * BLOCK }]),
         { data: presents, row, length: presentLength, from: presentLength - length, count: n },
@@ -323,7 +337,9 @@ export class DecoderEngine {
     let [longest, real] = [0, 0];
     for (const request of this.waiting) {
       if (kept.length + admitted.length >= this.limits.maxBatch) break;
-      const cached = this.prefixCache?.match((request.blocks ??= new PromptBlocks(request.params.promptIds))) ?? [];
+      // A prompt whose logprobs are asked for is computed whole, as vLLM's (vllm/v1/request.py
+      // skip_reading_prefix_cache; vllm/v1/core/kv_cache_manager.py get_computed_blocks).
+      const cached = scored(request) ? [] : (this.prefixCache?.match((request.blocks ??= new PromptBlocks(request.params.promptIds))) ?? []);
       // Counted in tokens to compute: a cached prefix costs only its copy.
       const n = request.params.promptIds.length - cached.length * BLOCK;
       const padded = (admitted.length + 1) * Math.max(longest, n);
@@ -340,7 +356,8 @@ export class DecoderEngine {
       request.admitted?.();
       this.metrics.queueTime.observe(labels, (performance.now() - request.arrivedAt) / 1000);
       this.metrics.promptTokens.inc(labels, request.params.promptIds.length);
-      if (this.prefixCache !== undefined) {
+      // vLLM counts no prefix-cache query for a prompt it does not look up.
+      if (this.prefixCache !== undefined && !scored(request)) {
         this.metrics.prefixCacheQueries.inc(labels, request.params.promptIds.length);
         this.metrics.prefixCacheHits.inc(labels, cached.length * BLOCK);
       }
@@ -348,7 +365,12 @@ export class DecoderEngine {
     if (admitted.length > 0) this.metrics.iterationTokens.observe(labels, real);
     // Prompts with and without a cached prefix run apart (a past of zero columns takes the graph
     // as exported), those with one first: their blocks are read before any insert can reuse them.
-    const runs = [admitted.filter(({ cached }) => cached.length > 0), admitted.filter(({ cached }) => cached.length === 0)].filter((run) => run.length > 0);
+    // Prompts whose logprobs were asked for run last, apart: only their run computes every position's logits.
+    const runs = [
+      admitted.filter(({ cached }) => cached.length > 0),
+      admitted.filter(({ request, cached }) => cached.length === 0 && !scored(request)),
+      admitted.filter(({ request }) => scored(request)),
+    ].filter((run) => run.length > 0);
     const prefilled = new Map<DecodeRequest, RowSource>();
     for (const run of runs) {
       try {

@@ -18,6 +18,11 @@ export interface GenerationStep {
   cachedTokens?: number;
   /** When the request asked for logprobs: this token's, and its position's most likely ids. */
   logprob?: TokenLogprob;
+  /**
+   * On the first token, when the request asked for its prompt's logprobs: one per prompt id,
+   * the first null (no position precedes it), as vLLM's prompt_logprobs.
+   */
+  promptLogprobs?: Array<TokenLogprob | null>;
 }
 
 export interface GenerationParams {
@@ -31,6 +36,12 @@ export interface GenerationParams {
   ignoreEos: boolean;
   /** vLLM's `logprobs`: each token's log-probability and this many alternatives (undefined: none). */
   logprobs?: number;
+  /**
+   * vLLM's prompt_logprobs (set by `echo` with `logprobs`): each prompt token's log-probability
+   * and this many alternatives, on the first step. Such a prompt is computed whole, never
+   * taken from the prefix cache (as vLLM's Request.skip_reading_prefix_cache).
+   */
+  promptLogprobs?: number;
 }
 
 /** How a request enters the engine when the engine runs on a thread of its own (thread.ts). */

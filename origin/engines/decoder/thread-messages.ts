@@ -39,8 +39,11 @@ export const INC = 4;
 export const OBSERVE = 5;
 
 export type EngineRecord =
-  /** cachedTokens on the first step only (null when a logprob follows without it); logprob when the request asked. */
-  | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null, cachedTokens?: number | null, logprob?: TokenLogprob]
+  /**
+   * cachedTokens on the first step only (null when a logprob follows without it); logprob when the
+   * request asked; promptLogprobs on the first step of a request that asked for them (echo).
+   */
+  | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null, cachedTokens?: number | null, logprob?: TokenLogprob, promptLogprobs?: Array<TokenLogprob | null>]
   | [typeof END, id: number]
   | [typeof FAIL, id: number, error: string]
   | [typeof ADMITTED, id: number]

@@ -154,6 +154,7 @@ export class DecoderThread implements Decoder {
       case STEP: {
         const step: GenerationStep = entry[5] == null ? { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4] } : { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4], cachedTokens: entry[5] };
         if (entry[6] !== undefined) step.logprob = entry[6];
+        if (entry[7] !== undefined) step.promptLogprobs = entry[7];
         this.inFlight.get(entry[1])?.steps.push(step);
         break;
       }

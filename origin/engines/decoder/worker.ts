@@ -39,8 +39,9 @@ class RelayedSteps extends Channel<GenerationStep> {
 
   override push(step: GenerationStep): void {
     // The first step's cached-token count rides along; later steps' tuples end at stopReason,
-    // or at the logprob when the request asked for them.
-    if (step.logprob !== undefined) record([STEP, this.id, step.tokenId, step.finishReason, step.stopReason, step.cachedTokens ?? null, step.logprob]);
+    // or at the logprob when the request asked for them; an echo's first step adds its prompt's.
+    if (step.promptLogprobs !== undefined) record([STEP, this.id, step.tokenId, step.finishReason, step.stopReason, step.cachedTokens ?? null, step.logprob, step.promptLogprobs]);
+    else if (step.logprob !== undefined) record([STEP, this.id, step.tokenId, step.finishReason, step.stopReason, step.cachedTokens ?? null, step.logprob]);
     else record(step.cachedTokens === undefined ? [STEP, this.id, step.tokenId, step.finishReason, step.stopReason] : [STEP, this.id, step.tokenId, step.finishReason, step.stopReason, step.cachedTokens]);
   }
 
