@@ -14,10 +14,13 @@ import type { GenerationRequest, TokenLogprob } from "../runtime/generation";
 /** The request body for one streamed generation. */
 export function completionRequest(model: string, request: GenerationRequest) {
   const { sampling } = request;
+  // One count for both (vLLM's echo scores the prompt with the request's logprobs); the steps keep each one's own.
+  const asked = request.promptLogprobs === undefined ? request.logprobs : Math.max(request.logprobs ?? 0, request.promptLogprobs);
   return {
     model,
     prompt: [...request.promptIds],
-    max_tokens: request.maxTokens,
+    // The prompt's logprobs alone (max_tokens 0) are read off the first chunk of a one-token request.
+    max_tokens: Math.max(1, request.maxTokens),
     temperature: sampling.temperature,
     top_p: sampling.topP,
     // vLLM: 0 or -1 disables top-k.
@@ -33,7 +36,10 @@ export function completionRequest(model: string, request: GenerationRequest) {
     ignore_eos: request.ignoreEos ?? false,
     ...(request.minTokens ? { min_tokens: request.minTokens } : {}),
     // Ids, not text, name the tokens of the logprobs: the edge has the tokenizer.
-    ...(request.logprobs === undefined ? {} : { logprobs: request.logprobs, return_tokens_as_token_ids: true }),
+    ...(asked === undefined ? {} : { logprobs: asked, return_tokens_as_token_ids: true }),
+    // The prompt's logprobs come as vLLM's echo gives them: on the first chunk, before its tokens'
+    // (CompletionRequest.to_sampling_params: with echo, prompt_logprobs = logprobs).
+    ...(request.promptLogprobs === undefined ? {} : { echo: true }),
     stream: true,
     stream_options: { include_usage: true },
     return_token_ids: true,
@@ -212,6 +218,29 @@ export function logprobsOf(logprobs: z.infer<typeof LogProbs>, ids: readonly num
     out.push({ logprob, top: top.slice(0, count) });
   }
   return out;
+}
+
+/**
+ * The prompt's logprobs off vLLM's echoed first chunk: its first `promptIds.length` entries,
+ * the first one vLLM's None entry (null logprob and dict), each named by id. The rest of the
+ * entries are the chunk's own tokens'. A string saying what is wrong when they do not match.
+ */
+export function echoedLogprobsOf(
+  logprobs: z.infer<typeof LogProbs>,
+  promptIds: readonly number[],
+  count: number,
+): { prompt: Array<TokenLogprob | null>; rest: z.infer<typeof LogProbs> } | string {
+  const n = promptIds.length;
+  if (logprobs.tokens.length < n || logprobs.token_logprobs.length < n) return `echoed logprobs for ${logprobs.tokens.length} tokens beside a prompt of ${n}`;
+  if (tokenIdOf(logprobs.tokens[0]!) !== promptIds[0] || logprobs.token_logprobs[0] !== null) return "the echoed prompt's first token has a logprob, or is not token_id:N";
+  const slice = (from: number, to?: number) => ({
+    tokens: logprobs.tokens.slice(from, to),
+    token_logprobs: logprobs.token_logprobs.slice(from, to),
+    top_logprobs: logprobs.top_logprobs?.slice(from, to) ?? null,
+  });
+  const scored = logprobsOf(slice(1, n), promptIds.slice(1), count);
+  if (typeof scored === "string") return `echoed prompt: ${scored}`;
+  return { prompt: [null, ...scored], rest: slice(n) };
 }
 
 /** The prompt tokens the origin's prefix cache served, from its usage chunk (undefined: not reported). */

@@ -35,6 +35,13 @@ export interface GenerationRequest {
    * many most likely ids at its position (0: the generated id's alone). Undefined: none.
    */
   logprobs?: number;
+  /**
+   * The prompt's log-probabilities wanted (vLLM's `prompt_logprobs`, and what its `echo` with
+   * `logprobs` returns): each prompt id's given the ids before it, and this many most likely
+   * ids at its position. Undefined: none. With `maxTokens` 0 the prompt's alone: nothing is
+   * generated.
+   */
+  promptLogprobs?: number;
 }
 
 export type FinishReason = "stop" | "length";
@@ -56,6 +63,11 @@ export interface GenerationStep {
    * when it is set (a stop id is generated too, and counted in the usage).
    */
   logprobs?: TokenLogprob[];
+  /**
+   * When the request asked for them, on its first step with ids or a finish: one per prompt
+   * id, the first null (nothing comes before it).
+   */
+  promptLogprobs?: Array<TokenLogprob | null>;
   /**
    * On the last step, when the engine reports it: how many prompt tokens it took from its
    * prefix cache instead of computing them (vLLM's usage.prompt_tokens_details.cached_tokens).

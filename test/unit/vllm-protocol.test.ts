@@ -5,7 +5,8 @@
 // token_ids, finish_reason, stop_reason; prompt_token_ids on the first chunk; a usage chunk
 // with `choices: []`; ErrorResponse as `{"error": {...}}` — serving_completion.py).
 import { describe, expect, it } from "vitest";
-import { CompletionChunk, completionRequest, ErrorEvent, errorMessage, isCompletionChunk, logprobsOf } from "../../src/protocols/vllm-completions";
+import { CompletionChunk, completionRequest, echoedLogprobsOf, ErrorEvent, errorMessage, isCompletionChunk, logprobsOf } from "../../src/protocols/vllm-completions";
+import { stepOf } from "../../src/runtime/origin/vllm-steps";
 import { sseData } from "../../src/protocols/sse";
 import { circuitBreaker } from "../../src/runtime/origin/circuit-breaker";
 
@@ -154,6 +155,52 @@ describe("vLLM /v1/completions wire format", () => {
       const chunk = { choices: [{ ...WITH_LOGPROBS.choices[0], logprobs: variant }] };
       expect(isCompletionChunk(chunk), JSON.stringify(variant)).toBe(CompletionChunk.safeParse(chunk).success);
     }
+  });
+
+  // vLLM's echo with logprobs: 2 and return_token_ids (serving_completion.py completion_stream_generator:
+  // the first chunk's logprobs cover [*prompt_token_ids, *output.token_ids], the prompt's first entry
+  // None — null logprob and dict —, its text "" under return_token_ids; token_ids the output's alone).
+  const ECHOED = {
+    id: "cmpl-8f1c", object: "text_completion", created: 1763870000, model: "tiny-llm",
+    choices: [{
+      index: 0, text: "", finish_reason: null, stop_reason: null, token_ids: [262], prompt_token_ids: [1, 464, 1110],
+      logprobs: {
+        text_offset: [0, 10, 22, 35], token_logprobs: [null, -4.5, -2.25, -0.25],
+        tokens: ["token_id:1", "token_id:464", "token_id:1110", "token_id:262"],
+        top_logprobs: [null, { "token_id:464": -4.5, "token_id:5": -1.0, "token_id:6": -1.5 }, { "token_id:1110": -2.25, "token_id:8": -0.75 }, { "token_id:262": -0.25, "token_id:7": -2.0 }],
+      },
+    }],
+    usage: null,
+  };
+
+  it("asks for the prompt's logprobs as vLLM's echo, one token at least, the larger count for both", () => {
+    const base = { promptIds: [1, 464], maxTokens: 0, stopTokenIds: [], sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 } };
+    expect(completionRequest("tiny-llm", { ...base, promptLogprobs: 2 })).toMatchObject({ echo: true, logprobs: 2, return_tokens_as_token_ids: true, max_tokens: 1 });
+    expect(completionRequest("tiny-llm", { ...base, maxTokens: 5, promptLogprobs: 1, logprobs: 4 })).toMatchObject({ echo: true, logprobs: 4, max_tokens: 5 });
+    expect(completionRequest("tiny-llm", { ...base, maxTokens: 5 })).not.toHaveProperty("echo");
+  });
+
+  it("reads the echoed prompt's logprobs off the first chunk, and the chunk's own after them", () => {
+    expect(isCompletionChunk(ECHOED)).toBe(true);
+    const [choice] = CompletionChunk.parse(ECHOED).choices;
+    const read = echoedLogprobsOf(choice!.logprobs!, [1, 464, 1110], 1);
+    if (typeof read === "string") throw new Error(read);
+    expect(read.prompt).toEqual([null, { logprob: -4.5, top: [[5, -1.0]] }, { logprob: -2.25, top: [[8, -0.75]] }]);
+    expect(read.rest.tokens).toEqual(["token_id:262"]);
+    expect(echoedLogprobsOf(choice!.logprobs!, [1, 464, 1111], 1)).toMatch(/not token_id:1111/);
+    expect(echoedLogprobsOf(choice!.logprobs!, [2, 464, 1110], 1)).toMatch(/first token/);
+    expect(echoedLogprobsOf(choice!.logprobs!, [1, 464, 1110, 262, 9], 1)).toMatch(/4 tokens beside a prompt of 5/);
+
+    // Through the adapter's step reader: the prompt's logprobs on the first step only, its own token's beside them.
+    const chunk = JSON.stringify(ECHOED);
+    const prompt = { ids: [1, 464, 1110], count: 1, read: false };
+    const first = stepOf([chunk], new Set([2]), 1, prompt);
+    expect(first.step).toMatchObject({ tokenIds: [262], logprobs: [{ logprob: -0.25, top: [[262, -0.25]] }], promptLogprobs: read.prompt });
+    expect(prompt.read).toBe(true);
+    const next = JSON.stringify({ ...WITH_LOGPROBS, choices: [{ ...WITH_LOGPROBS.choices[0], token_ids: [262], logprobs: { ...WITH_LOGPROBS.choices[0]!.logprobs, text_offset: [0], token_logprobs: [-0.25], tokens: ["token_id:262"], top_logprobs: [{ "token_id:262": -0.25 }] } }] });
+    expect(stepOf([next], new Set([2]), 1, prompt).step).not.toHaveProperty("promptLogprobs");
+    // An origin that does not echo (no prompt entries) is a 502, not a guess.
+    expect(stepOf([next], new Set([2]), 1, { ids: [1, 464, 1110], count: 1, read: false }).failure).toMatchObject({ status: 502 });
   });
 
   it("recognises vLLM's error events, new and old shapes", () => {

@@ -126,6 +126,20 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     expect(logprobs?.top_logprobs?.every((dict) => Object.keys(dict).length >= 3 && Object.keys(dict).length <= 4)).toBe(true);
   });
 
+  it("openai: completions with echo (the SDK's CompletionCreateParams.echo): the prompt scored before the completion, and max_tokens 0 for the prompt alone", async () => {
+    const prompt = "Once upon a time";
+    const scored = await client.completions.create({ model: "tiny-llm", prompt, max_tokens: 0, logprobs: 1, echo: true });
+    const choice = scored.choices[0];
+    expect(choice?.text).toBe(prompt);
+    const promptTokens = scored.usage?.prompt_tokens ?? -1;
+    expect(choice?.logprobs?.tokens).toHaveLength(promptTokens);
+    expect(choice?.logprobs?.token_logprobs?.[0]).toBeNull();
+    const next = await client.completions.create({ model: "tiny-llm", prompt, max_tokens: 4, temperature: 0, logprobs: 1, echo: true });
+    expect(next.choices[0]?.text.startsWith(prompt)).toBe(true);
+    expect(next.choices[0]?.logprobs?.tokens).toHaveLength(promptTokens + 4);
+    expect(next.choices[0]?.logprobs?.token_logprobs?.slice(0, promptTokens)).toEqual(choice?.logprobs?.token_logprobs);
+  });
+
   it("openai: vLLM's return_token_ids sent as the SDK sends extra fields, read off its objects as RL code reads them (verl's vLLM rollouts)", async () => {
     // The SDK forwards fields it does not know and keeps those it does not know in its answers.
     type WithIds = { prompt_token_ids?: number[]; choices: { token_ids?: number[] }[] };

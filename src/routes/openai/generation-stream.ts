@@ -2,7 +2,7 @@
 // the shared event stream (../event-stream.ts): each one's first event is read before
 // answering — the origin's acceptance (its 200, before the first token) or the first text —
 // then SSE frames per token, `[DONE]` at the end.
-import type { PreparedPrompt, TextEvent, TextGenerator, GenerationOptions, TokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
+import type { PreparedPrompt, PromptTokenLogprobs, TextEvent, TextGenerator, GenerationOptions, TokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
 import { allEvents, mergeEvents, sseData, sseResponse as eventsResponse, startEvents, type StartedEvents } from "../event-stream";
 
 export type StartedGeneration = StartedEvents<TextEvent>;
@@ -54,6 +54,8 @@ export interface Collected {
   logprobs?: TokenLogprobs[];
   /** Every generated token's id, in order (a stop token included), when they were asked for. */
   tokenIds?: number[];
+  /** The prompt's logprobs, when they were asked for. */
+  promptLogprobs?: PromptTokenLogprobs[];
 }
 
 /** What a stream-format needs: how to frame each choice's events, and what closes the stream. */
@@ -65,6 +67,8 @@ export interface StreamFormat {
    * logprobs or token ids (asked for), the text may be empty: the tokens' text is still held back.
    */
   text(delta: TextDelta, index: number): unknown[];
+  /** The prompt's logprobs, when they were asked for (before the choice's first text). */
+  prompt?(event: Extract<TextEvent, { type: "prompt" }>, index: number): unknown[];
   /** A choice's end (its finish reason). */
   done(event: Done, index: number): unknown[];
   /** Once every choice has ended: their usage together (e.g. include_usage's last chunk). */
@@ -100,6 +104,7 @@ export function sseResponse(choices: readonly StartedGeneration[], format: Strea
   const framed = (event: TextEvent, index: number) => {
     if (event.type === "accepted") return "";
     if (event.type === "text") return frames(format.text(event, index));
+    if (event.type === "prompt") return frames(format.prompt?.(event, index) ?? []);
     usages[index] = event.usage;
     open -= 1;
     return frames(format.done(event, index)) + (open === 0 ? frames(format.usage(totalUsage(usages))) : "");
@@ -122,15 +127,17 @@ export async function collect(started: StartedGeneration): Promise<Collected> {
   let done: Done | undefined;
   let logprobs: TokenLogprobs[] | undefined;
   let tokenIds: number[] | undefined;
+  let promptLogprobs: PromptTokenLogprobs[] | undefined;
   for await (const event of allEvents(started)) {
-    if (event.type === "text") {
+    if (event.type === "prompt") promptLogprobs = event.logprobs;
+    else if (event.type === "text") {
       text += event.text;
       if (event.logprobs !== undefined) (logprobs ??= []).push(...event.logprobs);
       if (event.tokenIds !== undefined) (tokenIds ??= []).push(...event.tokenIds);
     } else if (event.type === "done") done = event;
   }
   if (done === undefined) throw new Error("generation ended without a done event");
-  return { text, done, ...(logprobs === undefined ? {} : { logprobs }), ...(tokenIds === undefined ? {} : { tokenIds }) };
+  return { text, done, ...(logprobs === undefined ? {} : { logprobs }), ...(tokenIds === undefined ? {} : { tokenIds }), ...(promptLogprobs === undefined ? {} : { promptLogprobs }) };
 }
 
 /** Reads every choice to its end, side by side; one failing aborts the others. */

@@ -3,7 +3,7 @@
 // OpenAI-compatible provider work against these unmodified (test/workers/openai-clients.test.ts).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
-import { capability } from "../../tasks";
+import { capability, type ServedModel } from "../../tasks";
 import type { TemplateValue } from "../../tokenizers/chat-template";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
@@ -60,6 +60,16 @@ function framing(body: Framed, promptIds: readonly number[]): { chunks: ChunkOpt
   };
 }
 
+/**
+ * The prompt's text as echo repeats it: a text prompt as sent; token ids (or a truncated
+ * prompt) decoded, special tokens kept (as /detokenize decodes them).
+ */
+async function echoText(model: ServedModel, prompt: CompletionRequest["prompt"], ids: readonly number[], truncated: boolean): Promise<string> {
+  if (typeof prompt === "string" && !truncated) return prompt;
+  if (model.tokenization === undefined) throw new Error(`Model ${model.manifest.name} generates text without a tokenizer`);
+  return model.tokenization.detokenize(ids);
+}
+
 export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(chatRoute, async (c) => {
     const body = c.req.valid("json");
@@ -96,6 +106,9 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     await requireReady(model);
     // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
     const maxTokens = body.max_tokens ?? 16;
+    const echo = body.echo ?? false;
+    // As vLLM's SamplingParams: nothing to generate is a request only for the echoed prompt.
+    if (maxTokens === 0 && !echo) throw new ServiceError(400, "invalid_request", "max_tokens must be at least 1, got 0 (0 only with echo: true)", { field: "max_tokens" });
     const prompt = await generator.prepare(
       typeof body.prompt === "string" ? { prompt: body.prompt } : { promptIds: body.prompt.ids, field: body.prompt.field },
       maxTokens,
@@ -103,9 +116,12 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     );
     const logprobs = body.logprobs ?? undefined;
     const { chunks, tokenIds } = framing(body, prompt.ids);
-    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }) };
+    // vLLM's echo: with logprobs, the prompt is scored with the same count of alternatives.
+    const scored = echo && logprobs !== undefined ? { promptLogprobs: logprobs } : {};
+    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }), ...scored };
+    const echoed = echo ? await echoText(model, body.prompt, prompt.ids, body.truncate_prompt_tokens != null) : undefined;
     const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
     const who = identity("cmpl", model.manifest.name);
-    if (body.stream) return sseResponse(choices, completionChunks(who, chunks));
-    return c.json(completion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds: chunks.promptIds }), 200);
+    if (body.stream) return sseResponse(choices, completionChunks(who, { ...chunks, ...(echoed === undefined ? {} : { echo: { text: echoed, scored: logprobs !== undefined } }) }));
+    return c.json(completion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds: chunks.promptIds, echo: echoed }), 200);
   });

@@ -208,8 +208,12 @@ export const CompletionRequest = z
       .max(MAX_LOGPROBS)
       .nullish()
       .openapi({ description: `Each generated token's log-probability and this many likeliest tokens at its position (0–${MAX_LOGPROBS}, vLLM's bound)` }),
+    // vLLM's and OpenAI's legacy completions: 0 only with echo (the prompt scored, nothing generated).
+    max_tokens: z.number().int().min(0).max(1_000_000).nullish().openapi({ description: "Most tokens to generate (default 16); 0 only with echo: the prompt alone, scored with logprobs" }),
     top_logprobs: neutral(z.literal(0), "0"),
-    echo: neutral(z.literal(false), "false"),
+    echo: z.boolean().nullish().openapi({
+      description: "The prompt's text before the completion's; with logprobs, the prompt's tokens' logprobs before the completion's (the first token has none), as lm-evaluation-harness reads them",
+    }),
     suffix: refused("suffix"),
   })
   .strict()

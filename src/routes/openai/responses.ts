@@ -1,7 +1,7 @@
 // OpenAI response and chunk shapes for chat completions and completions.
 import { z } from "@hono/zod-openapi";
 import { clampLogprob, codePoints, completionLogProbs } from "../../protocols/vllm-completions";
-import type { TextEvent, TokenLogprobs, TokenText, Usage } from "../../tasks/text-generation/text-generation";
+import type { PromptTokenLogprobs, TextEvent, TokenLogprobs, TokenText, Usage } from "../../tasks/text-generation/text-generation";
 import { jsonTemplate, totalUsage, type Collected, type StreamFormat, type TextDelta } from "./generation-stream";
 
 type Done = Extract<TextEvent, { type: "done" }>;
@@ -46,7 +46,9 @@ const CompletionLogprobs = z
     top_logprobs: z.array(z.record(z.string(), z.number()).nullable()).openapi({ description: "Per token: itself, then the `logprobs` likeliest tokens (up to logprobs + 1 entries)" }),
   })
   .nullable()
-  .openapi("CompletionLogprobs", { description: "With logprobs: n, one entry per generated token (a stop token included); null otherwise" });
+  .openapi("CompletionLogprobs", {
+    description: "With logprobs: n, one entry per generated token (a stop token included), after one per prompt token with echo (the first: null logprob and dict); null otherwise",
+  });
 
 /** vLLM's return_token_ids: the ids the model was given, and those it generated. */
 const PromptTokenIds = z.array(z.number().int()).optional().openapi({ description: "vLLM, with return_token_ids: the prompt's token ids as the model was given them (after the chat template)" });
@@ -57,6 +59,8 @@ export interface ResponseExtras {
   logprobs: boolean;
   /** return_token_ids: the prompt's ids; undefined when not asked. */
   promptIds?: readonly number[] | undefined;
+  /** echo: the prompt's text, before each choice's (with logprobs, its tokens' before the choice's). */
+  echo?: string | undefined;
 }
 
 const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: clampLogprob(logprob), bytes });
@@ -144,8 +148,8 @@ export function completion(who: ResponseIdentity, choices: readonly Collected[],
     object: "text_completion",
     choices: choices.map((choice, index) => ({
       index,
-      text: choice.text,
-      logprobs: extras.logprobs ? completionLogProbs(choice.logprobs ?? []) : null,
+      text: (extras.echo ?? "") + choice.text,
+      logprobs: extras.logprobs ? completionLogProbs([...(choice.promptLogprobs ?? []), ...(choice.logprobs ?? [])]) : null,
       finish_reason: choice.done.finishReason,
       stop_reason: choice.done.stopReason,
       // As vLLM's CompletionResponseChoice: each choice with the prompt's ids and its own.
@@ -168,6 +172,11 @@ export interface ChunkOptions {
   continuousUsage?: { promptTokens: number } | undefined;
   /** return_token_ids: the prompt's ids; undefined when not asked. */
   promptIds?: readonly number[] | undefined;
+  /**
+   * Completions' echo: the prompt's text on each choice's first chunk — with its tokens'
+   * logprobs when `scored` (vLLM's echo with logprobs), else alone before the first token.
+   */
+  echo?: { text: string; scored: boolean } | undefined;
 }
 
 const usageChunk = (base: object, usage: Usage, includeUsage: boolean) => (includeUsage ? [{ ...base, choices: [], usage }] : []);
@@ -260,8 +269,16 @@ export function completionChunks(who: ResponseIdentity, options: ChunkOptions): 
     sent[index] = offset + codePoints(text);
     return chunk(index, text, null, undefined, completionLogProbs(logprobs, offset), idsOf(index, tokenIds ?? []));
   };
+  const { echo } = options;
+  /** The echoed prompt's chunk: its text, and its tokens' logprobs when scored. */
+  const echoed = (index: number, logprobs: readonly PromptTokenLogprobs[] | undefined) => {
+    const text = echo?.text ?? "";
+    sent[index] = codePoints(text);
+    return chunk(index, text, null, undefined, logprobs === undefined ? null : completionLogProbs(logprobs), idsOf(index, []));
+  };
   return {
-    opening: () => [],
+    opening: (index) => (echo !== undefined && !echo.scored ? [echoed(index, undefined)] : []),
+    prompt: (event, index) => (echo?.scored ? [echoed(index, event.logprobs)] : []),
     // Only chunks with logprobs need the offsets: text without them comes only after the last token's.
     text: (delta, index) => [delta.logprobs === undefined && templated ? textChunk(delta.text, index) : full(delta, index)],
     done: (done, index) => [chunk(index, "", done.finishReason, done.stopReason, null, idsOf(index, []))],

@@ -133,6 +133,11 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
   const generation: GenerationCapability = {
     contextLength: options.contextLength,
     async *generate(request, signal) {
+      if (request.maxTokens <= 0 && request.promptLogprobs === undefined) {
+        // Nothing to generate and nothing to score: no request to make.
+        yield { tokenIds: [], finishReason: "length" };
+        return;
+      }
       const base = url();
       const breaker = breakerFor(base);
       breaker.check();
@@ -144,6 +149,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         const limits = deadlines(signal);
         let yielded = false;
         const stopIds = new Set(request.stopTokenIds);
+        const prompt = request.promptLogprobs === undefined ? undefined : { ids: request.promptIds, count: request.promptLogprobs, read: false };
         let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
         // The fetch's own signal, fed by `limits` until the finish is read: after it, the
         // caller's end (the task aborts its signal when it is done) must not cut the body the
@@ -167,7 +173,13 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           for (;;) {
             limits.signal.throwIfAborted();
             const { done, value } = await reader.read();
-            const { step, failure, tailRead } = stepOf(done ? parser.end() : parser.push(value), stopIds, request.logprobs);
+            const { step, failure, tailRead } = stepOf(done ? parser.end() : parser.push(value), stopIds, request.logprobs, prompt);
+            if (step !== undefined && request.maxTokens <= 0) {
+              // The prompt's logprobs alone: the one token asked for to get them is not the client's.
+              if (step.promptLogprobs === undefined) throw failure ?? upstream("The GPU origin sent no prompt logprobs");
+              yield { tokenIds: [], finishReason: "length", promptLogprobs: step.promptLogprobs };
+              return;
+            }
             if (step !== undefined) {
               limits.phase(idleMs, "went silent mid-stream (no chunk)");
               yielded = true;

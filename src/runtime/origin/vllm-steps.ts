@@ -3,7 +3,7 @@
 // id and logprobs taken; the events of one origin read joined into one step; the usage chunk
 // behind the finish read for the prompt tokens the origin's prefix cache served.
 import { ServiceError } from "../../errors/service-error";
-import { cachedTokensOf, CompletionChunk, ErrorEvent, errorMessage, isCompletionChunk, logprobsOf } from "../../protocols/vllm-completions";
+import { cachedTokensOf, CompletionChunk, echoedLogprobsOf, ErrorEvent, errorMessage, isCompletionChunk, logprobsOf } from "../../protocols/vllm-completions";
 import type { GenerationStep } from "../runtime";
 
 /** The 502 of an origin that failed or sent what cannot be read. */
@@ -12,6 +12,15 @@ export function upstream(detail: string, cause?: unknown): ServiceError {
 }
 
 const NO_IDS: ReadonlySet<number> = new Set();
+
+/** A request that asked for its prompt's logprobs: they come echoed on its first chunk. */
+export interface EchoedPrompt {
+  ids: readonly number[];
+  /** Alternatives per position. */
+  count: number;
+  /** Set once the first chunk has been read. */
+  read: boolean;
+}
 
 /** The usage chunk (`choices: []`), read for the prompt tokens the origin's prefix cache served. */
 interface UsageReport {
@@ -22,7 +31,7 @@ interface UsageReport {
  * One chunk's step, or the usage chunk's report; throws the 502 of a broken chunk or a
  * mid-stream error event. `logprobs`: how many alternatives the request asked for (undefined: none).
  */
-function readStep(data: string, stopIds: ReadonlySet<number>, logprobs?: number): GenerationStep | UsageReport {
+function readStep(data: string, stopIds: ReadonlySet<number>, logprobs?: number, prompt?: EchoedPrompt): GenerationStep | UsageReport {
   let json: unknown;
   try {
     json = JSON.parse(data);
@@ -41,9 +50,16 @@ function readStep(data: string, stopIds: ReadonlySet<number>, logprobs?: number)
   const tokenIds = choice.token_ids ?? [];
   if (choice.token_ids == null && (choice.text ?? "") !== "") throw upstream("The GPU origin sent no token_ids (return_token_ids unsupported?)");
   const step = choiceStep(choice, tokenIds, stopIds);
+  let own = choice.logprobs;
+  if (prompt !== undefined && !prompt.read) {
+    // vLLM's echo: the first chunk's logprobs are the prompt's, then its tokens'.
+    const echoed = own == null ? "no logprobs" : echoedLogprobsOf(own, prompt.ids, prompt.count);
+    if (typeof echoed === "string") throw upstream(`The GPU origin sent unreadable prompt logprobs: ${echoed}`);
+    [step.promptLogprobs, own, prompt.read] = [echoed.prompt, echoed.rest, true];
+  }
   if (logprobs !== undefined && tokenIds.length > 0) {
     // Aligned with token_ids, the stop id included: the capability's order (the ids, then the stop id).
-    const parsed = choice.logprobs == null ? "no logprobs" : logprobsOf(choice.logprobs, tokenIds, logprobs);
+    const parsed = own == null ? "no logprobs" : logprobsOf(own, tokenIds, logprobs);
     if (typeof parsed === "string") throw upstream(`The GPU origin sent unreadable logprobs: ${parsed}`);
     step.logprobs = parsed;
   }
@@ -66,14 +82,19 @@ function choiceStep(choice: CompletionChunk["choices"][number], tokenIds: number
  * write per origin read — joining only what is already there, never waiting for more.
  * A failure after some ids comes back beside them, to be thrown once they are sent.
  */
-export function stepOf(events: readonly string[], stopIds: ReadonlySet<number>, logprobs: number | undefined): { step?: GenerationStep; failure?: unknown; tailRead?: boolean } {
+export function stepOf(
+  events: readonly string[],
+  stopIds: ReadonlySet<number>,
+  logprobs: number | undefined,
+  prompt?: EchoedPrompt,
+): { step?: GenerationStep; failure?: unknown; tailRead?: boolean } {
   let merged: GenerationStep | undefined;
   for (let at = 0; at < events.length; at++) {
     const data = events[at]!;
     let step: GenerationStep | UsageReport;
     try {
       if (data === "[DONE]") throw upstream("The GPU origin's stream ended before a finish reason");
-      step = readStep(data, stopIds, logprobs);
+      step = readStep(data, stopIds, logprobs, prompt);
     } catch (failure) {
       return { step: merged, failure };
     }
@@ -82,6 +103,7 @@ export function stepOf(events: readonly string[], stopIds: ReadonlySet<number>, 
     else {
       for (const id of step.tokenIds) merged.tokenIds.push(id);
       if (step.logprobs !== undefined) (merged.logprobs ??= []).push(...step.logprobs);
+      if (step.promptLogprobs !== undefined) merged.promptLogprobs = step.promptLogprobs;
       if (step.finishReason !== undefined) merged.finishReason = step.finishReason;
       if (step.stopTokenId !== undefined) merged.stopTokenId = step.stopTokenId;
     }

@@ -2,7 +2,7 @@
 // KV cache (Hugging Face / Optimum decoder-with-past naming, CONTRACTS.md), run by the
 // tensor capability of the WASM runtime. Prefill once, then one token per run; the same
 // sampler and PRNG as the origin (src/generation/sampler.ts), so a seed gives the same text.
-import { tokenLogprob } from "../../generation/logprobs";
+import { tokenLogprob, type TokenLogprob } from "../../generation/logprobs";
 import { createPrng, hasPenalties, sample, TokenHistory } from "../../generation/sampler";
 import { ServiceError } from "../../errors/service-error";
 import type { Tensor } from "../../tensors/tensor";
@@ -27,7 +27,7 @@ async function step(
   past: Record<string, Tensor>,
   pastLength: number,
   signal: AbortSignal,
-): Promise<{ logits: Float32Array; present: Record<string, Tensor> }> {
+): Promise<{ logits: Float32Array; vocab: number; present: Record<string, Tensor> }> {
   const total = pastLength + ids.length;
   const feeds: Record<string, Tensor> = {
     input_ids: int64(ids, [1, ids.length]),
@@ -47,7 +47,16 @@ async function step(
       present[`past_key_values.${layer}.${kind}`] = tensor;
     }
   }
-  return { logits: logits.data.subarray((ids.length - 1) * vocab, ids.length * vocab), present };
+  // Every new id's row: the last one's is the next token's; a prefill's others score the prompt.
+  return { logits: logits.data, vocab, present };
+}
+
+/**
+ * The prompt's logprobs from a prefill's rows: id i given the ids before it, read off row
+ * i − 1 (the same function as a generated token's); the first id has none.
+ */
+function promptLogprobs(logits: Float32Array, vocab: number, promptIds: readonly number[], count: number): Array<TokenLogprob | null> {
+  return promptIds.map((id, i) => (i === 0 ? null : tokenLogprob(logits.subarray((i - 1) * vocab, i * vocab), id, count)));
 }
 
 function emptyCache(shape: DecoderShape): Record<string, Tensor> {
@@ -78,10 +87,20 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
       let past = emptyCache(shape);
       let pastLength = 0;
       let next: readonly number[] = request.promptIds;
+      let scored: { promptLogprobs?: Array<TokenLogprob | null> } = {};
+      if (maxTokens <= 0 && request.promptLogprobs !== undefined) {
+        // The prompt's logprobs alone: one prefill, nothing sampled.
+        signal.throwIfAborted();
+        const { logits, vocab } = await step(decoder, shape, next, past, pastLength, signal);
+        yield { tokenIds: [], finishReason: "length", promptLogprobs: promptLogprobs(logits, vocab, request.promptIds, request.promptLogprobs) };
+        return;
+      }
       for (let generated = 0; generated < maxTokens; generated += 1) {
         // The signal is checked between steps: a client that leaves costs at most one more step.
         signal.throwIfAborted();
-        const { logits, present } = await step(decoder, shape, next, past, pastLength, signal);
+        const { logits: rows, vocab, present } = await step(decoder, shape, next, past, pastLength, signal);
+        if (generated === 0 && request.promptLogprobs !== undefined) scored = { promptLogprobs: promptLogprobs(rows, vocab, request.promptIds, request.promptLogprobs) };
+        const logits = rows.subarray((next.length - 1) * vocab, next.length * vocab);
         pastLength += next.length;
         past = present;
         // min_tokens as vLLM's: no stop id can be sampled before that many ids.
@@ -90,11 +109,12 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
         // As vLLM's default (raw_logprobs): the model's own distribution, before the sampler's adjustments.
         const logprobs = request.logprobs === undefined ? {} : { logprobs: [tokenLogprob(logits, id, request.logprobs)] };
         if (stopIds.has(id)) {
-          yield { tokenIds: [], finishReason: "stop", stopTokenId: id, ...logprobs };
+          yield { tokenIds: [], finishReason: "stop", stopTokenId: id, ...logprobs, ...scored };
           return;
         }
         const last = generated + 1 === maxTokens;
-        yield last ? { tokenIds: [id], finishReason: "length", ...logprobs } : { tokenIds: [id], ...logprobs };
+        yield last ? { tokenIds: [id], finishReason: "length", ...logprobs, ...scored } : { tokenIds: [id], ...logprobs, ...scored };
+        scored = {};
         next = [id];
       }
       if (maxTokens <= 0) yield { tokenIds: [], finishReason: "length" };

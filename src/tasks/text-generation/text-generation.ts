@@ -11,9 +11,9 @@ import { streamDetokenizer } from "../../tokenizers/stream-detokenizer";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
 import { stopMatcher } from "./stop-strings";
 import { modelTokenizer } from "../model-tokenizer";
-import { logprobNamer, type TokenLogprobs } from "./token-names";
+import { logprobNamer, promptLogprobNamer, type PromptTokenLogprobs, type TokenLogprobs } from "./token-names";
 
-export type { TokenLogprobs, TokenText } from "./token-names";
+export type { PromptTokenLogprobs, TokenLogprobs, TokenText } from "./token-names";
 
 /**
  * Chat messages (vLLM's template options beside them), a text prompt, or a prompt already
@@ -41,6 +41,12 @@ export interface GenerationOptions {
   logprobs?: number;
   /** vLLM's `return_token_ids`: text events carry the ids of their tokens. */
   tokenIds?: boolean;
+  /**
+   * The prompt's logprobs (vLLM's echo with logprobs): a `prompt` event carries them, each
+   * prompt token's and this many alternatives, before the first text. With `maxTokens` 0
+   * nothing is generated.
+   */
+  promptLogprobs?: number;
 }
 
 export interface Usage {
@@ -60,11 +66,14 @@ export interface Usage {
  * `text`: a delta; when logprobs or token ids were asked for, it carries those of the tokens
  * generated since the last one, in order — a stop token included — even where their text is
  * held back (a possible stop string, an unfinished UTF-8 character) and so is empty.
+ * `prompt`: when the prompt's logprobs were asked for, once, before any text: one entry per
+ * prompt token (the first has no logprob).
  * `stopReason` as vLLM's: the stop string that matched, or the stop token id that ended
  * generation (the model's EOS excepted: that is a plain "stop"); null otherwise.
  */
 export type TextEvent =
   | { type: "accepted" }
+  | { type: "prompt"; logprobs: PromptTokenLogprobs[] }
   | { type: "text"; text: string; logprobs?: TokenLogprobs[]; tokenIds?: number[] }
   | { type: "done"; finishReason: FinishReason; stopReason: string | number | null; usage: Usage };
 
@@ -216,10 +225,12 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           minTokens,
           ignoreEos: options.ignoreEos ?? false,
           ...(options.logprobs === undefined ? {} : { logprobs: options.logprobs }),
+          ...(options.promptLogprobs === undefined ? {} : { promptLogprobs: options.promptLogprobs }),
         },
         combined,
       );
       const nameLogprobs = options.logprobs === undefined ? undefined : logprobNamer(text);
+      const namePrompt = options.promptLogprobs === undefined ? undefined : promptLogprobNamer(text);
       /** The step's logprobs as tokens: its ids, then its stop id. */
       const logprobsOf = (ids: readonly number[], stopId: number | undefined, logprobs: readonly TokenLogprob[] | undefined): TokenLogprobs[] | undefined => {
         if (nameLogprobs === undefined || logprobs === undefined) return undefined;
@@ -238,6 +249,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
             continue;
           }
           started = true;
+          if (step.promptLogprobs !== undefined && namePrompt !== undefined) yield { type: "prompt", logprobs: namePrompt(step.promptLogprobs, prompt.ids) };
           // vLLM's min_tokens (vllm/v1/engine/detokenizer.py): the text of the first minTokens
           // tokens is passed over by the stop-string search; a stop string that ends after it counts.
           const unchecked = Math.max(0, Math.min(step.tokenIds.length, minTokens - completionTokens));
