@@ -1,7 +1,7 @@
 // The subset of vLLM's CompletionRequest the origin serves: the prompt as token ids and
 // vLLM's sampling fields, names and defaults as in vllm-project/vllm
 // vllm/entrypoints/openai/protocol.py (CompletionRequest; _DEFAULT_SAMPLING_PARAMS:
-// temperature 1, top_p 1, top_k 0 = off, min_p 0, penalties 0 / 0 / 1; max_tokens 16). Unknown fields are
+// temperature 1, top_p 1, top_k 0 = off, min_p 0, penalties 0 / 0 / 1; max_tokens 16; allowed_token_ids). Unknown fields are
 // ignored as vLLM ignores them; fields this origin cannot honour are refused by name
 // when they carry a non-neutral value (text prompts and stop strings need a tokenizer,
 // which lives at the edge). `logprobs` is served (completion-logprobs.ts), up to vLLM's
@@ -34,6 +34,7 @@ export const CompletionRequestSchema = z
     frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
     repetition_penalty: z.number().gt(0).nullable().optional(),
     logit_bias: z.record(z.string(), z.number()).nullable().optional(),
+    allowed_token_ids: z.array(z.number().int()).nullable().optional(),
     seed: z.number().int().min(-LONG).max(LONG).nullable().optional(),
     stop_token_ids: z.array(TokenId).nullable().optional(),
     ignore_eos: z.boolean().default(false),
@@ -62,7 +63,6 @@ const REFUSED: ReadonlyArray<[string, (value: unknown) => boolean]> = [
   ["prompt_logprobs", (v) => v === 0],
   ["stop", (v) => (Array.isArray(v) && v.length === 0) || v === ""],
   ["suffix", (v) => v === ""],
-  ["allowed_token_ids", () => false],
   ["bad_words", (v) => Array.isArray(v) && v.length === 0],
   ["use_beam_search", (v) => v === false],
   ["response_format", () => false],
@@ -113,6 +113,10 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
     );
   }
   if (request.min_tokens > maxTokens) throw badRequest("min_tokens", `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${request.min_tokens}.`);
+  // vLLM's checks (vllm/sampling_params.py SamplingParams._validate_allowed_token_ids), its messages.
+  const allowed = request.allowed_token_ids ?? undefined;
+  if (allowed !== undefined && allowed.length === 0) throw badRequest("allowed_token_ids", "allowed_token_ids is not None and empty!");
+  if (allowed?.some((id) => id < 0 || id >= generation.vocabSize)) throw badRequest("allowed_token_ids", "allowed_token_ids contains out-of-vocab token id!");
   const topK = request.top_k ?? 0;
   const sampling: SamplingParams = {
     temperature: request.temperature ?? 1,
@@ -123,6 +127,7 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
     frequencyPenalty: request.frequency_penalty ?? 0,
     repetitionPenalty: request.repetition_penalty ?? 1,
     ...(request.logit_bias == null ? {} : { logitBias: logitBias(request.logit_bias, generation.vocabSize) }),
+    ...(allowed === undefined ? {} : { allowedTokenIds: allowed }),
   };
   const logprobs = request.logprobs ?? undefined;
   // vLLM's check against its max_logprobs (vllm/sampling_params.py _validate_logprobs), default 20.

@@ -10,7 +10,8 @@
 //   adjust first, on a float64 copy of the logits (when any of these is set), in vLLM's
 //          order (vllm/v1/sample/sampler.py: its logit-bias processor, then apply_penalties
 //          of vllm/model_executor/layers/utils.py; before temperature, greedy included):
-//          0. logit bias: each listed id's bias is added to its logit;
+//          0. allowed ids (vLLM's allowed_token_ids): every id not listed gets -Infinity;
+//          0'. logit bias: each listed id's bias is added to its logit;
 //          penalties (with the request's history):
 //          a. repetition (≠ 1): each id in the prompt or generated so far: a logit > 0 is
 //             multiplied by 1 / penalty, any other by the penalty (CTRL's; the prompt counts);
@@ -43,6 +44,8 @@ export interface SamplingParams {
   repetitionPenalty?: number;
   /** OpenAI's logit_bias as [token id, bias] pairs, bias in [-100, 100] (absent or empty = off). */
   logitBias?: ReadonlyArray<readonly [number, number]>;
+  /** vLLM's allowed_token_ids: only these ids can be sampled (absent = all; never empty). */
+  allowedTokenIds?: readonly number[];
 }
 
 export const GREEDY: SamplingParams = { temperature: 0, topK: 0, topP: 1, minP: 0 };
@@ -126,14 +129,20 @@ export class TokenHistory {
 }
 
 /**
- * The logits adjusted as the header says (a float64 copy): the logit bias, then the
- * penalties when a history is given; the same logits when there is nothing to apply.
+ * The logits adjusted as the header says (a float64 copy): the allowed ids, the logit bias,
+ * then the penalties when a history is given; the same logits when there is nothing to apply.
  */
 export function adjustLogits(logits: ArrayLike<number>, params: SamplingParams, history?: TokenHistory): ArrayLike<number> {
   const bias = params.logitBias ?? [];
   const penalties = history !== undefined && hasPenalties(params);
-  if (bias.length === 0 && !penalties) return logits;
-  const out = Float64Array.from(logits);
+  const allowed = params.allowedTokenIds;
+  if (bias.length === 0 && !penalties && allowed === undefined) return logits;
+  let out: Float64Array;
+  if (allowed === undefined) out = Float64Array.from(logits);
+  else {
+    out = new Float64Array(logits.length).fill(-Infinity);
+    for (const id of allowed) if (id >= 0 && id < out.length) out[id] = logits[id]!;
+  }
   for (const [id, value] of bias) if (id >= 0 && id < out.length) out[id] = out[id]! + value;
   if (penalties) penalize(out, params, history);
   return out;

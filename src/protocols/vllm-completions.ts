@@ -1,7 +1,7 @@
 // vLLM's OpenAI-compatible /v1/completions as the edge speaks it to a generation origin:
 // the prompt as token ids, token ids back in every chunk. Field names are vLLM's own:
 // vllm-project/vllm vllm/entrypoints/openai/protocol.py (CompletionRequest with
-// `return_token_ids`, `stop_token_ids`, `top_k`, `min_p`, the three penalties, `logit_bias`, `stream_options`;
+// `return_token_ids`, `stop_token_ids`, `top_k`, `min_p`, the three penalties, `logit_bias`, `allowed_token_ids`, `stream_options`;
 // CompletionStreamResponse / CompletionResponseStreamChoice with `token_ids`,
 // `finish_reason`, `stop_reason`; ErrorResponse) and serving_completion.py (chunks as
 // `data: {json}`, `prompt_token_ids` in the first chunk, a final usage chunk with
@@ -32,6 +32,7 @@ export function completionRequest(model: string, request: GenerationRequest) {
     ...((sampling.frequencyPenalty ?? 0) === 0 ? {} : { frequency_penalty: sampling.frequencyPenalty }),
     ...((sampling.repetitionPenalty ?? 1) === 1 ? {} : { repetition_penalty: sampling.repetitionPenalty }),
     ...(sampling.logitBias === undefined || sampling.logitBias.length === 0 ? {} : { logit_bias: Object.fromEntries(sampling.logitBias.map(([id, bias]) => [String(id), bias])) }),
+    ...(sampling.allowedTokenIds === undefined ? {} : { allowed_token_ids: [...sampling.allowedTokenIds] }),
     stop_token_ids: [...request.stopTokenIds],
     ignore_eos: request.ignoreEos ?? false,
     ...(request.minTokens ? { min_tokens: request.minTokens } : {}),

@@ -267,6 +267,9 @@ describe("origin /v1/completions (vLLM protocol)", () => {
       // logit_bias as vLLM's SamplingParams.from_optional: integer keys, ids within the vocabulary.
       [{ prompt: [1, 2], logit_bias: { x: 1 } }, 400, "logit_bias"],
       [{ prompt: [1, 2], logit_bias: { "99999": 1 } }, 400, "logit_bias"],
+      // allowed_token_ids as vLLM's SamplingParams._validate_allowed_token_ids: not empty, within the vocabulary.
+      [{ prompt: [1, 2], allowed_token_ids: [] }, 400, "allowed_token_ids"],
+      [{ prompt: [1, 2], allowed_token_ids: [5, 99_999] }, 400, "allowed_token_ids"],
       [{ prompt: [1, 2], stop: ["x"] }, 400, "stop"],
       // vLLM's max_logprobs (20 by default) and check_logprobs (no negative count).
       [{ prompt: [1, 2], logprobs: 21 }, 400, "logprobs"],
@@ -291,6 +294,11 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     // A bias beyond ±100 is clamped, as vLLM clamps it: 1000 and 100 force the same token.
     const forced = async (bias: number) => ((await (await complete({ prompt: [1, 2], max_tokens: 3, temperature: 0, logit_bias: { "300": bias } })).json()) as { choices: { token_ids?: number[] }[] }).choices[0];
     expect(await forced(1000)).toEqual(await forced(100));
+    // allowed_token_ids: only the listed ids come out, sampled or greedy.
+    const allowed = [300, 301, 302];
+    const sampled = ((await (await complete({ prompt: [1, 2], max_tokens: 12, temperature: 1.5, seed: 4, ignore_eos: true, return_token_ids: true, allowed_token_ids: allowed })).json()) as { choices: { token_ids: number[] }[] }).choices[0]!;
+    expect(sampled.token_ids).toHaveLength(12);
+    expect(sampled.token_ids.every((id) => allowed.includes(id))).toBe(true);
   });
 
   it("lists its model as vLLM does and says it is healthy", async () => {

@@ -134,6 +134,19 @@ describe("logit bias and penalties", () => {
     expect(adjustLogits(row, { ...GREEDY, frequencyPenalty: 1 })).toBe(row); // no history: no penalties
   });
 
+  it("allowed ids (vLLM's allowed_token_ids) mask every other id before the bias: greedy picks the best listed, sampling draws only listed ids", () => {
+    const row = [2, 1, 0.5, 3, -2, 0];
+    expect(Array.from(adjustLogits(row, { ...GREEDY, allowedTokenIds: [1, 2, 99] }))).toEqual([-Infinity, 1, 0.5, -Infinity, -Infinity, -Infinity]);
+    expect(Array.from(adjustLogits(row, { ...GREEDY, allowedTokenIds: [2, 5], logitBias: [[5, 1], [0, 10]] }))).toEqual([-Infinity, -Infinity, 0.5, -Infinity, -Infinity, 1]);
+    expect(sample(row, { ...GREEDY, allowedTokenIds: [4, 1] }, createPrng(0))).toBe(1);
+    const rng = createPrng(5);
+    const drawn = new Set(Array.from({ length: 500 }, () => sample(row, { ...params({ temperature: 2 }), allowedTokenIds: [4, 5] }, rng)));
+    expect([...drawn].sort()).toEqual([4, 5]);
+    // A suppressed id (min_tokens' stop ids) stays out unless nothing else is allowed.
+    expect(sample(row, { ...GREEDY, allowedTokenIds: [1, 3] }, createPrng(0), new Set([3]))).toBe(1);
+    expect(sample(row, { ...GREEDY, allowedTokenIds: [3] }, createPrng(0), new Set([3]))).toBe(3);
+  });
+
   it("adds the logit bias first, with or without a history; repetition then sees the biased sign", () => {
     expect(Array.from(adjustLogits(logits, { ...GREEDY, logitBias: [[4, 100], [0, -2.5], [99, 5]] }))).toEqual([-0.5, -1, 0.5, 3, 98, 0]);
     // id 0: 2 - 2.5 = -0.5, then × 2 (no longer > 0); id 3: (3 + 1) / 2 = 2.

@@ -55,6 +55,12 @@ describe("vLLM /v1/completions wire format", () => {
     expect(body([])).not.toHaveProperty("logit_bias");
   });
 
+  it("sends allowed_token_ids under vLLM's name when set, and leaves it out otherwise", () => {
+    const base = { promptIds: [1, 464], maxTokens: 8, stopTokenIds: [], sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 } };
+    expect(completionRequest("tiny-llm", { ...base, sampling: { ...base.sampling, allowedTokenIds: [5, 9] } })).toMatchObject({ allowed_token_ids: [5, 9] });
+    expect(completionRequest("tiny-llm", base)).not.toHaveProperty("allowed_token_ids");
+  });
+
   it("passes vLLM's ignore_eos and min_tokens (SamplingParams) through when a client sets them", () => {
     const body = completionRequest("tiny-llm", {
       promptIds: [1, 464], maxTokens: 8, stopTokenIds: [6], minTokens: 4, ignoreEos: true,

@@ -257,3 +257,45 @@ describe.skipIf(origin === null)("bad return_token_ids: 400 naming the field", (
     expect(await problem(response)).toMatchObject({ field: "return_token_ids" });
   });
 });
+
+// vLLM's allowed_token_ids (vllm/sampling_params.py; its sampler masks every other id to -inf):
+// classification by generation, constrained to the label tokens, on both runtimes alike.
+describe.skipIf(origin === null)("allowed_token_ids, on the origin and in the isolate", () => {
+  const allowed = [300, 301, 302, 2];
+  const places: [string, () => Promise<App>][] = [
+    ["origin", async () => appOnOrigin(origin?.url ?? "")],
+    ["in-isolate WASM loop", async () => await appInIsolate(origin?.faultyUrl ?? "")],
+  ];
+  const sampled = new Map<string, number[]>();
+  for (const [place, appOf] of places) {
+    it(`${place}: only the listed ids come out, sampled or greedy; greedy takes the likeliest of them`, { timeout: 60_000 }, async () => {
+      const app = await appOf();
+      const body = await (await call(app, "/v1/completions", completion({ max_tokens: 16, temperature: 1.5, seed: 9, ignore_eos: true, allowed_token_ids: allowed }))).json<CompletionResponse>();
+      const ids = body.choices[0]?.token_ids ?? [];
+      expect(ids).toHaveLength(16);
+      expect(ids.every((id) => allowed.includes(id))).toBe(true);
+      sampled.set(place, ids);
+      // Greedy: the first id is the listed one the model ranks highest (its raw logprobs, vLLM's, are unmasked).
+      const greedy = await (await call(app, "/v1/completions", completion({ prompt: [1, 333, 268], max_tokens: 1, allowed_token_ids: allowed, logprobs: 0 }))).json<CompletionResponse>();
+      const first = greedy.choices[0]?.token_ids?.[0];
+      expect(allowed).toContain(first);
+      const scores = await Promise.all(
+        allowed.map(async (id) => {
+          const echoed = await (await call(app, "/v1/completions", { model: "tiny-llm", prompt: [1, 333, 268, id], max_tokens: 0, echo: true, logprobs: 0 })).json<{ choices: { logprobs: { token_logprobs: number[] } }[] }>();
+          return [id, echoed.choices[0]!.logprobs.token_logprobs.at(-1)!] as const;
+        }),
+      );
+      expect(first).toBe(scores.reduce((best, next) => (next[1] > best[1] ? next : best))[0]);
+    });
+  }
+  it("both places sample the same ids from the same seed", () => {
+    if (sampled.size === 2) expect(sampled.get("in-isolate WASM loop")).toEqual(sampled.get("origin"));
+  });
+
+  it("empty, negative or outside the vocabulary: 4xx naming the field", async () => {
+    const app = appOnOrigin(origin?.url ?? "");
+    expect(await problem(await call(app, "/v1/completions", completion({ allowed_token_ids: [] })))).toMatchObject({ status: 400, field: "allowed_token_ids" });
+    expect(await problem(await call(app, "/v1/chat/completions", chat({ allowed_token_ids: [5, -1] })))).toMatchObject({ status: 400, field: "allowed_token_ids.1" });
+    expect(await problem(await call(app, "/v1/completions", completion({ allowed_token_ids: [5, 99_999] })))).toMatchObject({ status: 422, field: "allowed_token_ids.1" });
+  });
+});

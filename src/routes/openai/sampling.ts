@@ -24,6 +24,7 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
       frequencyPenalty: body.frequency_penalty ?? 0,
       repetitionPenalty: body.repetition_penalty ?? 1,
       ...(body.logit_bias == null ? {} : { logitBias: Object.entries(body.logit_bias).map(([id, bias]) => [Number(id), bias] as const) }),
+      ...(body.allowed_token_ids == null ? {} : { allowedTokenIds: body.allowed_token_ids }),
       ...(body.seed == null ? {} : { seed: body.seed }),
     },
     stop,

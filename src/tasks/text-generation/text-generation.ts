@@ -197,6 +197,10 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       if (biased !== undefined) {
         throw new ServiceError(422, "unprocessable_input", `Token id ${biased[0]} is outside the vocabulary (size ${config.vocabSize})`, { field: `logit_bias.${biased[0]}` });
       }
+      const outside = options.sampling.allowedTokenIds?.findIndex((id) => id >= config.vocabSize) ?? -1;
+      if (outside !== -1) {
+        throw new ServiceError(422, "unprocessable_input", `Token id ${options.sampling.allowedTokenIds![outside]} is outside the vocabulary (size ${config.vocabSize})`, { field: `allowed_token_ids.${outside}` });
+      }
       const text = await getTokenizer();
       const stopped = new AbortController();
       const combined = AbortSignal.any([signal, stopped.signal]);
