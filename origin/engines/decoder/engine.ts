@@ -7,18 +7,22 @@
 // so requests join and leave between steps.
 // With a split-attention graph (origin/onnx/split-attention.ts) a step's presents are
 // only the new column; with the graph as exported they are the whole cache plus it.
+// This file holds the queue, the loop, the decode step and the metrics; admission.ts picks
+// the rows that stay and the requests that join, prefill.ts builds a prefill run's inputs
+// and reads its outputs, next-token.ts samples a row's token and says what it means.
 import { ServiceError } from "../../../src/errors/service-error";
-import { tokenLogprob, type TokenLogprob } from "../../../src/generation/logprobs";
-import { sample } from "../../../src/generation/sampler";
+import type { TokenLogprob } from "../../../src/generation/logprobs";
 import type { GenerationConfig } from "../../manifests";
 import type { EngineMetrics } from "../../metrics/vllm-metrics";
 import { ort } from "../onnx-session";
 import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { threadCpuClock } from "../thread-cpu";
+import { admit, keptRows, prefillRuns, scored, type Admission } from "./admission";
 import { KvCache, type RowSource } from "./kv-cache";
-import { BLOCK, PrefixCache, PromptBlocks } from "./prefix-cache";
-import { everyPositionIndex, promptLogprobs } from "./prompt-logprobs";
-import { DecodeRequest, type GenerationParams, type GenerationStep, type RequestOptions } from "./request";
+import { sampleNext, stepOf } from "./next-token";
+import { prefillBatch, prefilledRows, prefillFeeds, prefillOutputs } from "./prefill";
+import { BLOCK, PrefixCache } from "./prefix-cache";
+import { DecodeRequest, type GenerationParams, type RequestOptions } from "./request";
 
 export interface DecoderLimits {
   maxBatch: number;
@@ -28,43 +32,9 @@ export interface DecoderLimits {
   prefixCacheBytes: number;
 }
 
-/** A request leaving the queue for the batch, with the cached blocks its prompt starts with. */
-interface Admission {
-  request: DecodeRequest;
-  cached: ReturnType<PrefixCache["match"]>;
-}
-
 /** The 429 of a full queue (every row and queue place taken), with Retry-After. */
 export function atCapacity({ maxBatch, maxWaiting }: DecoderLimits): ServiceError {
   return new ServiceError(429, "invalid_request", `The origin is at capacity (${maxBatch} running, ${maxWaiting} waiting); retry shortly`, { headers: { "retry-after": "1" } });
-}
-
-const NO_IDS: ReadonlySet<number> = new Set();
-
-/** Whether a request asked for its prompt's logprobs (vLLM's echo with logprobs). */
-const scored = (request: DecodeRequest) => request.params.promptLogprobs !== undefined;
-
-/**
- * The running requests that stay, as the rows of the next layout: a row keeps its place, and
- * a row that leaves is filled by the last row that stays (so that rows leaving one at a time
- * move one row of the cache each, not every row after them).
- */
-function keptRows(running: readonly DecodeRequest[]): { request: DecodeRequest; row: number }[] {
-  const stays = running.map((request) => request.state === "running");
-  const count = stays.filter(Boolean).length;
-  const kept: { request: DecodeRequest; row: number }[] = [];
-  // Rows that stay past the first `count` fill the places of those that leave before it.
-  let donor = running.length;
-  for (let row = 0; row < count; row++) {
-    let from = row;
-    if (!stays[row]) {
-      do donor -= 1;
-      while (!stays[donor]);
-      from = donor;
-    }
-    kept.push({ request: running[from]!, row: from });
-  }
-  return kept;
 }
 
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -170,10 +140,7 @@ export class DecoderEngine {
 
   /** Samples the request's next token from its logits row and sends it out (the first with its prompt's logprobs, when asked). */
   private emit(request: DecodeRequest, logits: Float32Array, prompt?: Array<TokenLogprob | null>): void {
-    const { params } = request;
-    const suppressed = request.generated.length < params.minTokens ? (request.suppressed ??= new Set(params.ignoreEos ? params.stopTokenIds : [...this.eos, ...params.stopTokenIds])) : NO_IDS;
-    const tokenId = sample(logits, params.sampling, request.rng, suppressed, request.history);
-    request.history?.add(tokenId);
+    const tokenId = sampleNext(request, logits, this.eos);
     const now = performance.now();
     const labels = this.metrics.labelsOf(this);
     if (request.generated.length === 0) {
@@ -184,104 +151,33 @@ export class DecoderEngine {
     request.generated.push(tokenId);
     request.pending = tokenId;
     this.metrics.generationTokens.inc(labels);
-
-    let finishReason: "stop" | "length" | null = null;
-    let stopReason: number | null = null;
-    if (request.generated.length >= params.minTokens && !params.ignoreEos && this.eos.has(tokenId)) finishReason = "stop";
-    else if (request.generated.length >= params.minTokens && params.stopTokenIds.includes(tokenId)) [finishReason, stopReason] = ["stop", tokenId];
-    else if (request.generated.length >= params.maxTokens || request.filled + 1 >= this.generation.contextLength) finishReason = "length";
-    const step: GenerationStep = request.generated.length === 1 ? { tokenId, finishReason, stopReason, cachedTokens: request.cachedTokens } : { tokenId, finishReason, stopReason };
-    // vLLM's default raw_logprobs: the row the sampler read, before its bias, penalties and temperature.
-    if (params.logprobs !== undefined) step.logprob = tokenLogprob(logits, tokenId, params.logprobs);
-    if (prompt !== undefined) step.promptLogprobs = prompt;
+    const step = stepOf(request, tokenId, logits, this.eos, this.generation.contextLength, prompt);
     request.steps.push(step);
-    if (finishReason !== null) this.finish(request, finishReason);
+    if (step.finishReason !== null) this.finish(request, step.finishReason);
   }
 
   /**
-   * Prefills a group of waiting requests in ONE run: their prompts right-padded to the
-   * longest (pads masked; causal attention keeps every real token blind to the pads after
-   * it, so a row's keys/values and logits are those of its prompt alone) and, with a
-   * last-position-logits graph, the LM head run for each row's last prompt token only.
-   * Requests whose prompts start with cached blocks (`cached` tokens each) compute only the
-   * rest: their cached keys/values are the past, right-padded to the longest (masked), and
-   * their new tokens take positions after their own prefix. A group of requests that asked
-   * for their prompts' logprobs (vLLM's echo; never cached) gets the logits of every position
-   * instead, and each its prompt's logprobs with its first token. Emits each request's first
-   * token; keeps the prompts' whole blocks in the prefix cache; returns where each row's
+   * Prefills a group of admitted requests in ONE run (prefill.ts): emits each request's first
+   * token, keeps the prompts' whole blocks in the prefix cache, and returns where each row's
    * keys/values lie.
    */
   private async prefill(group: readonly Admission[]): Promise<RowSource[]> {
-    const rows = group.length;
-    const past = group.reduce((max, { cached }) => Math.max(max, cached.length * BLOCK), 0);
-    const length = group.reduce((max, { request, cached }) => Math.max(max, request.params.promptIds.length - cached.length * BLOCK), 0);
-    const { layers, kvHeads, headDim, vocabSize } = this.generation;
+    const batch = prefillBatch(group, this.cache, this.prefixCache);
     // Without a past the graph as exported runs (see prefillSession); with one, the step's graph.
-    const session = past === 0 ? this.prefillSession : this.session;
-    const lastLogits = past === 0 ? this.prefillLastLogits : this.lastLogits;
-    const ids = new BigInt64Array(rows * length);
-    const mask = new BigInt64Array(rows * (past + length));
-    const positions = new BigInt64Array(rows * length);
-    const pastData = this.cache.names.past.map(() => new Float32Array(rows * kvHeads * past * headDim));
-    group.forEach(({ request, cached }, row) => {
-      const prompt = request.params.promptIds;
-      const prefix = cached.length * BLOCK;
-      this.prefixCache?.gather(cached, pastData, row, past);
-      mask.fill(1n, row * (past + length), row * (past + length) + prefix);
-      for (let i = 0; i < length; i++) {
-        positions[row * length + i] = BigInt(prefix + i);
-        if (prefix + i < prompt.length) [ids[row * length + i], mask[row * (past + length) + past + i]] = [BigInt(prompt[prefix + i]!), 1n];
-      }
-    });
-    const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor("int64", ids, [rows, length]),
-      attention_mask: new ort.Tensor("int64", mask, [rows, past + length]),
-      position_ids: new ort.Tensor("int64", positions, [rows, length]),
-    };
-    const computed = ({ request, cached }: Admission) => request.params.promptIds.length - cached.length * BLOCK;
-    // schedule() runs requests that asked for their prompt's logprobs in groups of their own.
-    const everyPosition = scored(group[0]!.request);
-    if (lastLogits && everyPosition) feeds[LOGITS_INDEX] = new ort.Tensor("int64", everyPositionIndex(group.map(computed), length), [rows, length, 1]);
-    else if (lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(group, (admission) => BigInt(computed(admission) - 1)), [rows, 1, 1]);
-    this.cache.names.past.forEach((name, i) => (feeds[name] = new ort.Tensor("float32", pastData[i]!, [rows, kvHeads, past, headDim])));
+    const session = batch.past === 0 ? this.prefillSession : this.session;
+    const lastLogits = batch.past === 0 ? this.prefillLastLogits : this.lastLogits;
+    const feeds = prefillFeeds(batch, this.cache, lastLogits);
     const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
     const outputs = await session.run(feeds);
     const cpu = this.cpuSeconds() - cpuBefore;
     const labels = this.metrics.labelsOf(this);
     const seconds = (performance.now() - started) / 1000;
     // vLLM's prefill time is per request: each request of the group spent the run in prefill.
-    for (let i = 0; i < rows; i++) this.metrics.prefillTime.observe(labels, seconds);
+    for (let i = 0; i < group.length; i++) this.metrics.prefillTime.observe(labels, seconds);
     this.metrics.prefillRuns.inc(labels);
     this.metrics.prefillCpu.inc(labels, cpu);
-    const logits = outputs.logits?.data;
-    if (!(logits instanceof Float32Array)) throw new Error("the decoder returned no FP32 logits");
-    const presents = this.cache.names.present.map((name) => {
-      const data = outputs[name]?.data;
-      if (!(data instanceof Float32Array)) throw new Error(`the decoder returned no FP32 ${name}`);
-      return data;
-    });
-    if (presents.length !== layers * 2) throw new Error("the decoder's presents do not match its layers");
-    // The graph as exported returns past and new columns; the split rewrite only the new ones.
-    const presentLength = presents[0]!.length / (rows * kvHeads * headDim);
-    const positionsPerRow = lastLogits && !everyPosition ? 1 : length;
-    return group.map((admission, row) => {
-      const { request, cached } = admission;
-      const n = computed(admission);
-      const { promptIds, promptLogprobs: count } = request.params;
-      request.filled = promptIds.length;
-      const at = row * positionsPerRow + (positionsPerRow === 1 ? 0 : n - 1);
-      // A request aborted during the run gets no token.
-      if (request.state === "running") {
-        const prompt = count === undefined ? undefined : promptLogprobs(logits, row * positionsPerRow * vocabSize, vocabSize, promptIds, count);
-        this.emit(request, logits.subarray(at * vocabSize, (at + 1) * vocabSize), prompt);
-      }
-      const segments = [
-        ...(cached.length === 0 ? [] : [{ data: pastData, row, length: past, from: 0, count: cached.length * BLOCK }]),
-        { data: presents, row, length: presentLength, from: presentLength - length, count: n },
-      ];
-      if (this.prefixCache !== undefined) this.prefixCache.insert((request.blocks ??= new PromptBlocks(request.params.promptIds)), segments);
-      return { kind: "prefill", segments, filled: request.filled };
-    });
+    const read = prefillOutputs(batch, outputs, this.cache);
+    return prefilledRows(batch, read, { lastLogits, vocabSize: this.generation.vocabSize, prefixCache: this.prefixCache, emit: (request, logits, prompt) => this.emit(request, logits, prompt) });
   }
 
   /** One decode step for every running request: one token each. */
@@ -333,21 +229,7 @@ export class DecoderEngine {
   private async schedule(): Promise<void> {
     const kept = keptRows(this.running);
     this.waiting = this.waiting.filter((request) => request.state === "waiting");
-    const admitted: Admission[] = [];
-    let [longest, real] = [0, 0];
-    for (const request of this.waiting) {
-      if (kept.length + admitted.length >= this.limits.maxBatch) break;
-      // A prompt whose logprobs are asked for is computed whole, as vLLM's (vllm/v1/request.py
-      // skip_reading_prefix_cache; vllm/v1/core/kv_cache_manager.py get_computed_blocks).
-      const cached = scored(request) ? [] : (this.prefixCache?.match((request.blocks ??= new PromptBlocks(request.params.promptIds))) ?? []);
-      // Counted in tokens to compute: a cached prefix costs only its copy.
-      const n = request.params.promptIds.length - cached.length * BLOCK;
-      const padded = (admitted.length + 1) * Math.max(longest, n);
-      // One prompt at least; then as many as the budget holds, wasting at most a third on padding.
-      if (admitted.length > 0 && (padded > this.limits.prefillTokensPerStep || padded > 1.5 * (real + n))) break;
-      admitted.push({ request, cached });
-      [longest, real] = [Math.max(longest, n), real + n];
-    }
+    const { admitted, real } = admit(this.waiting, this.limits.maxBatch - kept.length, this.limits.prefillTokensPerStep, this.prefixCache);
     this.waiting.splice(0, admitted.length);
     const labels = this.metrics.labelsOf(this);
     for (const { request, cached } of admitted) {
@@ -363,16 +245,9 @@ export class DecoderEngine {
       }
     }
     if (admitted.length > 0) this.metrics.iterationTokens.observe(labels, real);
-    // Prompts with and without a cached prefix run apart (a past of zero columns takes the graph
-    // as exported), those with one first: their blocks are read before any insert can reuse them.
-    // Prompts whose logprobs were asked for run last, apart: only their run computes every position's logits.
-    const runs = [
-      admitted.filter(({ cached }) => cached.length > 0),
-      admitted.filter(({ request, cached }) => cached.length === 0 && !scored(request)),
-      admitted.filter(({ request }) => scored(request)),
-    ].filter((run) => run.length > 0);
     const prefilled = new Map<DecodeRequest, RowSource>();
-    for (const run of runs) {
+    // In the order admission.ts gives: cached prefixes first, prompts scored for logprobs last.
+    for (const run of prefillRuns(admitted)) {
       try {
         const sources = await this.prefill(run);
         run.forEach(({ request }, i) => prefilled.set(request, sources[i]!));
