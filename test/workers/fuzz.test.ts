@@ -118,6 +118,7 @@ const TARGETS: Target[] = [
   { method: "POST", path: "/v1/completions", auth: "bearer", body: () => ({ model: "tiny-llm", prompt: [[1, 333, 277, 268]], max_tokens: 1, logprobs: 1, echo: true, temperature: 0, n: 2, stream: true }) },
   { method: "POST", path: "/v1/completions", auth: "bearer", body: () => ({ model: "tiny-llm", prompt: "The old house", max_tokens: 0, logprobs: 2, echo: true }) },
   { method: "POST", path: "/v1/completions", auth: "bearer", body: () => ({ model: "tiny-llm", prompt: "The old house", max_tokens: 3, allowed_token_ids: [300, 301, 2], seed: 1 }) },
+  { method: "POST", path: "/v1/completions", auth: "bearer", body: () => ({ model: "tiny-llm", prompt: ["The old house", [1, 333, 277]], max_tokens: 3, n: 2, return_token_ids: true }) },
   {
     method: "POST",
     path: "/v1/chat/completions",

@@ -28,12 +28,12 @@ export function startGeneration(generator: TextGenerator, prompt: PreparedPrompt
 }
 
 /**
- * Starts one generation per entry of `options` (a request's `n` choices) and reads each one's
+ * Starts one generation per run (a request's choices: `n` per prompt) and reads each one's
  * first event. If any is refused, the others are aborted and the first refusal by index is
  * thrown, so a refusal is an HTTP error before any choice streams.
  */
-export async function startGenerations(generator: TextGenerator, prompt: PreparedPrompt, options: readonly GenerationOptions[], clientSignal: AbortSignal): Promise<StartedGeneration[]> {
-  const settled = await Promise.allSettled(options.map((each) => startGeneration(generator, prompt, each, clientSignal)));
+export async function startGenerations(generator: TextGenerator, runs: ReadonlyArray<{ prompt: PreparedPrompt; options: GenerationOptions }>, clientSignal: AbortSignal): Promise<StartedGeneration[]> {
+  const settled = await Promise.allSettled(runs.map((run) => startGeneration(generator, run.prompt, run.options, clientSignal)));
   const started = settled.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const refused = settled.find((result) => result.status === "rejected");
   if (refused === undefined) return started;
@@ -76,10 +76,20 @@ export interface StreamFormat {
 }
 
 /**
- * The usage of a request's choices together, as vLLM counts it: the prompt once, the
- * completions summed; the prefix cache's share as the first choice's origin reported it.
+ * The usage of a request's choices together, as vLLM counts it: each prompt once (a batch's
+ * choices come `perPrompt` to a prompt, in order), the completions summed; the prefix cache's
+ * share as each prompt's first choice's origin reported it.
  */
-export function totalUsage(usages: readonly Usage[]): Usage {
+export function totalUsage(usages: readonly Usage[], perPrompt = usages.length): Usage {
+  if (perPrompt < usages.length) {
+    const groups: Usage[] = [];
+    for (let at = 0; at < usages.length; at += perPrompt) groups.push(totalUsage(usages.slice(at, at + perPrompt)));
+    const sum = (of: (usage: Usage) => number) => groups.reduce((total, usage) => total + of(usage), 0);
+    const cached = sum((usage) => usage.prompt_tokens_details?.cached_tokens ?? 0);
+    const [prompt, completion] = [sum((usage) => usage.prompt_tokens), sum((usage) => usage.completion_tokens)];
+    const reported = groups.some((usage) => usage.prompt_tokens_details !== undefined);
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(reported ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
+  }
   const [first, ...rest] = usages;
   if (first === undefined) throw new Error("totalUsage: no choices");
   if (rest.length === 0) return first;
@@ -97,7 +107,7 @@ export function totalUsage(usages: readonly Usage[]): Usage {
  * each choice's events in order and the choices interleaved as they come; the usage once every
  * choice has ended; errors as `data: {error}` (which abort the other choices), then [DONE].
  */
-export function sseResponse(choices: readonly StartedGeneration[], format: StreamFormat, headers: Record<string, string> = {}): Response {
+export function sseResponse(choices: readonly StartedGeneration[], format: StreamFormat, headers: Record<string, string> = {}, perPrompt = choices.length): Response {
   const frames = (list: readonly unknown[]) => list.map(sseData).join("");
   const usages: Usage[] = [];
   let open = choices.length;
@@ -107,7 +117,7 @@ export function sseResponse(choices: readonly StartedGeneration[], format: Strea
     if (event.type === "prompt") return frames(format.prompt?.(event, index) ?? []);
     usages[index] = event.usage;
     open -= 1;
-    return frames(format.done(event, index)) + (open === 0 ? frames(format.usage(totalUsage(usages))) : "");
+    return frames(format.done(event, index)) + (open === 0 ? frames(format.usage(totalUsage(usages, perPrompt))) : "");
   };
   const failure = "generation_failed_mid_stream";
   const [only] = choices;
@@ -138,6 +148,33 @@ export async function collect(started: StartedGeneration): Promise<Collected> {
   }
   if (done === undefined) throw new Error("generation ended without a done event");
   return { text, done, ...(logprobs === undefined ? {} : { logprobs }), ...(tokenIds === undefined ? {} : { tokenIds }), ...(promptLogprobs === undefined ? {} : { promptLogprobs }) };
+}
+
+/**
+ * Runs generations to their ends, at most `limit` at a time (a Worker invocation holds six
+ * connections open at once: more would wait on one another), the results in `jobs`' order.
+ * The first failure aborts the rest and is thrown.
+ */
+export async function collectPooled(jobs: ReadonlyArray<(signal: AbortSignal) => Promise<StartedGeneration>>, clientSignal: AbortSignal, limit: number): Promise<Collected[]> {
+  const failed = new AbortController();
+  const signal = AbortSignal.any([clientSignal, failed.signal]);
+  const results: Collected[] = [];
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (next < jobs.length && failure === undefined) {
+      const at = next++;
+      try {
+        results[at] = await collect(await jobs[at]!(signal));
+      } catch (error) {
+        failure ??= { error };
+        failed.abort(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+  if (failure !== undefined) throw failure.error;
+  return results;
 }
 
 /** Reads every choice to its end, side by side; one failing aborts the others. */

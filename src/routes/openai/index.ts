@@ -4,13 +4,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { capability, type ServedModel } from "../../tasks";
+import type { PreparedPrompt } from "../../tasks/text-generation/text-generation";
 import type { TemplateValue } from "../../tokenizers/chat-template";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
-import { collectAll, sseResponse, startGenerations } from "./generation-stream";
+import { collectAll, collectPooled, sseResponse, startGeneration, startGenerations } from "./generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
-import { chatMessages, ChatCompletionRequest, CompletionRequest } from "./request-schemas";
-import { chatChunks, chatCompletion, ChatCompletionResponse, completion, completionChunks, CompletionResponse, identity, type ChunkOptions } from "./responses";
+import { chatMessages, ChatCompletionRequest, CompletionRequest, MAX_PROMPTS, MAX_STREAMS, type PromptItem } from "./request-schemas";
+import { chatChunks, chatCompletion, ChatCompletionResponse, completion, completionChunks, CompletionResponse, identity, type ChunkOptions, type PerChoice } from "./responses";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 
 const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
@@ -48,14 +49,14 @@ interface Framed {
 /**
  * What the answer says beside the text, as the request asks (return_token_ids, and when
  * streamed stream_options), and whether the generation's text events must carry their token
- * ids: to be returned, or counted for vLLM's continuous usage.
+ * ids: to be returned, or counted for vLLM's continuous usage. `promptOf`: each choice's prompt.
  */
-function framing(body: Framed, promptIds: readonly number[]): { chunks: ChunkOptions; tokenIds: boolean } {
+function framing(body: Framed, promptOf: PerChoice<readonly number[]>): { chunks: ChunkOptions; tokenIds: boolean } {
   const includeUsage = (body.stream ?? false) && (body.stream_options?.include_usage ?? false);
   const continuous = includeUsage && (body.stream_options?.continuous_usage_stats ?? false);
   const returned = body.return_token_ids ?? false;
   return {
-    chunks: { includeUsage, ...(returned ? { promptIds } : {}), ...(continuous ? { continuousUsage: { promptTokens: promptIds.length } } : {}) },
+    chunks: { includeUsage, ...(returned ? { promptIds: promptOf } : {}), ...(continuous ? { continuousUsage: { promptTokens: (index: number) => promptOf(index).length } } : {}) },
     tokenIds: returned || continuous,
   };
 }
@@ -64,8 +65,8 @@ function framing(body: Framed, promptIds: readonly number[]): { chunks: ChunkOpt
  * The prompt's text as echo repeats it: a text prompt as sent; token ids (or a truncated
  * prompt) decoded, special tokens kept (as /detokenize decodes them).
  */
-async function echoText(model: ServedModel, prompt: CompletionRequest["prompt"], ids: readonly number[], truncated: boolean): Promise<string> {
-  if (typeof prompt === "string" && !truncated) return prompt;
+async function echoText(model: ServedModel, prompt: PromptItem, ids: readonly number[], truncated: boolean): Promise<string> {
+  if ("text" in prompt && !truncated) return prompt.text;
   if (model.tokenization === undefined) throw new Error(`Model ${model.manifest.name} generates text without a tokenizer`);
   return model.tokenization.detokenize(ids);
 }
@@ -92,9 +93,9 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       body.truncate_prompt_tokens ?? undefined,
     );
     const logprobs = chatLogprobCount(body);
-    const { chunks, tokenIds } = framing(body, prompt.ids);
+    const { chunks, tokenIds } = framing(body, () => prompt.ids);
     const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }) };
-    const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
+    const choices = await startGenerations(generator, choiceOptions(options, body.n ?? 1).map((each) => ({ prompt, options: each })), c.req.raw.signal);
     const who = identity("chatcmpl", model.manifest.name);
     if (body.stream) return sseResponse(choices, chatChunks(who, chunks));
     return c.json(chatCompletion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds: chunks.promptIds }), 200);
@@ -109,19 +110,32 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const echo = body.echo ?? false;
     // As vLLM's SamplingParams: nothing to generate is a request only for the echoed prompt.
     if (maxTokens === 0 && !echo) throw new ServiceError(400, "invalid_request", "max_tokens must be at least 1, got 0 (0 only with echo: true)", { field: "max_tokens" });
-    const prompt = await generator.prepare(
-      typeof body.prompt === "string" ? { prompt: body.prompt } : { promptIds: body.prompt.ids, field: body.prompt.field },
-      maxTokens,
-      body.truncate_prompt_tokens ?? undefined,
-    );
+    const n = body.n ?? 1;
+    const limit = body.stream ? MAX_STREAMS : MAX_PROMPTS;
+    if (body.prompt.length * n > limit) {
+      const detail = `${body.prompt.length} prompts × n = ${n} is ${body.prompt.length * n} generations; at most ${limit} per request${body.stream ? " when streamed (six connections at once)" : ""}`;
+      throw new ServiceError(400, "invalid_request", detail, { field: "prompt" });
+    }
+    const prompts: PreparedPrompt[] = [];
+    for (const item of body.prompt) {
+      prompts.push(await generator.prepare("text" in item ? { prompt: item.text, field: item.field } : { promptIds: item.ids, field: item.field }, maxTokens, body.truncate_prompt_tokens ?? undefined));
+    }
+    // Choice i·n + j is prompt i's choice j, as vLLM indexes a batch's choices.
+    const promptOf = (index: number) => prompts[Math.floor(index / n)]!.ids;
     const logprobs = body.logprobs ?? undefined;
-    const { chunks, tokenIds } = framing(body, prompt.ids);
+    const { chunks, tokenIds } = framing(body, promptOf);
     // vLLM's echo: with logprobs, the prompt is scored with the same count of alternatives.
     const scored = echo && logprobs !== undefined ? { promptLogprobs: logprobs } : {};
-    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }), ...scored };
-    const echoed = echo ? await echoText(model, body.prompt, prompt.ids, body.truncate_prompt_tokens != null) : undefined;
-    const choices = await startGenerations(generator, prompt, choiceOptions(options, body.n ?? 1), c.req.raw.signal);
+    const options = choiceOptions({ ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }), ...scored }, n);
+    const echoes = echo ? await Promise.all(body.prompt.map((item, i) => echoText(model, item, prompts[i]!.ids, body.truncate_prompt_tokens != null))) : undefined;
+    const echoOf = echoes === undefined ? undefined : (index: number) => echoes[Math.floor(index / n)]!;
     const who = identity("cmpl", model.manifest.name);
-    if (body.stream) return sseResponse(choices, completionChunks(who, { ...chunks, ...(echoed === undefined ? {} : { echo: { text: echoed, scored: logprobs !== undefined } }) }));
-    return c.json(completion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds: chunks.promptIds, echo: echoed }), 200);
+    const runs = prompts.flatMap((prompt) => options.map((each) => ({ prompt, options: each })));
+    if (body.stream) {
+      const choices = await startGenerations(generator, runs, c.req.raw.signal);
+      return sseResponse(choices, completionChunks(who, { ...chunks, ...(echoOf === undefined ? {} : { echo: { text: echoOf, scored: logprobs !== undefined } }) }), {}, n);
+    }
+    const jobs = runs.map((run) => (signal: AbortSignal) => startGeneration(generator, run.prompt, run.options, signal));
+    const collected = await collectPooled(jobs, c.req.raw.signal, MAX_STREAMS);
+    return c.json(completion(who, collected, { logprobs: logprobs !== undefined, promptIds: chunks.promptIds, echo: echoOf, perPrompt: n }), 200);
   });

@@ -31,6 +31,8 @@ const MAX_LOGIT_BIAS = 1024;
  * six connections open at once: more streams would queue behind the first six.
  */
 const MAX_CHOICES = 6;
+/** Most generations one request streams at once (prompts × n): the connections it may hold open. */
+export const MAX_STREAMS = MAX_CHOICES;
 
 const Stop = z.union([z.string().max(256), z.array(z.string().max(256)).max(16)]);
 const MAX_TOKEN_ID = 2 ** 31 - 1;
@@ -169,38 +171,61 @@ export const ChatCompletionRequest = z
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 
 const PROMPT_MAX = 1_000_000;
+/**
+ * Most prompts one request may batch (OpenAI's list form, as lm-evaluation-harness sends its
+ * batches): each is a generation of its own, run six at a time (a Worker invocation's open
+ * connections); streamed, at most six generations in all (prompts × n).
+ */
+export const MAX_PROMPTS = 64;
+
+/** One prompt of a request: its text or token ids, and the field that names it in errors. */
+export type PromptItem = { text: string; field: string } | { ids: number[]; field: string };
 
 /**
- * OpenAI's four prompt forms, one prompt each: a string, a list of token ids (sent to the
- * model as they are, without a BOS, as vLLM does), or either wrapped in a list of one.
- * Several prompts in one request (OpenAI's batch form) are refused: one choice per request.
- * Numbers come first in the element union (a list of ids tries one member per id, not two),
- * and ids are checked by hand in the transform.
+ * OpenAI's four prompt forms: a string, a list of token ids (sent to the model as they are,
+ * without a BOS, as vLLM does), or a list of either (a batch: one generation per prompt,
+ * choices indexed prompt × n + choice, as vLLM's). Numbers come first in the element union (a
+ * list of ids tries one member per id, not two), and ids are checked by hand in the transform.
  */
 const Prompt = z
   .union([z.string().max(PROMPT_MAX), z.array(z.union([z.number(), z.string().max(PROMPT_MAX), z.array(z.number()).max(PROMPT_MAX)])).max(PROMPT_MAX)], {
-    error: "expected a string, a list of token ids, or a list holding one of these",
+    error: "expected a string, a list of token ids, or a list of these",
   })
-  .transform((prompt, context): string | { ids: number[]; field: string } => {
-    const listed = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== "number";
-    if (listed && prompt.length > 1) {
-      context.addIssue({ code: "custom", message: `one prompt per request: a list of ${prompt.length} prompts is not supported` });
+  .transform((prompt, context): PromptItem[] => {
+    if (typeof prompt === "string") {
+      if (prompt.length === 0) context.addIssue({ code: "custom", message: "must not be empty" });
+      return [{ text: prompt, field: "prompt" }];
+    }
+    if (prompt.length === 0) {
+      context.addIssue({ code: "custom", message: "must not be empty" });
       return z.NEVER;
     }
-    const single = listed ? prompt[0] : prompt;
-    if (typeof single === "string") {
-      if (single.length === 0) context.addIssue({ code: "custom", message: "must not be empty", path: listed ? [0] : [] });
-      return single;
+    const listed = typeof prompt[0] !== "number";
+    if (listed && prompt.length > MAX_PROMPTS) {
+      context.addIssue({ code: "custom", message: `at most ${MAX_PROMPTS} prompts per request, got ${prompt.length}` });
+      return z.NEVER;
     }
-    const prefix = listed ? [0] : [];
-    const ids = single as unknown[];
-    if (ids.length === 0) context.addIssue({ code: "custom", message: "must not be empty", path: prefix });
-    const bad = ids.findIndex((id) => !isTokenId(id));
-    if (bad !== -1) context.addIssue({ code: "custom", message: "a token id is an integer from 0", path: [...prefix, bad] });
-    return { ids: ids as number[], field: listed ? "prompt.0" : "prompt" };
+    const items = listed ? prompt : [prompt];
+    return items.map((single, at): PromptItem => {
+      const prefix = listed ? [at] : [];
+      const field = listed ? `prompt.${at}` : "prompt";
+      if (typeof single === "string") {
+        if (single.length === 0) context.addIssue({ code: "custom", message: "must not be empty", path: prefix });
+        return { text: single, field };
+      }
+      if (typeof single === "number") {
+        context.addIssue({ code: "custom", message: "a batch holds strings or lists of token ids, not ids alone", path: prefix });
+        return { ids: [], field };
+      }
+      const ids = single as unknown[];
+      if (ids.length === 0) context.addIssue({ code: "custom", message: "must not be empty", path: prefix });
+      const bad = ids.findIndex((id) => !isTokenId(id));
+      if (bad !== -1) context.addIssue({ code: "custom", message: "a token id is an integer from 0", path: [...prefix, bad] });
+      return { ids: ids as number[], field };
+    });
   })
   .openapi({
-    description: "A string, a list of token ids (sent as they are, no BOS added), or a list holding one of these; one prompt per request",
+    description: `A string, a list of token ids (sent as they are, no BOS added), or a list of up to ${MAX_PROMPTS} of these (a batch: choice i·n + j is prompt i's choice j)`,
     example: "Once upon a time",
   });
 

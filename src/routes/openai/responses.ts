@@ -54,13 +54,18 @@ const CompletionLogprobs = z
 const PromptTokenIds = z.array(z.number().int()).optional().openapi({ description: "vLLM, with return_token_ids: the prompt's token ids as the model was given them (after the chat template)" });
 const TokenIds = z.array(z.number().int()).optional().openapi({ description: "vLLM, with return_token_ids: the generated token ids, a stop token included (as many as the usage's completion_tokens)" });
 
+/** A value for each choice, by its index: a batch's choices have prompts of their own. */
+export type PerChoice<T> = (index: number) => T;
+
 /** What the response says besides the text, as the request asked. */
 export interface ResponseExtras {
   logprobs: boolean;
   /** return_token_ids: the prompt's ids; undefined when not asked. */
-  promptIds?: readonly number[] | undefined;
+  promptIds?: PerChoice<readonly number[]> | undefined;
   /** echo: the prompt's text, before each choice's (with logprobs, its tokens' before the choice's). */
-  echo?: string | undefined;
+  echo?: PerChoice<string> | undefined;
+  /** Choices per prompt (a batch's `n`): the usage counts each prompt once. Default: all of them. */
+  perPrompt?: number | undefined;
 }
 
 const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: clampLogprob(logprob), bytes });
@@ -138,7 +143,7 @@ export function chatCompletion(who: ResponseIdentity, choices: readonly Collecte
     })),
     usage: totalUsage(choices.map(({ done }) => done.usage)),
     // As vLLM's ChatCompletionResponse: the prompt's ids once, beside the usage.
-    ...(extras.promptIds === undefined ? {} : { prompt_token_ids: [...extras.promptIds] }),
+    ...(extras.promptIds === undefined ? {} : { prompt_token_ids: [...extras.promptIds(0)] }),
   };
 }
 
@@ -148,15 +153,15 @@ export function completion(who: ResponseIdentity, choices: readonly Collected[],
     object: "text_completion",
     choices: choices.map((choice, index) => ({
       index,
-      text: (extras.echo ?? "") + choice.text,
+      text: (extras.echo?.(index) ?? "") + choice.text,
       logprobs: extras.logprobs ? completionLogProbs([...(choice.promptLogprobs ?? []), ...(choice.logprobs ?? [])]) : null,
       finish_reason: choice.done.finishReason,
       stop_reason: choice.done.stopReason,
       // As vLLM's CompletionResponseChoice: each choice with the prompt's ids and its own.
-      ...(extras.promptIds === undefined ? {} : { prompt_token_ids: [...extras.promptIds] }),
+      ...(extras.promptIds === undefined ? {} : { prompt_token_ids: [...extras.promptIds(index)] }),
       ...tokenIdsOf(choice, extras),
     })),
-    usage: totalUsage(choices.map(({ done }) => done.usage)),
+    usage: totalUsage(choices.map(({ done }) => done.usage), extras.perPrompt),
   };
 }
 
@@ -169,14 +174,14 @@ export interface ChunkOptions {
    * carries the usage so far instead of null — the prompt's tokens and the choice's own tokens
    * (its text events then carry their token ids, to be counted).
    */
-  continuousUsage?: { promptTokens: number } | undefined;
+  continuousUsage?: { promptTokens: PerChoice<number> } | undefined;
   /** return_token_ids: the prompt's ids; undefined when not asked. */
-  promptIds?: readonly number[] | undefined;
+  promptIds?: PerChoice<readonly number[]> | undefined;
   /**
    * Completions' echo: the prompt's text on each choice's first chunk — with its tokens'
    * logprobs when `scored` (vLLM's echo with logprobs), else alone before the first token.
    */
-  echo?: { text: string; scored: boolean } | undefined;
+  echo?: { text: PerChoice<string>; scored: boolean } | undefined;
 }
 
 const usageChunk = (base: object, usage: Usage, includeUsage: boolean) => (includeUsage ? [{ ...base, choices: [], usage }] : []);
@@ -194,7 +199,8 @@ function usageMembers({ includeUsage, continuousUsage }: ChunkOptions) {
     if (!includeUsage) return {};
     if (continuousUsage === undefined) return { usage: null };
     const completion = counted[index] ?? 0;
-    return { usage: { prompt_tokens: continuousUsage.promptTokens, completion_tokens: completion, total_tokens: continuousUsage.promptTokens + completion } };
+    const prompt = continuousUsage.promptTokens(index);
+    return { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
   };
   const count = (index: number, tokenIds: readonly number[] | undefined) => {
     counted[index] = (counted[index] ?? 0) + (tokenIds?.length ?? 0);
@@ -219,7 +225,7 @@ export function chatChunks(who: ResponseIdentity, options: ChunkOptions): Stream
   const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, { content: slot }, null)));
   return {
     // As vLLM's: each choice's role chunk carries the prompt's ids.
-    opening: (index) => [{ ...chunk(index, { role: "assistant", content: "" }, null), ...(withIds ? { prompt_token_ids: promptIds } : {}) }],
+    opening: (index) => [{ ...chunk(index, { role: "assistant", content: "" }, null), ...(withIds ? { prompt_token_ids: promptIds(index) } : {}) }],
     text: ({ text, logprobs, tokenIds }, index) => {
       if (logprobs === undefined && templated) return [textChunk(text, index)];
       usage.count(index, tokenIds);
@@ -260,7 +266,7 @@ export function completionChunks(who: ResponseIdentity, options: ChunkOptions): 
     if (promptIds === undefined) return undefined;
     const first = started[index] !== true;
     started[index] = true;
-    return first ? { prompt: promptIds, tokens } : { tokens };
+    return first ? { prompt: promptIds(index), tokens } : { tokens };
   };
   const full = ({ text, logprobs, tokenIds }: TextDelta, index: number) => {
     usage.count(index, tokenIds);
@@ -272,7 +278,7 @@ export function completionChunks(who: ResponseIdentity, options: ChunkOptions): 
   const { echo } = options;
   /** The echoed prompt's chunk: its text, and its tokens' logprobs when scored. */
   const echoed = (index: number, logprobs: readonly PromptTokenLogprobs[] | undefined) => {
-    const text = echo?.text ?? "";
+    const text = echo?.text(index) ?? "";
     sent[index] = codePoints(text);
     return chunk(index, text, null, undefined, logprobs === undefined ? null : completionLogProbs(logprobs), idsOf(index, []));
   };

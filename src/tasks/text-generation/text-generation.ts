@@ -21,7 +21,7 @@ export type { PromptTokenLogprobs, TokenLogprobs, TokenText } from "./token-name
  */
 export type PromptInput =
   | { messages: readonly ChatMessage[]; addGenerationPrompt?: boolean; continueFinalMessage?: boolean; kwargs?: Readonly<Record<string, TemplateValue>> }
-  | { prompt: string }
+  | { prompt: string; field?: string }
   | { promptIds: readonly number[]; field?: string };
 
 export interface GenerationOptions {
@@ -166,7 +166,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
         const segments = input.continueFinalMessage ? openFinalMessage(rendered, String(input.messages.at(-1)?.content ?? "")) : rendered;
         ids = segments.flatMap((segment) => text.encode(segment.text, { parseSpecialTokens: segment.trusted }));
       } else {
-        field = "prompt";
+        field = input.field ?? "prompt";
         ids = text.encode(input.prompt);
         if (config.addBosToken && config.bosTokenId !== undefined) ids.unshift(config.bosTokenId);
       }
