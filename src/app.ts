@@ -13,6 +13,7 @@ import { modelRoutes } from "./routes/models";
 import { oipRoutes } from "./routes/oip";
 import { imageRoutes } from "./routes/images";
 import { openaiRoutes } from "./routes/openai";
+import { responsesRoutes } from "./routes/openai/responses-api";
 import { runRoutes } from "./routes/run";
 import { defaultServices, fraudStores, type FraudStores } from "./compose";
 import { documentApi } from "./routes/openapi";
@@ -40,7 +41,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices,
   // Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated.
   // /v1/classify also takes images: raw PNG/JPEG bodies and multipart forms.
   app.on("POST", "/v1/classify", requireMediaType(["application/json", "multipart/form-data", ...IMAGE_MEDIA_TYPES]), limitBody);
-  for (const path of ["/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize", "/v1/chat/completions", "/v1/completions", "/v1/images/generations"]) {
+  for (const path of ["/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize", "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/images/generations"]) {
     app.on("POST", path, requireJson, limitBody);
   }
 
@@ -53,6 +54,7 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices,
   app.route("/", metricsRoutes);
   app.route("/", tokenizeRoutes);
   app.route("/", openaiRoutes);
+  app.route("/", responsesRoutes);
   app.route("/", imageRoutes);
   app.route("/", runRoutes);
 

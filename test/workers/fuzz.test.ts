@@ -125,6 +125,8 @@ const TARGETS: Target[] = [
     auth: "bearer",
     body: () => ({ model: "tiny-llm", messages: [{ role: "user", content: "Hello" }], max_tokens: 4, logprobs: true, top_logprobs: 2, n: 2, stream: true }),
   },
+  { method: "POST", path: "/v1/responses", auth: "bearer", body: () => ({ model: "tiny-llm", instructions: "Be brief.", input: [{ role: "user", content: [{ type: "input_text", text: "Hello" }] }], max_output_tokens: 4, metadata: { a: "b" } }) },
+  { method: "POST", path: "/v1/responses", auth: "bearer", body: () => ({ model: "tiny-llm", input: "Hello", max_output_tokens: 4, temperature: 0.5, stream: true }) },
   { method: "POST", path: "/v1/run/tiny-llm", auth: "bearer", body: () => ({ prompt: "The old house", max_tokens: 4 }) },
   { method: "POST", path: "/v1/images/generations", auth: "bearer", body: () => ({ model: "digit-diffusion", prompt: "a handwritten seven", n: 2, size: "56x56", steps: 2, seed: 1, stream: true, partial_images: 1 }) },
   { method: "POST", path: "/v1/run/digit-diffusion", auth: "bearer", body: () => ({ prompt: "digit 3", num_steps: 2, seed: 7 }) },

@@ -1,0 +1,135 @@
+// OpenAI's Responses API through the edge, read by the official `openai` SDK unmodified
+// (openai-node src/resources/responses/responses.ts: `responses.create`, its `output_text`,
+// `responses.stream` and its finalResponse, the typed stream events) inside workerd with the
+// Worker's own fetch. The text is the chat route's for the same messages: one generation path.
+import { env, SELF } from "cloudflare:test";
+import OpenAI from "openai";
+import { describe, expect, inject, it } from "vitest";
+import { perModelKey } from "../../src/compose";
+import { KEY, problem } from "./helpers";
+import { Conformance, type OpenApiDocument } from "./openapi-conformance";
+
+const origin = inject("llmOrigin");
+const fetchViaWorker: typeof fetch = (input, init) => SELF.fetch(input, init);
+
+async function post(body: unknown): Promise<Response> {
+  return await SELF.fetch("https://edge.test/v1/responses", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+describe.skipIf(origin === null)("POST /v1/responses", () => {
+  Reflect.set(env, perModelKey("ORIGIN_URL", "tiny-llm"), origin?.url ?? "");
+  const client = new OpenAI({ apiKey: KEY, baseURL: "https://edge.test/v1", fetch: fetchViaWorker, maxRetries: 0 });
+  const instructions = "You are a storyteller.";
+  const input = "Tell me about the sea.";
+
+  it("openai: responses.create gives the chat route's text for the same messages, in OpenAI's Response shape", async () => {
+    const response = await client.responses.create({ model: "tiny-llm", instructions, input, max_output_tokens: 24, temperature: 0 });
+    const chat = await client.chat.completions.create({ model: "tiny-llm", messages: [{ role: "system", content: instructions }, { role: "user", content: input }], max_tokens: 24, temperature: 0 });
+    expect(response.output_text).toBe(chat.choices[0]?.message.content);
+    expect(response).toMatchObject({ object: "response", model: "tiny-llm", instructions, max_output_tokens: 24, tools: [], error: null });
+    expect(response.id).toMatch(/^resp_/);
+    expect(response.output).toHaveLength(1);
+    expect(response.output[0]).toMatchObject({ type: "message", role: "assistant", content: [{ type: "output_text", annotations: [] }] });
+    expect(response.usage).toMatchObject({ input_tokens: chat.usage?.prompt_tokens, output_tokens: chat.usage?.completion_tokens, output_tokens_details: { reasoning_tokens: 0 } });
+    // Its finish as OpenAI says it: the length ran out, or the model stopped.
+    if (chat.choices[0]?.finish_reason === "length") expect(response).toMatchObject({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" } });
+    else expect(response).toMatchObject({ status: "completed", incomplete_details: null });
+  });
+
+  it("openai: a list of messages with input_text parts, and an assistant turn, read as the chat route reads them", async () => {
+    const messages = [
+      { role: "developer" as const, content: instructions },
+      { role: "user" as const, content: [{ type: "input_text" as const, text: "Hello" }] },
+      { role: "assistant" as const, content: "Hi, once" },
+      { role: "user" as const, content: input },
+    ];
+    const response = await client.responses.create({ model: "tiny-llm", input: messages, max_output_tokens: 12, temperature: 0 });
+    const chat = await client.chat.completions.create({
+      model: "tiny-llm",
+      messages: [{ role: "system", content: instructions }, { role: "user", content: "Hello" }, { role: "assistant", content: "Hi, once" }, { role: "user", content: input }],
+      max_tokens: 12,
+      temperature: 0,
+    });
+    expect(response.output_text).toBe(chat.choices[0]?.message.content);
+  });
+
+  it("openai: streamed, the SDK's events in OpenAI's order, numbered; the deltas joined are the final text", async () => {
+    const params = { model: "tiny-llm", instructions, input, max_output_tokens: 16, temperature: 0 };
+    const whole = await client.responses.create(params);
+    const stream = client.responses.stream(params);
+    const types: string[] = [];
+    const sequence: number[] = [];
+    let deltas = "";
+    for await (const event of stream) {
+      types.push(event.type);
+      sequence.push(event.sequence_number);
+      if (event.type === "response.output_text.delta") deltas += event.delta;
+    }
+    const final = await stream.finalResponse();
+    expect(deltas).toBe(whole.output_text);
+    expect(final.output_text).toBe(whole.output_text);
+    expect(sequence).toEqual(sequence.map((_, i) => i));
+    const ending = whole.status === "incomplete" ? "response.incomplete" : "response.completed";
+    expect(types.filter((type) => type !== "response.output_text.delta")).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.content_part.added",
+      "response.output_text.done",
+      "response.content_part.done",
+      "response.output_item.done",
+      ending,
+    ]);
+  });
+
+  it("the answer, each event's response and item match the documented Response schema (openapi.json)", async () => {
+    const conformance = new Conformance(await (await SELF.fetch("https://edge.test/openapi.json")).json<OpenApiDocument>());
+    for (const max of [2, 64]) {
+      const { body } = await conformance.check("POST", "https://edge.test/v1/responses", await post({ model: "tiny-llm", input, max_output_tokens: max, metadata: { k: "v" } }), `max_output_tokens ${max}`);
+      expect((body as { status: string }).status).toMatch(/^(completed|incomplete)$/);
+    }
+    const streamed = await post({ model: "tiny-llm", input, max_output_tokens: 3, stream: true });
+    await conformance.check("POST", "https://edge.test/v1/responses", streamed.clone(), "streamed");
+    const events = (await streamed.text()).split("\n\n").filter((frame) => frame.startsWith("event: ")).map((frame) => JSON.parse(frame.split("\n")[1]!.slice(6)) as { type: string; response?: unknown });
+    const ending = events.at(-1)!;
+    const asJson = new Response(JSON.stringify(ending.response), { headers: { "content-type": "application/json" } });
+    await conformance.check("POST", "https://edge.test/v1/responses", asJson, "the stream's final response");
+  });
+
+  it("the SSE frames name their events as OpenAI's do, and end with [DONE]", async () => {
+    const response = await post({ model: "tiny-llm", input, max_output_tokens: 4, stream: true });
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const frames = (await response.text()).split("\n\n").filter((frame) => frame !== "");
+    expect(frames.at(-1)).toBe("data: [DONE]");
+    for (const frame of frames.slice(0, -1)) {
+      const [event, data] = frame.split("\n");
+      expect(event).toMatch(/^event: response\./);
+      expect(JSON.parse(data!.slice("data: ".length)).type).toBe(event!.slice("event: ".length));
+    }
+  });
+
+  it("fields it cannot honour are 400s naming them; neutral values pass; unknown fields are refused", async () => {
+    for (const [extra, field] of [
+      [{ previous_response_id: "resp_1" }, "previous_response_id"],
+      [{ tools: [{ type: "function", name: "f" }] }, "tools"],
+      [{ reasoning: { effort: "high" } }, "reasoning"],
+      [{ store: true }, "store"],
+      [{ text: { format: { type: "json_object" } } }, "text.format.type"],
+      [{ frobnicate: 1 }, "frobnicate"],
+      [{ input: [] }, "input"],
+      [{ input: [{ role: "wizard", content: "hi" }] }, "input.0.role"],
+      [{ max_output_tokens: 0 }, "max_output_tokens"],
+    ] as const) {
+      const response = await post({ model: "tiny-llm", input, ...extra });
+      expect(response.status, JSON.stringify(extra)).toBe(400);
+      expect(await problem(response)).toMatchObject({ field, error: { param: field } });
+    }
+    const neutral = await post({ model: "tiny-llm", input, max_output_tokens: 2, store: false, tools: [], tool_choice: "auto", truncation: "disabled", text: { format: { type: "text" } }, metadata: { run: "a" }, user: "u" });
+    expect(neutral.status).toBe(200);
+    expect(await neutral.json()).toMatchObject({ metadata: { run: "a" }, user: "u", store: false });
+    expect((await post({ model: "gpt-17", input })).status).toBe(404);
+    const tooLong = await post({ model: "tiny-llm", input: "word ".repeat(5000) });
+    expect(tooLong.status).toBe(400);
+    expect(await problem(tooLong)).toMatchObject({ code: "context_length_exceeded" });
+  });
+});
