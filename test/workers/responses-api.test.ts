@@ -82,6 +82,32 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
     ]);
   });
 
+  it("openai: include message.output_text.logprobs with top_logprobs: the chat route's logprobs, on the text part and spread over the deltas", async () => {
+    const params = { model: "tiny-llm", input, max_output_tokens: 10, temperature: 0, include: ["message.output_text.logprobs" as const], top_logprobs: 2 };
+    const response = await client.responses.create(params);
+    const chat = await client.chat.completions.create({ model: "tiny-llm", messages: [{ role: "user", content: input }], max_tokens: 10, temperature: 0, logprobs: true, top_logprobs: 2 });
+    const part = response.output[0]?.type === "message" ? response.output[0].content[0] : undefined;
+    const logprobs = part?.type === "output_text" ? part.logprobs : undefined;
+    // The same tokens, alternatives and numbers (to float noise: the second request reads the origin's prefix cache).
+    const close = (actual: typeof logprobs, expected: typeof logprobs) => {
+      expect(actual?.map((entry) => [entry.token, entry.top_logprobs.map((top) => top.token)])).toEqual(expected?.map((entry) => [entry.token, entry.top_logprobs.map((top) => top.token)]));
+      actual?.forEach((entry, i) => expect(entry.logprob).toBeCloseTo(expected![i]!.logprob, 4));
+    };
+    close(logprobs, chat.choices[0]?.logprobs?.content);
+    expect(logprobs).toHaveLength(response.usage?.output_tokens ?? -1);
+    // Streamed: every token's entry once, on the delta that carries its text or on output_text.done.
+    const streamed: unknown[] = [];
+    for await (const event of client.responses.stream(params)) {
+      if (event.type === "response.output_text.delta" || event.type === "response.output_text.done") streamed.push(...event.logprobs);
+    }
+    close(streamed as typeof logprobs, logprobs);
+    // Not asked: none; other includes and out-of-range counts are 400s naming them.
+    const plain = await client.responses.create({ model: "tiny-llm", input, max_output_tokens: 4, temperature: 0 });
+    expect(plain.output[0]?.type === "message" && plain.output[0].content[0]?.type === "output_text" ? plain.output[0].content[0].logprobs : undefined).toEqual([]);
+    expect(await problem(await post({ model: "tiny-llm", input, include: ["reasoning.encrypted_content"] }))).toMatchObject({ status: 400, field: "include.0" });
+    expect(await problem(await post({ model: "tiny-llm", input, top_logprobs: 21 }))).toMatchObject({ status: 400, field: "top_logprobs" });
+  });
+
   it("the answer, each event's response and item match the documented Response schema (openapi.json)", async () => {
     const conformance = new Conformance(await (await SELF.fetch("https://edge.test/openapi.json")).json<OpenApiDocument>());
     for (const max of [2, 64]) {

@@ -10,16 +10,23 @@
 // and response.completed (or response.incomplete); `data: [DONE]` last, as every stream here.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { capability } from "../../tasks";
-import type { TextEvent, Usage } from "../../tasks/text-generation/text-generation";
+import type { TextEvent, TokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
 import { sseResponse } from "../event-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
 import { collect, startGeneration } from "./generation-stream";
-import { ResponsesRequest, responsesChat } from "./responses-request";
+import { ResponsesRequest, responsesChat, responsesLogprobs } from "./responses-request";
+import { chatLogprobs } from "./responses";
 import { generationOptions } from "./sampling";
 
-const OutputText = z.object({ type: z.literal("output_text"), text: z.string(), annotations: z.array(z.unknown()).max(0), logprobs: z.array(z.unknown()).max(0) });
+const TopLogprob = z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.number().int()).nullable() });
+const OutputText = z.object({
+  type: z.literal("output_text"),
+  text: z.string(),
+  annotations: z.array(z.unknown()).max(0),
+  logprobs: z.array(TopLogprob.extend({ top_logprobs: z.array(TopLogprob) })).openapi({ description: "With include message.output_text.logprobs, one entry per output token; [] otherwise" }),
+});
 const OutputMessage = z.object({
   type: z.literal("message"),
   id: z.string(),
@@ -69,7 +76,7 @@ type Done = Extract<TextEvent, { type: "done" }>;
 const hex = () => crypto.randomUUID().replaceAll("-", "");
 
 /** The Response at a point of its life: in progress (nothing out yet), or ended with its text and usage. */
-function responseAt(base: Omit<ResponseObject, "status" | "completed_at" | "incomplete_details" | "output" | "usage">, itemId: string, end?: { text: string; done: Done }): ResponseObject {
+function responseAt(base: Omit<ResponseObject, "status" | "completed_at" | "incomplete_details" | "output" | "usage">, itemId: string, end?: { text: string; done: Done; logprobs?: readonly TokenLogprobs[] | undefined }): ResponseObject {
   if (end === undefined) return { ...base, status: "in_progress", completed_at: null, incomplete_details: null, output: [], usage: null };
   const incomplete = end.done.finishReason === "length";
   const status = incomplete ? "incomplete" : "completed";
@@ -78,10 +85,13 @@ function responseAt(base: Omit<ResponseObject, "status" | "completed_at" | "inco
     status,
     completed_at: Math.floor(Date.now() / 1000),
     incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
-    output: [{ type: "message", id: itemId, status, role: "assistant", content: [{ type: "output_text", text: end.text, annotations: [], logprobs: [] }] }],
+    output: [{ type: "message", id: itemId, status, role: "assistant", content: [{ type: "output_text", text: end.text, annotations: [], logprobs: entries(end.logprobs) }] }],
     usage: usageOf(end.done.usage),
   };
 }
+
+/** Output tokens' logprobs as OpenAI's Responses API lists them (the chat shape: token, logprob, bytes, top_logprobs). */
+const entries = (logprobs: readonly TokenLogprobs[] | undefined) => (logprobs === undefined ? [] : (chatLogprobs(logprobs)?.content ?? []));
 
 function usageOf(usage: Usage): NonNullable<ResponseObject["usage"]> {
   return {
@@ -124,7 +134,8 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   await requireReady(model);
   const maxTokens = body.max_output_tokens ?? undefined;
   const prompt = await generator.prepare({ messages: responsesChat(body), addGenerationPrompt: true }, maxTokens);
-  const options = generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens);
+  const logprobs = responsesLogprobs(body);
+  const options = { ...generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
   const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
   const base = {
     id: `resp_${hex()}`,
@@ -147,12 +158,16 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   };
   const itemId = `msg_${hex()}`;
   if (!body.stream) {
-    const { text, done } = await collect(started);
-    return c.json(responseAt(base, itemId, { text, done }), 200);
+    const { text, done, logprobs: tokens } = await collect(started);
+    return c.json(responseAt(base, itemId, { text, done, logprobs: tokens }), 200);
   }
   const write = eventWriter();
   const at = { item_id: itemId, output_index: 0, content_index: 0 };
   let text = "";
+  /** Every token's logprobs so far, and those not yet sent (a delta's text may be held back). */
+  const all: TokenLogprobs[] = [];
+  const pending: TokenLogprobs[] = [];
+  const take = () => entries(pending.splice(0));
   return sseResponse(started, {
     opening: () =>
       write("response.created", { response: responseAt(base, itemId) }) +
@@ -161,15 +176,19 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
       write("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [], logprobs: [] } }),
     event: (event) => {
       if (event.type === "text") {
+        if (event.logprobs !== undefined) {
+          all.push(...event.logprobs);
+          pending.push(...event.logprobs);
+        }
         if (event.text === "") return "";
         text += event.text;
-        return write("response.output_text.delta", { ...at, delta: event.text, logprobs: [] });
+        return write("response.output_text.delta", { ...at, delta: event.text, logprobs: take() });
       }
       if (event.type !== "done") return "";
-      const ended = responseAt(base, itemId, { text, done: event });
+      const ended = responseAt(base, itemId, { text, done: event, ...(logprobs === undefined ? {} : { logprobs: all }) });
       return (
-        write("response.output_text.done", { ...at, text, logprobs: [] }) +
-        write("response.content_part.done", { ...at, part: { type: "output_text", text, annotations: [], logprobs: [] } }) +
+        write("response.output_text.done", { ...at, text, logprobs: take() }) +
+        write("response.content_part.done", { ...at, part: ended.output[0]!.content[0] }) +
         write("response.output_item.done", { output_index: 0, item: ended.output[0] }) +
         write(ended.status === "incomplete" ? "response.incomplete" : "response.completed", { response: ended })
       );

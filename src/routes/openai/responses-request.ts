@@ -6,6 +6,7 @@
 // are refused too. No response is stored: there is nothing to retrieve or continue from.
 import { z } from "@hono/zod-openapi";
 import type { ChatMessage } from "../../tokenizers/chat-template";
+import { MAX_LOGPROBS } from "../../generation/logprobs";
 import { neutral, refused } from "./request-schemas";
 
 const InputText = z.object({ type: z.literal("input_text"), text: z.string() }).strict();
@@ -54,12 +55,16 @@ export const ResponsesRequest = z
     truncation: neutral(z.literal("disabled"), '"disabled"'),
     service_tier: neutral(z.enum(["auto", "default"]), '"auto"'),
     background: neutral(z.literal(false), "false"),
-    include: neutral(z.array(z.unknown()).max(0), "[]"),
+    include: z
+      .array(z.literal("message.output_text.logprobs", { error: 'only "message.output_text.logprobs" is supported by this service' }))
+      .max(1)
+      .nullish()
+      .openapi({ description: '"message.output_text.logprobs": each output token\'s logprob (and top_logprobs alternatives) on the text part and its deltas' }),
     previous_response_id: refused("previous_response_id"),
     conversation: refused("conversation"),
     reasoning: refused("reasoning"),
     prompt: refused("prompt"),
-    top_logprobs: refused("top_logprobs"),
+    top_logprobs: z.number().int().min(0).max(MAX_LOGPROBS).nullish().openapi({ description: `With include message.output_text.logprobs: this many likeliest tokens at each position (0–${MAX_LOGPROBS})` }),
     max_tool_calls: refused("max_tool_calls"),
     prompt_cache_retention: neutral(z.literal("in_memory"), '"in_memory"'),
   })
@@ -73,4 +78,9 @@ const textOf = (content: string | ReadonlyArray<{ text: string }>) => (typeof co
 export function responsesChat(body: ResponsesRequest): ChatMessage[] {
   const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input.map((item) => ({ role: item.role === "developer" ? "system" : item.role, content: textOf(item.content) }));
   return [...(body.instructions == null ? [] : [{ role: "system", content: body.instructions }]), ...input];
+}
+
+/** How many alternatives each output token's logprobs list, when the request includes them (undefined: none). */
+export function responsesLogprobs(body: ResponsesRequest): number | undefined {
+  return body.include?.includes("message.output_text.logprobs") ? (body.top_logprobs ?? 0) : undefined;
 }
