@@ -93,7 +93,7 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
       expect(actual?.map((entry) => [entry.token, entry.top_logprobs.map((top) => top.token)])).toEqual(expected?.map((entry) => [entry.token, entry.top_logprobs.map((top) => top.token)]));
       actual?.forEach((entry, i) => expect(entry.logprob).toBeCloseTo(expected![i]!.logprob, 4));
     };
-    close(logprobs, chat.choices[0]?.logprobs?.content);
+    close(logprobs, chat.choices[0]?.logprobs?.content ?? undefined);
     expect(logprobs).toHaveLength(response.usage?.output_tokens ?? -1);
     // Streamed: every token's entry once, on the delta that carries its text or on output_text.done.
     const streamed: unknown[] = [];
