@@ -89,7 +89,8 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
     const part = response.output[0]?.type === "message" ? response.output[0].content[0] : undefined;
     const logprobs = part?.type === "output_text" ? part.logprobs : undefined;
     // The same tokens, alternatives and numbers (to float noise: the second request reads the origin's prefix cache).
-    const close = (actual: typeof logprobs, expected: typeof logprobs) => {
+    type Entry = { token: string; logprob: number; top_logprobs: ReadonlyArray<{ token: string }> };
+    const close = (actual: readonly Entry[] | undefined, expected: readonly Entry[] | undefined) => {
       expect(actual?.map((entry) => [entry.token, entry.top_logprobs.map((top) => top.token)])).toEqual(expected?.map((entry) => [entry.token, entry.top_logprobs.map((top) => top.token)]));
       actual?.forEach((entry, i) => expect(entry.logprob).toBeCloseTo(expected![i]!.logprob, 4));
     };
@@ -100,7 +101,7 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
     for await (const event of client.responses.stream(params)) {
       if (event.type === "response.output_text.delta" || event.type === "response.output_text.done") streamed.push(...event.logprobs);
     }
-    close(streamed as typeof logprobs, logprobs);
+    close(streamed as Entry[], logprobs);
     // Not asked: none; other includes and out-of-range counts are 400s naming them.
     const plain = await client.responses.create({ model: "tiny-llm", input, max_output_tokens: 4, temperature: 0 });
     expect(plain.output[0]?.type === "message" && plain.output[0].content[0]?.type === "output_text" ? plain.output[0].content[0].logprobs : undefined).toEqual([]);
