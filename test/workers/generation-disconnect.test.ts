@@ -13,8 +13,16 @@ import { afterAbort, originCounters } from "./generation-helpers";
 const origin = inject("llmOrigin");
 const MAX_TOKENS = 400;
 
-async function openStream(signal?: AbortSignal, extra: Record<string, unknown> = {}): Promise<{ response: Response; reader: ReadableStreamDefaultReader<Uint8Array> }> {
-  const response = await SELF.fetch("https://edge.test/v1/completions", {
+const post = (path: string, body: unknown, signal?: AbortSignal) =>
+  SELF.fetch(`https://edge.test${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
+
+async function openStream(signal?: AbortSignal, extra: Record<string, unknown> = {}, path = "/v1/completions"): Promise<{ response: Response; reader: ReadableStreamDefaultReader<Uint8Array> }> {
+  const response = await SELF.fetch(`https://edge.test${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
     body: JSON.stringify({ model: "tiny-llm", prompt: "The long story of the town began", max_tokens: MAX_TOKENS, temperature: 0, stream: true, ...extra }),
@@ -64,5 +72,38 @@ describe.skipIf(origin === null)("client disconnect → origin abort", () => {
     expect(counters.running).toBe(0);
     expect(counters.generationTokens - before.generationTokens).toBeLessThan(3 * MAX_TOKENS);
     expect(tokensAfterAbort).toBeLessThanOrEqual(3);
+  });
+
+  it("the Responses API: cancelling its event stream aborts the origin request", async () => {
+    const before = await originCounters(origin!.url);
+    const { reader } = await openStream(undefined, { prompt: undefined, max_tokens: undefined, input: "The long story of the town began", max_output_tokens: MAX_TOKENS }, "/v1/responses");
+    await reader.cancel();
+    const { counters, tokensAfterAbort } = await afterAbort(origin!.url, before);
+    expect(counters.aborted).toBe(before.aborted + 1);
+    expect(counters.running).toBe(0);
+    expect(tokensAfterAbort).toBeLessThanOrEqual(1);
+  });
+
+  it("a batch of eight prompts, not streamed: the client leaving aborts the six running, and the two queued never start", async () => {
+    const before = await originCounters(origin!.url);
+    const controller = new AbortController();
+    const prompts = Array.from({ length: 8 }, (_, i) => `The long story number ${i} of the town began`);
+    const answer = post("/v1/completions", { model: "tiny-llm", prompt: prompts, max_tokens: MAX_TOKENS, temperature: 0, ignore_eos: true }, controller.signal).catch(() => undefined);
+    let counters = await originCounters(origin!.url);
+    for (let i = 0; i < 100 && counters.running < 6; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      counters = await originCounters(origin!.url);
+    }
+    expect(counters.running).toBe(6);
+    controller.abort();
+    await answer;
+    const after = await afterAbort(origin!.url, before, 6);
+    expect(after.counters.aborted).toBe(before.aborted + 6);
+    expect(after.counters.running).toBe(0);
+    expect(after.counters.generationTokens - before.generationTokens).toBeLessThan(6 * MAX_TOKENS);
+    // Nothing more starts once the six are gone.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await originCounters(origin!.url)).aborted).toBe(before.aborted + 6);
+    expect((await originCounters(origin!.url)).generationTokens).toBe(after.counters.generationTokens);
   });
 });
