@@ -1,0 +1,272 @@
+// A pushdown automaton over bytes for the values a Shape admits. A state is a set of stacks
+// (a union may go several ways until a byte decides); stacks are immutable linked frames, so
+// trying a byte never copies one and a token's bytes can be tried from the same state for
+// every token of the vocabulary.
+import type { Property, Shape } from "./shapes";
+
+type NumberPhase = "start" | "minus" | "zero" | "int" | "frac0" | "frac" | "exp0" | "expsign" | "exp";
+
+type Frame =
+  /** Before a value's first byte (the byte decides which kind of value it is). */
+  | { readonly t: "pending"; readonly shape: Shape }
+  /** Declared object: `next` is the first property not yet passed; `prop` the one being written. */
+  | { readonly t: "object"; readonly properties: readonly Property[]; readonly phase: "open" | "comma" | "colon" | "value" | "after"; readonly next: number; readonly prop: number }
+  | { readonly t: "free-object"; readonly values: Shape; readonly phase: "open" | "comma" | "key" | "colon" | "value" | "after" }
+  | { readonly t: "array"; readonly items: Shape; readonly minItems: number; readonly maxItems: number; readonly count: number; readonly phase: "open" | "comma" | "item" | "after" }
+  /** A key of a declared object, matched against the properties it may be (their serialized keys). */
+  | { readonly t: "key"; readonly candidates: readonly number[]; readonly pos: number }
+  /** `hex`: hex digits left of a \u escape; `cont`: UTF-8 continuation bytes left, the next in [lo, hi]. */
+  | { readonly t: "string"; readonly escape: boolean; readonly hex: number; readonly cont: number; readonly lo: number; readonly hi: number }
+  | { readonly t: "number"; readonly integer: boolean; readonly phase: NumberPhase }
+  | { readonly t: "literal"; readonly values: readonly Uint8Array[]; readonly pos: number }
+  /** The whole value is written: nothing more may follow. */
+  | { readonly t: "end" };
+
+export interface Stack {
+  readonly frame: Frame;
+  readonly parent: Stack | undefined;
+}
+
+const END: Stack = { frame: { t: "end" }, parent: undefined };
+const NONE: readonly Stack[] = [];
+
+const [QUOTE, BACKSLASH, COLON, COMMA, MINUS, PLUS, DOT] = [0x22, 0x5c, 0x3a, 0x2c, 0x2d, 0x2b, 0x2e];
+const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [0x7b, 0x7d, 0x5b, 0x5d];
+const isDigit = (byte: number) => byte >= 0x30 && byte <= 0x39;
+const isHex = (byte: number) => isDigit(byte) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
+const SIMPLE_ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
+
+const push = (frame: Frame, parent: Stack | undefined): Stack => ({ frame, parent });
+const STRING: Extract<Frame, { t: "string" }> = { t: "string", escape: false, hex: 0, cont: 0, lo: 0, hi: 0 };
+
+/** The state before a value of `shape`, its first byte not yet read. */
+export function start(shape: Shape): readonly Stack[] {
+  return [push({ t: "pending", shape }, undefined)];
+}
+
+/** The stacks after one byte (none: the byte is not allowed). */
+export function step(stack: Stack, byte: number): readonly Stack[] {
+  const frame = stack.frame;
+  switch (frame.t) {
+    case "pending":
+      return valueStart(frame.shape, stack.parent, byte);
+    case "end":
+      return NONE;
+    case "string":
+      return stringByte(frame, stack.parent, byte);
+    case "number":
+      return numberByte(frame, stack.parent, byte);
+    case "literal":
+      return literalByte(frame, stack.parent, byte);
+    case "key":
+      return keyByte(frame, stack.parent, byte);
+    case "object":
+      return objectByte(frame, stack.parent, byte);
+    case "free-object":
+      return freeObjectByte(frame, stack.parent, byte);
+    case "array":
+      return arrayByte(frame, stack.parent, byte);
+  }
+}
+
+/** Whether the value may end here (the output is complete). */
+export function canEnd(stack: Stack): boolean {
+  const frame = stack.frame;
+  if (frame.t === "end") return true;
+  if (frame.t === "number" && numberComplete(frame.phase)) return valueDone(stack.parent).some(canEnd);
+  return false;
+}
+
+/** How many refs and unions a value's first byte may pass through (a ref to itself alone never ends). */
+const MAX_INDIRECTION = 64;
+
+/** A value of `shape` starting with `byte`, under `parent`. */
+function valueStart(shape: Shape, parent: Stack | undefined, byte: number, indirection = 0): readonly Stack[] {
+  if (indirection > MAX_INDIRECTION) return NONE;
+  switch (shape.kind) {
+    case "ref":
+      return valueStart(shape.resolve(), parent, byte, indirection + 1);
+    case "union":
+      return shape.options.flatMap((option) => valueStart(option, parent, byte, indirection + 1));
+    case "object":
+      return byte === OPEN_OBJECT ? [push({ t: "object", properties: shape.properties, phase: "open", next: 0, prop: -1 }, parent)] : NONE;
+    case "free-object":
+      return byte === OPEN_OBJECT ? [push({ t: "free-object", values: shape.values, phase: "open" }, parent)] : NONE;
+    case "array":
+      return byte === OPEN_ARRAY ? [push({ t: "array", items: shape.items, minItems: shape.minItems, maxItems: shape.maxItems, count: 0, phase: "open" }, parent)] : NONE;
+    case "string":
+      return byte === QUOTE ? [push(STRING, parent)] : NONE;
+    case "number":
+      return numberByte({ t: "number", integer: shape.integer, phase: "start" }, parent, byte);
+    case "literal":
+      return literalByte({ t: "literal", values: shape.values, pos: 0 }, parent, byte);
+  }
+}
+
+/** The parent once its child value is complete (END at the top). */
+function valueDone(parent: Stack | undefined): readonly Stack[] {
+  if (parent === undefined) return [END];
+  const frame = parent.frame;
+  switch (frame.t) {
+    case "object":
+      return [push({ ...frame, phase: frame.phase === "value" ? "after" : "colon" }, parent.parent)];
+    case "free-object":
+      return [push({ ...frame, phase: frame.phase === "value" ? "after" : "colon" }, parent.parent)];
+    case "array":
+      return [push({ ...frame, count: frame.count + 1, phase: "after" }, parent.parent)];
+    default:
+      return NONE;
+  }
+}
+
+function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+  const stack = (next: Frame) => [push(next, parent)];
+  if (frame.cont > 0) {
+    if (byte < frame.lo || byte > frame.hi) return NONE;
+    return stack(frame.cont === 1 ? STRING : { ...frame, cont: frame.cont - 1, lo: 0x80, hi: 0xbf });
+  }
+  if (frame.hex > 0) return isHex(byte) ? stack(frame.hex === 1 ? STRING : { ...frame, hex: frame.hex - 1 }) : NONE;
+  if (frame.escape) {
+    if (byte === 0x75) return stack({ ...frame, escape: false, hex: 4 });
+    return SIMPLE_ESCAPES.has(byte) ? stack(STRING) : NONE;
+  }
+  if (byte === QUOTE) return valueDone(parent);
+  if (byte === BACKSLASH) return stack({ ...frame, escape: true });
+  if (byte < 0x20) return NONE;
+  if (byte < 0x80) return stack(STRING);
+  // UTF-8, well formed (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
+  const lead = (cont: number, lo = 0x80, hi = 0xbf) => stack({ ...STRING, cont, lo, hi });
+  if (byte >= 0xc2 && byte <= 0xdf) return lead(1);
+  if (byte === 0xe0) return lead(2, 0xa0);
+  if (byte === 0xed) return lead(2, 0x80, 0x9f);
+  if (byte >= 0xe1 && byte <= 0xef) return lead(2);
+  if (byte === 0xf0) return lead(3, 0x90);
+  if (byte >= 0xf1 && byte <= 0xf3) return lead(3);
+  if (byte === 0xf4) return lead(3, 0x80, 0x8f);
+  return NONE;
+}
+
+const numberComplete = (phase: NumberPhase) => phase === "zero" || phase === "int" || phase === "frac" || phase === "exp";
+
+/** The number's next phase on this byte, or undefined where the number cannot take it. */
+function numberNext(phase: NumberPhase, integer: boolean, byte: number): NumberPhase | undefined {
+  const digit = isDigit(byte);
+  const exponent = !integer && (byte === 0x65 || byte === 0x45);
+  switch (phase) {
+    case "start":
+      return byte === MINUS ? "minus" : byte === 0x30 ? "zero" : digit ? "int" : undefined;
+    case "minus":
+      return byte === 0x30 ? "zero" : digit ? "int" : undefined;
+    case "zero":
+      return !integer && byte === DOT ? "frac0" : exponent ? "exp0" : undefined;
+    case "int":
+      return digit ? "int" : !integer && byte === DOT ? "frac0" : exponent ? "exp0" : undefined;
+    case "frac0":
+      return digit ? "frac" : undefined;
+    case "frac":
+      return digit ? "frac" : exponent ? "exp0" : undefined;
+    case "exp0":
+      return byte === PLUS || byte === MINUS ? "expsign" : digit ? "exp" : undefined;
+    case "expsign":
+    case "exp":
+      return digit ? "exp" : undefined;
+  }
+}
+
+function numberByte(frame: Extract<Frame, { t: "number" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+  const next = numberNext(frame.phase, frame.integer, byte);
+  if (next !== undefined) return [push({ ...frame, phase: next }, parent)];
+  // A number ends at the first byte that cannot continue it; that byte belongs to the parent.
+  if (!numberComplete(frame.phase)) return NONE;
+  return valueDone(parent).flatMap((done) => step(done, byte));
+}
+
+function literalByte(frame: Extract<Frame, { t: "literal" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+  const matching = frame.values.filter((value) => value.length > frame.pos && value[frame.pos] === byte);
+  if (matching.length === 0) return NONE;
+  const out: Stack[] = [];
+  if (matching.some((value) => value.length === frame.pos + 1)) out.push(...valueDone(parent));
+  const longer = matching.filter((value) => value.length > frame.pos + 1);
+  if (longer.length > 0) out.push(push({ t: "literal", values: longer, pos: frame.pos + 1 }, parent));
+  return out;
+}
+
+/** The properties a key may name after `next`: each one up to and including the first required one. */
+function keyCandidates(properties: readonly Property[], next: number): number[] {
+  const candidates: number[] = [];
+  for (let index = next; index < properties.length; index += 1) {
+    candidates.push(index);
+    if (properties[index]!.required) break;
+  }
+  return candidates;
+}
+
+/** Whether the object may close once the properties before `next` are passed. */
+const mayClose = (properties: readonly Property[], next: number) => properties.slice(next).every((prop) => !prop.required);
+
+function objectByte(frame: Extract<Frame, { t: "object" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+  const self = (next: Partial<Extract<Frame, { t: "object" }>>) => push({ ...frame, ...next }, parent);
+  switch (frame.phase) {
+    case "open":
+    case "comma": {
+      if (frame.phase === "open" && byte === CLOSE_OBJECT) return mayClose(frame.properties, frame.next) ? valueDone(parent) : NONE;
+      const candidates = keyCandidates(frame.properties, frame.next);
+      if (candidates.length === 0) return NONE;
+      return keyByte({ t: "key", candidates, pos: 0 }, self({ phase: "colon" }), byte);
+    }
+    case "colon":
+      return byte === COLON ? [self({ phase: "value" })] : NONE;
+    case "value":
+      return valueStart(frame.properties[frame.prop]!.shape, self({}), byte);
+    case "after":
+      if (byte === CLOSE_OBJECT) return mayClose(frame.properties, frame.next) ? valueDone(parent) : NONE;
+      return byte === COMMA && keyCandidates(frame.properties, frame.next).length > 0 ? [self({ phase: "comma" })] : NONE;
+  }
+}
+
+/** A declared object's key; its parent (the object, phase "colon") learns which property it named. */
+function keyByte(frame: Extract<Frame, { t: "key" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+  const object = parent?.frame;
+  if (object === undefined || object.t !== "object") return NONE;
+  const candidates = frame.candidates.filter((index) => object.properties[index]!.key[frame.pos] === byte);
+  if (candidates.length === 0) return NONE;
+  // Serialized keys end with a quote no other key can continue past, so at most one completes.
+  const done = candidates.find((index) => object.properties[index]!.key.length === frame.pos + 1);
+  if (done !== undefined) return [push({ ...object, phase: "colon", prop: done, next: done + 1 }, parent!.parent)];
+  return [push({ t: "key", candidates, pos: frame.pos + 1 }, parent)];
+}
+
+function freeObjectByte(frame: Extract<Frame, { t: "free-object" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+  const self = (phase: Extract<Frame, { t: "free-object" }>["phase"]) => push({ ...frame, phase }, parent);
+  switch (frame.phase) {
+    case "open":
+    case "comma":
+      if (frame.phase === "open" && byte === CLOSE_OBJECT) return valueDone(parent);
+      return byte === QUOTE ? [push(STRING, self("key"))] : NONE;
+    case "key":
+      return NONE; // the key's string frame sits above this one until its closing quote
+    case "colon":
+      return byte === COLON ? [self("value")] : NONE;
+    case "value":
+      return valueStart(frame.values, self("value"), byte);
+    case "after":
+      if (byte === CLOSE_OBJECT) return valueDone(parent);
+      return byte === COMMA ? [self("comma")] : NONE;
+  }
+}
+
+function arrayByte(frame: Extract<Frame, { t: "array" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+  const self = (next: Partial<Extract<Frame, { t: "array" }>>) => push({ ...frame, ...next }, parent);
+  switch (frame.phase) {
+    case "open":
+      if (byte === CLOSE_ARRAY) return frame.minItems <= 0 ? valueDone(parent) : NONE;
+      return frame.maxItems > 0 ? valueStart(frame.items, self({ phase: "item" }), byte) : NONE;
+    case "comma":
+      return valueStart(frame.items, self({ phase: "item" }), byte);
+    case "item":
+      return NONE;
+    case "after":
+      if (byte === CLOSE_ARRAY) return frame.count >= frame.minItems ? valueDone(parent) : NONE;
+      return byte === COMMA && frame.count < frame.maxItems ? [self({ phase: "comma" })] : NONE;
+  }
+}

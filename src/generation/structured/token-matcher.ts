@@ -1,0 +1,97 @@
+// Structured outputs at the token level: which ids of a vocabulary may come next, so that a
+// sampler keeps only those (vLLM's grammar bitmask, applied before its sampler). The
+// vocabulary's byte strings sit in a trie, walked once per step from the automaton's state:
+// a shared prefix is tried once, and a subtree the state refuses is never entered.
+import { canEnd, start, step, type Stack } from "./json-bytes";
+import type { Shape } from "./shapes";
+
+interface TrieNode {
+  readonly children: Map<number, TrieNode>;
+  /** The ids whose bytes end here. */
+  readonly ids: number[];
+}
+
+/** A vocabulary's text ids by their bytes (special and unknown ids, with no bytes, are left out). */
+export class VocabularyTrie {
+  private readonly root: TrieNode = { children: new Map(), ids: [] };
+
+  /** @param bytes each id's bytes; empty for an id that is not text (a special token). */
+  constructor(
+    readonly size: number,
+    bytes: (id: number) => Uint8Array,
+  ) {
+    for (let id = 0; id < size; id += 1) {
+      const piece = bytes(id);
+      if (piece.length === 0) continue;
+      let node = this.root;
+      for (const byte of piece) {
+        let child = node.children.get(byte);
+        if (child === undefined) node.children.set(byte, (child = { children: new Map(), ids: [] }));
+        node = child;
+      }
+      node.ids.push(id);
+    }
+  }
+
+  /** Marks in `mask` every id whose bytes the automaton takes from `states`. */
+  mark(states: readonly Stack[], mask: Uint8Array): void {
+    const walk = (node: TrieNode, from: readonly Stack[]) => {
+      for (const [byte, child] of node.children) {
+        const next = from.flatMap((stack) => step(stack, byte));
+        if (next.length === 0) continue;
+        for (const id of child.ids) mask[id] = 1;
+        walk(child, next);
+      }
+    };
+    walk(this.root, states);
+  }
+
+  /** The states after an id's bytes (none: the automaton refuses them). */
+  static advance(states: readonly Stack[], piece: Uint8Array): readonly Stack[] {
+    let current = states;
+    for (const byte of piece) {
+      current = current.flatMap((stack) => step(stack, byte));
+      if (current.length === 0) break;
+    }
+    return current;
+  }
+}
+
+/** One generation's constraint: the ids allowed next, and the state after each id taken. */
+export class TokenMatcher {
+  private states: readonly Stack[];
+
+  constructor(
+    shape: Shape,
+    private readonly trie: VocabularyTrie,
+    private readonly bytes: (id: number) => Uint8Array,
+  ) {
+    this.states = start(shape);
+  }
+
+  /** Whether the output is complete: a stop id may end it now. */
+  get complete(): boolean {
+    return this.states.some(canEnd);
+  }
+
+  /**
+   * The ids allowed next (1 in the mask): the text ids the automaton takes, and `stopIds`
+   * where the output is complete. All zero: nothing may follow (the caller ends the output).
+   */
+  allowed(stopIds: Iterable<number>): Uint8Array {
+    const mask = new Uint8Array(this.trie.size);
+    this.trie.mark(this.states, mask);
+    if (this.complete) for (const id of stopIds) if (id >= 0 && id < mask.length) mask[id] = 1;
+    return mask;
+  }
+
+  /** Takes a generated text id; false (and no change) where the automaton refuses its bytes. */
+  accept(id: number): boolean {
+    const piece = this.bytes(id);
+    if (piece.length === 0) return false;
+    const next = VocabularyTrie.advance(this.states, piece);
+    if (next.length === 0) return false;
+    this.states = next;
+    return true;
+  }
+}

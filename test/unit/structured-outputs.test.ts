@@ -1,0 +1,296 @@
+// Structured outputs' automaton and token masks (src/generation/structured/), checked against
+// what others wrote: JSON.parse (with a fatal UTF-8 decoder) for the JSON grammar, and Ajv
+// (ajv-validator/ajv, its JSON Schema 2020-12 validator) for every schema: whatever the
+// automaton lets a generator write must validate, and what it refuses must not be JSON.
+import { readFileSync } from "node:fs";
+import Ajv2020 from "ajv/dist/2020";
+import { describe, expect, it } from "vitest";
+import { canEnd, start, step, type Stack } from "../../src/generation/structured/json-bytes";
+import { compileSchema, SchemaError } from "../../src/generation/structured/json-schema";
+import { ANY_VALUE, choiceOf, JSON_OBJECT, type Shape } from "../../src/generation/structured/shapes";
+import { shapeOf, TokenMatcher, VocabularyTrie } from "../../src/generation/structured/structured-outputs";
+import { createPrng, type Prng } from "../../src/generation/sampler";
+import { loadTextTokenizer } from "../../src/tokenizers/load";
+
+const utf8 = new TextEncoder();
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+const show = (bytes: Uint8Array | number[]) => new TextDecoder().decode(Uint8Array.from(bytes)).replace(/[^ -~]/g, "?");
+
+function run(shape: Shape, bytes: Uint8Array): readonly Stack[] {
+  let states = start(shape);
+  for (const byte of bytes) states = states.flatMap((stack) => step(stack, byte));
+  return states;
+}
+const accepts = (shape: Shape, bytes: Uint8Array) => run(shape, bytes).some(canEnd);
+
+/** JSON's own verdict on bytes with no whitespace: well-formed UTF-8 and JSON.parse succeeds. */
+function isJson(bytes: Uint8Array): boolean {
+  try {
+    JSON.parse(strictUtf8.decode(bytes));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A random JSON value, seeded, with strings that need escapes and multi-byte UTF-8. */
+function randomValue(rng: Prng, depth = 0): unknown {
+  const pick = Math.floor(rng.next() * (depth > 3 ? 4 : 6));
+  const pieces = ["a", "é", "漢", "😀", '"', "\\", "\n", "\u0001", "/", "x y"];
+  switch (pick) {
+    case 0:
+      return [null, true, false][Math.floor(rng.next() * 3)];
+    case 1:
+      return [0, -1, 12, 3.5, -0.25, 1e21, 6.02e-23, 123456789][Math.floor(rng.next() * 8)];
+    case 2:
+    case 3:
+      return Array.from({ length: Math.floor(rng.next() * 4) }, () => pieces[Math.floor(rng.next() * pieces.length)]).join("");
+    case 4:
+      return Array.from({ length: Math.floor(rng.next() * 4) }, () => randomValue(rng, depth + 1));
+    default:
+      return Object.fromEntries(Array.from({ length: Math.floor(rng.next() * 4) }, (_, i) => [`k${i}${pieces[i]}`, randomValue(rng, depth + 1)]));
+  }
+}
+
+describe("the JSON automaton", () => {
+  it("takes every compact JSON value, every prefix of it stays alive, and it may end exactly at the end", () => {
+    const rng = createPrng(7);
+    for (let n = 0; n < 400; n += 1) {
+      const bytes = utf8.encode(JSON.stringify(randomValue(rng)));
+      let states = start(ANY_VALUE);
+      for (const [i, byte] of bytes.entries()) {
+        states = states.flatMap((stack) => step(stack, byte));
+        expect(states.length, `${show(bytes)} at ${i}`).toBeGreaterThan(0);
+      }
+      expect(states.some(canEnd)).toBe(true);
+    }
+  });
+
+  it("agrees with JSON.parse on 20,000 mutated documents (bytes changed, dropped, inserted)", () => {
+    const rng = createPrng(11);
+    const alphabet = utf8.encode('{}[]",:\\0123456789-+.eEtrufalsn\u00e9\u00ffxu');
+    const extra = [0x01, 0x7f, 0x80, 0xbf, 0xc0, 0xc3, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0xff];
+    let agreedValid = 0;
+    for (let n = 0; n < 20000; n += 1) {
+      const bytes = [...utf8.encode(JSON.stringify(randomValue(rng)))];
+      for (let edits = 1 + Math.floor(rng.next() * 2); edits > 0; edits -= 1) {
+        const at = Math.floor(rng.next() * (bytes.length + 1));
+        const byte = rng.next() < 0.8 ? alphabet[Math.floor(rng.next() * alphabet.length)]! : extra[Math.floor(rng.next() * extra.length)]!;
+        const kind = Math.floor(rng.next() * 3);
+        if (kind === 0) bytes.splice(at, 1, byte);
+        else if (kind === 1) bytes.splice(at, 1);
+        else bytes.splice(at, 0, byte);
+      }
+      const mutated = Uint8Array.from(bytes);
+      expect(accepts(ANY_VALUE, mutated), show(mutated)).toBe(isJson(mutated));
+      if (isJson(mutated)) agreedValid += 1;
+    }
+    expect(agreedValid).toBeGreaterThan(1000); // the corpus holds valid documents too, not only broken ones
+  });
+
+  it("writes compact JSON only: no whitespace between tokens, none after the value", () => {
+    expect(accepts(ANY_VALUE, utf8.encode('{"a":[1,2]}'))).toBe(true);
+    expect(accepts(ANY_VALUE, utf8.encode('{"a": [1,2]}'))).toBe(false);
+    expect(accepts(ANY_VALUE, utf8.encode('{"a":[1,2]} '))).toBe(false);
+    expect(accepts(ANY_VALUE, utf8.encode('" spaces inside strings "'))).toBe(true);
+  });
+
+  it("json_object admits objects only; a choice admits its texts exactly", () => {
+    expect(accepts(JSON_OBJECT, utf8.encode('{"a":1}'))).toBe(true);
+    expect(accepts(JSON_OBJECT, utf8.encode("[1]"))).toBe(false);
+    expect(accepts(JSON_OBJECT, utf8.encode("1"))).toBe(false);
+    const choice = choiceOf(["yes", "no", "nothing"]);
+    expect(["yes", "no", "nothing"].map((text) => accepts(choice, utf8.encode(text)))).toEqual([true, true, true]);
+    expect(["ye", "noth", "yess", '"yes"'].map((text) => accepts(choice, utf8.encode(text)))).toEqual([false, false, false, false]);
+    expect(run(choice, utf8.encode("no")).length).toBe(2); // "no" may end, or go on to "nothing"
+  });
+});
+
+const ajv = new Ajv2020({ strict: false });
+
+/** Schemas as clients send them (pydantic's and zod's output among them). */
+const SCHEMAS = {
+  "pydantic model with $defs, enums and Optional": {
+    $defs: {
+      Address: { properties: { street: { type: "string" }, zip: { type: "integer" } }, required: ["street", "zip"], title: "Address", type: "object" },
+      Color: { enum: ["red", "green", "blue"], title: "Color", type: "string" },
+    },
+    properties: {
+      name: { title: "Name", type: "string" },
+      age: { title: "Age", type: "integer" },
+      color: { $ref: "#/$defs/Color" },
+      address: { anyOf: [{ $ref: "#/$defs/Address" }, { type: "null" }], default: null },
+      tags: { items: { type: "string" }, type: "array", maxItems: 3 },
+    },
+    required: ["name", "age", "color"],
+    title: "Person",
+    type: "object",
+    additionalProperties: false,
+  },
+  "arrays with bounds, numbers, booleans, const": {
+    type: "object",
+    properties: {
+      scores: { type: "array", items: { type: "number" }, minItems: 2, maxItems: 4 },
+      ok: { type: "boolean" },
+      version: { const: 2 },
+      matrix: { type: "array", items: { type: "array", items: { type: "integer" }, minItems: 1, maxItems: 2 }, maxItems: 2 },
+    },
+    required: ["scores", "ok", "version"],
+  },
+  "a recursive tree": {
+    $defs: { Node: { type: "object", properties: { value: { type: "integer" }, children: { type: "array", items: { $ref: "#/$defs/Node" }, maxItems: 2 } }, required: ["value"] } },
+    $ref: "#/$defs/Node",
+  },
+  "type unions, nullable and free objects": {
+    type: "object",
+    properties: {
+      id: { type: ["string", "integer"] },
+      note: { type: "string", nullable: true },
+      meta: { type: "object", additionalProperties: { type: "boolean" } },
+      anything: true,
+    },
+    required: ["id", "meta"],
+  },
+  "a top-level enum of mixed values": { enum: ["a", 1, null, true, { b: [1] }] },
+} satisfies Record<string, object>;
+
+/** A random walk through what the automaton allows, closing values once it has gone on long enough. */
+function generate(shape: Shape, rng: Prng): Uint8Array {
+  const out: number[] = [];
+  let states = start(shape);
+  while (out.length < 20000) {
+    if (states.some(canEnd) && (out.length > 40 || rng.next() < 0.3)) return Uint8Array.from(out);
+    const allowed: Array<[number, readonly Stack[]]> = [];
+    for (let byte = 0; byte < 256; byte += 1) {
+      const next = states.flatMap((stack) => step(stack, byte));
+      if (next.length > 0) allowed.push([byte, next]);
+    }
+    if (allowed.length === 0 && states.some(canEnd)) return Uint8Array.from(out); // a closed value: only the end may follow
+    expect(allowed.length, `dead end after ${show(out)}`).toBeGreaterThan(0);
+    const closing = allowed.filter(([byte]) => out.length > 40 && [0x22, 0x7d, 0x5d].includes(byte));
+    const pool = closing.length > 0 ? closing : allowed;
+    const [byte, next] = pool[Math.floor(rng.next() * pool.length)]!;
+    out.push(byte);
+    states = next;
+  }
+  throw new Error("the walk did not end");
+}
+
+describe("JSON Schema → automaton", () => {
+  for (const [name, schema] of Object.entries(SCHEMAS)) {
+    it(`${name}: 300 random outputs all validate (Ajv), and valid instances are taken`, () => {
+      const shape = compileSchema(schema);
+      const validate = ajv.compile(schema as object);
+      const rng = createPrng(name.length);
+      for (let n = 0; n < 300; n += 1) {
+        const text = strictUtf8.decode(generate(shape, rng));
+        const valid = validate(JSON.parse(text));
+        expect(valid, `${text}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+    });
+  }
+
+  it("takes valid instances written in declared order, and refuses invalid ones", () => {
+    const shape = compileSchema(SCHEMAS["pydantic model with $defs, enums and Optional"]);
+    const ok = ['{"name":"Ann","age":31,"color":"red"}', '{"name":"","age":-2,"color":"blue","address":{"street":"Main","zip":12345},"tags":["a","b"]}', '{"name":"x","age":0,"color":"green","address":null}'];
+    const bad = [
+      '{"age":31,"name":"Ann","color":"red"}', // out of declared order
+      '{"name":"Ann","age":31}', // a required property missing
+      '{"name":"Ann","age":31.5,"color":"red"}', // not an integer
+      '{"name":"Ann","age":31,"color":"pink"}', // not in the enum
+      '{"name":"Ann","age":31,"color":"red","extra":1}', // undeclared
+      '{"name":"Ann","age":31,"color":"red","tags":["a","b","c","d"]}', // above maxItems
+    ];
+    expect(ok.map((text) => accepts(shape, utf8.encode(text)))).toEqual(ok.map(() => true));
+    expect(bad.map((text) => accepts(shape, utf8.encode(text)))).toEqual(bad.map(() => false));
+  });
+
+  it("refuses what it cannot enforce, naming the place in the schema", () => {
+    const refused = (schema: unknown) => {
+      try {
+        compileSchema(schema);
+      } catch (error) {
+        if (error instanceof SchemaError) return [error.path, error.message];
+        throw error;
+      }
+      return undefined;
+    };
+    expect(refused({ type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+$" } } })).toEqual(["/properties/code/pattern", 'the keyword "pattern" is not supported in structured outputs']);
+    expect(refused({ type: "integer", minimum: 0 })?.[0]).toBe("/minimum");
+    expect(refused({ $ref: "https://example.com/s.json" })?.[0]).toBe("/$ref");
+    expect(refused({ type: "object", properties: {}, required: ["a"] })?.[0]).toBe("/required");
+    expect(refused({ type: "strin" })?.[0]).toBe("/type");
+    expect(refused({ type: "array", items: [{ type: "string" }] })?.[0]).toBe("/items");
+    expect(refused(false)?.[0]).toBe("");
+    let deep: object = { type: "string" };
+    for (let i = 0; i < 40; i += 1) deep = { type: "array", items: deep };
+    expect(refused(deep)?.[1]).toMatch(/deeper than 32/);
+  });
+});
+
+describe("token masks over the tiny LLM's vocabulary", () => {
+  const tokenizer = loadTextTokenizer("tokenizer.bin", new Uint8Array(readFileSync("models/tiny-llm/tokenizer.bin")));
+  const pieces = tokenizer.tokenPieces!({ skipSpecialTokens: true })!;
+  const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8")) as { generation: { vocabSize?: number } };
+  const size = manifest.generation.vocabSize ?? 512;
+  const trie = new VocabularyTrie(size, pieces);
+  const EOS = [...Array(size).keys()].find((id) => pieces(id).length === 0)!;
+
+  it("the trie's mask equals trying every id's bytes one by one", () => {
+    const shape = shapeOf({ json: SCHEMAS["pydantic model with $defs, enums and Optional"] });
+    const rng = createPrng(3);
+    const matcher = new TokenMatcher(shape, trie, pieces);
+    let states = start(shape);
+    for (let n = 0; n < 60 && !matcher.complete; n += 1) {
+      const mask = matcher.allowed([EOS]);
+      const brute = Array.from({ length: size }, (_, id) => (pieces(id).length > 0 && VocabularyTrie.advance(states, pieces(id)).length > 0 ? 1 : 0));
+      expect([...mask].map((bit, id) => (id === EOS ? 0 : bit))).toEqual(brute);
+      const allowed = [...mask.keys()].filter((id) => mask[id] === 1 && id !== EOS);
+      const id = allowed[Math.floor(rng.next() * allowed.length)]!;
+      expect(matcher.accept(id)).toBe(true);
+      states = VocabularyTrie.advance(states, pieces(id));
+    }
+  });
+
+  it("random generations under json_object and a schema parse and validate once a stop id ends them", () => {
+    for (const spec of [{ json_object: true as const }, { json: SCHEMAS["arrays with bounds, numbers, booleans, const"] }]) {
+      const validate = ajv.compile("json" in spec ? (spec.json as object) : { type: "object" });
+      const rng = createPrng(5);
+      let ended = 0;
+      for (let n = 0; n < 40; n += 1) {
+        const matcher = new TokenMatcher(shapeOf(spec), trie, pieces);
+        const bytes: number[] = [];
+        for (let steps = 0; steps < 400; steps += 1) {
+          const mask = matcher.allowed([EOS]);
+          if (mask[EOS] === 1 && (steps > 30 || rng.next() < 0.5)) break;
+          const allowed = [...mask.keys()].filter((id) => mask[id] === 1 && id !== EOS);
+          if (allowed.length === 0 && mask[EOS] === 1) break;
+          expect(allowed.length).toBeGreaterThan(0);
+          // Prefer short tokens late, so values close (a walk over whole tokens rarely does).
+          const closing = steps > 30 ? allowed.filter((id) => [0x22, 0x7d, 0x5d].includes(pieces(id)[0]!)) : [];
+          const pool = closing.length > 0 ? closing : allowed;
+          const id = pool[Math.floor(rng.next() * pool.length)]!;
+          expect(matcher.accept(id)).toBe(true);
+          bytes.push(...pieces(id));
+        }
+        if (!matcher.complete) continue;
+        ended += 1;
+        const value: unknown = JSON.parse(strictUtf8.decode(Uint8Array.from(bytes)));
+        expect(validate(value), JSON.stringify(value)).toBe(true);
+      }
+      expect(ended).toBeGreaterThan(30);
+    }
+  });
+
+  it("a stop id is allowed only once the output is complete, and alone after a closed value", () => {
+    const matcher = new TokenMatcher(JSON_OBJECT, trie, pieces);
+    expect(matcher.allowed([EOS])[EOS]).toBe(0);
+    for (const byte of utf8.encode("{}")) {
+      const id = [...Array(size).keys()].find((candidate) => pieces(candidate).length === 1 && pieces(candidate)[0] === byte)!;
+      expect(matcher.accept(id)).toBe(true);
+    }
+    const mask = matcher.allowed([EOS]);
+    expect([...mask.keys()].filter((id) => mask[id] === 1)).toEqual([EOS]);
+    expect(matcher.accept([...Array(size).keys()].find((id) => pieces(id).length > 0)!)).toBe(false);
+  });
+});
