@@ -10,7 +10,8 @@
 //   adjust first, on a float64 copy of the logits (when any of these is set), in vLLM's
 //          order (vllm/v1/sample/sampler.py: its logit-bias processor, then apply_penalties
 //          of vllm/model_executor/layers/utils.py; before temperature, greedy included):
-//          0. allowed ids (vLLM's allowed_token_ids): every id not listed gets -Infinity;
+//          0. allowed ids: every id a structured output's mask (this step's, vLLM's grammar
+//             bitmask) or vLLM's allowed_token_ids leaves out gets -Infinity;
 //          0'. logit bias: each listed id's bias is added to its logit;
 //          penalties (with the request's history):
 //          a. repetition (≠ 1): each id in the prompt or generated so far: a logit > 0 is
@@ -132,17 +133,18 @@ export class TokenHistory {
  * The logits adjusted as the header says (a float64 copy): the allowed ids, the logit bias,
  * then the penalties when a history is given; the same logits when there is nothing to apply.
  */
-export function adjustLogits(logits: ArrayLike<number>, params: SamplingParams, history?: TokenHistory): ArrayLike<number> {
+export function adjustLogits(logits: ArrayLike<number>, params: SamplingParams, history?: TokenHistory, mask?: Uint8Array): ArrayLike<number> {
   const bias = params.logitBias ?? [];
   const penalties = history !== undefined && hasPenalties(params);
   const allowed = params.allowedTokenIds;
-  if (bias.length === 0 && !penalties && allowed === undefined) return logits;
+  if (bias.length === 0 && !penalties && allowed === undefined && mask === undefined) return logits;
   let out: Float64Array;
   if (allowed === undefined) out = Float64Array.from(logits);
   else {
     out = new Float64Array(logits.length).fill(-Infinity);
     for (const id of allowed) if (id >= 0 && id < out.length) out[id] = logits[id]!;
   }
+  if (mask !== undefined) for (let id = 0; id < out.length; id++) if (mask[id] !== 1) out[id] = -Infinity;
   for (const [id, value] of bias) if (id >= 0 && id < out.length) out[id] = out[id]! + value;
   if (penalties) penalize(out, params, history);
   return out;
@@ -209,10 +211,11 @@ function sortedKept(keep: Uint8Array, values: Float64Array, kept: number): Float
  * header's specification. `suppressed` ids cannot be picked (unless every id is). Sums
  * (the softmax's total, the kept mass) run in ascending id order. `history` (the request's
  * prompt and generated ids) is what the penalties read; without it none is applied (the
- * logit bias still is).
+ * logit bias still is). `mask`, this step's structured-output mask, keeps only the ids set
+ * to 1 in it (the caller ends the output instead of sampling where it keeps none).
  */
-export function sample(raw: ArrayLike<number>, params: SamplingParams, rng: Prng, suppressed: ReadonlySet<number> = new Set(), history?: TokenHistory): number {
-  const logits = adjustLogits(raw, params, history);
+export function sample(raw: ArrayLike<number>, params: SamplingParams, rng: Prng, suppressed: ReadonlySet<number> = new Set(), history?: TokenHistory, mask?: Uint8Array): number {
+  const logits = adjustLogits(raw, params, history, mask);
   if (isGreedy(params)) return argmax(logits, suppressed);
   const vocab = logits.length;
   const z = new Float64Array(vocab);

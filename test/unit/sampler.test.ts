@@ -147,6 +147,20 @@ describe("logit bias and penalties", () => {
     expect(sample(row, { ...GREEDY, allowedTokenIds: [3] }, createPrng(0), new Set([3]))).toBe(3);
   });
 
+  it("a structured output's mask keeps only its ids, with allowed ids too; a complete output's stop id wins over min_tokens", () => {
+    const row = [2, 1, 0.5, 3, -2, 0];
+    const mask = Uint8Array.from([0, 1, 1, 0, 1, 0]);
+    expect(Array.from(adjustLogits(row, GREEDY, undefined, mask))).toEqual([-Infinity, 1, 0.5, -Infinity, -2, -Infinity]);
+    expect(Array.from(adjustLogits(row, { ...GREEDY, allowedTokenIds: [2, 3, 4] }, undefined, mask))).toEqual([-Infinity, -Infinity, 0.5, -Infinity, -2, -Infinity]);
+    expect(sample(row, GREEDY, createPrng(0), new Set(), undefined, mask)).toBe(1);
+    const rng = createPrng(9);
+    expect(new Set(Array.from({ length: 500 }, () => sample(row, params({ temperature: 3 }), rng, new Set(), undefined, mask)))).toEqual(new Set([1, 2, 4]));
+    // Only the stop id (5) left by the grammar: it is picked even while min_tokens suppresses it.
+    const done = Uint8Array.from([0, 0, 0, 0, 0, 1]);
+    expect(sample(row, GREEDY, createPrng(0), new Set([5]), undefined, done)).toBe(5);
+    expect(sample(row, params({ temperature: 1 }), createPrng(0), new Set([5]), undefined, done)).toBe(5);
+  });
+
   it("adds the logit bias first, with or without a history; repetition then sees the biased sign", () => {
     expect(Array.from(adjustLogits(logits, { ...GREEDY, logitBias: [[4, 100], [0, -2.5], [99, 5]] }))).toEqual([-0.5, -1, 0.5, 3, 98, 0]);
     // id 0: 2 - 2.5 = -0.5, then × 2 (no longer > 0); id 3: (3 + 1) / 2 = 2.
