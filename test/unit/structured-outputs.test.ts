@@ -151,6 +151,11 @@ const SCHEMAS = {
     },
     required: ["id", "meta"],
   },
+  "bounded strings (code points, escapes and multi-byte UTF-8 counted as one)": {
+    type: "object",
+    properties: { code: { type: "string", minLength: 2, maxLength: 4 }, empty: { type: "string", maxLength: 0 }, words: { type: "array", items: { type: "string", minLength: 1, maxLength: 2 }, minItems: 1 } },
+    required: ["code", "empty", "words"],
+  },
   "a top-level enum of mixed values": { enum: ["a", 1, null, true, { b: [1] }] },
 } satisfies Record<string, object>;
 
@@ -205,6 +210,14 @@ describe("JSON Schema → automaton", () => {
     expect(bad.map((text) => accepts(shape, utf8.encode(text)))).toEqual(bad.map(() => false));
   });
 
+  it("counts a string's length in code points, as Ajv does", () => {
+    const shape = compileSchema({ type: "string", minLength: 2, maxLength: 2 });
+    const texts = ['"ab"', '"é😀"', '"\\n\\t"', '"a"', '"abc"', '"\\u0041b"'];
+    expect(texts.map((text) => accepts(shape, utf8.encode(text)))).toEqual([true, true, true, false, false, false]);
+    const validate = ajv.compile({ type: "string", minLength: 2, maxLength: 2 });
+    expect(texts.slice(0, 5).map((text) => validate(JSON.parse(text)))).toEqual([true, true, true, false, false]);
+  });
+
   it("refuses what it cannot enforce, naming the place in the schema", () => {
     const refused = (schema: unknown) => {
       try {
@@ -217,6 +230,7 @@ describe("JSON Schema → automaton", () => {
     };
     expect(refused({ type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+$" } } })).toEqual(["/properties/code/pattern", 'the keyword "pattern" is not supported in structured outputs']);
     expect(refused({ type: "integer", minimum: 0 })?.[0]).toBe("/minimum");
+    expect(refused({ type: "string", minLength: 3, maxLength: 2 })?.[0]).toBe("/minLength");
     expect(refused({ $ref: "https://example.com/s.json" })?.[0]).toBe("/$ref");
     expect(refused({ type: "object", properties: {}, required: ["a"] })?.[0]).toBe("/required");
     expect(refused({ type: "strin" })?.[0]).toBe("/type");

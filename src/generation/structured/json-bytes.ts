@@ -15,8 +15,11 @@ type Frame =
   | { readonly t: "array"; readonly items: Shape; readonly minItems: number; readonly maxItems: number; readonly count: number; readonly phase: "open" | "comma" | "item" | "after" }
   /** A key of a declared object, matched against the properties it may be (their serialized keys). */
   | { readonly t: "key"; readonly candidates: readonly number[]; readonly pos: number }
-  /** `hex`: hex digits left of a \u escape; `cont`: UTF-8 continuation bytes left, the next in [lo, hi]. */
-  | { readonly t: "string"; readonly escape: boolean; readonly hex: number; readonly cont: number; readonly lo: number; readonly hi: number }
+  /**
+   * `hex`: hex digits left of a \u escape; `cont`: UTF-8 continuation bytes left, the next in
+   * [lo, hi]; `chars`: characters so far (code points), held within [min, max].
+   */
+  | { readonly t: "string"; readonly escape: boolean; readonly hex: number; readonly cont: number; readonly lo: number; readonly hi: number; readonly chars: number; readonly min: number; readonly max: number }
   | { readonly t: "number"; readonly integer: boolean; readonly phase: NumberPhase }
   | { readonly t: "literal"; readonly values: readonly Uint8Array[]; readonly pos: number }
   /** The whole value is written: nothing more may follow. */
@@ -37,7 +40,7 @@ const isHex = (byte: number) => isDigit(byte) || (byte >= 0x41 && byte <= 0x46) 
 const SIMPLE_ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 
 const push = (frame: Frame, parent: Stack | undefined): Stack => ({ frame, parent });
-const STRING: Extract<Frame, { t: "string" }> = { t: "string", escape: false, hex: 0, cont: 0, lo: 0, hi: 0 };
+const STRING: Extract<Frame, { t: "string" }> = { t: "string", escape: false, hex: 0, cont: 0, lo: 0, hi: 0, chars: 0, min: 0, max: Infinity };
 
 /** The state before a value of `shape`, its first byte not yet read. */
 export function start(shape: Shape): readonly Stack[] {
@@ -95,7 +98,7 @@ function valueStart(shape: Shape, parent: Stack | undefined, byte: number, indir
     case "array":
       return byte === OPEN_ARRAY ? [push({ t: "array", items: shape.items, minItems: shape.minItems, maxItems: shape.maxItems, count: 0, phase: "open" }, parent)] : NONE;
     case "string":
-      return byte === QUOTE ? [push(STRING, parent)] : NONE;
+      return byte === QUOTE ? [push({ ...STRING, min: shape.minLength, max: shape.maxLength }, parent)] : NONE;
     case "number":
       return numberByte({ t: "number", integer: shape.integer, phase: "start" }, parent, byte);
     case "literal":
@@ -120,22 +123,27 @@ function valueDone(parent: Stack | undefined): readonly Stack[] {
 }
 
 function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
-  const stack = (next: Frame) => [push(next, parent)];
+  const stack = (next: Partial<Extract<Frame, { t: "string" }>>) => [push({ ...frame, ...next }, parent)];
+  const plain = { escape: false, hex: 0, cont: 0 };
   if (frame.cont > 0) {
     if (byte < frame.lo || byte > frame.hi) return NONE;
-    return stack(frame.cont === 1 ? STRING : { ...frame, cont: frame.cont - 1, lo: 0x80, hi: 0xbf });
+    return stack(frame.cont === 1 ? plain : { cont: frame.cont - 1, lo: 0x80, hi: 0xbf });
   }
-  if (frame.hex > 0) return isHex(byte) ? stack(frame.hex === 1 ? STRING : { ...frame, hex: frame.hex - 1 }) : NONE;
+  if (frame.hex > 0) return isHex(byte) ? stack(frame.hex === 1 ? plain : { hex: frame.hex - 1 }) : NONE;
   if (frame.escape) {
-    if (byte === 0x75) return stack({ ...frame, escape: false, hex: 4 });
-    return SIMPLE_ESCAPES.has(byte) ? stack(STRING) : NONE;
+    // A \u escape may be half a surrogate pair (one code point in two escapes): where the length
+    // is bounded it would be miscounted, so there only the short escapes and raw UTF-8 are taken.
+    if (byte === 0x75) return frame.min > 0 || frame.max < Infinity ? NONE : stack({ escape: false, hex: 4 });
+    return SIMPLE_ESCAPES.has(byte) ? stack(plain) : NONE;
   }
-  if (byte === QUOTE) return valueDone(parent);
-  if (byte === BACKSLASH) return stack({ ...frame, escape: true });
-  if (byte < 0x20) return NONE;
-  if (byte < 0x80) return stack(STRING);
+  if (byte === QUOTE) return frame.chars >= frame.min ? valueDone(parent) : NONE;
+  // Every other byte here starts a character.
+  if (byte < 0x20 || frame.chars >= frame.max) return NONE;
+  const chars = frame.chars + 1;
+  if (byte === BACKSLASH) return stack({ escape: true, chars });
+  if (byte < 0x80) return stack({ chars });
   // UTF-8, well formed (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
-  const lead = (cont: number, lo = 0x80, hi = 0xbf) => stack({ ...STRING, cont, lo, hi });
+  const lead = (cont: number, lo = 0x80, hi = 0xbf) => stack({ cont, lo, hi, chars });
   if (byte >= 0xc2 && byte <= 0xdf) return lead(1);
   if (byte === 0xe0) return lead(2, 0xa0);
   if (byte === 0xed) return lead(2, 0x80, 0x9f);

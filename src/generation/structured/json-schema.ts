@@ -17,7 +17,7 @@ export class SchemaError extends Error {
 }
 
 const ANNOTATIONS = new Set(["title", "description", "default", "examples", "$schema", "$id", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "strict"]);
-const KNOWN = new Set([...ANNOTATIONS, "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "nullable", "properties", "required", "additionalProperties", "items", "minItems", "maxItems"]);
+const KNOWN = new Set([...ANNOTATIONS, "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "nullable", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minLength", "maxLength"]);
 const TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"] as const;
 type TypeName = (typeof TYPES)[number];
 
@@ -124,8 +124,12 @@ export function compileSchema(schema: unknown): Shape {
         return jsonLiterals([null]);
       case "boolean":
         return jsonLiterals([true, false]);
-      case "string":
-        return { kind: "string" };
+      case "string": {
+        const minLength = count(node.minLength, pointer(path, "minLength"), 0);
+        const maxLength = count(node.maxLength, pointer(path, "maxLength"), Infinity);
+        if (minLength > maxLength) throw new SchemaError(pointer(path, "minLength"), "minLength is above maxLength");
+        return { kind: "string", minLength, maxLength };
+      }
       case "number":
       case "integer":
         return { kind: "number", integer: type === "integer" };

@@ -19,7 +19,8 @@ export type Shape =
   /** An object with any keys, each value of `values`. */
   | { readonly kind: "free-object"; readonly values: Shape }
   | { readonly kind: "array"; readonly items: Shape; readonly minItems: number; readonly maxItems: number }
-  | { readonly kind: "string" }
+  /** A string of minLength to maxLength characters (code points). */
+  | { readonly kind: "string"; readonly minLength: number; readonly maxLength: number }
   | { readonly kind: "number"; readonly integer: boolean }
   /** One of these byte strings exactly (serialized JSON values for enum/const/booleans/null, or raw texts for a choice). */
   | { readonly kind: "literal"; readonly values: readonly Uint8Array[] }
@@ -32,6 +33,9 @@ export function jsonLiterals(values: readonly unknown[]): Shape {
   return { kind: "literal", values: values.map((value) => utf8.encode(JSON.stringify(value))) };
 }
 
+/** Any string. */
+export const STRING: Shape = { kind: "string", minLength: 0, maxLength: Infinity };
+
 /** Any JSON value (what a `true` schema admits, and the values of a json_object). */
 export const ANY_VALUE: Shape = {
   kind: "ref",
@@ -43,7 +47,7 @@ const ANY: Shape = {
   options: [
     { kind: "free-object", values: ANY_VALUE },
     { kind: "array", items: ANY_VALUE, minItems: 0, maxItems: Infinity },
-    { kind: "string" },
+    STRING,
     { kind: "number", integer: false },
     jsonLiterals([true, false, null]),
   ],
