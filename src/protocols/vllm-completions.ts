@@ -7,7 +7,8 @@
 // `data: {json}`, `prompt_token_ids` in the first chunk, a final usage chunk with
 // `choices: []`, errors inside the stream as `data:` events, then `data: [DONE]`; logprobs as
 // `_create_completion_logprobs` writes them, tokens as "token_id:N" with
-// `return_tokens_as_token_ids`).
+// `return_tokens_as_token_ids`); structured outputs as `structured_outputs` (CompletionRequest
+// in vllm/entrypoints/openai/completion/protocol.py).
 import { z } from "zod";
 import type { GenerationRequest, TokenLogprob } from "../runtime/generation";
 
@@ -41,6 +42,9 @@ export function completionRequest(model: string, request: GenerationRequest) {
     // The prompt's logprobs come as vLLM's echo gives them: on the first chunk, before its tokens'
     // (CompletionRequest.to_sampling_params: with echo, prompt_logprobs = logprobs).
     ...(request.promptLogprobs === undefined ? {} : { echo: true }),
+    // vLLM's structured outputs (vllm/entrypoints/openai/completion/protocol.py CompletionRequest
+    // .structured_outputs; vllm/sampling_params.py StructuredOutputsParams), compact JSON as ours.
+    ...(request.structured === undefined ? {} : { structured_outputs: { ...request.structured.spec, disable_any_whitespace: true } }),
     stream: true,
     stream_options: { include_usage: true },
     return_token_ids: true,

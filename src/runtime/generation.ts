@@ -5,6 +5,7 @@
 
 import type { TokenLogprob } from "../generation/logprobs";
 import type { SamplingParams as SamplerParams } from "../generation/sampler";
+import type { StructuredOutputs, TokenMatcher } from "../generation/structured/structured-outputs";
 
 export type { TokenLogprob } from "../generation/logprobs";
 
@@ -42,6 +43,12 @@ export interface GenerationRequest {
    * generated.
    */
   promptLogprobs?: number;
+  /**
+   * A structured output: `spec` as vLLM's `structured_outputs` (what an origin is sent), and
+   * `matcher()`, a fresh token-level matcher over this model's vocabulary for a loop that
+   * samples here. Only ids it allows are sampled; a stop id only once the output is complete.
+   */
+  structured?: { readonly spec: StructuredOutputs; matcher(): TokenMatcher };
 }
 
 export type FinishReason = "stop" | "length";

@@ -61,6 +61,18 @@ describe("vLLM /v1/completions wire format", () => {
     expect(completionRequest("tiny-llm", base)).not.toHaveProperty("allowed_token_ids");
   });
 
+  it("sends a structured output as vLLM's structured_outputs (StructuredOutputsParams: json, choice or json_object), compact JSON asked for", () => {
+    const base = { promptIds: [1, 464], maxTokens: 8, stopTokenIds: [], sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 } };
+    const matcher = () => {
+      throw new Error("an origin request never builds a matcher");
+    };
+    const schema = { type: "object", properties: { a: { type: "integer" } }, required: ["a"] };
+    expect(completionRequest("tiny-llm", { ...base, structured: { spec: { json: schema }, matcher } })).toMatchObject({ structured_outputs: { json: schema, disable_any_whitespace: true } });
+    expect(completionRequest("tiny-llm", { ...base, structured: { spec: { choice: ["yes", "no"] }, matcher } })).toMatchObject({ structured_outputs: { choice: ["yes", "no"] } });
+    expect(completionRequest("tiny-llm", { ...base, structured: { spec: { json_object: true }, matcher } })).toMatchObject({ structured_outputs: { json_object: true } });
+    expect(completionRequest("tiny-llm", base)).not.toHaveProperty("structured_outputs");
+  });
+
   it("passes vLLM's ignore_eos and min_tokens (SamplingParams) through when a client sets them", () => {
     const body = completionRequest("tiny-llm", {
       promptIds: [1, 464], maxTokens: 8, stopTokenIds: [6], minTokens: 4, ignoreEos: true,

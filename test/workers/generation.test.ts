@@ -604,7 +604,7 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
     const refusals: [Record<string, unknown>, string][] = [
       [{ best_of: 2 }, "best_of: only 1 is supported by this service"],
       [{ tool_choice: "auto" }, 'tool_choice: only "none" is supported by this service'],
-      [{ response_format: { type: "json_object" } }, 'response_format.type: only {"type": "text"} is supported by this service'],
+      [{ structured_outputs: { regex: "[a-z]+" } }, "structured_outputs.regex: regex is not supported by this service"],
     ];
     for (const [extra, detail] of refusals) expect((await problem(await call(app, "/v1/chat/completions", chat(extra)))).detail).toBe(detail);
   });

@@ -4,23 +4,10 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_LOGPROBS } from "../../generation/logprobs";
 import { integerList } from "../integer-list";
+import { neutral, refused } from "./field-policies";
+import { ResponseFormat, StructuredOutputsField } from "./structured-fields";
 
-/**
- * A parameter accepted only at values that change nothing (e.g. `best_of: 1`, `logprobs: false`);
- * any other value is a 400 that says which value is supported.
- */
-export const neutral = <T extends z.ZodType>(schema: T, what: string) =>
-  z
-    .union([schema, z.null()], { error: `only ${what} is supported by this service` })
-    .optional()
-    .openapi({ description: `Accepted only at its neutral value (${what}); anything else is refused with 400` });
-
-export const refused = (name: string) =>
-  z
-    .unknown()
-    .refine((value) => value === undefined || value === null, `${name} is not supported by this service`)
-    .optional()
-    .openapi({ description: "Not supported: refused with 400 unless absent or null" });
+export { neutral, refused } from "./field-policies";
 
 /** Most entries a logit_bias may have (OpenAI documents none; vLLM none either). */
 const MAX_LOGIT_BIAS = 1024;
@@ -111,6 +98,9 @@ export const samplingFields = {
     description: "vLLM: the answer carries the prompt's token ids (prompt_token_ids) and each choice's generated ids (token_ids, per chunk when streamed)",
   }),
   skip_special_tokens: neutral(z.literal(true), "true"),
+  // Structured outputs (src/routes/openai/structured-fields.ts): enforced at the sampler, edge or origin.
+  response_format: ResponseFormat,
+  structured_outputs: StructuredOutputsField,
 };
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string() }).strict();
@@ -159,7 +149,6 @@ export const ChatCompletionRequest = z
     parallel_tool_calls: z.boolean().nullish(),
     functions: refused("functions"),
     function_call: refused("function_call"),
-    response_format: neutral(z.object({ type: z.literal("text") }).strict(), '{"type": "text"}'),
     modalities: neutral(z.tuple([z.literal("text")]), '["text"]'),
     audio: refused("audio"),
     prediction: refused("prediction"),

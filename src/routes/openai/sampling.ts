@@ -3,6 +3,7 @@ import { ServiceError } from "../../errors/service-error";
 import type { GenerationOptions } from "../../tasks/text-generation/text-generation";
 import type { samplingFields } from "./request-schemas";
 import type { z } from "@hono/zod-openapi";
+import { structuredOutputsOf } from "./structured-fields";
 
 type SamplingFields = { [K in keyof typeof samplingFields]?: z.infer<(typeof samplingFields)[K]> };
 
@@ -13,6 +14,7 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
     throw new ServiceError(400, "invalid_request", `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${body.min_tokens}`, { field: "min_tokens" });
   }
   const stop = body.stop == null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop;
+  const structured = structuredOutputsOf(body);
   return {
     maxTokens,
     sampling: {
@@ -32,6 +34,7 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
     ignoreEos: body.ignore_eos ?? false,
     includeStopString: body.include_stop_str_in_output ?? false,
     stopTokenIds: body.stop_token_ids ?? [],
+    ...(structured === undefined ? {} : { structured }),
   };
 }
 

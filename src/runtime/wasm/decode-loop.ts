@@ -83,6 +83,7 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
       const minTokens = request.minTokens ?? 0;
       const rng = createPrng(request.sampling.seed ?? randomSeed());
       const history = hasPenalties(request.sampling) ? new TokenHistory(request.promptIds) : undefined;
+      const constraint = request.structured?.matcher();
       const maxTokens = Math.min(request.maxTokens, shape.contextLength - request.promptIds.length);
       let past = emptyCache(shape);
       let pastLength = 0;
@@ -103,9 +104,17 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
         const logits = rows.subarray((next.length - 1) * vocab, next.length * vocab);
         pastLength += next.length;
         past = present;
+        // A structured output's mask: the ids its grammar takes next (stop ids once it is complete).
+        const mask = constraint?.allowed(request.stopTokenIds);
+        if (mask !== undefined && !mask.includes(1)) {
+          // Nothing may follow (a closed value, and no stop id to end it with): the output ends here.
+          yield { tokenIds: [], finishReason: "stop", ...scored };
+          return;
+        }
         // min_tokens as vLLM's: no stop id can be sampled before that many ids.
-        const id = sample(logits, request.sampling, rng, generated < minTokens ? stopIds : NO_IDS, history);
+        const id = sample(logits, request.sampling, rng, generated < minTokens ? stopIds : NO_IDS, history, mask);
         history?.add(id);
+        if (!stopIds.has(id)) constraint?.accept(id);
         // As vLLM's default (raw_logprobs): the model's own distribution, before the sampler's adjustments.
         const logprobs = request.logprobs === undefined ? {} : { logprobs: [tokenLogprob(logits, id, request.logprobs)] };
         if (stopIds.has(id)) {

@@ -12,6 +12,8 @@ import type { TextTokenizer } from "../../tokenizers/tokenizer";
 import { stopMatcher } from "./stop-strings";
 import { modelTokenizer } from "../model-tokenizer";
 import { logprobNamer, promptLogprobNamer, type PromptTokenLogprobs, type TokenLogprobs } from "./token-names";
+import type { StructuredOutputs } from "../../generation/structured/structured-outputs";
+import { structuredConstraint } from "./structured-constraint";
 
 export type { PromptTokenLogprobs, TokenLogprobs, TokenText } from "./token-names";
 
@@ -47,6 +49,8 @@ export interface GenerationOptions {
    * nothing is generated.
    */
   promptLogprobs?: number;
+  /** A structured output (JSON mode, a JSON Schema, a choice), enforced token by token where the model samples. */
+  structured?: StructuredOutputs;
 }
 
 export interface Usage {
@@ -230,6 +234,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           ignoreEos: options.ignoreEos ?? false,
           ...(options.logprobs === undefined ? {} : { logprobs: options.logprobs }),
           ...(options.promptLogprobs === undefined ? {} : { promptLogprobs: options.promptLogprobs }),
+          ...(options.structured === undefined ? {} : { structured: structuredConstraint(options.structured, text, config.vocabSize) }),
         },
         combined,
       );

@@ -1,0 +1,85 @@
+// Structured outputs as clients ask for them: OpenAI's `response_format` (json_object, or
+// json_schema with the schema under `schema`) and vLLM's `structured_outputs` (json, choice,
+// json_object), pinned to vLLM's request models (vllm/entrypoints/openai/engine/protocol.py
+// ResponseFormat and JsonSchemaResponseFormat; vllm/sampling_params.py StructuredOutputsParams).
+// As vLLM's, a response_format other than text overrides structured_outputs. Output is compact
+// JSON (vLLM's disable_any_whitespace), and objects write only their declared properties
+// (disable_additional_properties): both options are accepted at either value.
+import { z } from "@hono/zod-openapi";
+import { ServiceError } from "../../errors/service-error";
+import { SchemaError, shapeOf, type StructuredOutputs } from "../../generation/structured/structured-outputs";
+import { refused } from "./field-policies";
+
+const Schema = z.union([z.record(z.string(), z.unknown()), z.boolean()]).openapi({ description: "A JSON Schema (the supported subset is in the README)" });
+const MAX_CHOICES = 256;
+
+export const ResponseFormat = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("text") }).strict(),
+    z.object({ type: z.literal("json_object") }).strict(),
+    z
+      .object({
+        type: z.literal("json_schema"),
+        json_schema: z
+          .object({
+            name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes"),
+            description: z.string().max(4096).nullish(),
+            schema: Schema,
+            strict: z.boolean().nullish(),
+          })
+          .strict(),
+      })
+      .strict(),
+  ])
+  .nullish()
+  .openapi({ description: 'OpenAI: {"type": "json_object"} (a JSON object) or {"type": "json_schema", "json_schema": {"name", "schema"}}; compact JSON, enforced token by token' });
+
+export const StructuredOutputsField = z
+  .object({
+    json: z.union([Schema, z.string().max(65_536)]).nullish(),
+    json_object: z.literal(true).nullish(),
+    choice: z.array(z.string().min(1).max(1024)).min(1).max(MAX_CHOICES).nullish(),
+    regex: refused("regex"),
+    grammar: refused("grammar"),
+    structural_tag: refused("structural_tag"),
+    whitespace_pattern: refused("whitespace_pattern"),
+    disable_any_whitespace: z.boolean().nullish(),
+    disable_additional_properties: z.boolean().nullish(),
+    disable_fallback: z.boolean().nullish(),
+  })
+  .strict()
+  .refine((value) => [value.json, value.json_object, value.choice].filter((constraint) => constraint != null).length === 1, "set exactly one of json, json_object, choice")
+  .nullish()
+  .openapi({ description: `vLLM: one of json (a JSON Schema), json_object (true) or choice (1–${MAX_CHOICES} texts, the output is exactly one)` });
+
+interface StructuredBody {
+  response_format?: z.infer<typeof ResponseFormat>;
+  structured_outputs?: z.infer<typeof StructuredOutputsField>;
+}
+
+/** The request's constraint (undefined: none), its schema compiled here so that what cannot be enforced is a 400 naming its place. */
+export function structuredOutputsOf(body: StructuredBody): StructuredOutputs | undefined {
+  const format = body.response_format;
+  let spec: StructuredOutputs | undefined;
+  let field: string;
+  if (format != null && format.type !== "text") {
+    spec = format.type === "json_object" ? { json_object: true } : { json: format.json_schema.schema };
+    field = format.type === "json_object" ? "response_format" : "response_format.json_schema.schema";
+  } else {
+    const given = body.structured_outputs;
+    if (given == null) return undefined;
+    spec = given.json_object != null ? { json_object: true } : given.choice != null ? { choice: given.choice } : { json: given.json };
+    field = given.json != null ? "structured_outputs.json" : "structured_outputs";
+  }
+  try {
+    shapeOf(spec);
+  } catch (error) {
+    if (error instanceof SchemaError) {
+      const at = error.path === "" ? field : `${field}${error.path.replaceAll("/", ".")}`;
+      throw new ServiceError(400, "invalid_request", `${at}: ${error.message}`, { field: at });
+    }
+    if (error instanceof SyntaxError) throw new ServiceError(400, "invalid_request", `${field}: not valid JSON (${error.message})`, { field });
+    throw error;
+  }
+  return spec;
+}
