@@ -15,6 +15,7 @@ import { TextToImageRunInput } from "./images/request-schema";
 import { runTextToImage } from "./images/run-image";
 import { UsageSchema, workersAiChunks } from "./openai/responses";
 import { generationOptions } from "./openai/sampling";
+import { structuredOutputsOf } from "./openai/structured-fields";
 import { serverTiming } from "./server-timing";
 import { findModel, requireReady, type AppEnv } from "./services";
 import { parseBody, validationHook } from "./validation";
@@ -40,6 +41,12 @@ const GenerationInput = z
     repetition_penalty: z.number().gt(0).max(2).optional(),
     frequency_penalty: z.number().min(-2).max(2).optional(),
     presence_penalty: z.number().min(-2).max(2).optional(),
+    // Workers AI's JSON Mode (developers.cloudflare.com/workers-ai/json-mode): the schema itself
+    // under json_schema; the response is the parsed value; not streamed.
+    response_format: z
+      .discriminatedUnion("type", [z.object({ type: z.literal("json_object") }).strict(), z.object({ type: z.literal("json_schema"), json_schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]) }).strict()])
+      .optional()
+      .openapi({ description: 'Workers AI JSON Mode: {"type": "json_object"} or {"type": "json_schema", "json_schema": <a JSON Schema>}; the response is the parsed value' }),
   })
   .strict()
   .openapi("TextGenerationInput");
@@ -57,7 +64,7 @@ const runRoute = createRoute({
     200: {
       description: "Classification: every label with its score, best first. Generation: {response, usage}, or SSE `data: {\"response\": …}` then `data: [DONE]`",
       content: {
-        "application/json": { schema: z.union([z.array(LabelScoreSchema), z.object({ response: z.string(), usage: UsageSchema })]) },
+        "application/json": { schema: z.union([z.array(LabelScoreSchema), z.object({ response: z.unknown().openapi({ description: "The text; with response_format, the parsed JSON value" }), usage: UsageSchema })]) },
         "text/event-stream": { schema: z.string() },
         "image/png": { schema: z.string().openapi({ format: "binary", description: "Text-to-image: the PNG" }) },
       },
@@ -82,6 +89,14 @@ const runBodyHook: Hook<unknown, AppEnv, string, unknown> = (result, c) => {
   }
   return validationHook(result, c);
 };
+
+function parseJson(text: string): { parsed: unknown } | undefined {
+  try {
+    return { parsed: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
 
 export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook }).openapi(runRoute, async (c) => {
   const { model: name } = c.req.valid("param");
@@ -115,9 +130,22 @@ export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook }).o
   await requireReady(model);
   const maxTokens = body.max_tokens ?? 256;
   const prompt = await generator.prepare(input, maxTokens);
-  const options = generationOptions({ ...body, temperature: body.temperature ?? 0.6 }, maxTokens);
+  const format = body.response_format;
+  if (format !== undefined && body.stream) throw new ServiceError(400, "invalid_request", "JSON Mode does not stream (as Workers AI's): send stream: false", { field: "stream" });
+  const structured =
+    format === undefined ? undefined : structuredOutputsOf(
+          { response_format: format.type === "json_object" ? format : { type: "json_schema", json_schema: { name: "json_mode", schema: format.json_schema } } },
+          { format: "response_format", schema: "response_format.json_schema" },
+        );
+  const options = { ...generationOptions({ ...body, response_format: undefined, temperature: body.temperature ?? 0.6 }, maxTokens), ...(structured === undefined ? {} : { structured }) };
   const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
   if (body.stream) return sseResponse([started], workersAiChunks());
   const { text, done } = await collect(started);
-  return c.json({ response: text, usage: done.usage }, 200);
+  if (structured === undefined) return c.json({ response: text, usage: done.usage }, 200);
+  // The value, parsed; cut short by max_tokens it is not JSON yet: a 422 that says so, with the text.
+  const value = done.finishReason === "stop" ? parseJson(text) : undefined;
+  if (value === undefined) {
+    throw new ServiceError(422, "unprocessable_input", `The JSON was cut short at max_tokens (${maxTokens}); raise max_tokens. Text so far: ${text.slice(0, 200)}`, { field: "max_tokens" });
+  }
+  return c.json({ response: value.parsed, usage: done.usage }, 200);
 });

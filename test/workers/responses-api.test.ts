@@ -141,7 +141,7 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
       [{ tools: [{ type: "function", name: "f" }] }, "tools"],
       [{ reasoning: { effort: "high" } }, "reasoning"],
       [{ store: true }, "store"],
-      [{ text: { format: { type: "json_object" } } }, "text.format.type"],
+      [{ text: { format: { type: "json_schema", name: "p", schema: { type: "string", pattern: "x" } } } }, "text.format.schema.pattern"],
       [{ frobnicate: 1 }, "frobnicate"],
       [{ input: [] }, "input"],
       [{ input: [{ role: "wizard", content: "hi" }] }, "input.0.role"],

@@ -19,6 +19,7 @@ import { collect, startGeneration } from "./generation-stream";
 import { ResponsesRequest, responsesChat, responsesLogprobs } from "./responses-request";
 import { chatLogprobs } from "./responses";
 import { generationOptions } from "./sampling";
+import { responseFormatOf, structuredOutputsOf, TextFormat } from "./structured-fields";
 
 const TopLogprob = z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.number().int()).nullable() });
 const OutputText = z.object({
@@ -53,7 +54,7 @@ export const ResponseObject = z
     top_p: z.number(),
     tool_choice: z.enum(["none", "auto"]),
     tools: z.array(z.unknown()).max(0),
-    text: z.object({ format: z.object({ type: z.literal("text") }), verbosity: z.literal("medium") }),
+    text: z.object({ format: TextFormat.unwrap().unwrap(), verbosity: z.literal("medium") }),
     truncation: z.literal("disabled"),
     store: z.literal(false),
     metadata: z.record(z.string(), z.string()),
@@ -135,7 +136,13 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   const maxTokens = body.max_output_tokens ?? undefined;
   const prompt = await generator.prepare({ messages: responsesChat(body), addGenerationPrompt: true }, maxTokens);
   const logprobs = responsesLogprobs(body);
-  const options = { ...generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens), ...(logprobs === undefined ? {} : { logprobs }) };
+  const format = body.text?.format ?? { type: "text" as const };
+  const structured = structuredOutputsOf({ response_format: responseFormatOf(format) }, { format: "text.format", schema: "text.format.schema" });
+  const options = {
+    ...generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens),
+    ...(logprobs === undefined ? {} : { logprobs }),
+    ...(structured === undefined ? {} : { structured }),
+  };
   const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
   const base = {
     id: `resp_${hex()}`,
@@ -150,7 +157,7 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     top_p: body.top_p ?? 1,
     tool_choice: body.tool_choice ?? "auto",
     tools: [],
-    text: { format: { type: "text" as const }, verbosity: "medium" as const },
+    text: { format, verbosity: "medium" as const },
     truncation: "disabled" as const,
     store: false as const,
     metadata: body.metadata ?? {},

@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import type { ChatMessage } from "../../tokenizers/chat-template";
 import { MAX_LOGPROBS } from "../../generation/logprobs";
 import { neutral, refused } from "./request-schemas";
+import { TextFormat } from "./structured-fields";
 
 const InputText = z.object({ type: z.literal("input_text"), text: z.string() }).strict();
 const OutputText = z.object({ type: z.literal("output_text"), text: z.string(), annotations: z.array(z.unknown()).max(0).optional() }).strict();
@@ -49,7 +50,7 @@ export const ResponsesRequest = z
     tool_choice: neutral(z.enum(["none", "auto"]), '"none" (or "auto" without tools)'),
     parallel_tool_calls: z.boolean().nullish(),
     text: z
-      .object({ format: neutral(z.object({ type: z.literal("text") }).strict(), '{"type": "text"}'), verbosity: neutral(z.literal("medium"), '"medium"') })
+      .object({ format: TextFormat, verbosity: neutral(z.literal("medium"), '"medium"') })
       .strict()
       .nullish(),
     truncation: neutral(z.literal("disabled"), '"disabled"'),

@@ -34,6 +34,34 @@ export const ResponseFormat = z
   .nullish()
   .openapi({ description: 'OpenAI: {"type": "json_object"} (a JSON object) or {"type": "json_schema", "json_schema": {"name", "schema"}}; compact JSON, enforced token by token' });
 
+/**
+ * The Responses API's `text.format`: as response_format, with the json_schema's fields beside
+ * `type` (OpenAI's ResponseFormatTextJSONSchemaConfig).
+ */
+export const TextFormat = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("text") }).strict(),
+    z.object({ type: z.literal("json_object") }).strict(),
+    z
+      .object({
+        type: z.literal("json_schema"),
+        name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes"),
+        description: z.string().max(4096).nullish(),
+        schema: Schema,
+        strict: z.boolean().nullish(),
+      })
+      .strict(),
+  ])
+  .nullish()
+  .openapi({ description: '{"type": "text"}, {"type": "json_object"}, or {"type": "json_schema", "name", "schema"}: compact JSON, enforced token by token' });
+
+/** A Responses API text.format as the response_format it means. */
+export function responseFormatOf(format: z.infer<typeof TextFormat>): z.infer<typeof ResponseFormat> {
+  if (format == null || format.type !== "json_schema") return format;
+  const { type, ...json_schema } = format;
+  return { type, json_schema };
+}
+
 export const StructuredOutputsField = z
   .object({
     json: z.union([Schema, z.string().max(65_536)]).nullish(),
@@ -57,14 +85,20 @@ interface StructuredBody {
   structured_outputs?: z.infer<typeof StructuredOutputsField>;
 }
 
+/** Where the request put its response_format (the Responses API: text.format). */
+interface Fields {
+  format: string;
+  schema: string;
+}
+
 /** The request's constraint (undefined: none), its schema compiled here so that what cannot be enforced is a 400 naming its place. */
-export function structuredOutputsOf(body: StructuredBody): StructuredOutputs | undefined {
+export function structuredOutputsOf(body: StructuredBody, fields: Fields = { format: "response_format", schema: "response_format.json_schema.schema" }): StructuredOutputs | undefined {
   const format = body.response_format;
   let spec: StructuredOutputs | undefined;
   let field: string;
   if (format != null && format.type !== "text") {
     spec = format.type === "json_object" ? { json_object: true } : { json: format.json_schema.schema };
-    field = format.type === "json_object" ? "response_format" : "response_format.json_schema.schema";
+    field = format.type === "json_object" ? fields.format : fields.schema;
   } else {
     const given = body.structured_outputs;
     if (given == null) return undefined;
