@@ -156,6 +156,19 @@ const SCHEMAS = {
     properties: { code: { type: "string", minLength: 2, maxLength: 4 }, empty: { type: "string", maxLength: 0 }, words: { type: "array", items: { type: "string", minLength: 1, maxLength: 2 }, minItems: 1 } },
     required: ["code", "empty", "words"],
   },
+  "bounded numbers (inclusive, exclusive, one-sided, zod's safe-integer bounds)": {
+    type: "object",
+    properties: {
+      a: { type: "integer", minimum: -5, maximum: 12 },
+      b: { type: "number", minimum: 0, maximum: 1 },
+      c: { type: "number", exclusiveMinimum: -2.5, exclusiveMaximum: 3 },
+      d: { type: "integer", minimum: 100 },
+      e: { type: "integer", maximum: -7 },
+      f: { type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 },
+      g: { type: "number", minimum: -1, exclusiveMaximum: 0 },
+    },
+    required: ["a", "b", "c", "d", "e", "f", "g"],
+  },
   "a top-level enum of mixed values": { enum: ["a", 1, null, true, { b: [1] }] },
 } satisfies Record<string, object>;
 
@@ -218,6 +231,34 @@ describe("JSON Schema → automaton", () => {
     expect(texts.slice(0, 5).map((text) => validate(JSON.parse(text)))).toEqual([true, true, true, false, false]);
   });
 
+  it("keeps a number's range exactly: every whole number from -300 to 300, and 3,000 random decimals, against Ajv", () => {
+    const schemas = [
+      { type: "integer", minimum: -17, maximum: 123 },
+      { type: "integer", exclusiveMinimum: -17, exclusiveMaximum: 123 },
+      { type: "number", minimum: -2.5, maximum: 7.25 },
+      { type: "number", exclusiveMinimum: 0, maximum: 1 },
+      { type: "integer", minimum: 5 },
+      { type: "number", maximum: -0.5 },
+    ];
+    const rng = createPrng(21);
+    for (const schema of schemas) {
+      const shape = compileSchema(schema);
+      const validate = ajv.compile(schema);
+      for (let n = -300; n <= 300; n += 1) expect(accepts(shape, utf8.encode(String(n))), `${n} in ${JSON.stringify(schema)}`).toBe(validate(n));
+      for (let n = 0; n < 500; n += 1) {
+        const text = `${rng.next() < 0.5 ? "-" : ""}${Math.floor(rng.next() * 10)}.${Math.floor(rng.next() * 1000)}`;
+        // Sound: whatever is taken validates (a fraction is written only where none can leave the range).
+        if (accepts(shape, utf8.encode(text))) expect(validate(JSON.parse(text)), `${text} in ${JSON.stringify(schema)}`).toBe(true);
+      }
+    }
+    // A fraction is taken where every one stays in the range, and no exponent within a range.
+    const unit = compileSchema({ type: "number", minimum: 0, maximum: 1 });
+    expect(["0.5", "0.999", "1", "1.0", "-0.0", "1e0"].map((text) => accepts(unit, utf8.encode(text)))).toEqual([true, true, true, false, false, false]);
+    // zod's int() bounds (±MAX_SAFE_INTEGER), exactly at the edge.
+    const safe = compileSchema({ type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 });
+    expect(["9007199254740991", "9007199254740992", "-9007199254740991", "-9007199254740992", "90071992547409910"].map((text) => accepts(safe, utf8.encode(text)))).toEqual([true, false, true, false, false]);
+  });
+
   it("refuses what it cannot enforce, naming the place in the schema", () => {
     const refused = (schema: unknown) => {
       try {
@@ -229,7 +270,8 @@ describe("JSON Schema → automaton", () => {
       return undefined;
     };
     expect(refused({ type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+$" } } })).toEqual(["/properties/code/pattern", 'the keyword "pattern" is not supported in structured outputs']);
-    expect(refused({ type: "integer", minimum: 0 })?.[0]).toBe("/minimum");
+    expect(refused({ type: "integer", multipleOf: 2 })?.[0]).toBe("/multipleOf");
+    expect(refused({ type: "number", minimum: 0.5, maximum: 0.7 })?.[0]).toBe("/minimum");
     expect(refused({ type: "string", minLength: 3, maxLength: 2 })?.[0]).toBe("/minLength");
     expect(refused({ $ref: "https://example.com/s.json" })?.[0]).toBe("/$ref");
     expect(refused({ type: "object", properties: {}, required: ["a"] })?.[0]).toBe("/required");

@@ -2,6 +2,7 @@
 // (a union may go several ways until a byte decides); stacks are immutable linked frames, so
 // trying a byte never copies one and a token's bytes can be tried from the same state for
 // every token of the vocabulary.
+import { fractionAllowed, wholeFeasible, wholeInRange, type NumberRange } from "./number-range";
 import type { Property, Shape } from "./shapes";
 
 type NumberPhase = "start" | "minus" | "zero" | "int" | "frac0" | "frac" | "exp0" | "expsign" | "exp";
@@ -20,7 +21,8 @@ type Frame =
    * [lo, hi]; `chars`: characters so far (code points), held within [min, max].
    */
   | { readonly t: "string"; readonly escape: boolean; readonly hex: number; readonly cont: number; readonly lo: number; readonly hi: number; readonly chars: number; readonly min: number; readonly max: number }
-  | { readonly t: "number"; readonly integer: boolean; readonly phase: NumberPhase }
+  /** With a range: the sign and the whole part's digits so far (`value`, `digits` of them). */
+  | { readonly t: "number"; readonly integer: boolean; readonly phase: NumberPhase; readonly range?: NumberRange; readonly negative: boolean; readonly value: bigint; readonly digits: number }
   | { readonly t: "literal"; readonly values: readonly Uint8Array[]; readonly pos: number }
   /** The whole value is written: nothing more may follow. */
   | { readonly t: "end" };
@@ -76,7 +78,7 @@ export function step(stack: Stack, byte: number): readonly Stack[] {
 export function canEnd(stack: Stack): boolean {
   const frame = stack.frame;
   if (frame.t === "end") return true;
-  if (frame.t === "number" && numberComplete(frame.phase)) return valueDone(stack.parent).some(canEnd);
+  if (frame.t === "number" && numberEnds(frame)) return valueDone(stack.parent).some(canEnd);
   return false;
 }
 
@@ -100,7 +102,7 @@ function valueStart(shape: Shape, parent: Stack | undefined, byte: number, indir
     case "string":
       return byte === QUOTE ? [push({ ...STRING, min: shape.minLength, max: shape.maxLength }, parent)] : NONE;
     case "number":
-      return numberByte({ t: "number", integer: shape.integer, phase: "start" }, parent, byte);
+      return numberByte({ t: "number", integer: shape.integer, phase: "start", ...(shape.range === undefined ? {} : { range: shape.range }), negative: false, value: 0n, digits: 0 }, parent, byte);
     case "literal":
       return literalByte({ t: "literal", values: shape.values, pos: 0 }, parent, byte);
   }
@@ -181,11 +183,41 @@ function numberNext(phase: NumberPhase, integer: boolean, byte: number): NumberP
   }
 }
 
-function numberByte(frame: Extract<Frame, { t: "number" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
-  const next = numberNext(frame.phase, frame.integer, byte);
-  if (next !== undefined) return [push({ ...frame, phase: next }, parent)];
+type NumberFrame = Extract<Frame, { t: "number" }>;
+
+/** Whether the number may end here: a complete form and, with a range, a whole number in it (a fraction was checked at its dot). */
+const numberEnds = (frame: NumberFrame) =>
+  numberComplete(frame.phase) && (frame.range === undefined || frame.phase === "frac" || wholeInRange(frame.range, frame.negative, frame.value));
+
+/** The number after a byte it takes, with a range kept (undefined: the range refuses it). */
+function rangedNext(frame: NumberFrame, next: NumberPhase, byte: number): NumberFrame | undefined {
+  const range = frame.range;
+  if (range === undefined) return { ...frame, phase: next };
+  switch (next) {
+    case "minus":
+      return wholeFeasible(range, true, 0n, 0) ? { ...frame, phase: next, negative: true } : undefined;
+    case "zero":
+    case "int": {
+      const value = frame.value * 10n + BigInt(byte - 0x30);
+      return wholeFeasible(range, frame.negative, value, frame.digits + 1) ? { ...frame, phase: next, value, digits: frame.digits + 1 } : undefined;
+    }
+    case "frac0":
+      return fractionAllowed(range, frame.negative, frame.value) ? { ...frame, phase: next } : undefined;
+    case "frac":
+      return { ...frame, phase: next };
+    default:
+      return undefined; // no exponent within a range
+  }
+}
+
+function numberByte(frame: NumberFrame, parent: Stack | undefined, byte: number): readonly Stack[] {
+  const phase = numberNext(frame.phase, frame.integer, byte);
+  if (phase !== undefined) {
+    const next = rangedNext(frame, phase, byte);
+    return next === undefined ? NONE : [push(next, parent)];
+  }
   // A number ends at the first byte that cannot continue it; that byte belongs to the parent.
-  if (!numberComplete(frame.phase)) return NONE;
+  if (!numberEnds(frame)) return NONE;
   return valueDone(parent).flatMap((done) => step(done, byte));
 }
 

@@ -1,9 +1,10 @@
 // JSON Schema → Shape, for the keywords whose every constraint the byte automaton can keep.
 // Output always validates against the schema: a keyword that would constrain what we cannot
-// enforce (pattern, minimum, minLength, …) is refused, naming its place, rather than ignored;
+// enforce (pattern, multipleOf, format, …) is refused, naming its place, rather than ignored;
 // annotations (title, description, …) are ignored. Objects write their declared properties in
 // the declared order (optional ones may be left out), as OpenAI's strict mode does, which is a
 // subset of what `additionalProperties` allows. `oneOf` is read as `anyOf` (as xgrammar does).
+import { hasWholeNumber, numberRange } from "./number-range";
 import { ANY_VALUE, jsonLiterals, property, type Shape } from "./shapes";
 
 /** A schema this service cannot enforce; `path` is a JSON Pointer into the schema. */
@@ -17,7 +18,7 @@ export class SchemaError extends Error {
 }
 
 const ANNOTATIONS = new Set(["title", "description", "default", "examples", "$schema", "$id", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "strict"]);
-const KNOWN = new Set([...ANNOTATIONS, "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "nullable", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minLength", "maxLength"]);
+const KNOWN = new Set([...ANNOTATIONS, "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "nullable", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]);
 const TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"] as const;
 type TypeName = (typeof TYPES)[number];
 
@@ -131,8 +132,20 @@ export function compileSchema(schema: unknown): Shape {
         return { kind: "string", minLength, maxLength };
       }
       case "number":
-      case "integer":
-        return { kind: "number", integer: type === "integer" };
+      case "integer": {
+        const bounds: Record<string, number> = {};
+        for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const) {
+          const value = node[key];
+          if (value === undefined) continue;
+          if (typeof value !== "number" || !Number.isFinite(value)) throw new SchemaError(pointer(path, key), `${key} must be a number`);
+          bounds[key] = value;
+        }
+        const range = numberRange(bounds);
+        if (range !== undefined && !hasWholeNumber(range)) {
+          throw new SchemaError(pointer(path, "minimum" in bounds ? "minimum" : "exclusiveMinimum"), "the range holds no whole number: a bounded number is written as a whole number, or a whole part whose every fraction stays in the range");
+        }
+        return { kind: "number", integer: type === "integer", ...(range === undefined ? {} : { range }) };
+      }
       case "array": {
         const minItems = count(node.minItems, pointer(path, "minItems"), 0);
         const maxItems = count(node.maxItems, pointer(path, "maxItems"), Infinity);

@@ -3,6 +3,8 @@
 // choice among literal texts. Compact JSON: no whitespace outside strings, as vLLM's
 // `disable_any_whitespace` (a model cannot loop on spaces between tokens).
 
+import type { NumberRange } from "./number-range";
+
 const utf8 = new TextEncoder();
 
 /** A property of a declared object: its key as serialized JSON (quotes included). */
@@ -21,7 +23,8 @@ export type Shape =
   | { readonly kind: "array"; readonly items: Shape; readonly minItems: number; readonly maxItems: number }
   /** A string of minLength to maxLength characters (code points). */
   | { readonly kind: "string"; readonly minLength: number; readonly maxLength: number }
-  | { readonly kind: "number"; readonly integer: boolean }
+  /** A number (an integer: no fraction, no exponent), within `range` where one is set. */
+  | { readonly kind: "number"; readonly integer: boolean; readonly range?: NumberRange }
   /** One of these byte strings exactly (serialized JSON values for enum/const/booleans/null, or raw texts for a choice). */
   | { readonly kind: "literal"; readonly values: readonly Uint8Array[] }
   | { readonly kind: "union"; readonly options: readonly Shape[] }
