@@ -8,11 +8,13 @@ import { DIFFUSION_GRAPHS, ManifestSchema, type Graph, type TextGenerationManife
 export type { Graph };
 export type GenerationConfig = TextGenerationManifest["generation"];
 export type DiffusionConfig = TextToImageManifest["diffusion"];
+export type TokenizerRef = TextGenerationManifest["tokenizer"];
 export type DiffusionGraphFiles = Record<(typeof DIFFUSION_GRAPHS)[number], Graph>;
 
 export type OriginManifest =
   | { kind: "tensor"; name: string; version: string; task: string; graph: Graph }
-  | { kind: "generation"; name: string; version: string; task: string; graph: Graph; generation: GenerationConfig }
+  /** `tokenizer`: the file structured outputs read the tokens' bytes from. */
+  | { kind: "generation"; name: string; version: string; task: string; graph: Graph; generation: GenerationConfig; tokenizer: TokenizerRef }
   | { kind: "diffusion"; name: string; version: string; task: string; graph: Graph; graphs: DiffusionGraphFiles; diffusion: DiffusionConfig };
 
 /** Reads one manifest; a missing graph is a clear error naming the ones there are. */
@@ -33,6 +35,6 @@ export function parseManifest(json: unknown, graphOverride?: string): OriginMani
   const graph = manifest.graphs[graphName];
   if (graph === undefined) throw new Error(`Model "${name}" has no graph "${graphName}" (has ${Object.keys(manifest.graphs).join(", ")})`);
   return manifest.task === "text-generation"
-    ? { kind: "generation", name, version, task, graph, generation: manifest.generation }
+    ? { kind: "generation", name, version, task, graph, generation: manifest.generation, tokenizer: manifest.tokenizer }
     : { kind: "tensor", name, version, task, graph };
 }

@@ -25,3 +25,8 @@ export async function readVerifiedFile(dir: string, file: string, sha256: string
   if (actual !== sha256) throw new Error(`${file} failed its integrity check (sha256 ${actual}, manifest says ${sha256})`);
   return bytes;
 }
+
+/** A file the model can serve without (its tokenizer, for structured outputs): undefined when absent, refused when it fails its check. */
+export async function readOptionalVerifiedFile(dir: string, file: string, sha256: string): Promise<Uint8Array | undefined> {
+  return existsSync(join(dir, file)) ? readVerifiedFile(dir, file, sha256) : undefined;
+}

@@ -5,6 +5,7 @@ import { ServiceError } from "../src/errors/service-error";
 import type { OriginConfig } from "./config";
 import { DecoderEngine } from "./engines/decoder/engine";
 import { DecoderThread, type Decoder } from "./engines/decoder/thread";
+import { loadVocabulary } from "./engines/decoder/vocabulary";
 import type { DiffusionEngine } from "./engines/diffusion/engine";
 import { loadDiffusionEngine } from "./engines/diffusion/load";
 import { createDiffusionMetrics } from "./engines/diffusion/metrics";
@@ -13,7 +14,7 @@ import { createTensorEngine, type TensorEngine } from "./engines/tensor-engine";
 import { parseManifest, type OriginManifest } from "./manifests";
 import { createVllmMetrics, type VllmMetrics } from "./metrics/vllm-metrics";
 import { Registry } from "./metrics/prometheus";
-import { listModelFolders, readVerifiedFile } from "./model-files";
+import { listModelFolders, readOptionalVerifiedFile, readVerifiedFile } from "./model-files";
 import { lastPositionLogits } from "./onnx/last-logits";
 import { splitAttention } from "./onnx/split-attention";
 
@@ -76,16 +77,20 @@ export function createModelHost(config: OriginConfig): ModelHost {
         const stepGraph = last ?? split ?? bytes;
         // Prefills (no past) run the graph as exported, with last-position logits (see DecoderEngine).
         const prefillGraph = split !== null ? lastPositionLogits(bytes) : null;
-        const { name, generation } = model.manifest;
+        const { name, generation, tokenizer: ref } = model.manifest;
+        // The tokens' bytes for structured outputs, verified as the graph is; a folder without the file serves none.
+        const tokenizerBytes = await readOptionalVerifiedFile(folder.dir, ref.file, ref.sha256);
+        if (tokenizerBytes === undefined) console.error(JSON.stringify({ event: "structured_outputs_off", model: name, reason: `no ${ref.file}` }));
+        const tokenizer = tokenizerBytes === undefined ? undefined : { file: ref.file, bytes: tokenizerBytes };
         const limits = { maxBatch: config.maxBatch, maxWaiting: config.maxWaiting, prefillTokensPerStep: config.prefillTokensPerStep, prefixCacheBytes: config.prefixCacheBytes };
         if (config.decoderThread) {
-          const thread = new DecoderThread({ modelName: name, generation, limits, settings, stepGraph, prefillGraph, splitAttention: split !== null }, metrics);
+          const thread = new DecoderThread({ modelName: name, generation, limits, settings, stepGraph, prefillGraph, splitAttention: split !== null, ...(tokenizer === undefined ? {} : { tokenizer }) }, metrics);
           await thread.ready;
           model.decoder = thread;
         } else {
           const session = await createSession(stepGraph, settings);
           const prefillSession = prefillGraph !== null ? await createSession(prefillGraph, settings) : session;
-          model.decoder = new DecoderEngine(name, session, generation, limits, metrics, split !== null, prefillSession);
+          model.decoder = new DecoderEngine(name, session, generation, limits, metrics, split !== null, prefillSession, tokenizer === undefined ? undefined : loadVocabulary(tokenizer, generation.vocabSize));
         }
         model.mode = `${split === null ? "graph as exported" : `split attention${last === null ? "" : ", last-position logits"}${prefillGraph === null ? "" : "; prefill as exported, last-position logits"}`}; ${config.decoderThread ? "own thread" : "HTTP thread"}`;
       } else {

@@ -9,7 +9,8 @@
 // only the new column; with the graph as exported they are the whole cache plus it.
 // This file holds the queue, the loop, the decode step and the metrics; admission.ts picks
 // the rows that stay and the requests that join, prefill.ts builds a prefill run's inputs
-// and reads its outputs, next-token.ts samples a row's token and says what it means.
+// and reads its outputs, next-token.ts samples a row's token and says what it means; a request
+// with a structured output gets its Constraint (constraint.ts) here, over the engine's vocabulary.
 import { ServiceError } from "../../../src/errors/service-error";
 import type { TokenLogprob } from "../../../src/generation/logprobs";
 import type { GenerationConfig } from "../../manifests";
@@ -18,11 +19,13 @@ import { ort } from "../onnx-session";
 import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { threadCpuClock } from "../thread-cpu";
 import { admit, keptRows, prefillRuns, scored, type Admission } from "./admission";
+import { constraintOf } from "./constraint";
 import { KvCache, type RowSource } from "./kv-cache";
 import { sampleNext, stepOf } from "./next-token";
 import { prefillBatch, prefilledRows, prefillFeeds, prefillOutputs } from "./prefill";
 import { BLOCK, PrefixCache } from "./prefix-cache";
 import { DecodeRequest, type GenerationParams, type RequestOptions } from "./request";
+import type { Vocabulary } from "./vocabulary";
 
 export interface DecoderLimits {
   maxBatch: number;
@@ -72,6 +75,8 @@ export class DecoderEngine {
      * graph as exported (with last-position logits) here: same presents, ~15% less work.
      */
     private readonly prefillSession: ort.InferenceSession = session,
+    /** The model's token bytes, for structured outputs (none: requests asking for one fail). */
+    private readonly vocabulary?: Vocabulary,
   ) {
     this.cache = new KvCache({ layers: generation.layers, kvHeads: generation.kvHeads, headDim: generation.headDim });
     this.prefixCache = limits.prefixCacheBytes > 0 ? new PrefixCache(this.cache.shape, limits.prefixCacheBytes) : undefined;
@@ -94,6 +99,11 @@ export class DecoderEngine {
     return this.cache.bytes;
   }
 
+  /** Whether it can serve structured outputs (it has the model's token bytes). */
+  get structuredOutputs(): boolean {
+    return this.vocabulary !== undefined;
+  }
+
   get prefixCacheBytes(): number {
     return this.prefixCache?.bytes ?? 0;
   }
@@ -104,7 +114,7 @@ export class DecoderEngine {
    */
   submit(params: GenerationParams, signal: AbortSignal, options: RequestOptions = {}): DecodeRequest {
     if (this.runningCount + this.waitingCount >= this.limits.maxBatch + this.limits.maxWaiting) throw atCapacity(this.limits);
-    const request = new DecodeRequest(`${this.modelName}-${this.nextId++}`, params, options);
+    const request = new DecodeRequest(`${this.modelName}-${this.nextId++}`, params, options, constraintOf(params, this.vocabulary, this.eos, this.modelName));
     const abort = () => {
       if (request.state === "finished") return;
       request.aborted = true;
@@ -132,14 +142,31 @@ export class DecoderEngine {
     }
   }
 
+  /** Ends a request with an error: a client's (below 500) as it is, anything else the decoder's 500. */
   private fail(request: DecodeRequest, error: unknown): void {
     if (request.state === "finished") return;
     request.state = "finished";
-    request.steps.close(new ServiceError(500, "internal_error", "The decoder failed", { cause: error }));
+    request.steps.close(error instanceof ServiceError && error.status < 500 ? error : new ServiceError(500, "internal_error", "The decoder failed", { cause: error }));
   }
 
-  /** Samples the request's next token from its logits row and sends it out (the first with its prompt's logprobs, when asked). */
+  /**
+   * Samples the request's next token from its logits row and sends it out (the first with its
+   * prompt's logprobs, when asked). A structured output the origin cannot keep (vocabulary.ts)
+   * fails its own request, not the batch.
+   */
   private emit(request: DecodeRequest, logits: Float32Array, prompt?: Array<TokenLogprob | null>): void {
+    try {
+      this.sendNext(request, logits, prompt);
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.status >= 500) throw error;
+      this.fail(request, error);
+    }
+  }
+
+  private sendNext(request: DecodeRequest, logits: Float32Array, prompt?: Array<TokenLogprob | null>): void {
+    // A structured output ends with the token after which nothing may follow (next-token.ts);
+    // only one that allows no first token ends here, with none (the route refuses such choices).
+    if (request.generated.length === 0 && request.constraint?.ended === true) return this.finish(request, "stop");
     const tokenId = sampleNext(request, logits, this.eos);
     const now = performance.now();
     const labels = this.metrics.labelsOf(this);

@@ -2,7 +2,9 @@
 // and the channel its steps go out on.
 import type { TokenLogprob } from "../../../src/generation/logprobs";
 import { createPrng, hasPenalties, TokenHistory, type Prng, type SamplingParams } from "../../../src/generation/sampler";
+import type { StructuredOutputs } from "../../../src/generation/structured/structured-outputs";
 import { Channel } from "./channel";
+import type { Constraint } from "./constraint";
 import type { PromptBlocks } from "./prefix-cache";
 
 export type FinishReason = "stop" | "length" | "abort";
@@ -42,6 +44,11 @@ export interface GenerationParams {
    * taken from the prefix cache (as vLLM's Request.skip_reading_prefix_cache).
    */
   promptLogprobs?: number;
+  /**
+   * vLLM's structured_outputs, reduced to what the engine enforces (checked and compiled by the
+   * route; plain JSON, so it crosses to the engine's thread as it is).
+   */
+  structuredOutputs?: StructuredOutputs;
 }
 
 /** How a request enters the engine when the engine runs on a thread of its own (thread.ts). */
@@ -82,6 +89,8 @@ export class DecodeRequest {
     readonly id: string,
     readonly params: GenerationParams,
     options: RequestOptions = {},
+    /** Its structured output's state, when it asked for one. */
+    readonly constraint?: Constraint,
   ) {
     this.steps = options.steps ?? new Channel<GenerationStep>();
     this.arrivedAt = options.arrivedAt ?? performance.now();

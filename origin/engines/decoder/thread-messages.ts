@@ -8,6 +8,7 @@ import type { EngineMetricName } from "../../metrics/vllm-metrics";
 import type { SessionSettings } from "../onnx-session";
 import type { DecoderLimits } from "./engine";
 import type { GenerationParams } from "./request";
+import type { TokenizerFile } from "./vocabulary";
 
 export interface DecoderWorkerInit {
   modelName: string;
@@ -19,6 +20,8 @@ export interface DecoderWorkerInit {
   /** The graph prefills run; null = the step graph's session. */
   prefillGraph: Uint8Array | null;
   splitAttention: boolean;
+  /** The model's tokenizer, for structured outputs' token bytes (absent: the engine serves none). */
+  tokenizer?: TokenizerFile;
   /** The labels the HTTP thread's metrics use for this engine (records with them say null). */
   labels: Readonly<Record<string, string>>;
   metricNames: readonly EngineMetricName[];
@@ -45,8 +48,10 @@ export type EngineRecord =
    */
   | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null, cachedTokens?: number | null, logprob?: TokenLogprob, promptLogprobs?: Array<TokenLogprob | null>]
   | [typeof END, id: number]
-  | [typeof FAIL, id: number, error: string]
+  /** `status` and `field`: a client's error (below 500) the HTTP thread answers as it is; without them, a 500. */
+  | [typeof FAIL, id: number, error: string, status?: number, field?: string]
   | [typeof ADMITTED, id: number]
   | [typeof INC | typeof OBSERVE, metric: EngineMetricName, value: number, labels: Readonly<Record<string, string>> | null];
 
-export type FromEngine = { type: "ready" } | { type: "failed"; error: string } | { type: "records"; records: EngineRecord[]; kvCacheBytes: number; prefixCacheBytes: number };
+/** `structuredOutputs`: whether the engine has the token bytes structured outputs need. */
+export type FromEngine = { type: "ready"; structuredOutputs: boolean } | { type: "failed"; error: string } | { type: "records"; records: EngineRecord[]; kvCacheBytes: number; prefixCacheBytes: number };

@@ -21,9 +21,17 @@ export interface Decoder {
   readonly waitingCount: number;
   readonly kvCacheBytes: number;
   readonly prefixCacheBytes: number;
+  /** Whether it can serve structured outputs (it has the model's token bytes). */
+  readonly structuredOutputs: boolean;
   submit(params: GenerationParams, signal: AbortSignal): { steps: AsyncIterable<GenerationStep> };
   /** Stops a thread of its own, between runs (an engine in-process has none). */
   close?(): Promise<void>;
+}
+
+/** A FAIL record's error: the client's as the engine raised it, or the decoder's 500. */
+function failure([, , message, status, field]: Extract<EngineRecord, [typeof FAIL, ...unknown[]]>): ServiceError {
+  if (status === 400 || status === 422) return new ServiceError(status, "invalid_request", message, field === undefined ? {} : { field });
+  return new ServiceError(500, "internal_error", "The decoder failed", { cause: new Error(message) });
 }
 
 interface InFlight {
@@ -40,6 +48,7 @@ export class DecoderThread implements Decoder {
   private nextId = 0;
   private kvBytes = 0;
   private prefixBytes = 0;
+  private vocabulary = false;
   private closed: Promise<void> | undefined;
   private readonly init: DecoderWorkerInit;
   private readonly limits: DecoderLimits;
@@ -72,6 +81,10 @@ export class DecoderThread implements Decoder {
 
   get prefixCacheBytes(): number {
     return this.prefixBytes;
+  }
+
+  get structuredOutputs(): boolean {
+    return this.vocabulary;
   }
 
   submit(params: GenerationParams, signal: AbortSignal): { steps: AsyncIterable<GenerationStep> } {
@@ -127,6 +140,7 @@ export class DecoderThread implements Decoder {
           for (const entry of message.records) this.apply(entry);
         } else if (message.type === "ready") {
           started = true;
+          this.vocabulary = message.structuredOutputs;
           this.worker = worker;
           resolve();
         } else reject(new Error(message.error));
@@ -163,7 +177,7 @@ export class DecoderThread implements Decoder {
         const request = this.inFlight.get(entry[1]);
         if (request === undefined) break;
         this.inFlight.delete(entry[1]);
-        request.steps.close(entry[0] === FAIL ? new ServiceError(500, "internal_error", "The decoder failed", { cause: new Error(entry[2]) }) : undefined);
+        request.steps.close(entry[0] === FAIL ? failure(entry) : undefined);
         break;
       }
       case ADMITTED: {

@@ -5,11 +5,13 @@
 // same DecoderEngine the tests run in-process; its channels and metrics are relays that
 // batch what happened in one turn of its loop into one message (thread-messages.ts).
 import { parentPort, workerData } from "node:worker_threads";
+import { ServiceError } from "../../../src/errors/service-error";
 import type { EngineMetricName, EngineMetrics } from "../../metrics/vllm-metrics";
 import { createSession } from "../onnx-session";
 import { Channel } from "./channel";
 import { DecoderEngine } from "./engine";
 import type { GenerationStep } from "./request";
+import { loadVocabulary } from "./vocabulary";
 import { ADMITTED, END, FAIL, INC, OBSERVE, STEP, type DecoderWorkerInit, type EngineRecord, type FromEngine, type ToEngine } from "./thread-messages";
 
 if (parentPort === null) throw new Error("decoder/worker.ts runs as a worker thread (decoder/thread.ts starts it)");
@@ -47,7 +49,9 @@ class RelayedSteps extends Channel<GenerationStep> {
 
   override close(error?: unknown): void {
     if (!controllers.delete(this.id)) return;
-    record(error === undefined ? [END, this.id] : [FAIL, this.id, error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)]);
+    if (error === undefined) record([END, this.id]);
+    else if (error instanceof ServiceError && error.status < 500) record([FAIL, this.id, error.message, error.status, error.field]);
+    else record([FAIL, this.id, error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)]);
   }
 }
 
@@ -67,18 +71,23 @@ port.on("message", (message: ToEngine) => {
   const { id } = message;
   const controller = new AbortController();
   controllers.set(id, controller);
-  engine.submit(message.params, controller.signal, {
-    steps: new RelayedSteps(id),
-    arrivedAt: message.arrivedAt - performance.timeOrigin,
-    admitted: () => record([ADMITTED, id]),
-  });
+  const steps = new RelayedSteps(id);
+  try {
+    engine.submit(message.params, controller.signal, { steps, arrivedAt: message.arrivedAt - performance.timeOrigin, admitted: () => record([ADMITTED, id]) });
+  } catch (error) {
+    // A request the engine refuses as a client's error (one the HTTP thread should have refused
+    // first) fails alone; anything else is the engine's failure, and ends this thread as before.
+    if (!(error instanceof ServiceError) || error.status >= 500) throw error;
+    steps.close(error);
+  }
 });
 
 try {
   const session = await createSession(init.stepGraph, init.settings);
   const prefillSession = init.prefillGraph === null ? session : await createSession(init.prefillGraph, init.settings);
-  engine = new DecoderEngine(init.modelName, session, init.generation, init.limits, metrics, init.splitAttention, prefillSession);
-  post({ type: "ready" });
+  const vocabulary = init.tokenizer === undefined ? undefined : loadVocabulary(init.tokenizer, init.generation.vocabSize);
+  engine = new DecoderEngine(init.modelName, session, init.generation, init.limits, metrics, init.splitAttention, prefillSession, vocabulary);
+  post({ type: "ready", structuredOutputs: vocabulary !== undefined });
 } catch (error) {
   post({ type: "failed", error: error instanceof Error ? error.message : String(error) });
 }
