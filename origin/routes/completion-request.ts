@@ -10,12 +10,15 @@
 // vLLM serves it with token-id prompts (completions.ts): with `logprobs`, the prompt's own
 // logprobs too (CompletionRequest.to_sampling_params: prompt_logprobs = logprobs). vLLM's
 // prompt-only echo (`max_tokens: 0`) is not: max_tokens stays at least 1, as the edge sends it.
+// `response_format` and `structured_outputs` are served as structured-request.ts reads them; the
+// legacy guided_* fields (gone from vLLM's request) stay refused rather than silently ignored.
 import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
 import { MAX_LOGPROBS } from "../../src/generation/logprobs";
 import type { SamplingParams } from "../../src/generation/sampler";
 import type { GenerationParams } from "../engines/decoder/request";
 import type { GenerationConfig } from "../manifests";
+import { ResponseFormatSchema, StructuredOutputsSchema, structuredOutputsOf } from "./structured-request";
 
 const TokenId = z.number().int().min(0);
 const LONG = 2 ** 63;
@@ -51,6 +54,8 @@ export const CompletionRequestSchema = z
     return_tokens_as_token_ids: z.boolean().nullable().optional(),
     skip_special_tokens: z.boolean().default(true),
     detokenize: z.boolean().default(true),
+    response_format: ResponseFormatSchema.nullable().optional(),
+    structured_outputs: StructuredOutputsSchema.nullable().optional(),
   })
   .loose();
 
@@ -65,7 +70,6 @@ const REFUSED: ReadonlyArray<[string, (value: unknown) => boolean]> = [
   ["suffix", (v) => v === ""],
   ["bad_words", (v) => Array.isArray(v) && v.length === 0],
   ["use_beam_search", (v) => v === false],
-  ["response_format", () => false],
   ["guided_json", () => false],
   ["guided_regex", () => false],
   ["guided_choice", () => false],
@@ -134,6 +138,7 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
   if (logprobs !== undefined && logprobs > MAX_LOGPROBS) throw badRequest("logprobs", `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${MAX_LOGPROBS}`);
   // vLLM's to_sampling_params: an explicit prompt_logprobs (here only 0) wins over echo's `logprobs`.
   const promptLogprobs = request.echo === true && logprobs !== undefined ? (raw.prompt_logprobs === 0 ? 0 : logprobs) : undefined;
+  const structuredOutputs = structuredOutputsOf(request.structured_outputs, request.response_format);
   const seed = request.seed ?? undefined;
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw badRequest("seed", "seed: this origin takes seeds within ±2^53");
   return {
@@ -146,5 +151,6 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
     ignoreEos: request.ignore_eos,
     ...(logprobs === undefined ? {} : { logprobs }),
     ...(promptLogprobs === undefined ? {} : { promptLogprobs }),
+    ...(structuredOutputs === undefined ? {} : { structuredOutputs }),
   };
 }

@@ -10,7 +10,9 @@
 // choice's first chunk — or the whole choice — starts with the prompt: its ids lead the
 // logprobs' entries, the prompt's logprobs before the tokens' (the first prompt token's null),
 // and the first chunk carries `prompt_token_ids`; `token_ids` stay the generated ones and the
-// echoed text is "" (vLLM's with return_token_ids; this origin has no tokenizer). A client
+// echoed text is "" (vLLM's with return_token_ids; this origin has no tokenizer). With
+// `response_format` or `structured_outputs` (structured-request.ts), the engine masks each
+// token to the constraint, reading the token bytes of the model's tokenizer file. A client
 // that disconnects aborts its request in the engine.
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
@@ -59,6 +61,9 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
     const { decoder, manifest } = model;
     if (decoder === undefined || manifest.kind !== "generation") throw new ServiceError(503, "model_not_ready", "The decoder is not loaded");
     const params = toGenerationParams(request, typeof raw === "object" && raw !== null ? { ...raw } : {}, manifest.generation);
+    if (params.structuredOutputs !== undefined && !decoder.structuredOutputs) {
+      throw new ServiceError(400, "invalid_request", `Model "${manifest.name}" cannot serve structured outputs: its tokenizer gives no token bytes`, { field: "structured_outputs" });
+    }
 
     const abort = new AbortController();
     c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
