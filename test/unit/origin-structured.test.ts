@@ -162,6 +162,17 @@ describe("structured outputs on the origin's /v1/completions", () => {
     expect(["yes", "no"]).toContain(text(noEos.token_ids));
   });
 
+  it("meets allowed_token_ids with the grammar's mask, and leaves the shared mask of the next request whole", async () => {
+    const spec = { choice: CHOICES };
+    const free = await whole({ structured_outputs: spec, max_tokens: 16, temperature: 0 });
+    // Ban the greedy choice's first token: another choice is written, and then the unrestricted request is as before.
+    const allowed = [...Array(512).keys()].filter((id) => id !== free.token_ids[0]);
+    const other = await whole({ structured_outputs: spec, max_tokens: 16, temperature: 0, allowed_token_ids: allowed });
+    expectValid(other, spec, 16);
+    expect(text(other.token_ids)).not.toBe(text(free.token_ids));
+    expect(await whole({ structured_outputs: spec, max_tokens: 16, temperature: 0 })).toEqual(free);
+  });
+
   it("streams the same ids as it answers whole, for each kind and seed", async () => {
     const bodies = [
       { response_format: { type: "json_object" }, max_tokens: 128, logit_bias: { [QUOTE]: 6, [CLOSE_BRACE]: 8 }, seed: 0 },

@@ -308,6 +308,19 @@ describe("token masks over the tiny LLM's vocabulary", () => {
     }
   });
 
+  it("masks are cached by state: a state met again gets the same mask, and a cache of one mask still answers right", () => {
+    const small = new VocabularyTrie(size, pieces, size); // room for one mask
+    const shape = shapeOf({ json: SCHEMAS["pydantic model with $defs, enums and Optional"] });
+    const [cached, uncached] = [new TokenMatcher(shape, trie, pieces), new TokenMatcher(shape, small, pieces)];
+    const quote = [...Array(size).keys()].find((id) => pieces(id).length === 1 && pieces(id)[0] === 0x22)!;
+    const open = [...Array(size).keys()].find((id) => pieces(id).length === 1 && pieces(id)[0] === 0x7b)!;
+    for (const matcher of [cached, uncached]) expect(matcher.accept(open)).toBe(true);
+    expect(cached.allowed([EOS])).toBe(cached.allowed([EOS])); // the same array: a lookup
+    expect([...uncached.allowed([EOS])]).toEqual([...cached.allowed([EOS])]);
+    for (const matcher of [cached, uncached]) expect(matcher.accept(quote)).toBe(true);
+    expect([...uncached.allowed([EOS])]).toEqual([...cached.allowed([EOS])]);
+  });
+
   it("random generations under json_object and a schema parse and validate once a stop id ends them", () => {
     for (const spec of [{ json_object: true as const }, { json: SCHEMAS["arrays with bounds, numbers, booleans, const"] }]) {
       const validate = ajv.compile("json" in spec ? (spec.json as object) : { type: "object" });

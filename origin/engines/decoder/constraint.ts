@@ -27,7 +27,9 @@ export class Constraint {
   /** The next token's mask: 1 where an id may come next. */
   next(): Uint8Array {
     if (this.mask !== undefined) return this.mask;
-    const mask = this.matcher.allowed(this.stopIds);
+    const shared = this.matcher.allowed(this.stopIds);
+    // The matcher's mask may be its trie's cached one: met with allowed_token_ids on a copy.
+    const mask = this.allowedIds === undefined ? shared : Uint8Array.from(shared);
     if (this.allowedIds !== undefined) for (let id = 0; id < mask.length; id++) mask[id]! &= this.allowedIds[id] ?? 0;
     this.mask = mask;
     return mask;

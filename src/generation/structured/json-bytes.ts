@@ -44,6 +44,14 @@ const SIMPLE_ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 const push = (frame: Frame, parent: Stack | undefined): Stack => ({ frame, parent });
 const STRING: Extract<Frame, { t: "string" }> = { t: "string", escape: false, hex: 0, cont: 0, lo: 0, hi: 0, chars: 0, min: 0, max: Infinity };
 
+const selves = new WeakMap<Stack, readonly Stack[]>();
+/** A stack as its own successor, one array per stack. */
+function sameStack(stack: Stack): readonly Stack[] {
+  let self = selves.get(stack);
+  if (self === undefined) selves.set(stack, (self = [stack]));
+  return self;
+}
+
 /** The state before a value of `shape`, its first byte not yet read. */
 export function start(shape: Shape): readonly Stack[] {
   return [push({ t: "pending", shape }, undefined)];
@@ -58,6 +66,11 @@ export function step(stack: Stack, byte: number): readonly Stack[] {
     case "end":
       return NONE;
     case "string":
+      // The hot path (most of a vocabulary inside a string): a plain ASCII character of an
+      // unbounded string leaves the state as it is, so the same stack comes back, unallocated.
+      if (frame.max === Infinity && frame.min === 0 && !frame.escape && frame.hex === 0 && frame.cont === 0 && byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH) {
+        return sameStack(stack);
+      }
       return stringByte(frame, stack.parent, byte);
     case "number":
       return numberByte(frame, stack.parent, byte);
@@ -141,7 +154,8 @@ function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | unde
   if (byte === QUOTE) return frame.chars >= frame.min ? valueDone(parent) : NONE;
   // Every other byte here starts a character.
   if (byte < 0x20 || frame.chars >= frame.max) return NONE;
-  const chars = frame.chars + 1;
+  // Counted only where bounded: an unbounded string's state then repeats (and its masks can be reused).
+  const chars = frame.max === Infinity && frame.min === 0 ? 0 : frame.chars + 1;
   if (byte === BACKSLASH) return stack({ escape: true, chars });
   if (byte < 0x80) return stack({ chars });
   // UTF-8, well formed (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
@@ -309,4 +323,25 @@ function arrayByte(frame: Extract<Frame, { t: "array" }>, parent: Stack | undefi
       if (byte === CLOSE_ARRAY) return frame.count >= frame.minItems ? valueDone(parent) : NONE;
       return byte === COMMA && frame.count < frame.maxItems ? [self({ phase: "comma" })] : NONE;
   }
+}
+
+const identities = new WeakMap<object, number>();
+let nextIdentity = 0;
+const identity = (value: object) => {
+  let id = identities.get(value);
+  if (id === undefined) identities.set(value, (id = nextIdentity++));
+  return id;
+};
+
+/** A key for a state: equal keys, equal futures (shapes and property lists by identity). */
+export function stateKey(states: readonly Stack[]): string {
+  const parts: string[] = [];
+  for (const top of states) {
+    for (let stack: Stack | undefined = top; stack !== undefined; stack = stack.parent) {
+      for (const value of Object.values(stack.frame)) parts.push(typeof value === "object" && value !== null ? `#${identity(value)}` : String(value));
+      parts.push("/");
+    }
+    parts.push("|");
+  }
+  return parts.join(",");
 }

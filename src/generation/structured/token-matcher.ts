@@ -2,7 +2,7 @@
 // sampler keeps only those (vLLM's grammar bitmask, applied before its sampler). The
 // vocabulary's byte strings sit in a trie, walked once per step from the automaton's state:
 // a shared prefix is tried once, and a subtree the state refuses is never entered.
-import { canEnd, start, step, type Stack } from "./json-bytes";
+import { canEnd, start, stateKey, step, type Stack } from "./json-bytes";
 import type { Shape } from "./shapes";
 
 interface TrieNode {
@@ -11,15 +11,24 @@ interface TrieNode {
   readonly ids: number[];
 }
 
-/** A vocabulary's text ids by their bytes (special and unknown ids, with no bytes, are left out). */
+/**
+ * A vocabulary's text ids by their bytes (special and unknown ids, with no bytes, are left out),
+ * and the masks it has walked, by state: a state met again (inside a long string, the same
+ * schema in the next request) costs a lookup, not a walk. The cache holds at most
+ * `cacheBytes` of masks (one byte per id each), least recently used out first.
+ */
 export class VocabularyTrie {
   private readonly root: TrieNode = { children: new Map(), ids: [] };
+  private readonly masks = new Map<string, Uint8Array>();
+  private readonly maxMasks: number;
 
   /** @param bytes each id's bytes; empty for an id that is not text (a special token). */
   constructor(
     readonly size: number,
     bytes: (id: number) => Uint8Array,
+    cacheBytes = 4 * 1024 * 1024,
   ) {
+    this.maxMasks = Math.max(1, Math.floor(cacheBytes / Math.max(1, size)));
     for (let id = 0; id < size; id += 1) {
       const piece = bytes(id);
       if (piece.length === 0) continue;
@@ -33,8 +42,23 @@ export class VocabularyTrie {
     }
   }
 
+  /** The ids whose bytes the automaton takes from `states` (read-only: it may be shared). */
+  textMask(states: readonly Stack[]): Uint8Array {
+    const key = stateKey(states);
+    let mask = this.masks.get(key);
+    if (mask !== undefined) {
+      this.masks.delete(key); // most recently used goes last
+    } else {
+      mask = new Uint8Array(this.size);
+      this.mark(states, mask);
+      if (this.masks.size >= this.maxMasks) this.masks.delete(this.masks.keys().next().value!);
+    }
+    this.masks.set(key, mask);
+    return mask;
+  }
+
   /** Marks in `mask` every id whose bytes the automaton takes from `states`. */
-  mark(states: readonly Stack[], mask: Uint8Array): void {
+  protected mark(states: readonly Stack[], mask: Uint8Array): void {
     const walk = (node: TrieNode, from: readonly Stack[]) => {
       for (const [byte, child] of node.children) {
         const next = from.flatMap((stack) => step(stack, byte));
@@ -75,13 +99,15 @@ export class TokenMatcher {
   }
 
   /**
-   * The ids allowed next (1 in the mask): the text ids the automaton takes, and `stopIds`
-   * where the output is complete. All zero: nothing may follow (the caller ends the output).
+   * The ids allowed next (1 in the mask; read-only, it may be shared): the text ids the
+   * automaton takes, and `stopIds` where the output is complete. All zero: nothing may follow
+   * (the caller ends the output).
    */
   allowed(stopIds: Iterable<number>): Uint8Array {
-    const mask = new Uint8Array(this.trie.size);
-    this.trie.mark(this.states, mask);
-    if (this.complete) for (const id of stopIds) if (id >= 0 && id < mask.length) mask[id] = 1;
+    const text = this.trie.textMask(this.states);
+    if (!this.complete) return text;
+    const mask = Uint8Array.from(text);
+    for (const id of stopIds) if (id >= 0 && id < mask.length) mask[id] = 1;
     return mask;
   }
 
