@@ -2,9 +2,11 @@
 // `openai` SDK (streaming and not, and its error handling) and the Vercel AI SDK's
 // OpenAI-compatible provider (generateText and streamText).
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, streamText } from "ai";
+import { generateObject, generateText, streamText } from "ai";
 import { env, SELF } from "cloudflare:test";
 import OpenAI from "openai";
+import { zodResponseFormat, zodTextFormat } from "openai/helpers/zod";
+import { z } from "zod";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { describe, expect, inject, it } from "vitest";
 import { perModelKey } from "../../src/compose";
@@ -206,5 +208,26 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     for await (const delta of streamed.textStream) text += delta;
     expect(text).toBe(generated.text);
     expect((await streamed.usage).outputTokens).toBe(generated.usage.outputTokens);
+  });
+
+  // Structured outputs as the SDKs build them from a zod schema (openai/helpers/zod, the AI SDK's
+  // generateObject with supportsStructuredOutputs): zod 4's JSON Schema, int() bounds and all.
+  const Person = z.object({ name: z.string().max(12), age: z.number().int().min(0).max(120), color: z.enum(["red", "green", "blue"]), nickname: z.string().max(8).nullable() });
+
+  it("openai: chat.completions.parse (zodResponseFormat) and responses.parse (zodTextFormat) read back what the edge writes", async () => {
+    const completion = await client.chat.completions.parse({
+      model: "tiny-llm", messages: [{ role: "user", content: "Describe a person." }], response_format: zodResponseFormat(Person, "person"), max_tokens: 120, temperature: 0,
+    });
+    const [choice] = completion.choices;
+    expect(choice?.finish_reason).toBe("stop");
+    expect(Person.parse(choice?.message.parsed)).toEqual(choice?.message.parsed);
+    const response = await client.responses.parse({ model: "tiny-llm", input: "Describe a person.", text: { format: zodTextFormat(Person, "person") }, max_output_tokens: 120, temperature: 0 });
+    expect(response.output_parsed).toEqual(choice?.message.parsed);
+  });
+
+  it("AI SDK: generateObject with a zod schema through @ai-sdk/openai-compatible (json_schema response_format)", async () => {
+    const provider = createOpenAICompatible({ name: "edge", baseURL: "https://edge.test/v1", apiKey: KEY, fetch: fetchViaWorker, supportsStructuredOutputs: true });
+    const { object } = await generateObject({ model: provider.chatModel("tiny-llm"), schema: Person, prompt: "Describe a person.", maxOutputTokens: 120, temperature: 0, maxRetries: 0 });
+    expect(Person.parse(object)).toEqual(object);
   });
 });
