@@ -13,7 +13,8 @@ function vocabularyOf(text: TextTokenizer, vocabSize: number): { trie: Vocabular
     // Special tokens have no bytes here: a grammar never allows them (stop ids aside).
     const pieces = text.tokenPieces?.({ skipSpecialTokens: true });
     if (pieces === undefined) throw new Error("Structured outputs need a tokenizer that gives each token's bytes");
-    vocabulary = { trie: new VocabularyTrie(vocabSize, pieces), bytes: pieces };
+    // 1 MiB of cached masks: for the tiny LLM, 2,048 states, against a 128 MB isolate.
+    vocabulary = { trie: new VocabularyTrie(vocabSize, pieces, 1024 * 1024), bytes: pieces };
     tries.set(text, vocabulary);
   }
   return vocabulary;
