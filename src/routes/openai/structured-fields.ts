@@ -13,23 +13,19 @@ import { refused } from "./field-policies";
 const Schema = z.union([z.record(z.string(), z.unknown()), z.boolean()]).openapi({ description: "A JSON Schema (the supported subset is in the README)" });
 const MAX_CHOICES = 256;
 
+/** OpenAI's JSON schema format: under `json_schema` in response_format, beside `type` in text.format. */
+const JsonSchemaConfig = {
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes"),
+  description: z.string().max(4096).nullish(),
+  schema: Schema,
+  strict: z.boolean().nullish(),
+};
+
 export const ResponseFormat = z
   .discriminatedUnion("type", [
     z.object({ type: z.literal("text") }).strict(),
     z.object({ type: z.literal("json_object") }).strict(),
-    z
-      .object({
-        type: z.literal("json_schema"),
-        json_schema: z
-          .object({
-            name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes"),
-            description: z.string().max(4096).nullish(),
-            schema: Schema,
-            strict: z.boolean().nullish(),
-          })
-          .strict(),
-      })
-      .strict(),
+    z.object({ type: z.literal("json_schema"), json_schema: z.object(JsonSchemaConfig).strict() }).strict(),
   ])
   .nullish()
   .openapi({ description: 'OpenAI: {"type": "json_object"} (a JSON object) or {"type": "json_schema", "json_schema": {"name", "schema"}}; compact JSON, enforced token by token' });
@@ -42,15 +38,7 @@ export const TextFormat = z
   .discriminatedUnion("type", [
     z.object({ type: z.literal("text") }).strict(),
     z.object({ type: z.literal("json_object") }).strict(),
-    z
-      .object({
-        type: z.literal("json_schema"),
-        name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes"),
-        description: z.string().max(4096).nullish(),
-        schema: Schema,
-        strict: z.boolean().nullish(),
-      })
-      .strict(),
+    z.object({ type: z.literal("json_schema"), ...JsonSchemaConfig }).strict(),
   ])
   .nullish()
   .openapi({ description: '{"type": "text"}, {"type": "json_object"}, or {"type": "json_schema", "name", "schema"}: compact JSON, enforced token by token' });
