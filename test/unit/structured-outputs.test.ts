@@ -292,19 +292,24 @@ describe("token masks over the tiny LLM's vocabulary", () => {
   const trie = new VocabularyTrie(size, pieces);
   const EOS = [...Array(size).keys()].find((id) => pieces(id).length === 0)!;
 
-  it("the trie's mask equals trying every id's bytes one by one", () => {
-    const shape = shapeOf({ json: SCHEMAS["pydantic model with $defs, enums and Optional"] });
-    const rng = createPrng(3);
-    const matcher = new TokenMatcher(shape, trie, pieces);
-    let states = start(shape);
-    for (let n = 0; n < 60 && !matcher.complete; n += 1) {
-      const mask = matcher.allowed([EOS]);
-      const brute = Array.from({ length: size }, (_, id) => (pieces(id).length > 0 && VocabularyTrie.advance(states, pieces(id)).length > 0 ? 1 : 0));
-      expect([...mask].map((bit, id) => (id === EOS ? 0 : bit))).toEqual(brute);
-      const allowed = [...mask.keys()].filter((id) => mask[id] === 1 && id !== EOS);
-      const id = allowed[Math.floor(rng.next() * allowed.length)]!;
-      expect(matcher.accept(id)).toBe(true);
-      states = VocabularyTrie.advance(states, pieces(id));
+  it("the trie's (cached) mask equals trying every id's bytes one by one, long bounded strings included", () => {
+    const long = { type: "object", properties: { s: { type: "string", minLength: 20, maxLength: 40 }, t: { type: "string", maxLength: 3 } }, required: ["s", "t"] };
+    for (const schema of [SCHEMAS["pydantic model with $defs, enums and Optional"], long]) {
+      const shape = shapeOf({ json: schema });
+      const rng = createPrng(3);
+      for (let walk = 0; walk < 3; walk += 1) {
+        const matcher = new TokenMatcher(shape, trie, pieces);
+        let states = start(shape);
+        for (let n = 0; n < 80 && !matcher.complete; n += 1) {
+          const mask = matcher.allowed([EOS]);
+          const brute = Array.from({ length: size }, (_, id) => (pieces(id).length > 0 && VocabularyTrie.advance(states, pieces(id)).length > 0 ? 1 : 0));
+          expect([...mask].map((bit, id) => (id === EOS ? 0 : bit))).toEqual(brute);
+          const allowed = [...mask.keys()].filter((id) => mask[id] === 1 && id !== EOS);
+          const id = allowed[Math.floor(rng.next() * allowed.length)]!;
+          expect(matcher.accept(id)).toBe(true);
+          states = VocabularyTrie.advance(states, pieces(id));
+        }
+      }
     }
   });
 

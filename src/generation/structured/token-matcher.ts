@@ -21,6 +21,8 @@ export class VocabularyTrie {
   private readonly root: TrieNode = { children: new Map(), ids: [] };
   private readonly masks = new Map<string, Uint8Array>();
   private readonly maxMasks: number;
+  /** The most bytes any token has: what a state's string bounds are clipped to in its key. */
+  private longest = 0;
 
   /** @param bytes each id's bytes; empty for an id that is not text (a special token). */
   constructor(
@@ -32,6 +34,7 @@ export class VocabularyTrie {
     for (let id = 0; id < size; id += 1) {
       const piece = bytes(id);
       if (piece.length === 0) continue;
+      this.longest = Math.max(this.longest, piece.length);
       let node = this.root;
       for (const byte of piece) {
         let child = node.children.get(byte);
@@ -44,7 +47,7 @@ export class VocabularyTrie {
 
   /** The ids whose bytes the automaton takes from `states` (read-only: it may be shared). */
   textMask(states: readonly Stack[]): Uint8Array {
-    const key = stateKey(states);
+    const key = stateKey(states, this.longest + 1);
     let mask = this.masks.get(key);
     if (mask !== undefined) {
       this.masks.delete(key); // most recently used goes last
