@@ -129,8 +129,6 @@ function compiled(spec: StructuredOutputs, field: string): StructuredOutputs {
     shapeOf(spec);
   } catch (error) {
     if (error instanceof SchemaError) throw badRequest(field, `${field}: ${error.path === "" ? "" : `${error.path}: `}${error.message}`);
-    // $refs that chain through many definitions recurse once per link.
-    if (error instanceof RangeError) throw badRequest(field, `${field}: the schema nests too deeply`);
     throw error;
   }
   return spec;

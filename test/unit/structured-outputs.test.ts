@@ -278,6 +278,10 @@ describe("JSON Schema → automaton", () => {
     expect(refused({ type: "strin" })?.[0]).toBe("/type");
     expect(refused({ type: "array", items: [{ type: "string" }] })?.[0]).toBe("/items");
     expect(refused(false)?.[0]).toBe("");
+    // A chain of $refs counts toward the depth limit (it would otherwise recurse once per link, past the stack).
+    const chain: Record<string, unknown> = { A20000: { type: "string" } };
+    for (let i = 0; i < 20000; i += 1) chain[`A${i}`] = { $ref: `#/$defs/A${i + 1}` };
+    expect(refused({ $defs: chain, $ref: "#/$defs/A0" })?.[1]).toMatch(/deeper than 32/);
     let deep: object = { type: "string" };
     for (let i = 0; i < 40; i += 1) deep = { type: "array", items: deep };
     expect(refused(deep)?.[1]).toMatch(/deeper than 32/);

@@ -53,7 +53,8 @@ export function compileSchema(schema: unknown): Shape {
   const root = schema;
   const refs = new Map<string, Shape>();
 
-  const resolveRef = (ref: string, path: string): Shape => {
+  /** A definition compiles one level below the $ref that first reaches it: a chain of refs counts toward the depth limit. */
+  const resolveRef = (ref: string, path: string, depth: number): Shape => {
     const known = refs.get(ref);
     if (known !== undefined) return known;
     const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
@@ -70,7 +71,7 @@ export function compileSchema(schema: unknown): Shape {
       },
     };
     refs.set(ref, shape);
-    compiled = compile(defs[name], `/${match![1]}/${match![2]}`, 0);
+    compiled = compile(defs[name], `/${match![1]}/${match![2]}`, depth + 1);
     return shape;
   };
 
@@ -85,7 +86,7 @@ export function compileSchema(schema: unknown): Shape {
       if (typeof node.$ref !== "string") throw new SchemaError(pointer(path, "$ref"), "$ref must be a string");
       const others = Object.keys(node).filter((key) => key !== "$ref" && !ANNOTATIONS.has(key));
       if (others.length > 0) throw new SchemaError(pointer(path, others[0]!), "a $ref takes no other constraint beside it");
-      return resolveRef(node.$ref, pointer(path, "$ref"));
+      return resolveRef(node.$ref, pointer(path, "$ref"), depth);
     }
     const nullable = node.nullable === true ? [jsonLiterals([null])] : [];
     const alternatives = (key: "anyOf" | "oneOf" | "allOf"): unknown[] | undefined => {
