@@ -167,6 +167,13 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
       [{ structured_outputs: { json: "{not json" } }, "structured_outputs.json"],
       [{ structured_outputs: { json: { $ref: "#/$defs/Missing" } } }, "structured_outputs.json.$ref"],
     ];
+    // 80 string options all open after the opening quote: over the core's limit of 64 ways, the
+    // generation stops with a 400 naming the field instead of walking the trie 80 times a step.
+    const wide = { anyOf: Array.from({ length: 80 }, (_, i) => ({ type: "string", maxLength: i + 1 })) };
+    const open = await call(app, "/v1/chat/completions", { model: "tiny-llm", messages: [{ role: "user", content: "hi" }], max_tokens: 20, temperature: 0, response_format: { type: "json_schema", json_schema: { name: "w", schema: wide } } });
+    const refusal = await problem(open);
+    expect([open.status, refusal.field], refusal.detail).toEqual([400, "response_format.json_schema.schema"]);
+    expect(refusal.detail).toContain("ways open at once");
     const elsewhere: [string, Record<string, unknown>, string][] = [
       ["/v1/responses", { model: "tiny-llm", input: "hi", text: { format: { type: "json_schema", name: "p", schema: { type: "string", format: "email" } } } }, "text.format.schema.format"],
       ["/v1/run/tiny-llm", { prompt: "hi", response_format: { type: "json_schema", json_schema: { type: "number", multipleOf: 2 } } }, "response_format.json_schema.multipleOf"],

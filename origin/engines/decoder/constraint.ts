@@ -2,7 +2,7 @@
 // grammar bitmask, computed once per step from the matcher's state) and the ids that end the
 // request, allowed only once the output is complete. Only constrained requests have one.
 import { ServiceError } from "../../../src/errors/service-error";
-import type { TokenMatcher } from "../../../src/generation/structured/structured-outputs";
+import { SchemaError, type TokenMatcher } from "../../../src/generation/structured/structured-outputs";
 import type { GenerationParams } from "./request";
 import type { Vocabulary } from "./vocabulary";
 
@@ -27,7 +27,14 @@ export class Constraint {
   /** The next token's mask: 1 where an id may come next. */
   next(): Uint8Array {
     if (this.mask !== undefined) return this.mask;
-    const shared = this.matcher.allowed(this.stopIds);
+    let shared: Uint8Array;
+    try {
+      shared = this.matcher.allowed(this.stopIds);
+    } catch (error) {
+      // An output open too many ways fails its own request, not the batch.
+      if (error instanceof SchemaError) throw new ServiceError(400, "invalid_request", `structured_outputs: ${error.message}`, { field: "structured_outputs" });
+      throw error;
+    }
     // The matcher's mask may be its trie's cached one: met with allowed_token_ids on a copy.
     const mask = this.allowedIds === undefined ? shared : Uint8Array.from(shared);
     if (this.allowedIds !== undefined) for (let id = 0; id < mask.length; id++) mask[id]! &= this.allowedIds[id] ?? 0;

@@ -3,7 +3,14 @@
 // vocabulary's byte strings sit in a trie, walked once per step from the automaton's state:
 // a shared prefix is tried once, and a subtree the state refuses is never entered.
 import { canEnd, start, stateKey, step, type Stack } from "./json-bytes";
+import { SchemaError } from "./json-schema";
 import type { Shape } from "./shapes";
+
+/**
+ * The most ways an output may stand open at once (a union's options that all take the bytes
+ * so far): each costs a walk of the trie per step, so 80 string options would stall a batch.
+ */
+export const MAX_OPEN_WAYS = 64;
 
 interface TrieNode {
   readonly children: Map<number, TrieNode>;
@@ -61,7 +68,10 @@ export class VocabularyTrie {
   }
 
   /** Marks in `mask` every id whose bytes the automaton takes from `states`. */
-  protected mark(states: readonly Stack[], mask: Uint8Array): void {
+  private mark(states: readonly Stack[], mask: Uint8Array): void {
+    if (states.length > MAX_OPEN_WAYS) {
+      throw new SchemaError("", `the format leaves ${states.length} ways open at once here, over the limit of ${MAX_OPEN_WAYS} (anyOf options that start alike stay open together)`);
+    }
     const walk = (node: TrieNode, from: readonly Stack[]) => {
       for (const [byte, child] of node.children) {
         const next = from.flatMap((stack) => step(stack, byte));
@@ -104,7 +114,8 @@ export class TokenMatcher {
   /**
    * The ids allowed next (1 in the mask; read-only, it may be shared): the text ids the
    * automaton takes, and `stopIds` where the output is complete. All zero: nothing may follow
-   * (the caller ends the output).
+   * (the caller ends the output). Throws SchemaError where the output stands open more than
+   * MAX_OPEN_WAYS ways.
    */
   allowed(stopIds: Iterable<number>): Uint8Array {
     const text = this.trie.textMask(this.states);

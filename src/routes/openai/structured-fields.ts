@@ -79,8 +79,14 @@ interface Fields {
   schema: string;
 }
 
+/** A request's constraint and the field that asked for it (what a 400 about it names). */
+export interface StructuredRequest {
+  spec: StructuredOutputs;
+  field: string;
+}
+
 /** The request's constraint (undefined: none), its schema compiled here so that what cannot be enforced is a 400 naming its place. */
-export function structuredOutputsOf(body: StructuredBody, fields: Fields = { format: "response_format", schema: "response_format.json_schema.schema" }): StructuredOutputs | undefined {
+export function structuredOutputsOf(body: StructuredBody, fields: Fields = { format: "response_format", schema: "response_format.json_schema.schema" }): StructuredRequest | undefined {
   const format = body.response_format;
   let spec: StructuredOutputs | undefined;
   let field: string;
@@ -103,5 +109,5 @@ export function structuredOutputsOf(body: StructuredBody, fields: Fields = { for
     if (error instanceof SyntaxError) throw new ServiceError(400, "invalid_request", `${field}: not valid JSON (${error.message})`, { field });
     throw error;
   }
-  return spec;
+  return { spec, field };
 }

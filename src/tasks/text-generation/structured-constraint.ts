@@ -1,7 +1,8 @@
 // A request's structured output as the runtime contract carries it: the spec an origin is
 // sent, and — for a loop that samples in this isolate — matchers over the model's vocabulary,
 // whose trie is built once per tokenizer (so once per isolate), when first asked for.
-import { shapeOf, TokenMatcher, VocabularyTrie, type StructuredOutputs } from "../../generation/structured/structured-outputs";
+import { ServiceError } from "../../errors/service-error";
+import { SchemaError, shapeOf, TokenMatcher, VocabularyTrie, type StructuredOutputs } from "../../generation/structured/structured-outputs";
 import type { GenerationRequest } from "../../runtime";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
 
@@ -20,12 +21,27 @@ function vocabularyOf(text: TextTokenizer, vocabSize: number): { trie: Vocabular
   return vocabulary;
 }
 
-export function structuredConstraint(spec: StructuredOutputs, text: TextTokenizer, vocabSize: number): NonNullable<GenerationRequest["structured"]> {
-  return {
-    spec,
-    matcher: () => {
-      const { trie, bytes } = vocabularyOf(text, vocabSize);
-      return new TokenMatcher(shapeOf(spec), trie, bytes);
-    },
-  };
+/** A matcher whose refusal mid-generation (an output open too many ways) is a 400 naming the request's field. */
+class RequestMatcher extends TokenMatcher {
+  constructor(
+    spec: StructuredOutputs,
+    vocabulary: { trie: VocabularyTrie; bytes: (id: number) => Uint8Array },
+    private readonly field: string,
+  ) {
+    super(shapeOf(spec), vocabulary.trie, vocabulary.bytes);
+  }
+
+  override allowed(stopIds: Iterable<number>): Uint8Array {
+    try {
+      return super.allowed(stopIds);
+    } catch (error) {
+      if (error instanceof SchemaError) throw new ServiceError(400, "invalid_request", `${this.field}: ${error.message}`, { field: this.field });
+      throw error;
+    }
+  }
+}
+
+/** `field`: the request field that asked for the constraint. */
+export function structuredConstraint(spec: StructuredOutputs, field: string, text: TextTokenizer, vocabSize: number): NonNullable<GenerationRequest["structured"]> {
+  return { spec, matcher: () => new RequestMatcher(spec, vocabularyOf(text, vocabSize), field) };
 }

@@ -49,8 +49,11 @@ export interface GenerationOptions {
    * nothing is generated.
    */
   promptLogprobs?: number;
-  /** A structured output (JSON mode, a JSON Schema, a choice), enforced token by token where the model samples. */
-  structured?: StructuredOutputs;
+  /**
+   * A structured output (JSON mode, a JSON Schema, a choice), enforced token by token where
+   * the model samples; `field` is the request field that asked for it (a 400 about it names it).
+   */
+  structured?: { spec: StructuredOutputs; field: string };
 }
 
 export interface Usage {
@@ -234,7 +237,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           ignoreEos: options.ignoreEos ?? false,
           ...(options.logprobs === undefined ? {} : { logprobs: options.logprobs }),
           ...(options.promptLogprobs === undefined ? {} : { promptLogprobs: options.promptLogprobs }),
-          ...(options.structured === undefined ? {} : { structured: structuredConstraint(options.structured, text, config.vocabSize) }),
+          ...(options.structured === undefined ? {} : { structured: structuredConstraint(options.structured.spec, options.structured.field, text, config.vocabSize) }),
         },
         combined,
       );
