@@ -2,10 +2,9 @@
 // (a union may go several ways until a byte decides); stacks are immutable linked frames, so
 // trying a byte never copies one and a token's bytes can be tried from the same state for
 // every token of the vocabulary.
-import { fractionAllowed, wholeFeasible, wholeInRange, type NumberRange } from "./number-range";
+import { numberEnds, numberNext, numberStart, type NumberState } from "./json-number";
 import type { Property, Shape } from "./shapes";
 
-type NumberPhase = "start" | "minus" | "zero" | "int" | "frac0" | "frac" | "exp0" | "expsign" | "exp";
 
 type Frame =
   /** Before a value's first byte (the byte decides which kind of value it is). */
@@ -21,8 +20,7 @@ type Frame =
    * [lo, hi]; `chars`: characters so far (code points), held within [min, max].
    */
   | { readonly t: "string"; readonly escape: boolean; readonly hex: number; readonly cont: number; readonly lo: number; readonly hi: number; readonly chars: number; readonly min: number; readonly max: number }
-  /** With a range: the sign and the whole part's digits so far (`value`, `digits` of them). */
-  | { readonly t: "number"; readonly integer: boolean; readonly phase: NumberPhase; readonly range?: NumberRange; readonly negative: boolean; readonly value: bigint; readonly digits: number }
+  | ({ readonly t: "number" } & NumberState)
   | { readonly t: "literal"; readonly values: readonly Uint8Array[]; readonly pos: number }
   /** The whole value is written: nothing more may follow. */
   | { readonly t: "end" };
@@ -35,7 +33,7 @@ export interface Stack {
 const END: Stack = { frame: { t: "end" }, parent: undefined };
 const NONE: readonly Stack[] = [];
 
-const [QUOTE, BACKSLASH, COLON, COMMA, MINUS, PLUS, DOT] = [0x22, 0x5c, 0x3a, 0x2c, 0x2d, 0x2b, 0x2e];
+const [QUOTE, BACKSLASH, COLON, COMMA] = [0x22, 0x5c, 0x3a, 0x2c];
 const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [0x7b, 0x7d, 0x5b, 0x5d];
 const isDigit = (byte: number) => byte >= 0x30 && byte <= 0x39;
 const isHex = (byte: number) => isDigit(byte) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
@@ -115,7 +113,7 @@ function valueStart(shape: Shape, parent: Stack | undefined, byte: number, indir
     case "string":
       return byte === QUOTE ? [push({ ...STRING, min: shape.minLength, max: shape.maxLength }, parent)] : NONE;
     case "number":
-      return numberByte({ t: "number", integer: shape.integer, phase: "start", ...(shape.range === undefined ? {} : { range: shape.range }), negative: false, value: 0n, digits: 0 }, parent, byte);
+      return numberByte({ t: "number", ...numberStart(shape.integer, shape.range) }, parent, byte);
     case "literal":
       return literalByte({ t: "literal", values: shape.values, pos: 0 }, parent, byte);
   }
@@ -170,66 +168,9 @@ function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | unde
   return NONE;
 }
 
-const numberComplete = (phase: NumberPhase) => phase === "zero" || phase === "int" || phase === "frac" || phase === "exp";
-
-/** The number's next phase on this byte, or undefined where the number cannot take it. */
-function numberNext(phase: NumberPhase, integer: boolean, byte: number): NumberPhase | undefined {
-  const digit = isDigit(byte);
-  const exponent = !integer && (byte === 0x65 || byte === 0x45);
-  switch (phase) {
-    case "start":
-      return byte === MINUS ? "minus" : byte === 0x30 ? "zero" : digit ? "int" : undefined;
-    case "minus":
-      return byte === 0x30 ? "zero" : digit ? "int" : undefined;
-    case "zero":
-      return !integer && byte === DOT ? "frac0" : exponent ? "exp0" : undefined;
-    case "int":
-      return digit ? "int" : !integer && byte === DOT ? "frac0" : exponent ? "exp0" : undefined;
-    case "frac0":
-      return digit ? "frac" : undefined;
-    case "frac":
-      return digit ? "frac" : exponent ? "exp0" : undefined;
-    case "exp0":
-      return byte === PLUS || byte === MINUS ? "expsign" : digit ? "exp" : undefined;
-    case "expsign":
-    case "exp":
-      return digit ? "exp" : undefined;
-  }
-}
-
-type NumberFrame = Extract<Frame, { t: "number" }>;
-
-/** Whether the number may end here: a complete form and, with a range, a whole number in it (a fraction was checked at its dot). */
-const numberEnds = (frame: NumberFrame) =>
-  numberComplete(frame.phase) && (frame.range === undefined || frame.phase === "frac" || wholeInRange(frame.range, frame.negative, frame.value));
-
-/** The number after a byte it takes, with a range kept (undefined: the range refuses it). */
-function rangedNext(frame: NumberFrame, next: NumberPhase, byte: number): NumberFrame | undefined {
-  const range = frame.range;
-  if (range === undefined) return { ...frame, phase: next };
-  switch (next) {
-    case "minus":
-      return wholeFeasible(range, true, 0n, 0) ? { ...frame, phase: next, negative: true } : undefined;
-    case "zero":
-    case "int": {
-      const value = frame.value * 10n + BigInt(byte - 0x30);
-      return wholeFeasible(range, frame.negative, value, frame.digits + 1) ? { ...frame, phase: next, value, digits: frame.digits + 1 } : undefined;
-    }
-    case "frac0":
-      return fractionAllowed(range, frame.negative, frame.value) ? { ...frame, phase: next } : undefined;
-    case "frac":
-      return { ...frame, phase: next };
-    default:
-      return undefined; // no exponent within a range
-  }
-}
-
-function numberByte(frame: NumberFrame, parent: Stack | undefined, byte: number): readonly Stack[] {
-  const phase = numberNext(frame.phase, frame.integer, byte);
-  if (phase !== undefined) {
-    const next = rangedNext(frame, phase, byte);
-    return next === undefined ? NONE : [push(next, parent)];
-  }
+function numberByte(frame: Extract<Frame, { t: "number" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+  const next = numberNext(frame, byte);
+  if (next !== undefined) return next === "refused" ? NONE : [push({ t: "number", ...next }, parent)];
   // A number ends at the first byte that cannot continue it; that byte belongs to the parent.
   if (!numberEnds(frame)) return NONE;
   return valueDone(parent).flatMap((done) => step(done, byte));
