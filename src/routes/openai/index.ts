@@ -11,7 +11,8 @@ import { validationHook } from "../validation";
 import { collectAll, collectPooled, sseResponse, startGeneration, startGenerations } from "./generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { chatMessages, ChatCompletionRequest, CompletionRequest, MAX_PROMPTS, MAX_STREAMS, type PromptItem } from "./request-schemas";
-import { chatChunks, chatCompletion, ChatCompletionResponse, completion, completionChunks, CompletionResponse, identity, type ChunkOptions, type PerChoice } from "./responses";
+import { chatCompletion, ChatCompletionResponse, completion, CompletionResponse, identity, type PerChoice } from "./responses";
+import { chatChunks, completionChunks, type ChunkOptions } from "./stream-chunks";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 
 const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
