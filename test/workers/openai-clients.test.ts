@@ -2,10 +2,10 @@
 // `openai` SDK (streaming and not, and its error handling) and the Vercel AI SDK's
 // OpenAI-compatible provider (generateText and streamText).
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateObject, generateText, streamText } from "ai";
+import { generateObject, generateText, stepCountIs, streamText, tool } from "ai";
 import { env, SELF } from "cloudflare:test";
 import OpenAI from "openai";
-import { zodResponseFormat, zodTextFormat } from "openai/helpers/zod";
+import { zodFunction, zodResponseFormat, zodTextFormat } from "openai/helpers/zod";
 import { z } from "zod";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { describe, expect, inject, it } from "vitest";
@@ -229,5 +229,71 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     const provider = createOpenAICompatible({ name: "edge", baseURL: "https://edge.test/v1", apiKey: KEY, fetch: fetchViaWorker, supportsStructuredOutputs: true });
     const { object } = await generateObject({ model: provider.chatModel("tiny-llm"), schema: Person, prompt: "Describe a person.", maxOutputTokens: 120, temperature: 0, maxRetries: 0 });
     expect(Person.parse(object)).toEqual(object);
+  });
+
+  // Function calling as the SDKs build it: the openai SDK's tools and tool_choice (and zodFunction
+  // with chat.completions.parse, which parses each call's arguments), the AI SDK's tool() with
+  // toolChoice and a second step that sends the call and its result back.
+  const Weather = z.object({ city: z.string().max(12), unit: z.enum(["celsius", "fahrenheit"]) });
+
+  it("openai: a forced tool call, streamed (ChatCompletionStream) and not, and chat.completions.parse with zodFunction", async () => {
+    const params = {
+      model: "tiny-llm",
+      messages: [{ role: "user" as const, content: "What is the weather in Paris?" }],
+      tools: [zodFunction({ name: "get_weather", parameters: Weather })],
+      tool_choice: { type: "function" as const, function: { name: "get_weather" } },
+      temperature: 0,
+    };
+    const whole = await client.chat.completions.create(params);
+    const [call] = whole.choices[0]?.message.tool_calls ?? [];
+    expect(call?.type).toBe("function");
+    if (call?.type !== "function") throw new Error("no function call");
+    expect(call.function.name).toBe("get_weather");
+    expect(Weather.parse(JSON.parse(call.function.arguments))).toEqual(JSON.parse(call.function.arguments));
+    const streamed = await client.chat.completions.stream(params).finalChatCompletion();
+    const [again] = streamed.choices[0]?.message.tool_calls ?? [];
+    expect(again?.type === "function" ? again.function.arguments : undefined).toBe(call.function.arguments);
+    const parsed = await client.chat.completions.parse(params);
+    const [parsedCall] = parsed.choices[0]?.message.tool_calls ?? [];
+    expect(parsedCall?.type === "function" ? parsedCall.function.parsed_arguments : undefined).toEqual(JSON.parse(call.function.arguments));
+  });
+
+  it("AI SDK: tools with toolChoice required, executed, and a second step that sends the call and its result back", async () => {
+    const provider = createOpenAICompatible({ name: "edge", baseURL: "https://edge.test/v1", apiKey: KEY, fetch: fetchViaWorker });
+    const seen: unknown[] = [];
+    const weather = tool({
+      description: "The weather in a city",
+      inputSchema: Weather,
+      execute: async (input) => {
+        seen.push(input);
+        return { forecast: "sunny" };
+      },
+    });
+    const result = await generateText({
+      model: provider.chatModel("tiny-llm"),
+      tools: { weather },
+      toolChoice: "required",
+      prompt: "What is the weather in Paris?",
+      temperature: 0,
+      maxOutputTokens: 60,
+      maxRetries: 0,
+      // Passed through as a body field by the provider: one call (the tiny model would call until its context is full).
+      providerOptions: { edge: { parallel_tool_calls: false } },
+      stopWhen: stepCountIs(2),
+      // The second step answers in text: the call and its result go back as an assistant message with tool_calls and a tool message.
+      prepareStep: ({ stepNumber }) => (stepNumber === 1 ? { toolChoice: "none" as const } : undefined),
+    });
+    expect(result.steps).toHaveLength(2);
+    const [first, second] = result.steps;
+    expect(first?.finishReason).toBe("tool-calls");
+    expect(first?.toolCalls.map((call) => call.toolName)).toEqual(first?.toolCalls.map(() => "weather"));
+    expect(seen.length).toBeGreaterThan(0);
+    for (const input of seen) expect(Weather.parse(input)).toEqual(input);
+    expect(second?.text.length).toBeGreaterThan(0);
+
+    const streamed = streamText({ model: provider.chatModel("tiny-llm"), tools: { weather: tool({ inputSchema: Weather }) }, toolChoice: { type: "tool", toolName: "weather" }, prompt: "What is the weather in Paris?", temperature: 0, maxRetries: 0 });
+    const calls = await streamed.toolCalls;
+    expect(calls).toHaveLength(1);
+    expect(Weather.parse(calls[0]?.input)).toEqual(calls[0]?.input);
   });
 });

@@ -14,6 +14,8 @@ import { chatMessages, ChatCompletionRequest, CompletionRequest, MAX_PROMPTS, MA
 import { chatCompletion, ChatCompletionResponse, completion, CompletionResponse, identity, type PerChoice } from "./responses";
 import { chatChunks, completionChunks, type ChunkOptions } from "./stream-chunks";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
+import { toolPlanOf } from "./tool-calls";
+import { parseLosslessJson, type LosslessJson } from "../../tokenizers/chat-template";
 
 const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
 
@@ -72,6 +74,13 @@ async function echoText(model: ServedModel, prompt: PromptItem, ids: readonly nu
   return model.tokenization.detokenize(ids);
 }
 
+/** The request's tools as the chat template reads them: numbers kept as written (a schema's 1.0 stays 1.0, as Python's json keeps it). */
+async function losslessTools(request: { text(): Promise<string> }): Promise<LosslessJson[]> {
+  const body = parseLosslessJson(await request.text());
+  const tools = typeof body === "object" && body !== null && !Array.isArray(body) && "tools" in body ? (body as { tools: LosslessJson }).tools : undefined;
+  return Array.isArray(tools) ? tools : [];
+}
+
 export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(chatRoute, async (c) => {
     const body = c.req.valid("json");
@@ -83,9 +92,12 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       // vLLM's check (ChatCompletionRequest.check_generation_prompt); add_generation_prompt defaults to true.
       throw new ServiceError(400, "invalid_request", "Cannot set both continue_final_message and add_generation_prompt to true", { field: "continue_final_message" });
     }
+    const tools = body.tools == null || body.tools.length === 0 ? undefined : await losslessTools(c.req);
+    const plan = toolPlanOf(body);
     const prompt = await generator.prepare(
       {
         messages: chatMessages(body.messages),
+        ...(tools === undefined ? {} : { tools }),
         addGenerationPrompt: body.add_generation_prompt ?? true,
         continueFinalMessage: body.continue_final_message ?? false,
         ...(body.chat_template_kwargs == null ? {} : { kwargs: body.chat_template_kwargs as Record<string, TemplateValue> }),
@@ -95,11 +107,12 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     );
     const logprobs = chatLogprobCount(body);
     const { chunks, tokenIds } = framing(body, () => prompt.ids);
-    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }) };
+    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }), ...(plan === undefined ? {} : { structured: plan.structured }) };
     const choices = await startGenerations(generator, choiceOptions(options, body.n ?? 1).map((each) => ({ prompt, options: each })), c.req.raw.signal);
     const who = identity("chatcmpl", model.manifest.name);
-    if (body.stream) return sseResponse(choices, chatChunks(who, chunks));
-    return c.json(chatCompletion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds: chunks.promptIds }), 200);
+    const toolMode = plan?.mode;
+    if (body.stream) return sseResponse(choices, chatChunks(who, { ...chunks, toolMode }));
+    return c.json(chatCompletion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds: chunks.promptIds, toolMode }), 200);
   })
   .openapi(completionRoute, async (c) => {
     const body = c.req.valid("json");

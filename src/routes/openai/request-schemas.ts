@@ -6,6 +6,9 @@ import { MAX_LOGPROBS } from "../../generation/logprobs";
 import { integerList } from "../integer-list";
 import { neutral, refused } from "./field-policies";
 import { ResponseFormat, StructuredOutputsField } from "./structured-fields";
+import { AssistantToolCall, toolFields } from "./tool-calls";
+import { ServiceError } from "../../errors/service-error";
+import { parseLosslessJson, type ChatMessage } from "../../tokenizers/chat-template";
 
 export { neutral, refused } from "./field-policies";
 
@@ -110,7 +113,17 @@ const Message = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: Content, name: z.string().optional() }).strict(),
   z.object({ role: z.literal("developer"), content: Content, name: z.string().optional() }).strict(),
   z.object({ role: z.literal("user"), content: Content, name: z.string().optional() }).strict(),
-  z.object({ role: z.literal("assistant"), content: Content, name: z.string().optional(), refusal: z.null().optional() }).strict(),
+  z
+    .object({
+      role: z.literal("assistant"),
+      content: Content.nullish(),
+      name: z.string().optional(),
+      refusal: z.null().optional(),
+      tool_calls: z.array(AssistantToolCall).min(1).max(128).optional(),
+    })
+    .strict()
+    .refine((message) => message.content != null || message.tool_calls !== undefined, { message: "an assistant message needs content or tool_calls", path: ["content"] }),
+  z.object({ role: z.literal("tool"), content: Content, tool_call_id: z.string().max(256) }).strict(),
 ]);
 
 export const ChatCompletionRequest = z
@@ -144,9 +157,7 @@ export const ChatCompletionRequest = z
     prompt_cache_options: refused("prompt_cache_options"),
     verbosity: neutral(z.literal("medium"), '"medium"'),
     moderation: refused("moderation"),
-    tools: neutral(z.array(z.unknown()).max(0), "[]"),
-    tool_choice: neutral(z.literal("none"), '"none"'),
-    parallel_tool_calls: z.boolean().nullish(),
+    ...toolFields,
     functions: refused("functions"),
     function_call: refused("function_call"),
     modalities: neutral(z.tuple([z.literal("text")]), '["text"]'),
@@ -246,7 +257,26 @@ export function flattenContent(content: z.infer<typeof Content>): string {
   return typeof content === "string" ? content : content.map((part) => part.text).join("\n");
 }
 
-/** Chat messages with flat content; `developer` is OpenAI's newer name for `system`. */
-export function chatMessages(messages: ChatCompletionRequest["messages"]) {
-  return messages.map((message) => ({ role: message.role === "developer" ? "system" : message.role, content: flattenContent(message.content) }));
+/**
+ * Chat messages as the template reads them: content flat, `developer` as `system` (OpenAI's
+ * newer name), an assistant turn's tool call arguments parsed from their JSON text (as vLLM's
+ * chat_utils does for templates: an empty text is {}), numbers kept as written.
+ */
+export function chatMessages(messages: ChatCompletionRequest["messages"]): ChatMessage[] {
+  return messages.map((message, at): ChatMessage => {
+    if (message.role === "tool") return { role: "tool", content: flattenContent(message.content), tool_call_id: message.tool_call_id };
+    const role = message.role === "developer" ? "system" : message.role;
+    if (message.role !== "assistant" || message.tool_calls === undefined) return { role, content: message.content == null ? null : flattenContent(message.content) };
+    const toolCalls = message.tool_calls.map((call, index) => {
+      let args;
+      try {
+        args = call.function.arguments.trim() === "" ? {} : parseLosslessJson(call.function.arguments);
+      } catch (error) {
+        const field = `messages.${at}.tool_calls.${index}.function.arguments`;
+        throw new ServiceError(400, "invalid_request", `${field}: not valid JSON (${(error as Error).message})`, { field });
+      }
+      return { id: call.id, type: "function", function: { name: call.function.name, arguments: args } };
+    });
+    return { role, content: message.content == null ? null : flattenContent(message.content), tool_calls: toolCalls };
+  });
 }

@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { clampLogprob, completionLogProbs } from "../../protocols/vllm-completions";
 import type { TextEvent, TokenLogprobs, TokenText, Usage } from "../../tasks/text-generation/text-generation";
 import { totalUsage, type Collected } from "./generation-stream";
+import { toolCallsIn, type ToolCall, type ToolMode } from "./tool-call-reader";
 
 export type Done = Extract<TextEvent, { type: "done" }>;
 
@@ -17,7 +18,7 @@ export const UsageSchema = z
       .openapi({ description: "The prompt tokens the GPU origin's prefix cache served (as OpenAI's; vLLM's with --enable-prompt-tokens-details), when the origin reports them" }),
   })
   .openapi("Usage");
-const FinishReason = z.enum(["stop", "length"]);
+const FinishReason = z.enum(["stop", "length", "tool_calls"]);
 /** vLLM's extra field, beside OpenAI's: what stopped generation. */
 const StopReason = z
   .union([z.string(), z.number().int(), z.null()])
@@ -66,6 +67,16 @@ export interface ResponseExtras {
   echo?: PerChoice<string> | undefined;
   /** Choices per prompt (a batch's `n`): the usage counts each prompt once. Default: all of them. */
   perPrompt?: number | undefined;
+  /** A forced tool call: the text is read as its calls. */
+  toolMode?: ToolMode | undefined;
+}
+
+/**
+ * A forced call's finish reason, as OpenAI's and vLLM's: "tool_calls" for "required", "stop"
+ * for a named function; "length" stays (the arguments were cut).
+ */
+export function toolFinishReason(reason: Done["finishReason"], mode: ToolMode, calls: number): z.infer<typeof FinishReason> {
+  return reason === "stop" && mode.kind === "required" && calls > 0 ? "tool_calls" : reason;
 }
 
 const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: clampLogprob(logprob), bytes });
@@ -73,6 +84,17 @@ const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: 
 /** OpenAI's chat logprobs: each token, and its top_logprobs alternatives. */
 export function chatLogprobs(logprobs: readonly TokenLogprobs[]): z.infer<typeof ChatLogprobs> {
   return { content: logprobs.map((entry) => ({ ...topLogprob(entry), top_logprobs: entry.top.map(topLogprob) })), refusal: null };
+}
+
+const ToolCallSchema = z
+  .object({ id: z.string(), type: z.literal("function"), function: z.object({ name: z.string(), arguments: z.string() }) })
+  .openapi("ChatCompletionMessageToolCall");
+
+/** The assistant message: its text, or its tool calls (content null) when a call was forced. */
+function assistantMessage(text: string, mode: ToolMode | undefined): { role: "assistant"; content: string | null; refusal: null; tool_calls?: ToolCall[] } {
+  if (mode === undefined) return { role: "assistant", content: text, refusal: null };
+  const calls = toolCallsIn(text, mode);
+  return { role: "assistant", content: null, refusal: null, ...(calls.length === 0 ? {} : { tool_calls: calls }) };
 }
 
 export const ChatCompletionResponse = z
@@ -84,7 +106,12 @@ export const ChatCompletionResponse = z
     choices: z.array(
       z.object({
         index: z.number().int(),
-        message: z.object({ role: z.literal("assistant"), content: z.string(), refusal: z.null() }),
+        message: z.object({
+          role: z.literal("assistant"),
+          content: z.string().nullable().openapi({ description: "The text; null when the message is a forced tool call" }),
+          refusal: z.null(),
+          tool_calls: z.array(ToolCallSchema).optional().openapi({ description: "With a named tool_choice or \"required\": the calls, each one's arguments the JSON text the model wrote" }),
+        }),
         logprobs: ChatLogprobs,
         finish_reason: FinishReason,
         stop_reason: StopReason,
@@ -133,14 +160,18 @@ export function chatCompletion(who: ResponseIdentity, choices: readonly Collecte
   return {
     ...who,
     object: "chat.completion",
-    choices: choices.map((choice, index) => ({
-      index,
-      message: { role: "assistant", content: choice.text, refusal: null },
-      logprobs: extras.logprobs ? chatLogprobs(choice.logprobs ?? []) : null,
-      finish_reason: choice.done.finishReason,
-      stop_reason: choice.done.stopReason,
-      ...tokenIdsOf(choice, extras),
-    })),
+    choices: choices.map((choice, index) => {
+      const message = assistantMessage(choice.text, extras.toolMode);
+      const { finishReason } = choice.done;
+      return {
+        index,
+        message,
+        logprobs: extras.logprobs ? chatLogprobs(choice.logprobs ?? []) : null,
+        finish_reason: extras.toolMode === undefined ? finishReason : toolFinishReason(finishReason, extras.toolMode, message.tool_calls?.length ?? 0),
+        stop_reason: choice.done.stopReason,
+        ...tokenIdsOf(choice, extras),
+      };
+    }),
     usage: totalUsage(choices.map(({ done }) => done.usage)),
     // As vLLM's ChatCompletionResponse: the prompt's ids once, beside the usage.
     ...(extras.promptIds === undefined ? {} : { prompt_token_ids: [...extras.promptIds(0)] }),

@@ -4,7 +4,8 @@ import type { z } from "@hono/zod-openapi";
 import { codePoints, completionLogProbs } from "../../protocols/vllm-completions";
 import type { PromptTokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
 import { jsonTemplate, type StreamFormat, type TextDelta } from "./generation-stream";
-import { chatLogprobs, type ChatLogprobs, type CompletionLogprobs, type Done, type PerChoice, type ResponseIdentity } from "./responses";
+import { chatLogprobs, toolFinishReason, type ChatLogprobs, type CompletionLogprobs, type Done, type PerChoice, type ResponseIdentity } from "./responses";
+import { ToolCallReader, type ToolMode } from "./tool-call-reader";
 
 /** How a request asked its stream to be framed. */
 export interface ChunkOptions {
@@ -23,6 +24,8 @@ export interface ChunkOptions {
    * logprobs when `scored` (vLLM's echo with logprobs), else alone before the first token.
    */
   echo?: { text: PerChoice<string>; scored: boolean } | undefined;
+  /** Chat with a forced tool call: deltas carry `tool_calls` (the arguments as they come) instead of content. */
+  toolMode?: ToolMode | undefined;
 }
 
 const usageChunk = (base: object, usage: Usage, includeUsage: boolean) => (includeUsage ? [{ ...base, choices: [], usage }] : []);
@@ -58,12 +61,13 @@ export function chatChunks(who: ResponseIdentity, options: ChunkOptions): Stream
   const templated = !withIds && !usage.continuous;
   // The last chunk carries vLLM's stop_reason beside finish_reason; per-token chunks stay OpenAI's.
   // With return_token_ids, each choice's chunks carry their tokens' ids (vLLM's ChatCompletionResponseStreamChoice).
-  const chunk = (index: number, delta: object, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof ChatLogprobs> = null, tokenIds?: readonly number[]) => ({
+  const chunk = (index: number, delta: object, finishReason: Done["finishReason"] | "tool_calls" | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof ChatLogprobs> = null, tokenIds?: readonly number[]) => ({
     ...base,
     choices: [{ index, delta, logprobs, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }), ...(tokenIds === undefined ? {} : { token_ids: tokenIds }) }],
     ...usage.members(index),
   });
   const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, { content: slot }, null)));
+  if (options.toolMode !== undefined) return toolCallChunks(options.toolMode, chunk, usage.count, withIds ? promptIds : undefined, options.includeUsage, base);
   return {
     // As vLLM's: each choice's role chunk carries the prompt's ids.
     opening: (index) => [{ ...chunk(index, { role: "assistant", content: "" }, null), ...(withIds ? { prompt_token_ids: promptIds(index) } : {}) }],
@@ -74,6 +78,38 @@ export function chatChunks(who: ResponseIdentity, options: ChunkOptions): Stream
     },
     done: (done, index) => [chunk(index, {}, done.finishReason, done.stopReason, null, withIds ? [] : undefined)],
     usage: (total) => usageChunk(base, total, options.includeUsage),
+  };
+}
+
+type ChatChunk = (
+  index: number,
+  delta: object,
+  finishReason: Done["finishReason"] | "tool_calls" | null,
+  stopReason?: Done["stopReason"],
+  logprobs?: z.infer<typeof ChatLogprobs>,
+  tokenIds?: readonly number[],
+) => object;
+
+/**
+ * A forced tool call's chunks, as OpenAI streams one: the role chunk with content null, then
+ * `tool_calls` deltas — a call's id, type and name first, then its arguments as they are
+ * written. Tokens that write only the list's structure send nothing (unless their logprobs or
+ * ids were asked for).
+ */
+function toolCallChunks(mode: ToolMode, chunk: ChatChunk, count: (index: number, ids: readonly number[] | undefined) => void, promptIds: PerChoice<readonly number[]> | undefined, includeUsage: boolean, base: object): StreamFormat {
+  const readers: ToolCallReader[] = [];
+  const reader = (index: number) => (readers[index] ??= new ToolCallReader(mode));
+  const withIds = promptIds !== undefined;
+  return {
+    opening: (index) => [{ ...chunk(index, { role: "assistant", content: null }, null), ...(withIds ? { prompt_token_ids: promptIds(index) } : {}) }],
+    text: ({ text, logprobs, tokenIds }, index) => {
+      count(index, tokenIds);
+      const deltas = reader(index).push(text);
+      if (deltas.length === 0 && logprobs === undefined && !withIds) return [];
+      return [chunk(index, deltas.length === 0 ? {} : { tool_calls: deltas }, null, undefined, logprobs === undefined ? null : chatLogprobs(logprobs), withIds ? (tokenIds ?? []) : undefined)];
+    },
+    done: (done, index) => [chunk(index, {}, toolFinishReason(done.finishReason, mode, reader(index).calls.length), done.stopReason, null, withIds ? [] : undefined)],
+    usage: (total) => usageChunk(base, total, includeUsage),
   };
 }
 

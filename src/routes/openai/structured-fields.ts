@@ -99,12 +99,20 @@ export function structuredOutputsOf(body: StructuredBody, fields: Fields = { for
     spec = given.json_object != null ? { json_object: true } : given.choice != null ? { choice: given.choice } : { json: given.json };
     field = given.json != null ? "structured_outputs.json" : "structured_outputs";
   }
+  return compiledOrRefused(spec, field);
+}
+
+/**
+ * The constraint, its schema compiled here so that what cannot be enforced is a 400 naming its
+ * place: `at` maps a JSON Pointer into the schema to the request field (default: under `field`).
+ */
+export function compiledOrRefused(spec: StructuredOutputs, field: string, at: (path: string) => string = (path) => `${field}${path.replaceAll("/", ".")}`): StructuredRequest {
   try {
     shapeOf(spec);
   } catch (error) {
     if (error instanceof SchemaError) {
-      const at = error.path === "" ? field : `${field}${error.path.replaceAll("/", ".")}`;
-      throw new ServiceError(400, "invalid_request", `${at}: ${error.message}`, { field: at });
+      const place = error.path === "" ? field : at(error.path);
+      throw new ServiceError(400, "invalid_request", `${place}: ${error.message}`, { field: place });
     }
     if (error instanceof SyntaxError) throw new ServiceError(400, "invalid_request", `${field}: not valid JSON (${error.message})`, { field });
     throw error;

@@ -22,7 +22,14 @@ export type { PromptTokenLogprobs, TokenLogprobs, TokenText } from "./token-name
  * tokenized (sent as it is, no BOS added).
  */
 export type PromptInput =
-  | { messages: readonly ChatMessage[]; addGenerationPrompt?: boolean; continueFinalMessage?: boolean; kwargs?: Readonly<Record<string, TemplateValue>> }
+  | {
+      messages: readonly ChatMessage[];
+      /** Tool definitions for templates that list them (vLLM passes the request's tools). */
+      tools?: readonly TemplateValue[];
+      addGenerationPrompt?: boolean;
+      continueFinalMessage?: boolean;
+      kwargs?: Readonly<Record<string, TemplateValue>>;
+    }
   | { prompt: string; field?: string }
   | { promptIds: readonly number[]; field?: string };
 
@@ -165,6 +172,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
         field = "messages";
         const rendered = renderChat(config.chatTemplate, {
           messages: input.messages,
+          ...(input.tools === undefined ? {} : { tools: input.tools }),
           add_generation_prompt: input.addGenerationPrompt ?? true,
           bos_token: special(config.bosTokenId, text),
           eos_token: special(config.eosTokenId, text),

@@ -1,0 +1,141 @@
+// Function calling on chat completions, as vLLM serves it without a tool-call parser
+// (vllm-project/vllm: vllm/entrypoints/openai/chat_completion/protocol.py, ChatCompletionRequest
+// check_tool_usage and _get_json_schema_from_tool): a named tool_choice or "required" is
+// enforced token by token as JSON (the function's parameters, or the list of {name, parameters}
+// objects); "none" generates text; "auto", which needs a parser for the model's own tool-call
+// format, is refused. The tools reach the chat template either way.
+import { z } from "@hono/zod-openapi";
+import { ServiceError } from "../../errors/service-error";
+import type { StructuredRequest } from "./structured-fields";
+import { compiledOrRefused } from "./structured-fields";
+import type { ToolMode } from "./tool-call-reader";
+
+/** OpenAI's limit on tools per request. */
+const MAX_TOOLS = 128;
+const FUNCTION_NAME = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes");
+
+const FunctionDefinition = z
+  .object({
+    name: FUNCTION_NAME,
+    description: z.string().max(65_536).nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish().openapi({ description: "A JSON Schema of the arguments (the structured-outputs subset); none: any object" }),
+    strict: z.boolean().nullish(),
+  })
+  .strict();
+
+export const ChatTool = z.object({ type: z.literal("function"), function: FunctionDefinition }).strict().openapi("ChatCompletionTool");
+
+export const ToolChoice = z
+  .union([z.enum(["none", "auto", "required"]), z.object({ type: z.literal("function"), function: z.object({ name: FUNCTION_NAME }).strict() }).strict()])
+  .nullish()
+  .openapi({
+    description:
+      '"none": text; "required": one or more calls of the tools; {"type": "function", "function": {"name"}}: that function. Both enforced token by token as JSON. "auto" (the default with tools) needs a tool-call parser this service does not have: 400',
+  });
+
+export const toolFields = {
+  tools: z.array(ChatTool).max(MAX_TOOLS).nullish().openapi({ description: `Up to ${MAX_TOOLS} functions; they reach the chat template as sent` }),
+  tool_choice: ToolChoice,
+  parallel_tool_calls: z.boolean().nullish().openapi({ description: 'With tool_choice "required": false allows one call only' }),
+};
+
+/** A tool call of an earlier assistant turn: its arguments are the JSON text the model wrote. */
+export const AssistantToolCall = z
+  .object({ id: z.string().max(256), type: z.literal("function"), function: z.object({ name: z.string().min(1).max(64), arguments: z.string().max(1_000_000) }).strict() })
+  .strict();
+
+interface ToolBody {
+  tools?: z.infer<typeof ChatTool>[] | null | undefined;
+  tool_choice?: z.infer<typeof ToolChoice>;
+  parallel_tool_calls?: boolean | null | undefined;
+  response_format?: { type: string } | null | undefined;
+  structured_outputs?: unknown;
+}
+
+/** How a request's tools are used: the forced call's mode and constraint, when one is forced. */
+export interface ToolPlan {
+  mode: ToolMode;
+  structured: StructuredRequest;
+}
+
+const ANY_OBJECT: Record<string, unknown> = { type: "object", properties: {} };
+
+/** The request's forced tool call (undefined: none forced); a choice this service cannot honour is a 400 naming it. */
+export function toolPlanOf(body: ToolBody): ToolPlan | undefined {
+  const tools = body.tools ?? [];
+  // As vLLM's: tools without a tool_choice mean "auto".
+  const choice = body.tool_choice ?? (tools.length > 0 ? "auto" : "none");
+  // "auto" with no tools is text, as "none" is (vLLM refuses it; clients that always send it are common).
+  if (choice === "none" || (choice === "auto" && tools.length === 0)) return undefined;
+  if (tools.length === 0) throw new ServiceError(400, "invalid_request", "When using tool_choice, tools must be set", { field: "tool_choice" });
+  if (choice === "auto") {
+    const detail = body.tool_choice == null ? ' (the default when tools are sent)' : "";
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      `tool_choice "auto"${detail} needs a parser for the model's own tool-call format, and this service has none: send tool_choice "required", a named function ({"type": "function", "function": {"name": …}}), or "none"`,
+      { field: "tool_choice" },
+    );
+  }
+  const structuredToo = (body.response_format != null && body.response_format.type !== "text") || body.structured_outputs != null;
+  if (structuredToo) {
+    throw new ServiceError(400, "invalid_request", "You can only either use constraints for structured outputs or tools, not both", { field: "tool_choice" });
+  }
+  if (choice === "required") {
+    const { schema, owners } = requiredSchema(tools, body.parallel_tool_calls ?? true);
+    return { mode: { kind: "required" }, structured: compiledOrRefused({ json: schema }, "tools", (path) => requiredPath(path, owners)) };
+  }
+  const at = tools.findIndex((tool) => tool.function.name === choice.function.name);
+  if (at === -1) throw new ServiceError(400, "invalid_request", "The tool specified in tool_choice does not match any of the specified tools", { field: "tool_choice.function.name" });
+  const field = `tools.${at}.function.parameters`;
+  return { mode: { kind: "named", name: choice.function.name }, structured: compiledOrRefused({ json: tools[at]!.function.parameters ?? ANY_OBJECT }, field) };
+}
+
+/**
+ * vLLM's schema for "required": a list of at least one {name, parameters} object, each tool an
+ * alternative; the tools' $defs (and definitions) gathered at the root, where their $refs point.
+ */
+function requiredSchema(tools: readonly z.infer<typeof ChatTool>[], parallel: boolean): { schema: Record<string, unknown>; owners: Map<string, number> } {
+  const gathered: Record<"$defs" | "definitions", Record<string, unknown>> = { $defs: {}, definitions: {} };
+  /** "$defs/<name>" → the first tool that defined it. */
+  const owners = new Map<string, number>();
+  const alternatives = tools.map((tool, index) => {
+    const { $defs, definitions, ...parameters } = tool.function.parameters ?? ANY_OBJECT;
+    for (const [key, defs] of [["$defs", $defs], ["definitions", definitions]] as const) {
+      if (defs === undefined || defs === null || typeof defs !== "object") continue;
+      for (const [name, definition] of Object.entries(defs)) {
+        const known = gathered[key][name];
+        if (known !== undefined && JSON.stringify(known) !== JSON.stringify(definition)) {
+          const field = `tools.${index}.function.parameters.${key}.${name}`;
+          throw new ServiceError(400, "invalid_request", `${field}: another tool defines ${key}/${name} differently; with tool_choice "required" the tools' definitions share one namespace`, { field });
+        }
+        gathered[key][name] = definition;
+        if (!owners.has(`${key}/${name}`)) owners.set(`${key}/${name}`, index);
+      }
+    }
+    return {
+      type: "object",
+      properties: { name: { type: "string", enum: [tool.function.name] }, parameters },
+      required: ["name", "parameters"],
+    };
+  });
+  const schema = {
+    type: "array",
+    minItems: 1,
+    ...(parallel ? {} : { maxItems: 1 }),
+    items: { anyOf: alternatives },
+    ...(Object.keys(gathered.$defs).length > 0 ? { $defs: gathered.$defs } : {}),
+    ...(Object.keys(gathered.definitions).length > 0 ? { definitions: gathered.definitions } : {}),
+  };
+  return { schema, owners };
+}
+
+/** A place in the "required" schema → the request field it came from (tools.<i>.function.parameters…). */
+function requiredPath(path: string, owners: ReadonlyMap<string, number>): string {
+  const alternative = /^\/items\/anyOf\/(\d+)\/properties\/parameters(.*)$/.exec(path);
+  if (alternative !== null) return `tools.${alternative[1]}.function.parameters${alternative[2]!.replaceAll("/", ".")}`;
+  const definition = /^\/(\$defs|definitions)\/([^/]+)(.*)$/.exec(path);
+  const owner = definition === null ? undefined : owners.get(`${definition[1]}/${definition[2]}`);
+  if (owner !== undefined) return `tools.${owner}.function.parameters.${definition![1]}.${definition![2]}${definition![3]!.replaceAll("/", ".")}`;
+  return "tools";
+}
