@@ -4,6 +4,8 @@
 // Worker's own fetch. The text is the chat route's for the same messages: one generation path.
 import { env, SELF } from "cloudflare:test";
 import OpenAI from "openai";
+import { zodResponsesFunction } from "openai/helpers/zod";
+import { z } from "zod";
 import { describe, expect, inject, it } from "vitest";
 import { perModelKey } from "../../src/compose";
 import { KEY, problem } from "./helpers";
@@ -138,7 +140,11 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
   it("fields it cannot honour are 400s naming them; neutral values pass; unknown fields are refused", async () => {
     for (const [extra, field] of [
       [{ previous_response_id: "resp_1" }, "previous_response_id"],
-      [{ tools: [{ type: "function", name: "f" }] }, "tools"],
+      [{ tools: [{ type: "function", name: "f" }] }, "tool_choice"],
+      [{ tools: [{ type: "function", name: "f" }], tool_choice: { type: "function", name: "g" } }, "tool_choice.name"],
+      [{ tools: [{ type: "function", name: "f", parameters: { type: "object", properties: { a: { type: "string", format: "date" } } } }], tool_choice: "required" }, "tools.0.parameters.properties.a.format"],
+      [{ tools: [{ type: "function", name: "f" }], tool_choice: "required", text: { format: { type: "json_object" } } }, "tool_choice"],
+      [{ input: [{ type: "function_call", call_id: "c", name: "f", arguments: "{oops" }] }, "input.0.arguments"],
       [{ reasoning: { effort: "high" } }, "reasoning"],
       [{ store: true }, "store"],
       [{ text: { format: { type: "json_schema", name: "p", schema: { type: "string", pattern: "x" } } } }, "text.format.schema.pattern"],
@@ -158,5 +164,96 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
     const tooLong = await post({ model: "tiny-llm", input: "word ".repeat(5000) });
     expect(tooLong.status).toBe(400);
     expect(await problem(tooLong)).toMatchObject({ code: "context_length_exceeded" });
+  });
+
+  // Function tools (openai-node FunctionTool, ResponseFunctionToolCall and the
+  // response.function_call_arguments.* events): a forced call is function_call output items.
+  const Weather = z.object({ city: z.string().max(12), unit: z.enum(["celsius", "fahrenheit"]) });
+  const weatherTool = zodResponsesFunction({ name: "get_weather", parameters: Weather });
+
+  it("openai: a forced function call as function_call items, streamed (responses.stream) and not, and responses.parse's parsed_arguments", async () => {
+    const params = { model: "tiny-llm", input: "What is the weather in Paris?", tools: [weatherTool], tool_choice: { type: "function" as const, name: "get_weather" }, temperature: 0 };
+    const response = await client.responses.create(params);
+    expect(response.status).toBe("completed");
+    expect(response.output).toHaveLength(1);
+    const [item] = response.output;
+    if (item?.type !== "function_call") throw new Error(`expected a function_call item, got ${JSON.stringify(item)}`);
+    expect(item).toMatchObject({ name: "get_weather", status: "completed" });
+    expect(item.call_id).toMatch(/^call_[0-9a-f]{32}$/);
+    expect(item.id).toMatch(/^fc_[0-9a-f]{32}$/);
+    expect(Weather.parse(JSON.parse(item.arguments))).toEqual(JSON.parse(item.arguments));
+    expect(response.tools).toMatchObject([{ type: "function", name: "get_weather" }]);
+    expect(response.tool_choice).toEqual({ type: "function", name: "get_weather" });
+
+    const stream = client.responses.stream(params);
+    const types: string[] = [];
+    let deltas = "";
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === "response.function_call_arguments.delta") deltas += event.delta;
+    }
+    const final = await stream.finalResponse();
+    const [streamedItem] = final.output;
+    expect(streamedItem?.type === "function_call" ? streamedItem.arguments : undefined).toBe(item.arguments);
+    expect(deltas).toBe(item.arguments);
+    expect(types.filter((type) => !type.endsWith(".delta"))).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.function_call_arguments.done",
+      "response.output_item.done",
+      "response.completed",
+    ]);
+
+    const parsed = await client.responses.parse(params);
+    const [parsedItem] = parsed.output;
+    expect(parsedItem?.type === "function_call" ? parsedItem.parsed_arguments : undefined).toEqual(JSON.parse(item.arguments));
+  });
+
+  it('"required": calls of the listed tools; a second turn sends the call and its output back as input items', async () => {
+    // Small schemas: the tools, the call and its output all go into the tiny model's 512-token context.
+    const cityTool = { type: "function" as const, name: "weather", parameters: { type: "object", properties: { city: { type: "string", maxLength: 8 } }, required: ["city"] }, strict: true };
+    const timeTool = { type: "function" as const, name: "time", parameters: { type: "object", properties: { zone: { type: "string", maxLength: 8 } }, required: ["zone"] }, strict: true };
+    const tools = [cityTool, timeTool];
+    const first = await client.responses.create({ model: "tiny-llm", input: "What is the weather in Paris?", tools, tool_choice: "required", parallel_tool_calls: false, temperature: 0 });
+    expect(first.output).toHaveLength(1);
+    const [call] = first.output;
+    if (call?.type !== "function_call") throw new Error("expected a function_call item");
+    expect(["weather", "time"]).toContain(call.name);
+    const second = await client.responses.create({
+      model: "tiny-llm",
+      input: [{ role: "user", content: "What is the weather in Paris?" }, call, { type: "function_call_output", call_id: call.call_id, output: "sunny" }],
+      tools,
+      tool_choice: "none",
+      max_output_tokens: 8,
+      temperature: 0,
+    });
+    expect(second.output[0]?.type).toBe("message");
+    expect(second.output_text.length).toBeGreaterThan(0);
+    // The same conversation through chat, written as chat messages: the same prompt, so the same text.
+    const chat = await client.chat.completions.create({
+      model: "tiny-llm",
+      messages: [
+        { role: "user", content: "What is the weather in Paris?" },
+        { role: "assistant", content: null, tool_calls: [{ id: call.call_id, type: "function", function: { name: call.name, arguments: call.arguments } }] },
+        { role: "tool", tool_call_id: call.call_id, content: "sunny" },
+      ],
+      tools: tools.map(({ type, name, parameters, strict }) => ({ type, function: { name, parameters, strict } })),
+      tool_choice: "none",
+      max_tokens: 8,
+      temperature: 0,
+    });
+    expect(second.output_text).toBe(chat.choices[0]?.message.content);
+  });
+
+  it("a forced call's answer and events match the documented Response schema (openapi.json)", async () => {
+    const conformance = new Conformance(await (await SELF.fetch("https://edge.test/openapi.json")).json<OpenApiDocument>());
+    const body = { model: "tiny-llm", input: "What is the weather in Paris?", tools: [{ type: "function", name: "get_weather", parameters: Weather.toJSONSchema() }], tool_choice: "required" };
+    await conformance.check("POST", "https://edge.test/v1/responses", await post(body), "function_call items");
+    const streamed = await post({ ...body, stream: true, max_output_tokens: 20 });
+    await conformance.check("POST", "https://edge.test/v1/responses", streamed.clone(), "streamed function calls");
+    const events = (await streamed.text()).split("\n\n").filter((frame) => frame.startsWith("event: ")).map((frame) => JSON.parse(frame.split("\n")[1]!.slice(6)) as { type: string; response?: { status: string } });
+    expect(events.at(-1)?.type).toBe("response.incomplete");
+    await conformance.check("POST", "https://edge.test/v1/responses", new Response(JSON.stringify(events.at(-1)!.response), { headers: { "content-type": "application/json" } }), "the stream's final response");
   });
 });

@@ -8,7 +8,7 @@ import { neutral, refused } from "./field-policies";
 import { ResponseFormat, StructuredOutputsField } from "./structured-fields";
 import { AssistantToolCall, toolFields } from "./tool-calls";
 import { ServiceError } from "../../errors/service-error";
-import { parseLosslessJson, type ChatMessage } from "../../tokenizers/chat-template";
+import { parseLosslessJson, type ChatMessage, type LosslessJson } from "../../tokenizers/chat-template";
 
 export { neutral, refused } from "./field-policies";
 
@@ -267,16 +267,21 @@ export function chatMessages(messages: ChatCompletionRequest["messages"]): ChatM
     if (message.role === "tool") return { role: "tool", content: flattenContent(message.content), tool_call_id: message.tool_call_id };
     const role = message.role === "developer" ? "system" : message.role;
     if (message.role !== "assistant" || message.tool_calls === undefined) return { role, content: message.content == null ? null : flattenContent(message.content) };
-    const toolCalls = message.tool_calls.map((call, index) => {
-      let args;
-      try {
-        args = call.function.arguments.trim() === "" ? {} : parseLosslessJson(call.function.arguments);
-      } catch (error) {
-        const field = `messages.${at}.tool_calls.${index}.function.arguments`;
-        throw new ServiceError(400, "invalid_request", `${field}: not valid JSON (${(error as Error).message})`, { field });
-      }
-      return { id: call.id, type: "function", function: { name: call.function.name, arguments: args } };
-    });
+    const toolCalls = message.tool_calls.map((call, index) => ({
+      id: call.id,
+      type: "function",
+      function: { name: call.function.name, arguments: templateArguments(call.function.arguments, `messages.${at}.tool_calls.${index}.function.arguments`) },
+    }));
     return { role, content: message.content == null ? null : flattenContent(message.content), tool_calls: toolCalls };
   });
+}
+
+/** An earlier call's arguments as templates read them: the JSON text parsed, numbers kept as written; empty is {} (vLLM's chat_utils). */
+export function templateArguments(text: string, field: string): LosslessJson {
+  if (text.trim() === "") return {};
+  try {
+    return parseLosslessJson(text);
+  } catch (error) {
+    throw new ServiceError(400, "invalid_request", `${field}: not valid JSON (${(error as Error).message})`, { field });
+  }
 }

@@ -16,7 +16,10 @@ import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
 import { collect, startGeneration } from "./generation-stream";
-import { ResponsesRequest, responsesChat, responsesLogprobs } from "./responses-request";
+import { chatToolsOf, FunctionTool, ResponsesRequest, responsesChat, responsesLogprobs, ResponsesToolChoice } from "./responses-request";
+import { ToolCallReader, toolCallsIn, type ToolCall, type ToolMode } from "./tool-call-reader";
+import { toolPlanOf, type ToolFieldNames } from "./tool-calls";
+import { parseLosslessJson, type LosslessJson } from "../../tokenizers/chat-template";
 import { chatLogprobs } from "./responses";
 import { generationOptions } from "./sampling";
 import { responseFormatOf, structuredOutputsOf, TextFormat } from "./structured-fields";
@@ -35,6 +38,17 @@ const OutputMessage = z.object({
   role: z.literal("assistant"),
   content: z.array(OutputText),
 });
+const FunctionCallItem = z
+  .object({
+    type: z.literal("function_call"),
+    id: z.string(),
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.string().openapi({ description: "The JSON text the model wrote" }),
+    status: z.enum(["in_progress", "completed", "incomplete"]),
+  })
+  .openapi("ResponseFunctionToolCall");
+type OutputItem = z.infer<typeof OutputMessage> | z.infer<typeof FunctionCallItem>;
 
 export const ResponseObject = z
   .object({
@@ -48,12 +62,12 @@ export const ResponseObject = z
     instructions: z.string().nullable(),
     max_output_tokens: z.number().int().nullable(),
     model: z.string(),
-    output: z.array(OutputMessage),
+    output: z.array(z.union([OutputMessage, FunctionCallItem])).openapi({ description: "One assistant message; with a forced tool call, its function_call items instead" }),
     parallel_tool_calls: z.boolean(),
     temperature: z.number(),
     top_p: z.number(),
-    tool_choice: z.enum(["none", "auto"]),
-    tools: z.array(z.unknown()).max(0),
+    tool_choice: ResponsesToolChoice,
+    tools: z.array(FunctionTool),
     text: z.object({ format: TextFormat.unwrap().unwrap(), verbosity: z.literal("medium") }),
     truncation: z.literal("disabled"),
     store: z.literal(false),
@@ -76,20 +90,58 @@ type Done = Extract<TextEvent, { type: "done" }>;
 
 const hex = () => crypto.randomUUID().replaceAll("-", "");
 
-/** The Response at a point of its life: in progress (nothing out yet), or ended with its text and usage. */
-function responseAt(base: Omit<ResponseObject, "status" | "completed_at" | "incomplete_details" | "output" | "usage">, itemId: string, end?: { text: string; done: Done; logprobs?: readonly TokenLogprobs[] | undefined }): ResponseObject {
-  if (end === undefined) return { ...base, status: "in_progress", completed_at: null, incomplete_details: null, output: [], usage: null };
-  const incomplete = end.done.finishReason === "length";
+type Base = Omit<ResponseObject, "status" | "completed_at" | "incomplete_details" | "output" | "usage">;
+
+/** The Response in progress: nothing out yet. */
+const inProgress = (base: Base): ResponseObject => ({ ...base, status: "in_progress", completed_at: null, incomplete_details: null, output: [], usage: null });
+
+/** The Response once generation ended: "incomplete" when the length ran out; its items carry the same status. */
+function ended(base: Base, done: Done, output: (status: "completed" | "incomplete") => OutputItem[]): ResponseObject {
+  const incomplete = done.finishReason === "length";
   const status = incomplete ? "incomplete" : "completed";
   return {
     ...base,
     status,
     completed_at: Math.floor(Date.now() / 1000),
     incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
-    output: [{ type: "message", id: itemId, status, role: "assistant", content: [{ type: "output_text", text: end.text, annotations: [], logprobs: entries(end.logprobs) }] }],
-    usage: usageOf(end.done.usage),
+    output: output(status),
+    usage: usageOf(done.usage),
   };
 }
+
+const messageItem = (id: string, status: "completed" | "incomplete", text: string, logprobs: readonly TokenLogprobs[] | undefined): OutputItem => ({
+  type: "message",
+  id,
+  status,
+  role: "assistant",
+  content: [{ type: "output_text", text, annotations: [], logprobs: entries(logprobs) }],
+});
+
+const callItem = (id: string, call: ToolCall, status: z.infer<typeof FunctionCallItem>["status"]): z.infer<typeof FunctionCallItem> => ({
+  type: "function_call",
+  id,
+  call_id: call.id,
+  name: call.function.name,
+  arguments: call.function.arguments,
+  status,
+});
+
+/** Where the Responses API puts a tool's parameters and the named choice's name: flat, not under `function`. */
+const RESPONSES_FIELDS: ToolFieldNames = { parameters: (index) => `tools.${index}.parameters`, choiceName: "tool_choice.name" };
+
+/** The request's tools as the chat template reads them: chat's {type, function} form, numbers kept as written. */
+async function templateTools(request: { text(): Promise<string> }): Promise<LosslessJson[]> {
+  const body = parseLosslessJson(await request.text());
+  const tools = typeof body === "object" && body !== null && !Array.isArray(body) && "tools" in body ? (body as { tools: LosslessJson }).tools : undefined;
+  if (!Array.isArray(tools)) return [];
+  return tools.map((tool) => {
+    if (typeof tool !== "object" || tool === null || Array.isArray(tool) || !("type" in tool)) return tool;
+    const { type, ...fn } = tool as { [key: string]: LosslessJson };
+    return { type: type!, function: fn };
+  });
+}
+
+const callId = () => `call_${hex()}`;
 
 /** Output tokens' logprobs as OpenAI's Responses API lists them (the chat shape: token, logprob, bytes, top_logprobs). */
 const entries = (logprobs: readonly TokenLogprobs[] | undefined) => (logprobs === undefined ? [] : (chatLogprobs(logprobs)?.content ?? []));
@@ -134,17 +186,19 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   const generator = capability(model, "textGeneration", "model");
   await requireReady(model);
   const maxTokens = body.max_output_tokens ?? undefined;
-  const prompt = await generator.prepare({ messages: responsesChat(body), addGenerationPrompt: true }, maxTokens);
+  const tools = body.tools == null || body.tools.length === 0 ? undefined : await templateTools(c.req);
+  const prompt = await generator.prepare({ messages: responsesChat(body), ...(tools === undefined ? {} : { tools }), addGenerationPrompt: true }, maxTokens);
   const logprobs = responsesLogprobs(body);
   const format = body.text?.format ?? { type: "text" as const };
-  const structured = structuredOutputsOf({ response_format: responseFormatOf(format) }, { format: "text.format", schema: "text.format.schema" });
+  const plan = toolPlanOf({ ...chatToolsOf(body), parallel_tool_calls: body.parallel_tool_calls, response_format: responseFormatOf(format) }, RESPONSES_FIELDS);
+  const structured = plan?.structured ?? structuredOutputsOf({ response_format: responseFormatOf(format) }, { format: "text.format", schema: "text.format.schema" });
   const options = {
     ...generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens),
     ...(logprobs === undefined ? {} : { logprobs }),
     ...(structured === undefined ? {} : { structured }),
   };
   const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
-  const base = {
+  const base: Base = {
     id: `resp_${hex()}`,
     object: "response" as const,
     created_at: Math.floor(Date.now() / 1000),
@@ -156,17 +210,18 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     temperature: body.temperature ?? 1,
     top_p: body.top_p ?? 1,
     tool_choice: body.tool_choice ?? "auto",
-    tools: [],
+    tools: body.tools ?? [],
     text: { format, verbosity: "medium" as const },
     truncation: "disabled" as const,
     store: false as const,
     metadata: body.metadata ?? {},
     user: body.user ?? null,
   };
+  if (plan !== undefined) return callsResponse(base, started, plan.mode, body.stream ?? false);
   const itemId = `msg_${hex()}`;
   if (!body.stream) {
     const { text, done, logprobs: tokens } = await collect(started);
-    return c.json(responseAt(base, itemId, { text, done, logprobs: tokens }), 200);
+    return c.json(ended(base, done, (status) => [messageItem(itemId, status, text, tokens)]), 200);
   }
   const write = eventWriter();
   const at = { item_id: itemId, output_index: 0, content_index: 0 };
@@ -177,8 +232,8 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   const take = () => entries(pending.splice(0));
   return sseResponse(started, {
     opening: () =>
-      write("response.created", { response: responseAt(base, itemId) }) +
-      write("response.in_progress", { response: responseAt(base, itemId) }) +
+      write("response.created", { response: inProgress(base) }) +
+      write("response.in_progress", { response: inProgress(base) }) +
       write("response.output_item.added", { output_index: 0, item: { type: "message", id: itemId, status: "in_progress", role: "assistant", content: [] } }) +
       write("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [], logprobs: [] } }),
     event: (event) => {
@@ -192,14 +247,61 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         return write("response.output_text.delta", { ...at, delta: event.text, logprobs: take() });
       }
       if (event.type !== "done") return "";
-      const ended = responseAt(base, itemId, { text, done: event, ...(logprobs === undefined ? {} : { logprobs: all }) });
+      const response = ended(base, event, (status) => [messageItem(itemId, status, text, logprobs === undefined ? undefined : all)]);
+      const item = response.output[0] as z.infer<typeof OutputMessage>;
       return (
         write("response.output_text.done", { ...at, text, logprobs: take() }) +
-        write("response.content_part.done", { ...at, part: ended.output[0]!.content[0] }) +
-        write("response.output_item.done", { output_index: 0, item: ended.output[0] }) +
-        write(ended.status === "incomplete" ? "response.incomplete" : "response.completed", { response: ended })
+        write("response.content_part.done", { ...at, part: item.content[0] }) +
+        write("response.output_item.done", { output_index: 0, item }) +
+        write(response.status === "incomplete" ? "response.incomplete" : "response.completed", { response })
       );
     },
     failure: "response_failed_mid_stream",
   });
 });
+
+/**
+ * A forced tool call's Response: function_call items (one per call). Streamed as OpenAI streams
+ * them: per call response.output_item.added (its call_id and name), then
+ * response.function_call_arguments.delta as the arguments are written, and
+ * response.function_call_arguments.done and response.output_item.done when the next call
+ * starts or generation ends.
+ */
+async function callsResponse(base: Base, started: Awaited<ReturnType<typeof startGeneration>>, mode: ToolMode, stream: boolean): Promise<Response> {
+  if (!stream) {
+    const { text, done } = await collect(started);
+    const calls = toolCallsIn(text, mode, callId);
+    const itemIds = calls.map(() => `fc_${hex()}`);
+    return Response.json(ended(base, done, (status) => calls.map((call, index) => callItem(itemIds[index]!, call, status))));
+  }
+  const write = eventWriter();
+  const reader = new ToolCallReader(mode, callId);
+  const itemIds: string[] = [];
+  const close = (index: number, status: "completed" | "incomplete") => {
+    const item = callItem(itemIds[index]!, reader.calls[index]!, status);
+    return write("response.function_call_arguments.done", { item_id: item.id, output_index: index, name: item.name, arguments: item.arguments }) + write("response.output_item.done", { output_index: index, item });
+  };
+  return sseResponse(started, {
+    opening: () => write("response.created", { response: inProgress(base) }) + write("response.in_progress", { response: inProgress(base) }),
+    event: (event) => {
+      if (event.type === "text") {
+        let frames = "";
+        for (const delta of reader.push(event.text)) {
+          if (delta.id !== undefined) {
+            if (delta.index > 0) frames += close(delta.index - 1, "completed");
+            itemIds[delta.index] = `fc_${hex()}`;
+            frames += write("response.output_item.added", { output_index: delta.index, item: { type: "function_call", id: itemIds[delta.index], call_id: delta.id, name: delta.function.name, arguments: "", status: "in_progress" } });
+          }
+          if (delta.function.arguments !== "") frames += write("response.function_call_arguments.delta", { item_id: itemIds[delta.index], output_index: delta.index, delta: delta.function.arguments });
+        }
+        return frames;
+      }
+      if (event.type !== "done") return "";
+      const response = ended(base, event, (status) => reader.calls.map((call, index) => callItem(itemIds[index]!, call, status)));
+      const last = reader.calls.length - 1;
+      const status = response.status === "incomplete" ? "incomplete" : "completed";
+      return (last >= 0 ? close(last, status) : "") + write(status === "incomplete" ? "response.incomplete" : "response.completed", { response });
+    },
+    failure: "response_failed_mid_stream",
+  });
+}

@@ -7,8 +7,9 @@
 import { z } from "@hono/zod-openapi";
 import type { ChatMessage } from "../../tokenizers/chat-template";
 import { MAX_LOGPROBS } from "../../generation/logprobs";
-import { neutral, refused } from "./request-schemas";
+import { neutral, refused, templateArguments } from "./request-schemas";
 import { TextFormat } from "./structured-fields";
+import type { ChatTool, ToolChoice } from "./tool-calls";
 
 const InputText = z.object({ type: z.literal("input_text"), text: z.string() }).strict();
 const OutputText = z.object({ type: z.literal("output_text"), text: z.string(), annotations: z.array(z.unknown()).max(0).optional() }).strict();
@@ -25,12 +26,37 @@ const InputMessage = z.discriminatedUnion("role", [
     .strict(),
 ]);
 
+const FUNCTION_NAME = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes");
+
+/** The Responses API's function tool: the chat tool's fields, flat (openai-node FunctionTool). */
+export const FunctionTool = z
+  .object({
+    type: z.literal("function"),
+    name: FUNCTION_NAME,
+    description: z.string().max(65_536).nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish().openapi({ description: "A JSON Schema of the arguments (the structured-outputs subset); none: any object" }),
+    strict: z.boolean().nullish(),
+  })
+  .strict()
+  .openapi("FunctionTool");
+
+export const ResponsesToolChoice = z.union([z.enum(["none", "auto", "required"]), z.object({ type: z.literal("function"), name: FUNCTION_NAME }).strict()]);
+
+/** An earlier call, and its output, as input items (openai-node ResponseFunctionToolCall, ResponseInputItem.FunctionCallOutput). */
+const FunctionCallItem = z
+  .object({ type: z.literal("function_call"), call_id: z.string().max(256), name: z.string().min(1).max(64), arguments: z.string().max(1_000_000), id: z.string().max(256).optional(), status: z.string().optional() })
+  .strict();
+const FunctionCallOutputItem = z
+  .object({ type: z.literal("function_call_output"), call_id: z.string().max(256), output: z.string().max(1_000_000), id: z.string().max(256).optional(), status: z.string().optional() })
+  .strict();
+const InputItem = z.union([InputMessage, FunctionCallItem, FunctionCallOutputItem]);
+
 export const ResponsesRequest = z
   .object({
     model: z.string().min(1).openapi({ example: "tiny-llm" }),
     input: z
-      .union([z.string().min(1, "must not be empty"), z.array(InputMessage).min(1, "needs at least one message").max(256)])
-      .openapi({ description: "A user message's text, or a list of messages (user, system, developer, assistant) with text content" }),
+      .union([z.string().min(1, "must not be empty"), z.array(InputItem).min(1, "needs at least one message").max(256)])
+      .openapi({ description: "A user message's text, or a list of items: messages (user, system, developer, assistant) with text content, function_call and function_call_output" }),
     instructions: z.string().nullish().openapi({ description: "A system message before the input" }),
     max_output_tokens: z.number().int().min(1).max(1_000_000).nullish().openapi({ description: "Most tokens to generate (default: what the context leaves)" }),
     temperature: z.number().min(0).max(2).nullish().openapi({ description: "0 = greedy (ties: lowest id)" }),
@@ -46,9 +72,11 @@ export const ResponsesRequest = z
       .nullish()
       .openapi({ description: "Up to 16 key-value pairs, returned on the response" }),
     store: neutral(z.literal(false), "false (responses are not stored)"),
-    tools: neutral(z.array(z.unknown()).max(0), "[]"),
-    tool_choice: neutral(z.enum(["none", "auto"]), '"none" (or "auto" without tools)'),
-    parallel_tool_calls: z.boolean().nullish(),
+    tools: z.array(FunctionTool).max(128).nullish().openapi({ description: "Up to 128 function tools; they reach the chat template as chat tools" }),
+    tool_choice: ResponsesToolChoice.nullish().openapi({
+      description: '"none": text; "required" or {"type": "function", "name"}: function_call output items, enforced token by token as JSON. "auto" with tools (the default) needs a tool-call parser this service does not have: 400',
+    }),
+    parallel_tool_calls: z.boolean().nullish().openapi({ description: 'With tool_choice "required": false allows one call only' }),
     text: z
       .object({ format: TextFormat, verbosity: neutral(z.literal("medium"), '"medium"') })
       .strict()
@@ -75,10 +103,41 @@ export type ResponsesRequest = z.infer<typeof ResponsesRequest>;
 
 const textOf = (content: string | ReadonlyArray<{ text: string }>) => (typeof content === "string" ? content : content.map((part) => part.text).join("\n"));
 
-/** The chat the model is given: the instructions as a system message, then the input's messages. */
+/**
+ * The chat the model is given: the instructions as a system message, then the input's items —
+ * messages; a run of function_call items as one assistant message with those tool calls; each
+ * function_call_output as a tool message.
+ */
 export function responsesChat(body: ResponsesRequest): ChatMessage[] {
-  const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input.map((item) => ({ role: item.role === "developer" ? "system" : item.role, content: textOf(item.content) }));
-  return [...(body.instructions == null ? [] : [{ role: "system", content: body.instructions }]), ...input];
+  const instructions: ChatMessage[] = body.instructions == null ? [] : [{ role: "system", content: body.instructions }];
+  if (typeof body.input === "string") return [...instructions, { role: "user", content: body.input }];
+  const messages: ChatMessage[] = [...instructions];
+  let calls: ChatMessage[] | undefined;
+  body.input.forEach((item, at) => {
+    if ("role" in item) {
+      calls = undefined;
+      messages.push({ role: item.role === "developer" ? "system" : item.role, content: textOf(item.content) });
+    } else if (item.type === "function_call") {
+      const call = { id: item.call_id, type: "function", function: { name: item.name, arguments: templateArguments(item.arguments, `input.${at}.arguments`) } };
+      if (calls === undefined) {
+        calls = [];
+        messages.push({ role: "assistant", content: null, tool_calls: calls });
+      }
+      calls.push(call);
+    } else {
+      calls = undefined;
+      messages.push({ role: "tool", tool_call_id: item.call_id, content: item.output });
+    }
+  });
+  return messages;
+}
+
+/** The Responses API's tools and tool choice as chat's, for the shared tool plan. */
+export function chatToolsOf(body: ResponsesRequest): { tools?: z.infer<typeof ChatTool>[]; tool_choice?: z.infer<typeof ToolChoice> } {
+  const tools = body.tools?.map(({ type, ...fn }) => ({ type, function: fn }));
+  const choice = body.tool_choice;
+  const tool_choice = choice == null || typeof choice === "string" ? choice : { type: "function" as const, function: { name: choice.name } };
+  return { ...(tools === undefined ? {} : { tools }), ...(tool_choice === undefined ? {} : { tool_choice }) };
 }
 
 /** How many alternatives each output token's logprobs list, when the request includes them (undefined: none). */

@@ -46,7 +46,11 @@ export class ToolCallReader {
   private state: State = { at: "open" };
   private deltas: ToolCallDelta[] = [];
 
-  constructor(private readonly mode: ToolMode) {}
+  /** `newId`: each call's id (chat: vLLM's chatcmpl-tool-…; the Responses API: call_…). */
+  constructor(
+    private readonly mode: ToolMode,
+    private readonly newId: () => string = toolCallId,
+  ) {}
 
   /** The next piece of generated text → the deltas it completes (consecutive ones of a call merged). */
   push(text: string): ToolCallDelta[] {
@@ -61,7 +65,7 @@ export class ToolCallReader {
   }
 
   private begin(name: string): void {
-    const call: ToolCall = { id: toolCallId(), type: "function", function: { name, arguments: "" } };
+    const call: ToolCall = { id: this.newId(), type: "function", function: { name, arguments: "" } };
     this.calls.push(call);
     this.deltas.push({ index: this.calls.length - 1, id: call.id, type: "function", function: { name, arguments: "" } });
   }
@@ -140,8 +144,8 @@ export class ToolCallReader {
 }
 
 /** The calls of a whole generated text. */
-export function toolCallsIn(text: string, mode: ToolMode): ToolCall[] {
-  const reader = new ToolCallReader(mode);
+export function toolCallsIn(text: string, mode: ToolMode, newId: () => string = toolCallId): ToolCall[] {
+  const reader = new ToolCallReader(mode, newId);
   reader.push(text);
   return reader.calls;
 }

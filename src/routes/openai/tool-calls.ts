@@ -60,8 +60,15 @@ export interface ToolPlan {
 
 const ANY_OBJECT: Record<string, unknown> = { type: "object", properties: {} };
 
+/** Where a request puts a tool's parameters and the named choice's name (chat: under `function`; the Responses API: flat). */
+export interface ToolFieldNames {
+  parameters(index: number): string;
+  choiceName: string;
+}
+const CHAT_FIELDS: ToolFieldNames = { parameters: (index) => `tools.${index}.function.parameters`, choiceName: "tool_choice.function.name" };
+
 /** The request's forced tool call (undefined: none forced); a choice this service cannot honour is a 400 naming it. */
-export function toolPlanOf(body: ToolBody): ToolPlan | undefined {
+export function toolPlanOf(body: ToolBody, names: ToolFieldNames = CHAT_FIELDS): ToolPlan | undefined {
   const tools = body.tools ?? [];
   // As vLLM's: tools without a tool_choice mean "auto".
   const choice = body.tool_choice ?? (tools.length > 0 ? "auto" : "none");
@@ -82,12 +89,12 @@ export function toolPlanOf(body: ToolBody): ToolPlan | undefined {
     throw new ServiceError(400, "invalid_request", "You can only either use constraints for structured outputs or tools, not both", { field: "tool_choice" });
   }
   if (choice === "required") {
-    const { schema, owners } = requiredSchema(tools, body.parallel_tool_calls ?? true);
-    return { mode: { kind: "required" }, structured: compiledOrRefused({ json: schema }, "tools", (path) => requiredPath(path, owners)) };
+    const { schema, owners } = requiredSchema(tools, body.parallel_tool_calls ?? true, names);
+    return { mode: { kind: "required" }, structured: compiledOrRefused({ json: schema }, "tools", (path) => requiredPath(path, owners, names)) };
   }
   const at = tools.findIndex((tool) => tool.function.name === choice.function.name);
-  if (at === -1) throw new ServiceError(400, "invalid_request", "The tool specified in tool_choice does not match any of the specified tools", { field: "tool_choice.function.name" });
-  const field = `tools.${at}.function.parameters`;
+  if (at === -1) throw new ServiceError(400, "invalid_request", "The tool specified in tool_choice does not match any of the specified tools", { field: names.choiceName });
+  const field = names.parameters(at);
   return { mode: { kind: "named", name: choice.function.name }, structured: compiledOrRefused({ json: tools[at]!.function.parameters ?? ANY_OBJECT }, field) };
 }
 
@@ -95,7 +102,7 @@ export function toolPlanOf(body: ToolBody): ToolPlan | undefined {
  * vLLM's schema for "required": a list of at least one {name, parameters} object, each tool an
  * alternative; the tools' $defs (and definitions) gathered at the root, where their $refs point.
  */
-function requiredSchema(tools: readonly z.infer<typeof ChatTool>[], parallel: boolean): { schema: Record<string, unknown>; owners: Map<string, number> } {
+function requiredSchema(tools: readonly z.infer<typeof ChatTool>[], parallel: boolean, names: ToolFieldNames): { schema: Record<string, unknown>; owners: Map<string, number> } {
   const gathered: Record<"$defs" | "definitions", Record<string, unknown>> = { $defs: {}, definitions: {} };
   /** "$defs/<name>" → the first tool that defined it. */
   const owners = new Map<string, number>();
@@ -106,7 +113,7 @@ function requiredSchema(tools: readonly z.infer<typeof ChatTool>[], parallel: bo
       for (const [name, definition] of Object.entries(defs)) {
         const known = gathered[key][name];
         if (known !== undefined && JSON.stringify(known) !== JSON.stringify(definition)) {
-          const field = `tools.${index}.function.parameters.${key}.${name}`;
+          const field = `${names.parameters(index)}.${key}.${name}`;
           throw new ServiceError(400, "invalid_request", `${field}: another tool defines ${key}/${name} differently; with tool_choice "required" the tools' definitions share one namespace`, { field });
         }
         gathered[key][name] = definition;
@@ -131,11 +138,11 @@ function requiredSchema(tools: readonly z.infer<typeof ChatTool>[], parallel: bo
 }
 
 /** A place in the "required" schema → the request field it came from (tools.<i>.function.parameters…). */
-function requiredPath(path: string, owners: ReadonlyMap<string, number>): string {
+function requiredPath(path: string, owners: ReadonlyMap<string, number>, names: ToolFieldNames): string {
   const alternative = /^\/items\/anyOf\/(\d+)\/properties\/parameters(.*)$/.exec(path);
-  if (alternative !== null) return `tools.${alternative[1]}.function.parameters${alternative[2]!.replaceAll("/", ".")}`;
+  if (alternative !== null) return `${names.parameters(Number(alternative[1]))}${alternative[2]!.replaceAll("/", ".")}`;
   const definition = /^\/(\$defs|definitions)\/([^/]+)(.*)$/.exec(path);
   const owner = definition === null ? undefined : owners.get(`${definition[1]}/${definition[2]}`);
-  if (owner !== undefined) return `tools.${owner}.function.parameters.${definition![1]}.${definition![2]}${definition![3]!.replaceAll("/", ".")}`;
+  if (owner !== undefined) return `${names.parameters(owner)}.${definition![1]}.${definition![2]}${definition![3]!.replaceAll("/", ".")}`;
   return "tools";
 }
