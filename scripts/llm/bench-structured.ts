@@ -14,6 +14,7 @@ import { createPrng } from "../../src/generation/sampler";
 import { shapeOf, TokenMatcher, VocabularyTrie, type StructuredOutputs } from "../../src/generation/structured/structured-outputs";
 import { CompactTokenizer } from "../../src/tokenizers/compact-tokenizer";
 import { compactTokenizer } from "../tokenizers/sources.mjs";
+import { toolPlanOf } from "../../src/routes/openai/tool-calls";
 
 const { values: options } = parseArgs({ options: { steps: { type: "string", default: "200" }, seed: { type: "string", default: "1" } } });
 const STEPS = Number(options.steps);
@@ -23,10 +24,17 @@ const PERSON = {
   properties: { name: { type: "string", maxLength: 24 }, age: { type: "integer", minimum: 0, maximum: 120 }, color: { enum: ["red", "green", "blue"] }, tags: { type: "array", items: { type: "string", maxLength: 12 }, maxItems: 4 } },
   required: ["name", "age", "color"],
 };
+/** Two tools under tool_choice "required": vLLM's list of {name, parameters}, each tool an alternative. */
+const TOOLS = [
+  { type: "function" as const, function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", maxLength: 24 }, unit: { enum: ["celsius", "fahrenheit"] } }, required: ["city", "unit"] } } },
+  { type: "function" as const, function: { name: "get_time", parameters: { type: "object", properties: { zone: { type: "string", maxLength: 12 } }, required: ["zone"] } } },
+];
+const required = toolPlanOf({ tools: TOOLS, tool_choice: "required" })!.structured.spec;
 const CONSTRAINTS: Array<[string, StructuredOutputs]> = [
   ["json_object", { json_object: true }],
   ["json_schema (person)", { json: PERSON }],
   ["choice (3)", { choice: ["positive", "negative", "neutral"] }],
+  ['tools, "required" (2)', required],
 ];
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

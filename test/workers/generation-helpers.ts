@@ -40,6 +40,14 @@ export async function appInIsolate(stubUrl: string) {
 
 export type App = ReturnType<typeof createApp>;
 
+/** The two places a generation runs, by name: the origin at `origin.url`, and the in-isolate loop (its graph from the stub at `origin.faultyUrl`). */
+export function bothPlaces(origin: { url: string; faultyUrl: string } | null): [string, () => Promise<App>][] {
+  return [
+    ["origin", async () => appOnOrigin(origin?.url ?? "")],
+    ["in-isolate WASM loop", async () => await appInIsolate(origin?.faultyUrl ?? "")],
+  ];
+}
+
 export async function call(app: App, path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
   return await app.request(
     `https://edge.test${path}`,

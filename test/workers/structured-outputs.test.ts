@@ -10,7 +10,7 @@
 // against it).
 import { describe, expect, inject, it } from "vitest";
 import { problem } from "./helpers";
-import { appInIsolate, appOnOrigin, call, sseEvents, type App } from "./generation-helpers";
+import { appInIsolate, appOnOrigin, bothPlaces, call, sseEvents, type App } from "./generation-helpers";
 
 const origin = inject("llmOrigin");
 
@@ -62,10 +62,7 @@ async function complete(app: App, body: Record<string, unknown>): Promise<Comple
 }
 
 describe.skipIf(origin === null)("structured outputs, on the origin and in the isolate", () => {
-  const places: [string, () => Promise<App>][] = [
-    ["origin", async () => appOnOrigin(origin?.url ?? "")],
-    ["in-isolate WASM loop", async () => await appInIsolate(origin?.faultyUrl ?? "")],
-  ];
+  const places = bothPlaces(origin);
   /** Per place, greedy outputs, to compare the places. */
   const greedy = new Map<string, string[]>();
 

@@ -9,7 +9,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { env } from "cloudflare:test";
 import { KEY, problem } from "./helpers";
-import { appInIsolate, appOnOrigin, call, sseEvents, type App } from "./generation-helpers";
+import { appOnOrigin, bothPlaces, call, sseEvents, type App } from "./generation-helpers";
 
 const origin = inject("llmOrigin");
 
@@ -88,10 +88,7 @@ async function streamed(app: App, body: Record<string, unknown>): Promise<{ chun
 }
 
 describe.skipIf(origin === null)("tool calls, on the origin and in the isolate", () => {
-  const places: [string, () => Promise<App>][] = [
-    ["origin", async () => appOnOrigin(origin?.url ?? "")],
-    ["in-isolate WASM loop", async () => await appInIsolate(origin?.faultyUrl ?? "")],
-  ];
+  const places = bothPlaces(origin);
   const greedy = new Map<string, string[]>();
 
   for (const [place, appOf] of places) {
