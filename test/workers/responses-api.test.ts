@@ -157,6 +157,8 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
       expect(response.status, JSON.stringify(extra)).toBe(400);
       expect(await problem(response)).toMatchObject({ field, error: { param: field } });
     }
+    // "auto" names the Responses API's own form of a named choice.
+    expect((await problem(await post({ model: "tiny-llm", input, tools: [{ type: "function", name: "f" }], tool_choice: "auto" }))).detail).toContain('a named function ({"type": "function", "name": …})');
     const neutral = await post({ model: "tiny-llm", input, max_output_tokens: 2, store: false, tools: [], tool_choice: "auto", truncation: "disabled", text: { format: { type: "text" } }, metadata: { run: "a" }, user: "u" });
     expect(neutral.status).toBe(200);
     expect(await neutral.json()).toMatchObject({ metadata: { run: "a" }, user: "u", store: false });

@@ -127,7 +127,7 @@ const callItem = (id: string, call: ToolCall, status: z.infer<typeof FunctionCal
 });
 
 /** Where the Responses API puts a tool's parameters and the named choice's name: flat, not under `function`. */
-const RESPONSES_FIELDS: ToolFieldNames = { parameters: (index) => `tools.${index}.parameters`, choiceName: "tool_choice.name" };
+const RESPONSES_FIELDS: ToolFieldNames = { parameters: (index) => `tools.${index}.parameters`, choiceName: "tool_choice.name", namedChoice: '{"type": "function", "name": …}' };
 
 /** The request's tools as the chat template reads them: chat's {type, function} form, numbers kept as written. */
 async function templateTools(request: { text(): Promise<string> }): Promise<LosslessJson[]> {

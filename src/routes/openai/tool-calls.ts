@@ -64,8 +64,14 @@ const ANY_OBJECT: Record<string, unknown> = { type: "object", properties: {} };
 export interface ToolFieldNames {
   parameters(index: number): string;
   choiceName: string;
+  /** The named choice as the request writes it, for messages. */
+  namedChoice: string;
 }
-const CHAT_FIELDS: ToolFieldNames = { parameters: (index) => `tools.${index}.function.parameters`, choiceName: "tool_choice.function.name" };
+const CHAT_FIELDS: ToolFieldNames = {
+  parameters: (index) => `tools.${index}.function.parameters`,
+  choiceName: "tool_choice.function.name",
+  namedChoice: '{"type": "function", "function": {"name": …}}',
+};
 
 /** The request's forced tool call (undefined: none forced); a choice this service cannot honour is a 400 naming it. */
 export function toolPlanOf(body: ToolBody, names: ToolFieldNames = CHAT_FIELDS): ToolPlan | undefined {
@@ -76,11 +82,11 @@ export function toolPlanOf(body: ToolBody, names: ToolFieldNames = CHAT_FIELDS):
   if (choice === "none" || (choice === "auto" && tools.length === 0)) return undefined;
   if (tools.length === 0) throw new ServiceError(400, "invalid_request", "When using tool_choice, tools must be set", { field: "tool_choice" });
   if (choice === "auto") {
-    const detail = body.tool_choice == null ? ' (the default when tools are sent)' : "";
+    const detail = body.tool_choice == null ? " (the default when tools are sent)" : "";
     throw new ServiceError(
       400,
       "invalid_request",
-      `tool_choice "auto"${detail} needs a parser for the model's own tool-call format, and this service has none: send tool_choice "required", a named function ({"type": "function", "function": {"name": …}}), or "none"`,
+      `tool_choice "auto"${detail} needs a parser for the model's own tool-call format, and this service has none: send tool_choice "required", a named function (${names.namedChoice}), or "none"`,
       { field: "tool_choice" },
     );
   }
