@@ -5,7 +5,8 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import type { ServedModel } from "../tasks";
 import type { Tokenization } from "../tasks/tokenization";
-import { JsonNumber, parseLosslessJson, type LosslessJson, type TemplateValue } from "../tokenizers/chat-template";
+import type { LosslessJson, TemplateValue } from "../tokenizers/chat-template";
+import { isLosslessObject, losslessBody } from "./lossless-body";
 import { findModel, type AppEnv } from "./services";
 import { DetokenizeRequest, DetokenizeResponse, TokenizeRequest, TokenizeResponse } from "./tokenize-schemas";
 import { BODY_ERRORS, problemResponses } from "./problems";
@@ -42,16 +43,7 @@ function tokenizationOf(model: ServedModel): Tokenization {
   return model.tokenization;
 }
 
-const isObject = (value: LosslessJson | undefined): value is { [key: string]: LosslessJson } =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
-
-/** The body again, numbers kept as written: what the chat template reads (tool schemas' 1.0). */
-async function losslessBody(request: { text(): Promise<string> }): Promise<{ [key: string]: LosslessJson }> {
-  const body = parseLosslessJson(await request.text());
-  return isObject(body) ? body : {};
-}
-
-const templateRecord = (value: LosslessJson | undefined): Record<string, TemplateValue> | undefined => (isObject(value) ? value : undefined);
+const templateRecord = (value: LosslessJson | undefined): Record<string, TemplateValue> | undefined => (isLosslessObject(value) ? value : undefined);
 
 export const tokenizeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 

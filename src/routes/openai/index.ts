@@ -15,7 +15,7 @@ import { chatCompletion, ChatCompletionResponse, completion, CompletionResponse,
 import { chatChunks, completionChunks, type ChunkOptions } from "./stream-chunks";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 import { toolPlanOf } from "./tool-calls";
-import { parseLosslessJson, type LosslessJson } from "../../tokenizers/chat-template";
+import { losslessBody } from "../lossless-body";
 
 const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
 
@@ -74,13 +74,6 @@ async function echoText(model: ServedModel, prompt: PromptItem, ids: readonly nu
   return model.tokenization.detokenize(ids);
 }
 
-/** The request's tools as the chat template reads them: numbers kept as written (a schema's 1.0 stays 1.0, as Python's json keeps it). */
-async function losslessTools(request: { text(): Promise<string> }): Promise<LosslessJson[]> {
-  const body = parseLosslessJson(await request.text());
-  const tools = typeof body === "object" && body !== null && !Array.isArray(body) && "tools" in body ? (body as { tools: LosslessJson }).tools : undefined;
-  return Array.isArray(tools) ? tools : [];
-}
-
 export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(chatRoute, async (c) => {
     const body = c.req.valid("json");
@@ -92,7 +85,9 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       // vLLM's check (ChatCompletionRequest.check_generation_prompt); add_generation_prompt defaults to true.
       throw new ServiceError(400, "invalid_request", "Cannot set both continue_final_message and add_generation_prompt to true", { field: "continue_final_message" });
     }
-    const tools = body.tools == null || body.tools.length === 0 ? undefined : await losslessTools(c.req);
+    // The tools as sent, numbers as written (a schema's 1.0 stays 1.0 in the template, as Python's json keeps it).
+    const sent = body.tools == null || body.tools.length === 0 ? undefined : (await losslessBody(c.req)).tools;
+    const tools = Array.isArray(sent) ? sent : undefined;
     const plan = toolPlanOf(body);
     const prompt = await generator.prepare(
       {

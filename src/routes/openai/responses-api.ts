@@ -16,10 +16,9 @@ import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
 import { collect, startGeneration } from "./generation-stream";
-import { chatToolsOf, FunctionTool, ResponsesRequest, responsesChat, responsesLogprobs, ResponsesToolChoice } from "./responses-request";
+import { chatToolsOf, FunctionTool, RESPONSES_FIELDS, ResponsesRequest, responsesChat, responsesLogprobs, ResponsesToolChoice, templateTools } from "./responses-request";
 import { ToolCallReader, toolCallsIn, type ToolCall, type ToolMode } from "./tool-call-reader";
-import { toolPlanOf, type ToolFieldNames } from "./tool-calls";
-import { parseLosslessJson, type LosslessJson } from "../../tokenizers/chat-template";
+import { toolPlanOf } from "./tool-calls";
 import { chatLogprobs } from "./responses";
 import { generationOptions } from "./sampling";
 import { responseFormatOf, structuredOutputsOf, TextFormat } from "./structured-fields";
@@ -125,21 +124,6 @@ const callItem = (id: string, call: ToolCall, status: z.infer<typeof FunctionCal
   arguments: call.function.arguments,
   status,
 });
-
-/** Where the Responses API puts a tool's parameters and the named choice's name: flat, not under `function`. */
-const RESPONSES_FIELDS: ToolFieldNames = { parameters: (index) => `tools.${index}.parameters`, choiceName: "tool_choice.name", namedChoice: '{"type": "function", "name": …}' };
-
-/** The request's tools as the chat template reads them: chat's {type, function} form, numbers kept as written. */
-async function templateTools(request: { text(): Promise<string> }): Promise<LosslessJson[]> {
-  const body = parseLosslessJson(await request.text());
-  const tools = typeof body === "object" && body !== null && !Array.isArray(body) && "tools" in body ? (body as { tools: LosslessJson }).tools : undefined;
-  if (!Array.isArray(tools)) return [];
-  return tools.map((tool) => {
-    if (typeof tool !== "object" || tool === null || Array.isArray(tool) || !("type" in tool)) return tool;
-    const { type, ...fn } = tool as { [key: string]: LosslessJson };
-    return { type: type!, function: fn };
-  });
-}
 
 const callId = () => `call_${hex()}`;
 

@@ -9,7 +9,9 @@ import type { ChatMessage } from "../../tokenizers/chat-template";
 import { MAX_LOGPROBS } from "../../generation/logprobs";
 import { neutral, refused, templateArguments } from "./request-schemas";
 import { TextFormat } from "./structured-fields";
-import type { ChatTool, ToolChoice } from "./tool-calls";
+import { FUNCTION_NAME, FunctionDefinition, type ChatTool, type ToolChoice, type ToolFieldNames } from "./tool-calls";
+import type { LosslessJson } from "../../tokenizers/chat-template";
+import { losslessBody } from "../lossless-body";
 
 const InputText = z.object({ type: z.literal("input_text"), text: z.string() }).strict();
 const OutputText = z.object({ type: z.literal("output_text"), text: z.string(), annotations: z.array(z.unknown()).max(0).optional() }).strict();
@@ -26,17 +28,9 @@ const InputMessage = z.discriminatedUnion("role", [
     .strict(),
 ]);
 
-const FUNCTION_NAME = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes");
-
 /** The Responses API's function tool: the chat tool's fields, flat (openai-node FunctionTool). */
 export const FunctionTool = z
-  .object({
-    type: z.literal("function"),
-    name: FUNCTION_NAME,
-    description: z.string().max(65_536).nullish(),
-    parameters: z.record(z.string(), z.unknown()).nullish().openapi({ description: "A JSON Schema of the arguments (the structured-outputs subset); none: any object" }),
-    strict: z.boolean().nullish(),
-  })
+  .object({ type: z.literal("function"), ...FunctionDefinition.shape })
   .strict()
   .openapi("FunctionTool");
 
@@ -143,4 +137,18 @@ export function chatToolsOf(body: ResponsesRequest): { tools?: z.infer<typeof Ch
 /** How many alternatives each output token's logprobs list, when the request includes them (undefined: none). */
 export function responsesLogprobs(body: ResponsesRequest): number | undefined {
   return body.include?.includes("message.output_text.logprobs") ? (body.top_logprobs ?? 0) : undefined;
+}
+
+/** Where the Responses API puts a tool's parameters and the named choice's name: flat, not under `function`. */
+export const RESPONSES_FIELDS: ToolFieldNames = { parameters: (index) => `tools.${index}.parameters`, choiceName: "tool_choice.name", namedChoice: '{"type": "function", "name": …}' };
+
+/** The request's tools as the chat template reads them: chat's {type, function} form, numbers kept as written. */
+export async function templateTools(request: { text(): Promise<string> }): Promise<LosslessJson[]> {
+  const tools = (await losslessBody(request)).tools;
+  if (!Array.isArray(tools)) return [];
+  return tools.map((tool) => {
+    if (typeof tool !== "object" || tool === null || Array.isArray(tool) || !("type" in tool)) return tool;
+    const { type, ...fn } = tool as { [key: string]: LosslessJson };
+    return { type: type!, function: fn };
+  });
 }

@@ -12,9 +12,9 @@ import type { ToolMode } from "./tool-call-reader";
 
 /** OpenAI's limit on tools per request. */
 const MAX_TOOLS = 128;
-const FUNCTION_NAME = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes");
+export const FUNCTION_NAME = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes");
 
-const FunctionDefinition = z
+export const FunctionDefinition = z
   .object({
     name: FUNCTION_NAME,
     description: z.string().max(65_536).nullish(),
