@@ -159,6 +159,13 @@ const BaseManifestSchema = z.object({
 /** Tensors in, tensors out: served over the Open Inference Protocol only (e.g. third-party graphs). */
 const RawManifestSchema = z.object({ task: z.literal("raw") });
 
+/**
+ * The tool-call formats the edge reads for tool_choice "auto", by vLLM's --tool-call-parser
+ * names: "hermes" = `<tool_call>{"name": …, "arguments": …}</tool_call>` (Qwen 2.5/3, Hermes).
+ */
+export const toolCallParsers = ["hermes"] as const;
+export type ToolCallParser = (typeof toolCallParsers)[number];
+
 const TextGenerationManifestSchema = z.object({
   task: z.literal("text-generation"),
   tokenizer: z.object({ file: z.string().min(1), sha256: Sha256Schema, bytes: z.number().int().positive() }),
@@ -175,6 +182,8 @@ const TextGenerationManifestSchema = z.object({
     stopTokenIds: z.array(z.number().int().min(0)),
     addBosToken: z.boolean(),
     chatTemplate: z.string().min(1),
+    /** How the model writes tool calls, for tool_choice "auto" (none: "auto" with tools is refused). */
+    toolCallParser: z.enum(toolCallParsers).optional(),
   }),
   training: TrainingSchema.optional(),
   evaluation: z.object({}).loose().optional(),

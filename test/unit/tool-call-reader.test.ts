@@ -1,10 +1,10 @@
 // The reader that turns a forced call's generated text into OpenAI's tool calls: the same
 // calls however the text is split into deltas, each call's arguments the exact text written.
 import { describe, expect, it } from "vitest";
-import { ToolCallReader, toolCallsIn, type ToolCallDelta, type ToolMode } from "../../src/routes/openai/tool-call-reader";
+import { ToolCallReader, toolCallsIn, type ForcedToolMode, type ToolCallDelta } from "../../src/routes/openai/tool-call-reader";
 
 /** The text pushed in pieces at the given cut points: the deltas joined per call. */
-function joined(text: string, mode: ToolMode, cuts: readonly number[]): { name?: string; arguments: string }[] {
+function joined(text: string, mode: ForcedToolMode, cuts: readonly number[]): { name?: string; arguments: string }[] {
   const reader = new ToolCallReader(mode);
   const deltas: ToolCallDelta[] = [];
   let at = 0;
@@ -20,7 +20,7 @@ function joined(text: string, mode: ToolMode, cuts: readonly number[]): { name?:
   return calls;
 }
 
-const REQUIRED: ToolMode = { kind: "required" };
+const REQUIRED: ForcedToolMode = { kind: "required" };
 
 describe("ToolCallReader", () => {
   it('"required": each call named, its arguments the exact text (nested, escaped, braces in strings)', () => {

@@ -15,9 +15,9 @@ if (shipped === undefined) throw new Error("the tiny LLM ships in the bundle");
 export const llm = TextGenerationSchema.parse(shipped.manifest);
 const files = shipped.files ?? {};
 
-/** The tiny LLM on a vLLM origin at `url` (FP32 graph), nothing else changed. */
-export function appOnOrigin(url: string, origin: Partial<OriginConfig> = {}) {
-  const manifest = { ...llm, runtime: "origin", protocol: "vllm-completions", generation: { ...llm.generation, graph: "decoder-fp32" } };
+/** The tiny LLM on a vLLM origin at `url` (FP32 graph), nothing else changed (but what `change` changes in its generation config). */
+export function appOnOrigin(url: string, origin: Partial<OriginConfig> = {}, change: (generation: typeof llm.generation) => typeof llm.generation = (same) => same) {
+  const manifest = { ...llm, runtime: "origin", protocol: "vllm-completions", generation: change({ ...llm.generation, graph: "decoder-fp32" }) };
   const registry = createRegistry([{ manifest, files }], {
     runtimeFor: edgeRuntimes({ url, apiKey: undefined, timeoutMs: 10_000, ...origin }),
   });

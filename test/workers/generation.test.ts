@@ -556,7 +556,6 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
     ["echo on chat (completions only)", "/v1/chat/completions", chat({ echo: true }), 400, "echo"],
     ["suffix", "/v1/completions", { model: "tiny-llm", prompt: "x", suffix: "y" }, 400, "suffix"],
     ["max_tokens 0 without echo", "/v1/completions", { model: "tiny-llm", prompt: "x", max_tokens: 0 }, 400, "max_tokens"],
-    ["tools with the default tool_choice (\"auto\": needs a tool-call parser)", "/v1/chat/completions", chat({ tools: [{ type: "function", function: { name: "f" } }] }), 400, "tool_choice"],
     ["an unknown parameter", "/v1/chat/completions", chat({ frobnicate: 1 }), 400, "frobnicate"],
     ["empty messages", "/v1/chat/completions", chat({ messages: [] }), 400, "messages"],
     ["an unknown role", "/v1/chat/completions", chat({ messages: [{ role: "wizard", content: "hi" }] }), 400, "messages.0.role"],
@@ -602,7 +601,6 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
 
   it("a refused value says which value is supported", async () => {
     const refusals: [Record<string, unknown>, string][] = [
-      [{ tools: [{ type: "function", function: { name: "f" } }], tool_choice: "auto" }, 'tool_choice "auto" needs a parser for the model\'s own tool-call format, and this service has none: send tool_choice "required", a named function ({"type": "function", "function": {"name": …}}), or "none"'],
       [{ best_of: 2 }, "best_of: only 1 is supported by this service"],
       [{ tool_choice: "required" }, "When using tool_choice, tools must be set"],
       [{ structured_outputs: { regex: "[a-z]+" } }, "structured_outputs.regex: regex is not supported by this service"],

@@ -258,6 +258,62 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
     expect(parsedCall?.type === "function" ? parsedCall.function.parsed_arguments : undefined).toEqual(JSON.parse(call.function.arguments));
   });
 
+  // tool_choice "auto" (both SDKs' default with tools): the tiny model never writes a <tool_call>
+  // by itself, so vLLM's structured_outputs choice (a body field both SDKs pass through) makes it.
+  const AUTO_CALLS = 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n</tool_call>\n<tool_call>{"name": "get_weather", "arguments": {"city": "Rome", "unit": "celsius"}}</tool_call>';
+
+  it('openai: tool_choice "auto": the text before the calls and two calls, streamed (ChatCompletionStream\'s accumulator) and not', async () => {
+    const params = {
+      model: "tiny-llm",
+      messages: [{ role: "user" as const, content: "What is the weather in Paris and Rome?" }],
+      tools: [zodFunction({ name: "get_weather", parameters: Weather })],
+      temperature: 0,
+      structured_outputs: { choice: [AUTO_CALLS] },
+    };
+    const whole = await client.chat.completions.create(params);
+    const message = whole.choices[0]!.message;
+    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(message.content).toBe("Checking.\n");
+    const calls = (message.tool_calls ?? []).map((call) => (call.type === "function" ? [call.function.name, call.function.arguments] : []));
+    expect(calls).toEqual([
+      ["get_weather", '{"city": "Paris", "unit": "celsius"}'],
+      ["get_weather", '{"city": "Rome", "unit": "celsius"}'],
+    ]);
+    const streamed = await client.chat.completions.stream(params).finalChatCompletion();
+    expect(streamed.choices[0]!.message.content).toBe("Checking.\n");
+    expect(streamed.choices[0]!.finish_reason).toBe("tool_calls");
+    expect((streamed.choices[0]!.message.tool_calls ?? []).map((call) => (call.type === "function" ? [call.function.name, call.function.arguments] : []))).toEqual(calls);
+    // Without the choice the tiny model answers in text: no calls.
+    const { structured_outputs: _, ...plain } = params;
+    const text = await client.chat.completions.create({ ...plain, max_tokens: 8 });
+    expect(text.choices[0]!.message.tool_calls).toBeUndefined();
+    expect(typeof text.choices[0]!.message.content).toBe("string");
+  });
+
+  it('AI SDK: toolChoice "auto" (its default) streams the text and the calls, each executed', async () => {
+    const provider = createOpenAICompatible({ name: "edge", baseURL: "https://edge.test/v1", apiKey: KEY, fetch: fetchViaWorker });
+    const seen: unknown[] = [];
+    const weather = tool({ description: "The weather in a city", inputSchema: Weather, execute: async (input) => (seen.push(input), { forecast: "sunny" }) });
+    const streamed = streamText({
+      model: provider.chatModel("tiny-llm"),
+      tools: { get_weather: weather },
+      prompt: "What is the weather in Paris and Rome?",
+      temperature: 0,
+      maxRetries: 0,
+      providerOptions: { edge: { structured_outputs: { choice: [AUTO_CALLS] } } },
+    });
+    expect(await streamed.text).toBe("Checking.\n");
+    expect(await streamed.finishReason).toBe("tool-calls");
+    expect((await streamed.toolCalls).map((call) => [call.toolName, call.input])).toEqual([
+      ["get_weather", { city: "Paris", unit: "celsius" }],
+      ["get_weather", { city: "Rome", unit: "celsius" }],
+    ]);
+    expect(seen).toEqual([
+      { city: "Paris", unit: "celsius" },
+      { city: "Rome", unit: "celsius" },
+    ]);
+  });
+
   it("AI SDK: tools with toolChoice required, executed, and a second step that sends the call and its result back", async () => {
     const provider = createOpenAICompatible({ name: "edge", baseURL: "https://edge.test/v1", apiKey: KEY, fetch: fetchViaWorker });
     const seen: unknown[] = [];

@@ -1,11 +1,13 @@
-// Function calling through the edge, in both places, as vLLM serves it without a tool-call
-// parser (vllm-project/vllm: vllm/entrypoints/openai/chat_completion/protocol.py,
+// Function calling through the edge, in both places, as vLLM serves it
+// (vllm-project/vllm: vllm/entrypoints/openai/chat_completion/protocol.py,
 // ChatCompletionRequest.check_tool_usage and _get_json_schema_from_tool; serving_chat.py, the
-// named and "required" branches): a named tool_choice constrains the output to the function's
-// parameters, "required" to the list [{"name", "parameters"}, …]; "auto" needs a parser and is
-// refused. OpenAI's response shapes: message.content null, tool_calls [{id, type, function:
-// {name, arguments}}], finish_reason "tool_calls" ("required") or "stop" (named); streamed as
-// tool_calls deltas, the first of a call with its id and name.
+// named, "required" and auto branches): a named tool_choice constrains the output to the
+// function's parameters, "required" to the list [{"name", "parameters"}, …]; "auto" reads the
+// model's own <tool_call> blocks with the manifest's parser (vLLM's hermes; a model without a
+// parser refuses it). OpenAI's response shapes: message.content null (forced) or the text before
+// the calls (auto), tool_calls [{id, type, function: {name, arguments}}], finish_reason
+// "tool_calls" ("required", auto) or "stop" (named); streamed as tool_calls deltas, the first of
+// a call with its id and name.
 import { describe, expect, inject, it } from "vitest";
 import { env } from "cloudflare:test";
 import { KEY, problem } from "./helpers";
@@ -144,6 +146,44 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
         greedy.set(place, [...(greedy.get(place) ?? []), JSON.stringify(single.choices[0]!.message.tool_calls!.map((each) => each.function))]);
       });
 
+      it(`"auto" (the default with tools): the text before the model's <tool_call> blocks is content, each block a call (finish_reason tool_calls); the stream joins to the same`, { timeout: 90_000 }, async () => {
+        const app = await appOf();
+        // The tiny model never writes a <tool_call> by itself: vLLM's structured_outputs choice (allowed beside "auto", as vLLM allows it) makes it write one.
+        const written = 'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n</tool_call>\n<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>';
+        for (const body of [{ tools: [WEATHER, TIME] }, { tools: [WEATHER, TIME], tool_choice: "auto" }]) {
+          const request = { ...body, structured_outputs: { choice: [written] }, temperature: 0 };
+          const whole = await chat(app, request);
+          const choice = whole.choices[0]!;
+          expect(choice.message.content).toBe("Let me check.\n");
+          expect(choice.finish_reason).toBe("tool_calls");
+          const calls = choice.message.tool_calls!;
+          expect(calls.map((each) => [each.type, each.function.name, each.function.arguments])).toEqual([
+            ["function", "get_weather", '{"city": "Paris", "unit": "celsius"}'],
+            ["function", "get_time", '{"zone": "CET"}'],
+          ]);
+          expect(calls.every((each) => /^chatcmpl-tool-[0-9a-f]{32}$/.test(each.id))).toBe(true);
+
+          const { chunks, calls: joined } = await streamed(app, request);
+          expect(chunks[0]!.choices[0]!.delta).toEqual({ role: "assistant", content: "" });
+          expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe("Let me check.\n");
+          expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls.map((each) => [each.function.name, each.function.arguments]));
+          expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe("tool_calls");
+        }
+      });
+
+      it('"auto" when the model writes text: content alone, no tool_calls, the finish reason of the text', { timeout: 60_000 }, async () => {
+        const app = await appOf();
+        const whole = await chat(app, { tools: [WEATHER], temperature: 0, max_tokens: 12 });
+        const choice = whole.choices[0]!;
+        expect(typeof choice.message.content).toBe("string");
+        expect(choice.message.content).not.toContain("<tool_call>");
+        expect(choice.message.tool_calls).toBeUndefined();
+        expect(["stop", "length"]).toContain(choice.finish_reason);
+        const { chunks, calls } = await streamed(app, { tools: [WEATHER], temperature: 0, max_tokens: 12 });
+        expect(calls).toEqual([]);
+        expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe(choice.message.content);
+      });
+
       it("max_tokens cuts a call: finish_reason length, the arguments as far as they were written", { timeout: 60_000 }, async () => {
         const app = await appOf();
         const whole = await chat(app, { tools: [WEATHER], tool_choice: { type: "function", function: { name: "get_weather" } }, temperature: 0, max_tokens: 3 });
@@ -182,10 +222,10 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
     // As Python's jinja2 renders scripts/llm/chat-template.jinja (json.dumps for tojson): the
     // tools' 1.0 and the earlier call's 2.0 kept as written.
     expect((await detokenized.json<{ prompt: string }>()).prompt).toBe(
-      '<|bos|><|system|>\nFunctions, called as a JSON list of {"name", "parameters"} objects:\n' +
+      '<|bos|><|system|>\nFunctions, each called as <tool_call>{"name": …, "arguments": {…}}</tool_call>:\n' +
         '{"name": "get_weather", "parameters": {"type": "object", "properties": {"days": {"type": "number", "default": 1.0}}}}<|end|>\n' +
         "<|user|>\nWeather?<|end|>\n" +
-        '<|assistant|>\n[{"name": "get_weather", "parameters": {"city": "Paris", "days": 2.0}}]<|end|>\n' +
+        '<|assistant|>\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 2.0}}</tool_call><|end|>\n' +
         "<|user|>\nResult of call_1: sunny<|end|>\n<|assistant|>\n",
     );
   });
@@ -199,11 +239,23 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
     }
   });
 
+  it('"auto" on a model whose manifest names no tool-call parser: 400 naming tool_choice, explicit or by default', async () => {
+    const app = appOnOrigin(origin?.url ?? "", {}, ({ toolCallParser: _, ...generation }) => generation);
+    for (const [body, detail] of [
+      [{ tools: [WEATHER], tool_choice: "auto" }, /needs a parser for the model's own tool-call format, and model tiny-llm names none/],
+      [{ tools: [WEATHER] }, /the default when tools are sent/],
+    ] as const) {
+      const response = await call(app, "/v1/chat/completions", ask(body));
+      expect(response.status).toBe(400);
+      const answer = await problem(response);
+      expect(answer.field).toBe("tool_choice");
+      expect(answer.detail).toMatch(detail);
+    }
+  });
+
   describe("refusals name the field", () => {
     const app = () => appOnOrigin(origin?.url ?? "");
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
-      ['"auto"', { tools: [WEATHER], tool_choice: "auto" }, "tool_choice", /needs a parser/],
-      ['tools without tool_choice ("auto" by default)', { tools: [WEATHER] }, "tool_choice", /the default when tools are sent/],
       ["tool_choice without tools", { tool_choice: "required" }, "tool_choice", /tools must be set/],
       ["a named function that is not a tool", { tools: [WEATHER], tool_choice: { type: "function", function: { name: "get_time" } } }, "tool_choice.function.name", /does not match/],
       [

@@ -14,7 +14,7 @@ import { chatMessages, ChatCompletionRequest, CompletionRequest, MAX_PROMPTS, MA
 import { chatCompletion, ChatCompletionResponse, completion, CompletionResponse, identity, type PerChoice } from "./responses";
 import { chatChunks, completionChunks, type ChunkOptions } from "./stream-chunks";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
-import { toolPlanOf } from "./tool-calls";
+import { toolOptions, toolPlanOf } from "./tool-calls";
 import { losslessBody } from "../lossless-body";
 
 const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
@@ -88,7 +88,7 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     // The tools as sent, numbers as written (a schema's 1.0 stays 1.0 in the template, as Python's json keeps it).
     const sent = body.tools == null || body.tools.length === 0 ? undefined : (await losslessBody(c.req)).tools;
     const tools = Array.isArray(sent) ? sent : undefined;
-    const plan = toolPlanOf(body);
+    const plan = toolPlanOf(body, { name: model.manifest.name, parser: generator.manifest.generation.toolCallParser });
     const prompt = await generator.prepare(
       {
         messages: chatMessages(body.messages),
@@ -102,7 +102,7 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     );
     const logprobs = chatLogprobCount(body);
     const { chunks, tokenIds } = framing(body, () => prompt.ids);
-    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }), ...(plan === undefined ? {} : { structured: plan.structured }) };
+    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }), ...toolOptions(plan) };
     const choices = await startGenerations(generator, choiceOptions(options, body.n ?? 1).map((each) => ({ prompt, options: each })), c.req.raw.signal);
     const who = identity("chatcmpl", model.manifest.name);
     const toolMode = plan?.mode;

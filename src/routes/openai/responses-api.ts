@@ -3,7 +3,8 @@
 // `client.responses.create` and `.stream` read it (openai-node src/resources/responses/
 // responses.ts: Response, ResponseStreamEvent) and as vLLM serves it
 // (vllm/entrypoints/openai/serving_responses.py): one assistant message with one output_text
-// part; `status` "incomplete" with `incomplete_details.reason` "max_output_tokens" when the
+// part — with function tools, function_call items, after the message of the text before them
+// when the model chose (tool_choice "auto"); `status` "incomplete" with `incomplete_details.reason` "max_output_tokens" when the
 // length ran out. Streamed, OpenAI's typed events, each named by its type and numbered:
 // response.created, response.in_progress, response.output_item.added,
 // response.content_part.added, response.output_text.delta per delta, then the .done events
@@ -17,37 +18,11 @@ import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
 import { collect, startGeneration } from "./generation-stream";
 import { chatToolsOf, FunctionTool, RESPONSES_FIELDS, ResponsesRequest, responsesChat, responsesLogprobs, ResponsesToolChoice, templateTools } from "./responses-request";
-import { ToolCallReader, toolCallsIn, type ToolCall, type ToolMode } from "./tool-call-reader";
-import { toolPlanOf } from "./tool-calls";
-import { chatLogprobs } from "./responses";
+import { toolReader, type ToolMode } from "./tool-call-reader";
+import { callId, entries, eventWriter, FunctionCallItem, hex, messageItem, OutputItems, OutputMessage, type OutputItem } from "./responses-output";
+import { toolOptions, toolPlanOf } from "./tool-calls";
 import { generationOptions } from "./sampling";
 import { responseFormatOf, structuredOutputsOf, TextFormat } from "./structured-fields";
-
-const TopLogprob = z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.number().int()).nullable() });
-const OutputText = z.object({
-  type: z.literal("output_text"),
-  text: z.string(),
-  annotations: z.array(z.unknown()).max(0),
-  logprobs: z.array(TopLogprob.extend({ top_logprobs: z.array(TopLogprob) })).openapi({ description: "With include message.output_text.logprobs, one entry per output token; [] otherwise" }),
-});
-const OutputMessage = z.object({
-  type: z.literal("message"),
-  id: z.string(),
-  status: z.enum(["in_progress", "completed", "incomplete"]),
-  role: z.literal("assistant"),
-  content: z.array(OutputText),
-});
-const FunctionCallItem = z
-  .object({
-    type: z.literal("function_call"),
-    id: z.string(),
-    call_id: z.string(),
-    name: z.string(),
-    arguments: z.string().openapi({ description: "The JSON text the model wrote" }),
-    status: z.enum(["in_progress", "completed", "incomplete"]),
-  })
-  .openapi("ResponseFunctionToolCall");
-type OutputItem = z.infer<typeof OutputMessage> | z.infer<typeof FunctionCallItem>;
 
 export const ResponseObject = z
   .object({
@@ -61,7 +36,7 @@ export const ResponseObject = z
     instructions: z.string().nullable(),
     max_output_tokens: z.number().int().nullable(),
     model: z.string(),
-    output: z.array(z.union([OutputMessage, FunctionCallItem])).openapi({ description: "One assistant message; with a forced tool call, its function_call items instead" }),
+    output: z.array(z.union([OutputMessage, FunctionCallItem])).openapi({ description: "One assistant message; with function tools, function_call items (one per call), after a message of the text before them (tool_choice \"auto\")" }),
     parallel_tool_calls: z.boolean(),
     temperature: z.number(),
     top_p: z.number(),
@@ -87,8 +62,6 @@ type ResponseObject = z.infer<typeof ResponseObject>;
 
 type Done = Extract<TextEvent, { type: "done" }>;
 
-const hex = () => crypto.randomUUID().replaceAll("-", "");
-
 type Base = Omit<ResponseObject, "status" | "completed_at" | "incomplete_details" | "output" | "usage">;
 
 /** The Response in progress: nothing out yet. */
@@ -108,28 +81,6 @@ function ended(base: Base, done: Done, output: (status: "completed" | "incomplet
   };
 }
 
-const messageItem = (id: string, status: "completed" | "incomplete", text: string, logprobs: readonly TokenLogprobs[] | undefined): OutputItem => ({
-  type: "message",
-  id,
-  status,
-  role: "assistant",
-  content: [{ type: "output_text", text, annotations: [], logprobs: entries(logprobs) }],
-});
-
-const callItem = (id: string, call: ToolCall, status: z.infer<typeof FunctionCallItem>["status"]): z.infer<typeof FunctionCallItem> => ({
-  type: "function_call",
-  id,
-  call_id: call.id,
-  name: call.function.name,
-  arguments: call.function.arguments,
-  status,
-});
-
-const callId = () => `call_${hex()}`;
-
-/** Output tokens' logprobs as OpenAI's Responses API lists them (the chat shape: token, logprob, bytes, top_logprobs). */
-const entries = (logprobs: readonly TokenLogprobs[] | undefined) => (logprobs === undefined ? [] : (chatLogprobs(logprobs)?.content ?? []));
-
 function usageOf(usage: Usage): NonNullable<ResponseObject["usage"]> {
   return {
     input_tokens: usage.prompt_tokens,
@@ -138,12 +89,6 @@ function usageOf(usage: Usage): NonNullable<ResponseObject["usage"]> {
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: usage.total_tokens,
   };
-}
-
-/** OpenAI's stream events carry their type as the SSE event name too, and a sequence number. */
-function eventWriter() {
-  let sequence = 0;
-  return (type: string, fields: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
 }
 
 const route = createRoute({
@@ -174,11 +119,16 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   const prompt = await generator.prepare({ messages: responsesChat(body), ...(tools === undefined ? {} : { tools }), addGenerationPrompt: true }, maxTokens);
   const logprobs = responsesLogprobs(body);
   const format = body.text?.format ?? { type: "text" as const };
-  const plan = toolPlanOf({ ...chatToolsOf(body), parallel_tool_calls: body.parallel_tool_calls, response_format: responseFormatOf(format) }, RESPONSES_FIELDS);
+  const plan = toolPlanOf(
+    { ...chatToolsOf(body), parallel_tool_calls: body.parallel_tool_calls, response_format: responseFormatOf(format) },
+    { name: model.manifest.name, parser: generator.manifest.generation.toolCallParser },
+    RESPONSES_FIELDS,
+  );
   const structured = plan?.structured ?? structuredOutputsOf({ response_format: responseFormatOf(format) }, { format: "text.format", schema: "text.format.schema" });
   const options = {
     ...generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens),
     ...(logprobs === undefined ? {} : { logprobs }),
+    ...toolOptions(plan),
     ...(structured === undefined ? {} : { structured }),
   };
   const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
@@ -201,7 +151,7 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     metadata: body.metadata ?? {},
     user: body.user ?? null,
   };
-  if (plan !== undefined) return callsResponse(base, started, plan.mode, body.stream ?? false);
+  if (plan !== undefined) return toolsResponse(base, started, plan.mode, body.stream ?? false);
   const itemId = `msg_${hex()}`;
   if (!body.stream) {
     const { text, done, logprobs: tokens } = await collect(started);
@@ -245,46 +195,32 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
 });
 
 /**
- * A forced tool call's Response: function_call items (one per call). Streamed as OpenAI streams
- * them: per call response.output_item.added (its call_id and name), then
- * response.function_call_arguments.delta as the arguments are written, and
- * response.function_call_arguments.done and response.output_item.done when the next call
- * starts or generation ends.
+ * A Response with tools in use: function_call items (one per call) and, with "auto", a message
+ * item for the text before them. Streamed as OpenAI streams them: per call
+ * response.output_item.added (its call_id and name), then response.function_call_arguments.delta
+ * as the arguments are written, and response.function_call_arguments.done and
+ * response.output_item.done when the next item starts or generation ends; a message's text as
+ * a plain Response streams it.
  */
-async function callsResponse(base: Base, started: Awaited<ReturnType<typeof startGeneration>>, mode: ToolMode, stream: boolean): Promise<Response> {
+async function toolsResponse(base: Base, started: Awaited<ReturnType<typeof startGeneration>>, mode: ToolMode, stream: boolean): Promise<Response> {
   if (!stream) {
     const { text, done } = await collect(started);
-    const calls = toolCallsIn(text, mode, callId);
-    const itemIds = calls.map(() => `fc_${hex()}`);
-    return Response.json(ended(base, done, (status) => calls.map((call, index) => callItem(itemIds[index]!, call, status))));
+    const items = new OutputItems(toolReader(mode, callId));
+    items.read(text);
+    items.read(undefined);
+    return Response.json(ended(base, done, (status) => items.output(status)));
   }
   const write = eventWriter();
-  const reader = new ToolCallReader(mode, callId);
-  const itemIds: string[] = [];
-  const close = (index: number, status: "completed" | "incomplete") => {
-    const item = callItem(itemIds[index]!, reader.calls[index]!, status);
-    return write("response.function_call_arguments.done", { item_id: item.id, output_index: index, name: item.name, arguments: item.arguments }) + write("response.output_item.done", { output_index: index, item });
-  };
+  const items = new OutputItems(toolReader(mode, callId), write);
   return sseResponse(started, {
     opening: () => write("response.created", { response: inProgress(base) }) + write("response.in_progress", { response: inProgress(base) }),
     event: (event) => {
-      if (event.type === "text") {
-        let frames = "";
-        for (const delta of reader.push(event.text)) {
-          if (delta.id !== undefined) {
-            if (delta.index > 0) frames += close(delta.index - 1, "completed");
-            itemIds[delta.index] = `fc_${hex()}`;
-            frames += write("response.output_item.added", { output_index: delta.index, item: { type: "function_call", id: itemIds[delta.index], call_id: delta.id, name: delta.function.name, arguments: "", status: "in_progress" } });
-          }
-          if (delta.function.arguments !== "") frames += write("response.function_call_arguments.delta", { item_id: itemIds[delta.index], output_index: delta.index, delta: delta.function.arguments });
-        }
-        return frames;
-      }
+      if (event.type === "text") return items.read(event.text);
       if (event.type !== "done") return "";
-      const response = ended(base, event, (status) => reader.calls.map((call, index) => callItem(itemIds[index]!, call, status)));
-      const last = reader.calls.length - 1;
+      const held = items.read(undefined);
+      const response = ended(base, event, (status) => items.output(status));
       const status = response.status === "incomplete" ? "incomplete" : "completed";
-      return (last >= 0 ? close(last, status) : "") + write(status === "incomplete" ? "response.incomplete" : "response.completed", { response });
+      return held + items.close(status) + write(status === "incomplete" ? "response.incomplete" : "response.completed", { response });
     },
     failure: "response_failed_mid_stream",
   });

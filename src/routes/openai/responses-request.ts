@@ -68,7 +68,7 @@ export const ResponsesRequest = z
     store: neutral(z.literal(false), "false (responses are not stored)"),
     tools: z.array(FunctionTool).max(128).nullish().openapi({ description: "Up to 128 function tools; they reach the chat template as chat tools" }),
     tool_choice: ResponsesToolChoice.nullish().openapi({
-      description: '"none": text; "required" or {"type": "function", "name"}: function_call output items, enforced token by token as JSON. "auto" with tools (the default) needs a tool-call parser this service does not have: 400',
+      description: '"none": text; "required" or {"type": "function", "name"}: function_call output items, enforced token by token as JSON; "auto" (the default with tools): the model chooses, its calls read by the parser its manifest names (a model without one: 400)',
     }),
     parallel_tool_calls: z.boolean().nullish().openapi({ description: 'With tool_choice "required": false allows one call only' }),
     text: z

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { clampLogprob, completionLogProbs } from "../../protocols/vllm-completions";
 import type { TextEvent, TokenLogprobs, TokenText, Usage } from "../../tasks/text-generation/text-generation";
 import { totalUsage, type Collected } from "./generation-stream";
-import { toolCallsIn, type ToolCall, type ToolMode } from "./tool-call-reader";
+import { readToolText, type ToolCall, type ToolMode } from "./tool-call-reader";
 
 export type Done = Extract<TextEvent, { type: "done" }>;
 
@@ -67,16 +67,16 @@ export interface ResponseExtras {
   echo?: PerChoice<string> | undefined;
   /** Choices per prompt (a batch's `n`): the usage counts each prompt once. Default: all of them. */
   perPrompt?: number | undefined;
-  /** A forced tool call: the text is read as its calls. */
+  /** Tools in use: the text is read as their calls (and, with "auto", content). */
   toolMode?: ToolMode | undefined;
 }
 
 /**
- * A forced call's finish reason, as OpenAI's and vLLM's: "tool_calls" for "required", "stop"
- * for a named function; "length" stays (the arguments were cut).
+ * A tool choice's finish reason, as OpenAI's and vLLM's: "tool_calls" when "required" or "auto"
+ * made calls, "stop" for a named function; "length" stays (the arguments were cut).
  */
 export function toolFinishReason(reason: Done["finishReason"], mode: ToolMode, calls: number): z.infer<typeof FinishReason> {
-  return reason === "stop" && mode.kind === "required" && calls > 0 ? "tool_calls" : reason;
+  return reason === "stop" && mode.kind !== "named" && calls > 0 ? "tool_calls" : reason;
 }
 
 const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: clampLogprob(logprob), bytes });
@@ -90,11 +90,14 @@ const ToolCallSchema = z
   .object({ id: z.string(), type: z.literal("function"), function: z.object({ name: z.string(), arguments: z.string() }) })
   .openapi("ChatCompletionMessageToolCall");
 
-/** The assistant message: its text, or its tool calls (content null) when a call was forced. */
+/**
+ * The assistant message: its text; with tools, its calls and the text before them (null when
+ * there is none, as vLLM's; always null when a call was forced).
+ */
 function assistantMessage(text: string, mode: ToolMode | undefined): { role: "assistant"; content: string | null; refusal: null; tool_calls?: ToolCall[] } {
   if (mode === undefined) return { role: "assistant", content: text, refusal: null };
-  const calls = toolCallsIn(text, mode);
-  return { role: "assistant", content: null, refusal: null, ...(calls.length === 0 ? {} : { tool_calls: calls }) };
+  const { content, calls } = readToolText(text, mode);
+  return { role: "assistant", content: content === "" ? null : content, refusal: null, ...(calls.length === 0 ? {} : { tool_calls: calls }) };
 }
 
 export const ChatCompletionResponse = z
@@ -108,9 +111,9 @@ export const ChatCompletionResponse = z
         index: z.number().int(),
         message: z.object({
           role: z.literal("assistant"),
-          content: z.string().nullable().openapi({ description: "The text; null when the message is a forced tool call" }),
+          content: z.string().nullable().openapi({ description: "The text; with tools, the text before the calls (null when none, and always for a forced call)" }),
           refusal: z.null(),
-          tool_calls: z.array(ToolCallSchema).optional().openapi({ description: "With a named tool_choice or \"required\": the calls, each one's arguments the JSON text the model wrote" }),
+          tool_calls: z.array(ToolCallSchema).optional().openapi({ description: "The calls the model made (a named tool_choice, \"required\", or \"auto\" when it chose to), each one's arguments the JSON text the model wrote" }),
         }),
         logprobs: ChatLogprobs,
         finish_reason: FinishReason,

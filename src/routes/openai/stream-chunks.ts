@@ -5,7 +5,7 @@ import { codePoints, completionLogProbs } from "../../protocols/vllm-completions
 import type { PromptTokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
 import { jsonTemplate, type StreamFormat, type TextDelta } from "./generation-stream";
 import { chatLogprobs, toolFinishReason, type ChatLogprobs, type CompletionLogprobs, type Done, type PerChoice, type ResponseIdentity } from "./responses";
-import { ToolCallReader, type ToolMode } from "./tool-call-reader";
+import { toolReader, type ToolMode, type ToolReading, type ToolTextReader } from "./tool-call-reader";
 
 /** How a request asked its stream to be framed. */
 export interface ChunkOptions {
@@ -24,7 +24,7 @@ export interface ChunkOptions {
    * logprobs when `scored` (vLLM's echo with logprobs), else alone before the first token.
    */
   echo?: { text: PerChoice<string>; scored: boolean } | undefined;
-  /** Chat with a forced tool call: deltas carry `tool_calls` (the arguments as they come) instead of content. */
+  /** Chat with tools in use: deltas carry `tool_calls` (the arguments as they come), and with "auto" the content before them. */
   toolMode?: ToolMode | undefined;
 }
 
@@ -91,24 +91,30 @@ type ChatChunk = (
 ) => object;
 
 /**
- * A forced tool call's chunks, as OpenAI streams one: the role chunk with content null, then
- * `tool_calls` deltas — a call's id, type and name first, then its arguments as they are
- * written. Tokens that write only the list's structure send nothing (unless their logprobs or
- * ids were asked for).
+ * A tool choice's chunks, as OpenAI streams calls: the role chunk (content null when a call is
+ * forced), then `tool_calls` deltas — a call's id, type and name first, then its arguments as
+ * they are written — and, with "auto", the content before the calls. Tokens that write only a
+ * call's structure send nothing (unless their logprobs or ids were asked for); what the reader
+ * held back at the end goes out before the finish.
  */
 function toolCallChunks(mode: ToolMode, chunk: ChatChunk, count: (index: number, ids: readonly number[] | undefined) => void, promptIds: PerChoice<readonly number[]> | undefined, includeUsage: boolean, base: object): StreamFormat {
-  const readers: ToolCallReader[] = [];
-  const reader = (index: number) => (readers[index] ??= new ToolCallReader(mode));
+  const readers: ToolTextReader[] = [];
+  const reader = (index: number) => (readers[index] ??= toolReader(mode));
   const withIds = promptIds !== undefined;
+  const delta = ({ content, calls }: ToolReading) => ({ ...(content === "" ? {} : { content }), ...(calls.length === 0 ? {} : { tool_calls: calls }) });
   return {
-    opening: (index) => [{ ...chunk(index, { role: "assistant", content: null }, null), ...(withIds ? { prompt_token_ids: promptIds(index) } : {}) }],
+    opening: (index) => [{ ...chunk(index, { role: "assistant", content: mode.kind === "auto" ? "" : null }, null), ...(withIds ? { prompt_token_ids: promptIds(index) } : {}) }],
     text: ({ text, logprobs, tokenIds }, index) => {
       count(index, tokenIds);
-      const deltas = reader(index).push(text);
-      if (deltas.length === 0 && logprobs === undefined && !withIds) return [];
-      return [chunk(index, deltas.length === 0 ? {} : { tool_calls: deltas }, null, undefined, logprobs === undefined ? null : chatLogprobs(logprobs), withIds ? (tokenIds ?? []) : undefined)];
+      const reading = reader(index).push(text);
+      if (reading.content === "" && reading.calls.length === 0 && logprobs === undefined && !withIds) return [];
+      return [chunk(index, delta(reading), null, undefined, logprobs === undefined ? null : chatLogprobs(logprobs), withIds ? (tokenIds ?? []) : undefined)];
     },
-    done: (done, index) => [chunk(index, {}, toolFinishReason(done.finishReason, mode, reader(index).calls.length), done.stopReason, null, withIds ? [] : undefined)],
+    done: (done, index) => {
+      const rest = reader(index).end();
+      const held = rest.content === "" && rest.calls.length === 0 ? [] : [chunk(index, delta(rest), null, undefined, null, withIds ? [] : undefined)];
+      return [...held, chunk(index, {}, toolFinishReason(done.finishReason, mode, reader(index).calls.length), done.stopReason, null, withIds ? [] : undefined)];
+    },
     usage: (total) => usageChunk(base, total, includeUsage),
   };
 }

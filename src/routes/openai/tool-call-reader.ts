@@ -7,8 +7,16 @@
 // arguments joined equal the response's byte for byte: each call's arguments are the exact
 // text the model wrote for them (not re-serialized, as vLLM's json.dumps would).
 
-/** What a forced tool choice makes of the text. */
-export type ToolMode = { kind: "named"; name: string } | { kind: "required" };
+import type { ToolCallParser } from "../../models/manifest";
+import { HermesToolReader } from "./hermes-tool-reader";
+
+/**
+ * What a tool choice makes of the text: a forced call (named, "required"), or "auto" — text,
+ * calls in the model's own format, or both, read by the model's parser.
+ */
+export type ToolMode = { kind: "named"; name: string } | { kind: "required" } | { kind: "auto"; parser: ToolCallParser };
+/** A tool choice that forces a call: the text is JSON (tool-calls.ts builds its schema). */
+export type ForcedToolMode = Extract<ToolMode, { kind: "named" | "required" }>;
 
 export interface ToolCall {
   id: string;
@@ -22,6 +30,21 @@ export interface ToolCallDelta {
   id?: string;
   type?: "function";
   function: { name?: string; arguments: string };
+}
+
+/** What a piece of generated text makes: message text, and tool-call deltas. */
+export interface ToolReading {
+  content: string;
+  calls: ToolCallDelta[];
+}
+
+/** Reads tool calls out of generated text as it arrives. */
+export interface ToolTextReader {
+  /** The calls so far; the last one's arguments may be unfinished. */
+  readonly calls: readonly ToolCall[];
+  push(text: string): ToolReading;
+  /** Generation ended: what was held back. */
+  end(): ToolReading;
 }
 
 /** vLLM's tool call ids (vllm/renderers/chat_utils.py make_tool_call_id). */
@@ -48,7 +71,7 @@ export class ToolCallReader {
 
   /** `newId`: each call's id (chat: vLLM's chatcmpl-tool-…; the Responses API: call_…). */
   constructor(
-    private readonly mode: ToolMode,
+    private readonly mode: ForcedToolMode,
     private readonly newId: () => string = toolCallId,
   ) {}
 
@@ -143,9 +166,23 @@ export class ToolCallReader {
   }
 }
 
-/** The calls of a whole generated text. */
-export function toolCallsIn(text: string, mode: ToolMode, newId: () => string = toolCallId): ToolCall[] {
+/** The calls of a whole generated text (a forced choice). */
+export function toolCallsIn(text: string, mode: ForcedToolMode, newId: () => string = toolCallId): ToolCall[] {
   const reader = new ToolCallReader(mode, newId);
   reader.push(text);
   return reader.calls;
+}
+
+/** The reader of a tool choice's text. */
+export function toolReader(mode: ToolMode, newId: () => string = toolCallId): ToolTextReader {
+  if (mode.kind === "auto") return new HermesToolReader(newId);
+  const reader = new ToolCallReader(mode, newId);
+  return { calls: reader.calls, push: (text) => ({ content: "", calls: reader.push(text) }), end: () => ({ content: "", calls: [] }) };
+}
+
+/** A whole generated text read by a tool choice's reader: its content and its calls. */
+export function readToolText(text: string, mode: ToolMode, newId: () => string = toolCallId): { content: string; calls: ToolCall[] } {
+  const reader = toolReader(mode, newId);
+  const content = reader.push(text).content + reader.end().content;
+  return { content, calls: [...reader.calls] };
 }

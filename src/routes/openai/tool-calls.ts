@@ -1,11 +1,13 @@
-// Function calling on chat completions, as vLLM serves it without a tool-call parser
-// (vllm-project/vllm: vllm/entrypoints/openai/chat_completion/protocol.py, ChatCompletionRequest
-// check_tool_usage and _get_json_schema_from_tool): a named tool_choice or "required" is
-// enforced token by token as JSON (the function's parameters, or the list of {name, parameters}
-// objects); "none" generates text; "auto", which needs a parser for the model's own tool-call
-// format, is refused. The tools reach the chat template either way.
+// Function calling on chat completions, as vLLM serves it (vllm-project/vllm:
+// vllm/entrypoints/openai/chat_completion/protocol.py, ChatCompletionRequest check_tool_usage
+// and _get_json_schema_from_tool): a named tool_choice or "required" is enforced token by token
+// as JSON (the function's parameters, or the list of {name, parameters} objects); "none"
+// generates text; "auto" lets the model choose, its calls read out of the text by the parser
+// its manifest names (generation.toolCallParser; none: "auto" is refused, as vLLM refuses it
+// without --tool-call-parser). The tools reach the chat template either way.
 import { z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
+import type { ToolCallParser } from "../../models/manifest";
 import type { StructuredRequest } from "./structured-fields";
 import { compiledOrRefused } from "./structured-fields";
 import type { ToolMode } from "./tool-call-reader";
@@ -30,7 +32,7 @@ export const ToolChoice = z
   .nullish()
   .openapi({
     description:
-      '"none": text; "required": one or more calls of the tools; {"type": "function", "function": {"name"}}: that function. Both enforced token by token as JSON. "auto" (the default with tools) needs a tool-call parser this service does not have: 400',
+      '"none": text; "required": one or more calls of the tools; {"type": "function", "function": {"name"}}: that function — both enforced token by token as JSON; "auto" (the default with tools): the model chooses, its calls read by the parser its manifest names (a model without one: 400)',
   });
 
 export const toolFields = {
@@ -52,10 +54,26 @@ interface ToolBody {
   structured_outputs?: unknown;
 }
 
-/** How a request's tools are used: the forced call's mode and constraint, when one is forced. */
+/** How a request's tools are used: how its text is read, and the forced call's constraint (none for "auto"). */
 export interface ToolPlan {
   mode: ToolMode;
-  structured: StructuredRequest;
+  structured?: StructuredRequest;
+}
+
+/**
+ * What a tool plan asks of the generation: a forced call's constraint; for "auto", special
+ * tokens kept in the text, as vLLM's hermes parser keeps them (some models' <tool_call> is one).
+ */
+export function toolOptions(plan: ToolPlan | undefined): { structured?: StructuredRequest; skipSpecialTokens?: boolean } {
+  if (plan === undefined) return {};
+  if (plan.structured !== undefined) return { structured: plan.structured };
+  return { skipSpecialTokens: false };
+}
+
+/** The model's side of tool calling: its name, and the parser of its own tool-call format. */
+export interface ToolModel {
+  name: string;
+  parser: ToolCallParser | undefined;
 }
 
 const ANY_OBJECT: Record<string, unknown> = { type: "object", properties: {} };
@@ -73,8 +91,8 @@ const CHAT_FIELDS: ToolFieldNames = {
   namedChoice: '{"type": "function", "function": {"name": …}}',
 };
 
-/** The request's forced tool call (undefined: none forced); a choice this service cannot honour is a 400 naming it. */
-export function toolPlanOf(body: ToolBody, names: ToolFieldNames = CHAT_FIELDS): ToolPlan | undefined {
+/** How the request's tools are used (undefined: text alone); a choice this service cannot honour is a 400 naming it. */
+export function toolPlanOf(body: ToolBody, model: ToolModel, names: ToolFieldNames = CHAT_FIELDS): ToolPlan | undefined {
   const tools = body.tools ?? [];
   // As vLLM's: tools without a tool_choice mean "auto".
   const choice = body.tool_choice ?? (tools.length > 0 ? "auto" : "none");
@@ -82,11 +100,13 @@ export function toolPlanOf(body: ToolBody, names: ToolFieldNames = CHAT_FIELDS):
   if (choice === "none" || (choice === "auto" && tools.length === 0)) return undefined;
   if (tools.length === 0) throw new ServiceError(400, "invalid_request", "When using tool_choice, tools must be set", { field: "tool_choice" });
   if (choice === "auto") {
+    // As vLLM's: a structured output may constrain the text beside "auto".
+    if (model.parser !== undefined) return { mode: { kind: "auto", parser: model.parser } };
     const detail = body.tool_choice == null ? " (the default when tools are sent)" : "";
     throw new ServiceError(
       400,
       "invalid_request",
-      `tool_choice "auto"${detail} needs a parser for the model's own tool-call format, and this service has none: send tool_choice "required", a named function (${names.namedChoice}), or "none"`,
+      `tool_choice "auto"${detail} needs a parser for the model's own tool-call format, and model ${model.name} names none: send tool_choice "required", a named function (${names.namedChoice}), or "none"`,
       { field: "tool_choice" },
     );
   }

@@ -61,6 +61,11 @@ export interface GenerationOptions {
    * the model samples; `field` is the request field that asked for it (a 400 about it names it).
    */
   structured?: { spec: StructuredOutputs; field: string };
+  /**
+   * vLLM's skip_special_tokens (default true). Reading tool calls turns it off, as vLLM's hermes
+   * parser does: some models' <tool_call> tokens are special ones.
+   */
+  skipSpecialTokens?: boolean;
 }
 
 export interface Usage {
@@ -219,7 +224,7 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       const text = await getTokenizer();
       const stopped = new AbortController();
       const combined = AbortSignal.any([signal, stopped.signal]);
-      const detokenizer = streamDetokenizer(text);
+      const detokenizer = streamDetokenizer(text, { skipSpecialTokens: options.skipSpecialTokens ?? true });
       const matcher = stopMatcher(options.stop, { include: options.includeStopString ?? false });
       const maxTokens = options.maxTokens ?? config.contextLength - prompt.ids.length;
       const minTokens = Math.min(options.minTokens ?? 0, maxTokens);
