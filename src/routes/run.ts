@@ -1,8 +1,8 @@
 // POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope).
 // Text classification: {text} → [{label, score}]. Image classification: {image: [bytes 0–255]}
 // (the PNG or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text generation: {prompt | messages,
-// raw, stream, max_tokens, temperature, top_p, top_k, seed, the three penalties} → {response} or SSE
-// `data: {"response": "…"}` … `data: [DONE]`. The model's capabilities pick the shape.
+// raw, stream, max_tokens, temperature, top_p, top_k, seed, the three penalties, tools} → {response,
+// tool_calls?} or SSE `data: {"response": "…"}` … `data: [DONE]`. The model's capabilities pick the shape.
 import { createRoute, OpenAPIHono, z, type Hook } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import { capability } from "../tasks";
@@ -18,6 +18,10 @@ import { workersAiChunks } from "./openai/stream-chunks";
 import { generationOptions } from "./openai/sampling";
 import { structuredOutputsOf } from "./openai/structured-fields";
 import { serverTiming } from "./server-timing";
+import { readToolText } from "./openai/tool-call-reader";
+import type { TemplateValue } from "../tokenizers/chat-template";
+import { losslessBody } from "./lossless-body";
+import { chatToolsOf, RunTools, runToolCall, runToolMode } from "./workers-ai-tools";
 import { findModel, requireReady, type AppEnv } from "./services";
 import { parseBody, validationHook } from "./validation";
 
@@ -48,6 +52,7 @@ const GenerationInput = z
       .discriminatedUnion("type", [z.object({ type: z.literal("json_object") }).strict(), z.object({ type: z.literal("json_schema"), json_schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]) }).strict()])
       .optional()
       .openapi({ description: 'Workers AI JSON Mode: {"type": "json_object"} or {"type": "json_schema", "json_schema": <a JSON Schema>}; the response is the parsed value' }),
+    tools: RunTools,
   })
   .strict()
   .openapi("TextGenerationInput");
@@ -65,7 +70,19 @@ const runRoute = createRoute({
     200: {
       description: "Classification: every label with its score, best first. Generation: {response, usage}, or SSE `data: {\"response\": …}` then `data: [DONE]`",
       content: {
-        "application/json": { schema: z.union([z.array(LabelScoreSchema), z.object({ response: z.unknown().openapi({ description: "The text; with response_format, the parsed JSON value" }), usage: UsageSchema })]) },
+        "application/json": {
+          schema: z.union([
+            z.array(LabelScoreSchema),
+            z.object({
+              response: z.unknown().openapi({ description: "The text (with tools, the text before the calls); with response_format, the parsed JSON value" }),
+              tool_calls: z
+                .array(z.object({ id: z.string(), type: z.literal("function"), function: z.object({ name: z.string(), arguments: z.string() }), name: z.string(), arguments: z.unknown() }))
+                .optional()
+                .openapi({ description: "With tools, the calls the model made: {name, arguments: <value>} beside OpenAI's {id, type, function: {name, arguments: <JSON text>}}" }),
+              usage: UsageSchema,
+            }),
+          ]),
+        },
         "text/event-stream": { schema: z.string() },
         "image/png": { schema: z.string().openapi({ format: "binary", description: "Text-to-image: the PNG" }) },
       },
@@ -128,20 +145,35 @@ export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook }).o
   if (input === undefined || (body.messages !== undefined && body.prompt !== undefined)) {
     throw new ServiceError(400, "invalid_request", "Send exactly one of prompt or messages", { field: body.prompt === undefined ? "prompt" : "messages" });
   }
+  const format = body.response_format;
+  const hasTools = body.tools !== undefined && body.tools.length > 0;
+  if (hasTools && format !== undefined) throw new ServiceError(400, "invalid_request", "JSON Mode and tools cannot be used together: send one", { field: "response_format" });
+  if (hasTools && body.raw) throw new ServiceError(400, "invalid_request", "tools go through the chat template, which raw skips: send messages, or a prompt without raw", { field: "raw" });
+  const mode = hasTools ? runToolMode({ name: model.manifest.name, parser: generator.manifest.generation.toolCallParser }) : undefined;
+  const sent = hasTools ? (await losslessBody(c.req)).tools : undefined;
   await requireReady(model);
   const maxTokens = body.max_tokens ?? 256;
-  const prompt = await generator.prepare(input, maxTokens);
-  const format = body.response_format;
+  const tools = Array.isArray(sent) ? (chatToolsOf(sent) as TemplateValue[]) : undefined;
+  const prompt = await generator.prepare(tools !== undefined && input.messages !== undefined ? { messages: input.messages, tools } : input, maxTokens);
   if (format !== undefined && body.stream) throw new ServiceError(400, "invalid_request", "JSON Mode does not stream (as Workers AI's): send stream: false", { field: "stream" });
   const structured =
     format === undefined ? undefined : structuredOutputsOf(
           { response_format: format.type === "json_object" ? format : { type: "json_schema", json_schema: { name: "json_mode", schema: format.json_schema } } },
           { format: "response_format", schema: "response_format.json_schema" },
         );
-  const options = { ...generationOptions({ ...body, response_format: undefined, temperature: body.temperature ?? 0.6 }, maxTokens), ...(structured === undefined ? {} : { structured }) };
+  const options = {
+    ...generationOptions({ ...body, response_format: undefined, temperature: body.temperature ?? 0.6 }, maxTokens),
+    ...(structured === undefined ? {} : { structured }),
+    // As chat's tool_choice "auto": special tokens kept for the parser.
+    ...(mode === undefined ? {} : { skipSpecialTokens: false }),
+  };
   const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
-  if (body.stream) return sseResponse([started], workersAiChunks());
+  if (body.stream) return sseResponse([started], workersAiChunks(mode === undefined ? undefined : { mode, call: runToolCall }));
   const { text, done } = await collect(started);
+  if (mode !== undefined) {
+    const { content, calls } = readToolText(text, mode);
+    return c.json({ response: content, ...(calls.length === 0 ? {} : { tool_calls: calls.map(runToolCall) }), usage: done.usage }, 200);
+  }
   if (structured === undefined) return c.json({ response: text, usage: done.usage }, 200);
   // The value, parsed; cut short by max_tokens it is not JSON yet: a 422 that says so, with the text.
   const value = done.finishReason === "stop" ? parseJson(text) : undefined;

@@ -304,3 +304,51 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
     }
   });
 });
+
+// Workers AI's traditional function calling (developers.cloudflare.com/workers-ai/features/
+// function-calling/traditional): tools in its legacy shape or OpenAI's, the model choosing,
+// {response, tool_calls?} back. The tiny LLM answers in text (the calls' shape is
+// test/unit/workers-ai-tools.test.ts's); here the tools' way into the template, and the refusals.
+describe.skipIf(origin === null)("Workers AI tools on /v1/run/{model}", () => {
+  const LEGACY = { name: "get_weather", description: "The weather in a city", parameters: WEATHER.function.parameters };
+  const OPENAI = { type: "function", function: LEGACY };
+  const run = async (app: App, body: Record<string, unknown>) => await call(app, "/v1/run/tiny-llm", { messages: [{ role: "user", content: "What is the weather in Paris?" }], max_tokens: 8, temperature: 0, ...body });
+
+  it("tools in either shape reach the chat template alike; the text comes back as response, with no tool_calls", async () => {
+    const app = appOnOrigin(origin?.url ?? "");
+    const answers = [];
+    for (const body of [{}, { tools: [LEGACY] }, { tools: [OPENAI] }, { prompt: "What is the weather in Paris?", messages: undefined, tools: [LEGACY] }]) {
+      const response = await run(app, body);
+      expect(response.status, await response.clone().text()).toBe(200);
+      answers.push(await response.json<{ response: string; tool_calls?: unknown; usage: { prompt_tokens: number } }>());
+    }
+    const [plain, legacy, openai, prompt] = answers;
+    expect(legacy!.usage.prompt_tokens).toBeGreaterThan(plain!.usage.prompt_tokens + 40);
+    expect(openai!.usage.prompt_tokens).toBe(legacy!.usage.prompt_tokens);
+    expect(prompt!.usage.prompt_tokens).toBe(legacy!.usage.prompt_tokens);
+    for (const answer of answers) {
+      expect(typeof answer.response).toBe("string");
+      expect(answer.tool_calls).toBeUndefined();
+    }
+    const streamed = await sseEvents(await run(app, { tools: [LEGACY], stream: true }));
+    expect(streamed.at(-1)).toBe("[DONE]");
+    const frames = streamed.slice(0, -1).map((event) => JSON.parse(event) as { response: string; tool_calls?: unknown });
+    expect(frames.map((frame) => frame.response).join("")).toBe(legacy!.response);
+    expect(frames.every((frame) => frame.tool_calls === undefined)).toBe(true);
+  });
+
+  it("refusals name the field: raw, JSON Mode beside tools, a model without a tool-call parser, a malformed tool", async () => {
+    const app = appOnOrigin(origin?.url ?? "");
+    const parserless = appOnOrigin(origin?.url ?? "", {}, ({ toolCallParser: _, ...generation }) => generation);
+    for (const [on, body, field] of [
+      [app, { prompt: "Hi", messages: undefined, raw: true, tools: [LEGACY] }, "raw"],
+      [app, { tools: [LEGACY], response_format: { type: "json_object" } }, "response_format"],
+      [parserless, { tools: [LEGACY] }, "tools"],
+      [app, { tools: [{ name: "get weather" }] }, "tools.0"],
+    ] as const) {
+      const response = await run(on, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect((await problem(response)).field).toMatch(new RegExp(`^${field.replace(".", "\\.")}`));
+    }
+  });
+});

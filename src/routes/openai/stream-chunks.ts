@@ -5,7 +5,7 @@ import { codePoints, completionLogProbs } from "../../protocols/vllm-completions
 import type { PromptTokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
 import { jsonTemplate, type StreamFormat, type TextDelta } from "./generation-stream";
 import { chatLogprobs, toolFinishReason, type ChatLogprobs, type CompletionLogprobs, type Done, type PerChoice, type ResponseIdentity } from "./responses";
-import { toolReader, type ToolMode, type ToolReading, type ToolTextReader } from "./tool-call-reader";
+import { toolReader, type ToolCall, type ToolMode, type ToolReading, type ToolTextReader } from "./tool-call-reader";
 
 /** How a request asked its stream to be framed. */
 export interface ChunkOptions {
@@ -177,12 +177,26 @@ export function completionChunks(who: ResponseIdentity, options: ChunkOptions): 
 
 const responseChunk = jsonTemplate((response) => ({ response }));
 
-/** Workers AI's text-generation stream: `data: {"response": "…"}` per delta, the usage last. */
-export function workersAiChunks(): StreamFormat {
+/**
+ * Workers AI's text-generation stream: `data: {"response": "…"}` per delta, the usage last.
+ * With tools, the text before the calls as the deltas, and the calls once whole, in one
+ * `{"response": "", "tool_calls": […]}` event before the usage (`call`: each one's shape).
+ */
+export function workersAiChunks(tools?: { mode: ToolMode; call: (call: ToolCall) => unknown }): StreamFormat {
+  if (tools === undefined) {
+    return {
+      opening: () => [],
+      text: ({ text }) => [responseChunk(text)],
+      done: () => [],
+      usage: (usage) => [{ response: "", usage }],
+    };
+  }
+  const reader = toolReader(tools.mode);
+  const content = (text: string) => (text === "" ? [] : [responseChunk(text)]);
   return {
     opening: () => [],
-    text: ({ text }) => [responseChunk(text)],
-    done: () => [],
+    text: ({ text }) => content(reader.push(text).content),
+    done: () => [...content(reader.end().content), ...(reader.calls.length === 0 ? [] : [{ response: "", tool_calls: reader.calls.map(tools.call) }])],
     usage: (usage) => [{ response: "", usage }],
   };
 }
