@@ -8,8 +8,9 @@
 // __post_init__: exactly one constraint). Output is always compact JSON (no whitespace between
 // tokens), so disable_any_whitespace is accepted either way; objects with declared properties
 // never get others, so disable_additional_properties is too (vLLM's walk adds
-// additionalProperties: false only beside `properties`). regex, grammar, structural_tag and
-// whitespace_pattern are refused by name. The schema is compiled here, so one this service
+// additionalProperties: false only beside `properties`). A regex is compiled to a byte DFA
+// (src/generation/structured/regex.ts). grammar, structural_tag and whitespace_pattern are
+// refused by name. The schema is compiled here, so one this service
 // cannot enforce is a 400 naming its place, before the engine sees it.
 import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
@@ -88,10 +89,11 @@ export function structuredOutputsOf(params: StructuredOutputsParams | null | und
   const fromFormat = rf !== undefined && rf.type !== "text";
   switch (kind) {
     case "regex":
+      return compiled({ regex: String(fields.regex) }, "structured_outputs.regex");
     case "grammar":
-      throw badRequest(`structured_outputs.${kind}`, `structured_outputs.${kind} is not supported by this origin (json, json_object and choice are)`);
+      throw badRequest("structured_outputs.grammar", "structured_outputs.grammar is not supported by this origin (json, json_object, choice and regex are)");
     case "structural_tag":
-      throw fromFormat ? badRequest("response_format", 'response_format type "structural_tag" is not supported by this origin') : badRequest("structured_outputs.structural_tag", "structured_outputs.structural_tag is not supported by this origin (json, json_object and choice are)");
+      throw fromFormat ? badRequest("response_format", 'response_format type "structural_tag" is not supported by this origin') : badRequest("structured_outputs.structural_tag", "structured_outputs.structural_tag is not supported by this origin (json, json_object, choice and regex are)");
     case "json_object":
       if (fields.json_object !== true) throw badRequest("structured_outputs.json_object", "structured_outputs.json_object: only true is a constraint");
       return { json_object: true };

@@ -29,12 +29,13 @@ const TOOLS = [
   { type: "function" as const, function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", maxLength: 24 }, unit: { enum: ["celsius", "fahrenheit"] } }, required: ["city", "unit"] } } },
   { type: "function" as const, function: { name: "get_time", parameters: { type: "object", properties: { zone: { type: "string", maxLength: 12 } }, required: ["zone"] } } },
 ];
-const required = toolPlanOf({ tools: TOOLS, tool_choice: "required" })!.structured.spec;
+const required = toolPlanOf({ tools: TOOLS, tool_choice: "required" }, { name: "bench", parser: undefined })!.structured!.spec;
 const CONSTRAINTS: Array<[string, StructuredOutputs]> = [
   ["json_object", { json_object: true }],
   ["json_schema (person)", { json: PERSON }],
   ["choice (3)", { choice: ["positive", "negative", "neutral"] }],
   ['tools, "required" (2)', required],
+  ["regex (date, word)", { regex: "(19|20)\\d{2}-(0[1-9]|1[0-2]) [a-z]{2,8}( café)?" }],
 ];
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -238,13 +238,14 @@ describe("structured outputs on the origin's /v1/completions", () => {
 
   it("refuses what it cannot enforce and malformed constraints with vLLM's 400, naming the field", async () => {
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
-      [{ structured_outputs: { regex: "[a-z]+" } }, "structured_outputs.regex", /regex is not supported/],
+      [{ structured_outputs: { regex: "(a)\\1" } }, "structured_outputs.regex", /^structured_outputs\.regex: the regex has a backreference at position 3$/],
       [{ structured_outputs: { grammar: "root ::= 'a'" } }, "structured_outputs.grammar", /grammar is not supported/],
       [{ structured_outputs: { structural_tag: "{}" } }, "structured_outputs.structural_tag", /structural_tag is not supported/],
       [{ response_format: { type: "structural_tag", format: {} } }, "response_format", /structural_tag/],
       [{ structured_outputs: { json_object: true, whitespace_pattern: "[ ]?" } }, "structured_outputs.whitespace_pattern", /whitespace_pattern/],
       // What the schema compiler cannot keep is named by its place in the schema.
-      [{ structured_outputs: { json: { type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+$" } } } } }, "structured_outputs.json", /^structured_outputs\.json: \/properties\/code\/pattern: the keyword "pattern" is not supported/],
+      [{ structured_outputs: { json: { type: "object", properties: { code: { type: "string", format: "email" } } } } }, "structured_outputs.json", /^structured_outputs\.json: \/properties\/code\/format: the keyword "format" is not supported/],
+      [{ structured_outputs: { json: { type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+(?=x)$" } } } } }, "structured_outputs.json", /^structured_outputs\.json: \/properties\/code\/pattern: the regex has a lookaround at position 7$/],
       [{ response_format: { type: "json_schema", json_schema: { name: "n", schema: { type: "integer", not: { const: 3 } } } } }, "response_format.json_schema.schema", /^response_format\.json_schema\.schema: \/not: the keyword "not" is not supported/],
       [{ structured_outputs: { json: "{not json" } }, "structured_outputs.json", /not valid JSON/],
       // vLLM's checks (completion/protocol.py validate_response_format, check_structured_outputs_count; sampling_params.py __post_init__).

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
-import { canEnd, start, step, type Stack } from "../../src/generation/structured/json-bytes";
+import { canEnd, start, stateKey, step, type Stack } from "../../src/generation/structured/json-bytes";
 import { compileSchema, SchemaError } from "../../src/generation/structured/json-schema";
 import { ANY_VALUE, choiceOf, JSON_OBJECT, type Shape } from "../../src/generation/structured/shapes";
 import { shapeOf, TokenMatcher, VocabularyTrie } from "../../src/generation/structured/structured-outputs";
@@ -170,7 +170,44 @@ const SCHEMAS = {
     required: ["a", "b", "c", "d", "e", "f", "g"],
   },
   "a top-level enum of mixed values": { enum: ["a", 1, null, true, { b: [1] }] },
+  // pydantic's constr(pattern=…) and zod's .regex() write `pattern`: an ECMA-262 search, anchored or not.
+  "string patterns (anchored, searched, escapes in the content, non-ASCII)": {
+    type: "object",
+    properties: {
+      sku: { type: "string", pattern: "^[A-Z]{3}-\\d{3}$" },
+      slug: { type: "string", pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" },
+      note: { type: "string", pattern: "ok|fine" },
+      email: { type: "string", pattern: "^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$" },
+      quoted: { type: "string", pattern: '^"[^"\\n]*"\\n?$', minLength: 2 },
+      euro: { type: "string", pattern: "^\\d+(,\\d{2})? €$" },
+    },
+    required: ["sku", "slug", "note", "email", "quoted", "euro"],
+  },
 } satisfies Record<string, object>;
+
+/** The first byte of a shortest way from inside a string to outside it (breadth first, states by key). */
+function towardClose(states: readonly Stack[]): number | undefined {
+  const closes = (from: readonly Stack[]) => from.some((stack) => stack.frame.t !== "string");
+  const seen = new Set([stateKey(states)]);
+  let frontier: Array<[readonly Stack[], number]> = [[states, -1]];
+  for (let depth = 0; depth < 16 && frontier.length > 0; depth += 1) {
+    const next: Array<[readonly Stack[], number]> = [];
+    for (const [from, first] of frontier) {
+      for (let byte = 0; byte < 256; byte += 1) {
+        const to = from.flatMap((stack) => step(stack, byte));
+        if (to.length === 0) continue;
+        const key = stateKey(to);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const head = first === -1 ? byte : first;
+        if (closes(to)) return head;
+        next.push([to, head]);
+      }
+    }
+    frontier = next;
+  }
+  return undefined;
+}
 
 /** A random walk through what the automaton allows, closing values once it has gone on long enough. */
 function generate(shape: Shape, rng: Prng): Uint8Array {
@@ -185,8 +222,12 @@ function generate(shape: Shape, rng: Prng): Uint8Array {
     }
     if (allowed.length === 0 && states.some(canEnd)) return Uint8Array.from(out); // a closed value: only the end may follow
     expect(allowed.length, `dead end after ${show(out)}`).toBeGreaterThan(0);
-    const closing = allowed.filter(([byte]) => out.length > 40 && [0x22, 0x7d, 0x5d].includes(byte));
-    const pool = closing.length > 0 ? closing : allowed;
+    // Inside a string only its quote closes (a } or ] there is content).
+    const inString = states.every((stack) => stack.frame.t === "string");
+    const closing = allowed.filter(([byte]) => out.length > 40 && (inString ? [0x22] : [0x22, 0x7d, 0x5d]).includes(byte));
+    // Long enough and a string that cannot close yet (its pattern still owes characters): head for the nearest way out of it.
+    const toward = out.length > 40 && inString && closing.length === 0 ? towardClose(states) : undefined;
+    const pool = closing.length > 0 ? closing : toward !== undefined ? allowed.filter(([byte]) => byte === toward) : allowed;
     const [byte, next] = pool[Math.floor(rng.next() * pool.length)]!;
     out.push(byte);
     states = next;
@@ -207,6 +248,31 @@ describe("JSON Schema → automaton", () => {
       }
     });
   }
+
+  it("a pattern is matched against the string's content, escapes decoded: taken and refused as Ajv decides", () => {
+    const schema = SCHEMAS["string patterns (anchored, searched, escapes in the content, non-ASCII)"];
+    const shape = compileSchema(schema);
+    const validate = ajv.compile(schema);
+    const good = { sku: "ABC-123", slug: "a-b2", note: "is ok", email: "a@b.io", quoted: '"hi"', euro: "12,50 €" };
+    const texts = [
+      good,
+      { ...good, quoted: '"hi"\n' },
+      { ...good, note: "all fine here" },
+      { ...good, sku: "ABC-1234" },
+      { ...good, sku: "abc-123" },
+      { ...good, slug: "a--b" },
+      { ...good, note: "nothing" },
+      { ...good, email: "a b@c.io" },
+      { ...good, quoted: '"h"i"' },
+      { ...good, euro: "12,5 €" },
+      { ...good, euro: "12 $" },
+    ].map((value) => JSON.stringify(value));
+    const verdicts = texts.map((text) => [accepts(shape, utf8.encode(text)), validate(JSON.parse(text))]);
+    expect(verdicts.map(([ours]) => ours)).toEqual(verdicts.map(([, ajvs]) => ajvs));
+    expect(verdicts.filter(([ours]) => ours).length).toBe(3);
+    // A \u escape is not taken where a pattern (or a length bound) reads the string, even for a valid content.
+    expect(accepts(shape, utf8.encode(JSON.stringify(good).replace("ABC", "\\u0041BC")))).toBe(false);
+  });
 
   it("takes valid instances written in declared order, and refuses invalid ones", () => {
     const shape = compileSchema(SCHEMAS["pydantic model with $defs, enums and Optional"]);
@@ -269,7 +335,9 @@ describe("JSON Schema → automaton", () => {
       }
       return undefined;
     };
-    expect(refused({ type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+$" } } })).toEqual(["/properties/code/pattern", 'the keyword "pattern" is not supported in structured outputs']);
+    expect(refused({ type: "object", properties: { code: { type: "string", format: "email" } } })).toEqual(["/properties/code/format", 'the keyword "format" is not supported in structured outputs']);
+    expect(refused({ type: "string", pattern: "(a)\\1" })).toEqual(["/pattern", "the regex has a backreference at position 3"]);
+    expect(refused({ type: "string", pattern: "^a|b$" })?.[0]).toBe("/pattern");
     expect(refused({ type: "integer", multipleOf: 2 })?.[0]).toBe("/multipleOf");
     expect(refused({ type: "number", minimum: 0.5, maximum: 0.7 })?.[0]).toBe("/minimum");
     expect(refused({ type: "string", minLength: 3, maxLength: 2 })?.[0]).toBe("/minLength");

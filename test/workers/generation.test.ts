@@ -603,7 +603,7 @@ describe.skipIf(origin === null)("bad generation requests: 4xx problem+json nami
     const refusals: [Record<string, unknown>, string][] = [
       [{ best_of: 2 }, "best_of: only 1 is supported by this service"],
       [{ tool_choice: "required" }, "When using tool_choice, tools must be set"],
-      [{ structured_outputs: { regex: "[a-z]+" } }, "structured_outputs.regex: regex is not supported by this service"],
+      [{ structured_outputs: { grammar: "root ::= 'a'" } }, "structured_outputs.grammar: grammar is not supported by this service"],
     ];
     for (const [extra, detail] of refusals) expect((await problem(await call(app, "/v1/chat/completions", chat(extra)))).detail).toBe(detail);
   });

@@ -116,6 +116,24 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
         greedy.get(place)?.push(first!.text);
       });
 
+      it("regex: the whole text matches the pattern, greedy or sampled, streamed the same", { timeout: 60_000 }, async () => {
+        const app = await appOf();
+        // A date, a word of 2–8 letters, an optional non-ASCII suffix: the tiny vocabulary has no "é" token, so it is written in bytes.
+        const regex = "(19|20)\\d{2}-(0[1-9]|1[0-2]) [a-z]{2,8}( café)?";
+        const whole = new RegExp(`^(?:${regex})$`, "u");
+        for (const seed of [1, 2, 3, 4, 5]) {
+          const [choice] = (await complete(app, { structured_outputs: { regex }, max_tokens: 40, temperature: 1.2, seed })).choices;
+          expect(choice!.text, choice!.text).toMatch(whole);
+          expect(choice!.finish_reason).toBe("stop");
+        }
+        const text = (await chat(app, { structured_outputs: { regex }, max_tokens: 40, temperature: 0 })).choices[0]!.message.content;
+        expect(text).toMatch(whole);
+        const events = await sseEvents(await call(app, "/v1/chat/completions", { model: "tiny-llm", messages: [{ role: "user", content: "Describe a person." }], structured_outputs: { regex }, max_tokens: 40, temperature: 0, stream: true }));
+        const streamed = events.slice(0, -1).map((event) => (JSON.parse(event) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? "").join("");
+        expect(streamed).toBe(text);
+        greedy.get(place)?.push(text);
+      });
+
       it("Workers AI's JSON Mode on /v1/run answers the parsed value; the Responses API's text.format writes the same JSON", { timeout: 60_000 }, async () => {
         const app = await appOf();
         const messages = [{ role: "user", content: "Describe a person." }];
@@ -147,19 +165,20 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
   }
 
   it("both places write the same greedy outputs (the same FP32 graph, the same mask)", () => {
-    expect(greedy.get("origin")).toHaveLength(4);
+    expect(greedy.get("origin")).toHaveLength(5);
     expect(greedy.get("in-isolate WASM loop")).toEqual(greedy.get("origin"));
   });
 
   it("what cannot be enforced is a 400 naming its place; malformed requests too", async () => {
     const app = await appInIsolate(origin?.faultyUrl ?? "");
     const cases: [Record<string, unknown>, string][] = [
-      [{ response_format: { type: "json_schema", json_schema: { name: "p", schema: { type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+$" } } } } } }, "response_format.json_schema.schema.properties.code.pattern"],
+      [{ response_format: { type: "json_schema", json_schema: { name: "p", schema: { type: "object", properties: { code: { type: "string", pattern: "^([A-Z])\\1$" } } } } } }, "response_format.json_schema.schema.properties.code.pattern"],
       [{ response_format: { type: "json_schema", json_schema: { name: "p", schema: { type: "integer", multipleOf: 5 } } } }, "response_format.json_schema.schema.multipleOf"],
       [{ response_format: { type: "json_schema", json_schema: { name: "p" } } }, "response_format.json_schema.schema"],
       [{ response_format: { type: "json_schema", json_schema: { name: "bad name!", schema: {} } } }, "response_format.json_schema.name"],
       [{ response_format: { type: "xml" } }, "response_format.type"],
-      [{ structured_outputs: { regex: "[a-z]+" } }, "structured_outputs.regex"],
+      [{ structured_outputs: { regex: "(a)\\1" } }, "structured_outputs.regex"],
+      [{ structured_outputs: { grammar: "root ::= 'a'" } }, "structured_outputs.grammar"],
       [{ structured_outputs: { choice: ["a"], json_object: true } }, "structured_outputs"],
       [{ structured_outputs: { json: "{not json" } }, "structured_outputs.json"],
       [{ structured_outputs: { json: { $ref: "#/$defs/Missing" } } }, "structured_outputs.json.$ref"],

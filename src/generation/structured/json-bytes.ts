@@ -3,6 +3,7 @@
 // trying a byte never copies one and a token's bytes can be tried from the same state for
 // every token of the vocabulary.
 import { numberEnds, numberNext, numberStart, type NumberState } from "./json-number";
+import type { ByteDfa } from "./regex";
 import type { Property, Shape } from "./shapes";
 
 
@@ -17,11 +18,26 @@ type Frame =
   | { readonly t: "key"; readonly candidates: readonly number[]; readonly pos: number }
   /**
    * `hex`: hex digits left of a \u escape; `cont`: UTF-8 continuation bytes left, the next in
-   * [lo, hi]; `chars`: characters so far (code points), held within [min, max].
+   * [lo, hi]; `chars`: characters so far (code points), held within [min, max]; `dfa`: the
+   * schema's pattern, in `dstate` after the content's UTF-8 bytes so far.
    */
-  | { readonly t: "string"; readonly escape: boolean; readonly hex: number; readonly cont: number; readonly lo: number; readonly hi: number; readonly chars: number; readonly min: number; readonly max: number }
+  | {
+      readonly t: "string";
+      readonly escape: boolean;
+      readonly hex: number;
+      readonly cont: number;
+      readonly lo: number;
+      readonly hi: number;
+      readonly chars: number;
+      readonly min: number;
+      readonly max: number;
+      readonly dfa: ByteDfa | undefined;
+      readonly dstate: number;
+    }
   | ({ readonly t: "number" } & NumberState)
   | { readonly t: "literal"; readonly values: readonly Uint8Array[]; readonly pos: number }
+  /** A regex's DFA in `state` (the whole output: it has no parent). */
+  | { readonly t: "regex"; readonly dfa: ByteDfa; readonly state: number }
   /** The whole value is written: nothing more may follow. */
   | { readonly t: "end" };
 
@@ -40,7 +56,9 @@ const isHex = (byte: number) => isDigit(byte) || (byte >= 0x41 && byte <= 0x46) 
 const SIMPLE_ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 
 const push = (frame: Frame, parent: Stack | undefined): Stack => ({ frame, parent });
-const STRING: Extract<Frame, { t: "string" }> = { t: "string", escape: false, hex: 0, cont: 0, lo: 0, hi: 0, chars: 0, min: 0, max: Infinity };
+const STRING: Extract<Frame, { t: "string" }> = { t: "string", escape: false, hex: 0, cont: 0, lo: 0, hi: 0, chars: 0, min: 0, max: Infinity, dfa: undefined, dstate: 0 };
+/** The character a short escape stands for (its byte in the string's content). */
+const ESCAPED = new Map([...'"\\/bfnrt'].map((c, i) => [c.charCodeAt(0), [0x22, 0x5c, 0x2f, 0x08, 0x0c, 0x0a, 0x0d, 0x09][i]!]));
 
 const selves = new WeakMap<Stack, readonly Stack[]>();
 /** A stack as its own successor, one array per stack. */
@@ -52,6 +70,8 @@ function sameStack(stack: Stack): readonly Stack[] {
 
 /** The state before a value of `shape`, its first byte not yet read. */
 export function start(shape: Shape): readonly Stack[] {
+  // A regex may match the empty output: its start state is already a state that may end.
+  if (shape.kind === "regex") return [push({ t: "regex", dfa: shape.dfa, state: 0 }, undefined)];
   return [push({ t: "pending", shape }, undefined)];
 }
 
@@ -66,7 +86,7 @@ export function step(stack: Stack, byte: number): readonly Stack[] {
     case "string":
       // The hot path (most of a vocabulary inside a string): a plain ASCII character of an
       // unbounded string leaves the state as it is, so the same stack comes back, unallocated.
-      if (frame.max === Infinity && frame.min === 0 && !frame.escape && frame.hex === 0 && frame.cont === 0 && byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH) {
+      if (frame.max === Infinity && frame.min === 0 && frame.dfa === undefined && !frame.escape && frame.hex === 0 && frame.cont === 0 && byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH) {
         return sameStack(stack);
       }
       return stringByte(frame, stack.parent, byte);
@@ -74,6 +94,10 @@ export function step(stack: Stack, byte: number): readonly Stack[] {
       return numberByte(frame, stack.parent, byte);
     case "literal":
       return literalByte(frame, stack.parent, byte);
+    case "regex": {
+      const next = frame.dfa.next(frame.state, byte);
+      return next < 0 ? NONE : [push({ t: "regex", dfa: frame.dfa, state: next }, undefined)];
+    }
     case "key":
       return keyByte(frame, stack.parent, byte);
     case "object":
@@ -89,6 +113,7 @@ export function step(stack: Stack, byte: number): readonly Stack[] {
 export function canEnd(stack: Stack): boolean {
   const frame = stack.frame;
   if (frame.t === "end") return true;
+  if (frame.t === "regex") return frame.dfa.accepting[frame.state] === 1;
   if (frame.t === "number" && numberEnds(frame)) return valueDone(stack.parent).some(canEnd);
   return false;
 }
@@ -111,11 +136,14 @@ function valueStart(shape: Shape, parent: Stack | undefined, byte: number, indir
     case "array":
       return byte === OPEN_ARRAY ? [push({ t: "array", items: shape.items, minItems: shape.minItems, maxItems: shape.maxItems, count: 0, phase: "open" }, parent)] : NONE;
     case "string":
-      return byte === QUOTE ? [push({ ...STRING, min: shape.minLength, max: shape.maxLength }, parent)] : NONE;
+      return byte === QUOTE ? [push({ ...STRING, min: shape.minLength, max: shape.maxLength, dfa: shape.pattern }, parent)] : NONE;
     case "number":
       return numberByte({ t: "number", ...numberStart(shape.integer, shape.range) }, parent, byte);
     case "literal":
       return literalByte({ t: "literal", values: shape.values, pos: 0 }, parent, byte);
+    case "regex":
+      // Only the top-level shape (start() enters it); never a value inside another.
+      return NONE;
   }
 }
 
@@ -136,28 +164,35 @@ function valueDone(parent: Stack | undefined): readonly Stack[] {
 }
 
 function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
-  const stack = (next: Partial<Extract<Frame, { t: "string" }>>) => [push({ ...frame, ...next }, parent)];
+  /** The next state; `content`: the byte of the string's content this byte writes, which the pattern (if any) must take. */
+  const stack = (next: Partial<Extract<Frame, { t: "string" }>>, content?: number) => {
+    if (frame.dfa === undefined || content === undefined) return [push({ ...frame, ...next }, parent)];
+    const dstate = frame.dfa.next(frame.dstate, content);
+    return dstate < 0 ? NONE : [push({ ...frame, ...next, dstate }, parent)];
+  };
   const plain = { escape: false, hex: 0, cont: 0 };
   if (frame.cont > 0) {
     if (byte < frame.lo || byte > frame.hi) return NONE;
-    return stack(frame.cont === 1 ? plain : { cont: frame.cont - 1, lo: 0x80, hi: 0xbf });
+    return stack(frame.cont === 1 ? plain : { cont: frame.cont - 1, lo: 0x80, hi: 0xbf }, byte);
   }
   if (frame.hex > 0) return isHex(byte) ? stack(frame.hex === 1 ? plain : { hex: frame.hex - 1 }) : NONE;
   if (frame.escape) {
     // A \u escape may be half a surrogate pair (one code point in two escapes): where the length
-    // is bounded it would be miscounted, so there only the short escapes and raw UTF-8 are taken.
-    if (byte === 0x75) return frame.min > 0 || frame.max < Infinity ? NONE : stack({ escape: false, hex: 4 });
-    return SIMPLE_ESCAPES.has(byte) ? stack(plain) : NONE;
+    // is bounded it would be miscounted, and a pattern would see it late, so there only the short
+    // escapes and raw UTF-8 are taken.
+    if (byte === 0x75) return frame.min > 0 || frame.max < Infinity || frame.dfa !== undefined ? NONE : stack({ escape: false, hex: 4 });
+    return SIMPLE_ESCAPES.has(byte) ? stack(plain, ESCAPED.get(byte)) : NONE;
   }
-  if (byte === QUOTE) return frame.chars >= frame.min ? valueDone(parent) : NONE;
+  if (byte === QUOTE) return frame.chars >= frame.min && (frame.dfa === undefined || frame.dfa.accepting[frame.dstate] === 1) ? valueDone(parent) : NONE;
   // Every other byte here starts a character.
   if (byte < 0x20 || frame.chars >= frame.max) return NONE;
   // Counted only where bounded: an unbounded string's state then repeats (and its masks can be reused).
   const chars = frame.max === Infinity && frame.min === 0 ? 0 : frame.chars + 1;
-  if (byte === BACKSLASH) return stack({ escape: true, chars });
-  if (byte < 0x80) return stack({ chars });
+  // An escape only where the pattern takes one of the characters a short escape writes.
+  if (byte === BACKSLASH) return frame.dfa === undefined || [...ESCAPED.values()].some((content) => frame.dfa!.next(frame.dstate, content) >= 0) ? stack({ escape: true, chars }) : NONE;
+  if (byte < 0x80) return stack({ chars }, byte);
   // UTF-8, well formed (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
-  const lead = (cont: number, lo = 0x80, hi = 0xbf) => stack({ cont, lo, hi, chars });
+  const lead = (cont: number, lo = 0x80, hi = 0xbf) => stack({ cont, lo, hi, chars }, byte);
   if (byte >= 0xc2 && byte <= 0xdf) return lead(1);
   if (byte === 0xe0) return lead(2, 0xa0);
   if (byte === 0xed) return lead(2, 0x80, 0x9f);
@@ -288,7 +323,7 @@ export function stateKey(states: readonly Stack[], horizon = Infinity): string {
       if (frame.t === "string") {
         const left = Math.min(frame.max - frame.chars, horizon);
         const owed = Math.min(Math.max(0, frame.min - frame.chars), horizon);
-        parts.push(`s${Number(frame.escape)}.${frame.hex}.${frame.cont}.${frame.lo}.${frame.hi}.${left}.${owed}`);
+        parts.push(`s${Number(frame.escape)}.${frame.hex}.${frame.cont}.${frame.lo}.${frame.hi}.${left}.${owed}${frame.dfa === undefined ? "" : `.#${identity(frame.dfa)}:${frame.dstate}`}`);
       } else {
         for (const value of Object.values(frame)) parts.push(typeof value === "object" && value !== null ? `#${identity(value)}` : String(value));
       }

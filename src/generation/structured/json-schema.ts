@@ -1,10 +1,11 @@
 // JSON Schema → Shape, for the keywords whose every constraint the byte automaton can keep.
 // Output always validates against the schema: a keyword that would constrain what we cannot
-// enforce (pattern, multipleOf, format, …) is refused, naming its place, rather than ignored;
+// enforce (multipleOf, format, …) is refused, naming its place, rather than ignored;
 // annotations (title, description, …) are ignored. Objects write their declared properties in
 // the declared order (optional ones may be left out), as OpenAI's strict mode does, which is a
 // subset of what `additionalProperties` allows. `oneOf` is read as `anyOf` (as xgrammar does).
 import { hasWholeNumber, numberRange } from "./number-range";
+import { ByteDfa, searchPattern } from "./regex";
 import { ANY_VALUE, jsonLiterals, property, type Shape } from "./shapes";
 
 /** A schema this service cannot enforce; `path` is a JSON Pointer into the schema. */
@@ -18,7 +19,7 @@ export class SchemaError extends Error {
 }
 
 const ANNOTATIONS = new Set(["title", "description", "default", "examples", "$schema", "$id", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "strict"]);
-const KNOWN = new Set([...ANNOTATIONS, "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "nullable", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]);
+const KNOWN = new Set([...ANNOTATIONS, "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "nullable", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]);
 const TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"] as const;
 type TypeName = (typeof TYPES)[number];
 
@@ -130,7 +131,16 @@ export function compileSchema(schema: unknown): Shape {
         const minLength = count(node.minLength, pointer(path, "minLength"), 0);
         const maxLength = count(node.maxLength, pointer(path, "maxLength"), Infinity);
         if (minLength > maxLength) throw new SchemaError(pointer(path, "minLength"), "minLength is above maxLength");
-        return { kind: "string", minLength, maxLength };
+        if (node.pattern === undefined) return { kind: "string", minLength, maxLength };
+        const at = pointer(path, "pattern");
+        if (typeof node.pattern !== "string") throw new SchemaError(at, "pattern must be a string");
+        try {
+          const { source, offset } = searchPattern(node.pattern);
+          return { kind: "string", minLength, maxLength, pattern: ByteDfa.compile(source, offset) };
+        } catch (error) {
+          if (error instanceof SchemaError) throw new SchemaError(at, error.message);
+          throw error;
+        }
       }
       case "number":
       case "integer": {

@@ -4,6 +4,7 @@
 // `disable_any_whitespace` (a model cannot loop on spaces between tokens).
 
 import type { NumberRange } from "./number-range";
+import type { ByteDfa } from "./regex";
 
 const utf8 = new TextEncoder();
 
@@ -21,15 +22,17 @@ export type Shape =
   /** An object with any keys, each value of `values`. */
   | { readonly kind: "free-object"; readonly values: Shape }
   | { readonly kind: "array"; readonly items: Shape; readonly minItems: number; readonly maxItems: number }
-  /** A string of minLength to maxLength characters (code points). */
-  | { readonly kind: "string"; readonly minLength: number; readonly maxLength: number }
+  /** A string of minLength to maxLength characters (code points), its content matched whole by `pattern` where set. */
+  | { readonly kind: "string"; readonly minLength: number; readonly maxLength: number; readonly pattern?: ByteDfa }
   /** A number (an integer: no fraction, no exponent), within `range` where one is set. */
   | { readonly kind: "number"; readonly integer: boolean; readonly range?: NumberRange }
   /** One of these byte strings exactly (serialized JSON values for enum/const/booleans/null, or raw texts for a choice). */
   | { readonly kind: "literal"; readonly values: readonly Uint8Array[] }
   | { readonly kind: "union"; readonly options: readonly Shape[] }
   /** A `$ref`, resolved when first read (a schema may refer to itself). */
-  | { readonly kind: "ref"; readonly resolve: () => Shape };
+  | { readonly kind: "ref"; readonly resolve: () => Shape }
+  /** vLLM's `regex`: the whole output, as a byte DFA reads it (regex.ts). Only ever the top-level shape. */
+  | { readonly kind: "regex"; readonly dfa: ByteDfa };
 
 /** The literal shape of these JSON values, each serialized compactly. */
 export function jsonLiterals(values: readonly unknown[]): Shape {

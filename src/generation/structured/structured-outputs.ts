@@ -1,10 +1,11 @@
 // Structured outputs as they cross from the edge to an engine: vLLM's `structured_outputs`
-// (vllm/sampling_params.py StructuredOutputsParams, one constraint of: json, choice,
+// (vllm/sampling_params.py StructuredOutputsParams, one constraint of: json, regex, choice,
 // json_object), which both the vLLM adapter sends and the reference origin reads.
 import { compileSchema } from "./json-schema";
+import { ByteDfa } from "./regex";
 import { choiceOf, JSON_OBJECT, type Shape } from "./shapes";
 
-export type StructuredOutputs = { readonly json_object: true } | { readonly json: unknown } | { readonly choice: readonly string[] };
+export type StructuredOutputs = { readonly json_object: true } | { readonly json: unknown } | { readonly choice: readonly string[] } | { readonly regex: string };
 
 /** Compiled shapes by their spec's JSON, the most recent last: the same schema in the next request is the same shape, whose masks its vocabulary's trie has cached. */
 const compiled = new Map<string, Shape>();
@@ -16,7 +17,12 @@ export function shapeOf(spec: StructuredOutputs): Shape {
   const key = JSON.stringify(spec);
   let shape = compiled.get(key);
   if (shape === undefined) {
-    shape = "choice" in spec ? choiceOf(spec.choice) : compileSchema(typeof spec.json === "string" ? (JSON.parse(spec.json) as unknown) : spec.json);
+    shape =
+      "choice" in spec
+        ? choiceOf(spec.choice)
+        : "regex" in spec
+          ? { kind: "regex", dfa: ByteDfa.compile(spec.regex) }
+          : compileSchema(typeof spec.json === "string" ? (JSON.parse(spec.json) as unknown) : spec.json);
     if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
   } else {
     compiled.delete(key);

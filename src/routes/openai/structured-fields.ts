@@ -1,6 +1,6 @@
 // Structured outputs as clients ask for them: OpenAI's `response_format` (json_object, or
-// json_schema with the schema under `schema`) and vLLM's `structured_outputs` (json, choice,
-// json_object), pinned to vLLM's request models (vllm/entrypoints/openai/engine/protocol.py
+// json_schema with the schema under `schema`) and vLLM's `structured_outputs` (json, regex,
+// choice, json_object), pinned to vLLM's request models (vllm/entrypoints/openai/engine/protocol.py
 // ResponseFormat and JsonSchemaResponseFormat; vllm/sampling_params.py StructuredOutputsParams).
 // As vLLM's, a response_format other than text overrides structured_outputs. Output is compact
 // JSON (vLLM's disable_any_whitespace), and objects write only their declared properties
@@ -55,7 +55,7 @@ export const StructuredOutputsField = z
     json: z.union([Schema, z.string().max(65_536)]).nullish(),
     json_object: z.literal(true).nullish(),
     choice: z.array(z.string().min(1).max(1024)).min(1).max(MAX_CHOICES).nullish(),
-    regex: refused("regex"),
+    regex: z.string().min(1).max(4096).nullish().openapi({ description: "A pattern the whole output matches (Python's and JavaScript's shared syntax; the README lists what is supported)" }),
     grammar: refused("grammar"),
     structural_tag: refused("structural_tag"),
     whitespace_pattern: refused("whitespace_pattern"),
@@ -64,9 +64,9 @@ export const StructuredOutputsField = z
     disable_fallback: z.boolean().nullish(),
   })
   .strict()
-  .refine((value) => [value.json, value.json_object, value.choice].filter((constraint) => constraint != null).length === 1, "set exactly one of json, json_object, choice")
+  .refine((value) => [value.json, value.json_object, value.choice, value.regex].filter((constraint) => constraint != null).length === 1, "set exactly one of json, json_object, choice, regex")
   .nullish()
-  .openapi({ description: `vLLM: one of json (a JSON Schema), json_object (true) or choice (1–${MAX_CHOICES} texts, the output is exactly one)` });
+  .openapi({ description: `vLLM: one of json (a JSON Schema), json_object (true), choice (1–${MAX_CHOICES} texts, the output is exactly one) or regex (the output matches it whole)` });
 
 interface StructuredBody {
   response_format?: z.infer<typeof ResponseFormat>;
@@ -96,8 +96,8 @@ export function structuredOutputsOf(body: StructuredBody, fields: Fields = { for
   } else {
     const given = body.structured_outputs;
     if (given == null) return undefined;
-    spec = given.json_object != null ? { json_object: true } : given.choice != null ? { choice: given.choice } : { json: given.json };
-    field = given.json != null ? "structured_outputs.json" : "structured_outputs";
+    spec = given.json_object != null ? { json_object: true } : given.choice != null ? { choice: given.choice } : given.regex != null ? { regex: given.regex } : { json: given.json };
+    field = given.json != null ? "structured_outputs.json" : given.regex != null ? "structured_outputs.regex" : "structured_outputs";
   }
   return compiledOrRefused(spec, field);
 }
