@@ -36,6 +36,7 @@ const CONSTRAINTS: Array<[string, StructuredOutputs]> = [
   ["choice (3)", { choice: ["positive", "negative", "neutral"] }],
   ['tools, "required" (2)', required],
   ["regex (date, word)", { regex: "(19|20)\\d{2}-(0[1-9]|1[0-2]) [a-z]{2,8}( café)?" }],
+  ["json_schema (2 patterns)", { json: { type: "object", properties: { sku: { type: "string", pattern: "^[A-Z]{3}-\\d{3}$" }, email: { type: "string", pattern: "^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$" } }, required: ["sku", "email"] } }],
 ];
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
