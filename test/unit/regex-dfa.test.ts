@@ -118,5 +118,10 @@ describe("structured_outputs.regex as a byte DFA", () => {
       expect(() => ByteDfa.compile(pattern), pattern).toThrow(why);
     }
     expect(() => ByteDfa.compile("(a|b|c|d|e|f|g|h)*a(a|b|c|d|e|f|g|h){14}")).toThrow(new RegExp(`over ${MAX_DFA_STATES} automaton states`));
+    // A schema's patterns share the budget: each alone fits, together they do not.
+    const budget = { left: MAX_DFA_STATES };
+    ByteDfa.compile("[a-z]{600}", 0, budget);
+    expect(() => ByteDfa.compile("[a-z]{600}", 0, budget)).toThrow(SchemaError);
+    expect(ByteDfa.compile("[a-z]{600}").bytes).toBeLessThanOrEqual(MAX_DFA_STATES * 513);
   });
 });

@@ -5,7 +5,7 @@
 // the declared order (optional ones may be left out), as OpenAI's strict mode does, which is a
 // subset of what `additionalProperties` allows. `oneOf` is read as `anyOf` (as xgrammar does).
 import { hasWholeNumber, numberRange } from "./number-range";
-import { ByteDfa, searchPattern } from "./regex";
+import { ByteDfa, MAX_DFA_STATES, searchPattern } from "./regex";
 import { ANY_VALUE, jsonLiterals, property, type Shape } from "./shapes";
 
 /** A schema this service cannot enforce; `path` is a JSON Pointer into the schema. */
@@ -53,6 +53,8 @@ function isOfType(value: unknown, type: TypeName): boolean {
 export function compileSchema(schema: unknown): Shape {
   const root = schema;
   const refs = new Map<string, Shape>();
+  /** The DFA states the schema's patterns may make together. */
+  const dfaBudget = { left: MAX_DFA_STATES };
 
   /** A definition compiles one level below the $ref that first reaches it: a chain of refs counts toward the depth limit. */
   const resolveRef = (ref: string, path: string, depth: number): Shape => {
@@ -136,7 +138,7 @@ export function compileSchema(schema: unknown): Shape {
         if (typeof node.pattern !== "string") throw new SchemaError(at, "pattern must be a string");
         try {
           const { source, offset } = searchPattern(node.pattern);
-          return { kind: "string", minLength, maxLength, pattern: ByteDfa.compile(source, offset) };
+          return { kind: "string", minLength, maxLength, pattern: ByteDfa.compile(source, offset, dfaBudget) };
         } catch (error) {
           if (error instanceof SchemaError) throw new SchemaError(at, error.message);
           throw error;

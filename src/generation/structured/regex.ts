@@ -9,8 +9,11 @@
 // lookaround, possessive quantifiers and flags are refused by name.
 import { SchemaError } from "./json-schema";
 
-/** The most DFA states a pattern may make (each holds 256 transitions). */
-export const MAX_DFA_STATES = 4096;
+/**
+ * The most DFA states one constraint may make, its patterns together (each state holds 256
+ * two-byte transitions: 512 KiB at most per constraint, which structured-outputs.ts's cache bounds).
+ */
+export const MAX_DFA_STATES = 1024;
 /** The most NFA states (bounded repetitions are expanded: `a{1000}` is a thousand copies). */
 const MAX_NFA_STATES = 50_000;
 const MAX_PATTERN = 4096;
@@ -426,9 +429,14 @@ function hasTopLevelAlternation(pattern: string): boolean {
 /** A DFA over bytes: state 0 is the start; `next` −1 where a byte is refused. */
 export class ByteDfa {
   private constructor(
-    private readonly table: Int32Array,
+    private readonly table: Int16Array,
     readonly accepting: Uint8Array,
   ) {}
+
+  /** What its tables hold. */
+  get bytes(): number {
+    return this.table.byteLength + this.accepting.byteLength;
+  }
 
   next(state: number, byte: number): number {
     return this.table[state * 256 + byte]!;
@@ -448,8 +456,11 @@ export class ByteDfa {
     return this.accepting[state] === 1;
   }
 
-  /** Compiles a pattern; one it cannot take, or one too large, throws SchemaError. */
-  static compile(pattern: string, offset = 0): ByteDfa {
+  /**
+   * Compiles a pattern; one it cannot take, or one too large, throws SchemaError. `budget`: the
+   * states the constraint has left (a schema's patterns share one), taken from as states are made.
+   */
+  static compile(pattern: string, offset = 0, budget: { left: number } = { left: MAX_DFA_STATES }): ByteDfa {
     if (pattern.length > MAX_PATTERN) throw new SchemaError("", `the regex is over ${MAX_PATTERN} characters`);
     const nfa = new Nfa();
     const start = nfa.state();
@@ -460,7 +471,8 @@ export class ByteDfa {
       const key = set.join(",");
       let id = ids.get(key);
       if (id === undefined) {
-        if (sets.length >= MAX_DFA_STATES) throw new SchemaError("", `the regex needs over ${MAX_DFA_STATES} automaton states: simplify it`);
+        if (budget.left <= 0) throw new SchemaError("", `the regex needs over ${MAX_DFA_STATES} automaton states (a schema's patterns together): simplify it`);
+        budget.left -= 1;
         id = sets.length;
         ids.set(key, id);
         sets.push(set);
@@ -468,9 +480,9 @@ export class ByteDfa {
       return id;
     };
     add(nfa.closure([start]));
-    const rows: Int32Array[] = [];
+    const rows: Int16Array[] = [];
     for (let id = 0; id < sets.length; id += 1) {
-      const row = new Int32Array(256).fill(-1);
+      const row = new Int16Array(256).fill(-1);
       const targets: number[][] = Array.from({ length: 256 }, () => []);
       for (const state of sets[id]!) {
         for (const { lo, hi, to } of nfa.edges[state]!) for (let byte = lo; byte <= hi; byte += 1) targets[byte]!.push(to);
@@ -485,7 +497,7 @@ export class ByteDfa {
       }
       rows.push(row);
     }
-    const table = new Int32Array(rows.length * 256);
+    const table = new Int16Array(rows.length * 256);
     rows.forEach((row, id) => table.set(row, id * 256));
     return new ByteDfa(table, Uint8Array.from(sets, (set) => (set.includes(accept) ? 1 : 0)));
   }
