@@ -10,7 +10,6 @@ import { classifierOf, LabelScoreSchema, Text } from "./classify";
 import { ImageBytes } from "./image-input";
 import { collect, sseResponse, startGeneration } from "./openai/generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "./problems";
-import { chatMessages } from "./openai/request-schemas";
 import { TextToImageRunInput } from "./images/request-schema";
 import { runTextToImage } from "./images/run-image";
 import { UsageSchema } from "./openai/responses";
@@ -19,7 +18,7 @@ import { generationOptions } from "./openai/sampling";
 import { structuredOutputsOf } from "./openai/structured-fields";
 import { serverTiming } from "./server-timing";
 import { readToolText } from "./openai/tool-call-reader";
-import type { TemplateValue } from "../tokenizers/chat-template";
+import type { ChatMessage, TemplateValue } from "../tokenizers/chat-template";
 import { losslessBody } from "./lossless-body";
 import { chatToolsOf, RunTools, runToolCall, runToolMode } from "./workers-ai-tools";
 import { findModel, requireReady, type AppEnv } from "./services";
@@ -28,7 +27,20 @@ import { parseBody, validationHook } from "./validation";
 const ClassificationInput = z.object({ text: Text }).strict().openapi("TextClassificationInput");
 const ImageClassificationInput = z.object({ image: ImageBytes }).strict().openapi("ImageClassificationInput");
 
-const Message = z.object({ role: z.enum(["system", "user", "assistant"]), content: z.string() }).strict();
+// Workers AI's RoleScopedChatInput: a tool's result comes back as {role: "tool", name, content}.
+const Message = z
+  .object({
+    role: z.enum(["system", "user", "assistant", "tool"]),
+    content: z.string(),
+    name: z.string().min(1).max(64).optional().openapi({ description: "With role tool: the function whose result this is" }),
+    tool_call_id: z.string().min(1).max(256).optional().openapi({ description: "With role tool: the call whose result this is (OpenAI's), else its name stands for it" }),
+  })
+  .strict();
+
+/** The messages as the chat template reads them: a tool result's call named by its id, or by the function's name. */
+function runMessages(messages: readonly z.infer<typeof Message>[]): ChatMessage[] {
+  return messages.map(({ role, content, name, tool_call_id }) => (role === "tool" ? { role, content, tool_call_id: tool_call_id ?? name ?? "", ...(name === undefined ? {} : { name }) } : { role, content }));
+}
 const GenerationInput = z
   .object({
     prompt: z.string().min(1).max(1_000_000).optional(),
@@ -141,7 +153,7 @@ export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook }).o
   const generator = capability(model, "textGeneration", "model");
   // Workers AI's "unscoped prompt": turned into a user message for the chat template, unless raw.
   const prompted = body.prompt === undefined ? undefined : body.raw ? { prompt: body.prompt } : { messages: [{ role: "user", content: body.prompt }] };
-  const input = body.messages !== undefined ? { messages: chatMessages(body.messages) } : prompted;
+  const input = body.messages !== undefined ? { messages: runMessages(body.messages) } : prompted;
   if (input === undefined || (body.messages !== undefined && body.prompt !== undefined)) {
     throw new ServiceError(400, "invalid_request", "Send exactly one of prompt or messages", { field: body.prompt === undefined ? "prompt" : "messages" });
   }

@@ -337,6 +337,17 @@ describe.skipIf(origin === null)("Workers AI tools on /v1/run/{model}", () => {
     expect(frames.every((frame) => frame.tool_calls === undefined)).toBe(true);
   });
 
+  it("a tool's result goes back as {role: \"tool\", name, content}: the same prompt as chat's tool message with that call id", async () => {
+    const app = appOnOrigin(origin?.url ?? "");
+    const turns = (result: Record<string, unknown>) => [{ role: "user", content: "What is the weather in Paris?" }, { role: "assistant", content: "Checking." }, { role: "tool", content: "sunny, 21 C", ...result }];
+    const viaRun = await run(app, { tools: [LEGACY], messages: turns({ name: "get_weather" }) });
+    expect(viaRun.status, await viaRun.clone().text()).toBe(200);
+    const viaChat = await call(app, "/v1/chat/completions", { model: "tiny-llm", tools: [OPENAI], tool_choice: "none", messages: turns({ tool_call_id: "get_weather" }), max_tokens: 8, temperature: 0 });
+    const [run_, chat_] = [await viaRun.json<{ response: string; usage: { prompt_tokens: number } }>(), await viaChat.json<{ choices: { message: { content: string } }[]; usage: { prompt_tokens: number } }>()];
+    expect(run_.usage.prompt_tokens).toBe(chat_.usage.prompt_tokens);
+    expect(run_.response).toBe(chat_.choices[0]!.message.content);
+  });
+
   it("refusals name the field: raw, JSON Mode beside tools, a model without a tool-call parser, a malformed tool", async () => {
     const app = appOnOrigin(origin?.url ?? "");
     const parserless = appOnOrigin(origin?.url ?? "", {}, ({ toolCallParser: _, ...generation }) => generation);
