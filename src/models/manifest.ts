@@ -161,9 +161,11 @@ const RawManifestSchema = z.object({ task: z.literal("raw") });
 
 /**
  * The tool-call formats the edge reads for tool_choice "auto", by vLLM's --tool-call-parser
- * names: "hermes" = `<tool_call>{"name": …, "arguments": …}</tool_call>` (Qwen 2.5/3, Hermes).
+ * names: "hermes" = `<tool_call>{"name": …, "arguments": …}</tool_call>` (Qwen 2.5/3, Hermes);
+ * "llama3_json" and "llama4_json" = an output of `{"name": …, "parameters": …}` objects, `;`
+ * between them, perhaps after `<|python_tag|>` (Llama 3.1–3.3, Llama 4).
  */
-export const toolCallParsers = ["hermes"] as const;
+export const toolCallParsers = ["hermes", "llama3_json", "llama4_json"] as const;
 export type ToolCallParser = (typeof toolCallParsers)[number];
 
 const TextGenerationManifestSchema = z.object({
