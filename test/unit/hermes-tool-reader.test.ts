@@ -6,34 +6,11 @@
 import { describe, expect, it } from "vitest";
 import { partialTagOverlap } from "../../src/routes/openai/hermes-tool-reader";
 import { readToolText, toolReader, type ToolMode } from "../../src/routes/openai/tool-call-reader";
+import { streamedReading, type Joined } from "./tool-reading";
 
 const AUTO: ToolMode = { kind: "auto", parser: "hermes" };
 
-interface Joined {
-  content: string;
-  calls: { id?: string; name?: string; arguments: string }[];
-}
-
-/** The text pushed in pieces at the given cut points, then the end: content and calls joined from the deltas. */
-function streamed(text: string, cuts: readonly number[]): Joined {
-  const reader = toolReader(AUTO);
-  const result: Joined = { content: "", calls: [] };
-  let at = 0;
-  const readings = [];
-  for (const cut of [...cuts, text.length]) {
-    readings.push(reader.push(text.slice(at, cut)));
-    at = cut;
-  }
-  readings.push(reader.end());
-  for (const { content, calls } of readings) {
-    result.content += content;
-    for (const delta of calls) {
-      if (delta.id !== undefined) result.calls[delta.index] = { id: delta.id, name: delta.function.name, arguments: "" };
-      result.calls[delta.index]!.arguments += delta.function.arguments;
-    }
-  }
-  return result;
-}
+const streamed = (text: string, cuts: readonly number[]) => streamedReading(AUTO, text, cuts);
 
 /** The whole text read at once, as the non-streamed response reads it. */
 function whole(text: string): Joined {

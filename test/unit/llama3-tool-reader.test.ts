@@ -4,33 +4,15 @@
 // this reader answers otherwise the test says so (text before the calls is kept as content, an
 // unfinished call keeps what was written). Every way of cutting the text gives the same result.
 import { describe, expect, it } from "vitest";
-import { readToolText, toolReader, type ToolMode } from "../../src/routes/openai/tool-call-reader";
+import { readToolText, type ToolMode } from "../../src/routes/openai/tool-call-reader";
+import { streamedReading, type Joined } from "./tool-reading";
 
 const LLAMA: ToolMode = { kind: "auto", parser: "llama3_json" };
 
-interface Joined {
-  content: string;
-  calls: { name?: string; arguments: string }[];
-}
-
+/** The stream's reading, ids left out. */
 function streamed(text: string, cuts: readonly number[]): Joined {
-  const reader = toolReader(LLAMA);
-  const result: Joined = { content: "", calls: [] };
-  const readings = [];
-  let at = 0;
-  for (const cut of [...cuts, text.length]) {
-    readings.push(reader.push(text.slice(at, cut)));
-    at = cut;
-  }
-  readings.push(reader.end());
-  for (const { content, calls } of readings) {
-    result.content += content;
-    for (const delta of calls) {
-      if (delta.id !== undefined) result.calls[delta.index] = { name: delta.function.name, arguments: "" };
-      result.calls[delta.index]!.arguments += delta.function.arguments;
-    }
-  }
-  return result;
+  const { content, calls } = streamedReading(LLAMA, text, cuts);
+  return { content, calls: calls.map(({ name, arguments: args }) => ({ name, arguments: args })) };
 }
 
 /** The whole text's reading, checked to equal the stream's at every stream interval up to 8 and at seeded random cuts. */
