@@ -53,12 +53,12 @@ const [QUOTE, BACKSLASH, COLON, COMMA] = [0x22, 0x5c, 0x3a, 0x2c];
 const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [0x7b, 0x7d, 0x5b, 0x5d];
 const isDigit = (byte: number) => byte >= 0x30 && byte <= 0x39;
 const isHex = (byte: number) => isDigit(byte) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
-const SIMPLE_ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 
 const push = (frame: Frame, parent: Stack | undefined): Stack => ({ frame, parent });
 const STRING: Extract<Frame, { t: "string" }> = { t: "string", escape: false, hex: 0, cont: 0, lo: 0, hi: 0, chars: 0, min: 0, max: Infinity, dfa: undefined, dstate: 0 };
-/** The character a short escape stands for (its byte in the string's content). */
+/** JSON's short escapes: the byte after the backslash → the character it stands for (its byte in the string's content). */
 const ESCAPED = new Map([...'"\\/bfnrt'].map((c, i) => [c.charCodeAt(0), [0x22, 0x5c, 0x2f, 0x08, 0x0c, 0x0a, 0x0d, 0x09][i]!]));
+const ESCAPED_CONTENT = [...ESCAPED.values()];
 
 const selves = new WeakMap<Stack, readonly Stack[]>();
 /** A stack as its own successor, one array per stack. */
@@ -181,7 +181,8 @@ function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | unde
     // is bounded it would be miscounted, and a pattern would see it late, so there only the short
     // escapes and raw UTF-8 are taken.
     if (byte === 0x75) return frame.min > 0 || frame.max < Infinity || frame.dfa !== undefined ? NONE : stack({ escape: false, hex: 4 });
-    return SIMPLE_ESCAPES.has(byte) ? stack(plain, ESCAPED.get(byte)) : NONE;
+    const content = ESCAPED.get(byte);
+    return content === undefined ? NONE : stack(plain, content);
   }
   if (byte === QUOTE) return frame.chars >= frame.min && (frame.dfa === undefined || frame.dfa.accepting[frame.dstate] === 1) ? valueDone(parent) : NONE;
   // Every other byte here starts a character.
@@ -189,7 +190,7 @@ function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | unde
   // Counted only where bounded: an unbounded string's state then repeats (and its masks can be reused).
   const chars = frame.max === Infinity && frame.min === 0 ? 0 : frame.chars + 1;
   // An escape only where the pattern takes one of the characters a short escape writes.
-  if (byte === BACKSLASH) return frame.dfa === undefined || [...ESCAPED.values()].some((content) => frame.dfa!.next(frame.dstate, content) >= 0) ? stack({ escape: true, chars }) : NONE;
+  if (byte === BACKSLASH) return frame.dfa === undefined || ESCAPED_CONTENT.some((content) => frame.dfa!.next(frame.dstate, content) >= 0) ? stack({ escape: true, chars }) : NONE;
   if (byte < 0x80) return stack({ chars }, byte);
   // UTF-8, well formed (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
   const lead = (cont: number, lo = 0x80, hi = 0xbf) => stack({ cont, lo, hi, chars }, byte);

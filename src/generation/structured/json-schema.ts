@@ -5,7 +5,8 @@
 // the declared order (optional ones may be left out), as OpenAI's strict mode does, which is a
 // subset of what `additionalProperties` allows. `oneOf` is read as `anyOf` (as xgrammar does).
 import { hasWholeNumber, numberRange } from "./number-range";
-import { ByteDfa, MAX_DFA_STATES, searchPattern } from "./regex";
+import { ByteDfa, MAX_DFA_STATES } from "./regex";
+import { searchPattern } from "./regex-syntax";
 import { ANY_VALUE, jsonLiterals, property, type Shape } from "./shapes";
 
 /** A schema this service cannot enforce; `path` is a JSON Pointer into the schema. */
