@@ -12,7 +12,9 @@
 //     POST /tokenize at 0.25–16 KB (past the tiny LLM's context);
 //   - the edge's CPU per streamed token, read from the workerd processes (/proc/<pid>/task/*/
 //     schedstat, to the nanosecond), since timers are frozen inside the Worker, beside the floor: a Worker
-//     that only relays the origin's stream (scripts/llm/relay-worker.js), in the same run;
+//     that only relays the origin's stream (scripts/llm/relay-worker.js), in the same run; under
+//     wrangler dev and, rounds interleaved, as `wrangler deploy` bundles it, in workerd alone
+//     (scripts/lib/workerd-bundle.mjs: no dev proxy, trace collector or inspector);
 //   - the in-isolate WASM decode loop's tokens/s, cold (a fresh isolate's first generation) and
 //     warm (after 20 s of generations) (scripts/lib/wasm-decode-rate.ts).
 // The origin is the reference origin (origin/, started here on loopback) unless --origin
@@ -27,6 +29,7 @@ import { parseArgs } from "node:util";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { startOrigin } from "./lib/origin.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
+import { startBundledWorker } from "./lib/workerd-bundle.mjs";
 import { percentile } from "./lib/stats.mjs";
 import { workerdCpuSeconds } from "./lib/process-cpu.mjs";
 
@@ -139,9 +142,17 @@ const originUrl = options.origin ?? origin.url;
 // Started inside the try: a wrangler that fails to start must not leave the others running.
 let edge;
 let relay;
+// The same two Workers bundled as `wrangler deploy` uploads them and served by workerd alone
+// (scripts/lib/workerd-bundle.mjs): no dev proxy, trace collector or inspector.
+let bundledEdge;
+let bundledRelay;
 try {
   edge = await startWranglerDev({ persistTo: ".wrangler/bench-llm", vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: originUrl } });
   relay = await startWranglerDev({ persistTo: ".wrangler/bench-llm-relay", vars: { ORIGIN_URL: originUrl }, config: "scripts/llm/relay-wrangler.toml" });
+  if (!TTFT_ONLY) {
+    bundledEdge = await startBundledWorker({ persistTo: ".wrangler/bench-llm-bundled", vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: originUrl } });
+    bundledRelay = await startBundledWorker({ persistTo: ".wrangler/bench-llm-bundled-relay", vars: { ORIGIN_URL: originUrl }, config: "scripts/llm/relay-wrangler.toml" });
+  }
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(`tiny LLM (${manifest.version}), graph "${manifest.generation.graph}"; ${RUNS} runs per size (median), ${TOKENS} new tokens, greedy; load average ${load}`);
   // TTFT: sizes and paths interleaved run by run (drift on a shared machine hits all alike).
@@ -277,20 +288,25 @@ try {
     console.log(`tokenizing at the edge: ${cpuFit.slope.toFixed(3)} ms CPU per KB (wall ${wallFit.slope.toFixed(3)} ms/KB), least squares over 0.25–16 KB`);
   }
 
-  // CPU per streamed token: concurrent streams through the edge, workerd's CPU before/after
-  // (wrangler dev runs two workerd processes: its proxy and the Worker's; both counted).
-  // The floor beside it, same streams and same workerd: a Worker that only relays the
-  // origin's SSE (scripts/llm/relay-worker.js), natively and through a JS read/enqueue loop.
+  // CPU per streamed token: concurrent streams through the edge, workerd's CPU before/after,
+  // under two harnesses. wrangler dev runs two workerd processes, its proxy and the Worker's
+  // (both counted, and the Worker's alone). The same Workers bundled as `wrangler deploy`
+  // uploads them run in workerd alone (no proxy, trace collector or inspector): the nearest
+  // to a deployed Worker, and the figure the goal is read from. The floor beside the edge in
+  // each harness, same streams and same workerd: a Worker that only relays the origin's SSE
+  // (scripts/llm/relay-worker.js), natively and through a JS read/enqueue loop.
   const perStream = 200;
   const streams = Math.max(1, Math.round(Number(options["cpu-tokens"]) / perStream));
   const edgeBody = { model: "tiny-llm", prompt: promptOf(0.1), max_tokens: perStream, temperature: 0, stream: true, stream_options: { include_usage: true } };
   const relayBody = { model: "tiny-llm", prompt: idsOf(promptOf(0.1)), max_tokens: perStream, temperature: 0, stream: true, return_token_ids: true, ignore_eos: true };
   if (!TTFT_ONLY) {
-    const cells = [
-      { name: "edge (this Worker: /v1/completions)", pid: edge.pid, url: `${edge.url}/v1/completions`, body: edgeBody, runs: [] },
-      { name: "floor: relay, JS read + enqueue per chunk", pid: relay.pid, url: `${relay.url}/js`, body: relayBody, runs: [] },
-      { name: "floor: relay, workerd's native pump", pid: relay.pid, url: `${relay.url}/native`, body: relayBody, runs: [] },
+    const cellsOf = (edgeServer, relayServer) => [
+      { name: "edge (this Worker: /v1/completions)", pid: edgeServer.pid, url: `${edgeServer.url}/v1/completions`, body: edgeBody, runs: [] },
+      { name: "floor: relay, JS read + enqueue per chunk", pid: relayServer.pid, url: `${relayServer.url}/js`, body: relayBody, runs: [] },
+      { name: "floor: relay, workerd's native pump", pid: relayServer.pid, url: `${relayServer.url}/native`, body: relayBody, runs: [] },
     ];
+    const devCells = cellsOf(edge, relay);
+    const bundledCells = cellsOf(bundledEdge, bundledRelay);
     const measure = async (cell) => {
       const exceptPort = Number(new URL(cell.url).port);
       const before = [workerdCpuSeconds(cell.pid, { precise: true }), workerdCpuSeconds(cell.pid, { exceptPort, precise: true })];
@@ -301,29 +317,40 @@ try {
     // A first round of the same streams, reported apart: in it V8 compiles the per-token path
     // with its optimizing tier (on background threads, in workerd's CPU), a cost a fresh
     // isolate pays once. The rounds after it are what a serving isolate pays per token.
+    // Rounds interleave all six cells, so that a shared machine's drift hits them alike.
+    const cells = [...devCells, ...bundledCells];
     for (const cell of cells) cell.warmup = await measure(cell);
     for (let round = 0; round < CPU_ROUNDS; round += 1) {
       for (const cell of cells) cell.runs.push(await measure(cell));
     }
-    console.log(`\nworkerd CPU per streamed token (scheduler run time, /proc/<pid>/task/*/schedstat, of wrangler dev's workerd processes; ${streams} concurrent streams of ${perStream} tokens, ${CPU_ROUNDS} rounds interleaved after a first round of the same, reported apart (V8 optimizing the per-token path); origin stream interval ${options.origin ? "as configured there" : options["stream-interval"]})`);
-    console.log(`  ${"".padEnd(44)} both workerd   the Worker's workerd alone (no wrangler proxy)`);
-    for (const cell of cells) {
+    const summarize = (cell) => {
       const sum = (key) => cell.runs.reduce((total, run) => total + run[key], 0);
       const tokens = sum("tokens");
       cell.perToken = sum("ms") / tokens;
       cell.workerPerToken = sum("workerMs") / tokens;
       const rounds = cell.runs.map((run) => run.workerMs / run.tokens);
-      console.log(
-        `  ${cell.name.padEnd(44)} ${cell.perToken.toFixed(3)} ms      ${cell.workerPerToken.toFixed(3)} ms   (the Worker's alone by round: ${rounds.map((ms) => ms.toFixed(3)).join(", ")}; median ${percentile(rounds, 50).toFixed(3)}; ` +
-          `the first round, apart: ${(cell.warmup.workerMs / cell.warmup.tokens).toFixed(3)})`,
-      );
+      return `by round: ${rounds.map((ms) => ms.toFixed(3)).join(", ")}; median ${percentile(rounds, 50).toFixed(3)}; the first round, apart: ${(cell.warmup.workerMs / cell.warmup.tokens).toFixed(3)}`;
+    };
+    console.log(`\nworkerd CPU per streamed token (scheduler run time, /proc/<pid>/task/*/schedstat; ${streams} concurrent streams of ${perStream} tokens, ${CPU_ROUNDS} rounds interleaved after a first round of the same, reported apart (V8 optimizing the per-token path); origin stream interval ${options.origin ? "as configured there" : options["stream-interval"]}; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`);
+    console.log(`wrangler dev: ${"".padEnd(31)} both workerd   the Worker's workerd alone (no wrangler proxy)`);
+    for (const cell of devCells) {
+      const rounds = summarize(cell);
+      console.log(`  ${cell.name.padEnd(44)} ${cell.perToken.toFixed(3)} ms      ${cell.workerPerToken.toFixed(3)} ms   (the Worker's alone ${rounds})`);
     }
-    const [own, js, native] = cells;
-    console.log(`edge CPU per streamed token: ${own.perToken.toFixed(3)} ms (${own.workerPerToken.toFixed(3)} ms without wrangler's proxy); above the JS relay floor: ${(own.perToken - js.perToken).toFixed(3)} ms; above the native pump: ${(own.perToken - native.perToken).toFixed(3)} ms`);
+    console.log("the deploy bundle in workerd alone (no wrangler dev: no proxy, trace collector or inspector):");
+    for (const cell of bundledCells) {
+      const rounds = summarize(cell);
+      console.log(`  ${cell.name.padEnd(44)} ${"".padEnd(13)} ${cell.workerPerToken.toFixed(3)} ms   (${rounds})`);
+    }
+    const above = ([own, js, native], key) => `above the JS relay floor: ${(own[key] - js[key]).toFixed(3)} ms; above the native pump: ${(own[key] - native[key]).toFixed(3)} ms`;
+    console.log(`edge CPU per streamed token under wrangler dev: ${devCells[0].perToken.toFixed(3)} ms (${devCells[0].workerPerToken.toFixed(3)} ms without wrangler's proxy); ${above(devCells, "workerPerToken")}`);
+    console.log(`edge CPU per streamed token, the deploy bundle in workerd alone: ${bundledCells[0].workerPerToken.toFixed(3)} ms (goal ≤ 0.2 ms); ${above(bundledCells, "workerPerToken")}`);
   }
 } finally {
   edge?.stop();
   relay?.stop();
+  await bundledEdge?.stop();
+  await bundledRelay?.stop();
   await origin?.stop();
 }
 

@@ -1,0 +1,82 @@
+// A Worker as `wrangler deploy` would upload it, run in workerd without `wrangler dev`: the
+// bundle from `wrangler deploy --dry-run --outdir`, its bindings from the wrangler
+// configuration (wrangler's own `unstable_getMiniflareWorkerOptions`), served by Miniflare's
+// workerd on a free loopback port. No dev proxy in front of it (a second workerd that reads
+// every response and shares the machine's cores), no trace collector (a tail Worker wrangler
+// dev attaches to every Worker) and no inspector: the nearest this machine gets to a
+// deployed Worker, for the benchmarks that read the Worker's CPU from its process.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Miniflare, convertV4MiniflareOptions } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+
+/** The direct children of this process that run workerd. */
+function workerdChildren() {
+  const children = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === process.pid && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("workerd")) children.push(Number(name));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return children;
+}
+
+/** A module's type by the configuration's rules, as wrangler typed it when bundling. */
+function moduleType(file, rules) {
+  if (file.endsWith(".js") || file.endsWith(".mjs")) return "ESModule";
+  const rule = rules.find(({ include }) => include.some((glob) => file.endsWith(glob.replace(/^\*\*\/\*?/, ""))));
+  if (rule === undefined) throw new Error(`no module rule for ${file}`);
+  return rule.type;
+}
+
+/**
+ * Bundles the Worker of `config` and serves it in workerd.
+ * @param {{ config?: string, vars: Record<string, string>, persistTo: string }} options
+ * @returns {Promise<{ url: string, pid: number, stop: () => Promise<void> }>} `pid`: the workerd process
+ */
+export async function startBundledWorker({ config = "wrangler.toml", vars, persistTo }) {
+  const outdir = mkdtempSync(join(tmpdir(), "workerd-bundle-"));
+  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, "--config", config], { stdio: "ignore" });
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
+  const { modulesRules: rules = [], ...options } = workerOptions;
+  const files = readdirSync(outdir).filter((file) => !file.endsWith(".map") && file !== "README.md");
+  const modules = files.map((file) => ({ path: join(outdir, file), type: moduleType(file, rules) }));
+  // The entry module first: workerd starts the Worker from the first module.
+  modules.sort((a, b) => Number(b.path.endsWith("/index.js")) - Number(a.path.endsWith("/index.js")));
+  const before = new Set(workerdChildren());
+  const miniflare = new Miniflare(
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: 0,
+      d1Persist: join(persistTo, "d1"),
+      r2Persist: join(persistTo, "r2"),
+      kvPersist: join(persistTo, "kv"),
+      durableObjectsPersist: join(persistTo, "do"),
+      workers: [{ ...options, name: "worker", modulesRoot: outdir, modules, bindings: { ...options.bindings, ...vars } }],
+    }),
+  );
+  try {
+    const url = await miniflare.ready;
+    const [pid] = workerdChildren().filter((child) => !before.has(child));
+    if (pid === undefined) throw new Error("no workerd process found for the bundled Worker");
+    return {
+      url: url.origin,
+      pid,
+      stop: async () => {
+        await miniflare.dispose();
+        rmSync(outdir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await miniflare.dispose();
+    rmSync(outdir, { recursive: true, force: true });
+    throw error;
+  }
+}
