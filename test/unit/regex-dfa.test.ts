@@ -122,6 +122,34 @@ describe("structured_outputs.regex as a byte DFA", () => {
     const budget = { left: MAX_DFA_STATES };
     ByteDfa.compile("[a-z]{600}", 0, budget);
     expect(() => ByteDfa.compile("[a-z]{600}", 0, budget)).toThrow(SchemaError);
-    expect(ByteDfa.compile("[a-z]{600}").bytes).toBeLessThanOrEqual(MAX_DFA_STATES * 513);
+    expect(ByteDfa.compile("[a-z]{600}").bytes).toBeLessThanOrEqual(MAX_DFA_STATES * 521);
+    expect(() => ByteDfa.compile("[^\\s\\S]"), "an empty class").toThrow("the regex matches no string");
+    expect(() => ByteDfa.compile("a[^\\s\\S]|b[^\\d\\D]"), "no branch can match").toThrow("the regex matches no string");
+  });
+
+  // fits(state, atLeast, atMost) reads the fewest and most characters to a match: from the
+  // start they are the pattern's shortest and longest match, in code points.
+  it("knows the fewest and the most characters to a match, counting code points", () => {
+    const bounds = (pattern: string) => {
+      const dfa = ByteDfa.compile(pattern);
+      const fewest = Array.from({ length: 60 }, (_, n) => n).find((n) => dfa.fits(0, 0, n));
+      const most = dfa.fits(0, 60) ? Infinity : Array.from({ length: 60 }, (_, n) => 59 - n).find((n) => dfa.fits(0, n));
+      return [fewest, most];
+    };
+    expect(bounds("\\d{3}-\\d{4}")).toEqual([8, 8]);
+    expect(bounds("(yes|no|maybe)")).toEqual([2, 5]);
+    expect(bounds(".{2,5}")).toEqual([2, 5]);
+    expect(bounds("[äöüß€😀-😂]{2,3}x?")).toEqual([2, 4]);
+    expect(bounds("[äöüß€😀-😂]+x")).toEqual([2, Infinity]);
+    expect(bounds("(a|b|)c")).toEqual([1, 2]);
+    expect(bounds("(a{0})")).toEqual([0, 0]);
+    // Along a match, what is left shrinks by one per character (none per continuation byte).
+    const dfa = ByteDfa.compile("漢{2}a");
+    let state = 0;
+    for (const [i, byte] of [...utf8.encode("漢漢")].entries()) {
+      state = dfa.next(state, byte);
+      const written = Math.floor(i / 3) + 1;
+      expect([dfa.fits(state, 0, 3 - written), dfa.fits(state, 0, 2 - written)], `after byte ${i}`).toEqual([true, false]);
+    }
   });
 });

@@ -183,6 +183,19 @@ const SCHEMAS = {
     },
     required: ["sku", "slug", "note", "email", "quoted", "euro"],
   },
+  // A pattern with length bounds: no character is taken that would leave the pattern unable to
+  // match within the length left (a string stuck open, neither continuing nor closing).
+  "string patterns under length bounds (never stranded)": {
+    type: "object",
+    properties: {
+      email: { type: "string", pattern: "^[a-z]+@[a-z]+\\.[a-z]{2,}$", maxLength: 8 },
+      code: { type: "string", pattern: "^(a|bbbbb|c+)$", minLength: 3 },
+      word: { type: "string", pattern: "^[a-z]+(-[a-z]+)*$", minLength: 4, maxLength: 6 },
+      wide: { type: "string", pattern: "^[é漢😀]+x\\n?$", maxLength: 3 },
+      tail: { type: "string", pattern: "^\\w*(abc|z)$", maxLength: 4 },
+    },
+    required: ["email", "code", "word", "wide", "tail"],
+  },
 } satisfies Record<string, object>;
 
 /** The first byte of a shortest way from inside a string to outside it (breadth first, states by key). */
@@ -338,6 +351,9 @@ describe("JSON Schema → automaton", () => {
     expect(refused({ type: "object", properties: { code: { type: "string", format: "email" } } })).toEqual(["/properties/code/format", 'the keyword "format" is not supported in structured outputs']);
     expect(refused({ type: "string", pattern: "(a)\\1" })).toEqual(["/pattern", "the regex has a backreference at position 3"]);
     expect(refused({ type: "string", pattern: "^a|b$" })?.[0]).toBe("/pattern");
+    // A pattern no string within the length bounds matches.
+    expect(refused({ type: "string", pattern: "^a{1,3}$", minLength: 5 })).toEqual(["/pattern", "no string of 5 or more characters matches the pattern"]);
+    expect(refused({ type: "string", pattern: "^\\d{4}-\\d{2}$", maxLength: 6 })).toEqual(["/pattern", "no string of 0 to 6 characters matches the pattern"]);
     expect(refused({ type: "integer", multipleOf: 2 })?.[0]).toBe("/multipleOf");
     expect(refused({ type: "number", minimum: 0.5, maximum: 0.7 })?.[0]).toBe("/minimum");
     expect(refused({ type: "string", minLength: 3, maxLength: 2 })?.[0]).toBe("/minLength");

@@ -96,7 +96,7 @@ export function step(stack: Stack, byte: number): readonly Stack[] {
       return literalByte(frame, stack.parent, byte);
     case "regex": {
       const next = frame.dfa.next(frame.state, byte);
-      return next < 0 ? NONE : [push({ t: "regex", dfa: frame.dfa, state: next }, undefined)];
+      return next < 0 || !frame.dfa.fits(next) ? NONE : [push({ t: "regex", dfa: frame.dfa, state: next }, undefined)];
     }
     case "key":
       return keyByte(frame, stack.parent, byte);
@@ -168,7 +168,9 @@ function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | unde
   const stack = (next: Partial<Extract<Frame, { t: "string" }>>, content?: number) => {
     if (frame.dfa === undefined || content === undefined) return [push({ ...frame, ...next }, parent)];
     const dstate = frame.dfa.next(frame.dstate, content);
-    return dstate < 0 ? NONE : [push({ ...frame, ...next, dstate }, parent)];
+    const chars = next.chars ?? frame.chars;
+    // Only where the pattern can still match within the length left: a bounded string never strands the walk.
+    return dstate < 0 || !frame.dfa.fits(dstate, frame.min - chars, frame.max - chars) ? NONE : [push({ ...frame, ...next, dstate }, parent)];
   };
   const plain = { escape: false, hex: 0, cont: 0 };
   if (frame.cont > 0) {
@@ -190,7 +192,11 @@ function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | unde
   // Counted only where bounded: an unbounded string's state then repeats (and its masks can be reused).
   const chars = frame.max === Infinity && frame.min === 0 ? 0 : frame.chars + 1;
   // An escape only where the pattern takes one of the characters a short escape writes.
-  if (byte === BACKSLASH) return frame.dfa === undefined || ESCAPED_CONTENT.some((content) => frame.dfa!.next(frame.dstate, content) >= 0) ? stack({ escape: true, chars }) : NONE;
+  const takes = (content: number) => {
+    const dstate = frame.dfa!.next(frame.dstate, content);
+    return dstate >= 0 && frame.dfa!.fits(dstate, frame.min - chars, frame.max - chars);
+  };
+  if (byte === BACKSLASH) return frame.dfa === undefined || ESCAPED_CONTENT.some(takes) ? stack({ escape: true, chars }) : NONE;
   if (byte < 0x80) return stack({ chars }, byte);
   // UTF-8, well formed (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
   const lead = (cont: number, lo = 0x80, hi = 0xbf) => stack({ cont, lo, hi, chars }, byte);

@@ -139,7 +139,9 @@ export function compileSchema(schema: unknown): Shape {
         if (typeof node.pattern !== "string") throw new SchemaError(at, "pattern must be a string");
         try {
           const { source, offset } = searchPattern(node.pattern);
-          return { kind: "string", minLength, maxLength, pattern: ByteDfa.compile(source, offset, dfaBudget) };
+          const pattern = ByteDfa.compile(source, offset, dfaBudget);
+          if (!pattern.fits(0, minLength, maxLength)) throw new SchemaError(at, `no string of ${maxLength === Infinity ? `${minLength} or more` : `${minLength} to ${maxLength}`} characters matches the pattern`);
+          return { kind: "string", minLength, maxLength, pattern };
         } catch (error) {
           if (error instanceof SchemaError) throw new SchemaError(at, error.message);
           throw error;
