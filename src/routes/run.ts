@@ -1,7 +1,7 @@
 // POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope).
 // Text classification: {text} → [{label, score}]. Image classification: {image: [bytes 0–255]}
 // (the PNG or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text generation: {prompt | messages,
-// raw, stream, max_tokens, temperature, top_p, top_k, seed, the three penalties, tools} → {response,
+// raw, stream, max_tokens, temperature, top_p, top_k, seed, the three penalties, tools, tool_choice} → {response,
 // tool_calls?} or SSE `data: {"response": "…"}` … `data: [DONE]`. The model's capabilities pick the shape.
 import { createRoute, OpenAPIHono, z, type Hook } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
@@ -20,26 +20,35 @@ import { serverTiming } from "./server-timing";
 import { readToolText } from "./openai/tool-call-reader";
 import type { ChatMessage, TemplateValue } from "../tokenizers/chat-template";
 import { losslessBody } from "./lossless-body";
-import { chatToolsOf, RunTools, runToolCall, runToolMode } from "./workers-ai-tools";
+import { chatToolsOf, RunToolChoice, RunTools, runToolCall, runToolPlan } from "./workers-ai-tools";
+import { AssistantToolCall, toolOptions } from "./openai/tool-calls";
+import { templateToolCalls } from "./openai/request-schemas";
 import { findModel, requireReady, type AppEnv } from "./services";
 import { parseBody, validationHook } from "./validation";
 
 const ClassificationInput = z.object({ text: Text }).strict().openapi("TextClassificationInput");
 const ImageClassificationInput = z.object({ image: ImageBytes }).strict().openapi("ImageClassificationInput");
 
-// Workers AI's RoleScopedChatInput: a tool's result comes back as {role: "tool", name, content}.
+// Workers AI's RoleScopedChatInput: a tool's result comes back as {role: "tool", name, content};
+// an assistant turn may carry the calls it made in OpenAI's shape, as Cloudflare's AI SDK
+// provider (workers-ai-provider) writes them.
 const Message = z
   .object({
     role: z.enum(["system", "user", "assistant", "tool"]),
     content: z.string(),
     name: z.string().min(1).max(64).optional().openapi({ description: "With role tool: the function whose result this is" }),
     tool_call_id: z.string().min(1).max(256).optional().openapi({ description: "With role tool: the call whose result this is (OpenAI's), else its name stands for it" }),
+    tool_calls: z.array(AssistantToolCall).min(1).max(128).optional().openapi({ description: "With role assistant: the calls that turn made, {id, type, function: {name, arguments: <JSON text>}}" }),
   })
-  .strict();
+  .strict()
+  .refine((message) => message.tool_calls === undefined || message.role === "assistant", { message: "only an assistant message carries tool_calls", path: ["tool_calls"] });
 
 /** The messages as the chat template reads them: a tool result's call named by its id, or by the function's name. */
 function runMessages(messages: readonly z.infer<typeof Message>[]): ChatMessage[] {
-  return messages.map(({ role, content, name, tool_call_id }) => (role === "tool" ? { role, content, tool_call_id: tool_call_id ?? name ?? "", ...(name === undefined ? {} : { name }) } : { role, content }));
+  return messages.map(({ role, content, name, tool_call_id, tool_calls }, at) => {
+    if (role === "tool") return { role, content, tool_call_id: tool_call_id ?? name ?? "", ...(name === undefined ? {} : { name }) };
+    return tool_calls === undefined ? { role, content } : { role, content, tool_calls: templateToolCalls(tool_calls, at) };
+  });
 }
 const GenerationInput = z
   .object({
@@ -65,6 +74,7 @@ const GenerationInput = z
       .optional()
       .openapi({ description: 'Workers AI JSON Mode: {"type": "json_object"} or {"type": "json_schema", "json_schema": <a JSON Schema>}; the response is the parsed value' }),
     tools: RunTools,
+    tool_choice: RunToolChoice,
   })
   .strict()
   .openapi("TextGenerationInput");
@@ -161,7 +171,8 @@ export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook }).o
   const hasTools = body.tools !== undefined && body.tools.length > 0;
   if (hasTools && format !== undefined) throw new ServiceError(400, "invalid_request", "JSON Mode and tools cannot be used together: send one", { field: "response_format" });
   if (hasTools && body.raw) throw new ServiceError(400, "invalid_request", "tools go through the chat template, which raw skips: send messages, or a prompt without raw", { field: "raw" });
-  const mode = hasTools ? runToolMode({ name: model.manifest.name, parser: generator.manifest.generation.toolCallParser }) : undefined;
+  const plan = runToolPlan(body, { name: model.manifest.name, parser: generator.manifest.generation.toolCallParser });
+  const mode = plan?.mode;
   const sent = hasTools ? (await losslessBody(c.req)).tools : undefined;
   await requireReady(model);
   const maxTokens = body.max_tokens ?? 256;
@@ -176,8 +187,8 @@ export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook }).o
   const options = {
     ...generationOptions({ ...body, response_format: undefined, temperature: body.temperature ?? 0.6 }, maxTokens),
     ...(structured === undefined ? {} : { structured }),
-    // As chat's tool_choice "auto": special tokens kept for the parser.
-    ...(mode === undefined ? {} : { skipSpecialTokens: false }),
+    // As chat's: a forced call's constraint; with "auto", special tokens kept for the parser.
+    ...toolOptions(plan),
   };
   const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
   if (body.stream) return sseResponse([started], workersAiChunks(mode === undefined ? undefined : { mode, call: runToolCall }));

@@ -1,16 +1,16 @@
 // Workers AI's traditional function calling on /v1/run/{model}
 // (developers.cloudflare.com/workers-ai/features/function-calling/traditional): `tools` in its
 // legacy shape {name, description, parameters} or OpenAI's {type: "function", function}; the
-// model chooses (there is no tool_choice), its calls read by the parser its manifest names, as
-// chat's tool_choice "auto" reads them. Each call goes out in both shapes the binding's output
+// model chooses, its calls read by the parser its manifest names, as chat's tool_choice "auto"
+// reads them — or OpenAI's tool_choice, which workers-ai-provider (Cloudflare's AI SDK provider)
+// sends, forces a call as chat's does. Each call goes out in both shapes the binding's output
 // type joins (workers-types AiTextGenerationOutput.tool_calls: AiTextGenerationToolLegacyOutput
 // & AiTextGenerationToolOutput): {name, arguments: <the value>} beside {id, type, function:
 // {name, arguments: <the JSON text>}}.
 import { z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
-import type { ToolCallParser } from "../models/manifest";
-import { ChatTool, FUNCTION_NAME } from "./openai/tool-calls";
-import type { ToolCall, ToolMode } from "./openai/tool-call-reader";
+import { ChatTool, FUNCTION_NAME, ToolChoice, toolPlanOf, type ToolModel, type ToolPlan } from "./openai/tool-calls";
+import type { ToolCall } from "./openai/tool-call-reader";
 
 /** Workers AI's legacy tool: the function itself, with no {type, function} wrapper. */
 const LegacyTool = z
@@ -32,12 +32,34 @@ export function chatToolsOf(sent: readonly unknown[]): unknown[] {
   return sent.map((tool) => (tool !== null && typeof tool === "object" && "function" in tool ? tool : { type: "function", function: tool }));
 }
 
-/** How the model's calls are read: its parser's; a model without one refuses tools (400 naming them). */
-export function runToolMode(model: { name: string; parser: ToolCallParser | undefined }): ToolMode {
-  if (model.parser === undefined) {
-    throw new ServiceError(400, "invalid_request", `tools need a parser for the model's own tool-call format, and model ${model.name} names none`, { field: "tools" });
+/**
+ * OpenAI's tool_choice, which Workers AI's newer models and workers-ai-provider send; without
+ * it the model chooses, as Workers AI's traditional function calling has it.
+ */
+export const RunToolChoice = ToolChoice.optional().openapi({
+  description: 'With tools: "auto" (the default: the model chooses), "none", "required" (at least one call), or {"type": "function", "function": {"name"}} (that call)',
+});
+
+/**
+ * How the request's tools are used (undefined: text alone). Without a tool_choice the model
+ * chooses, its calls read by its parser: a model without one refuses tools (400 naming them).
+ * With one, as chat's tool_choice (a forced call needs no parser: the sampler writes it).
+ */
+export function runToolPlan(body: { tools?: z.infer<typeof RunTools>; tool_choice?: z.infer<typeof RunToolChoice> }, model: ToolModel): ToolPlan | undefined {
+  const tools = body.tools ?? [];
+  if (body.tool_choice === undefined) {
+    if (tools.length === 0) return undefined;
+    if (model.parser === undefined) {
+      throw new ServiceError(400, "invalid_request", `tools need a parser for the model's own tool-call format, and model ${model.name} names none`, { field: "tools" });
+    }
+    return { mode: { kind: "auto", parser: model.parser } };
   }
-  return { kind: "auto", parser: model.parser };
+  const chatTools = tools.map((tool) => ("function" in tool ? tool : { type: "function" as const, function: tool }));
+  return toolPlanOf({ tools: chatTools, tool_choice: body.tool_choice }, model, {
+    parameters: (index) => (tools[index] !== undefined && "function" in tools[index] ? `tools.${index}.function.parameters` : `tools.${index}.parameters`),
+    choiceName: "tool_choice.function.name",
+    namedChoice: '{"type": "function", "function": {"name": …}}',
+  });
 }
 
 /** A call in both of the binding's shapes; `arguments` the value (the JSON text when it is not whole JSON, e.g. cut by max_tokens). */

@@ -36,7 +36,7 @@ describe("Workers AI tool calls", () => {
       const parsed = frames.map((frame) => (typeof frame === "string" ? (JSON.parse(frame) as Record<string, unknown>) : (frame as Record<string, unknown>)));
       const calls = parsed.filter((frame) => frame.tool_calls !== undefined);
       expect(parsed.filter((frame) => frame.tool_calls === undefined && frame.usage === undefined).map((frame) => frame.response).join("")).toBe("Checking.\n");
-      expect(calls).toEqual([{ response: "", tool_calls: [{ id: expect.stringMatching(/^chatcmpl-tool-/), type: "function", function: { name: "get_weather", arguments: '{"city": "Paris"}' }, name: "get_weather", arguments: { city: "Paris" } }] }]);
+      expect(calls).toEqual([{ response: "", tool_calls: [{ index: 0, id: expect.stringMatching(/^chatcmpl-tool-/), type: "function", function: { name: "get_weather", arguments: '{"city": "Paris"}' }, name: "get_weather", arguments: { city: "Paris" } }] }]);
       expect(parsed.at(-1)).toEqual({ response: "", usage: done.usage });
     });
   }

@@ -364,7 +364,7 @@ describe.skipIf(origin === null)("Workers AI tools on /v1/run/{model}", () => {
     expect(run_.response).toBe(chat_.choices[0]!.message.content);
   });
 
-  it("refusals name the field: raw, JSON Mode beside tools, a model without a tool-call parser, a malformed tool", async () => {
+  it("refusals name the field: raw, JSON Mode beside tools, a model without a tool-call parser, a malformed tool, a tool_choice it cannot honour, tool_calls where they do not belong", async () => {
     const app = appOnOrigin(origin?.url ?? "");
     const parserless = appOnOrigin(origin?.url ?? "", {}, ({ toolCallParser: _, ...generation }) => generation);
     for (const [on, body, field] of [
@@ -372,6 +372,10 @@ describe.skipIf(origin === null)("Workers AI tools on /v1/run/{model}", () => {
       [app, { tools: [LEGACY], response_format: { type: "json_object" } }, "response_format"],
       [parserless, { tools: [LEGACY] }, "tools"],
       [app, { tools: [{ name: "get weather" }] }, "tools.0"],
+      [app, { tools: [LEGACY], tool_choice: { type: "function", function: { name: "get_time" } } }, "tool_choice.function.name"],
+      [app, { tool_choice: "required" }, "tool_choice"],
+      [app, { messages: [{ role: "user", content: "Hi", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }] }] }, "messages.0.tool_calls"],
+      [app, { messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{city:" } }] }] }, "messages.1.tool_calls.0.function.arguments"],
     ] as const) {
       const response = await run(on, body);
       expect(response.status, JSON.stringify(body)).toBe(400);

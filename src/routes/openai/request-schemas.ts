@@ -8,7 +8,7 @@ import { neutral, refused } from "./field-policies";
 import { ResponseFormat, StructuredOutputsField } from "./structured-fields";
 import { AssistantToolCall, toolFields } from "./tool-calls";
 import { ServiceError } from "../../errors/service-error";
-import { parseLosslessJson, type ChatMessage, type LosslessJson } from "../../tokenizers/chat-template";
+import { parseLosslessJson, type ChatMessage, type LosslessJson, type TemplateValue } from "../../tokenizers/chat-template";
 
 export { neutral, refused } from "./field-policies";
 
@@ -267,13 +267,17 @@ export function chatMessages(messages: ChatCompletionRequest["messages"]): ChatM
     if (message.role === "tool") return { role: "tool", content: flattenContent(message.content), tool_call_id: message.tool_call_id };
     const role = message.role === "developer" ? "system" : message.role;
     if (message.role !== "assistant" || message.tool_calls === undefined) return { role, content: message.content == null ? null : flattenContent(message.content) };
-    const toolCalls = message.tool_calls.map((call, index) => ({
-      id: call.id,
-      type: "function",
-      function: { name: call.function.name, arguments: templateArguments(call.function.arguments, `messages.${at}.tool_calls.${index}.function.arguments`) },
-    }));
-    return { role, content: message.content == null ? null : flattenContent(message.content), tool_calls: toolCalls };
+    return { role, content: message.content == null ? null : flattenContent(message.content), tool_calls: templateToolCalls(message.tool_calls, at) };
   });
+}
+
+/** An earlier assistant turn's tool calls (message `at`) as templates read them: each one's arguments parsed. */
+export function templateToolCalls(calls: readonly z.infer<typeof AssistantToolCall>[], at: number): TemplateValue[] {
+  return calls.map((call, index) => ({
+    id: call.id,
+    type: "function",
+    function: { name: call.function.name, arguments: templateArguments(call.function.arguments, `messages.${at}.tool_calls.${index}.function.arguments`) },
+  }));
 }
 
 /** An earlier call's arguments as templates read them: the JSON text parsed, numbers kept as written; empty is {} (vLLM's chat_utils). */

@@ -196,7 +196,9 @@ export function workersAiChunks(tools?: { mode: ToolMode; call: (call: ToolCall)
   return {
     opening: () => [],
     text: ({ text }) => content(reader.push(text).content),
-    done: () => [...content(reader.end().content), ...(reader.calls.length === 0 ? [] : [{ response: "", tool_calls: reader.calls.map(tools.call) }])],
+    // Each call with its index, as OpenAI's stream deltas have it: workers-ai-provider joins a
+    // streamed call's pieces by index (a call without one is read as index 0).
+    done: () => [...content(reader.end().content), ...(reader.calls.length === 0 ? [] : [{ response: "", tool_calls: reader.calls.map((call, index) => ({ index, ...(tools.call(call) as object) })) }])],
     usage: (usage) => [{ response: "", usage }],
   };
 }
