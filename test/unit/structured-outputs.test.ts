@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
-import { canEnd, start, stateKey, step, type Stack } from "../../src/generation/structured/json-bytes";
+import { canEnd, start, step, type Stack } from "../../src/generation/structured/json-bytes";
+import { stateKey } from "../../src/generation/structured/state-key";
 import { compileSchema, SchemaError } from "../../src/generation/structured/json-schema";
 import { ANY_VALUE, choiceOf, JSON_OBJECT, type Shape } from "../../src/generation/structured/shapes";
 import { shapeOf, TokenMatcher, VocabularyTrie } from "../../src/generation/structured/structured-outputs";
@@ -382,7 +383,9 @@ describe("token masks over the tiny LLM's vocabulary", () => {
 
   it("the trie's (cached) mask equals trying every id's bytes one by one, long bounded strings included", () => {
     const long = { type: "object", properties: { s: { type: "string", minLength: 20, maxLength: 40 }, t: { type: "string", maxLength: 3 } }, required: ["s", "t"] };
-    for (const schema of [SCHEMAS["pydantic model with $defs, enums and Optional"], long]) {
+    // A pattern that owes 20 characters at its end under a bound: the length left decides which tokens fit long before the bound is near.
+    const owing = { type: "object", properties: { p: { type: "string", pattern: "^[a-z ]*x{20}$", maxLength: 60 } }, required: ["p"] };
+    for (const schema of [SCHEMAS["pydantic model with $defs, enums and Optional"], long, owing]) {
       const shape = shapeOf({ json: schema });
       const rng = createPrng(3);
       for (let walk = 0; walk < 3; walk += 1) {

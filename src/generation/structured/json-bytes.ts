@@ -307,36 +307,3 @@ function arrayByte(frame: Extract<Frame, { t: "array" }>, parent: Stack | undefi
       return byte === COMMA && frame.count < frame.maxItems ? [self({ phase: "comma" })] : NONE;
   }
 }
-
-const identities = new WeakMap<object, number>();
-let nextIdentity = 0;
-const identity = (value: object) => {
-  let id = identities.get(value);
-  if (id === undefined) identities.set(value, (id = nextIdentity++));
-  return id;
-};
-
-/**
- * A key for a state: equal keys, equal masks (shapes and property lists by identity). A
- * string's length bounds enter as what is left of them, clipped at `horizon` (more than any
- * one token's bytes): within one token, a string 40 characters from its bound and one 60
- * away allow the same ids, so their masks are shared.
- */
-export function stateKey(states: readonly Stack[], horizon = Infinity): string {
-  const parts: string[] = [];
-  for (const top of states) {
-    for (let stack: Stack | undefined = top; stack !== undefined; stack = stack.parent) {
-      const frame = stack.frame;
-      if (frame.t === "string") {
-        const left = Math.min(frame.max - frame.chars, horizon);
-        const owed = Math.min(Math.max(0, frame.min - frame.chars), horizon);
-        parts.push(`s${Number(frame.escape)}.${frame.hex}.${frame.cont}.${frame.lo}.${frame.hi}.${left}.${owed}${frame.dfa === undefined ? "" : `.#${identity(frame.dfa)}:${frame.dstate}`}`);
-      } else {
-        for (const value of Object.values(frame)) parts.push(typeof value === "object" && value !== null ? `#${identity(value)}` : String(value));
-      }
-      parts.push("/");
-    }
-    parts.push("|");
-  }
-  return parts.join(",");
-}

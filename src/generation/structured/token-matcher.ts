@@ -2,7 +2,8 @@
 // sampler keeps only those (vLLM's grammar bitmask, applied before its sampler). The
 // vocabulary's byte strings sit in a trie, walked once per step from the automaton's state:
 // a shared prefix is tried once, and a subtree the state refuses is never entered.
-import { canEnd, start, stateKey, step, type Stack } from "./json-bytes";
+import { canEnd, start, step, type Stack } from "./json-bytes";
+import { stateKey } from "./state-key";
 import { SchemaError } from "./json-schema";
 import type { Shape } from "./shapes";
 
