@@ -163,9 +163,10 @@ const RawManifestSchema = z.object({ task: z.literal("raw") });
  * The tool-call formats the edge reads for tool_choice "auto", by vLLM's --tool-call-parser
  * names: "hermes" = `<tool_call>{"name": …, "arguments": …}</tool_call>` (Qwen 2.5/3, Hermes);
  * "llama3_json" and "llama4_json" = an output of `{"name": …, "parameters": …}` objects, `;`
- * between them, perhaps after `<|python_tag|>` (Llama 3.1–3.3, Llama 4).
+ * between them, perhaps after `<|python_tag|>` (Llama 3.1–3.3, Llama 4); "mistral" = calls
+ * after `[TOOL_CALLS]`, `name{…}` per call or a `[{"name": …, "arguments": …}]` list (Mistral).
  */
-export const toolCallParsers = ["hermes", "llama3_json", "llama4_json"] as const;
+export const toolCallParsers = ["hermes", "llama3_json", "llama4_json", "mistral"] as const;
 export type ToolCallParser = (typeof toolCallParsers)[number];
 
 const TextGenerationManifestSchema = z.object({

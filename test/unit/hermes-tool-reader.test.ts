@@ -87,6 +87,13 @@ describe("Hermes tool-call reader (tool_choice auto)", () => {
     expect(JSON.parse(bare.calls[0]!.arguments)).toBe("hello");
   });
 
+  it("the call's own keys only: arguments before the name, a \"name\" inside them, a serialized string argument before the name", () => {
+    expect(expectSameAnyCut('<tool_call>{"arguments": {"name": "John Doe", "x": [1, {"name": "n"}]}, "name": "get_age"}</tool_call>').calls.map((call) => [call.name, call.arguments])).toEqual([
+      ["get_age", '{"name": "John Doe", "x": [1, {"name": "n"}]}'],
+    ]);
+    expect(JSON.parse(expectSameAnyCut('<tool_call>{"arguments": "{\\"a\\": 1}", "name": "f"}</tool_call>').calls[0]!.arguments)).toEqual({ a: 1 });
+  });
+
   it("a call with no arguments has {}; a region with no name stays in the content as written", () => {
     expect(expectSameAnyCut('<tool_call>{"name": "now"}</tool_call>').calls.map((call) => call.arguments)).toEqual(["{}"]);
     expect(expectSameAnyCut("Hi <tool_call>not json</tool_call>")).toEqual({ content: "Hi <tool_call>not json</tool_call>", calls: [] });

@@ -255,6 +255,23 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
     expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
   });
 
+  it('"auto" with the mistral parser (a Mistral model\'s manifest): content before [TOOL_CALLS], then its calls, streamed the same', async () => {
+    const app = appOnOrigin(origin?.url ?? "", {}, (generation) => ({ ...generation, toolCallParser: "mistral" }));
+    const written = 'Sure.[TOOL_CALLS]get_weather{"city": "Paris", "unit": "celsius"}[TOOL_CALLS]get_time[ARGS]{"zone": "CET"}';
+    const body = { tools: [WEATHER, TIME], structured_outputs: { choice: [written] }, temperature: 0 };
+    const whole = await chat(app, body);
+    expect(whole.choices[0]!.message.content).toBe("Sure.");
+    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+    const calls = whole.choices[0]!.message.tool_calls!.map((each) => [each.function.name, each.function.arguments]);
+    expect(calls).toEqual([
+      ["get_weather", '{"city": "Paris", "unit": "celsius"}'],
+      ["get_time", '{"zone": "CET"}'],
+    ]);
+    const { chunks, calls: joined } = await streamed(app, body);
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe("Sure.");
+    expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
+  });
+
   it('"auto" on a model whose manifest names no tool-call parser: 400 naming tool_choice, explicit or by default', async () => {
     const app = appOnOrigin(origin?.url ?? "", {}, ({ toolCallParser: _, ...generation }) => generation);
     for (const [body, detail] of [

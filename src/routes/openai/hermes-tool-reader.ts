@@ -40,7 +40,7 @@ export class HermesToolReader implements ToolTextReader {
   private calling = false;
 
   constructor(newId: () => string) {
-    this.out = new RegionCalls(newId, /"arguments"\s*:/);
+    this.out = new RegionCalls(newId, ["arguments"]);
   }
 
   get calls(): readonly ToolCall[] {

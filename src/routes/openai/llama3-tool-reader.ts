@@ -29,7 +29,7 @@ export class Llama3JsonToolReader implements ToolTextReader {
   private region: ObjectRegion | undefined;
 
   constructor(newId: () => string) {
-    this.out = new RegionCalls(newId, /"(?:parameters|arguments)"\s*:/, true);
+    this.out = new RegionCalls(newId, ["parameters", "arguments"], true);
   }
 
   get calls(): readonly ToolCall[] {

@@ -1,25 +1,91 @@
 // One tool call's JSON object, read as it is written — the part every tool-call format shares
-// (hermes-tool-reader.ts, llama3-tool-reader.ts): the name is sent once whole, as soon as it
-// is written (vLLM's readers: `"name"\s*:\s*"…"`), then the arguments as they are written —
-// the value after the arguments' key, read to its balanced end (braces in strings ignored), so
-// exactly that value is sent, whatever follows it.
+// (hermes-tool-reader.ts, llama3-tool-reader.ts, mistral-tool-reader.ts): the object's own
+// keys are found by a scan that skips nested values and strings, so a "name" inside the
+// arguments is not the call's; the name is sent once whole, as soon as it is written, then the
+// arguments as they are written — the value after the arguments' key, read to its balanced end
+// (braces in strings ignored), so exactly that value is sent, whatever follows it.
 import type { ToolCall, ToolCallDelta, ToolReading } from "./tool-call-reader";
 
-const NAME = /"name"\s*:\s*"([^"]+)"/;
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
+
+/** Where the scan of an object's own keys stands (depth 1 is the object's own level). */
+interface KeyScan {
+  at: number;
+  depth: number;
+  inString: boolean;
+  escaped: boolean;
+  stringStart: number;
+  /** The object's last string, while it may still be a key (before its colon). */
+  key?: string;
+  /** After `"name":`, until its value. */
+  nameNext: boolean;
+}
 
 /** A call's text so far and how far its arguments have been read. */
 export interface Region {
   /** The call begun when its name was read (an index into `calls`). */
   call?: number;
-  /** Where the arguments' value may start (after its key and colon). */
+  /** The object's own "name", once its string is whole. */
+  name?: string;
+  /** Where the arguments' value may start (after its key and colon), and where it ends when known. */
   valueAt?: number;
+  valueEnd?: number;
   /** How much of the text the arguments' reader has seen. */
   read: number;
   value: { kind: "pending" } | { kind: "nested"; open: string; close: string; depth: number; inString: boolean; escaped: boolean } | { kind: "scalar" } | { kind: "ended" };
+  keys: KeyScan;
 }
 
-export const newRegion = (): Region => ({ read: 0, value: { kind: "pending" } });
+export const newRegion = (): Region => ({ read: 0, value: { kind: "pending" }, keys: { at: 0, depth: 0, inString: false, escaped: false, stringStart: 0, nameNext: false } });
+
+/** Reads the object's own keys in `body` as far as it goes: its name and where its arguments' value starts and ends. */
+function scanKeys(region: Region, body: string, argumentKeys: readonly string[]): void {
+  const scan = region.keys;
+  for (; scan.at < body.length && (region.name === undefined || region.valueEnd === undefined); scan.at += 1) {
+    const char = body[scan.at]!;
+    if (scan.inString) {
+      if (scan.escaped) scan.escaped = false;
+      else if (char === "\\") scan.escaped = true;
+      else if (char === '"') {
+        scan.inString = false;
+        if (scan.depth !== 1) continue;
+        const text = stringValue(body.slice(scan.stringStart, scan.at + 1));
+        if (scan.nameNext) {
+          scan.nameNext = false;
+          if (text !== undefined && text !== "") region.name ??= text;
+        } else scan.key = text;
+      }
+      continue;
+    }
+    if (WHITESPACE.has(char)) continue;
+    if (char === '"') {
+      scan.inString = true;
+      scan.stringStart = scan.at;
+      continue;
+    }
+    const key = scan.key;
+    scan.key = undefined;
+    if (scan.depth === 1 && char === ":") {
+      if (key === "name") scan.nameNext = true;
+      else if (key !== undefined && argumentKeys.includes(key) && region.valueAt === undefined) region.valueAt = region.read = scan.at + 1;
+      continue;
+    }
+    scan.nameNext = false;
+    if (char === "{" || char === "[") scan.depth += 1;
+    else if (char === "}" || char === "]") scan.depth -= 1;
+    // The arguments' value ends at the object's next comma or its close.
+    if (region.valueAt !== undefined && region.valueEnd === undefined && ((scan.depth === 1 && char === ",") || scan.depth === 0)) region.valueEnd = scan.at;
+  }
+}
+
+/** A JSON string's value (undefined: not a valid one). */
+function stringValue(literal: string): string | undefined {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The calls read out of a text's call regions, and what each reading sends. */
 export class RegionCalls {
@@ -27,13 +93,13 @@ export class RegionCalls {
   reading: ToolReading = { content: "", calls: [] };
 
   /**
-   * `argumentsKey`: the key before a call's arguments (`"arguments":`; Llama's `"parameters":`
-   * too). `keyed`: an object is a call only once that key is written too (a Llama answer may be
+   * `argumentKeys`: the keys a call's arguments may go under (`arguments`; Llama's `parameters`
+   * too). `keyed`: an object is a call only once such a key is written too (a Llama answer may be
    * JSON that happens to have a "name"); otherwise the name alone makes it one.
    */
   constructor(
     private readonly newId: () => string,
-    private readonly argumentsKey: RegExp,
+    private readonly argumentKeys: readonly string[],
     private readonly keyed = false,
   ) {}
 
@@ -44,21 +110,16 @@ export class RegionCalls {
 
   /** Reads a call's name (sent once whole), then its arguments as far as `body` goes. */
   read(region: Region, body: string): void {
+    scanKeys(region, body, this.argumentKeys);
     if (region.call === undefined) {
-      const name = NAME.exec(body);
-      if (name === null) return;
-      if (this.keyed && !this.argumentsKey.test(body)) return;
+      if (region.name === undefined) return;
+      if (this.keyed && region.valueAt === undefined) return;
       region.call = this.calls.length;
-      const call: ToolCall = { id: this.newId(), type: "function", function: { name: name[1]!, arguments: "" } };
+      const call: ToolCall = { id: this.newId(), type: "function", function: { name: region.name, arguments: "" } };
       this.calls.push(call);
       this.reading.calls.push({ index: region.call, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } });
     }
-    if (region.valueAt === undefined) {
-      const marker = this.argumentsKey.exec(body);
-      if (marker === null) return;
-      region.valueAt = marker.index + marker[0].length;
-      region.read = region.valueAt;
-    }
+    if (region.valueAt === undefined) return;
     let written = "";
     while (region.read < body.length) {
       const value = region.value;
@@ -98,9 +159,7 @@ export class RegionCalls {
       return;
     }
     if (region.value.kind === "scalar" && region.valueAt !== undefined) {
-      let value = body.slice(region.valueAt).trim();
-      if (value.endsWith("}")) value = value.slice(0, -1).trimEnd();
-      this.append(region, unquoted(value));
+      this.append(region, unquoted(body.slice(region.valueAt, region.valueEnd ?? body.length).trim()));
     } else if (region.valueAt === undefined && closed) {
       this.append(region, "{}");
     }
