@@ -4,29 +4,12 @@
 // this reader answers otherwise the test says so (text before the calls is kept as content, an
 // unfinished call keeps what was written). Every way of cutting the text gives the same result.
 import { describe, expect, it } from "vitest";
-import { readToolText, type ToolMode } from "../../src/routes/openai/tool-call-reader";
-import { streamedReading, type Joined } from "./tool-reading";
+import type { ToolMode } from "../../src/routes/openai/tool-call-reader";
+import { readEveryCut } from "./tool-reading";
 
 const LLAMA: ToolMode = { kind: "auto", parser: "llama3_json" };
 
-/** The stream's reading, ids left out. */
-function streamed(text: string, cuts: readonly number[]): Joined {
-  const { content, calls } = streamedReading(LLAMA, text, cuts);
-  return { content, calls: calls.map(({ name, arguments: args }) => ({ name, arguments: args })) };
-}
-
-/** The whole text's reading, checked to equal the stream's at every stream interval up to 8 and at seeded random cuts. */
-function read(text: string): Joined {
-  const { content, calls } = readToolText(text, LLAMA);
-  const whole = { content, calls: calls.map((call) => ({ name: call.function.name, arguments: call.function.arguments })) };
-  const positions = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
-  for (let interval = 1; interval <= 8; interval += 1) expect(streamed(text, positions.filter((p) => p % interval === 0)), `interval ${interval}`).toEqual(whole);
-  let seed = 5;
-  for (let round = 0; round < 60; round += 1) {
-    expect(streamed(text, positions.filter(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % 4 === 0)))).toEqual(whole);
-  }
-  return whole;
-}
+const read = (text: string) => readEveryCut(LLAMA, text, 5);
 
 describe("Llama 3 JSON tool-call reader (tool_choice auto, llama3_json)", () => {
   it("a call with parameters, or with arguments; <|python_tag|> before it is dropped (…with_arguments, …with_arguments_key)", () => {

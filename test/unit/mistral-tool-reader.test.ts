@@ -5,29 +5,12 @@
 // says so (arguments as written; text after the calls dropped). Every way of cutting the text
 // gives the same result.
 import { describe, expect, it } from "vitest";
-import { readToolText, type ToolMode } from "../../src/routes/openai/tool-call-reader";
-import { streamedReading, type Joined } from "./tool-reading";
+import type { ToolMode } from "../../src/routes/openai/tool-call-reader";
+import { readEveryCut } from "./tool-reading";
 
 const MISTRAL: ToolMode = { kind: "auto", parser: "mistral" };
 
-/** The stream's reading, ids left out. */
-function streamed(text: string, cuts: readonly number[]): Joined {
-  const { content, calls } = streamedReading(MISTRAL, text, cuts);
-  return { content, calls: calls.map(({ name, arguments: args }) => ({ name, arguments: args })) };
-}
-
-/** The whole text's reading, checked to equal the stream's at every stream interval up to 8 and at seeded random cuts. */
-function read(text: string): Joined {
-  const { content, calls } = readToolText(text, MISTRAL);
-  const whole = { content, calls: calls.map((call) => ({ name: call.function.name, arguments: call.function.arguments })) };
-  const positions = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
-  for (let interval = 1; interval <= 8; interval += 1) expect(streamed(text, positions.filter((p) => p % interval === 0)), `interval ${interval}`).toEqual(whole);
-  let seed = 11;
-  for (let round = 0; round < 60; round += 1) {
-    expect(streamed(text, positions.filter(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % 4 === 0)))).toEqual(whole);
-  }
-  return whole;
-}
+const read = (text: string) => readEveryCut(MISTRAL, text, 11);
 
 const WEATHER = '{"city": "San Francisco", "state": "CA", "unit": "celsius"}';
 

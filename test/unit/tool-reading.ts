@@ -1,5 +1,6 @@
 // The tool-call readers' tests' harness: a text pushed to a reader in pieces, the deltas joined.
-import { toolReader, type ToolMode } from "../../src/routes/openai/tool-call-reader";
+import { expect } from "vitest";
+import { readToolText, toolReader, type ToolMode } from "../../src/routes/openai/tool-call-reader";
 
 export interface Joined {
   content: string;
@@ -25,4 +26,22 @@ export function streamedReading(mode: ToolMode, text: string, cuts: readonly num
     }
   }
   return result;
+}
+
+/** The stream's reading, ids left out. */
+function streamedWithoutIds(mode: ToolMode, text: string, cuts: readonly number[]): Joined {
+  const { content, calls } = streamedReading(mode, text, cuts);
+  return { content, calls: calls.map(({ name, arguments: args }) => ({ name, arguments: args })) };
+}
+
+/** The whole text's reading (ids left out), checked to equal the stream's at every stream interval up to 8 and at 60 seeded random cuts. */
+export function readEveryCut(mode: ToolMode, text: string, seed: number): Joined {
+  const { content, calls } = readToolText(text, mode);
+  const whole = { content, calls: calls.map((call) => ({ name: call.function.name, arguments: call.function.arguments })) };
+  const positions = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
+  for (let interval = 1; interval <= 8; interval += 1) expect(streamedWithoutIds(mode, text, positions.filter((p) => p % interval === 0)), `interval ${interval}`).toEqual(whole);
+  for (let round = 0; round < 60; round += 1) {
+    expect(streamedWithoutIds(mode, text, positions.filter(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % 4 === 0)))).toEqual(whole);
+  }
+  return whole;
 }

@@ -12,8 +12,7 @@
 //     them with json.dumps, its stream sends them as written);
 //   - a <tool_call> region with no name in it is kept, as written, in the content (vLLM's
 //     stream drops it; its whole-response path turns the whole output into content).
-import type { ToolCall, ToolReading, ToolTextReader } from "./tool-call-reader";
-import { newRegion, RegionCalls, type Region } from "./tool-call-regions";
+import { newRegion, RegionReader, type Region } from "./tool-call-regions";
 
 const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";
@@ -31,36 +30,16 @@ interface TagRegion extends Region {
   body: string;
 }
 
-export class HermesToolReader implements ToolTextReader {
-  private readonly out: RegionCalls;
-  /** Text not yet read: a suffix that may begin a tag. */
-  private held = "";
+export class HermesToolReader extends RegionReader {
   private region: TagRegion | undefined;
   /** Whether a <tool_call> was seen: text outside the calls then counts for nothing. */
   private calling = false;
 
   constructor(newId: () => string) {
-    this.out = new RegionCalls(newId, ["arguments"]);
+    super(newId, ["arguments"]);
   }
 
-  get calls(): readonly ToolCall[] {
-    return this.out.calls;
-  }
-
-  push(text: string): ToolReading {
-    const reading = this.out.next();
-    this.held += text;
-    this.scan(false);
-    return reading;
-  }
-
-  end(): ToolReading {
-    const reading = this.out.next();
-    this.scan(true);
-    return reading;
-  }
-
-  private scan(final: boolean): void {
+  protected scan(final: boolean): void {
     for (;;) {
       if (this.region === undefined) {
         const at = this.held.indexOf(OPEN);

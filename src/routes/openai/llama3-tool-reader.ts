@@ -8,48 +8,19 @@
 // whole-response path drops it, its stream only calls when the output starts with the JSON);
 // after a call, text and objects that are not calls are dropped, as vLLM drops them. An object
 // that is not a call, before any call, is content as written, sent when it closes.
-import type { ToolCall, ToolReading, ToolTextReader } from "./tool-call-reader";
 import { partialTagOverlap } from "./hermes-tool-reader";
-import { newRegion, RegionCalls, type Region } from "./tool-call-regions";
+import { newObjectRegion, objectCloses, RegionReader, type ObjectRegion } from "./tool-call-regions";
 
 const PYTHON_TAG = "<|python_tag|>";
 
-/** An object being written: its text, and where the scan of its braces stands. */
-interface ObjectRegion extends Region {
-  body: string;
-  depth: number;
-  inString: boolean;
-  escaped: boolean;
-}
-
-export class Llama3JsonToolReader implements ToolTextReader {
-  private readonly out: RegionCalls;
-  /** Text not yet read: a suffix that may begin <|python_tag|>. */
-  private held = "";
+export class Llama3JsonToolReader extends RegionReader {
   private region: ObjectRegion | undefined;
 
   constructor(newId: () => string) {
-    this.out = new RegionCalls(newId, ["parameters", "arguments"], true);
+    super(newId, ["parameters", "arguments"], true);
   }
 
-  get calls(): readonly ToolCall[] {
-    return this.out.calls;
-  }
-
-  push(text: string): ToolReading {
-    const reading = this.out.next();
-    this.scan(text, false);
-    return reading;
-  }
-
-  end(): ToolReading {
-    const reading = this.out.next();
-    this.scan("", true);
-    return reading;
-  }
-
-  private scan(text: string, final: boolean): void {
-    this.held += text;
+  protected scan(final: boolean): void {
     let input = this.held.replaceAll(PYTHON_TAG, "");
     const keep = final ? 0 : partialTagOverlap(input, PYTHON_TAG);
     this.held = input.slice(input.length - keep);
@@ -63,17 +34,9 @@ export class Llama3JsonToolReader implements ToolTextReader {
         }
         this.text(plain);
         plain = "";
-        this.region = { ...newRegion(), body: "", depth: 0, inString: false, escaped: false };
+        this.region = newObjectRegion();
       }
-      const region = this.region;
-      region.body += char;
-      if (region.inString) {
-        if (region.escaped) region.escaped = false;
-        else if (char === "\\") region.escaped = true;
-        else if (char === '"') region.inString = false;
-      } else if (char === '"') region.inString = true;
-      else if (char === "{") region.depth += 1;
-      else if (char === "}" && --region.depth === 0) this.close(region, true);
+      if (objectCloses(this.region, char)) this.close(this.region, true);
     }
     this.text(plain);
     if (this.region !== undefined) {

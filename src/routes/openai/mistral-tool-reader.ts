@@ -14,55 +14,28 @@
 //     and a v11 call's run on to the next [TOOL_CALLS], trailing text included);
 //   - text after the calls is dropped (vLLM's pre-v11 stream sends it as content, its
 //     whole-response path drops it); a v11 call with no arguments is dropped, as vLLM drops it.
-import type { ToolCall, ToolReading, ToolTextReader } from "./tool-call-reader";
 import { partialTagOverlap } from "./hermes-tool-reader";
-import { newRegion, RegionCalls, type Region } from "./tool-call-regions";
+import { newObjectRegion, objectCloses, RegionReader, type ObjectRegion } from "./tool-call-regions";
 
 const BOT = "[TOOL_CALLS]";
 const ARGS = "[ARGS]";
 
-/** A call being written: v11's name and arguments so far, or the list's object and its brace scan. */
-interface CallRegion extends Region {
-  body: string;
-  depth: number;
-  inString: boolean;
-  escaped: boolean;
-}
-
-const newCall = (): CallRegion => ({ ...newRegion(), body: "", depth: 0, inString: false, escaped: false });
-
-export class MistralToolReader implements ToolTextReader {
-  private readonly out: RegionCalls;
-  /** Text not yet read: a suffix that may begin [TOOL_CALLS]. */
-  private held = "";
+export class MistralToolReader extends RegionReader {
   /** Unknown until the first non-blank character after the first [TOOL_CALLS]. */
   private format: "named" | "list" | undefined;
   private calling = false;
-  private call: CallRegion | undefined;
+  private call: ObjectRegion | undefined;
 
   constructor(newId: () => string) {
-    this.out = new RegionCalls(newId, ["arguments"]);
+    super(newId, ["arguments"]);
   }
 
-  get calls(): readonly ToolCall[] {
-    return this.out.calls;
+  protected scan(final: boolean): void {
+    this.read(final);
+    if (final && this.call !== undefined) this.finish(this.call, false);
   }
 
-  push(text: string): ToolReading {
-    const reading = this.out.next();
-    this.held += text;
-    this.scan(false);
-    return reading;
-  }
-
-  end(): ToolReading {
-    const reading = this.out.next();
-    this.scan(true);
-    if (this.call !== undefined) this.finish(this.call, false);
-    return reading;
-  }
-
-  private scan(final: boolean): void {
+  private read(final: boolean): void {
     if (!this.calling) {
       const at = this.held.indexOf(BOT);
       if (at === -1) {
@@ -95,7 +68,7 @@ export class MistralToolReader implements ToolTextReader {
       const keep = at !== -1 || final ? 0 : partialTagOverlap(this.held, BOT);
       const piece = this.held.slice(0, at === -1 ? this.held.length - keep : at);
       this.held = at === -1 ? this.held.slice(this.held.length - keep) : this.held.slice(at + BOT.length);
-      const call = (this.call ??= newCall());
+      const call = (this.call ??= newObjectRegion());
       call.body += piece;
       const body = namedBody(call.body);
       if (body !== undefined) this.out.read(call, body);
@@ -109,23 +82,15 @@ export class MistralToolReader implements ToolTextReader {
     for (const char of text) {
       if (this.call === undefined) {
         if (char !== "{") continue;
-        this.call = newCall();
+        this.call = newObjectRegion();
       }
-      const call = this.call;
-      call.body += char;
-      if (call.inString) {
-        if (call.escaped) call.escaped = false;
-        else if (char === "\\") call.escaped = true;
-        else if (char === '"') call.inString = false;
-      } else if (char === '"') call.inString = true;
-      else if (char === "{") call.depth += 1;
-      else if (char === "}" && --call.depth === 0) this.finish(call, true);
+      if (objectCloses(this.call, char)) this.finish(this.call, true);
     }
     if (this.call !== undefined) this.out.read(this.call, this.call.body);
   }
 
   /** A call's end (`closed` false: the generation ended inside it). */
-  private finish(call: CallRegion, closed: boolean): void {
+  private finish(call: ObjectRegion, closed: boolean): void {
     const body = this.format === "named" ? namedBody(call.body) : call.body;
     if (body !== undefined) {
       this.out.read(call, body);

@@ -4,7 +4,7 @@
 // arguments is not the call's; the name is sent once whole, as soon as it is written, then the
 // arguments as they are written — the value after the arguments' key, read to its balanced end
 // (braces in strings ignored), so exactly that value is sent, whatever follows it.
-import type { ToolCall, ToolCallDelta, ToolReading } from "./tool-call-reader";
+import type { ToolCall, ToolCallDelta, ToolReading, ToolTextReader } from "./tool-call-reader";
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
 
@@ -189,4 +189,59 @@ function unquoted(raw: string): string {
   } catch {
     return raw;
   }
+}
+
+/** A call written as a JSON object: its text so far, and where the scan of its braces stands. */
+export interface ObjectRegion extends Region {
+  body: string;
+  depth: number;
+  inString: boolean;
+  escaped: boolean;
+}
+
+export const newObjectRegion = (): ObjectRegion => ({ ...newRegion(), body: "", depth: 0, inString: false, escaped: false });
+
+/** One more character of an object region (its first is its `{`): true when it closes the object. */
+export function objectCloses(region: ObjectRegion, char: string): boolean {
+  region.body += char;
+  if (region.inString) {
+    if (region.escaped) region.escaped = false;
+    else if (char === "\\") region.escaped = true;
+    else if (char === '"') region.inString = false;
+  } else if (char === '"') region.inString = true;
+  else if (char === "{") region.depth += 1;
+  else if (char === "}") return --region.depth === 0;
+  return false;
+}
+
+/**
+ * A tool-call format's reader: each push adds to `held`, the text not yet read, and `scan`
+ * reads what it can of it into `out` (`final`: the generation has ended).
+ */
+export abstract class RegionReader implements ToolTextReader {
+  protected readonly out: RegionCalls;
+  protected held = "";
+
+  constructor(newId: () => string, argumentKeys: readonly string[], keyed = false) {
+    this.out = new RegionCalls(newId, argumentKeys, keyed);
+  }
+
+  get calls(): readonly ToolCall[] {
+    return this.out.calls;
+  }
+
+  push(text: string): ToolReading {
+    const reading = this.out.next();
+    this.held += text;
+    this.scan(false);
+    return reading;
+  }
+
+  end(): ToolReading {
+    const reading = this.out.next();
+    this.scan(true);
+    return reading;
+  }
+
+  protected abstract scan(final: boolean): void;
 }
