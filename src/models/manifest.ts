@@ -164,9 +164,10 @@ const RawManifestSchema = z.object({ task: z.literal("raw") });
  * names: "hermes" = `<tool_call>{"name": …, "arguments": …}</tool_call>` (Qwen 2.5/3, Hermes);
  * "llama3_json" and "llama4_json" = an output of `{"name": …, "parameters": …}` objects, `;`
  * between them, perhaps after `<|python_tag|>` (Llama 3.1–3.3, Llama 4); "mistral" = calls
- * after `[TOOL_CALLS]`, `name{…}` per call or a `[{"name": …, "arguments": …}]` list (Mistral).
+ * after `[TOOL_CALLS]`, `name{…}` per call or a `[{"name": …, "arguments": …}]` list (Mistral);
+ * "pythonic" = a Python list of calls with keyword arguments, `[f(a=1), g()]` (Llama 3.2 and 4).
  */
-export const toolCallParsers = ["hermes", "llama3_json", "llama4_json", "mistral"] as const;
+export const toolCallParsers = ["hermes", "llama3_json", "llama4_json", "mistral", "pythonic"] as const;
 export type ToolCallParser = (typeof toolCallParsers)[number];
 
 const TextGenerationManifestSchema = z.object({

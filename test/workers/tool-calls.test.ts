@@ -272,6 +272,22 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
     expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
   });
 
+  it('"auto" with the pythonic parser (a Llama 3.2 model\'s manifest): a Python list of calls, arguments as JSON, streamed the same', async () => {
+    const app = appOnOrigin(origin?.url ?? "", {}, (generation) => ({ ...generation, toolCallParser: "pythonic" }));
+    const written = "[get_weather(city='Paris', unit='celsius'), get_time(zone='CET')]";
+    const body = { tools: [WEATHER, TIME], structured_outputs: { choice: [written] }, temperature: 0 };
+    const whole = await chat(app, body);
+    expect(whole.choices[0]!.message.content).toBeNull();
+    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+    const calls = whole.choices[0]!.message.tool_calls!.map((each) => [each.function.name, each.function.arguments]);
+    expect(calls).toEqual([
+      ["get_weather", '{"city": "Paris", "unit": "celsius"}'],
+      ["get_time", '{"zone": "CET"}'],
+    ]);
+    const { calls: joined } = await streamed(app, body);
+    expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
+  });
+
   it('"auto" on a model whose manifest names no tool-call parser: 400 naming tool_choice, explicit or by default', async () => {
     const app = appOnOrigin(origin?.url ?? "", {}, ({ toolCallParser: _, ...generation }) => generation);
     for (const [body, detail] of [

@@ -11,6 +11,7 @@ import type { ToolCallParser } from "../../models/manifest";
 import { HermesToolReader } from "./hermes-tool-reader";
 import { Llama3JsonToolReader } from "./llama3-tool-reader";
 import { MistralToolReader } from "./mistral-tool-reader";
+import { PythonicToolReader } from "./pythonic-tool-reader";
 
 /**
  * What a tool choice makes of the text: a forced call (named, "required"), or "auto" — text,
@@ -179,7 +180,8 @@ export function toolCallsIn(text: string, mode: ForcedToolMode, newId: () => str
 export function toolReader(mode: ToolMode, newId: () => string = toolCallId): ToolTextReader {
   if (mode.kind === "auto") {
     if (mode.parser === "hermes") return new HermesToolReader(newId);
-    return mode.parser === "mistral" ? new MistralToolReader(newId) : new Llama3JsonToolReader(newId);
+    if (mode.parser === "mistral") return new MistralToolReader(newId);
+    return mode.parser === "pythonic" ? new PythonicToolReader(newId) : new Llama3JsonToolReader(newId);
   }
   const reader = new ToolCallReader(mode, newId);
   return { calls: reader.calls, push: (text) => ({ content: "", calls: reader.push(text) }), end: () => ({ content: "", calls: [] }) };
