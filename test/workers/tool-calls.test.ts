@@ -12,6 +12,7 @@ import { describe, expect, inject, it } from "vitest";
 import { env } from "cloudflare:test";
 import { KEY, problem } from "./helpers";
 import { appOnOrigin, bothPlaces, call, sseEvents, type App } from "./generation-helpers";
+import type { ToolCallParser } from "../../src/models/manifest";
 
 const origin = inject("llmOrigin");
 
@@ -239,54 +240,30 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
     }
   });
 
-  it('"auto" with the llama3_json parser (a Llama model\'s manifest): the objects the model writes are calls, streamed the same', async () => {
-    const app = appOnOrigin(origin?.url ?? "", {}, (generation) => ({ ...generation, toolCallParser: "llama3_json" }));
-    const written = '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris", "unit": "celsius"}}; {"name": "get_time", "parameters": {"zone": "CET"}}';
-    const body = { tools: [WEATHER, TIME], structured_outputs: { choice: [written] }, temperature: 0 };
-    const whole = await chat(app, body);
-    expect(whole.choices[0]!.message.content).toBeNull();
-    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
-    const calls = whole.choices[0]!.message.tool_calls!.map((each) => [each.function.name, each.function.arguments]);
-    expect(calls).toEqual([
-      ["get_weather", '{"city": "Paris", "unit": "celsius"}'],
-      ["get_time", '{"zone": "CET"}'],
-    ]);
-    const { calls: joined } = await streamed(app, body);
-    expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
-  });
-
-  it('"auto" with the mistral parser (a Mistral model\'s manifest): content before [TOOL_CALLS], then its calls, streamed the same', async () => {
-    const app = appOnOrigin(origin?.url ?? "", {}, (generation) => ({ ...generation, toolCallParser: "mistral" }));
-    const written = 'Sure.[TOOL_CALLS]get_weather{"city": "Paris", "unit": "celsius"}[TOOL_CALLS]get_time[ARGS]{"zone": "CET"}';
-    const body = { tools: [WEATHER, TIME], structured_outputs: { choice: [written] }, temperature: 0 };
-    const whole = await chat(app, body);
-    expect(whole.choices[0]!.message.content).toBe("Sure.");
-    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
-    const calls = whole.choices[0]!.message.tool_calls!.map((each) => [each.function.name, each.function.arguments]);
-    expect(calls).toEqual([
-      ["get_weather", '{"city": "Paris", "unit": "celsius"}'],
-      ["get_time", '{"zone": "CET"}'],
-    ]);
-    const { chunks, calls: joined } = await streamed(app, body);
-    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe("Sure.");
-    expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
-  });
-
-  it('"auto" with the pythonic parser (a Llama 3.2 model\'s manifest): a Python list of calls, arguments as JSON, streamed the same', async () => {
-    const app = appOnOrigin(origin?.url ?? "", {}, (generation) => ({ ...generation, toolCallParser: "pythonic" }));
-    const written = "[get_weather(city='Paris', unit='celsius'), get_time(zone='CET')]";
-    const body = { tools: [WEATHER, TIME], structured_outputs: { choice: [written] }, temperature: 0 };
-    const whole = await chat(app, body);
-    expect(whole.choices[0]!.message.content).toBeNull();
-    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
-    const calls = whole.choices[0]!.message.tool_calls!.map((each) => [each.function.name, each.function.arguments]);
-    expect(calls).toEqual([
-      ["get_weather", '{"city": "Paris", "unit": "celsius"}'],
-      ["get_time", '{"zone": "CET"}'],
-    ]);
-    const { calls: joined } = await streamed(app, body);
-    expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
-  });
+  // Each other parser on a manifest that names it: the text the model writes (forced with
+  // structured_outputs.choice) read into content and calls, streamed the same.
+  const PARSED: readonly [ToolCallParser, string, string | null][] = [
+    ["llama3_json", '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris", "unit": "celsius"}}; {"name": "get_time", "parameters": {"zone": "CET"}}', null],
+    ["mistral", 'Sure.[TOOL_CALLS]get_weather{"city": "Paris", "unit": "celsius"}[TOOL_CALLS]get_time[ARGS]{"zone": "CET"}', "Sure."],
+    ["pythonic", "[get_weather(city='Paris', unit='celsius'), get_time(zone='CET')]", null],
+  ];
+  for (const [parser, written, content] of PARSED) {
+    it(`"auto" with the ${parser} parser: the model's calls, the text before them as content, streamed the same`, async () => {
+      const app = appOnOrigin(origin?.url ?? "", {}, (generation) => ({ ...generation, toolCallParser: parser }));
+      const body = { tools: [WEATHER, TIME], structured_outputs: { choice: [written] }, temperature: 0 };
+      const whole = await chat(app, body);
+      expect(whole.choices[0]!.message.content).toBe(content);
+      expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+      const calls = whole.choices[0]!.message.tool_calls!.map((each) => [each.function.name, each.function.arguments]);
+      expect(calls).toEqual([
+        ["get_weather", '{"city": "Paris", "unit": "celsius"}'],
+        ["get_time", '{"zone": "CET"}'],
+      ]);
+      const { chunks, calls: joined } = await streamed(app, body);
+      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe(content ?? "");
+      expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
+    });
+  }
 
   it('"auto" on a model whose manifest names no tool-call parser: 400 naming tool_choice, explicit or by default', async () => {
     const app = appOnOrigin(origin?.url ?? "", {}, ({ toolCallParser: _, ...generation }) => generation);
