@@ -165,9 +165,10 @@ const RawManifestSchema = z.object({ task: z.literal("raw") });
  * "llama3_json" and "llama4_json" = an output of `{"name": …, "parameters": …}` objects, `;`
  * between them, perhaps after `<|python_tag|>` (Llama 3.1–3.3, Llama 4); "mistral" = calls
  * after `[TOOL_CALLS]`, `name{…}` per call or a `[{"name": …, "arguments": …}]` list (Mistral);
- * "pythonic" = a Python list of calls with keyword arguments, `[f(a=1), g()]` (Llama 3.2 and 4).
+ * "pythonic" = a Python list of calls with keyword arguments, `[f(a=1), g()]` (Llama 3.2 and 4);
+ * "llama4_pythonic" = the same, perhaps inside <|python_start|> … <|python_end|> (Llama 4).
  */
-export const toolCallParsers = ["hermes", "llama3_json", "llama4_json", "mistral", "pythonic"] as const;
+export const toolCallParsers = ["hermes", "llama3_json", "llama4_json", "mistral", "pythonic", "llama4_pythonic"] as const;
 export type ToolCallParser = (typeof toolCallParsers)[number];
 
 const TextGenerationManifestSchema = z.object({

@@ -56,4 +56,14 @@ describe("pythonic tool-call reader (tool_choice auto, pythonic)", () => {
     expect(read("[get_weather()] and more").calls).toEqual([{ name: "get_weather", arguments: "{}" }]);
     expect(read(`[${SIMPLE[0]}, register_user(name='Jo`)).toEqual({ content: "", calls: [SIMPLE[1]] });
   });
+
+  it("llama4_pythonic: <|python_start|> and <|python_end|> around the list are dropped, around text too (vLLM's llama4_pythonic_tool_parser.py)", () => {
+    const llama4: ToolMode = { kind: "auto", parser: "llama4_pythonic" };
+    expect(readEveryCut(llama4, `<|python_start|>[${SIMPLE[0]}]<|python_end|>`, 17)).toEqual({ content: "", calls: [SIMPLE[1]] });
+    expect(readEveryCut(llama4, `[${SIMPLE[0]}]`, 17)).toEqual({ content: "", calls: [SIMPLE[1]] });
+    expect(readEveryCut(llama4, "<|python_start|>hello<|python_end|> there", 17)).toEqual({ content: "hello there", calls: [] });
+    expect(readEveryCut(llama4, "<|python is a snake", 17)).toEqual({ content: "<|python is a snake", calls: [] });
+    // The plain parser keeps the tags: its output is then not a list.
+    expect(read(`<|python_start|>[${SIMPLE[0]}]`).calls).toEqual([]);
+  });
 });

@@ -246,6 +246,7 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
     ["llama3_json", '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris", "unit": "celsius"}}; {"name": "get_time", "parameters": {"zone": "CET"}}', null],
     ["mistral", 'Sure.[TOOL_CALLS]get_weather{"city": "Paris", "unit": "celsius"}[TOOL_CALLS]get_time[ARGS]{"zone": "CET"}', "Sure."],
     ["pythonic", "[get_weather(city='Paris', unit='celsius'), get_time(zone='CET')]", null],
+    ["llama4_pythonic", "<|python_start|>[get_weather(city='Paris', unit='celsius'), get_time(zone='CET')]<|python_end|>", null],
   ];
   for (const [parser, written, content] of PARSED) {
     it(`"auto" with the ${parser} parser: the model's calls, the text before them as content, streamed the same`, async () => {

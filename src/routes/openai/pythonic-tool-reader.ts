@@ -5,11 +5,15 @@
 // tests/tool_parsers/test_pythonic_tool_parser.py). An output that starts with `[` and is such a
 // list is calls; any other output is content. Each argument is a literal (a string, number,
 // True/False/None, or a list or dict of them) and becomes JSON, as vLLM's `json.dumps` writes
-// it (`", "` and `": "` between items). Where this reader answers otherwise, so that the
-// streamed deltas joined equal the whole response:
+// it (`", "` and `": "` between items). Llama 4's form (vLLM's llama4_pythonic) may wrap the
+// list in <|python_start|> … <|python_end|>, which are dropped (vllm/tool_parsers/
+// llama4_pythonic_tool_parser.py). Where this reader answers otherwise, so that the streamed
+// deltas joined equal the whole response:
 //   - a call goes out whole once its `)` is written (vLLM streams its arguments as they parse);
 //   - a number keeps the digits written where they are JSON (vLLM's goes through a Python float);
+//   - text beyond ASCII stays as written (vLLM's llama4_pythonic escapes it as \uXXXX);
 //   - a list cut short keeps the calls it closed (vLLM's whole-response path makes it content).
+import { partialTagOverlap } from "./hermes-tool-reader";
 import { RegionReader, newRegion } from "./tool-call-regions";
 
 /** The reading of a list so far: the calls it closed, and whether it may still go on. */
@@ -179,19 +183,46 @@ class PythonicList {
   }
 }
 
+const PYTHON_START = "<|python_start|>";
+const PYTHON_END = "<|python_end|>";
+
 export class PythonicToolReader extends RegionReader {
   /** Everything written so far (a list is read again from its start as it grows). */
   private text = "";
   /** "list" while the output may still be a call list; "content" once it is not; "done" after the list. */
   private mode: "undecided" | "list" | "content" | "done" = "undecided";
+  /** Llama 4's tags were around the output: <|python_end|> is dropped wherever it comes. */
+  private tags = false;
 
-  constructor(newId: () => string) {
+  /**
+   * `tagged`: Llama 4's form (vLLM's llama4_pythonic): an output that starts with
+   * <|python_start|> is read without it, and without any <|python_end|>.
+   */
+  constructor(
+    newId: () => string,
+    private readonly tagged = false,
+  ) {
     super(newId, ["arguments"]);
   }
 
   protected scan(final: boolean): void {
-    const added = this.held;
+    let added = this.held;
     this.held = "";
+    if (this.tagged && this.mode === "undecided" && !this.tags) {
+      // Not yet known whether the output starts with the tag: wait for more.
+      if (!final && PYTHON_START.startsWith(added)) {
+        this.held = added;
+        return;
+      }
+      this.tags = added.startsWith(PYTHON_START);
+      if (this.tags) added = added.slice(PYTHON_START.length);
+    }
+    if (this.tags) {
+      added = added.replaceAll(PYTHON_END, "");
+      const keep = final ? 0 : partialTagOverlap(added, PYTHON_END);
+      this.held = added.slice(added.length - keep);
+      added = added.slice(0, added.length - keep);
+    }
     this.text += added;
     if (this.mode === "undecided" && this.text !== "") this.mode = this.text.startsWith("[") ? "list" : "content";
     if (this.mode === "content") {

@@ -181,7 +181,8 @@ export function toolReader(mode: ToolMode, newId: () => string = toolCallId): To
   if (mode.kind === "auto") {
     if (mode.parser === "hermes") return new HermesToolReader(newId);
     if (mode.parser === "mistral") return new MistralToolReader(newId);
-    return mode.parser === "pythonic" ? new PythonicToolReader(newId) : new Llama3JsonToolReader(newId);
+    if (mode.parser === "pythonic" || mode.parser === "llama4_pythonic") return new PythonicToolReader(newId, mode.parser === "llama4_pythonic");
+    return new Llama3JsonToolReader(newId);
   }
   const reader = new ToolCallReader(mode, newId);
   return { calls: reader.calls, push: (text) => ({ content: "", calls: reader.push(text) }), end: () => ({ content: "", calls: [] }) };
