@@ -6,27 +6,15 @@
 // dev attaches to every Worker) and no inspector: the nearest this machine gets to a
 // deployed Worker, for the benchmarks that read the Worker's CPU from its process.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { processTree } from "./process-cpu.mjs";
 
 /** The direct children of this process that run workerd. */
-function workerdChildren() {
-  const children = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("workerd")) children.push(Number(name));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return children;
-}
+const workerdChildren = () => [...(processTree(process.pid) ?? [])].filter(([, stat]) => stat?.ppid === process.pid && stat.name === "workerd").map(([pid]) => pid);
 
 /** A module's type by the configuration's rules, as wrangler typed it when bundling. */
 function moduleType(file, rules) {

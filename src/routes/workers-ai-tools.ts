@@ -8,8 +8,7 @@
 // & AiTextGenerationToolOutput): {name, arguments: <the value>} beside {id, type, function:
 // {name, arguments: <the JSON text>}}.
 import { z } from "@hono/zod-openapi";
-import { ServiceError } from "../errors/service-error";
-import { ChatTool, FUNCTION_NAME, ToolChoice, toolPlanOf, type ToolModel, type ToolPlan } from "./openai/tool-calls";
+import { CHAT_FIELDS, ChatTool, FUNCTION_NAME, ToolChoice, toolPlanOf, type ToolModel, type ToolPlan } from "./openai/tool-calls";
 import type { ToolCall } from "./openai/tool-call-reader";
 
 /** Workers AI's legacy tool: the function itself, with no {type, function} wrapper. */
@@ -41,24 +40,16 @@ export const RunToolChoice = ToolChoice.optional().openapi({
 });
 
 /**
- * How the request's tools are used (undefined: text alone). Without a tool_choice the model
- * chooses, its calls read by its parser: a model without one refuses tools (400 naming them).
- * With one, as chat's tool_choice (a forced call needs no parser: the sampler writes it).
+ * How the request's tools are used (undefined: text alone), as chat's tool_choice: without one
+ * the model chooses, its calls read by its parser (a model without one refuses tools: 400
+ * naming them); a forced call needs no parser, the sampler writes it.
  */
 export function runToolPlan(body: { tools?: z.infer<typeof RunTools>; tool_choice?: z.infer<typeof RunToolChoice> }, model: ToolModel): ToolPlan | undefined {
   const tools = body.tools ?? [];
-  if (body.tool_choice === undefined) {
-    if (tools.length === 0) return undefined;
-    if (model.parser === undefined) {
-      throw new ServiceError(400, "invalid_request", `tools need a parser for the model's own tool-call format, and model ${model.name} names none`, { field: "tools" });
-    }
-    return { mode: { kind: "auto", parser: model.parser } };
-  }
-  const chatTools = tools.map((tool) => ("function" in tool ? tool : { type: "function" as const, function: tool }));
-  return toolPlanOf({ tools: chatTools, tool_choice: body.tool_choice }, model, {
+  return toolPlanOf({ tools: chatToolsOf(tools) as z.infer<typeof ChatTool>[], tool_choice: body.tool_choice }, model, {
+    ...CHAT_FIELDS,
     parameters: (index) => (tools[index] !== undefined && "function" in tools[index] ? `tools.${index}.function.parameters` : `tools.${index}.parameters`),
-    choiceName: "tool_choice.function.name",
-    namedChoice: '{"type": "function", "function": {"name": …}}',
+    defaultChoice: "tools",
   });
 }
 

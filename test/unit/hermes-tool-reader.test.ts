@@ -4,7 +4,7 @@
 // own (vllm-project/vllm: tests/tool_parsers/test_hermes_tool_parser.py, pinned to
 // vllm/tool_parsers/hermes_tool_parser.py).
 import { describe, expect, it } from "vitest";
-import { partialTagOverlap } from "../../src/routes/openai/hermes-tool-reader";
+import { partialTagOverlap } from "../../src/routes/openai/tool-call-regions";
 import { readToolText, toolReader, type ToolMode } from "../../src/routes/openai/tool-call-reader";
 import { streamedReading, type Joined } from "./tool-reading";
 

@@ -2,49 +2,11 @@
 // (a union may go several ways until a byte decides); stacks are immutable linked frames, so
 // trying a byte never copies one and a token's bytes can be tried from the same state for
 // every token of the vocabulary.
-import { numberEnds, numberNext, numberStart, type NumberState } from "./json-number";
-import type { ByteDfa } from "./regex";
+import type { Frame, Stack } from "./json-frames";
+import { numberEnds, numberNext, numberStart } from "./json-number";
 import type { Property, Shape } from "./shapes";
 
-
-type Frame =
-  /** Before a value's first byte (the byte decides which kind of value it is). */
-  | { readonly t: "pending"; readonly shape: Shape }
-  /** Declared object: `next` is the first property not yet passed; `prop` the one being written. */
-  | { readonly t: "object"; readonly properties: readonly Property[]; readonly phase: "open" | "comma" | "colon" | "value" | "after"; readonly next: number; readonly prop: number }
-  | { readonly t: "free-object"; readonly values: Shape; readonly phase: "open" | "comma" | "key" | "colon" | "value" | "after" }
-  | { readonly t: "array"; readonly items: Shape; readonly minItems: number; readonly maxItems: number; readonly count: number; readonly phase: "open" | "comma" | "item" | "after" }
-  /** A key of a declared object, matched against the properties it may be (their serialized keys). */
-  | { readonly t: "key"; readonly candidates: readonly number[]; readonly pos: number }
-  /**
-   * `hex`: hex digits left of a \u escape; `cont`: UTF-8 continuation bytes left, the next in
-   * [lo, hi]; `chars`: characters so far (code points), held within [min, max]; `dfa`: the
-   * schema's pattern, in `dstate` after the content's UTF-8 bytes so far.
-   */
-  | {
-      readonly t: "string";
-      readonly escape: boolean;
-      readonly hex: number;
-      readonly cont: number;
-      readonly lo: number;
-      readonly hi: number;
-      readonly chars: number;
-      readonly min: number;
-      readonly max: number;
-      readonly dfa: ByteDfa | undefined;
-      readonly dstate: number;
-    }
-  | ({ readonly t: "number" } & NumberState)
-  | { readonly t: "literal"; readonly values: readonly Uint8Array[]; readonly pos: number }
-  /** A regex's DFA in `state` (the whole output: it has no parent). */
-  | { readonly t: "regex"; readonly dfa: ByteDfa; readonly state: number }
-  /** The whole value is written: nothing more may follow. */
-  | { readonly t: "end" };
-
-export interface Stack {
-  readonly frame: Frame;
-  readonly parent: Stack | undefined;
-}
+export type { Stack } from "./json-frames";
 
 const END: Stack = { frame: { t: "end" }, parent: undefined };
 const NONE: readonly Stack[] = [];

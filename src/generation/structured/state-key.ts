@@ -1,6 +1,6 @@
 // A key for an automaton state (json-bytes.ts): the token masks are cached by it, so equal
 // keys must mean equal masks.
-import type { Stack } from "./json-bytes";
+import type { Stack } from "./json-frames";
 
 const identities = new WeakMap<object, number>();
 let nextIdentity = 0;

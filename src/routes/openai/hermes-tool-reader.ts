@@ -12,18 +12,10 @@
 //     them with json.dumps, its stream sends them as written);
 //   - a <tool_call> region with no name in it is kept, as written, in the content (vLLM's
 //     stream drops it; its whole-response path turns the whole output into content).
-import { newRegion, RegionReader, type Region } from "./tool-call-regions";
+import { newRegion, partialTagOverlap, RegionReader, type Region } from "./tool-call-regions";
 
 const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";
-
-/** The length of the longest suffix of `text` that is a proper prefix of `tag` (vLLM's partial_tag_overlap). */
-export function partialTagOverlap(text: string, tag: string): number {
-  for (let length = Math.min(text.length, tag.length - 1); length > 0; length -= 1) {
-    if (text.endsWith(tag.slice(0, length))) return length;
-  }
-  return 0;
-}
 
 /** An open <tool_call> region: its text so far, and how far its call has been read. */
 interface TagRegion extends Region {

@@ -14,8 +14,7 @@
 //     and a v11 call's run on to the next [TOOL_CALLS], trailing text included);
 //   - text after the calls is dropped (vLLM's pre-v11 stream sends it as content, its
 //     whole-response path drops it); a v11 call with no arguments is dropped, as vLLM drops it.
-import { partialTagOverlap } from "./hermes-tool-reader";
-import { newObjectRegion, objectCloses, RegionReader, type ObjectRegion } from "./tool-call-regions";
+import { newObjectRegion, objectCloses, partialTagOverlap, RegionReader, type ObjectRegion } from "./tool-call-regions";
 
 const BOT = "[TOOL_CALLS]";
 const ARGS = "[ARGS]";

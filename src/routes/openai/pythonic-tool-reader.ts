@@ -13,12 +13,18 @@
 //   - a number keeps the digits written where they are JSON (vLLM's goes through a Python float);
 //   - text beyond ASCII stays as written (vLLM's llama4_pythonic escapes it as \uXXXX);
 //   - a list cut short keeps the calls it closed (vLLM's whole-response path makes it content).
-import { partialTagOverlap } from "./hermes-tool-reader";
-import { RegionReader, newRegion } from "./tool-call-regions";
+import { newRegion, partialTagOverlap, RegionReader } from "./tool-call-regions";
+
+/** A call read whole; `end`: where the text after its `)` starts. */
+interface ReadCall {
+  name: string;
+  arguments: string;
+  end: number;
+}
 
 /** The reading of a list so far: the calls it closed, and whether it may still go on. */
 interface ListReading {
-  calls: { name: string; arguments: string }[];
+  calls: ReadCall[];
   state: "open" | "closed" | "invalid";
 }
 
@@ -30,25 +36,33 @@ const NUMBER = /-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", "0": "\0", "\\": "\\", "'": "'", '"': '"', "\n": "" };
 
-/** A recursive-descent reading of a Python list of calls, JSON written for each call's arguments. */
+/**
+ * A recursive-descent reading of a Python list of calls, JSON written for each call's
+ * arguments; from the list's start, or from `at`, right after a call already read.
+ */
 class PythonicList {
-  private at = 0;
-  readonly calls: { name: string; arguments: string }[] = [];
+  readonly calls: ReadCall[] = [];
 
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private at = 0,
+  ) {}
 
   read(): ListReading {
     try {
-      this.expect("[");
-      this.space();
-      if (this.peek() === "]") throw new Invalid(); // no calls: not a call list
-      for (;;) {
+      if (this.at === 0) {
+        this.expect("[");
+        this.space();
+        if (this.peek() === "]") throw new Invalid(); // no calls: not a call list
         this.calls.push(this.call());
+      }
+      for (;;) {
         this.space();
         const next = this.next();
         if (next === "]") return { calls: this.calls, state: "closed" };
         if (next !== ",") throw new Invalid();
         this.space();
+        this.calls.push(this.call());
       }
     } catch (error) {
       if (error instanceof Incomplete) return { calls: this.calls, state: "open" };
@@ -57,7 +71,7 @@ class PythonicList {
     }
   }
 
-  private call(): { name: string; arguments: string } {
+  private call(): ReadCall {
     const name = this.identifier();
     this.space();
     this.expect("(");
@@ -66,7 +80,7 @@ class PythonicList {
       this.space();
       if (this.peek() === ")") {
         this.at += 1;
-        return { name, arguments: `{${pairs.join(", ")}}` };
+        return { name, arguments: `{${pairs.join(", ")}}`, end: this.at };
       }
       const key = this.identifier();
       this.space();
@@ -187,8 +201,9 @@ const PYTHON_START = "<|python_start|>";
 const PYTHON_END = "<|python_end|>";
 
 export class PythonicToolReader extends RegionReader {
-  /** Everything written so far (a list is read again from its start as it grows). */
+  /** Everything written so far; a list is read on from right after its last call read. */
   private text = "";
+  private resume = 0;
   /** "list" while the output may still be a call list; "content" once it is not; "done" after the list. */
   private mode: "undecided" | "list" | "content" | "done" = "undecided";
   /** Llama 4's tags were around the output: <|python_end|> is dropped wherever it comes. */
@@ -230,8 +245,9 @@ export class PythonicToolReader extends RegionReader {
       return;
     }
     if (this.mode !== "list") return;
-    const { calls, state } = new PythonicList(this.text).read();
-    for (const call of calls.slice(this.out.calls.length)) {
+    const { calls, state } = new PythonicList(this.text, this.resume).read();
+    this.resume = calls.at(-1)?.end ?? this.resume;
+    for (const call of calls) {
       const body = `{"name": ${JSON.stringify(call.name)}, "arguments": ${call.arguments}}`;
       const region = newRegion();
       this.out.read(region, body);

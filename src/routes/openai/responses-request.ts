@@ -140,7 +140,7 @@ export function responsesLogprobs(body: ResponsesRequest): number | undefined {
 }
 
 /** Where the Responses API puts a tool's parameters and the named choice's name: flat, not under `function`. */
-export const RESPONSES_FIELDS: ToolFieldNames = { parameters: (index) => `tools.${index}.parameters`, choiceName: "tool_choice.name", namedChoice: '{"type": "function", "name": …}' };
+export const RESPONSES_FIELDS: ToolFieldNames = { parameters: (index) => `tools.${index}.parameters`, choiceName: "tool_choice.name", namedChoice: '{"type": "function", "name": …}', defaultChoice: "tool_choice" };
 
 /** The request's tools as the chat template reads them: chat's {type, function} form, numbers kept as written. */
 export async function templateTools(request: { text(): Promise<string> }): Promise<LosslessJson[]> {

@@ -182,7 +182,7 @@ const responseChunk = jsonTemplate((response) => ({ response }));
  * With tools, the text before the calls as the deltas, and the calls once whole, in one
  * `{"response": "", "tool_calls": […]}` event before the usage (`call`: each one's shape).
  */
-export function workersAiChunks(tools?: { mode: ToolMode; call: (call: ToolCall) => unknown }): StreamFormat {
+export function workersAiChunks(tools?: { mode: ToolMode; call: (call: ToolCall) => object }): StreamFormat {
   if (tools === undefined) {
     return {
       opening: () => [],
@@ -198,7 +198,7 @@ export function workersAiChunks(tools?: { mode: ToolMode; call: (call: ToolCall)
     text: ({ text }) => content(reader.push(text).content),
     // Each call with its index, as OpenAI's stream deltas have it: workers-ai-provider joins a
     // streamed call's pieces by index (a call without one is read as index 0).
-    done: () => [...content(reader.end().content), ...(reader.calls.length === 0 ? [] : [{ response: "", tool_calls: reader.calls.map((call, index) => ({ index, ...(tools.call(call) as object) })) }])],
+    done: () => [...content(reader.end().content), ...(reader.calls.length === 0 ? [] : [{ response: "", tool_calls: reader.calls.map((call, index) => ({ index, ...tools.call(call) })) }])],
     usage: (usage) => [{ response: "", usage }],
   };
 }

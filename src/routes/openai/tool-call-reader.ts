@@ -176,14 +176,19 @@ export function toolCallsIn(text: string, mode: ForcedToolMode, newId: () => str
   return reader.calls;
 }
 
+/** Each "auto" parser's reader (every parser a manifest may name has one). */
+const AUTO_READERS: Record<ToolCallParser, (newId: () => string) => ToolTextReader> = {
+  hermes: (newId) => new HermesToolReader(newId),
+  llama3_json: (newId) => new Llama3JsonToolReader(newId),
+  llama4_json: (newId) => new Llama3JsonToolReader(newId),
+  mistral: (newId) => new MistralToolReader(newId),
+  pythonic: (newId) => new PythonicToolReader(newId),
+  llama4_pythonic: (newId) => new PythonicToolReader(newId, true),
+};
+
 /** The reader of a tool choice's text. */
 export function toolReader(mode: ToolMode, newId: () => string = toolCallId): ToolTextReader {
-  if (mode.kind === "auto") {
-    if (mode.parser === "hermes") return new HermesToolReader(newId);
-    if (mode.parser === "mistral") return new MistralToolReader(newId);
-    if (mode.parser === "pythonic" || mode.parser === "llama4_pythonic") return new PythonicToolReader(newId, mode.parser === "llama4_pythonic");
-    return new Llama3JsonToolReader(newId);
-  }
+  if (mode.kind === "auto") return AUTO_READERS[mode.parser](newId);
   const reader = new ToolCallReader(mode, newId);
   return { calls: reader.calls, push: (text) => ({ content: "", calls: reader.push(text) }), end: () => ({ content: "", calls: [] }) };
 }

@@ -1,5 +1,5 @@
 // One tool call's JSON object, read as it is written — the part every tool-call format shares
-// (hermes-tool-reader.ts, llama3-tool-reader.ts, mistral-tool-reader.ts): the object's own
+// (hermes-, llama3-, mistral- and pythonic-tool-reader.ts): the object's own
 // keys are found by a scan that skips nested values and strings, so a "name" inside the
 // arguments is not the call's; the name is sent once whole, as soon as it is written, then the
 // arguments as they are written — the value after the arguments' key, read to its balanced end
@@ -7,6 +7,14 @@
 import type { ToolCall, ToolCallDelta, ToolReading, ToolTextReader } from "./tool-call-reader";
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
+
+/** The length of the longest suffix of `text` that is a proper prefix of `tag` (vLLM's partial_tag_overlap). */
+export function partialTagOverlap(text: string, tag: string): number {
+  for (let length = Math.min(text.length, tag.length - 1); length > 0; length -= 1) {
+    if (text.endsWith(tag.slice(0, length))) return length;
+  }
+  return 0;
+}
 
 /** Where the scan of an object's own keys stands (depth 1 is the object's own level). */
 interface KeyScan {

@@ -84,11 +84,14 @@ export interface ToolFieldNames {
   choiceName: string;
   /** The named choice as the request writes it, for messages. */
   namedChoice: string;
+  /** The field a refusal of the default choice ("auto" with no parser) names: tool_choice, or (Workers AI's, which rarely sends one) tools. */
+  defaultChoice: string;
 }
-const CHAT_FIELDS: ToolFieldNames = {
+export const CHAT_FIELDS: ToolFieldNames = {
   parameters: (index) => `tools.${index}.function.parameters`,
   choiceName: "tool_choice.function.name",
   namedChoice: '{"type": "function", "function": {"name": …}}',
+  defaultChoice: "tool_choice",
 };
 
 /** How the request's tools are used (undefined: text alone); a choice this service cannot honour is a 400 naming it. */
@@ -107,7 +110,7 @@ export function toolPlanOf(body: ToolBody, model: ToolModel, names: ToolFieldNam
       400,
       "invalid_request",
       `tool_choice "auto"${detail} needs a parser for the model's own tool-call format, and model ${model.name} names none: send tool_choice "required", a named function (${names.namedChoice}), or "none"`,
-      { field: "tool_choice" },
+      { field: body.tool_choice == null ? names.defaultChoice : "tool_choice" },
     );
   }
   const structuredToo = (body.response_format != null && body.response_format.type !== "text") || body.structured_outputs != null;
