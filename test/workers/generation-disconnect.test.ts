@@ -84,6 +84,18 @@ describe.skipIf(origin === null)("client disconnect → origin abort", () => {
     expect(tokensAfterAbort).toBeLessThanOrEqual(1);
   });
 
+  it("Workers AI's /v1/run with tools (the model choosing): cancelling its stream aborts the origin request", async () => {
+    const before = await originCounters(origin!.url);
+    // The tools take ~150 of the tiny LLM's 512 tokens of context: 300 new tokens leave room.
+    const tools = [{ name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } }];
+    const { reader } = await openStream(undefined, { model: undefined, prompt: undefined, messages: [{ role: "user", content: "The long story of the town began" }], tools, max_tokens: 300 }, "/v1/run/tiny-llm");
+    await reader.cancel();
+    const { counters, tokensAfterAbort } = await afterAbort(origin!.url, before);
+    expect(counters.aborted).toBe(before.aborted + 1);
+    expect(counters.running).toBe(0);
+    expect(tokensAfterAbort).toBeLessThanOrEqual(1);
+  });
+
   it("a batch of eight prompts, not streamed: the client leaving aborts the six running, and the two queued never start", async () => {
     const before = await originCounters(origin!.url);
     const controller = new AbortController();
