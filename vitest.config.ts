@@ -9,14 +9,23 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", testTimeout: 60_000 },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+        },
       },
       {
         plugins: [
           cloudflareTest(async () => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { ...TEST_SECRETS, ALLOW_ANONYMOUS: "false", TEST_MIGRATIONS: await readD1Migrations("migrations") },
+              bindings: {
+                ...TEST_SECRETS,
+                ALLOW_ANONYMOUS: "false",
+                TEST_MIGRATIONS: await readD1Migrations("migrations"),
+              },
               // A second database that never gets the migrations (webhooks answer 503 not_configured).
               d1Databases: { EMPTY_DB: "empty-db" },
             },
@@ -26,7 +35,12 @@ export default defineConfig({
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
           setupFiles: ["test/workers/apply-migrations.ts"],
-          globalSetup: ["test/workers/ibm-setup.ts", "test/workers/origin-setup.ts", "test/workers/generation-setup.ts", "test/workers/images-setup.ts"],
+          globalSetup: [
+            "test/workers/ibm-setup.ts",
+            "test/workers/origin-setup.ts",
+            "test/workers/generation-setup.ts",
+            "test/workers/images-setup.ts",
+          ],
           testTimeout: 30_000,
         },
       },

@@ -4,8 +4,13 @@ import { z } from "zod";
 
 const LOOPBACK = ["127.0.0.1", "::1", "localhost"];
 
-const list = (value: string) => value.split(",").map((item) => item.trim()).filter(Boolean);
-const integer = (fallback: number, min: number) => z.coerce.number().int().min(min).default(fallback);
+const list = (value: string) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+const integer = (fallback: number, min: number) =>
+  z.coerce.number().int().min(min).default(fallback);
 
 const ConfigSchema = z.object({
   ORIGIN_HOST: z.string().min(1).default("127.0.0.1"),
@@ -61,7 +66,9 @@ export interface OriginConfig {
 export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
-    throw new Error(`Invalid origin configuration: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+    throw new Error(
+      `Invalid origin configuration: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+    );
   }
   const c = parsed.data;
   if (!c.ORIGIN_API_KEY && !LOOPBACK.includes(c.ORIGIN_HOST)) {
@@ -72,7 +79,8 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
     port: c.ORIGIN_PORT,
     apiKey: c.ORIGIN_API_KEY,
     modelsDir: c.ORIGIN_MODELS,
-    executionProviders: c.ORIGIN_EXECUTION_PROVIDERS === undefined ? undefined : list(c.ORIGIN_EXECUTION_PROVIDERS),
+    executionProviders:
+      c.ORIGIN_EXECUTION_PROVIDERS === undefined ? undefined : list(c.ORIGIN_EXECUTION_PROVIDERS),
     intraOpThreads: c.ORIGIN_INTRA_OP_THREADS,
     maxBatch: c.ORIGIN_MAX_BATCH,
     maxWaiting: c.ORIGIN_MAX_WAITING,

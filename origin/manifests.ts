@@ -3,7 +3,13 @@
 // graph its engine runs — a tensor model its "model" graph, a text-generation model the
 // one `generation.graph` names (or an override: tests run `decoder-fp32` for exact parity
 // with PyTorch).
-import { DIFFUSION_GRAPHS, ManifestSchema, type Graph, type TextGenerationManifest, type TextToImageManifest } from "../src/models/manifest";
+import {
+  type DIFFUSION_GRAPHS,
+  ManifestSchema,
+  type Graph,
+  type TextGenerationManifest,
+  type TextToImageManifest,
+} from "../src/models/manifest";
 
 export type { Graph };
 export type GenerationConfig = TextGenerationManifest["generation"];
@@ -14,8 +20,24 @@ export type DiffusionGraphFiles = Record<(typeof DIFFUSION_GRAPHS)[number], Grap
 export type OriginManifest =
   | { kind: "tensor"; name: string; version: string; task: string; graph: Graph }
   /** `tokenizer`: the file structured outputs read the tokens' bytes from. */
-  | { kind: "generation"; name: string; version: string; task: string; graph: Graph; generation: GenerationConfig; tokenizer: TokenizerRef }
-  | { kind: "diffusion"; name: string; version: string; task: string; graph: Graph; graphs: DiffusionGraphFiles; diffusion: DiffusionConfig };
+  | {
+      kind: "generation";
+      name: string;
+      version: string;
+      task: string;
+      graph: Graph;
+      generation: GenerationConfig;
+      tokenizer: TokenizerRef;
+    }
+  | {
+      kind: "diffusion";
+      name: string;
+      version: string;
+      task: string;
+      graph: Graph;
+      graphs: DiffusionGraphFiles;
+      diffusion: DiffusionConfig;
+    };
 
 /** Reads one manifest; a missing graph is a clear error naming the ones there are. */
 export function parseManifest(json: unknown, graphOverride?: string): OriginManifest {
@@ -28,13 +50,37 @@ export function parseManifest(json: unknown, graphOverride?: string): OriginMani
       if (found === undefined) throw new Error(`Model "${name}" has no graph "${graph}"`);
       return found;
     };
-    const graphs = { text_encoder: pick("text_encoder"), unet: pick("unet"), vae_decoder: pick("vae_decoder") };
-    return { kind: "diffusion", name, version, task, graph: graphs.unet, graphs, diffusion: manifest.diffusion };
+    const graphs = {
+      text_encoder: pick("text_encoder"),
+      unet: pick("unet"),
+      vae_decoder: pick("vae_decoder"),
+    };
+    return {
+      kind: "diffusion",
+      name,
+      version,
+      task,
+      graph: graphs.unet,
+      graphs,
+      diffusion: manifest.diffusion,
+    };
   }
-  const graphName = manifest.task === "text-generation" ? (graphOverride ?? manifest.generation.graph) : "model";
+  const graphName =
+    manifest.task === "text-generation" ? (graphOverride ?? manifest.generation.graph) : "model";
   const graph = manifest.graphs[graphName];
-  if (graph === undefined) throw new Error(`Model "${name}" has no graph "${graphName}" (has ${Object.keys(manifest.graphs).join(", ")})`);
+  if (graph === undefined)
+    throw new Error(
+      `Model "${name}" has no graph "${graphName}" (has ${Object.keys(manifest.graphs).join(", ")})`,
+    );
   return manifest.task === "text-generation"
-    ? { kind: "generation", name, version, task, graph, generation: manifest.generation, tokenizer: manifest.tokenizer }
+    ? {
+        kind: "generation",
+        name,
+        version,
+        task,
+        graph,
+        generation: manifest.generation,
+        tokenizer: manifest.tokenizer,
+      }
     : { kind: "tensor", name, version, task, graph };
 }

@@ -14,19 +14,36 @@ export interface ModelFolder {
 export function listModelFolders(root: string): ModelFolder[] {
   return readdirSync(root)
     .sort()
-    .filter((name) => statSync(join(root, name)).isDirectory() && existsSync(join(root, name, "manifest.json")))
-    .map((name) => ({ dir: join(root, name), manifest: JSON.parse(readFileSync(join(root, name, "manifest.json"), "utf8")) }));
+    .filter(
+      (name) =>
+        statSync(join(root, name)).isDirectory() && existsSync(join(root, name, "manifest.json")),
+    )
+    .map((name) => ({
+      dir: join(root, name),
+      manifest: JSON.parse(readFileSync(join(root, name, "manifest.json"), "utf8")),
+    }));
 }
 
 /** Reads a graph file, refusing it unless it has the given sha256. */
-export async function readVerifiedFile(dir: string, file: string, sha256: string): Promise<Uint8Array> {
+export async function readVerifiedFile(
+  dir: string,
+  file: string,
+  sha256: string,
+): Promise<Uint8Array> {
   const bytes = await readFile(join(dir, file));
   const actual = createHash("sha256").update(bytes).digest("hex");
-  if (actual !== sha256) throw new Error(`${file} failed its integrity check (sha256 ${actual}, manifest says ${sha256})`);
+  if (actual !== sha256)
+    throw new Error(
+      `${file} failed its integrity check (sha256 ${actual}, manifest says ${sha256})`,
+    );
   return bytes;
 }
 
 /** A file the model can serve without (its tokenizer, for structured outputs): undefined when absent, refused when it fails its check. */
-export async function readOptionalVerifiedFile(dir: string, file: string, sha256: string): Promise<Uint8Array | undefined> {
+export async function readOptionalVerifiedFile(
+  dir: string,
+  file: string,
+  sha256: string,
+): Promise<Uint8Array | undefined> {
   return existsSync(join(dir, file)) ? readVerifiedFile(dir, file, sha256) : undefined;
 }

@@ -44,34 +44,62 @@ export interface ModelHost {
 }
 
 export function createModelHost(config: OriginConfig): ModelHost {
-  const settings = { executionProviders: config.executionProviders, intraOpThreads: config.intraOpThreads };
+  const settings = {
+    executionProviders: config.executionProviders,
+    intraOpThreads: config.intraOpThreads,
+  };
   const models = new Map<string, HostedModel>();
   const registry = new Registry();
-  const decoders = () => [...models.values()].flatMap((model) => (model.decoder === undefined ? [] : [model.decoder]));
+  const decoders = () =>
+    [...models.values()].flatMap((model) => (model.decoder === undefined ? [] : [model.decoder]));
 
-  const folders = listModelFolders(config.modelsDir).map((folder) => ({ folder, manifest: parseManifest(folder.manifest, config.generationGraph) }));
-  const contextLengths = folders.flatMap(({ manifest }) => (manifest.kind === "generation" ? [manifest.generation.contextLength] : []));
+  const folders = listModelFolders(config.modelsDir).map((folder) => ({
+    folder,
+    manifest: parseManifest(folder.manifest, config.generationGraph),
+  }));
+  const contextLengths = folders.flatMap(({ manifest }) =>
+    manifest.kind === "generation" ? [manifest.generation.contextLength] : [],
+  );
   const metrics: VllmMetrics = createVllmMetrics(
     registry,
-    () => decoders().map((engine) => ({ modelName: engine.modelName, running: () => engine.runningCount, waiting: () => engine.waitingCount, kvCacheBytes: () => engine.kvCacheBytes, prefixCacheBytes: () => engine.prefixCacheBytes })),
+    () =>
+      decoders().map((engine) => ({
+        modelName: engine.modelName,
+        running: () => engine.runningCount,
+        waiting: () => engine.waitingCount,
+        kvCacheBytes: () => engine.kvCacheBytes,
+        prefixCacheBytes: () => engine.prefixCacheBytes,
+      })),
     Math.max(1, ...contextLengths),
   );
 
   const diffusionMetrics = createDiffusionMetrics(registry, () =>
-    [...models.values()].flatMap((model) => (model.diffusion === undefined ? [] : [{ model: model.manifest.name, value: model.diffusion.runningCount }])),
+    [...models.values()].flatMap((model) =>
+      model.diffusion === undefined
+        ? []
+        : [{ model: model.manifest.name, value: model.diffusion.runningCount }],
+    ),
   );
 
   const load = async (folder: { dir: string }, model: HostedModel) => {
     try {
       if (model.manifest.kind === "diffusion") {
-        model.diffusion = await loadDiffusionEngine(folder.dir, model.manifest, settings, config, diffusionMetrics);
+        model.diffusion = await loadDiffusionEngine(
+          folder.dir,
+          model.manifest,
+          settings,
+          config,
+          diffusionMetrics,
+        );
         model.status = "ready";
         return;
       }
       const { graph } = model.manifest;
       const bytes = await readVerifiedFile(folder.dir, graph.file, graph.sha256);
       if (model.manifest.kind === "generation") {
-        const split = config.splitAttention ? splitAttention(bytes, model.manifest.generation.layers) : null;
+        const split = config.splitAttention
+          ? splitAttention(bytes, model.manifest.generation.layers)
+          : null;
         // Logits for the last position only: with the rewrites (the graph as exported stays as exported).
         const last = split !== null ? lastPositionLogits(split) : null;
         const stepGraph = last ?? split ?? bytes;
@@ -80,17 +108,52 @@ export function createModelHost(config: OriginConfig): ModelHost {
         const { name, generation, tokenizer: ref } = model.manifest;
         // The tokens' bytes for structured outputs, verified as the graph is; a folder without the file serves none.
         const tokenizerBytes = await readOptionalVerifiedFile(folder.dir, ref.file, ref.sha256);
-        if (tokenizerBytes === undefined) console.error(JSON.stringify({ event: "structured_outputs_off", model: name, reason: `no ${ref.file}` }));
-        const tokenizer = tokenizerBytes === undefined ? undefined : { file: ref.file, bytes: tokenizerBytes };
-        const limits = { maxBatch: config.maxBatch, maxWaiting: config.maxWaiting, prefillTokensPerStep: config.prefillTokensPerStep, prefixCacheBytes: config.prefixCacheBytes };
+        if (tokenizerBytes === undefined)
+          console.error(
+            JSON.stringify({
+              event: "structured_outputs_off",
+              model: name,
+              reason: `no ${ref.file}`,
+            }),
+          );
+        const tokenizer =
+          tokenizerBytes === undefined ? undefined : { file: ref.file, bytes: tokenizerBytes };
+        const limits = {
+          maxBatch: config.maxBatch,
+          maxWaiting: config.maxWaiting,
+          prefillTokensPerStep: config.prefillTokensPerStep,
+          prefixCacheBytes: config.prefixCacheBytes,
+        };
         if (config.decoderThread) {
-          const thread = new DecoderThread({ modelName: name, generation, limits, settings, stepGraph, prefillGraph, splitAttention: split !== null, ...(tokenizer === undefined ? {} : { tokenizer }) }, metrics);
+          const thread = new DecoderThread(
+            {
+              modelName: name,
+              generation,
+              limits,
+              settings,
+              stepGraph,
+              prefillGraph,
+              splitAttention: split !== null,
+              ...(tokenizer === undefined ? {} : { tokenizer }),
+            },
+            metrics,
+          );
           await thread.ready;
           model.decoder = thread;
         } else {
           const session = await createSession(stepGraph, settings);
-          const prefillSession = prefillGraph !== null ? await createSession(prefillGraph, settings) : session;
-          model.decoder = new DecoderEngine(name, session, generation, limits, metrics, split !== null, prefillSession, tokenizer === undefined ? undefined : loadVocabulary(tokenizer, generation.vocabSize));
+          const prefillSession =
+            prefillGraph !== null ? await createSession(prefillGraph, settings) : session;
+          model.decoder = new DecoderEngine(
+            name,
+            session,
+            generation,
+            limits,
+            metrics,
+            split !== null,
+            prefillSession,
+            tokenizer === undefined ? undefined : loadVocabulary(tokenizer, generation.vocabSize),
+          );
         }
         model.mode = `${split === null ? "graph as exported" : `split attention${last === null ? "" : ", last-position logits"}${prefillGraph === null ? "" : "; prefill as exported, last-position logits"}`}; ${config.decoderThread ? "own thread" : "HTTP thread"}`;
       } else {
@@ -100,12 +163,21 @@ export function createModelHost(config: OriginConfig): ModelHost {
     } catch (error) {
       model.status = "failed";
       model.failure = error instanceof Error ? error.message : String(error);
-      console.error(JSON.stringify({ event: "model_failed", model: model.manifest.name, error: model.failure }));
+      console.error(
+        JSON.stringify({ event: "model_failed", model: model.manifest.name, error: model.failure }),
+      );
     }
   };
 
   const loads = folders.map(({ folder, manifest }) => {
-    const model: HostedModel = { manifest, status: "loading", failure: undefined, tensor: undefined, decoder: undefined, mode: undefined };
+    const model: HostedModel = {
+      manifest,
+      status: "loading",
+      failure: undefined,
+      tensor: undefined,
+      decoder: undefined,
+      mode: undefined,
+    };
     models.set(manifest.name, model);
     return load(folder, model);
   });
@@ -117,7 +189,12 @@ export function createModelHost(config: OriginConfig): ModelHost {
     find(name, field) {
       const model = models.get(name);
       if (model === undefined) {
-        throw new ServiceError(404, "model_not_found", `No model named "${name}" (available: ${[...models.keys()].join(", ")})`, { field });
+        throw new ServiceError(
+          404,
+          "model_not_found",
+          `No model named "${name}" (available: ${[...models.keys()].join(", ")})`,
+          { field },
+        );
       }
       return model;
     },
@@ -126,7 +203,12 @@ export function createModelHost(config: OriginConfig): ModelHost {
     },
     requireReady(model) {
       if (model.status === "ready") return;
-      throw new ServiceError(503, "model_not_ready", `Model "${model.manifest.name}" is not ready: ${model.failure ?? "loading"}`, { headers: { "retry-after": "5" } });
+      throw new ServiceError(
+        503,
+        "model_not_ready",
+        `Model "${model.manifest.name}" is not ready: ${model.failure ?? "loading"}`,
+        { headers: { "retry-after": "5" } },
+      );
     },
   };
 }

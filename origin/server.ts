@@ -15,7 +15,7 @@ import { readConfig } from "./config";
 import { executionProvidersFor } from "./engines/onnx-session";
 import { createModelHost } from "./model-host";
 
-let config;
+let config: ReturnType<typeof readConfig>;
 try {
   config = readConfig(process.env);
 } catch (error) {
@@ -27,11 +27,18 @@ const app = createOriginApp(host, config);
 const providers = executionProvidersFor(config).join(", ");
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
-  const models = [...host.models.values()].map((model) => `${model.manifest.name} ${model.manifest.version}`).join(", ");
+  const models = [...host.models.values()]
+    .map((model) => `${model.manifest.name} ${model.manifest.version}`)
+    .join(", ");
   console.log(`origin listening on http://${config.host}:${info.port} (${providers}): ${models}`);
 });
 void host.loaded.then(() => {
-  const states = [...host.models.values()].map((model) => `${model.manifest.name} ${model.status}${model.mode === undefined ? "" : ` (${model.mode})`}`).join(", ");
+  const states = [...host.models.values()]
+    .map(
+      (model) =>
+        `${model.manifest.name} ${model.status}${model.mode === undefined ? "" : ` (${model.mode})`}`,
+    )
+    .join(", ");
   console.log(`origin models loaded: ${states}`);
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

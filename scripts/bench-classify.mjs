@@ -27,7 +27,12 @@ import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 import { findWorkerd, mainThreadCpuMs, processCpuMs } from "./lib/workerd-cpu.mjs";
 
 const { values: options } = parseArgs({
-  options: { texts: { type: "string", default: "200" }, restarts: { type: "string", default: "3" }, "cold-only": { type: "boolean", default: false }, baseline: { type: "string" } },
+  options: {
+    texts: { type: "string", default: "200" },
+    restarts: { type: "string", default: "3" },
+    "cold-only": { type: "boolean", default: false },
+    baseline: { type: "string" },
+  },
 });
 const TEXTS = Number(options.texts);
 const RESTARTS = Number(options.restarts);
@@ -37,13 +42,21 @@ const BLOCK = 20;
 const dir = "models/spam-classifier";
 const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8"));
 
-
 // The edge's preprocessing: first maxChars characters, first maxLength ids (src/tokenizers/batch.ts).
 // The tokenizer's source JSON: the Worker's compact tokenizer.bin gives the same ids (test/unit/tokenizer-parity.test.ts).
-const tokenizer = new Tokenizer(JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.source?.file ?? manifest.tokenizer.file}`, "utf8")), {});
-const texts = loadSplits().test.slice(0, TEXTS).map((row) => row.text);
+const tokenizer = new Tokenizer(
+  JSON.parse(
+    readFileSync(`${dir}/${manifest.tokenizer.source?.file ?? manifest.tokenizer.file}`, "utf8"),
+  ),
+  {},
+);
+const texts = loadSplits()
+  .test.slice(0, TEXTS)
+  .map((row) => row.text);
 const ids = texts.map((text) =>
-  tokenizer.encode(text.slice(0, manifest.tokenizer.maxChars), { add_special_tokens: false }).ids.slice(0, manifest.tokenizer.maxLength),
+  tokenizer
+    .encode(text.slice(0, manifest.tokenizer.maxChars), { add_special_tokens: false })
+    .ids.slice(0, manifest.tokenizer.maxLength),
 );
 const meanTokens = ids.reduce((sum, row) => sum + row.length, 0) / ids.length;
 
@@ -57,25 +70,54 @@ const runner = (ort, session) => (i) => {
   });
 };
 
-const nativeOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
+const nativeOptions = {
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  executionMode: "sequential",
+  graphOptimizationLevel: "all",
+};
 ortWeb.env.wasm.numThreads = 1;
 const results = {};
 // The three in-process engines take turns in blocks of BLOCK texts (scripts/lib/stats.mjs).
-if (!options["cold-only"]) [results.nativeFp32, results.nativeInt8, results.wasmInt8] = await timeInterleaved(
-  [
-    runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.graphs.reference.file}`, nativeOptions)),
-    runner(ortNode, await ortNode.InferenceSession.create(`${dir}/${manifest.graphs.model.file}`, nativeOptions)),
-    runner(ortWeb, await ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.graphs.model.file}`), { executionProviders: ["wasm"], graphOptimizationLevel: "all" })),
-  ],
-  { inputs: ids.length, block: BLOCK, warmupMs: WARMUP_MS },
-);
+if (!options["cold-only"])
+  [results.nativeFp32, results.nativeInt8, results.wasmInt8] = await timeInterleaved(
+    [
+      runner(
+        ortNode,
+        await ortNode.InferenceSession.create(
+          `${dir}/${manifest.graphs.reference.file}`,
+          nativeOptions,
+        ),
+      ),
+      runner(
+        ortNode,
+        await ortNode.InferenceSession.create(
+          `${dir}/${manifest.graphs.model.file}`,
+          nativeOptions,
+        ),
+      ),
+      runner(
+        ortWeb,
+        await ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.graphs.model.file}`), {
+          executionProviders: ["wasm"],
+          graphOptimizationLevel: "all",
+        }),
+      ),
+    ],
+    { inputs: ids.length, block: BLOCK, warmupMs: WARMUP_MS },
+  );
 
 // --- the Worker in workerd, over loopback -------------------------------------------------
-const startWorker = () => startWranglerDev({ persistTo: ".wrangler/bench-state", vars: { API_KEYS: "bench-key" } });
+const startWorker = () =>
+  startWranglerDev({ persistTo: ".wrangler/bench-state", vars: { API_KEYS: "bench-key" } });
 
 const headers = { authorization: "Bearer bench-key", "content-type": "application/json" };
 const classify = (url, text) =>
-  fetch(`${url}/v1/classify`, { method: "POST", headers, body: JSON.stringify({ model: manifest.name, input: text }) });
+  fetch(`${url}/v1/classify`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ model: manifest.name, input: text }),
+  });
 const infer = (url, row, key = "bench-key") =>
   fetch(`${url}/v2/models/${manifest.name}/infer`, {
     method: "POST",
@@ -83,7 +125,12 @@ const infer = (url, row, key = "bench-key") =>
     body: JSON.stringify({
       inputs: [
         { name: "input_ids", shape: [1, row.length], datatype: "INT64", data: row },
-        { name: "attention_mask", shape: [1, row.length], datatype: "INT64", data: row.map(() => 1) },
+        {
+          name: "attention_mask",
+          shape: [1, row.length],
+          datatype: "INT64",
+          data: row.map(() => 1),
+        },
       ],
     }),
   });
@@ -106,7 +153,10 @@ if (!options["cold-only"]) {
   let origin;
   try {
     origin = await startOrigin({ ORIGIN_API_KEY: "origin-bench-key" });
-    results.originInfer = await timeRequests((row) => infer(origin.url, row, "origin-bench-key"), ids);
+    results.originInfer = await timeRequests(
+      (row) => infer(origin.url, row, "origin-bench-key"),
+      ids,
+    );
   } finally {
     await origin?.stop();
   }
@@ -118,7 +168,8 @@ if (!options["cold-only"]) {
 // (its own start, the Worker's top-level evaluation and the WASM module's compilation).
 // With --baseline REF the same starts run alternately on a checkout of REF (git archive).
 const checkouts = [{ name: "this checkout", cwd: undefined }];
-if (options.baseline !== undefined) checkouts.push({ name: `baseline ${options.baseline}`, cwd: baselineCheckout(options.baseline) });
+if (options.baseline !== undefined)
+  checkouts.push({ name: `baseline ${options.baseline}`, cwd: baselineCheckout(options.baseline) });
 
 function baselineCheckout(ref) {
   const dir = resolve("node_modules/.cache/bench-baseline");
@@ -130,10 +181,21 @@ function baselineCheckout(ref) {
 }
 
 async function coldStart(cwd, requests, config = undefined) {
-  const worker = await startWranglerDev({ persistTo: ".wrangler/bench-state", vars: { API_KEYS: "bench-key" }, cwd, config });
+  const worker = await startWranglerDev({
+    persistTo: ".wrangler/bench-state",
+    vars: { API_KEYS: "bench-key" },
+    cwd,
+    config,
+  });
   try {
     const workerd = findWorkerd(worker.pid);
-    const result = { startMs: worker.startMs, startCpuMs: processCpuMs(workerd), startMainCpuMs: mainThreadCpuMs(workerd), wall: [], cpu: [] };
+    const result = {
+      startMs: worker.startMs,
+      startCpuMs: processCpuMs(workerd),
+      startMainCpuMs: mainThreadCpuMs(workerd),
+      wall: [],
+      cpu: [],
+    };
     for (const [name, request] of requests) {
       const cpuBefore = processCpuMs(workerd);
       const started = performance.now();
@@ -158,8 +220,14 @@ async function coldStart(cwd, requests, config = undefined) {
 // With preloaded models (manifest `preload`) the two readiness phases find them loaded.
 const PHASES = [
   ["isolate: first request (GET /v2/health/live)", (url) => fetch(`${url}/v2/health/live`)],
-  ["fraud-gru ready (ORT init + session unless preloaded)", (url) => fetch(`${url}/v2/models/fraud-gru/ready`, { headers })],
-  ["spam ready (session + tokenizer unless preloaded)", (url) => fetch(`${url}/v2/models/spam-classifier/ready`, { headers })],
+  [
+    "fraud-gru ready (ORT init + session unless preloaded)",
+    (url) => fetch(`${url}/v2/models/fraud-gru/ready`, { headers }),
+  ],
+  [
+    "spam ready (session + tokenizer unless preloaded)",
+    (url) => fetch(`${url}/v2/models/spam-classifier/ready`, { headers }),
+  ],
   ["first run in a request (OIP infer, ids in)", (url) => infer(url, ids[0])],
   ["first /v1/classify (route, tokenizer, a second run)", (url) => classify(url, texts[0])],
   ["second /v1/classify (warm)", (url) => classify(url, texts[0])],
@@ -185,7 +253,10 @@ function createEmptyWorker() {
   const config = readFileSync("wrangler.toml", "utf8");
   const setting = (name) => new RegExp(`^${name} = .*$`, "m").exec(config)?.[0] ?? "";
   writeFileSync(join(dir, "index.js"), 'export default { fetch: () => new Response("ok") };\n');
-  writeFileSync(join(dir, "wrangler.toml"), `name = "bench-empty"\nmain = "index.js"\n${setting("compatibility_date")}\n${setting("compatibility_flags")}\n`);
+  writeFileSync(
+    join(dir, "wrangler.toml"),
+    `name = "bench-empty"\nmain = "index.js"\n${setting("compatibility_date")}\n${setting("compatibility_flags")}\n`,
+  );
   return join(dir, "wrangler.toml");
 }
 if (!options["cold-only"]) {
@@ -199,46 +270,92 @@ if (!options["cold-only"]) {
   }
 }
 
-const bundleLine = options["cold-only"] ? undefined : execFileSync("node", ["scripts/bundle-size.mjs"], { encoding: "utf8" }).trim().split("\n").at(-1);
+const bundleLine = options["cold-only"]
+  ? undefined
+  : execFileSync("node", ["scripts/bundle-size.mjs"], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .at(-1);
 
 // --- report ---------------------------------------------------------------------------------
 const ms = (value) => value.toFixed(2).padStart(8);
-const row = (name, stats, note = "") => console.log(`| ${name.padEnd(44)} | ${ms(stats.p50)} | ${ms(stats.p99)} | ${note}`);
+const row = (name, stats, note = "") =>
+  console.log(`| ${name.padEnd(44)} | ${ms(stats.p50)} | ${ms(stats.p99)} | ${note}`);
 if (!options["cold-only"]) {
-  console.log(`\n${texts.length} held-out SpamAssassin texts, batch 1, mean ${meanTokens.toFixed(0)} tokens, one thread; ms`);
+  console.log(
+    `\n${texts.length} held-out SpamAssassin texts, batch 1, mean ${meanTokens.toFixed(0)} tokens, one thread; ms`,
+  );
   console.log(`| ${"path".padEnd(44)} |      p50 |      p99 | ratio (p50)`);
   console.log(`|${"-".repeat(46)}|----------|----------|------------`);
   row("onnxruntime-node native FP32 (session.run)", results.nativeFp32, "1.00× (baseline)");
-  row("onnxruntime-node native INT8 (session.run)", results.nativeInt8, `${(results.nativeInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32`);
-  row("onnxruntime-web WASM INT8 in Node (session.run)", results.wasmInt8, `${(results.wasmInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32, ${(results.wasmInt8.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8`);
+  row(
+    "onnxruntime-node native INT8 (session.run)",
+    results.nativeInt8,
+    `${(results.nativeInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32`,
+  );
+  row(
+    "onnxruntime-web WASM INT8 in Node (session.run)",
+    results.wasmInt8,
+    `${(results.wasmInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32, ${(results.wasmInt8.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8`,
+  );
   row("workerd: GET /v2/health/live (HTTP floor)", results.workerdHealth);
-  row("workerd: POST /v2/models/…/infer (ids → logits)", results.workerdInfer, `${(results.workerdInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
-  row("workerd: POST /v1/classify (text → labels)", results.workerdClassify, `${(results.workerdClassify.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32 incl. HTTP + tokenize`);
-  row("reference origin: POST /v2/models/…/infer", results.originInfer, `${(results.originInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`);
+  row(
+    "workerd: POST /v2/models/…/infer (ids → logits)",
+    results.workerdInfer,
+    `${(results.workerdInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`,
+  );
+  row(
+    "workerd: POST /v1/classify (text → labels)",
+    results.workerdClassify,
+    `${(results.workerdClassify.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32 incl. HTTP + tokenize`,
+  );
+  row(
+    "reference origin: POST /v2/models/…/infer",
+    results.originInfer,
+    `${(results.originInfer.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8 incl. HTTP`,
+  );
 }
 const p50 = (values) => percentile(values, 50);
 for (const [k, checkout] of checkouts.entries()) {
   const { first, phases } = cold[k];
   const firstWall = first.map((r) => r.wall[0]);
   console.log(`\ncold start (${checkout.name}, p50 over ${RESTARTS} fresh workerd starts):`);
-  console.log(`  first /v1/classify after a fresh workerd: ${p50(firstWall).toFixed(0)} ms wall (${firstWall.map((v) => v.toFixed(0)).join(", ")}), workerd CPU ${p50(first.map((r) => r.cpu[0])).toFixed(0)} ms`);
+  console.log(
+    `  first /v1/classify after a fresh workerd: ${p50(firstWall).toFixed(0)} ms wall (${firstWall.map((v) => v.toFixed(0)).join(", ")}), workerd CPU ${p50(first.map((r) => r.cpu[0])).toFixed(0)} ms`,
+  );
   const starts = [...first, ...phases];
   const startCpu = p50(starts.map((r) => r.startCpuMs));
   const emptyCpu = p50(emptyStarts.map((r) => r.startCpuMs));
-  const mainCpu = p50(starts.map((r) => r.startMainCpuMs)) - p50(emptyStarts.map((r) => r.startMainCpuMs));
-  console.log(`  wrangler dev start-up: ${p50(starts.map((r) => r.startMs)).toFixed(0)} ms wall; workerd CPU until ready ${startCpu.toFixed(0)} ms`);
-  console.log(`  the Worker's own start-up (bundle + top level: ORT, preloaded models): ${(startCpu - emptyCpu).toFixed(0)} ms CPU beyond an empty Worker's ${emptyCpu.toFixed(0)} ms, of which the main threads ${mainCpu.toFixed(0)} ms (the rest: V8's helper threads)`);
+  const mainCpu =
+    p50(starts.map((r) => r.startMainCpuMs)) - p50(emptyStarts.map((r) => r.startMainCpuMs));
+  console.log(
+    `  wrangler dev start-up: ${p50(starts.map((r) => r.startMs)).toFixed(0)} ms wall; workerd CPU until ready ${startCpu.toFixed(0)} ms`,
+  );
+  console.log(
+    `  the Worker's own start-up (bundle + top level: ORT, preloaded models): ${(startCpu - emptyCpu).toFixed(0)} ms CPU beyond an empty Worker's ${emptyCpu.toFixed(0)} ms, of which the main threads ${mainCpu.toFixed(0)} ms (the rest: V8's helper threads)`,
+  );
   console.log(`  ${"phase".padEnd(52)} ${"wall ms".padStart(8)} ${"CPU ms".padStart(8)}`);
   for (const [index, [name]] of PHASES.entries()) {
-    console.log(`  ${name.padEnd(52)} ${p50(phases.map((r) => r.wall[index])).toFixed(0).padStart(8)} ${p50(phases.map((r) => r.cpu[index])).toFixed(0).padStart(8)}`);
+    console.log(
+      `  ${name.padEnd(52)} ${p50(phases.map((r) => r.wall[index]))
+        .toFixed(0)
+        .padStart(8)} ${p50(phases.map((r) => r.cpu[index]))
+        .toFixed(0)
+        .padStart(8)}`,
+    );
   }
 }
 if (checkouts.length === 2) {
   const ratio = (pick) => p50(cold[1].first.map(pick)) / p50(cold[0].first.map(pick));
-  console.log(`\nfirst /v1/classify, baseline ÷ this checkout: wall ×${ratio((r) => r.wall[0]).toFixed(2)}, workerd CPU ×${ratio((r) => r.cpu[0]).toFixed(2)}`);
+  console.log(
+    `\nfirst /v1/classify, baseline ÷ this checkout: wall ×${ratio((r) => r.wall[0]).toFixed(2)}, workerd CPU ×${ratio((r) => r.cpu[0]).toFixed(2)}`,
+  );
   const startCpu = (k) => p50([...cold[k].first, ...cold[k].phases].map((r) => r.startCpuMs));
   const delta = startCpu(0) - startCpu(1);
-  console.log(`start-up, this checkout − baseline: workerd CPU until ready ${delta >= 0 ? "+" : ""}${delta.toFixed(0)} ms`);
+  console.log(
+    `start-up, this checkout − baseline: workerd CPU until ready ${delta >= 0 ? "+" : ""}${delta.toFixed(0)} ms`,
+  );
 }
-if (results.workerdClassify !== undefined) console.log(`warm /v1/classify p50: ${results.workerdClassify.p50.toFixed(2)} ms`);
+if (results.workerdClassify !== undefined)
+  console.log(`warm /v1/classify p50: ${results.workerdClassify.p50.toFixed(2)} ms`);
 if (bundleLine !== undefined) console.log(bundleLine);

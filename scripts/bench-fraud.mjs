@@ -35,29 +35,76 @@ const BATCH = 16;
 const IBM = "../shared/external/ibm-ccf/ccf_gru_static_tf2onnx_OS_new.onnx";
 const manifest = JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8"));
 
-
 const input = (width) => tabFormerLikeInput(7, BATCH, width, 7);
 
-const native = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
+const native = {
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  executionMode: "sequential",
+  graphOptimizationLevel: "all",
+};
 ortWeb.env.wasm.numThreads = 1;
 const web = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
 const width = manifest.features.count;
 const ours = { name: "transactions", data: input(width), shape: [7, BATCH, width] };
 const entries = [
-  { label: "ours INT8, onnxruntime-web WASM", ort: ortWeb, session: await ortWeb.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.graphs.model.file}`), web), ...ours },
-  { label: "ours INT8, onnxruntime-node native", ort: ortNode, session: await ortNode.InferenceSession.create(`models/fraud-gru/${manifest.graphs.model.file}`, native), ...ours },
-  { label: "ours FP32, onnxruntime-web WASM", ort: ortWeb, session: await ortWeb.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.graphs.reference.file}`), web), ...ours },
-  { label: "ours FP32, onnxruntime-node native", ort: ortNode, session: await ortNode.InferenceSession.create(`models/fraud-gru/${manifest.graphs.reference.file}`, native), ...ours },
+  {
+    label: "ours INT8, onnxruntime-web WASM",
+    ort: ortWeb,
+    session: await ortWeb.InferenceSession.create(
+      readFileSync(`models/fraud-gru/${manifest.graphs.model.file}`),
+      web,
+    ),
+    ...ours,
+  },
+  {
+    label: "ours INT8, onnxruntime-node native",
+    ort: ortNode,
+    session: await ortNode.InferenceSession.create(
+      `models/fraud-gru/${manifest.graphs.model.file}`,
+      native,
+    ),
+    ...ours,
+  },
+  {
+    label: "ours FP32, onnxruntime-web WASM",
+    ort: ortWeb,
+    session: await ortWeb.InferenceSession.create(
+      readFileSync(`models/fraud-gru/${manifest.graphs.reference.file}`),
+      web,
+    ),
+    ...ours,
+  },
+  {
+    label: "ours FP32, onnxruntime-node native",
+    ort: ortNode,
+    session: await ortNode.InferenceSession.create(
+      `models/fraud-gru/${manifest.graphs.reference.file}`,
+      native,
+    ),
+    ...ours,
+  },
 ];
 if (existsSync(IBM)) {
   const ibm = { name: "input", data: input(220), shape: [7, BATCH, 220] };
   entries.push(
-    { label: "IBM GRU FP32, onnxruntime-web WASM", ort: ortWeb, session: await ortWeb.InferenceSession.create(readFileSync(IBM), web), ...ibm },
-    { label: "IBM GRU FP32, onnxruntime-node native", ort: ortNode, session: await ortNode.InferenceSession.create(IBM, native), ...ibm },
+    {
+      label: "IBM GRU FP32, onnxruntime-web WASM",
+      ort: ortWeb,
+      session: await ortWeb.InferenceSession.create(readFileSync(IBM), web),
+      ...ibm,
+    },
+    {
+      label: "IBM GRU FP32, onnxruntime-node native",
+      ort: ortNode,
+      session: await ortNode.InferenceSession.create(IBM, native),
+      ...ibm,
+    },
   );
 }
 // The engines take turns in blocks of BLOCK runs after a warm-up each (scripts/lib/stats.mjs).
-for (const entry of entries) entry.feeds = { [entry.name]: new entry.ort.Tensor("float32", entry.data, entry.shape) };
+for (const entry of entries)
+  entry.feeds = { [entry.name]: new entry.ort.Tensor("float32", entry.data, entry.shape) };
 const summaries = await timeInterleaved(
   entries.map((entry) => () => entry.session.run(entry.feeds)),
   { inputs: RUNS, block: BLOCK, warmupMs: WARMUP_MS },
@@ -67,8 +114,15 @@ const rows = entries.map((entry, k) => [entry.label, summaries[k]]);
 // --- webhooks against wrangler dev ----------------------------------------------------------
 const SECRET = "whsec_bench";
 const state = ".wrangler/bench-state";
-execFileSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { stdio: "ignore" });
-const worker = await startWranglerDev({ persistTo: state, vars: { STRIPE_WEBHOOK_SECRET: SECRET, API_KEYS: "bench" } });
+execFileSync(
+  "npx",
+  ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+  { stdio: "ignore" },
+);
+const worker = await startWranglerDev({
+  persistTo: state,
+  vars: { STRIPE_WEBHOOK_SECRET: SECRET, API_KEYS: "bench" },
+});
 
 const run = Date.now().toString(36);
 function event(i) {
@@ -88,7 +142,15 @@ function event(i) {
         authorization_method: i % 3 === 0 ? "online" : "chip",
         card: { id: card },
         pending_request: { amount: 500 + ((i * 7919) % 90_000), currency: "usd" },
-        merchant_data: { category_code: "5411", city: "Richmond", state: "VA", postal_code: "23229", country: "US", name: "GROCER", network_id: String(-2607170448330360210n + BigInt(i % 40)) },
+        merchant_data: {
+          category_code: "5411",
+          city: "Richmond",
+          state: "VA",
+          postal_code: "23229",
+          country: "US",
+          name: "GROCER",
+          network_id: String(-2607170448330360210n + BigInt(i % 40)),
+        },
       },
     },
   };
@@ -128,8 +190,19 @@ const p50Of = (prefix) => rows.find(([name]) => name.startsWith(prefix))?.[1].p5
 const ibmNative = p50Of("IBM GRU FP32, onnxruntime-node");
 const ownNative = p50Of("ours FP32, onnxruntime-node");
 const ratio = (p50, base) => (base ? `${(p50 / base).toFixed(2)}×` : "-");
-console.log(`\nmodel latency, batch ${BATCH}, window 7, one thread, engines interleaved in blocks of ${BLOCK} runs; ms`);
-console.log("| model and runtime | p50 | p99 | p50 / ours FP32 native | p50 / IBM GRU native |\n|---|---|---|---|---|");
-for (const [name, { p50, p99 }] of rows) console.log(`| ${name} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${ratio(p50, ownNative)} | ${ratio(p50, ibmNative)} |`);
-console.log(`\nStripe issuing_authorization.request → {approved}, ${EVENTS} events over 50 cards, ${CONCURRENCY} in flight, wrangler dev on loopback:`);
-console.log(`p50 ${webhook.p50.toFixed(1)} ms, p99 ${webhook.p99.toFixed(1)} ms, ${webhook.perSecond.toFixed(0)} decisions/s (D1 write + Durable Object history per decision)`);
+console.log(
+  `\nmodel latency, batch ${BATCH}, window 7, one thread, engines interleaved in blocks of ${BLOCK} runs; ms`,
+);
+console.log(
+  "| model and runtime | p50 | p99 | p50 / ours FP32 native | p50 / IBM GRU native |\n|---|---|---|---|---|",
+);
+for (const [name, { p50, p99 }] of rows)
+  console.log(
+    `| ${name} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${ratio(p50, ownNative)} | ${ratio(p50, ibmNative)} |`,
+  );
+console.log(
+  `\nStripe issuing_authorization.request → {approved}, ${EVENTS} events over 50 cards, ${CONCURRENCY} in flight, wrangler dev on loopback:`,
+);
+console.log(
+  `p50 ${webhook.p50.toFixed(1)} ms, p99 ${webhook.p99.toFixed(1)} ms, ${webhook.perSecond.toFixed(0)} decisions/s (D1 write + Durable Object history per decision)`,
+);

@@ -30,33 +30,62 @@ const { values: options } = parseArgs({
     graph: { type: "string" },
   },
 });
-const [ROUNDS, NEW, MIN_TOKENS] = [Number(options.rounds), Number(options["new-tokens"]), Number(options["min-tokens"])];
+const [ROUNDS, NEW, MIN_TOKENS] = [
+  Number(options.rounds),
+  Number(options["new-tokens"]),
+  Number(options["min-tokens"]),
+];
 const DIR = `models/${options.model}`;
-const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), options.graph);
-if (manifest.kind !== "generation") throw new Error(`${options.model} is not a text-generation model`);
+const manifest = parseManifest(
+  JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")),
+  options.graph,
+);
+if (manifest.kind !== "generation")
+  throw new Error(`${options.model} is not a text-generation model`);
 const { generation } = manifest;
 const bytes = await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256);
 const settings = { executionProviders: ["cpu"], intraOpThreads: 1 };
 const split = splitAttention(bytes, generation.layers);
 const stepGraph = split === null ? null : lastPositionLogits(split);
 const prefillGraph = lastPositionLogits(bytes);
-if (stepGraph === null || prefillGraph === null) throw new Error("the decoder graph does not have the exported pattern");
+if (stepGraph === null || prefillGraph === null)
+  throw new Error("the decoder graph does not have the exported pattern");
 const registry = new Registry();
 const engine = new DecoderEngine(
   manifest.name,
   await createSession(stepGraph, settings),
   generation,
-  { maxBatch: 64, maxWaiting: 256, prefillTokensPerStep: 2048, prefixCacheBytes: Number(process.env.ORIGIN_PREFIX_CACHE_MIB ?? 64) * 2 ** 20 },
+  {
+    maxBatch: 64,
+    maxWaiting: 256,
+    prefillTokensPerStep: 2048,
+    prefixCacheBytes: Number(process.env.ORIGIN_PREFIX_CACHE_MIB ?? 64) * 2 ** 20,
+  },
   createVllmMetrics(registry, () => [], generation.contextLength),
   true,
   await createSession(prefillGraph, settings),
 );
-const counter = (name: string) => Number(/ (\S+)$/.exec(registry.render().split("\n").find((line) => line.startsWith(`${name}{`)) ?? " 0")?.[1]);
+const counter = (name: string) =>
+  Number(
+    / (\S+)$/.exec(
+      registry
+        .render()
+        .split("\n")
+        .find((line) => line.startsWith(`${name}{`)) ?? " 0",
+    )?.[1],
+  );
 
 /** The same deterministic prompts as bench-origin.mjs. */
 function prompt(length: number, seed: number): number[] {
   let state = (seed * 2654435761) >>> 0;
-  return [generation.bosTokenId ?? 1, ...Array.from({ length: length - 1 }, () => 7 + ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % (generation.vocabSize - 7)))];
+  return [
+    generation.bosTokenId ?? 1,
+    ...Array.from(
+      { length: length - 1 },
+      () =>
+        7 + ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % (generation.vocabSize - 7)),
+    ),
+  ];
 }
 
 interface Cell {
@@ -70,15 +99,31 @@ interface Cell {
  * requests back to back (≥ --min-tokens per cell); the rate counts the tokens generated while
  * all clients are busy (until the first is done) over that time; CPU over the whole cell.
  */
-async function cell(context: number, streams: number, round: number, minTokens = MIN_TOKENS): Promise<Cell> {
+async function cell(
+  context: number,
+  streams: number,
+  round: number,
+  minTokens = MIN_TOKENS,
+): Promise<Cell> {
   const reps = Math.max(2, Math.ceil(minTokens / (streams * NEW)));
-  const [steps0, prefill0] = [counter("origin_decode_step_cpu_seconds_total"), counter("origin_prefill_cpu_seconds_total")];
+  const [steps0, prefill0] = [
+    counter("origin_decode_step_cpu_seconds_total"),
+    counter("origin_prefill_cpu_seconds_total"),
+  ];
   const [started, cpu0] = [performance.now(), process.cpuUsage()];
   const clients = await Promise.all(
     Array.from({ length: streams }, async (_, i) => {
       const arrivals: number[] = [];
       for (let rep = 0; rep < reps; rep++) {
-        const params = { promptIds: prompt(context - NEW, round * 100_000 + rep * 1000 + i), maxTokens: NEW, minTokens: 0, sampling: GREEDY, seed: 1, stopTokenIds: [], ignoreEos: true };
+        const params = {
+          promptIds: prompt(context - NEW, round * 100_000 + rep * 1000 + i),
+          maxTokens: NEW,
+          minTokens: 0,
+          sampling: GREEDY,
+          seed: 1,
+          stopTokenIds: [],
+          ignoreEos: true,
+        };
         const request = engine.submit(params, new AbortController().signal);
         for await (const _step of request.steps) arrivals.push(performance.now());
       }
@@ -88,28 +133,42 @@ async function cell(context: number, streams: number, round: number, minTokens =
   const used = process.cpuUsage(cpu0);
   const cpu = (used.user + used.system) / 1e6;
   const tokens = clients.reduce((sum, times) => sum + times.length, 0);
-  if (tokens !== streams * reps * NEW) throw new Error(`expected ${streams * reps * NEW} tokens, got ${tokens}`);
+  if (tokens !== streams * reps * NEW)
+    throw new Error(`expected ${streams * reps * NEW} tokens, got ${tokens}`);
   const end = Math.min(...clients.map((times) => times.at(-1)!));
   const inWindow = clients.reduce((sum, times) => sum + times.filter((t) => t <= end).length, 0);
   const requests = streams * reps;
-  const [steps, prefill] = [counter("origin_decode_step_cpu_seconds_total") - steps0, counter("origin_prefill_cpu_seconds_total") - prefill0];
+  const [steps, prefill] = [
+    counter("origin_decode_step_cpu_seconds_total") - steps0,
+    counter("origin_prefill_cpu_seconds_total") - prefill0,
+  ];
   return {
     tokensPerSecond: inWindow / ((end - started) / 1000),
     tokensPerCpuSecond: tokens / cpu,
-    cpuPerStream: { prefill: (prefill / requests) * 1000, decode: (steps / requests) * 1000, total: (cpu / requests) * 1000 },
+    cpuPerStream: {
+      prefill: (prefill / requests) * 1000,
+      decode: (steps / requests) * 1000,
+      total: (cpu / requests) * 1000,
+    },
   };
 }
 
-const contexts = options.contexts.split(",").map((context) => Math.min(Number(context), generation.contextLength));
+const contexts = options.contexts
+  .split(",")
+  .map((context) => Math.min(Number(context), generation.contextLength));
 const concurrency = options.concurrency.split(",").map(Number);
 const keys = contexts.flatMap((context) => concurrency.map((streams) => ({ context, streams })));
-const results = new Map(keys.map(({ context, streams }) => [`${context}:${streams}`, [] as Cell[]]));
+const results = new Map(
+  keys.map(({ context, streams }) => [`${context}:${streams}`, [] as Cell[]]),
+);
 for (const { context, streams } of keys) await cell(context, streams, 99, 0); // warm-up (two requests per client)
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 === 0 ? keys : [...keys].reverse();
-  for (const { context, streams } of order) results.get(`${context}:${streams}`)!.push(await cell(context, streams, round));
+  for (const { context, streams } of order)
+    results.get(`${context}:${streams}`)!.push(await cell(context, streams, round));
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 for (const { context, streams } of keys) {
   const cells = results.get(`${context}:${streams}`)!;
   const part = (key: keyof Cell["cpuPerStream"]) => median(cells.map((c) => c.cpuPerStream[key]));

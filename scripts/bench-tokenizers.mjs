@@ -21,18 +21,28 @@ import { buildCorpus } from "./tokenizers/corpus.mjs";
 import { REFERENCE_TOKENIZERS, compactTokenizer, tokenizerFiles } from "./tokenizers/sources.mjs";
 
 const { values: options } = parseArgs({
-  options: { only: { type: "string" }, repeat: { type: "string", default: "3" }, "skip-hf": { type: "boolean", default: false } },
+  options: {
+    only: { type: "string" },
+    repeat: { type: "string", default: "3" },
+    "skip-hf": { type: "boolean", default: false },
+  },
 });
 const REPEAT = Number(options.repeat);
-const names = options.only ? options.only.split(",") : ["llama3", "qwen3", "gemma3", "deepseek-v3", "gpt-oss"];
+const names = options.only
+  ? options.only.split(",")
+  : ["llama3", "qwen3", "gemma3", "deepseek-v3", "gpt-oss"];
 
 const documents = loadSplits().test.map((row) => row.text);
 const corpus = buildCorpus().map((entry) => entry.text);
 const sizes = documents.map((d) => d.length).sort((a, b) => a - b);
-const docChars = sizes.reduce((a, b) => a + b, 0);
+const _docChars = sizes.reduce((a, b) => a + b, 0);
 const docBytes = documents.reduce((n, d) => n + Buffer.byteLength(d), 0);
-console.log(`held-out documents: ${documents.length} SpamAssassin test-split mails, ${(docBytes / 1e6).toFixed(2)} MB UTF-8, median ${sizes[sizes.length >> 1]} chars, p90 ${sizes[Math.floor(sizes.length * 0.9)]}, max ${sizes.at(-1)}`);
-console.log(`heap corpus: ${corpus.length} strings, ${(corpus.reduce((n, t) => n + t.length, 0) / 1e6).toFixed(2)} M UTF-16 units (scripts/tokenizers/corpus.mjs)`);
+console.log(
+  `held-out documents: ${documents.length} SpamAssassin test-split mails, ${(docBytes / 1e6).toFixed(2)} MB UTF-8, median ${sizes[sizes.length >> 1]} chars, p90 ${sizes[Math.floor(sizes.length * 0.9)]}, max ${sizes.at(-1)}`,
+);
+console.log(
+  `heap corpus: ${corpus.length} strings, ${(corpus.reduce((n, t) => n + t.length, 0) / 1e6).toFixed(2)} M UTF-16 units (scripts/tokenizers/corpus.mjs)`,
+);
 
 const bundled = await build({
   entryPoints: ["scripts/tokenizers/bench-worker.mjs"],
@@ -49,7 +59,8 @@ const workerCode = bundled.outputFiles[0].text;
 async function inspector(mf) {
   const base = await mf.getInspectorURL();
   const targets = await (await fetch(`http://${base.host}/json`)).json();
-  const target = targets.find((t) => t.title?.includes("bench") || t.id?.includes("bench")) ?? targets[0];
+  const target =
+    targets.find((t) => t.title?.includes("bench") || t.id?.includes("bench")) ?? targets[0];
   const socket = new WebSocketClient(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
     socket.once("open", resolve);
@@ -73,7 +84,11 @@ async function inspector(mf) {
     async heapMB(pump) {
       let done = false;
       const collected = call("HeapProfiler.collectGarbage").then(() => (done = true));
-      while (!done) await Promise.race([collected, pump().then(() => new Promise((resolve) => setTimeout(resolve, 50)))]);
+      while (!done)
+        await Promise.race([
+          collected,
+          pump().then(() => new Promise((resolve) => setTimeout(resolve, 50))),
+        ]);
       const usage = await call("Runtime.getHeapUsage");
       return usage.usedSize / 2 ** 20;
     },
@@ -81,7 +96,9 @@ async function inspector(mf) {
   };
 }
 
-const debug = process.env.BENCH_DEBUG ? (...args) => console.error(new Date().toISOString(), ...args) : () => {};
+const debug = process.env.BENCH_DEBUG
+  ? (...args) => console.error(new Date().toISOString(), ...args)
+  : () => {};
 
 async function inWorkerd(kind, file) {
   debug("workerd", kind, file);
@@ -103,7 +120,13 @@ async function inWorkerd(kind, file) {
   try {
     const session = await inspector(mf);
     debug("inspector open");
-    const request = async (path, body) => (await mf.dispatchFetch(`http://bench${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) })).json();
+    const request = async (path, body) =>
+      (
+        await mf.dispatchFetch(
+          `http://bench${path}`,
+          body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+        )
+      ).json();
     const pump = () => mf.dispatchFetch("http://bench/ping").then((r) => r.arrayBuffer());
     const heapBefore = await session.heapMB(pump);
     const load = await request(`/load?kind=${kind}`);
@@ -148,15 +171,27 @@ for (const name of names) {
   const ours = await inWorkerd("compact", compactPath);
   const hf = options["skip-hf"] ? undefined : await inWorkerd("json", files.json);
   const rust = rustSingleThreaded(files.json);
-  if (hf !== undefined && hf.tokens !== ours.tokens) console.log(`!! ${name}: @huggingface/tokenizers gave ${hf.tokens} tokens, ours ${ours.tokens}`);
-  if (rust.tokens !== ours.tokens) console.log(`!! ${name}: Rust gave ${rust.tokens} tokens, ours ${ours.tokens}`);
+  if (hf !== undefined && hf.tokens !== ours.tokens)
+    console.log(
+      `!! ${name}: @huggingface/tokenizers gave ${hf.tokens} tokens, ours ${ours.tokens}`,
+    );
+  if (rust.tokens !== ours.tokens)
+    console.log(`!! ${name}: Rust gave ${rust.tokens} tokens, ours ${ours.tokens}`);
   rows.push({ name, ours, hf, rust, jsonBytes: readFileSync(files.json).length });
-  console.log(`\n${name}: ${ours.tokens} tokens in the held-out documents; tokenizer.json ${(rows.at(-1).jsonBytes / 1e6).toFixed(1)} MB, compact ${(ours.bytes / 1e6).toFixed(1)} MB`);
-  console.log("  impl                     load ms  ready ms  sha256 ms  heap empty/loaded/after corpus (MB)  encode MB/s  decode MB/s");
+  console.log(
+    `\n${name}: ${ours.tokens} tokens in the held-out documents; tokenizer.json ${(rows.at(-1).jsonBytes / 1e6).toFixed(1)} MB, compact ${(ours.bytes / 1e6).toFixed(1)} MB`,
+  );
+  console.log(
+    "  impl                     load ms  ready ms  sha256 ms  heap empty/loaded/after corpus (MB)  encode MB/s  decode MB/s",
+  );
   const line = (label, r, extra = "") =>
     console.log(
       `  ${label.padEnd(24)} ${r.loadMs.toFixed(1).padStart(7)}  ${(r.readyMs ?? r.loadMs).toFixed(1).padStart(8)}  ${(r.sha256Ms ?? NaN).toFixed(1).padStart(9)}  ${
-        r.heapBefore === undefined ? "".padStart(35) : `${r.heapBefore.toFixed(1)} / ${r.heapLoaded.toFixed(1)} / ${r.heapCorpus.toFixed(1)}`.padStart(35)
+        r.heapBefore === undefined
+          ? "".padStart(35)
+          : `${r.heapBefore.toFixed(1)} / ${r.heapLoaded.toFixed(1)} / ${r.heapCorpus.toFixed(1)}`.padStart(
+              35,
+            )
       }  ${mbps(r.encodeMs).padStart(11)}  ${mbps(r.decodeMs).padStart(11)}${extra}`,
     );
   line("compact (ours, workerd)", ours);
@@ -164,7 +199,11 @@ for (const name of names) {
   line("Rust, 1 thread (Node)", rust, `  (RSS ${(rust.rss / 2 ** 20).toFixed(0)} MB)`);
   console.log(
     `  ratios ours vs Rust 1T: encode ×${(rust.encodeMs / ours.encodeMs).toFixed(2)}, decode ×${(rust.decodeMs / ours.decodeMs).toFixed(2)}` +
-      (hf === undefined ? "" : `; ours vs @huggingface: load ×${(hf.readyMs / ours.readyMs).toFixed(0)}, heap ×${((hf.heapLoaded - hf.heapBefore) / Math.max(0.1, ours.heapLoaded - ours.heapBefore)).toFixed(0)}, encode ×${(hf.encodeMs / ours.encodeMs).toFixed(2)}, decode ×${(hf.decodeMs / ours.decodeMs).toFixed(2)}`),
+      (hf === undefined
+        ? ""
+        : `; ours vs @huggingface: load ×${(hf.readyMs / ours.readyMs).toFixed(0)}, heap ×${((hf.heapLoaded - hf.heapBefore) / Math.max(0.1, ours.heapLoaded - ours.heapBefore)).toFixed(0)}, encode ×${(hf.encodeMs / ours.encodeMs).toFixed(2)}, decode ×${(hf.decodeMs / ours.decodeMs).toFixed(2)}`),
   );
 }
-console.log(`\nfigures: ${new Date().toISOString()}, node ${process.version}, ${(await import("node:os")).cpus()[0].model}`);
+console.log(
+  `\nfigures: ${new Date().toISOString()}, node ${process.version}, ${(await import("node:os")).cpus()[0].model}`,
+);

@@ -15,7 +15,9 @@ function build(jsonPath, outPath) {
   const bytes = compileTokenizer(JSON.parse(readFileSync(jsonPath, "utf8")), config);
   writeFileSync(outPath, bytes);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  console.log(`${outPath}: ${bytes.length} bytes, sha256 ${sha256} (${(performance.now() - started).toFixed(0)} ms from ${jsonPath})`);
+  console.log(
+    `${outPath}: ${bytes.length} bytes, sha256 ${sha256} (${(performance.now() - started).toFixed(0)} ms from ${jsonPath})`,
+  );
   return { sha256, bytes: bytes.length };
 }
 
@@ -29,8 +31,16 @@ if (args[0] === "--json") {
     if (!existsSync(manifestPath)) continue;
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
     if (manifest.tokenizer === undefined) continue;
-    const source = createHash("sha256").update(readFileSync(join(dir, "tokenizer.json"))).digest("hex");
-    manifest.tokenizer = { ...manifest.tokenizer, file: "tokenizer.bin", sha256: built.sha256, bytes: built.bytes, source: { file: "tokenizer.json", sha256: source } };
+    const source = createHash("sha256")
+      .update(readFileSync(join(dir, "tokenizer.json")))
+      .digest("hex");
+    manifest.tokenizer = {
+      ...manifest.tokenizer,
+      file: "tokenizer.bin",
+      sha256: built.sha256,
+      bytes: built.bytes,
+      source: { file: "tokenizer.json", sha256: source },
+    };
     writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
     console.log(`${manifestPath}: tokenizer -> tokenizer.bin`);
   }

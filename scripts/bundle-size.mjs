@@ -12,7 +12,9 @@ const BUDGET_GZIP_BYTES = 7 * 1024 * 1024;
 const outdir = "dist";
 
 rmSync(outdir, { recursive: true, force: true });
-execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir], { stdio: ["ignore", "ignore", "inherit"] });
+execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir], {
+  stdio: ["ignore", "ignore", "inherit"],
+});
 
 function* files(dir) {
   for (const entry of readdirSync(dir)) {
@@ -34,7 +36,8 @@ for (const path of files(outdir)) {
   rows.push([relative(outdir, path), bytes.length, compressed]);
 }
 rows.sort((a, b) => b[2] - a[2]);
-for (const [name, size, compressed] of rows) console.log(`${mib(size).padStart(11)} raw ${mib(compressed).padStart(11)} gzip  ${name}`);
+for (const [name, size, compressed] of rows)
+  console.log(`${mib(size).padStart(11)} raw ${mib(compressed).padStart(11)} gzip  ${name}`);
 console.log(`bundle: ${mib(raw)} raw, ${mib(gzip)} gzip (budget ${mib(BUDGET_GZIP_BYTES)} gzip)`);
 if (gzip > BUDGET_GZIP_BYTES) {
   console.error(`bundle over budget by ${mib(gzip - BUDGET_GZIP_BYTES)}`);

@@ -20,14 +20,18 @@ import * as ortWeb from "onnxruntime-web";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
 import { timeInterleaved } from "./lib/stats.mjs";
 
-const { values: options } = parseArgs({ options: { inputs: { type: "string", default: "300" }, runs: { type: "string", default: "300" } } });
+const { values: options } = parseArgs({
+  options: { inputs: { type: "string", default: "300" }, runs: { type: "string", default: "300" } },
+});
 const INPUTS = Number(options.inputs);
 const CALIBRATION = 64; // seeds 1..64; accuracy inputs use seeds 1000.. (never calibrated on)
 const RUNS = Number(options.runs);
 const PY = process.env.PYTHON ?? "/usr/bin/python3";
 const DIR = "../shared/external/ibm-ccf";
 const OUT = ".cache/ibm";
-const T = 7, BATCH = 16, WIDTH = 220;
+const T = 7,
+  BATCH = 16,
+  WIDTH = 220;
 const MODELS = [
   { name: "GRU", file: "ccf_gru_static_tf2onnx_OS_new.onnx", key: "gru" },
   { name: "LSTM", file: "ccf_lstm_static_tf2onnx_OS_new.onnx", key: "lstm" },
@@ -35,15 +39,25 @@ const MODELS = [
 
 const input = (seed) => tabFormerLikeInput(T, BATCH, WIDTH, seed);
 
-const native = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" };
+const native = {
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  executionMode: "sequential",
+  graphOptimizationLevel: "all",
+};
 ortWeb.env.wasm.numThreads = 1;
 const web = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
 
 async function open(ort, path) {
-  const session = await ort.InferenceSession.create(ort === ortWeb ? readFileSync(path) : path, ort === ortWeb ? web : native);
+  const session = await ort.InferenceSession.create(
+    ort === ortWeb ? readFileSync(path) : path,
+    ort === ortWeb ? web : native,
+  );
   return {
     async run(data) {
-      const result = await session.run({ [session.inputNames[0]]: new ort.Tensor("float32", data, [T, BATCH, WIDTH]) });
+      const result = await session.run({
+        [session.inputNames[0]]: new ort.Tensor("float32", data, [T, BATCH, WIDTH]),
+      });
       return result[session.outputNames[0]].data; // [7, 16, 1]
     },
   };
@@ -56,9 +70,13 @@ async function calibrateAndQuantize(fp32, out, prefix) {
   execFileSync(PY, ["scripts/quantize.py", "--probe", fp32, probePath], { stdio: "inherit" });
   const session = await ortNode.InferenceSession.create(probePath, native);
   const probes = session.outputNames.slice(1);
-  const ranges = Object.fromEntries(probes.map((name) => [name, { min: Infinity, max: -Infinity }]));
+  const ranges = Object.fromEntries(
+    probes.map((name) => [name, { min: Infinity, max: -Infinity }]),
+  );
   for (let seed = 1; seed <= CALIBRATION; seed++) {
-    const result = await session.run({ [session.inputNames[0]]: new ortNode.Tensor("float32", input(seed), [T, BATCH, WIDTH]) });
+    const result = await session.run({
+      [session.inputNames[0]]: new ortNode.Tensor("float32", input(seed), [T, BATCH, WIDTH]),
+    });
     for (const name of probes) {
       for (const value of result[name].data) {
         ranges[name].min = Math.min(ranges[name].min, value);
@@ -66,8 +84,15 @@ async function calibrateAndQuantize(fp32, out, prefix) {
       }
     }
   }
-  writeFileSync(`${prefix}.calibration.json`, JSON.stringify({ inputs: CALIBRATION * BATCH, ranges }));
-  execFileSync(PY, ["scripts/quantize.py", fp32, out, "--calibration", `${prefix}.calibration.json`], { stdio: "inherit" });
+  writeFileSync(
+    `${prefix}.calibration.json`,
+    JSON.stringify({ inputs: CALIBRATION * BATCH, ranges }),
+  );
+  execFileSync(
+    PY,
+    ["scripts/quantize.py", fp32, out, "--calibration", `${prefix}.calibration.json`],
+    { stdio: "inherit" },
+  );
 }
 
 const lastStep = (y) => y.subarray((T - 1) * BATCH, T * BATCH);
@@ -97,10 +122,21 @@ for (const model of MODELS) {
     originalWeb: await open(ortWeb, original),
     int8Web: await open(ortWeb, int8),
   };
-  let exact = 0, sumExact = 0, maxQ = 0, sumQ = 0, countQ = 0, webGap = 0, maxS = 0, sumS = 0;
+  let exact = 0,
+    sumExact = 0,
+    maxQ = 0,
+    sumQ = 0,
+    countQ = 0,
+    webGap = 0,
+    maxS = 0,
+    sumS = 0;
   for (let k = 0; k < INPUTS; k++) {
     const data = input(1000 + k);
-    const [a, b, q] = [await sessions.original.run(data), await sessions.unrolled.run(data), await sessions.int8.run(data)];
+    const [a, b, q] = [
+      await sessions.original.run(data),
+      await sessions.unrolled.run(data),
+      await sessions.int8.run(data),
+    ];
     for (let i = 0; i < a.length; i++) {
       const d = Math.abs(a[i] - b[i]);
       exact = Math.max(exact, d);
@@ -123,7 +159,8 @@ for (const model of MODELS) {
   }
   // FP32 rounding + ORT's approximate Sigmoid/Tanh differ slightly between the fused GRU/LSTM
   // kernels and the unrolled ops; a mistake in the rewrite would show up as >= 1e-2.
-  if (exact > 1e-3) throw new Error(`${model.name}: unrolled FP32 differs from the original by ${exact}`);
+  if (exact > 1e-3)
+    throw new Error(`${model.name}: unrolled FP32 differs from the original by ${exact}`);
   const data = input(7);
   rows.push({
     model: model.name,
@@ -137,7 +174,9 @@ for (const model of MODELS) {
     sizes: [kb(original), kb(unrolled), kb(int8)],
     p50: (
       await timeInterleaved(
-        [sessions.original, sessions.int8, sessions.originalWeb, sessions.int8Web].map((session) => () => session.run(data)),
+        [sessions.original, sessions.int8, sessions.originalWeb, sessions.int8Web].map(
+          (session) => () => session.run(data),
+        ),
         { inputs: RUNS, block: 25, warmupMs: 2000 },
       )
     ).map((summary) => summary.p50),
@@ -145,10 +184,16 @@ for (const model of MODELS) {
 }
 
 if (rows.length) {
-  console.log(`\nIBM CCF models, input [7, 16, 220] (seeded, ~5% ones, last 2 columns uniform); ${INPUTS} inputs for accuracy, p50 of ${RUNS} runs, batch 16, one thread`);
-  console.log("| model | orig vs unrolled FP32, all steps: max / mean abs | INT8 (dynamic) vs FP32 last-step score: max / mean abs | INT8 (static) vs FP32: max / mean abs | INT8 native vs WASM max abs | size orig / unrolled FP32 / INT8 | p50 ms FP32 native | INT8 native | FP32 WASM | INT8 WASM |");
+  console.log(
+    `\nIBM CCF models, input [7, 16, 220] (seeded, ~5% ones, last 2 columns uniform); ${INPUTS} inputs for accuracy, p50 of ${RUNS} runs, batch 16, one thread`,
+  );
+  console.log(
+    "| model | orig vs unrolled FP32, all steps: max / mean abs | INT8 (dynamic) vs FP32 last-step score: max / mean abs | INT8 (static) vs FP32: max / mean abs | INT8 native vs WASM max abs | size orig / unrolled FP32 / INT8 | p50 ms FP32 native | INT8 native | FP32 WASM | INT8 WASM |",
+  );
   console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
-    console.log(`| ${r.model} | ${fmt(r.exact)} / ${fmt(r.meanExact)} | ${fmt(r.maxQ)} / ${fmt(r.meanQ)} | ${fmt(r.maxS)} / ${fmt(r.meanS)} | ${fmt(r.webGap)} | ${r.sizes.join(" / ")} | ${r.p50.map((x) => x.toFixed(2)).join(" | ")} |`);
+    console.log(
+      `| ${r.model} | ${fmt(r.exact)} / ${fmt(r.meanExact)} | ${fmt(r.maxQ)} / ${fmt(r.meanQ)} | ${fmt(r.maxS)} / ${fmt(r.meanS)} | ${fmt(r.webGap)} | ${r.sizes.join(" / ")} | ${r.p50.map((x) => x.toFixed(2)).join(" | ")} |`,
+    );
   }
 }

@@ -18,10 +18,20 @@ for (const [path, entry] of Object.entries(lock.packages)) {
   const base = path.slice(0, -"workerd".length);
   for (const [name, [os, cpu]] of Object.entries(PLATFORMS)) {
     if (!(name in (entry.optionalDependencies ?? {})) || lock.packages[base + name]) continue;
-    lock.packages[base + name] = { version: entry.version, cpu, dev: true, license: "Apache-2.0", optional: true, os, engines: { node: ">=16" } };
+    lock.packages[base + name] = {
+      version: entry.version,
+      cpu,
+      dev: true,
+      license: "Apache-2.0",
+      optional: true,
+      os,
+      engines: { node: ">=16" },
+    };
     added.push(base + name);
   }
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+);
 writeFileSync("package-lock.json", `${JSON.stringify(lock, null, 2)}\n`);
 console.log(added.length === 0 ? "lockfile already complete" : `added ${added.join(", ")}`);

@@ -29,22 +29,60 @@ const SECONDS = Number(options.seconds);
 const CONNECTIONS = Number(options.connections);
 const MB = 1024 * 1024;
 
-const post = (path, body) => ({ path, init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) } });
+const post = (path, body) => ({
+  path,
+  init: {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  },
+});
 const classify = post("/v1/classify", {
   model: "spam-classifier",
-  input: ["Minutes of the design review are attached.", "URGENT: you have WON $1,000,000, click here to claim your prize today"],
+  input: [
+    "Minutes of the design review are attached.",
+    "URGENT: you have WON $1,000,000, click here to claim your prize today",
+  ],
 });
-const merchant = { id: "-2607170448330360210", city: "Richmond", state: "VA", zip: "23229", mcc: "5411" };
+const merchant = {
+  id: "-2607170448330360210",
+  city: "Richmond",
+  state: "VA",
+  zip: "23229",
+  mcc: "5411",
+};
 const fraudScore = post("/v1/fraud/score", {
-  accounts: [{
-    history: [{ id: "t1", card_id: "card_1", timestamp: "2019-09-30T18:12:00Z", amount: 42.1, currency: "USD", method: "chip", merchant }],
-    transaction: { id: "t2", card_id: "card_1", timestamp: "2019-10-01T03:02:00Z", amount: 1999, currency: "USD", method: "online", merchant: { id: "9120044177342239866", mcc: "5732" } },
-  }],
+  accounts: [
+    {
+      history: [
+        {
+          id: "t1",
+          card_id: "card_1",
+          timestamp: "2019-09-30T18:12:00Z",
+          amount: 42.1,
+          currency: "USD",
+          method: "chip",
+          merchant,
+        },
+      ],
+      transaction: {
+        id: "t2",
+        card_id: "card_1",
+        timestamp: "2019-10-01T03:02:00Z",
+        amount: 1999,
+        currency: "USD",
+        method: "online",
+        merchant: { id: "9120044177342239866", mcc: "5732" },
+      },
+    },
+  ],
 });
 
 // Images for the digit classifier: a 28x28 PNG digit (a bar of ink) and a 640x480 JPEG photo of
 // dark ink on light paper (decoded, inverted, fitted into 20x20 at the edge).
-const bar = Uint8Array.from({ length: 28 * 28 }, (_, i) => (i % 28 >= 12 && i % 28 <= 15 && i >= 4 * 28 && i < 24 * 28 ? 255 : 0));
+const bar = Uint8Array.from({ length: 28 * 28 }, (_, i) =>
+  i % 28 >= 12 && i % 28 <= 15 && i >= 4 * 28 && i < 24 * 28 ? 255 : 0,
+);
 const digitPng = encodePng({ width: 28, height: 28, data: bar, depth: 8, channels: 1 });
 const photo = Uint8Array.from({ length: 640 * 480 * 4 }, (_, i) => {
   const pixel = i >> 2;
@@ -53,18 +91,33 @@ const photo = Uint8Array.from({ length: 640 * 480 * 4 }, (_, i) => {
   return i % 4 === 3 ? 255 : x > 300 && x < 340 && y > 100 && y < 380 ? 40 : 235;
 });
 const digitJpeg = jpeg.encode({ data: photo, width: 640, height: 480 }, 85).data;
-const rawImage = (bytes, type) => ({ path: "/v1/classify?model=digit-classifier", init: { method: "POST", headers: { "content-type": type }, body: bytes } });
+const rawImage = (bytes, type) => ({
+  path: "/v1/classify?model=digit-classifier",
+  init: { method: "POST", headers: { "content-type": type }, body: bytes },
+});
 const classifyPng = rawImage(digitPng, "image/png");
 const classifyJpeg = rawImage(digitJpeg, "image/jpeg");
 
 /** One README row each: which models it loads and the requests that load it. */
 const ROWS = [
   // What every isolate holds once started: ORT and the models marked `preload`.
-  { name: "isolate at start-up (spam-classifier and fraud-gru preloaded)", models: [], requests: [{ path: "/v2/health/live" }] },
+  {
+    name: "isolate at start-up (spam-classifier and fraud-gru preloaded)",
+    models: [],
+    requests: [{ path: "/v2/health/live" }],
+  },
   { name: "spam-classifier (INT8 + tokenizer)", models: ["spam-classifier"], requests: [classify] },
   { name: "fraud-gru (INT8)", models: ["fraud-gru"], requests: [fraudScore] },
-  { name: "digit-classifier (INT8, 28x28 PNG + 640x480 JPEG decoding)", models: ["digit-classifier"], requests: [classifyPng, classifyJpeg] },
-  { name: "all edge models", models: ["spam-classifier", "fraud-gru", "digit-classifier"], requests: [classify, fraudScore, classifyPng, classifyJpeg] },
+  {
+    name: "digit-classifier (INT8, 28x28 PNG + 640x480 JPEG decoding)",
+    models: ["digit-classifier"],
+    requests: [classifyPng, classifyJpeg],
+  },
+  {
+    name: "all edge models",
+    models: ["spam-classifier", "fraud-gru", "digit-classifier"],
+    requests: [classify, fraudScore, classifyPng, classifyJpeg],
+  },
 ];
 
 /** A devtools-protocol session over the inspector's WebSocket. */
@@ -84,10 +137,15 @@ async function inspector(url) {
   const send = (method) =>
     new Promise((resolve, reject) => {
       const id = ++nextId;
-      pending.set(id, (message) => (message.error ? reject(new Error(message.error.message)) : resolve(message.result)));
+      pending.set(id, (message) =>
+        message.error ? reject(new Error(message.error.message)) : resolve(message.result),
+      );
       socket.send(JSON.stringify({ id, method }));
     });
-  return { heapUsed: async () => (await send("Runtime.getHeapUsage")).usedSize, close: () => socket.close() };
+  return {
+    heapUsed: async () => (await send("Runtime.getHeapUsage")).usedSize,
+    close: () => socket.close(),
+  };
 }
 
 async function wasmBytes(url) {
@@ -114,7 +172,8 @@ async function load(url, requests, heap) {
   })();
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async (_, connection) => {
-      for (let i = connection; performance.now() < until; i++, sent++) await send(url, requests[i % requests.length]);
+      for (let i = connection; performance.now() < until; i++, sent++)
+        await send(url, requests[i % requests.length]);
     }),
   );
   await sampler;
@@ -123,12 +182,17 @@ async function load(url, requests, heap) {
 
 async function measure(row) {
   const persistTo = mkdtempSync(join(tmpdir(), "memory-"));
-  const dev = await startWranglerDev({ persistTo, vars: { ALLOW_ANONYMOUS: "true" }, inspector: true });
+  const dev = await startWranglerDev({
+    persistTo,
+    vars: { ALLOW_ANONYMOUS: "true" },
+    inspector: true,
+  });
   const heap = await inspector(dev.inspectorUrl);
   try {
     for (const model of row.models) {
       const response = await fetch(`${dev.url}/v2/models/${model}/ready`);
-      if (response.status !== 200) throw new Error(`${model} is not ready: ${await response.text()}`);
+      if (response.status !== 200)
+        throw new Error(`${model} is not ready: ${await response.text()}`);
     }
     for (const request of row.requests) for (let i = 0; i < 10; i++) await send(dev.url, request);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -149,7 +213,10 @@ function ceilings(readme) {
   const section = /## Memory\n([\s\S]*?)(?:\n## |$)/.exec(readme)?.[1] ?? "";
   const rows = new Map();
   for (const line of section.split("\n")) {
-    const cells = line.split("|").slice(1, -1).map((cell) => cell.trim());
+    const cells = line
+      .split("|")
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     const ceiling = Number(cells.at(-1));
     if (cells.length > 2 && Number.isFinite(ceiling)) rows.set(cells[0].replace(/`/g, ""), ceiling);
   }
@@ -157,11 +224,16 @@ function ceilings(readme) {
 }
 
 const mb = (bytes) => (bytes / MB).toFixed(1);
-const limits = options.check === undefined ? undefined : ceilings(readFileSync(options.check, "utf8"));
+const limits =
+  options.check === undefined ? undefined : ceilings(readFileSync(options.check, "utf8"));
 const failures = [];
-console.log(`| what is loaded | V8 heap idle | V8 heap peak, ${CONNECTIONS} connections | ORT WASM memory idle / peak | peak total (MB) | ceiling (MB) |`);
+console.log(
+  `| what is loaded | V8 heap idle | V8 heap peak, ${CONNECTIONS} connections | ORT WASM memory idle / peak | peak total (MB) | ceiling (MB) |`,
+);
 console.log("|---|---|---|---|---|---|");
-for (const row of ROWS.filter((candidate) => options.only === undefined || candidate.name.includes(options.only))) {
+for (const row of ROWS.filter(
+  (candidate) => options.only === undefined || candidate.name.includes(options.only),
+)) {
   const figures = await measure(row);
   const total = (figures.peakHeap + figures.peakWasm) / MB;
   const ceiling = limits?.get(row.name);
@@ -171,7 +243,8 @@ for (const row of ROWS.filter((candidate) => options.only === undefined || candi
   );
   if (limits !== undefined) {
     if (ceiling === undefined) failures.push(`${row.name}: no line in the README's memory table`);
-    else if (total > ceiling) failures.push(`${row.name}: ${total.toFixed(1)} MB exceeds its ceiling of ${ceiling} MB`);
+    else if (total > ceiling)
+      failures.push(`${row.name}: ${total.toFixed(1)} MB exceeds its ceiling of ${ceiling} MB`);
   }
 }
 if (failures.length > 0) {

@@ -13,9 +13,14 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import * as ort from "onnxruntime-node";
 
-const { values: options, positionals: dirs } = parseArgs({ allowPositionals: true, options: { graph: { type: "string", default: "model" } } });
+const { values: options, positionals: dirs } = parseArgs({
+  allowPositionals: true,
+  options: { graph: { type: "string", default: "model" } },
+});
 const LEVEL = "extended";
-const version = JSON.parse(readFileSync("node_modules/onnxruntime-node/package.json", "utf8")).version;
+const version = JSON.parse(
+  readFileSync("node_modules/onnxruntime-node/package.json", "utf8"),
+).version;
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
 for (const dir of dirs) {
@@ -42,8 +47,14 @@ for (const dir of dirs) {
     file: outFile,
     sha256: sha256(bytes),
     bytes: bytes.length,
-    optimized: { level: LEVEL, by: `onnxruntime-node ${version}`, source: { file: sourceFile, sha256: sha256(sourceBytes), bytes: sourceBytes.length } },
+    optimized: {
+      level: LEVEL,
+      by: `onnxruntime-node ${version}`,
+      source: { file: sourceFile, sha256: sha256(sourceBytes), bytes: sourceBytes.length },
+    },
   };
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  console.log(`${join(dir, outFile)}: ${bytes.length} bytes (source ${sourceBytes.length}), sha256 ${manifest.graphs[options.graph].sha256}`);
+  console.log(
+    `${join(dir, outFile)}: ${bytes.length} bytes (source ${sourceBytes.length}), sha256 ${manifest.graphs[options.graph].sha256}`,
+  );
 }

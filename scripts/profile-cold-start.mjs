@@ -42,26 +42,84 @@ async function inspector(url) {
   const send = (method, params = {}) =>
     new Promise((resolve, reject) => {
       const id = ++nextId;
-      pending.set(id, (message) => (message.error ? reject(new Error(message.error.message)) : resolve(message.result)));
+      pending.set(id, (message) =>
+        message.error ? reject(new Error(message.error.message)) : resolve(message.result),
+      );
       socket.send(JSON.stringify({ id, method, params }));
     });
-  return { send, onEvent: (method, listener) => listeners.set(method, listener), close: () => socket.close() };
+  return {
+    send,
+    onEvent: (method, listener) => listeners.set(method, listener),
+    close: () => socket.close(),
+  };
 }
 
 const headers = { authorization: "Bearer profile-key", "content-type": "application/json" };
 const REQUESTS = [
   ["isolate: GET /v2/health/live", (url) => fetch(`${url}/v2/health/live`)],
-  ["fraud-gru ready (ORT init + session)", (url) => fetch(`${url}/v2/models/fraud-gru/ready`, { headers })],
-  ["spam-classifier ready (session + tokenizer)", (url) => fetch(`${url}/v2/models/spam-classifier/ready`, { headers })],
-  ["first OIP infer (300 ids in)", (url) => fetch(`${url}/v2/models/spam-classifier/infer`, { method: "POST", headers, body: JSON.stringify({ inputs: [
-    { name: "input_ids", datatype: "INT64", shape: [1, 300], data: Array.from({ length: 300 }, (_, i) => (i * 7919) % 5000) },
-    { name: "attention_mask", datatype: "INT64", shape: [1, 300], data: Array.from({ length: 300 }, () => 1) },
-  ] }) })],
-  ["first /v1/classify", (url) => fetch(`${url}/v1/classify`, { method: "POST", headers, body: JSON.stringify({ model: "spam-classifier", input: "Minutes of the design review are attached." }) })],
-  ["second /v1/classify", (url) => fetch(`${url}/v1/classify`, { method: "POST", headers, body: JSON.stringify({ model: "spam-classifier", input: "Minutes of the design review are attached." }) })],
+  [
+    "fraud-gru ready (ORT init + session)",
+    (url) => fetch(`${url}/v2/models/fraud-gru/ready`, { headers }),
+  ],
+  [
+    "spam-classifier ready (session + tokenizer)",
+    (url) => fetch(`${url}/v2/models/spam-classifier/ready`, { headers }),
+  ],
+  [
+    "first OIP infer (300 ids in)",
+    (url) =>
+      fetch(`${url}/v2/models/spam-classifier/infer`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          inputs: [
+            {
+              name: "input_ids",
+              datatype: "INT64",
+              shape: [1, 300],
+              data: Array.from({ length: 300 }, (_, i) => (i * 7919) % 5000),
+            },
+            {
+              name: "attention_mask",
+              datatype: "INT64",
+              shape: [1, 300],
+              data: Array.from({ length: 300 }, () => 1),
+            },
+          ],
+        }),
+      }),
+  ],
+  [
+    "first /v1/classify",
+    (url) =>
+      fetch(`${url}/v1/classify`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          model: "spam-classifier",
+          input: "Minutes of the design review are attached.",
+        }),
+      }),
+  ],
+  [
+    "second /v1/classify",
+    (url) =>
+      fetch(`${url}/v1/classify`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          model: "spam-classifier",
+          input: "Minutes of the design review are attached.",
+        }),
+      }),
+  ],
 ];
 
-const worker = await startWranglerDev({ persistTo: ".wrangler/bench-state", vars: { API_KEYS: "profile-key" }, inspector: true });
+const worker = await startWranglerDev({
+  persistTo: ".wrangler/bench-state",
+  vars: { API_KEYS: "profile-key" },
+  inspector: true,
+});
 try {
   const session = await inspector(worker.inspectorUrl);
   await session.send("Profiler.enable");
@@ -85,7 +143,12 @@ try {
     session.onEvent("Debugger.scriptParsed", (params) => scripts.push(params));
     await session.send("Debugger.enable");
     const bundle = scripts.find((script) => script.url.endsWith("index.js"));
-    if (bundle !== undefined) writeFileSync(options.source, (await session.send("Debugger.getScriptSource", { scriptId: bundle.scriptId })).scriptSource);
+    if (bundle !== undefined)
+      writeFileSync(
+        options.source,
+        (await session.send("Debugger.getScriptSource", { scriptId: bundle.scriptId }))
+          .scriptSource,
+      );
   }
   session.close();
   writeFileSync(options.out, JSON.stringify(merge(profiles)));
@@ -103,20 +166,33 @@ function merge(profiles) {
   const timeDeltas = [];
   let offset = 0;
   for (const profile of profiles) {
-    for (const node of profile.nodes) nodes.push({ ...node, id: node.id + offset, children: node.children?.map((child) => child + offset) });
+    for (const node of profile.nodes)
+      nodes.push({
+        ...node,
+        id: node.id + offset,
+        children: node.children?.map((child) => child + offset),
+      });
     samples.push(...profile.samples.map((id) => id + offset));
     // A profile's first delta counts from its own start: the gap between two profiles is no one's time.
     timeDeltas.push(...profile.timeDeltas.map((delta, i) => (i === 0 && offset > 0 ? 0 : delta)));
     offset += Math.max(...profile.nodes.map((node) => node.id));
   }
-  return { nodes, samples, timeDeltas, startTime: profiles[0]?.startTime ?? 0, endTime: profiles.at(-1)?.endTime ?? 0 };
+  return {
+    nodes,
+    samples,
+    timeDeltas,
+    startTime: profiles[0]?.startTime ?? 0,
+    endTime: profiles.at(-1)?.endTime ?? 0,
+  };
 }
 
 function summarise(profile, top) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map();
   const deltas = profile.timeDeltas;
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (deltas[i + 1] ?? 0) / 1000));
+  profile.samples.forEach((id, i) =>
+    self.set(id, (self.get(id) ?? 0) + (deltas[i + 1] ?? 0) / 1000),
+  );
   const byFunction = new Map();
   const byScript = new Map();
   let total = 0;
@@ -130,7 +206,12 @@ function summarise(profile, top) {
   }
   console.log(`  CPU profile: ${total.toFixed(0)} ms sampled outside (idle)`);
   console.log("  self time by function:");
-  for (const [name, ms] of [...byFunction].sort((a, b) => b[1] - a[1]).filter(([name]) => !name.startsWith("(idle)")).slice(0, top)) console.log(`  ${ms.toFixed(1).padStart(8)} ms  ${name}`);
+  for (const [name, ms] of [...byFunction]
+    .sort((a, b) => b[1] - a[1])
+    .filter(([name]) => !name.startsWith("(idle)"))
+    .slice(0, top))
+    console.log(`  ${ms.toFixed(1).padStart(8)} ms  ${name}`);
   console.log("  self time by script:");
-  for (const [name, ms] of [...byScript].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${ms.toFixed(1).padStart(8)} ms  ${name}`);
+  for (const [name, ms] of [...byScript].sort((a, b) => b[1] - a[1]).slice(0, 10))
+    console.log(`  ${ms.toFixed(1).padStart(8)} ms  ${name}`);
 }

@@ -43,8 +43,15 @@ const random = () => {
 
 mkdirSync(".wrangler", { recursive: true });
 const state = mkdtempSync(join(".wrangler", "soak-"));
-const env = { ...process.env, PATH: `${join(process.cwd(), "node_modules", ".bin")}:${process.env.PATH}` };
-execFileSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { stdio: "ignore", env });
+const env = {
+  ...process.env,
+  PATH: `${join(process.cwd(), "node_modules", ".bin")}:${process.env.PATH}`,
+};
+execFileSync(
+  "npx",
+  ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+  { stdio: "ignore", env },
+);
 const vars = { STRIPE_WEBHOOK_SECRET: SECRET, API_KEYS: API_KEY, ADYEN_HMAC_KEY: "00".repeat(32) };
 process.env.PATH = env.PATH;
 
@@ -63,20 +70,61 @@ function nextEvents() {
   if (random() < 0.5) {
     const cardId = `soak_${run}_ic_${card}`;
     const id = `iauth_${run}_${i}`;
-    return [{
-      event: { id: `evt_${run}_${i}`, object: "event", type: "issuing_authorization.request", api_version: Stripe.API_VERSION, created, data: { object: {
-        id, created, amount: 0, currency: "usd", authorization_method: "chip", card: { id: cardId },
-        pending_request: { amount: 500 + ((i * 7919) % 90_000), currency: "usd" },
-        merchant_data: { category_code: "5411", city: "Richmond", state: "VA", postal_code: "23229", country: "US", name: "GROCER", network_id: String(1000 + (i % 40)) },
-      } } },
-      card: cardId, key: `stripe:${id}`,
-    }];
+    return [
+      {
+        event: {
+          id: `evt_${run}_${i}`,
+          object: "event",
+          type: "issuing_authorization.request",
+          api_version: Stripe.API_VERSION,
+          created,
+          data: {
+            object: {
+              id,
+              created,
+              amount: 0,
+              currency: "usd",
+              authorization_method: "chip",
+              card: { id: cardId },
+              pending_request: { amount: 500 + ((i * 7919) % 90_000), currency: "usd" },
+              merchant_data: {
+                category_code: "5411",
+                city: "Richmond",
+                state: "VA",
+                postal_code: "23229",
+                country: "US",
+                name: "GROCER",
+                network_id: String(1000 + (i % 40)),
+              },
+            },
+          },
+        },
+        card: cardId,
+        key: `stripe:${id}`,
+      },
+    ];
   }
   const fingerprint = `soak_${run}_fp_${card}`;
-  const charge = { id: `ch_${run}_${i}`, object: "charge", created, amount: 1_000 + i, currency: "usd", status: "succeeded", payment_method_details: { type: "card", card: { fingerprint } } };
+  const charge = {
+    id: `ch_${run}_${i}`,
+    object: "charge",
+    created,
+    amount: 1_000 + i,
+    currency: "usd",
+    status: "succeeded",
+    payment_method_details: { type: "card", card: { fingerprint } },
+  };
   return ["charge.succeeded", "charge.captured"].map((type, k) => ({
-    event: { id: `evt_${run}_${i}_${k}`, object: "event", type, api_version: Stripe.API_VERSION, created, data: { object: charge } },
-    card: `fingerprint:${fingerprint}`, key: `stripe:${charge.id}`,
+    event: {
+      id: `evt_${run}_${i}_${k}`,
+      object: "event",
+      type,
+      api_version: Stripe.API_VERSION,
+      created,
+      data: { object: charge },
+    },
+    card: `fingerprint:${fingerprint}`,
+    key: `stripe:${charge.id}`,
   }));
 }
 
@@ -85,14 +133,20 @@ async function deliver(url, item) {
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
   stats.sent++;
   try {
-    const response = await fetch(`${url}/v1/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": signature }, body: payload, signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${url}/v1/webhooks/stripe`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": signature },
+      body: payload,
+      signal: AbortSignal.timeout(10_000),
+    });
     const body = await response.json();
     if (response.status !== 200) throw new Error(`${response.status} ${body.code}`);
     stats.acknowledged++;
     const scored = body.scored === true || body.metadata?.fraud_score !== undefined;
     if (!scored) stats.policy++;
     if (body.duplicate) stats.duplicates++;
-    if (!acknowledged.has(item.event.id)) acknowledged.set(item.event.id, { card: item.card, key: item.key, scored });
+    if (!acknowledged.has(item.event.id))
+      acknowledged.set(item.event.id, { card: item.card, key: item.key, scored });
     sent.push(item);
   } catch {
     stats.failed++; // killed mid-flight (or refused while down): not acknowledged, the provider would retry
@@ -101,13 +155,18 @@ async function deliver(url, item) {
 }
 
 async function load(url, until) {
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (Date.now() < until) {
-      // One in five deliveries repeats an acknowledged event, as providers do.
-      const items = sent.length > 0 && random() < 0.2 ? [sent[Math.floor(random() * sent.length)]] : nextEvents();
-      for (const item of items) await deliver(url, item);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < until) {
+        // One in five deliveries repeats an acknowledged event, as providers do.
+        const items =
+          sent.length > 0 && random() < 0.2
+            ? [sent[Math.floor(random() * sent.length)]]
+            : nextEvents();
+        for (const item of items) await deliver(url, item);
+      }
+    }),
+  );
 }
 
 async function waitReady(url) {
@@ -129,7 +188,9 @@ for (let kill = 1; kill <= KILLS && Date.now() < DEADLINE; kill++) {
   const failedBefore = stats.failed;
   await worker.kill("SIGKILL");
   await loading;
-  console.log(`kill -9 #${kill} after ${((Date.now() - started) / 1000).toFixed(0)} s: ${stats.acknowledged} acknowledged so far, ${stats.failed - failedBefore} deliveries cut off by this kill`);
+  console.log(
+    `kill -9 #${kill} after ${((Date.now() - started) / 1000).toFixed(0)} s: ${stats.acknowledged} acknowledged so far, ${stats.failed - failedBefore} deliveries cut off by this kill`,
+  );
   worker = await startWranglerDev({ persistTo: state, vars });
   await waitReady(worker.url);
 }
@@ -137,15 +198,19 @@ await load(worker.url, Math.min(Date.now() + ROUND_MS / 2, DEADLINE));
 
 // The checks, on the restarted Worker: each card's Durable Object is the source of truth.
 const cards = new Set([...acknowledged.values()].map((entry) => entry.card));
-for (let i = 0; i < CARDS; i++) cards.add(`soak_${run}_ic_${i}`).add(`fingerprint:soak_${run}_fp_${i}`);
+for (let i = 0; i < CARDS; i++)
+  cards.add(`soak_${run}_ic_${i}`).add(`fingerprint:soak_${run}_fp_${i}`);
 let orphans = 0;
 let losses = 0;
 let unrecorded = 0;
 let historyEntries = 0;
 const decisionKeys = new Set();
 for (const card of cards) {
-  const response = await fetch(`${worker.url}/v1/fraud/cards/${encodeURIComponent(card)}`, { headers: { authorization: `Bearer ${API_KEY}` } });
-  const view = response.status === 404 ? { history: [], decisions: [], events: [] } : await response.json();
+  const response = await fetch(`${worker.url}/v1/fraud/cards/${encodeURIComponent(card)}`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
+  const view =
+    response.status === 404 ? { history: [], decisions: [], events: [] } : await response.json();
   const decided = new Set(view.decisions.map((decision) => decision.transactionId));
   for (const decision of view.decisions) decisionKeys.add(decision.transactionKey);
   historyEntries += view.history.length;
@@ -159,17 +224,43 @@ for (const card of cards) {
 }
 worker.stop();
 await new Promise((resolve) => setTimeout(resolve, 1_000));
-const d1 = JSON.parse(execFileSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", state, "--json", "--command", "SELECT transaction_key FROM decisions"], { encoding: "utf8", env }));
+const d1 = JSON.parse(
+  execFileSync(
+    "npx",
+    [
+      "wrangler",
+      "d1",
+      "execute",
+      "DB",
+      "--local",
+      "--persist-to",
+      state,
+      "--json",
+      "--command",
+      "SELECT transaction_key FROM decisions",
+    ],
+    { encoding: "utf8", env },
+  ),
+);
 const copied = new Set(d1[0].results.map((row) => row.transaction_key));
 const missingInD1 = [...decisionKeys].filter((key) => !copied.has(key)).length;
 rmSync(state, { recursive: true, force: true });
 
-console.log(`\n${KILLS} × kill -9 under load (${CONCURRENCY} senders, ${CARDS * 2} cards, seed ${values.seed}) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-console.log(`deliveries: ${stats.sent} sent, ${stats.acknowledged} acknowledged (${stats.duplicates} duplicates, ${stats.policy} answered without a score), ${stats.failed} not acknowledged`);
-console.log(`stored: ${decisionKeys.size} decisions, ${historyEntries} history entries; D1 copy: ${decisionKeys.size - missingInD1}/${decisionKeys.size}`);
+console.log(
+  `\n${KILLS} × kill -9 under load (${CONCURRENCY} senders, ${CARDS * 2} cards, seed ${values.seed}) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
+console.log(
+  `deliveries: ${stats.sent} sent, ${stats.acknowledged} acknowledged (${stats.duplicates} duplicates, ${stats.policy} answered without a score), ${stats.failed} not acknowledged`,
+);
+console.log(
+  `stored: ${decisionKeys.size} decisions, ${historyEntries} history entries; D1 copy: ${decisionKeys.size - missingInD1}/${decisionKeys.size}`,
+);
 console.log(`orphans (history without decision): ${orphans}`);
-console.log(`losses (acknowledged, scored, no decision): ${losses}; acknowledged deliveries not recorded: ${unrecorded}`);
+console.log(
+  `losses (acknowledged, scored, no decision): ${losses}; acknowledged deliveries not recorded: ${unrecorded}`,
+);
 console.log(`D1 decisions missing from the copy: ${missingInD1}`);
-const ok = orphans === 0 && losses === 0 && unrecorded === 0 && missingInD1 === 0 && stats.acknowledged > 0;
+const ok =
+  orphans === 0 && losses === 0 && unrecorded === 0 && missingInD1 === 0 && stats.acknowledged > 0;
 console.log(ok ? "PASS" : "FAIL");
 process.exitCode = ok ? 0 : 1;

@@ -15,10 +15,17 @@ for (const name of readdirSync("models")) {
   const manifestPath = join("models", name, "manifest.json");
   if (!existsSync(manifestPath) || (only.length > 0 && !only.includes(name))) continue;
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
-  for (const file of [...Object.values(manifest.graphs ?? {}).map((graph) => graph.file), manifest.tokenizer?.file].filter(Boolean)) {
+  for (const file of [
+    ...Object.values(manifest.graphs ?? {}).map((graph) => graph.file),
+    manifest.tokenizer?.file,
+  ].filter(Boolean)) {
     const key = `${BUCKET}/${manifest.name}/${manifest.version}/${file}`;
     console.log(`${remote ? "remote" : "local"}: ${key}`);
     const target = remote ? ["--remote"] : ["--local", "--persist-to", ".wrangler/state"];
-    execFileSync("npx", ["wrangler", "r2", "object", "put", key, "--file", join("models", name, file), ...target], { stdio: "inherit" });
+    execFileSync(
+      "npx",
+      ["wrangler", "r2", "object", "put", key, "--file", join("models", name, file), ...target],
+      { stdio: "inherit" },
+    );
   }
 }

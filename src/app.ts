@@ -24,7 +24,10 @@ import { stripeWebhook } from "./routes/webhooks/stripe";
 import type { Services } from "./tasks";
 
 /** Builds the app from what src/compose.ts builds; tests pass their own services (e.g. a registry reading from R2). */
-export function createApp(servicesFor: (env: Env) => Services = defaultServices, storesFor: (env: Env) => FraudStores = fraudStores) {
+export function createApp(
+  servicesFor: (env: Env) => Services = defaultServices,
+  storesFor: (env: Env) => FraudStores = fraudStores,
+) {
   const app = new OpenAPIHono<AppEnv>();
 
   app.use(requestId());
@@ -40,8 +43,25 @@ export function createApp(servicesFor: (env: Env) => Services = defaultServices,
   // /v2 bodies are read by the OIP codec (src/protocols/oip-body.ts): JSON with or without a
   // Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated.
   // /v1/classify also takes images: raw PNG/JPEG bodies and multipart forms.
-  app.on("POST", "/v1/classify", requireMediaType(["application/json", "multipart/form-data", ...IMAGE_MEDIA_TYPES]), limitBody);
-  for (const path of ["/v1/run/*", "/v1/fraud/*", "/v1/webhooks/*", "/tokenize", "/detokenize", "/v1/tokenize", "/v1/detokenize", "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/images/generations"]) {
+  app.on(
+    "POST",
+    "/v1/classify",
+    requireMediaType(["application/json", "multipart/form-data", ...IMAGE_MEDIA_TYPES]),
+    limitBody,
+  );
+  for (const path of [
+    "/v1/run/*",
+    "/v1/fraud/*",
+    "/v1/webhooks/*",
+    "/tokenize",
+    "/detokenize",
+    "/v1/tokenize",
+    "/v1/detokenize",
+    "/v1/chat/completions",
+    "/v1/completions",
+    "/v1/responses",
+    "/v1/images/generations",
+  ]) {
     app.on("POST", path, requireJson, limitBody);
   }
 

@@ -16,7 +16,9 @@ function positive(value: string | undefined, fallback: number): number;
 function positive(value: string | undefined, fallback: undefined): number | undefined;
 function positive(value: string | undefined, fallback: number | undefined): number | undefined {
   const parsed = Number(value);
-  return value !== undefined && value !== "" && Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
+  return value !== undefined && value !== "" && Number.isFinite(parsed) && parsed > 0
+    ? parsed
+    : fallback;
 }
 
 /** A per-model variable: ORIGIN_URL for tiny-llm is read from ORIGIN_URL_TINY_LLM first. */
@@ -35,7 +37,9 @@ function variable(env: Env, name: string): string | undefined {
  * overridable per model with a `_<MODEL>` suffix (name upper-cased, non-alphanumerics → _).
  */
 export function originConfig(env: Env, model?: string): OriginConfig {
-  const read = (name: string) => (model === undefined ? undefined : variable(env, perModelKey(name, model))) ?? variable(env, name);
+  const read = (name: string) =>
+    (model === undefined ? undefined : variable(env, perModelKey(name, model))) ??
+    variable(env, name);
   return {
     url: read("ORIGIN_URL"),
     apiKey: read("ORIGIN_API_KEY"),
@@ -70,7 +74,10 @@ export function defaultServices(env: Env): Services {
   latestEnv = env;
   originSettings.clear();
   services ??= createServices(
-    createRegistry(bundledModels, { bucket: env.MODELS, runtimeFor: edgeRuntimes((model) => latestOriginConfig(env, model)) }),
+    createRegistry(bundledModels, {
+      bucket: env.MODELS,
+      runtimeFor: edgeRuntimes((model) => latestOriginConfig(env, model)),
+    }),
   );
   return services;
 }

@@ -17,13 +17,22 @@ export function chunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + data.length);
   const view = new DataView(out.buffer);
   view.setUint32(0, data.length);
-  out.set(Array.from(type, (char) => char.charCodeAt(0)), 4);
+  out.set(
+    Array.from(type, (char) => char.charCodeAt(0)),
+    4,
+  );
   out.set(data, 8);
   view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
   return out;
 }
 
-export function ihdr(width: number, height: number, depth = 8, colorType = 0, interlace = 0): Uint8Array {
+export function ihdr(
+  width: number,
+  height: number,
+  depth = 8,
+  colorType = 0,
+  interlace = 0,
+): Uint8Array {
   const data = new Uint8Array(13);
   const view = new DataView(data.buffer);
   view.setUint32(0, width);
@@ -33,7 +42,11 @@ export function ihdr(width: number, height: number, depth = 8, colorType = 0, in
 }
 
 export function pngFile(...chunks: Uint8Array[]): Uint8Array {
-  const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ...chunks, chunk("IEND", new Uint8Array(0))];
+  const parts = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    ...chunks,
+    chunk("IEND", new Uint8Array(0)),
+  ];
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
   for (const part of parts) {

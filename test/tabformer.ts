@@ -29,7 +29,12 @@ export function rawTimeMs(raw: RawRow): number {
 
 /** The row as an API transaction (TabFormer's three Use Chip values map onto methods). */
 export function toTransactionInput(raw: RawRow, id: string): TransactionInput {
-  const method = raw["Use Chip"] === "Swipe Transaction" ? "swipe" : raw["Use Chip"] === "Online Transaction" ? "online" : "chip";
+  const method =
+    raw["Use Chip"] === "Swipe Transaction"
+      ? "swipe"
+      : raw["Use Chip"] === "Online Transaction"
+        ? "online"
+        : "chip";
   return {
     id,
     card_id: `${raw.User}-${raw.Card}`,

@@ -16,16 +16,28 @@ export interface SessionSettings {
 export function executionProvidersFor(settings: SessionSettings): string[] {
   if (settings.executionProviders !== undefined) return [...settings.executionProviders];
   const cuda = ort.listSupportedBackends().find((backend) => backend.name === "cuda");
-  return cuda !== undefined && (cuda.bundled || cudaBinariesInstalled()) ? ["cuda", "cpu"] : ["cpu"];
+  return cuda !== undefined && (cuda.bundled || cudaBinariesInstalled())
+    ? ["cuda", "cpu"]
+    : ["cpu"];
 }
 
 /** The CUDA provider is a separate download (skipped by ONNXRUNTIME_NODE_INSTALL=skip): is it there? */
 function cudaBinariesInstalled(): boolean {
-  const binDir = join(dirname(createRequire(import.meta.url).resolve("onnxruntime-node")), "..", "bin", "napi-v6", process.platform, process.arch);
+  const binDir = join(
+    dirname(createRequire(import.meta.url).resolve("onnxruntime-node")),
+    "..",
+    "bin",
+    "napi-v6",
+    process.platform,
+    process.arch,
+  );
   return existsSync(join(binDir, "libonnxruntime_providers_cuda.so"));
 }
 
-export function createSession(model: Uint8Array, settings: SessionSettings): Promise<ort.InferenceSession> {
+export function createSession(
+  model: Uint8Array,
+  settings: SessionSettings,
+): Promise<ort.InferenceSession> {
   return ort.InferenceSession.create(model, {
     executionProviders: executionProvidersFor(settings),
     intraOpNumThreads: settings.intraOpThreads,

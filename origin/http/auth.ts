@@ -14,7 +14,12 @@ export function requireKey(apiKey: string) {
     if (apiKey === "") return next();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
     if (match?.[1] === undefined || !timingSafeEqual(digest(match[1]), expected)) {
-      throw new ServiceError(401, "unauthorized", "Send the origin's API key as `Authorization: Bearer <key>`", { field: "headers.authorization", headers: challenge });
+      throw new ServiceError(
+        401,
+        "unauthorized",
+        "Send the origin's API key as `Authorization: Bearer <key>`",
+        { field: "headers.authorization", headers: challenge },
+      );
     }
     return next();
   });

@@ -4,10 +4,13 @@
 
 type Labels = Readonly<Record<string, string>>;
 
-const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+const escapeLabel = (value: string) =>
+  value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
 const labelText = (labels: Labels) => {
   const entries = Object.entries(labels);
-  return entries.length === 0 ? "" : `{${entries.map(([k, v]) => `${k}="${escape(v)}"`).join(",")}}`;
+  return entries.length === 0
+    ? ""
+    : `{${entries.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",")}}`;
 };
 // The series key of a label set, memoized per labels object: the engines pass the same
 // object on every token (VllmMetrics.labelsOf), so the hot path does no stringify or sort.
@@ -17,7 +20,8 @@ const keyOf = (labels: Labels) => {
   if (key === undefined) keys.set(labels, (key = JSON.stringify(Object.entries(labels).sort())));
   return key;
 };
-const num = (value: number) => (Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : value < 0 ? "-Inf" : "NaN");
+const num = (value: number) =>
+  Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : value < 0 ? "-Inf" : "NaN";
 
 interface Metric {
   render(): string;
@@ -25,7 +29,10 @@ interface Metric {
 
 export class Counter implements Metric {
   private values = new Map<string, { labels: Labels; value: number }>();
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
 
   inc(labels: Labels, by = 1): void {
     const key = keyOf(labels);
@@ -36,39 +43,65 @@ export class Counter implements Metric {
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    for (const { labels, value } of this.values.values()) lines.push(`${this.name}_total${labelText(labels)} ${num(value)}`);
+    for (const { labels, value } of this.values.values())
+      lines.push(`${this.name}_total${labelText(labels)} ${num(value)}`);
     return lines.join("\n");
   }
 }
 
 export class Gauge implements Metric {
-  constructor(readonly name: string, readonly help: string, private readonly read: () => ReadonlyArray<{ labels: Labels; value: number }>) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly read: () => ReadonlyArray<{ labels: Labels; value: number }>,
+  ) {}
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`];
-    for (const { labels, value } of this.read()) lines.push(`${this.name}${labelText(labels)} ${num(value)}`);
+    for (const { labels, value } of this.read())
+      lines.push(`${this.name}${labelText(labels)} ${num(value)}`);
     return lines.join("\n");
   }
 }
 
 /** A counter whose value is read at scrape time (e.g. the process's CPU seconds). */
 export class ScrapedCounter implements Metric {
-  constructor(readonly name: string, readonly help: string, private readonly read: () => number) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly read: () => number,
+  ) {}
 
   render(): string {
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, `${this.name} ${num(this.read())}`].join("\n");
+    return [
+      `# HELP ${this.name} ${this.help}`,
+      `# TYPE ${this.name} counter`,
+      `${this.name} ${num(this.read())}`,
+    ].join("\n");
   }
 }
 
 export class Histogram implements Metric {
-  private series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
-  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+  private series = new Map<
+    string,
+    { labels: Labels; counts: number[]; sum: number; count: number }
+  >();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly buckets: readonly number[],
+  ) {}
 
   observe(labels: Labels, value: number): void {
     const key = keyOf(labels);
     let entry = this.series.get(key);
-    if (entry === undefined) this.series.set(key, (entry = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
-    for (let i = this.buckets.length - 1; i >= 0 && value <= this.buckets[i]!; i--) entry.counts[i]! += 1;
+    if (entry === undefined)
+      this.series.set(
+        key,
+        (entry = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }),
+      );
+    for (let i = this.buckets.length - 1; i >= 0 && value <= this.buckets[i]!; i--)
+      entry.counts[i]! += 1;
     entry.sum += value;
     entry.count += 1;
   }
@@ -76,9 +109,14 @@ export class Histogram implements Metric {
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const { labels, counts, sum, count } of this.series.values()) {
-      this.buckets.forEach((bound, i) => lines.push(`${this.name}_bucket${labelText({ ...labels, le: num(bound) })} ${counts[i]}`));
+      this.buckets.forEach((bound, i) =>
+        lines.push(`${this.name}_bucket${labelText({ ...labels, le: num(bound) })} ${counts[i]}`),
+      );
       lines.push(`${this.name}_bucket${labelText({ ...labels, le: "+Inf" })} ${count}`);
-      lines.push(`${this.name}_sum${labelText(labels)} ${num(sum)}`, `${this.name}_count${labelText(labels)} ${count}`);
+      lines.push(
+        `${this.name}_sum${labelText(labels)} ${num(sum)}`,
+        `${this.name}_count${labelText(labels)} ${count}`,
+      );
     }
     return lines.join("\n");
   }

@@ -30,7 +30,9 @@ function rewrite(model: OnnxModel): boolean {
   const isActivation = (name: string) => {
     if (name === "" || weights.has(name)) return false;
     const node = producer.get(name);
-    return node === undefined ? graph.input.some((input) => input.name === name) : node.opType !== "Constant";
+    return node === undefined
+      ? graph.input.some((input) => input.name === name)
+      : node.opType !== "Constant";
   };
 
   let name = "logits";
@@ -54,18 +56,36 @@ function rewrite(model: OnnxModel): boolean {
     const known = reaches.get(node);
     if (known !== undefined) return known;
     reaches.set(node, false);
-    const result = node.output.includes("logits") || node.output.some((output) => consumers(output).some(reachesLogits));
+    const result =
+      node.output.includes("logits") ||
+      node.output.some((output) => consumers(output).some(reachesLogits));
     reaches.set(node, result);
     return result;
   };
   for (const node of consumers(hidden)) if (reachesLogits(node)) head.add(node);
   if (head.size === 0) return false;
-  for (const node of head) node.input = node.input.map((input) => (input === hidden ? gathered : input));
+  for (const node of head)
+    node.input = node.input.map((input) => (input === hidden ? gathered : input));
 
   const at = graph.node.findIndex((node) => head.has(node));
-  graph.node.splice(at, 0, { opType: "GatherND", name: "/origin_last_logits/gather", input: [hidden, LOGITS_INDEX], output: [gathered], attribute: [{ name: "batch_dims", type: 2, i: 1 }] });
-  graph.input.push({ name: LOGITS_INDEX, type: { tensorType: { elemType: 7, shape: { dim: [{ dimParam: "batch" }, { dimParam: "logits_positions" }, { dimValue: 1 }] } } } });
-  for (const output of graph.output) if (output.name === "logits") output.type = { tensorType: { elemType: 1 } };
+  graph.node.splice(at, 0, {
+    opType: "GatherND",
+    name: "/origin_last_logits/gather",
+    input: [hidden, LOGITS_INDEX],
+    output: [gathered],
+    attribute: [{ name: "batch_dims", type: 2, i: 1 }],
+  });
+  graph.input.push({
+    name: LOGITS_INDEX,
+    type: {
+      tensorType: {
+        elemType: 7,
+        shape: { dim: [{ dimParam: "batch" }, { dimParam: "logits_positions" }, { dimValue: 1 }] },
+      },
+    },
+  });
+  for (const output of graph.output)
+    if (output.name === "logits") output.type = { tensorType: { elemType: 1 } };
   graph.valueInfo = [];
   return true;
 }

@@ -51,12 +51,48 @@ message TypeProto {
 const root = protobuf.parse(SCHEMA).root;
 const ModelProto = root.lookupType("onnx.ModelProto");
 
-export interface OnnxAttribute { name: string; type?: number; i?: number | protobuf.Long; ints?: (number | protobuf.Long)[]; f?: number; t?: OnnxTensor }
-export interface OnnxNode { input: string[]; output: string[]; name?: string; opType?: string; domain?: string; attribute?: OnnxAttribute[] }
-export interface OnnxTensor { name?: string; dims?: (number | protobuf.Long)[]; dataType?: number; int64Data?: (number | protobuf.Long)[]; rawData?: Uint8Array }
-export interface OnnxValueInfo { name: string; type?: { tensorType?: { elemType?: number; shape?: { dim?: { dimValue?: number | protobuf.Long; dimParam?: string }[] } } } }
-export interface OnnxGraph { node: OnnxNode[]; initializer: OnnxTensor[]; input: OnnxValueInfo[]; output: OnnxValueInfo[]; valueInfo?: OnnxValueInfo[] }
-export interface OnnxModel { graph: OnnxGraph }
+export interface OnnxAttribute {
+  name: string;
+  type?: number;
+  i?: number | protobuf.Long;
+  ints?: (number | protobuf.Long)[];
+  f?: number;
+  t?: OnnxTensor;
+}
+export interface OnnxNode {
+  input: string[];
+  output: string[];
+  name?: string;
+  opType?: string;
+  domain?: string;
+  attribute?: OnnxAttribute[];
+}
+export interface OnnxTensor {
+  name?: string;
+  dims?: (number | protobuf.Long)[];
+  dataType?: number;
+  int64Data?: (number | protobuf.Long)[];
+  rawData?: Uint8Array;
+}
+export interface OnnxValueInfo {
+  name: string;
+  type?: {
+    tensorType?: {
+      elemType?: number;
+      shape?: { dim?: { dimValue?: number | protobuf.Long; dimParam?: string }[] };
+    };
+  };
+}
+export interface OnnxGraph {
+  node: OnnxNode[];
+  initializer: OnnxTensor[];
+  input: OnnxValueInfo[];
+  output: OnnxValueInfo[];
+  valueInfo?: OnnxValueInfo[];
+}
+export interface OnnxModel {
+  graph: OnnxGraph;
+}
 
 /** Decodes a model's bytes into plain objects (protobufjs' camelCase field names). */
 export function decodeModel(bytes: Uint8Array): OnnxModel {

@@ -39,7 +39,8 @@ export function chunkWriter(head: ChunkHead): (chunk: TokenChunk) => string {
   const prefix = `data: ${json.slice(0, -3)},"finish_reason":`;
   // Up to `"logprobs":`, for the chunks that carry them (serialized whole: they are asked for rarely).
   const beforeLogprobs = `data: ${json.slice(0, -"null}]}".length)}`;
-  const withLogprobs = (logprobs: CompletionLogProbs) => `${beforeLogprobs}${JSON.stringify(logprobs)},"finish_reason":`;
+  const withLogprobs = (logprobs: CompletionLogProbs) =>
+    `${beforeLogprobs}${JSON.stringify(logprobs)},"finish_reason":`;
   return ({ tokenIds, finishReason, stopReason, promptTokenIds, withIds, usage, logprobs }) =>
     `${logprobs === null ? prefix : withLogprobs(logprobs)}${finishReason === null ? "null" : `"${finishReason}"`},"stop_reason":${stopReason === null ? "null" : String(stopReason)},"prompt_token_ids":${promptTokenIds === null ? "null" : `[${promptTokenIds.join(",")}]`},"token_ids":${withIds ? `[${tokenIds.join(",")}]` : "null"}}],"usage":${usage === null ? "null" : JSON.stringify(usage)}}\n\n`;
 }

@@ -16,10 +16,20 @@ const name = (id: number) => `token_id:${id}`;
  * logprob and dict). `initialTextOffset`: the length of the text sent before these tokens
  * (always 0 here: the origin's text is "").
  */
-export function completionLogprobs(tokenIds: readonly number[], logprobs: ReadonlyArray<TokenLogprob | null | undefined>, initialTextOffset = 0): CompletionLogProbs {
+export function completionLogprobs(
+  tokenIds: readonly number[],
+  logprobs: ReadonlyArray<TokenLogprob | null | undefined>,
+  initialTextOffset = 0,
+): CompletionLogProbs {
   const entries = tokenIds.map((id, i) => {
     const logprob = logprobs[i];
-    return logprob == null ? { token: name(id) } : { token: name(id), logprob: logprob.logprob, top: logprob.top.map(([other, value]) => ({ token: name(other), logprob: value })) };
+    return logprob == null
+      ? { token: name(id) }
+      : {
+          token: name(id),
+          logprob: logprob.logprob,
+          top: logprob.top.map(([other, value]) => ({ token: name(other), logprob: value })),
+        };
   });
   return completionLogProbs(entries, initialTextOffset);
 }
@@ -29,6 +39,14 @@ export function completionLogprobs(tokenIds: readonly number[], logprobs: Readon
  * then the generated tokens', as vLLM's serving_completion.py joins them with echo
  * (delta_token_ids: the prompt's ids, then the output's; out_logprobs: prompt_logprobs, then the output's).
  */
-export function echoedLogprobs(promptIds: readonly number[], promptLogprobs: ReadonlyArray<TokenLogprob | null> | undefined, tokenIds: readonly number[], logprobs: ReadonlyArray<TokenLogprob | undefined>): CompletionLogProbs {
-  return completionLogprobs([...promptIds, ...tokenIds], [...(promptLogprobs ?? promptIds.map(() => null)), ...logprobs]);
+export function echoedLogprobs(
+  promptIds: readonly number[],
+  promptLogprobs: ReadonlyArray<TokenLogprob | null> | undefined,
+  tokenIds: readonly number[],
+  logprobs: ReadonlyArray<TokenLogprob | undefined>,
+): CompletionLogProbs {
+  return completionLogprobs(
+    [...promptIds, ...tokenIds],
+    [...(promptLogprobs ?? promptIds.map(() => null)), ...logprobs],
+  );
 }

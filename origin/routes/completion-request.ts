@@ -18,7 +18,11 @@ import { MAX_LOGPROBS } from "../../src/generation/logprobs";
 import type { SamplingParams } from "../../src/generation/sampler";
 import type { GenerationParams } from "../engines/decoder/request";
 import type { GenerationConfig } from "../manifests";
-import { ResponseFormatSchema, StructuredOutputsSchema, structuredOutputsOf } from "./structured-request";
+import {
+  ResponseFormatSchema,
+  StructuredOutputsSchema,
+  structuredOutputsOf,
+} from "./structured-request";
 
 const TokenId = z.number().int().min(0);
 const LONG = 2 ** 63;
@@ -43,12 +47,22 @@ export const CompletionRequestSchema = z
     ignore_eos: z.boolean().default(false),
     min_tokens: z.number().int().min(0).default(0),
     stream: z.boolean().nullable().default(false),
-    stream_options: z.object({ include_usage: z.boolean().nullable().default(true), continuous_usage_stats: z.boolean().nullable().default(false) }).loose().nullable().optional(),
+    stream_options: z
+      .object({
+        include_usage: z.boolean().nullable().default(true),
+        continuous_usage_stats: z.boolean().nullable().default(false),
+      })
+      .loose()
+      .nullable()
+      .optional(),
     return_token_ids: z.boolean().nullable().default(false),
     echo: z.boolean().nullable().default(false),
     // vLLM's `int | None`, read by pydantic in lax mode (false is 0, true is 1); check_logprobs refuses < 0.
     logprobs: z
-      .union([z.number().int().min(0, "`logprobs` must be a positive value."), z.boolean().transform(Number)])
+      .union([
+        z.number().int().min(0, "`logprobs` must be a positive value."),
+        z.boolean().transform(Number),
+      ])
       .nullable()
       .optional(),
     return_tokens_as_token_ids: z.boolean().nullable().optional(),
@@ -76,38 +90,67 @@ const REFUSED: ReadonlyArray<[string, (value: unknown) => boolean]> = [
   ["guided_grammar", () => false],
 ];
 
-const badRequest = (field: string, message: string) => new ServiceError(400, "invalid_request", message, { field });
+const badRequest = (field: string, message: string) =>
+  new ServiceError(400, "invalid_request", message, { field });
 
 /**
  * logit_bias as vLLM's SamplingParams.from_optional reads it (vllm/sampling_params.py): keys
  * are token ids as decimal strings, biases clamped to [-100, 100] (OpenAI's range), ids
  * outside the vocabulary refused.
  */
-function logitBias(bias: Readonly<Record<string, number>>, vocabSize: number): Array<[number, number]> {
+function logitBias(
+  bias: Readonly<Record<string, number>>,
+  vocabSize: number,
+): Array<[number, number]> {
   return Object.entries(bias).map(([key, value]) => {
     const id = /^\s*[+-]?\d+\s*$/.test(key) ? Number(key) : Number.NaN;
-    if (!Number.isSafeInteger(id)) throw badRequest("logit_bias", `logit_bias: ${JSON.stringify(key)} is not an integer token id`);
-    if (id < 0 || id >= vocabSize) throw badRequest("logit_bias", `logit_bias: token id ${id} is outside the vocabulary (${vocabSize})`);
+    if (!Number.isSafeInteger(id))
+      throw badRequest(
+        "logit_bias",
+        `logit_bias: ${JSON.stringify(key)} is not an integer token id`,
+      );
+    if (id < 0 || id >= vocabSize)
+      throw badRequest(
+        "logit_bias",
+        `logit_bias: token id ${id} is outside the vocabulary (${vocabSize})`,
+      );
     return [id, Math.min(100, Math.max(-100, value))];
   });
 }
 
 /** Checks a parsed request against the model and turns it into the engine's parameters. */
-export function toGenerationParams(request: CompletionRequest, raw: Readonly<Record<string, unknown>>, generation: GenerationConfig): GenerationParams {
+export function toGenerationParams(
+  request: CompletionRequest,
+  raw: Readonly<Record<string, unknown>>,
+  generation: GenerationConfig,
+): GenerationParams {
   for (const [name, neutral] of REFUSED) {
     const value = raw[name];
-    if (value !== undefined && value !== null && !neutral(value)) throw badRequest(name, `${name}: ${JSON.stringify(value)} is not supported by this origin`);
+    if (value !== undefined && value !== null && !neutral(value))
+      throw badRequest(name, `${name}: ${JSON.stringify(value)} is not supported by this origin`);
   }
-  if (request.stream_options != null && request.stream !== true) throw badRequest("stream_options", "Stream options can only be defined when `stream=True`.");
+  if (request.stream_options != null && request.stream !== true)
+    throw badRequest("stream_options", "Stream options can only be defined when `stream=True`.");
   const promptIds = Array.isArray(request.prompt[0]) ? request.prompt[0] : request.prompt.flat();
   const outOfVocab = promptIds.findIndex((id) => id >= generation.vocabSize);
-  if (outOfVocab !== -1) throw badRequest(`prompt.${outOfVocab}`, `prompt.${outOfVocab}: token id ${promptIds[outOfVocab]} is outside the vocabulary (${generation.vocabSize})`);
+  if (outOfVocab !== -1)
+    throw badRequest(
+      `prompt.${outOfVocab}`,
+      `prompt.${outOfVocab}: token id ${promptIds[outOfVocab]} is outside the vocabulary (${generation.vocabSize})`,
+    );
   const stopBeyond = (request.stop_token_ids ?? []).find((id) => id >= generation.vocabSize);
-  if (stopBeyond !== undefined) throw badRequest("stop_token_ids", `stop_token_ids: ${stopBeyond} is outside the vocabulary (${generation.vocabSize})`);
+  if (stopBeyond !== undefined)
+    throw badRequest(
+      "stop_token_ids",
+      `stop_token_ids: ${stopBeyond} is outside the vocabulary (${generation.vocabSize})`,
+    );
 
   const context = generation.contextLength;
   if (promptIds.length >= context) {
-    throw badRequest("prompt", `The prompt (total length ${promptIds.length}) is too long to fit into the model (context length ${context}).`);
+    throw badRequest(
+      "prompt",
+      `The prompt (total length ${promptIds.length}) is too long to fit into the model (context length ${context}).`,
+    );
   }
   const maxTokens = request.max_tokens ?? context - promptIds.length;
   if (promptIds.length + maxTokens > context) {
@@ -116,11 +159,17 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
       `This model's maximum context length is ${context} tokens. However, you requested ${promptIds.length + maxTokens} tokens (${promptIds.length} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
     );
   }
-  if (request.min_tokens > maxTokens) throw badRequest("min_tokens", `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${request.min_tokens}.`);
+  if (request.min_tokens > maxTokens)
+    throw badRequest(
+      "min_tokens",
+      `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${request.min_tokens}.`,
+    );
   // vLLM's checks (vllm/sampling_params.py SamplingParams._validate_allowed_token_ids), its messages.
   const allowed = request.allowed_token_ids ?? undefined;
-  if (allowed !== undefined && allowed.length === 0) throw badRequest("allowed_token_ids", "allowed_token_ids is not None and empty!");
-  if (allowed?.some((id) => id < 0 || id >= generation.vocabSize)) throw badRequest("allowed_token_ids", "allowed_token_ids contains out-of-vocab token id!");
+  if (allowed !== undefined && allowed.length === 0)
+    throw badRequest("allowed_token_ids", "allowed_token_ids is not None and empty!");
+  if (allowed?.some((id) => id < 0 || id >= generation.vocabSize))
+    throw badRequest("allowed_token_ids", "allowed_token_ids contains out-of-vocab token id!");
   const topK = request.top_k ?? 0;
   const sampling: SamplingParams = {
     temperature: request.temperature ?? 1,
@@ -130,17 +179,32 @@ export function toGenerationParams(request: CompletionRequest, raw: Readonly<Rec
     presencePenalty: request.presence_penalty ?? 0,
     frequencyPenalty: request.frequency_penalty ?? 0,
     repetitionPenalty: request.repetition_penalty ?? 1,
-    ...(request.logit_bias == null ? {} : { logitBias: logitBias(request.logit_bias, generation.vocabSize) }),
+    ...(request.logit_bias == null
+      ? {}
+      : { logitBias: logitBias(request.logit_bias, generation.vocabSize) }),
     ...(allowed === undefined ? {} : { allowedTokenIds: allowed }),
   };
   const logprobs = request.logprobs ?? undefined;
   // vLLM's check against its max_logprobs (vllm/sampling_params.py _validate_logprobs), default 20.
-  if (logprobs !== undefined && logprobs > MAX_LOGPROBS) throw badRequest("logprobs", `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${MAX_LOGPROBS}`);
+  if (logprobs !== undefined && logprobs > MAX_LOGPROBS)
+    throw badRequest(
+      "logprobs",
+      `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${MAX_LOGPROBS}`,
+    );
   // vLLM's to_sampling_params: an explicit prompt_logprobs (here only 0) wins over echo's `logprobs`.
-  const promptLogprobs = request.echo === true && logprobs !== undefined ? (raw.prompt_logprobs === 0 ? 0 : logprobs) : undefined;
-  const structuredOutputs = structuredOutputsOf(request.structured_outputs, request.response_format);
+  const promptLogprobs =
+    request.echo === true && logprobs !== undefined
+      ? raw.prompt_logprobs === 0
+        ? 0
+        : logprobs
+      : undefined;
+  const structuredOutputs = structuredOutputsOf(
+    request.structured_outputs,
+    request.response_format,
+  );
   const seed = request.seed ?? undefined;
-  if (seed !== undefined && !Number.isSafeInteger(seed)) throw badRequest("seed", "seed: this origin takes seeds within ±2^53");
+  if (seed !== undefined && !Number.isSafeInteger(seed))
+    throw badRequest("seed", "seed: this origin takes seeds within ±2^53");
   return {
     promptIds,
     maxTokens,

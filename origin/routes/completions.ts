@@ -29,29 +29,50 @@ import type { HostedModel, ModelHost } from "../model-host";
 import { CompletionRequestSchema, toGenerationParams } from "./completion-request";
 
 const encoder = new TextEncoder();
-const frame = (value: unknown) => encoder.encode(`data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`);
+const frame = (value: unknown) =>
+  encoder.encode(`data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`);
 
-const usageOf = (prompt: number, completion: number) => ({ prompt_tokens: prompt, total_tokens: prompt + completion, completion_tokens: completion });
+const usageOf = (prompt: number, completion: number) => ({
+  prompt_tokens: prompt,
+  total_tokens: prompt + completion,
+  completion_tokens: completion,
+});
 /**
  * vLLM's PromptTokenUsageInfo, as it reports it with --enable-prompt-tokens-details (on here):
  * only when its prefix cache served part of the prompt (serving_completion.py:
  * `if self.enable_prompt_tokens_details and num_cached_tokens`).
  */
-const promptDetails = (cachedTokens: number) => (cachedTokens > 0 ? { cached_tokens: cachedTokens } : null);
+const promptDetails = (cachedTokens: number) =>
+  cachedTokens > 0 ? { cached_tokens: cachedTokens } : null;
 
 function generationModel(host: ModelHost, name: string | undefined): HostedModel {
   const models = [...host.models.values()].filter((model) => model.manifest.kind === "generation");
   if (name === undefined) {
     const [only] = models;
-    if (only === undefined) throw new ServiceError(404, "model_not_found", "This origin serves no text-generation model", { field: "model" });
+    if (only === undefined)
+      throw new ServiceError(
+        404,
+        "model_not_found",
+        "This origin serves no text-generation model",
+        { field: "model" },
+      );
     return only;
   }
   const model = host.find(name, "model");
-  if (model.manifest.kind !== "generation") throw new ServiceError(400, "invalid_request", `Model "${name}" is not a text-generation model`, { field: "model" });
+  if (model.manifest.kind !== "generation")
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      `Model "${name}" is not a text-generation model`,
+      { field: "model" },
+    );
   return model;
 }
 
-export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval }: Pick<OriginConfig, "maxBodyBytes" | "streamInterval">): Hono {
+export function completionRoutes(
+  host: ModelHost,
+  { maxBodyBytes, streamInterval }: Pick<OriginConfig, "maxBodyBytes" | "streamInterval">,
+): Hono {
   const app = new Hono();
   app.post("/v1/completions", async (c) => {
     const raw = await readJsonBody(c, maxBodyBytes);
@@ -59,16 +80,31 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
     const model = generationModel(host, request.model);
     host.requireReady(model);
     const { decoder, manifest } = model;
-    if (decoder === undefined || manifest.kind !== "generation") throw new ServiceError(503, "model_not_ready", "The decoder is not loaded");
-    const params = toGenerationParams(request, typeof raw === "object" && raw !== null ? { ...raw } : {}, manifest.generation);
+    if (decoder === undefined || manifest.kind !== "generation")
+      throw new ServiceError(503, "model_not_ready", "The decoder is not loaded");
+    const params = toGenerationParams(
+      request,
+      typeof raw === "object" && raw !== null ? { ...raw } : {},
+      manifest.generation,
+    );
     if (params.structuredOutputs !== undefined && !decoder.structuredOutputs) {
-      throw new ServiceError(400, "invalid_request", `Model "${manifest.name}" cannot serve structured outputs: its tokenizer gives no token bytes`, { field: "structured_outputs" });
+      throw new ServiceError(
+        400,
+        "invalid_request",
+        `Model "${manifest.name}" cannot serve structured outputs: its tokenizer gives no token bytes`,
+        { field: "structured_outputs" },
+      );
     }
 
     const abort = new AbortController();
     c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
     const generation = decoder.submit(params, abort.signal);
-    const head = { id: `cmpl-${randomUUID().replaceAll("-", "")}`, object: "text_completion" as const, created: Math.floor(Date.now() / 1000), model: manifest.name };
+    const head = {
+      id: `cmpl-${randomUUID().replaceAll("-", "")}`,
+      object: "text_completion" as const,
+      created: Math.floor(Date.now() / 1000),
+      model: manifest.name,
+    };
     const withIds = request.return_token_ids === true;
     const promptIds = withIds ? [...params.promptIds] : null;
     const withLogprobs = params.logprobs !== undefined;
@@ -87,12 +123,33 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
         last = step;
         cachedTokens = step.cachedTokens ?? cachedTokens;
       }
-      if (abort.signal.aborted) throw new ServiceError(400, "invalid_request", "Client disconnected");
+      if (abort.signal.aborted)
+        throw new ServiceError(400, "invalid_request", "Client disconnected");
       const choice = {
-        index: 0, text: "", logprobs: withLogprobs ? (echo ? echoedLogprobs(params.promptIds, promptLogprobs, ids, logprobs) : completionLogprobs(ids, logprobs)) : null, finish_reason: last?.finishReason ?? null, stop_reason: last?.stopReason ?? null,
-        prompt_logprobs: null, prompt_token_ids: promptIds, token_ids: withIds ? ids : null,
+        index: 0,
+        text: "",
+        logprobs: withLogprobs
+          ? echo
+            ? echoedLogprobs(params.promptIds, promptLogprobs, ids, logprobs)
+            : completionLogprobs(ids, logprobs)
+          : null,
+        finish_reason: last?.finishReason ?? null,
+        stop_reason: last?.stopReason ?? null,
+        prompt_logprobs: null,
+        prompt_token_ids: promptIds,
+        token_ids: withIds ? ids : null,
       };
-      return c.json({ ...head, choices: [choice], service_tier: null, system_fingerprint: null, usage: { ...usageOf(params.promptIds.length, ids.length), prompt_tokens_details: promptDetails(cachedTokens) }, kv_transfer_params: null });
+      return c.json({
+        ...head,
+        choices: [choice],
+        service_tier: null,
+        system_fingerprint: null,
+        usage: {
+          ...usageOf(params.promptIds.length, ids.length),
+          prompt_tokens_details: promptDetails(cachedTokens),
+        },
+        kv_transfer_params: null,
+      });
     }
 
     const includeUsage = request.stream_options?.include_usage === true;
@@ -116,8 +173,20 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
           const usage = continuousUsage ? usageOf(params.promptIds.length, generated) : null;
           // vLLM's text_offset starts at the text sent before the chunk: always "" here.
           const echoed = first && echo;
-          const logprobs = withLogprobs ? (echoed ? echoedLogprobs(params.promptIds, promptLogprobs, pending, pendingLogprobs) : completionLogprobs(pending, pendingLogprobs)) : null;
-          const text = chunk({ tokenIds: pending, finishReason, stopReason, promptTokenIds: first ? firstPromptIds : null, withIds, usage, logprobs });
+          const logprobs = withLogprobs
+            ? echoed
+              ? echoedLogprobs(params.promptIds, promptLogprobs, pending, pendingLogprobs)
+              : completionLogprobs(pending, pendingLogprobs)
+            : null;
+          const text = chunk({
+            tokenIds: pending,
+            finishReason,
+            stopReason,
+            promptTokenIds: first ? firstPromptIds : null,
+            withIds,
+            usage,
+            logprobs,
+          });
           [first, pending] = [false, []];
           if (withLogprobs) pendingLogprobs = [];
           if (!abort.signal.aborted) controller.enqueue(encoder.encode(text));
@@ -136,7 +205,14 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
           if (includeUsage) {
             // The usage chunk is dumped with exclude_none: no prompt_tokens_details without cached tokens.
             const details = promptDetails(cachedTokens);
-            send({ ...head, choices: [], usage: { ...usageOf(params.promptIds.length, generated), ...(details === null ? {} : { prompt_tokens_details: details }) } });
+            send({
+              ...head,
+              choices: [],
+              usage: {
+                ...usageOf(params.promptIds.length, generated),
+                ...(details === null ? {} : { prompt_tokens_details: details }),
+              },
+            });
           }
         } catch (error) {
           // Tokens held back by the stream interval go out before the error event.
@@ -151,7 +227,13 @@ export function completionRoutes(host: ModelHost, { maxBodyBytes, streamInterval
         abort.abort();
       },
     });
-    return new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": head.id } });
+    return new Response(body, {
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        "x-request-id": head.id,
+      },
+    });
   });
   return app;
 }

@@ -8,7 +8,12 @@
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
 import { ServiceError } from "../../src/errors/service-error";
-import { gaussianNoise, sizeOf, type DiffusionRequest, type DiffusionStep } from "../../src/generation/diffusion";
+import {
+  gaussianNoise,
+  sizeOf,
+  type DiffusionRequest,
+  type DiffusionStep,
+} from "../../src/generation/diffusion";
 import { TensorStreamRequest } from "../../src/protocols/tensor-stream";
 import type { DiffusionEngine } from "../engines/diffusion/engine";
 import { parseWith, readJsonBody } from "../http/body";
@@ -16,41 +21,71 @@ import type { DiffusionConfig } from "../manifests";
 import type { ModelHost } from "../model-host";
 
 const encoder = new TextEncoder();
-const frame = (value: unknown) => encoder.encode(`data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`);
+const frame = (value: unknown) =>
+  encoder.encode(`data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`);
 
-const invalid = (field: string, detail: string) => new ServiceError(400, "invalid_request", detail, { field });
+const invalid = (field: string, detail: string) =>
+  new ServiceError(400, "invalid_request", detail, { field });
 
 function sameShape(actual: readonly number[], expected: readonly number[]): boolean {
   return actual.length === expected.length && actual.every((dim, i) => dim === expected[i]);
 }
 
 /** Checks the body against the model's diffusion block and builds the loop's request. */
-export function diffusionRequest(body: TensorStreamRequest, spec: DiffusionConfig): DiffusionRequest {
+export function diffusionRequest(
+  body: TensorStreamRequest,
+  spec: DiffusionConfig,
+): DiffusionRequest {
   const byName = new Map(body.inputs.map((input, i) => [input.name, { input, i }]));
-  const unknown = body.inputs.find((input) => !["input_ids", "noise", "attention_mask"].includes(input.name));
-  if (unknown !== undefined) throw invalid("inputs", `Unknown input "${unknown.name}": send input_ids and noise`);
+  const unknown = body.inputs.find(
+    (input) => !["input_ids", "noise", "attention_mask"].includes(input.name),
+  );
+  if (unknown !== undefined)
+    throw invalid("inputs", `Unknown input "${unknown.name}": send input_ids and noise`);
   const ids = byName.get("input_ids");
-  if (ids === undefined) throw invalid("inputs", 'Missing input "input_ids" (INT64 [n, promptLength])');
+  if (ids === undefined)
+    throw invalid("inputs", 'Missing input "input_ids" (INT64 [n, promptLength])');
   const n = ids.input.shape[0] ?? 0;
-  if (ids.input.datatype !== "INT64" || !sameShape(ids.input.shape, [n, spec.promptLength]) || n < 1) {
-    throw invalid(`inputs.${ids.i}.shape`, `input_ids must be INT64 [n, ${spec.promptLength}] with n ≥ 1`);
+  if (
+    ids.input.datatype !== "INT64" ||
+    !sameShape(ids.input.shape, [n, spec.promptLength]) ||
+    n < 1
+  ) {
+    throw invalid(
+      `inputs.${ids.i}.shape`,
+      `input_ids must be INT64 [n, ${spec.promptLength}] with n ≥ 1`,
+    );
   }
-  if (ids.input.data.length !== n * spec.promptLength || !ids.input.data.every((id) => Number.isInteger(id) && id >= 0)) {
-    throw invalid(`inputs.${ids.i}.data`, `input_ids must hold ${n * spec.promptLength} non-negative integers`);
+  if (
+    ids.input.data.length !== n * spec.promptLength ||
+    !ids.input.data.every((id) => Number.isInteger(id) && id >= 0)
+  ) {
+    throw invalid(
+      `inputs.${ids.i}.data`,
+      `input_ids must hold ${n * spec.promptLength} non-negative integers`,
+    );
   }
   const latentSize = sizeOf(spec.latentShape);
   const params = body.parameters ?? {};
   let noise: Float32Array;
   const given = byName.get("noise");
   if (given !== undefined) {
-    if (given.input.datatype !== "FP32" || !sameShape(given.input.shape, [n, ...spec.latentShape])) {
-      throw invalid(`inputs.${given.i}.shape`, `noise must be FP32 [${[n, ...spec.latentShape].join(", ")}]`);
+    if (
+      given.input.datatype !== "FP32" ||
+      !sameShape(given.input.shape, [n, ...spec.latentShape])
+    ) {
+      throw invalid(
+        `inputs.${given.i}.shape`,
+        `noise must be FP32 [${[n, ...spec.latentShape].join(", ")}]`,
+      );
     }
-    if (given.input.data.length !== n * latentSize || !given.input.data.every(Number.isFinite)) throw invalid(`inputs.${given.i}.data`, `noise must hold ${n * latentSize} finite numbers`);
+    if (given.input.data.length !== n * latentSize || !given.input.data.every(Number.isFinite))
+      throw invalid(`inputs.${given.i}.data`, `noise must hold ${n * latentSize} finite numbers`);
     noise = Float32Array.from(given.input.data);
   } else if (params.seed !== undefined) {
     noise = new Float32Array(n * latentSize);
-    for (let i = 0; i < n; i += 1) noise.set(gaussianNoise(params.seed + i, latentSize), i * latentSize);
+    for (let i = 0; i < n; i += 1)
+      noise.set(gaussianNoise(params.seed + i, latentSize), i * latentSize);
   } else {
     throw invalid("inputs", 'Send the "noise" input, or parameters.seed for the origin to draw it');
   }
@@ -78,11 +113,20 @@ export function eventBody(step: DiffusionStep, id: string | undefined) {
   return { ...(id === undefined ? {} : { id }), step: step.step, final: step.final, outputs };
 }
 
-function diffusionModel(host: ModelHost, name: string): { engine: DiffusionEngine; spec: DiffusionConfig } {
+function diffusionModel(
+  host: ModelHost,
+  name: string,
+): { engine: DiffusionEngine; spec: DiffusionConfig } {
   const model = host.find(name, "model");
-  if (model.manifest.kind !== "diffusion") throw new ServiceError(400, "invalid_request", `Model "${name}" is not a text-to-image model`, { field: "model" });
+  if (model.manifest.kind !== "diffusion")
+    throw new ServiceError(400, "invalid_request", `Model "${name}" is not a text-to-image model`, {
+      field: "model",
+    });
   host.requireReady(model);
-  if (model.diffusion === undefined) throw new ServiceError(503, "model_not_ready", `Model "${name}" is not loaded`, { headers: { "retry-after": "5" } });
+  if (model.diffusion === undefined)
+    throw new ServiceError(503, "model_not_ready", `Model "${name}" is not loaded`, {
+      headers: { "retry-after": "5" },
+    });
   return { engine: model.diffusion, spec: model.manifest.diffusion };
 }
 
@@ -98,7 +142,11 @@ export function generateStreamRoutes(host: ModelHost, maxBodyBytes: number): Hon
   app.post("/v2/models/:name/generate_stream", async (c) => {
     const abort = new AbortController();
     c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
-    const { events, id } = await start(c.req.param("name"), await readJsonBody(c, maxBodyBytes), abort.signal);
+    const { events, id } = await start(
+      c.req.param("name"),
+      await readJsonBody(c, maxBodyBytes),
+      abort.signal,
+    );
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
         const send = (value: unknown) => {
@@ -118,16 +166,23 @@ export function generateStreamRoutes(host: ModelHost, maxBodyBytes: number): Hon
         abort.abort();
       },
     });
-    return new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
+    return new Response(body, {
+      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+    });
   });
 
   app.post("/v2/models/:name/generate", async (c) => {
     const abort = new AbortController();
     c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
-    const { events, id } = await start(c.req.param("name"), await readJsonBody(c, maxBodyBytes), abort.signal);
+    const { events, id } = await start(
+      c.req.param("name"),
+      await readJsonBody(c, maxBodyBytes),
+      abort.signal,
+    );
     let last: DiffusionStep | undefined;
     for await (const step of events) last = step;
-    if (last === undefined || !last.final) throw new ServiceError(500, "internal_error", "The diffusion loop ended without an image");
+    if (last === undefined || !last.final)
+      throw new ServiceError(500, "internal_error", "The diffusion loop ended without an image");
     return c.json(eventBody(last, id));
   });
   return app;

@@ -8,13 +8,22 @@ import { encodeInferResponse, parseInferRequest } from "../../src/protocols/oip-
 import { modelConfig } from "../../src/protocols/triton-model-config";
 import type { HostedModel, ModelHost } from "../model-host";
 
-const SERVER = { name: "edge-inference-origin", version: "0.2.0", extensions: ["binary_tensor_data", "model_configuration"] };
+const SERVER = {
+  name: "edge-inference-origin",
+  version: "0.2.0",
+  extensions: ["binary_tensor_data", "model_configuration"],
+};
 /** Largest request (tensor elements) one infer may send. */
 const MAX_ELEMENTS = 16_000_000;
 
 function checkVersion(model: HostedModel, version: string | undefined): void {
   if (version !== undefined && version !== model.manifest.version) {
-    throw new ServiceError(404, "model_not_found", `Model "${model.manifest.name}" has no version ${version} (serving ${model.manifest.version})`, { field: "version" });
+    throw new ServiceError(
+      404,
+      "model_not_found",
+      `Model "${model.manifest.name}" has no version ${version} (serving ${model.manifest.version})`,
+      { field: "version" },
+    );
   }
 }
 
@@ -36,7 +45,13 @@ export function oipRoutes(host: ModelHost, maxBodyBytes: number): Hono {
     app.get(prefix, (c) => {
       const { manifest } = modelOf(c);
       const { inputs, outputs } = manifest.graph;
-      return c.json({ name: manifest.name, versions: [manifest.version], platform: "onnxruntime_onnx", inputs, outputs });
+      return c.json({
+        name: manifest.name,
+        versions: [manifest.version],
+        platform: "onnxruntime_onnx",
+        inputs,
+        outputs,
+      });
     });
     app.get(`${prefix}/ready`, (c) => {
       const model = modelOf(c);
@@ -45,18 +60,41 @@ export function oipRoutes(host: ModelHost, maxBodyBytes: number): Hono {
     });
     app.get(`${prefix}/config`, (c) => {
       const { manifest } = modelOf(c);
-      return c.json(modelConfig({ name: manifest.name, version: manifest.version, inputs: manifest.graph.inputs, outputs: manifest.graph.outputs, parameters: { task: manifest.task } }));
+      return c.json(
+        modelConfig({
+          name: manifest.name,
+          version: manifest.version,
+          inputs: manifest.graph.inputs,
+          outputs: manifest.graph.outputs,
+          parameters: { task: manifest.task },
+        }),
+      );
     });
     app.post(`${prefix}/infer`, async (c) => {
       const model = modelOf(c);
-      const call = await parseInferRequest(c.req.raw, { maxBytes: maxBodyBytes, maxElements: MAX_ELEMENTS });
+      const call = await parseInferRequest(c.req.raw, {
+        maxBytes: maxBodyBytes,
+        maxElements: MAX_ELEMENTS,
+      });
       host.requireReady(model);
       if (model.tensor === undefined) {
-        throw new ServiceError(400, "invalid_request", `Model "${model.manifest.name}" generates text: use POST /v1/completions`, { field: "name" });
+        throw new ServiceError(
+          400,
+          "invalid_request",
+          `Model "${model.manifest.name}" generates text: use POST /v1/completions`,
+          { field: "name" },
+        );
       }
       const { outputs, runMs } = await model.tensor.run(call.inputs, call.outputs);
-      const result = { model_name: model.manifest.name, model_version: model.manifest.version, ...(call.id === undefined ? {} : { id: call.id }), outputs };
-      return encodeInferResponse(result, call, { "server-timing": `infer;dur=${runMs.toFixed(2)}` });
+      const result = {
+        model_name: model.manifest.name,
+        model_version: model.manifest.version,
+        ...(call.id === undefined ? {} : { id: call.id }),
+        outputs,
+      };
+      return encodeInferResponse(result, call, {
+        "server-timing": `infer;dur=${runMs.toFixed(2)}`,
+      });
     });
   }
   return app;

@@ -8,19 +8,42 @@ export function serviceRoutes(host: ModelHost): Hono {
   const app = new Hono();
   app.get("/health", (c) => {
     const models = [...host.models.values()];
-    const status = models.some((model) => model.status === "loading") ? "loading" : models.every((model) => model.status === "ready") ? "ready" : "degraded";
-    const failures = Object.fromEntries(models.filter((model) => model.failure !== undefined).map((model) => [model.manifest.name, model.failure]));
+    const status = models.some((model) => model.status === "loading")
+      ? "loading"
+      : models.every((model) => model.status === "ready")
+        ? "ready"
+        : "degraded";
+    const failures = Object.fromEntries(
+      models
+        .filter((model) => model.failure !== undefined)
+        .map((model) => [model.manifest.name, model.failure]),
+    );
     return c.json({ status, failures }, status === "ready" ? 200 : 503);
   });
   app.get("/v1/models", (c) => {
     const created = Math.floor(Date.now() / 1000);
     const data = [...host.models.values()].flatMap((model) =>
       model.manifest.kind === "generation"
-        ? [{ id: model.manifest.name, object: "model", created, owned_by: "edge-inference", root: model.manifest.name, parent: null, max_model_len: model.manifest.generation.contextLength, permission: [] }]
+        ? [
+            {
+              id: model.manifest.name,
+              object: "model",
+              created,
+              owned_by: "edge-inference",
+              root: model.manifest.name,
+              parent: null,
+              max_model_len: model.manifest.generation.contextLength,
+              permission: [],
+            },
+          ]
         : [],
     );
     return c.json({ object: "list", data });
   });
-  app.get("/metrics", (c) => c.text(host.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }));
+  app.get("/metrics", (c) =>
+    c.text(host.metrics.render(), 200, {
+      "content-type": "text/plain; version=0.0.4; charset=utf-8",
+    }),
+  );
   return app;
 }

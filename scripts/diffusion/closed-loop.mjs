@@ -11,34 +11,39 @@
 // The scheduler maths is written here from the contract (huggingface/diffusers
 // scheduling_ddim.py / scheduling_euler_discrete.py, cited): it is the scripts' independent
 // copy, not the service's src/generation/diffusion.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { Tokenizer } from '@huggingface/tokenizers';
-import ort from 'onnxruntime-node';
-import { allPhrasings, readHeldOut } from './phrasings.mjs';
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Tokenizer } from "@huggingface/tokenizers";
+import ort from "onnxruntime-node";
+import { allPhrasings, readHeldOut } from "./phrasings.mjs";
 
 const { values } = parseArgs({
   options: {
-    classifier: { type: 'string', default: 'models/digit-classifier' },
-    graph: { type: 'string', default: 'model' },
-    seeds: { type: 'string', default: '50' },
-    model: { type: 'string', default: 'models/digit-diffusion' },
-    out: { type: 'string' },
+    classifier: { type: "string", default: "models/digit-classifier" },
+    graph: { type: "string", default: "model" },
+    seeds: { type: "string", default: "50" },
+    model: { type: "string", default: "models/digit-diffusion" },
+    out: { type: "string" },
   },
 });
 const SEEDS = Number(values.seeds);
 const dir = values.model;
-const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const { diffusion } = manifest;
-const classifierManifest = JSON.parse(readFileSync(join(values.classifier, 'manifest.json'), 'utf8'));
+const classifierManifest = JSON.parse(
+  readFileSync(join(values.classifier, "manifest.json"), "utf8"),
+);
 const session = async (path) => ort.InferenceSession.create(readFileSync(path));
 const graphs = {};
-for (const role of ['text_encoder', 'unet', 'vae_decoder']) graphs[role] = await session(join(dir, manifest.graphs[role].file));
-const classifier = await session(join(values.classifier, classifierManifest.graphs[values.graph].file));
+for (const role of ["text_encoder", "unet", "vae_decoder"])
+  graphs[role] = await session(join(dir, manifest.graphs[role].file));
+const classifier = await session(
+  join(values.classifier, classifierManifest.graphs[values.graph].file),
+);
 const tokenizer = new Tokenizer(
-  JSON.parse(readFileSync(join(dir, manifest.tokenizer.file), 'utf8')),
-  JSON.parse(readFileSync(join(dir, manifest.tokenizer.config), 'utf8')),
+  JSON.parse(readFileSync(join(dir, manifest.tokenizer.file), "utf8")),
+  JSON.parse(readFileSync(join(dir, manifest.tokenizer.config), "utf8")),
 );
 
 // --- the contract's seeded noise (src/generation/sampler.ts createPrng, re-stated) ---
@@ -86,19 +91,29 @@ const sched = diffusion.scheduler;
 const N = sched.numTrainTimesteps;
 const acp = new Float64Array(N);
 for (let i = 0, p = 1; i < N; i++) {
-  const beta = sched.betaSchedule === 'linear'
-    ? sched.betaStart + ((sched.betaEnd - sched.betaStart) * i) / (N - 1)
-    : (Math.sqrt(sched.betaStart) + ((Math.sqrt(sched.betaEnd) - Math.sqrt(sched.betaStart)) * i) / (N - 1)) ** 2;
+  const beta =
+    sched.betaSchedule === "linear"
+      ? sched.betaStart + ((sched.betaEnd - sched.betaStart) * i) / (N - 1)
+      : (Math.sqrt(sched.betaStart) +
+          ((Math.sqrt(sched.betaEnd) - Math.sqrt(sched.betaStart)) * i) / (N - 1)) **
+        2;
   p *= 1 - beta;
   acp[i] = p;
 }
-if (sched.timestepSpacing !== 'trailing') throw new Error('this script implements "trailing" spacing only');
+if (sched.timestepSpacing !== "trailing")
+  throw new Error('this script implements "trailing" spacing only');
 const roundHalfEven = (x) => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x));
-const timesteps = (steps) => Array.from({ length: steps }, (_, k) => roundHalfEven(N - (k * N) / steps) - 1);
+const timesteps = (steps) =>
+  Array.from({ length: steps }, (_, k) => roundHalfEven(N - (k * N) / steps) - 1);
 
 const latentSize = diffusion.latentShape.reduce((a, b) => a * b, 1);
-const f32 = (data, shape) => new ort.Tensor('float32', data, shape);
-const i64 = (data, shape) => new ort.Tensor('int64', BigInt64Array.from(data, (v) => BigInt(v)), shape);
+const f32 = (data, shape) => new ort.Tensor("float32", data, shape);
+const i64 = (data, shape) =>
+  new ort.Tensor(
+    "int64",
+    BigInt64Array.from(data, (v) => BigInt(v)),
+    shape,
+  );
 const first = async (s, feeds) => Object.values(await s.run(feeds))[0].data;
 
 async function generate(prompts, seeds, { steps, guidanceScale: g, scheduler }) {
@@ -114,24 +129,36 @@ async function generate(prompts, seeds, { steps, guidanceScale: g, scheduler }) 
       mask[(b + i) * L + j] = 1;
     });
   });
-  const emb = await first(graphs.text_encoder, { input_ids: i64(ids, [2 * b, L]), attention_mask: i64(mask, [2 * b, L]) });
+  const emb = await first(graphs.text_encoder, {
+    input_ids: i64(ids, [2 * b, L]),
+    attention_mask: i64(mask, [2 * b, L]),
+  });
   const E = emb.length / (2 * b);
   const ts = timesteps(steps);
   const sigmas = [...ts.map((t) => Math.sqrt((1 - acp[t]) / acp[t])), 0];
-  const init = scheduler === 'ddim' ? 1 : Math.max(...sigmas);
+  const init = scheduler === "ddim" ? 1 : Math.max(...sigmas);
   const n = b * latentSize;
   let x = new Float32Array(n);
-  seeds.forEach((seed, i) => x.set(noise(seed, latentSize).map((v) => v * init), i * latentSize));
+  seeds.forEach((seed, i) =>
+    x.set(
+      noise(seed, latentSize).map((v) => v * init),
+      i * latentSize,
+    ),
+  );
   const shape = [2 * b, ...diffusion.latentShape];
   const guided = async (modelIn, t) => {
     const doubled = new Float32Array(2 * n);
     doubled.set(modelIn, 0);
     doubled.set(modelIn, n);
-    const eps = await first(graphs.unet, { sample: f32(doubled, shape), timestep: f32(new Float32Array(2 * b).fill(t), [2 * b]), text_embeds: f32(emb, [2 * b, E]) });
+    const eps = await first(graphs.unet, {
+      sample: f32(doubled, shape),
+      timestep: f32(new Float32Array(2 * b).fill(t), [2 * b]),
+      text_embeds: f32(emb, [2 * b, E]),
+    });
     return Float64Array.from({ length: n }, (_, i) => eps[i] + g * (eps[n + i] - eps[i]));
   };
   for (const [k, t] of ts.entries()) {
-    if (scheduler === 'ddim') {
+    if (scheduler === "ddim") {
       const eps = await guided(x, t);
       const prev = t - Math.floor(N / steps);
       const aT = acp[t];
@@ -142,26 +169,45 @@ async function generate(prompts, seeds, { steps, guidanceScale: g, scheduler }) 
       });
     } else {
       const sigma = sigmas[k];
-      const eps = await guided(x.map((v) => v / Math.sqrt(sigma * sigma + 1)), t);
+      const eps = await guided(
+        x.map((v) => v / Math.sqrt(sigma * sigma + 1)),
+        t,
+      );
       x = x.map((v, i) => v + eps[i] * (sigmas[k + 1] - sigma));
     }
   }
-  return first(graphs.vae_decoder, { latent: f32(x.map((v) => v / diffusion.scalingFactor), [b, ...diffusion.latentShape]) });
+  return first(graphs.vae_decoder, {
+    latent: f32(
+      x.map((v) => v / diffusion.scalingFactor),
+      [b, ...diffusion.latentShape],
+    ),
+  });
 }
 
 const heldOut = new Set(readHeldOut().map((p) => p.text));
 const phrasings = allPhrasings();
 const started = Date.now();
-const report = { runtime: `onnxruntime-node ${ort.env.versions?.common ?? ''}`.trim(), classifier: `${values.classifier} graph "${values.graph}"`, seeds: SEEDS };
-for (const [name, held] of [['training phrasings', false], ['held-out phrasings', true]]) {
+const report = {
+  runtime: `onnxruntime-node ${ort.env.versions?.common ?? ""}`.trim(),
+  classifier: `${values.classifier} graph "${values.graph}"`,
+  seeds: SEEDS,
+};
+for (const [name, held] of [
+  ["training phrasings", false],
+  ["held-out phrasings", true],
+]) {
   let correct = 0;
   const perDigit = [];
   for (let digit = 0; digit <= 9; digit++) {
-    const mine = phrasings.filter((p) => p.digit === digit && heldOut.has(p.text) === held).map((p) => p.text);
+    const mine = phrasings
+      .filter((p) => p.digit === digit && heldOut.has(p.text) === held)
+      .map((p) => p.text);
     const prompts = Array.from({ length: SEEDS }, (_, s) => mine[s % mine.length]);
     const seeds = Array.from({ length: SEEDS }, (_, s) => s);
     const images = await generate(prompts, seeds, diffusion.defaults);
-    const logits = await first(classifier, { [classifier.inputNames[0]]: f32(images, [SEEDS, 1, 28, 28]) });
+    const logits = await first(classifier, {
+      [classifier.inputNames[0]]: f32(images, [SEEDS, 1, 28, 28]),
+    });
     let ok = 0;
     for (let i = 0; i < SEEDS; i++) {
       const row = Array.from(logits.subarray(i * 10, i * 10 + 10));
@@ -170,8 +216,19 @@ for (const [name, held] of [['training phrasings', false], ['held-out phrasings'
     correct += ok;
     perDigit.push(ok / SEEDS);
   }
-  report[held ? 'heldOutPhrasings' : 'trainingPhrasings'] = { accuracy: correct / (10 * SEEDS), perDigit: perDigit.map((a) => Number(a.toFixed(3))) };
-  console.log(`${name}: accuracy ${(correct / (10 * SEEDS)).toFixed(4)} (${correct}/${10 * SEEDS}); per digit ${perDigit.map((a) => a.toFixed(2)).join(' ')}`);
+  report[held ? "heldOutPhrasings" : "trainingPhrasings"] = {
+    accuracy: correct / (10 * SEEDS),
+    perDigit: perDigit.map((a) => Number(a.toFixed(3))),
+  };
+  console.log(
+    `${name}: accuracy ${(correct / (10 * SEEDS)).toFixed(4)} (${correct}/${10 * SEEDS}); per digit ${perDigit.map((a) => a.toFixed(2)).join(" ")}`,
+  );
 }
-console.log(`classifier ${values.classifier} graph "${values.graph}"; ${diffusion.defaults.scheduler}, ${diffusion.defaults.steps} steps, guidance ${diffusion.defaults.guidanceScale}; ${((Date.now() - started) / 1000).toFixed(1)} s`);
-if (values.out) writeFileSync(values.out, `${JSON.stringify({ ...report, seconds: Math.round((Date.now() - started) / 100) / 10 }, null, 2)}\n`);
+console.log(
+  `classifier ${values.classifier} graph "${values.graph}"; ${diffusion.defaults.scheduler}, ${diffusion.defaults.steps} steps, guidance ${diffusion.defaults.guidanceScale}; ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);
+if (values.out)
+  writeFileSync(
+    values.out,
+    `${JSON.stringify({ ...report, seconds: Math.round((Date.now() - started) / 100) / 10 }, null, 2)}\n`,
+  );

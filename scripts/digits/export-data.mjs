@@ -1,10 +1,10 @@
 // Writes the MNIST split as flat binaries for scripts/digits/train.py (Python cannot read the
 // mnist package's split module): <cache>/{train,validation,test}.f32 ([n, 784] float32, ink = 1)
 // and .u8 labels. Validation is carved out of the training part (see config.mjs).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { loadMnistSplit } from '../lib/mnist-split.mjs';
-import { CACHE_DIR, VALIDATION_PER_DIGIT } from './config.mjs';
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadMnistSplit } from "../lib/mnist-split.mjs";
+import { CACHE_DIR, VALIDATION_PER_DIGIT } from "./config.mjs";
 
 /** Training digits split into fit / validation: per label, the last VALIDATION_PER_DIGIT are validation. */
 export function carveValidation(train) {
@@ -33,8 +33,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   mkdirSync(CACHE_DIR, { recursive: true });
   const { train, test } = loadMnistSplit();
   const { fit, validation } = carveValidation(train);
-  write('fit', fit);
-  write('validation', validation);
-  write('train', train);
-  write('test', test);
+  write("fit", fit);
+  write("validation", validation);
+  write("train", train);
+  write("test", test);
 }

@@ -13,7 +13,16 @@ const WINDOW = 7;
 const NON_FRAUD = 4000;
 const PYTHON = process.env.PYTHON ?? "/usr/bin/python3";
 
-execFileSync(PYTHON, ["scripts/quantize.py", "--probe", "models/fraud-gru/model.fp32.onnx", `${CACHE}/model.fp32.probe.onnx`], { stdio: "inherit" });
+execFileSync(
+  PYTHON,
+  [
+    "scripts/quantize.py",
+    "--probe",
+    "models/fraud-gru/model.fp32.onnx",
+    `${CACHE}/model.fp32.probe.onnx`,
+  ],
+  { stdio: "inherit" },
+);
 
 const meta = JSON.parse(readFileSync(`${CACHE}/meta.json`, "utf8"));
 const F = meta.features;
@@ -21,7 +30,9 @@ const bytes = (file) => readFileSync(`${CACHE}/${file}`);
 const rows = bytes("rows.f32");
 const X = new Float32Array(rows.buffer, rows.byteOffset, rows.byteLength / 4);
 const windowBytes = bytes("windows-validation.i32");
-const windows = new Int32Array(windowBytes.buffer.slice(windowBytes.byteOffset, windowBytes.byteOffset + windowBytes.byteLength));
+const windows = new Int32Array(
+  windowBytes.buffer.slice(windowBytes.byteOffset, windowBytes.byteOffset + windowBytes.byteLength),
+);
 const labels = new Uint8Array(bytes("labels-validation.u8"));
 
 const random = mulberry32(12345);
@@ -34,7 +45,9 @@ for (let i = legit.length - 1; i > 0; i--) {
 }
 const chosen = [...fraud, ...legit.slice(0, NON_FRAUD)].sort((a, b) => a - b);
 
-const session = await ort.InferenceSession.create(`${CACHE}/model.fp32.probe.onnx`, { intraOpNumThreads: 1 });
+const session = await ort.InferenceSession.create(`${CACHE}/model.fp32.probe.onnx`, {
+  intraOpNumThreads: 1,
+});
 const probes = session.outputNames.filter((name) => name !== "scores");
 const ranges = Object.fromEntries(probes.map((name) => [name, { min: Infinity, max: -Infinity }]));
 for (let start = 0; start < chosen.length; start += 1024) {
@@ -46,7 +59,9 @@ for (let start = 0; start < chosen.length; start += 1024) {
       data.set(X.subarray(row * F, row * F + F), (t * batch.length + b) * F);
     }
   });
-  const out = await session.run({ transactions: new ort.Tensor("float32", data, [WINDOW, batch.length, F]) });
+  const out = await session.run({
+    transactions: new ort.Tensor("float32", data, [WINDOW, batch.length, F]),
+  });
   for (const name of probes) {
     for (const value of out[name].data) {
       if (value < ranges[name].min) ranges[name].min = value;
@@ -54,5 +69,10 @@ for (let start = 0; start < chosen.length; start += 1024) {
     }
   }
 }
-writeFileSync(`${CACHE}/calibration.json`, `${JSON.stringify({ windows: chosen.length, fraud: fraud.length, ranges }, null, 1)}\n`);
-console.log(`calibrated ${probes.length} activations on ${chosen.length} validation windows (${fraud.length} fraud) -> ${CACHE}/calibration.json`);
+writeFileSync(
+  `${CACHE}/calibration.json`,
+  `${JSON.stringify({ windows: chosen.length, fraud: fraud.length, ranges }, null, 1)}\n`,
+);
+console.log(
+  `calibrated ${probes.length} activations on ${chosen.length} validation windows (${fraud.length} fraud) -> ${CACHE}/calibration.json`,
+);

@@ -44,15 +44,20 @@
  *                  merchant (MCC 5732/5944/5045/4829; 40% online).
  * Overall fraud rate comes out near 0.5% of transactions (printed at the end).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 
 const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+  process.argv
+    .slice(2)
+    .reduce(
+      (acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc),
+      [],
+    ),
 );
 const SEED = Number(args.seed ?? 20240611);
 const USERS = Number(args.users ?? 4000);
-const OUT = args.out ?? '.cache/fraud/transactions.csv';
+const OUT = args.out ?? ".cache/fraud/transactions.csv";
 const YEAR = 2019;
 const START_MS = Date.UTC(YEAR, 0, 1);
 const END_MS = Date.UTC(YEAR + 1, 0, 1);
@@ -61,7 +66,7 @@ const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 
 function mulberry32(a) {
-  return function () {
+  return () => {
     a |= 0;
     a = (a + 0x6d2b79f5) | 0;
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
@@ -106,57 +111,196 @@ function merchantId() {
 
 // [city, state, base zip, lat, lon]
 const CITIES = [
-  ['New York', 'NY', 10001, 40.7, -74.0], ['Los Angeles', 'CA', 90001, 34.05, -118.24], ['Chicago', 'IL', 60601, 41.88, -87.63],
-  ['Houston', 'TX', 77001, 29.76, -95.37], ['Phoenix', 'AZ', 85001, 33.45, -112.07], ['Philadelphia', 'PA', 19101, 39.95, -75.17],
-  ['San Antonio', 'TX', 78201, 29.42, -98.49], ['San Diego', 'CA', 92101, 32.72, -117.16], ['Dallas', 'TX', 75201, 32.78, -96.8],
-  ['San Jose', 'CA', 95101, 37.34, -121.89], ['Austin', 'TX', 73301, 30.27, -97.74], ['Jacksonville', 'FL', 32099, 30.33, -81.66],
-  ['Columbus', 'OH', 43085, 39.96, -83.0], ['Charlotte', 'NC', 28201, 35.23, -80.84], ['Indianapolis', 'IN', 46201, 39.77, -86.16],
-  ['Seattle', 'WA', 98101, 47.61, -122.33], ['Denver', 'CO', 80201, 39.74, -104.99], ['Boston', 'MA', 21011, 42.36, -71.06],
-  ['Nashville', 'TN', 37201, 36.16, -86.78], ['Detroit', 'MI', 48201, 42.33, -83.05], ['Portland', 'OR', 97201, 45.52, -122.68],
-  ['Las Vegas', 'NV', 88901, 36.17, -115.14], ['Memphis', 'TN', 37501, 35.15, -90.05], ['Louisville', 'KY', 40201, 38.25, -85.76],
-  ['Baltimore', 'MD', 21201, 39.29, -76.61], ['Milwaukee', 'WI', 53201, 43.04, -87.91], ['Albuquerque', 'NM', 87101, 35.08, -106.65],
-  ['Tucson', 'AZ', 85701, 32.22, -110.97], ['Fresno', 'CA', 93701, 36.74, -119.79], ['Sacramento', 'CA', 94203, 38.58, -121.49],
-  ['Kansas City', 'MO', 64101, 39.1, -94.58], ['Atlanta', 'GA', 30301, 33.75, -84.39], ['Miami', 'FL', 33101, 25.76, -80.19],
-  ['Omaha', 'NE', 68101, 41.26, -95.94], ['Minneapolis', 'MN', 55401, 44.98, -93.27], ['Tulsa', 'OK', 74101, 36.15, -95.99],
-  ['Cleveland', 'OH', 44101, 41.5, -81.69], ['New Orleans', 'LA', 70112, 29.95, -90.07], ['Salt Lake City', 'UT', 84101, 40.76, -111.89],
-  ['Pittsburgh', 'PA', 15201, 40.44, -79.99], ['Saint Louis', 'MO', 63101, 38.63, -90.2], ['Richmond', 'VA', 23218, 37.54, -77.44],
-  ['Boise', 'ID', 83701, 43.62, -116.2], ['Birmingham', 'AL', 35201, 33.52, -86.8], ['Little Rock', 'AR', 72201, 34.75, -92.29],
-  ['Des Moines', 'IA', 50301, 41.59, -93.62], ['Anchorage', 'AK', 99501, 61.22, -149.9], ['Honolulu', 'HI', 96801, 21.31, -157.86],
+  ["New York", "NY", 10001, 40.7, -74.0],
+  ["Los Angeles", "CA", 90001, 34.05, -118.24],
+  ["Chicago", "IL", 60601, 41.88, -87.63],
+  ["Houston", "TX", 77001, 29.76, -95.37],
+  ["Phoenix", "AZ", 85001, 33.45, -112.07],
+  ["Philadelphia", "PA", 19101, 39.95, -75.17],
+  ["San Antonio", "TX", 78201, 29.42, -98.49],
+  ["San Diego", "CA", 92101, 32.72, -117.16],
+  ["Dallas", "TX", 75201, 32.78, -96.8],
+  ["San Jose", "CA", 95101, 37.34, -121.89],
+  ["Austin", "TX", 73301, 30.27, -97.74],
+  ["Jacksonville", "FL", 32099, 30.33, -81.66],
+  ["Columbus", "OH", 43085, 39.96, -83.0],
+  ["Charlotte", "NC", 28201, 35.23, -80.84],
+  ["Indianapolis", "IN", 46201, 39.77, -86.16],
+  ["Seattle", "WA", 98101, 47.61, -122.33],
+  ["Denver", "CO", 80201, 39.74, -104.99],
+  ["Boston", "MA", 21011, 42.36, -71.06],
+  ["Nashville", "TN", 37201, 36.16, -86.78],
+  ["Detroit", "MI", 48201, 42.33, -83.05],
+  ["Portland", "OR", 97201, 45.52, -122.68],
+  ["Las Vegas", "NV", 88901, 36.17, -115.14],
+  ["Memphis", "TN", 37501, 35.15, -90.05],
+  ["Louisville", "KY", 40201, 38.25, -85.76],
+  ["Baltimore", "MD", 21201, 39.29, -76.61],
+  ["Milwaukee", "WI", 53201, 43.04, -87.91],
+  ["Albuquerque", "NM", 87101, 35.08, -106.65],
+  ["Tucson", "AZ", 85701, 32.22, -110.97],
+  ["Fresno", "CA", 93701, 36.74, -119.79],
+  ["Sacramento", "CA", 94203, 38.58, -121.49],
+  ["Kansas City", "MO", 64101, 39.1, -94.58],
+  ["Atlanta", "GA", 30301, 33.75, -84.39],
+  ["Miami", "FL", 33101, 25.76, -80.19],
+  ["Omaha", "NE", 68101, 41.26, -95.94],
+  ["Minneapolis", "MN", 55401, 44.98, -93.27],
+  ["Tulsa", "OK", 74101, 36.15, -95.99],
+  ["Cleveland", "OH", 44101, 41.5, -81.69],
+  ["New Orleans", "LA", 70112, 29.95, -90.07],
+  ["Salt Lake City", "UT", 84101, 40.76, -111.89],
+  ["Pittsburgh", "PA", 15201, 40.44, -79.99],
+  ["Saint Louis", "MO", 63101, 38.63, -90.2],
+  ["Richmond", "VA", 23218, 37.54, -77.44],
+  ["Boise", "ID", 83701, 43.62, -116.2],
+  ["Birmingham", "AL", 35201, 33.52, -86.8],
+  ["Little Rock", "AR", 72201, 34.75, -92.29],
+  ["Des Moines", "IA", 50301, 41.59, -93.62],
+  ["Anchorage", "AK", 99501, 61.22, -149.9],
+  ["Honolulu", "HI", 96801, 21.31, -157.86],
 ];
 const FOREIGN = [
-  ['Rome', 'Italy'], ['Mexico City', 'Mexico'], ['Toronto', 'Canada'], ['London', 'United Kingdom'], ['Tokyo', 'Japan'],
-  ['Paris', 'France'], ['Berlin', 'Germany'], ['Cancun', 'Mexico'], ['Manila', 'Philippines'], ['Lagos', 'Nigeria'],
+  ["Rome", "Italy"],
+  ["Mexico City", "Mexico"],
+  ["Toronto", "Canada"],
+  ["London", "United Kingdom"],
+  ["Tokyo", "Japan"],
+  ["Paris", "France"],
+  ["Berlin", "Germany"],
+  ["Cancun", "Mexico"],
+  ["Manila", "Philippines"],
+  ["Lagos", "Nigeria"],
 ];
-const TOWN_SUFFIX = ['Heights', 'Park', 'Springs', 'Falls', 'Grove', 'Valley', 'Hills', 'Ridge', 'Beach', 'Creek'];
-const TOWN_PREFIX = ['Oak', 'Cedar', 'Maple', 'Pine', 'Elm', 'Fair', 'Green', 'Lake', 'River', 'North', 'South', 'West', 'East', 'Spring', 'Glen', 'Brook', 'Mill', 'Stone'];
+const TOWN_SUFFIX = [
+  "Heights",
+  "Park",
+  "Springs",
+  "Falls",
+  "Grove",
+  "Valley",
+  "Hills",
+  "Ridge",
+  "Beach",
+  "Creek",
+];
+const TOWN_PREFIX = [
+  "Oak",
+  "Cedar",
+  "Maple",
+  "Pine",
+  "Elm",
+  "Fair",
+  "Green",
+  "Lake",
+  "River",
+  "North",
+  "South",
+  "West",
+  "East",
+  "Spring",
+  "Glen",
+  "Brook",
+  "Mill",
+  "Stone",
+];
 
 // [mcc, typical $, weight for local spending, online?]
 const MCCS = [
-  [5411, 45, 20, 0], [5812, 30, 15, 0], [5814, 12, 15, 0], [5541, 40, 12, 0], [5912, 25, 6, 0], [5311, 60, 5, 1],
-  [5300, 90, 4, 0], [5499, 15, 6, 0], [4121, 20, 4, 1], [5813, 35, 3, 0], [5942, 25, 2, 1], [5651, 70, 3, 0],
-  [5732, 150, 1.5, 1], [5944, 250, 0.3, 0], [4829, 200, 0.5, 1], [7538, 250, 1, 0], [8011, 120, 1, 0], [8021, 150, 0.5, 0],
-  [7832, 25, 1, 0], [4900, 120, 2, 1], [4814, 80, 2, 1], [5815, 10, 3, 1], [5310, 40, 3, 0], [7011, 200, 1, 0],
-  [4511, 350, 0.5, 1], [5211, 80, 1.5, 0], [5719, 90, 0.7, 0], [7230, 40, 1, 0], [5193, 50, 0.3, 0], [9402, 15, 0.5, 0],
-  [5970, 45, 0.3, 0], [7801, 100, 0.2, 1], [5964, 30, 1, 1], [5045, 400, 0.3, 1], [4784, 10, 1, 0], [5921, 25, 1, 0],
+  [5411, 45, 20, 0],
+  [5812, 30, 15, 0],
+  [5814, 12, 15, 0],
+  [5541, 40, 12, 0],
+  [5912, 25, 6, 0],
+  [5311, 60, 5, 1],
+  [5300, 90, 4, 0],
+  [5499, 15, 6, 0],
+  [4121, 20, 4, 1],
+  [5813, 35, 3, 0],
+  [5942, 25, 2, 1],
+  [5651, 70, 3, 0],
+  [5732, 150, 1.5, 1],
+  [5944, 250, 0.3, 0],
+  [4829, 200, 0.5, 1],
+  [7538, 250, 1, 0],
+  [8011, 120, 1, 0],
+  [8021, 150, 0.5, 0],
+  [7832, 25, 1, 0],
+  [4900, 120, 2, 1],
+  [4814, 80, 2, 1],
+  [5815, 10, 3, 1],
+  [5310, 40, 3, 0],
+  [7011, 200, 1, 0],
+  [4511, 350, 0.5, 1],
+  [5211, 80, 1.5, 0],
+  [5719, 90, 0.7, 0],
+  [7230, 40, 1, 0],
+  [5193, 50, 0.3, 0],
+  [9402, 15, 0.5, 0],
+  [5970, 45, 0.3, 0],
+  [7801, 100, 0.2, 1],
+  [5964, 30, 1, 1],
+  [5045, 400, 0.3, 1],
+  [4784, 10, 1, 0],
+  [5921, 25, 1, 0],
 ];
 const MCC_TICKET = new Map(MCCS.map((m) => [m[0], m[1]]));
 const TRAVEL_MCCS = [5812, 5814, 5541, 7011, 5813, 4121, 5411, 5499];
 const RISKY_MCCS = [5732, 5944, 4829, 5045, 5311, 5651];
 
-const ERROR_SINGLE = ['Bad CVV', 'Bad Card Number', 'Bad Expiration', 'Bad PIN', 'Bad Zipcode', 'Insufficient Balance', 'Technical Glitch'];
+const _ERROR_SINGLE = [
+  "Bad CVV",
+  "Bad Card Number",
+  "Bad Expiration",
+  "Bad PIN",
+  "Bad Zipcode",
+  "Insufficient Balance",
+  "Technical Glitch",
+];
 const ERROR_COMBOS = [
-  'Bad PIN,Insufficient Balance', 'Insufficient Balance,Technical Glitch', 'Bad PIN,Technical Glitch', 'Bad Card Number,Bad Expiration',
-  'Bad Card Number,Bad CVV', 'Bad Expiration,Bad CVV', 'Bad Card Number,Insufficient Balance', 'Bad CVV,Insufficient Balance',
-  'Bad Expiration,Insufficient Balance', 'Bad Zipcode,Insufficient Balance', 'Bad Card Number,Bad Expiration,Insufficient Balance',
-  'Bad Expiration,Technical Glitch', 'Bad CVV,Technical Glitch', 'Bad Card Number,Technical Glitch', 'Bad Zipcode,Technical Glitch',
-  'Bad PIN,Insufficient Balance,Technical Glitch',
+  "Bad PIN,Insufficient Balance",
+  "Insufficient Balance,Technical Glitch",
+  "Bad PIN,Technical Glitch",
+  "Bad Card Number,Bad Expiration",
+  "Bad Card Number,Bad CVV",
+  "Bad Expiration,Bad CVV",
+  "Bad Card Number,Insufficient Balance",
+  "Bad CVV,Insufficient Balance",
+  "Bad Expiration,Insufficient Balance",
+  "Bad Zipcode,Insufficient Balance",
+  "Bad Card Number,Bad Expiration,Insufficient Balance",
+  "Bad Expiration,Technical Glitch",
+  "Bad CVV,Technical Glitch",
+  "Bad Card Number,Technical Glitch",
+  "Bad Zipcode,Technical Glitch",
+  "Bad PIN,Insufficient Balance,Technical Glitch",
 ]; // 7 singles + 16 combinations = 23 error strings
 const LEGIT_ERRORS = [
-  ['Insufficient Balance', 55], ['Bad PIN', 15], ['Technical Glitch', 14], ['Bad CVV', 2], ['Bad Card Number', 2], ['Bad Expiration', 2],
-  ['Bad Zipcode', 1.5], ...ERROR_COMBOS.map((e) => [e, 0.1]),
+  ["Insufficient Balance", 55],
+  ["Bad PIN", 15],
+  ["Technical Glitch", 14],
+  ["Bad CVV", 2],
+  ["Bad Card Number", 2],
+  ["Bad Expiration", 2],
+  ["Bad Zipcode", 1.5],
+  ...ERROR_COMBOS.map((e) => [e, 0.1]),
 ];
-const TESTING_ERRORS = [['Bad CVV', 4], ['Bad Expiration', 3], ['Bad Card Number', 3], ['Bad Card Number,Bad CVV', 1], ['Bad Expiration,Bad CVV', 1], ['Bad Card Number,Bad Expiration', 1], ['Bad Zipcode', 1]];
-const TAKEOVER_ERRORS = [['Bad PIN', 4], ['Insufficient Balance', 3], ['Bad PIN,Insufficient Balance', 1], ['Bad Zipcode', 1], ['Bad PIN,Technical Glitch', 0.5]];
+const TESTING_ERRORS = [
+  ["Bad CVV", 4],
+  ["Bad Expiration", 3],
+  ["Bad Card Number", 3],
+  ["Bad Card Number,Bad CVV", 1],
+  ["Bad Expiration,Bad CVV", 1],
+  ["Bad Card Number,Bad Expiration", 1],
+  ["Bad Zipcode", 1],
+];
+const TAKEOVER_ERRORS = [
+  ["Bad PIN", 4],
+  ["Insufficient Balance", 3],
+  ["Bad PIN,Insufficient Balance", 1],
+  ["Bad Zipcode", 1],
+  ["Bad PIN,Technical Glitch", 0.5],
+];
 const weightedPair = (pairs) => weighted(pairs, (p) => p[1])[0];
 
 // ---- world ---------------------------------------------------------------------------
@@ -168,27 +312,38 @@ function makeMerchant(mcc, city, state, zip, online) {
   return m;
 }
 const localMcc = () => weighted(MCCS, (m) => m[2])[0];
-const onlineMcc = () => weighted(MCCS.filter((m) => m[3]), (m) => m[2])[0];
+const onlineMcc = () =>
+  weighted(
+    MCCS.filter((m) => m[3]),
+    (m) => m[2],
+  )[0];
 
 const cities = CITIES.map(([name, state, zip, lat, lon]) => {
   const city = { name, state, zip, lat, lon, merchants: [], towns: [] };
-  for (let i = 0; i < 120; i++) city.merchants.push(makeMerchant(localMcc(), name, state, zip + randint(0, 40), false));
+  for (let i = 0; i < 120; i++)
+    city.merchants.push(makeMerchant(localMcc(), name, state, zip + randint(0, 40), false));
   for (let t = 0; t < 4; t++) {
     let townName;
-    do townName = `${pick(TOWN_PREFIX)} ${pick(TOWN_SUFFIX)}`; while (usedTownNames.has(`${townName}|${state}`));
+    do townName = `${pick(TOWN_PREFIX)} ${pick(TOWN_SUFFIX)}`;
+    while (usedTownNames.has(`${townName}|${state}`));
     usedTownNames.add(`${townName}|${state}`);
     const townZip = zip + 100 + randint(0, 800);
     const town = { name: townName, merchants: [] };
-    for (let i = 0; i < 20; i++) town.merchants.push(makeMerchant(localMcc(), townName, state, townZip, false));
+    for (let i = 0; i < 20; i++)
+      town.merchants.push(makeMerchant(localMcc(), townName, state, townZip, false));
     city.towns.push(town);
   }
   city.area = [...city.merchants, ...city.towns.flatMap((t) => t.merchants)];
   return city;
 });
 const foreign = FOREIGN.map(([name, country]) => ({
-  name, country, merchants: Array.from({ length: 30 }, () => makeMerchant(pick(TRAVEL_MCCS.concat(RISKY_MCCS)), name, country, '', false)),
+  name,
+  country,
+  merchants: Array.from({ length: 30 }, () =>
+    makeMerchant(pick(TRAVEL_MCCS.concat(RISKY_MCCS)), name, country, "", false),
+  ),
 }));
-const online = Array.from({ length: 400 }, () => makeMerchant(onlineMcc(), 'ONLINE', '', '', true));
+const online = Array.from({ length: 400 }, () => makeMerchant(onlineMcc(), "ONLINE", "", "", true));
 const onlineByMcc = (mccs) => online.filter((m) => mccs.includes(m.mcc));
 const TESTING_MERCHANTS = onlineByMcc([5815, 5964, 5942, 5311]);
 const BIG_ONLINE = onlineByMcc([5732, 5045, 5311, 4829]);
@@ -207,7 +362,9 @@ const merchantsOfMcc = (list, mccs) => {
 // ---- legit transactions -------------------------------------------------------------
 function newCard(user, card, home) {
   const p = {
-    user, card, home,
+    user,
+    card,
+    home,
     rate: uniform(0.1, 0.6),
     hourMean: uniform(9, 19),
     hourSd: uniform(2, 4),
@@ -217,7 +374,9 @@ function newCard(user, card, home) {
     traveler: chance(0.3),
   };
   const nLocal = randint(8, 25);
-  p.habitual = Array.from({ length: nLocal }, () => (chance(0.7) ? pick(home.merchants) : pick(pick(home.towns).merchants)));
+  p.habitual = Array.from({ length: nLocal }, () =>
+    chance(0.7) ? pick(home.merchants) : pick(pick(home.towns).merchants),
+  );
   p.habitualOnline = Array.from({ length: randint(2, 6) }, () => pick(online));
   return p;
 }
@@ -226,20 +385,20 @@ function amountFor(p, mcc, factor = 1) {
   return Math.max(0.5, Math.round(base * Math.exp(0.6 * normal()) * 100) / 100);
 }
 function hourOf(p) {
-  let h = Math.round(p.hourMean + p.hourSd * normal());
+  const h = Math.round(p.hourMean + p.hourSd * normal());
   return Math.min(23, Math.max(0, h));
 }
 function atHour(dayMs, hour) {
   return dayMs + hour * HOUR + randint(0, 59) * MIN;
 }
-function tx(p, t, m, amount, chip, errors = '', fraud = false, pattern = '') {
+function tx(_p, t, m, amount, chip, errors = "", fraud = false, pattern = "") {
   return { t, m, amount, chip, errors, fraud, pattern };
 }
 function inPersonChip(p) {
-  return chance(p.chip) ? 'Chip Transaction' : 'Swipe Transaction';
+  return chance(p.chip) ? "Chip Transaction" : "Swipe Transaction";
 }
 function legitError() {
-  return chance(0.015) ? weightedPair(LEGIT_ERRORS) : '';
+  return chance(0.015) ? weightedPair(LEGIT_ERRORS) : "";
 }
 
 function legitTransactions(p) {
@@ -260,14 +419,14 @@ function legitTransactions(p) {
       const t = atHour(day, hourOf(p));
       let m;
       let chip;
-      let factor = chance(0.005) ? uniform(4, 10) : 1;
+      const factor = chance(0.005) ? uniform(4, 10) : 1;
       if (chance(p.onlineShare)) {
         m = chance(0.9) ? pick(p.habitualOnline) : pick(online);
-        chip = 'Online Transaction';
+        chip = "Online Transaction";
       } else if (trip) {
         const list = trip.isForeign ? trip.dest.merchants : trip.dest.area;
         m = pick(merchantsOfMcc(list, TRAVEL_MCCS));
-        chip = trip.isForeign ? 'Chip Transaction' : inPersonChip(p);
+        chip = trip.isForeign ? "Chip Transaction" : inPersonChip(p);
       } else {
         m = chance(0.88) ? pick(p.habitual) : pick(p.home.area);
         chip = inPersonChip(p);
@@ -276,7 +435,9 @@ function legitTransactions(p) {
     }
     if (trip && day === trip.start && !trip.isForeign && chance(0.5)) {
       const air = pick(onlineByMcc([4511]));
-      out.push(tx(p, atHour(day - 7 * DAY, hourOf(p)), air, amountFor(p, 4511), 'Online Transaction', ''));
+      out.push(
+        tx(p, atHour(day - 7 * DAY, hourOf(p)), air, amountFor(p, 4511), "Online Transaction", ""),
+      );
     }
   }
   return out.filter((x) => x.t >= START_MS && x.t < END_MS);
@@ -293,14 +454,36 @@ function cardTesting(p) {
   const n = randint(4, 12);
   for (let i = 0; i < n; i++) {
     const m = pick(TESTING_MERCHANTS);
-    const errors = chance(0.35) ? weightedPair(TESTING_ERRORS) : '';
-    out.push(tx(p, t, m, Math.round(uniform(0.01, 2) * 100) / 100, 'Online Transaction', errors, true, 'card-testing'));
+    const errors = chance(0.35) ? weightedPair(TESTING_ERRORS) : "";
+    out.push(
+      tx(
+        p,
+        t,
+        m,
+        Math.round(uniform(0.01, 2) * 100) / 100,
+        "Online Transaction",
+        errors,
+        true,
+        "card-testing",
+      ),
+    );
     t += randint(1, 6) * MIN;
   }
   if (chance(0.6)) {
     for (let i = randint(1, 3); i > 0; i--) {
       t += randint(5, 40) * MIN;
-      out.push(tx(p, t, pick(BIG_ONLINE), Math.round(uniform(150, 1500) * 100) / 100, 'Online Transaction', '', true, 'card-testing'));
+      out.push(
+        tx(
+          p,
+          t,
+          pick(BIG_ONLINE),
+          Math.round(uniform(150, 1500) * 100) / 100,
+          "Online Transaction",
+          "",
+          true,
+          "card-testing",
+        ),
+      );
     }
   }
   return out;
@@ -319,16 +502,27 @@ function accountTakeover(p) {
     let chip;
     if (mode < 0.2) {
       m = pick(abroad.merchants);
-      chip = pick(['Chip Transaction', 'Swipe Transaction']);
+      chip = pick(["Chip Transaction", "Swipe Transaction"]);
     } else if (mode < 0.8) {
       m = pick(onlineByMcc(RISKY_MCCS));
-      chip = 'Online Transaction';
+      chip = "Online Transaction";
     } else {
       m = pick(merchantsOfMcc(dest.area, RISKY_MCCS));
-      chip = pick(['Chip Transaction', 'Swipe Transaction']);
+      chip = pick(["Chip Transaction", "Swipe Transaction"]);
     }
     const amount = Math.round(typical(p) * uniform(5, 15) * Math.exp(0.3 * normal()) * 100) / 100;
-    out.push(tx(p, atHour(day, hour), m, amount, chip, chance(0.12) ? weightedPair(TAKEOVER_ERRORS) : '', true, 'account-takeover'));
+    out.push(
+      tx(
+        p,
+        atHour(day, hour),
+        m,
+        amount,
+        chip,
+        chance(0.12) ? weightedPair(TAKEOVER_ERRORS) : "",
+        true,
+        "account-takeover",
+      ),
+    );
   }
   return out;
 }
@@ -339,7 +533,18 @@ function skimmed(p, after) {
   for (let i = randint(2, 8); i > 0; i--) {
     const t = start + Math.floor(rand() * 2 * DAY);
     const m = pick(dest.area);
-    out.push(tx(p, t, m, Math.round(uniform(40, 800) * 100) / 100, 'Swipe Transaction', chance(0.1) ? 'Bad PIN' : '', true, 'compromised-merchant'));
+    out.push(
+      tx(
+        p,
+        t,
+        m,
+        Math.round(uniform(40, 800) * 100) / 100,
+        "Swipe Transaction",
+        chance(0.1) ? "Bad PIN" : "",
+        true,
+        "compromised-merchant",
+      ),
+    );
   }
   return out;
 }
@@ -353,8 +558,19 @@ function impossibleTravel(p, legit) {
   let t = anchor.t;
   for (let i = randint(2, 5); i > 0; i--) {
     t += randint(10, 55) * MIN;
-    const chip = chance(0.9) ? 'Swipe Transaction' : 'Chip Transaction';
-    out.push(tx(p, t, pick(merchantsOfMcc(dest.area, RISKY_MCCS)), Math.round(uniform(80, 900) * 100) / 100, chip, chance(0.08) ? 'Bad PIN' : '', true, 'impossible-travel'));
+    const chip = chance(0.9) ? "Swipe Transaction" : "Chip Transaction";
+    out.push(
+      tx(
+        p,
+        t,
+        pick(merchantsOfMcc(dest.area, RISKY_MCCS)),
+        Math.round(uniform(80, 900) * 100) / 100,
+        chip,
+        chance(0.08) ? "Bad PIN" : "",
+        true,
+        "impossible-travel",
+      ),
+    );
   }
   return out;
 }
@@ -363,9 +579,22 @@ function amountSpike(p) {
   const t = randomTime();
   for (let i = randint(1, 2); i > 0; i--) {
     const isOnline = chance(0.4);
-    const m = isOnline ? pick(onlineByMcc([5732, 5045, 4829])) : pick(merchantsOfMcc(p.home.area, [5732, 5944, 5045, 4829]));
+    const m = isOnline
+      ? pick(onlineByMcc([5732, 5045, 4829]))
+      : pick(merchantsOfMcc(p.home.area, [5732, 5944, 5045, 4829]));
     const amount = Math.round(typical(p) * uniform(20, 60) * 100) / 100;
-    out.push(tx(p, t + i * randint(2, 30) * MIN, m, amount, isOnline ? 'Online Transaction' : inPersonChip(p), '', true, 'amount-spike'));
+    out.push(
+      tx(
+        p,
+        t + i * randint(2, 30) * MIN,
+        m,
+        amount,
+        isOnline ? "Online Transaction" : inPersonChip(p),
+        "",
+        true,
+        "amount-spike",
+      ),
+    );
   }
   return out;
 }
@@ -383,7 +612,8 @@ for (let u = 0; u < USERS; u++) {
 }
 // Breached merchants: popular local merchants (many habitual customers).
 const popularity = new Map();
-for (const p of cards) for (const m of new Set(p.habitual)) popularity.set(m, (popularity.get(m) ?? 0) + 1);
+for (const p of cards)
+  for (const m of new Set(p.habitual)) popularity.set(m, (popularity.get(m) ?? 0) + 1);
 const popular = [...popularity.entries()].filter(([, n]) => n >= 3).map(([m]) => m);
 const breaches = [];
 while (breaches.length < 20 && popular.length) {
@@ -408,31 +638,54 @@ for (const p of cards) {
 }
 
 // ---- write CSV ----------------------------------------------------------------------
-const pad2 = (n) => String(n).padStart(2, '0');
+const pad2 = (n) => String(n).padStart(2, "0");
 const csvField = (s) => (/[",]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-const lines = ['User,Card,Year,Month,Day,Time,Amount,Use Chip,Merchant Name,Merchant City,Merchant State,Zip,MCC,Errors?,Is Fraud?'];
+const lines = [
+  "User,Card,Year,Month,Day,Time,Amount,Use Chip,Merchant Name,Merchant City,Merchant State,Zip,MCC,Errors?,Is Fraud?",
+];
 const patterns = []; // side file: the fraud pattern of each data row ('' for legit), for per-pattern analysis
 let total = 0;
 let frauds = 0;
 for (const p of cards) {
   for (const x of p.txs) {
     const d = new Date(x.t);
-    lines.push([
-      p.user, p.card, d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`,
-      `$${x.amount.toFixed(2)}`, x.chip, x.m.id, csvField(x.m.city), csvField(x.m.state), x.m.zip === '' ? '' : String(x.m.zip),
-      x.m.mcc, csvField(x.errors), x.fraud ? 'Yes' : 'No',
-    ].join(','));
+    lines.push(
+      [
+        p.user,
+        p.card,
+        d.getUTCFullYear(),
+        d.getUTCMonth() + 1,
+        d.getUTCDate(),
+        `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`,
+        `$${x.amount.toFixed(2)}`,
+        x.chip,
+        x.m.id,
+        csvField(x.m.city),
+        csvField(x.m.state),
+        x.m.zip === "" ? "" : String(x.m.zip),
+        x.m.mcc,
+        csvField(x.errors),
+        x.fraud ? "Yes" : "No",
+      ].join(","),
+    );
     patterns.push(x.pattern);
     total++;
     if (x.fraud) frauds++;
   }
 }
 mkdirSync(dirname(OUT), { recursive: true });
-writeFileSync(OUT, lines.join('\n') + '\n');
-writeFileSync(OUT.replace(/\.csv$/, '') + '.patterns.txt', patterns.join('\n') + '\n');
+writeFileSync(OUT, `${lines.join("\n")}\n`);
+writeFileSync(`${OUT.replace(/\.csv$/, "")}.patterns.txt`, `${patterns.join("\n")}\n`);
 const summary = JSON.stringify({
-  seed: SEED, users: USERS, cards: cards.length, merchants: merchants.length, transactions: total, fraud: frauds,
-  fraudRate: +(frauds / total).toFixed(5), byPattern: counts, out: OUT,
+  seed: SEED,
+  users: USERS,
+  cards: cards.length,
+  merchants: merchants.length,
+  transactions: total,
+  fraud: frauds,
+  fraudRate: +(frauds / total).toFixed(5),
+  byPattern: counts,
+  out: OUT,
 });
-writeFileSync(OUT.replace(/\.csv$/, '') + '.json', summary + '\n');
+writeFileSync(`${OUT.replace(/\.csv$/, "")}.json`, `${summary}\n`);
 console.log(summary);

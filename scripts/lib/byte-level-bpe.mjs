@@ -2,10 +2,10 @@
 // classifier's and the tiny LLM's tokenizer scripts. The binding only exposes `train(files)`
 // with the model's default trainer (vocab 30k); BPE training is greedy, so the first K
 // merges of that run are exactly what a K-merge run would produce: train once, keep a prefix.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import tokenizers from 'tokenizers';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import tokenizers from "tokenizers";
 
 const { BPE, Tokenizer, byteLevelAlphabet, byteLevelPreTokenizer } = tokenizers;
 
@@ -22,17 +22,18 @@ export function byteLevelPipeline(model) {
  * is representable), then the first merges in rank order.
  */
 export function trainByteLevelBpe(text, specialTokens, vocabSize) {
-  const work = mkdtempSync(join(tmpdir(), 'bpe-'));
-  const corpusFile = join(work, 'train.txt');
+  const work = mkdtempSync(join(tmpdir(), "bpe-"));
+  const corpusFile = join(work, "train.txt");
   writeFileSync(corpusFile, text);
   const trained = byteLevelPipeline(BPE.empty());
   trained.train([corpusFile]);
-  trained.save(join(work, 'trained.json'));
-  const trainedMerges = JSON.parse(readFileSync(join(work, 'trained.json'), 'utf8')).model.merges;
+  trained.save(join(work, "trained.json"));
+  const trainedMerges = JSON.parse(readFileSync(join(work, "trained.json"), "utf8")).model.merges;
   rmSync(work, { recursive: true, force: true });
 
   const vocab = {};
-  for (const token of [...specialTokens, ...byteLevelAlphabet().sort()]) vocab[token] = Object.keys(vocab).length;
+  for (const token of [...specialTokens, ...byteLevelAlphabet().sort()])
+    vocab[token] = Object.keys(vocab).length;
   const merges = [];
   for (const [a, b] of trainedMerges) {
     if (Object.keys(vocab).length >= vocabSize) break;

@@ -12,7 +12,13 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
-import { diffusionGraphs, diffusionLoop, requestNoise, sizeOf, type RunGraph } from "../../src/generation/diffusion";
+import {
+  diffusionGraphs,
+  diffusionLoop,
+  requestNoise,
+  sizeOf,
+  type RunGraph,
+} from "../../src/generation/diffusion";
 import { encodePng } from "../../src/images/png";
 import { TextToImageSchema } from "../../src/models/manifest";
 import { createOrtRuntime, type OrtEngine } from "../../src/runtime/ort-runtime";
@@ -23,14 +29,16 @@ import { threadCpuClock } from "../../origin/engines/thread-cpu";
 const mainThreadCpuSeconds = threadCpuClock();
 const mainThreadCpuMs = () => mainThreadCpuSeconds() * 1000;
 
-const [dir = "models/digit-diffusion", stepsArg = "20", runsArg = "5", warmArg = "15"] = process.argv.slice(2);
+const [dir = "models/digit-diffusion", stepsArg = "20", runsArg = "5", warmArg = "15"] =
+  process.argv.slice(2);
 const manifest = TextToImageSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
 const { defaults, ...spec } = manifest.diffusion;
 const latentSize = sizeOf(spec.latentShape);
 const [channels, lh, lw] = spec.latentShape;
 const [, height, width] = spec.imageShape;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 function timeEach(reps: number, work: () => void): number {
   const samples: number[] = [];
   for (let i = 0; i < reps; i += 1) {
@@ -45,8 +53,30 @@ const latent = requestNoise(1, 1, latentSize);
 const image = new Float32Array(height * width).map((_, i) => (i % 7) / 7);
 const edge = {
   noiseMs: timeEach(2000, () => requestNoise(12345, 1, latentSize)),
-  previewMs28: timeEach(2000, () => encodePng(upscale(toBytes(previewPixels(latent, channels, lh, lw, spec.preview.factors, spec.preview.bias)), lh, lw, 28), 28, 28)),
-  previewMs224: timeEach(500, () => encodePng(upscale(toBytes(previewPixels(latent, channels, lh, lw, spec.preview.factors, spec.preview.bias)), lh, lw, 224), 224, 224)),
+  previewMs28: timeEach(2000, () =>
+    encodePng(
+      upscale(
+        toBytes(previewPixels(latent, channels, lh, lw, spec.preview.factors, spec.preview.bias)),
+        lh,
+        lw,
+        28,
+      ),
+      28,
+      28,
+    ),
+  ),
+  previewMs224: timeEach(500, () =>
+    encodePng(
+      upscale(
+        toBytes(previewPixels(latent, channels, lh, lw, spec.preview.factors, spec.preview.bias)),
+        lh,
+        lw,
+        224,
+      ),
+      224,
+      224,
+    ),
+  ),
   pngMs28: timeEach(2000, () => encodePng(upscale(toBytes(image), height, width, 28), 28, 28)),
   pngMs224: timeEach(500, () => encodePng(upscale(toBytes(image), height, width, 224), 224, 224)),
 };
@@ -57,9 +87,17 @@ let wasmMemory: WebAssembly.Memory | undefined;
 const instantiate = WebAssembly.instantiate;
 const capture = async (source: never, imports?: WebAssembly.Imports) => {
   const result: unknown = await instantiate(source, imports);
-  const instance = result instanceof WebAssembly.Instance ? result : (result as { instance: WebAssembly.Instance }).instance;
-  const candidates = [...Object.values(instance.exports), ...Object.values(imports ?? {}).flatMap((module) => Object.values(module))];
-  wasmMemory ??= candidates.find((value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory);
+  const instance =
+    result instanceof WebAssembly.Instance
+      ? result
+      : (result as { instance: WebAssembly.Instance }).instance;
+  const candidates = [
+    ...Object.values(instance.exports),
+    ...Object.values(imports ?? {}).flatMap((module) => Object.values(module)),
+  ];
+  wasmMemory ??= candidates.find(
+    (value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory,
+  );
   return result;
 };
 WebAssembly.instantiate = capture as typeof WebAssembly.instantiate;
@@ -73,51 +111,119 @@ const retainedHeap = () => {
 };
 const heapBefore = retainedHeap();
 const engines: Record<string, OrtEngine> = {
-  wasm: { kind: "wasm", Tensor: ortWeb.Tensor, createSession: (model) => ortWeb.InferenceSession.create(model, { executionProviders: ["wasm"], graphOptimizationLevel: "all" }) },
+  wasm: {
+    kind: "wasm",
+    Tensor: ortWeb.Tensor,
+    createSession: (model) =>
+      ortWeb.InferenceSession.create(model, {
+        executionProviders: ["wasm"],
+        graphOptimizationLevel: "all",
+      }),
+  },
   native: {
     kind: "native",
     Tensor: ortWeb.Tensor,
     // onnxruntime-node's session and tensor share onnxruntime-common's interface with web's.
-    createSession: (model) => ortNode.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: "all" }) as unknown as Promise<ortWeb.InferenceSession>,
+    createSession: (model) =>
+      ortNode.InferenceSession.create(model, {
+        intraOpNumThreads: 1,
+        interOpNumThreads: 1,
+        graphOptimizationLevel: "all",
+      }) as unknown as Promise<ortWeb.InferenceSession>,
   },
 };
 
 /** `afterFirst` runs once the pipeline is loaded and has run one loop (where memory is read). */
-async function loopMs(engine: OrtEngine, afterFirst?: () => void): Promise<{ coldMs: number; loopMs: number; loopCpuMs: number; loopMainThreadCpuMs: number; warmupLoops: number }> {
+async function loopMs(
+  engine: OrtEngine,
+  afterFirst?: () => void,
+): Promise<{
+  coldMs: number;
+  loopMs: number;
+  loopCpuMs: number;
+  loopMainThreadCpuMs: number;
+  warmupLoops: number;
+}> {
   const runner = async (name: "text_encoder" | "unet" | "vae_decoder"): Promise<RunGraph> => {
     const graph = manifest.graphs[name]!;
-    const runtime = createOrtRuntime(engine.kind === "native" ? { ...engine, Tensor: ortNode.Tensor as unknown as typeof ortWeb.Tensor } : engine, { inputs: graph.inputs, outputs: graph.outputs, loadModel: async () => new Uint8Array(readFileSync(`${dir}/${graph.file}`)) });
+    const runtime = createOrtRuntime(
+      engine.kind === "native"
+        ? { ...engine, Tensor: ortNode.Tensor as unknown as typeof ortWeb.Tensor }
+        : engine,
+      {
+        inputs: graph.inputs,
+        outputs: graph.outputs,
+        loadModel: async () => new Uint8Array(readFileSync(`${dir}/${graph.file}`)),
+      },
+    );
     await runtime.load();
     return async (feeds) => (await runtime.tensors!.run(feeds)).outputs;
   };
-  const graphs = diffusionGraphs(spec, { textEncoder: await runner("text_encoder"), unet: await runner("unet"), vaeDecoder: await runner("vae_decoder") });
+  const graphs = diffusionGraphs(spec, {
+    textEncoder: await runner("text_encoder"),
+    unet: await runner("unet"),
+    vaeDecoder: await runner("vae_decoder"),
+  });
   const ids = new BigInt64Array(spec.promptLength).fill(BigInt(spec.padTokenId));
   ids.set([65n, 280n, 287n]);
   const once = async (seed: number) => {
-    const request = { inputIds: ids, noise: requestNoise(seed, 1, latentSize), n: 1, params: { steps: Number(stepsArg), guidanceScale: defaults.guidanceScale, scheduler: defaults.scheduler }, previewEvery: 1 };
-    for await (const _ of diffusionLoop(graphs, spec, request, new AbortController().signal)) void _;
+    const request = {
+      inputIds: ids,
+      noise: requestNoise(seed, 1, latentSize),
+      n: 1,
+      params: {
+        steps: Number(stepsArg),
+        guidanceScale: defaults.guidanceScale,
+        scheduler: defaults.scheduler,
+      },
+      previewEvery: 1,
+    };
+    for await (const _ of diffusionLoop(graphs, spec, request, new AbortController().signal))
+      void _;
   };
   const coldStarted = performance.now();
   await once(0);
   const coldMs = performance.now() - coldStarted;
   afterFirst?.();
   let warmupLoops = 1;
-  for (const until = performance.now() + Number(warmArg) * 1000; performance.now() < until; warmupLoops += 1) await once(warmupLoops);
+  for (
+    const until = performance.now() + Number(warmArg) * 1000;
+    performance.now() < until;
+    warmupLoops += 1
+  )
+    await once(warmupLoops);
   const wall: number[] = [];
   const cpu: number[] = [];
   const mainThread: number[] = [];
   for (let i = 0; i < Number(runsArg); i += 1) {
-    const [started, startedCpu, startedMain] = [performance.now(), process.cpuUsage(), mainThreadCpuMs()];
+    const [started, startedCpu, startedMain] = [
+      performance.now(),
+      process.cpuUsage(),
+      mainThreadCpuMs(),
+    ];
     await once(i + 1);
     const used = process.cpuUsage(startedCpu);
     wall.push(performance.now() - started);
     cpu.push((used.user + used.system) / 1000);
     mainThread.push(mainThreadCpuMs() - startedMain);
   }
-  return { coldMs, loopMs: median(wall), loopCpuMs: median(cpu), loopMainThreadCpuMs: median(mainThread), warmupLoops };
+  return {
+    coldMs,
+    loopMs: median(wall),
+    loopCpuMs: median(cpu),
+    loopMainThreadCpuMs: median(mainThread),
+    warmupLoops,
+  };
 }
 
 let memory: { wasmLinearMB: number; heapDeltaMB: number } | undefined;
-const wasm = await loopMs(engines.wasm!, () => (memory = { wasmLinearMB: (wasmMemory?.buffer.byteLength ?? NaN) / 2 ** 20, heapDeltaMB: (retainedHeap() - heapBefore) / 2 ** 20 }));
+const wasm = await loopMs(
+  engines.wasm!,
+  () =>
+    (memory = {
+      wasmLinearMB: (wasmMemory?.buffer.byteLength ?? NaN) / 2 ** 20,
+      heapDeltaMB: (retainedHeap() - heapBefore) / 2 ** 20,
+    }),
+);
 const native = await loopMs(engines.native!);
 console.log(JSON.stringify({ steps: Number(stepsArg), edge, wasm, native, memory }));

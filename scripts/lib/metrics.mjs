@@ -8,7 +8,9 @@
  * @returns {{ threshold: number, precision: number, recall: number }[]}
  */
 export function precisionRecallCurve(labels, scores) {
-  const order = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+  const order = Array.from({ length: scores.length }, (_, i) => i).sort(
+    (a, b) => scores[b] - scores[a] || a - b,
+  );
   let positives = 0;
   for (let i = 0; i < labels.length; i++) positives += labels[i];
   const points = [];
@@ -18,7 +20,11 @@ export function precisionRecallCurve(labels, scores) {
     if (labels[order[k]]) tp++;
     else fp++;
     if (k === order.length - 1 || scores[order[k + 1]] !== scores[order[k]]) {
-      points.push({ threshold: scores[order[k]], precision: tp / (tp + fp), recall: tp / positives });
+      points.push({
+        threshold: scores[order[k]],
+        precision: tp / (tp + fp),
+        recall: tp / positives,
+      });
     }
   }
   return points;

@@ -10,7 +10,11 @@ function stat(pid) {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
     const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
     const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { ppid: Number(fields[1]), name, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS };
+    return {
+      ppid: Number(fields[1]),
+      name,
+      cpu: (Number(fields[11]) + Number(fields[12])) / TICKS,
+    };
   } catch {
     return undefined;
   }
@@ -20,7 +24,9 @@ function stat(pid) {
 export function processTree(root) {
   let pids;
   try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+    pids = readdirSync("/proc")
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
   } catch {
     return undefined;
   }
@@ -51,7 +57,8 @@ export function treeCpuSeconds(root, keep = () => true) {
 function preciseCpuSeconds(pid) {
   let ns = 0;
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    for (const tid of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
   } catch {
     // the process or a thread ended meanwhile
   }
@@ -70,7 +77,10 @@ export function workerdCpuSeconds(root, { exceptPort, precise = false } = {}) {
   const isWorkerd = (pid) => {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      return cmdline.includes("workerd") && (exceptPort === undefined || !cmdline.includes(`=127.0.0.1:${exceptPort}\0`));
+      return (
+        cmdline.includes("workerd") &&
+        (exceptPort === undefined || !cmdline.includes(`=127.0.0.1:${exceptPort}\0`))
+      );
     } catch {
       return false;
     }

@@ -16,5 +16,7 @@ export function mulberry32(seed) {
 /** Float32 data for a [steps, batch, width] window tensor. */
 export function tabFormerLikeInput(steps, batch, width, seed) {
   const random = mulberry32(seed);
-  return Float32Array.from({ length: steps * batch * width }, (_, i) => (i % width >= width - 2 ? random() : random() < 0.05 ? 1 : 0));
+  return Float32Array.from({ length: steps * batch * width }, (_, i) =>
+    i % width >= width - 2 ? random() : random() < 0.05 ? 1 : 0,
+  );
 }

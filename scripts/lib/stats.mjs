@@ -8,11 +8,18 @@ export function percentile(values, p) {
 
 /** The items in an order of their own per `seed` (deterministic): interleaved cells run in a new order each round. */
 export function shuffle(items, seed) {
-  return items.map((item, i) => [((i + 1) * 2654435761 * (seed + 1)) % 1000, item]).sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+  return items
+    .map((item, i) => [((i + 1) * 2654435761 * (seed + 1)) % 1000, item])
+    .sort((a, b) => a[0] - b[0])
+    .map(([, item]) => item);
 }
 
 export function summary(times) {
-  return { p50: percentile(times, 50), p99: percentile(times, 99), mean: times.reduce((a, b) => a + b, 0) / times.length };
+  return {
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    mean: times.reduce((a, b) => a + b, 0) / times.length,
+  };
 }
 
 /**

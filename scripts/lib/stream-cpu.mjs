@@ -6,9 +6,17 @@ import { workerdCpuSeconds } from "./process-cpu.mjs";
 
 /** Streams one request; the tokens it carried (vLLM chunks: token_ids; OpenAI chunks: one per non-empty text). */
 export async function tokensOf(url, body) {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const frames = (await response.text()).split("\n\n").filter((frame) => frame.startsWith("data: {"));
-  return frames.map((frame) => JSON.parse(frame.slice(6)).choices?.[0]).reduce((n, choice) => n + (choice?.token_ids?.length ?? (choice?.text ? 1 : 0)), 0);
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const frames = (await response.text())
+    .split("\n\n")
+    .filter((frame) => frame.startsWith("data: {"));
+  return frames
+    .map((frame) => JSON.parse(frame.slice(6)).choices?.[0])
+    .reduce((n, choice) => n + (choice?.token_ids?.length ?? (choice?.text ? 1 : 0)), 0);
 }
 
 /**
@@ -17,14 +25,26 @@ export async function tokensOf(url, body) {
  * per-round ms per token in `rounds` (both) and `workerRounds` (the Worker's alone).
  */
 export async function cpuPerToken(cells, { rounds, streams }) {
-  const measured = cells.map((cell) => ({ ...cell, ms: 0, workerMs: 0, tokens: 0, rounds: [], workerRounds: [] }));
+  const measured = cells.map((cell) => ({
+    ...cell,
+    ms: 0,
+    workerMs: 0,
+    tokens: 0,
+    rounds: [],
+    workerRounds: [],
+  }));
   for (const cell of measured) await tokensOf(cell.url, cell.body);
   for (let round = 0; round < rounds; round += 1) {
     for (const cell of measured) {
       const exceptPort = Number(new URL(cell.server.url).port);
-      const cpu = () => [workerdCpuSeconds(cell.server.pid, { precise: true }), workerdCpuSeconds(cell.server.pid, { exceptPort, precise: true })];
+      const cpu = () => [
+        workerdCpuSeconds(cell.server.pid, { precise: true }),
+        workerdCpuSeconds(cell.server.pid, { exceptPort, precise: true }),
+      ];
       const [all0, worker0] = cpu();
-      const tokens = (await Promise.all(Array.from({ length: streams }, () => tokensOf(cell.url, cell.body)))).reduce((a, b) => a + b, 0);
+      const tokens = (
+        await Promise.all(Array.from({ length: streams }, () => tokensOf(cell.url, cell.body)))
+      ).reduce((a, b) => a + b, 0);
       const [all1, worker1] = cpu();
       cell.ms += (all1 - all0) * 1000;
       cell.workerMs += (worker1 - worker0) * 1000;

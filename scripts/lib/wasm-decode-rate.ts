@@ -21,18 +21,41 @@ import { threadCpuClock } from "../../origin/engines/thread-cpu";
 const mainThreadCpuSeconds = threadCpuClock();
 const mainThreadCpuMs = () => mainThreadCpuSeconds() * 1000;
 
-const [dir = "models/tiny-llm", graphName = "decoder", promptArg = "16", newArg = "64", warmArg = "20"] = process.argv.slice(2);
-const manifest = TextGenerationSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
+const [
+  dir = "models/tiny-llm",
+  graphName = "decoder",
+  promptArg = "16",
+  newArg = "64",
+  warmArg = "20",
+] = process.argv.slice(2);
+const manifest = TextGenerationSchema.parse(
+  JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")),
+);
 const graph = manifest.graphs[graphName];
 if (graph === undefined) throw new Error(`no graph ${graphName}`);
 ort.env.wasm.numThreads = 1;
 const runtime = createOrtRuntime(
-  { kind: "wasm", Tensor: ort.Tensor, createSession: (model) => ort.InferenceSession.create(model, { executionProviders: ["wasm"], graphOptimizationLevel: "all" }) },
-  { inputs: graph.inputs, outputs: graph.outputs, loadModel: async () => new Uint8Array(readFileSync(`${dir}/${graph.file}`)) },
+  {
+    kind: "wasm",
+    Tensor: ort.Tensor,
+    createSession: (model) =>
+      ort.InferenceSession.create(model, {
+        executionProviders: ["wasm"],
+        graphOptimizationLevel: "all",
+      }),
+  },
+  {
+    inputs: graph.inputs,
+    outputs: graph.outputs,
+    loadModel: async () => new Uint8Array(readFileSync(`${dir}/${graph.file}`)),
+  },
 );
 await runtime.load();
 const loop = decodeLoop(runtime.tensors!, { ...manifest.generation, graph: graphName });
-const promptIds = Array.from({ length: Number(promptArg) }, (_, i) => 10 + ((i * 37) % (manifest.generation.vocabSize - 10)));
+const promptIds = Array.from(
+  { length: Number(promptArg) },
+  (_, i) => 10 + ((i * 37) % (manifest.generation.vocabSize - 10)),
+);
 const sampling = { temperature: 0, topK: 0, topP: 1, minP: 0 };
 
 const run = async (maxTokens: number) => {
@@ -42,7 +65,10 @@ const run = async (maxTokens: number) => {
   let firstMain = 0;
   let tokens = 0;
   // No stop ids: always maxTokens steps.
-  for await (const step of loop.generate({ promptIds, maxTokens, sampling, stopTokenIds: [] }, new AbortController().signal)) {
+  for await (const step of loop.generate(
+    { promptIds, maxTokens, sampling, stopTokenIds: [] },
+    new AbortController().signal,
+  )) {
     if (tokens === 0) {
       firstAt = performance.now();
       firstCpu = process.cpuUsage();
@@ -72,5 +98,18 @@ while (performance.now() < warmUntil) {
 }
 const warmRuns = [];
 for (let i = 0; i < 5; i += 1) warmRuns.push(await run(newTokens));
-const warm = Object.fromEntries((["prefillMs", "tokensPerSecond", "tokensPerCpuSecond", "tokensPerMainThreadCpuSecond"] as const).map((key) => [key, median(warmRuns.map((r) => r[key]))]));
-console.log(JSON.stringify({ graph: graphName, promptTokens: promptIds.length, newTokens, cold, warm, warmupGenerations: warmups }));
+const warm = Object.fromEntries(
+  (
+    ["prefillMs", "tokensPerSecond", "tokensPerCpuSecond", "tokensPerMainThreadCpuSecond"] as const
+  ).map((key) => [key, median(warmRuns.map((r) => r[key]))]),
+);
+console.log(
+  JSON.stringify({
+    graph: graphName,
+    promptTokens: promptIds.length,
+    newTokens,
+    cold,
+    warm,
+    warmupGenerations: warmups,
+  }),
+);

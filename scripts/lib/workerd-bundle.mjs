@@ -14,12 +14,17 @@ import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { processTree } from "./process-cpu.mjs";
 
 /** The direct children of this process that run workerd. */
-const workerdChildren = () => [...(processTree(process.pid) ?? [])].filter(([, stat]) => stat?.ppid === process.pid && stat.name === "workerd").map(([pid]) => pid);
+const workerdChildren = () =>
+  [...(processTree(process.pid) ?? [])]
+    .filter(([, stat]) => stat?.ppid === process.pid && stat.name === "workerd")
+    .map(([pid]) => pid);
 
 /** A module's type by the configuration's rules, as wrangler typed it when bundling. */
 function moduleType(file, rules) {
   if (file.endsWith(".js") || file.endsWith(".mjs")) return "ESModule";
-  const rule = rules.find(({ include }) => include.some((glob) => file.endsWith(glob.replace(/^\*\*\/\*?/, ""))));
+  const rule = rules.find(({ include }) =>
+    include.some((glob) => file.endsWith(glob.replace(/^\*\*\/\*?/, ""))),
+  );
   if (rule === undefined) throw new Error(`no module rule for ${file}`);
   return rule.type;
 }
@@ -31,13 +36,22 @@ function moduleType(file, rules) {
  */
 export async function startBundledWorker({ config = "wrangler.toml", vars, persistTo }) {
   const outdir = mkdtempSync(join(tmpdir(), "workerd-bundle-"));
-  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, "--config", config], { stdio: "ignore" });
+  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, "--config", config], {
+    stdio: "ignore",
+  });
   const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
   const { modulesRules: rules = [], ...options } = workerOptions;
-  const files = readdirSync(outdir).filter((file) => !file.endsWith(".map") && file !== "README.md");
-  const modules = files.map((file) => ({ path: join(outdir, file), type: moduleType(file, rules) }));
+  const files = readdirSync(outdir).filter(
+    (file) => !file.endsWith(".map") && file !== "README.md",
+  );
+  const modules = files.map((file) => ({
+    path: join(outdir, file),
+    type: moduleType(file, rules),
+  }));
   // The entry module first: workerd starts the Worker from the first module.
-  modules.sort((a, b) => Number(b.path.endsWith("/index.js")) - Number(a.path.endsWith("/index.js")));
+  modules.sort(
+    (a, b) => Number(b.path.endsWith("/index.js")) - Number(a.path.endsWith("/index.js")),
+  );
   const before = new Set(workerdChildren());
   const miniflare = new Miniflare(
     convertV4MiniflareOptions({
@@ -47,7 +61,15 @@ export async function startBundledWorker({ config = "wrangler.toml", vars, persi
       r2Persist: join(persistTo, "r2"),
       kvPersist: join(persistTo, "kv"),
       durableObjectsPersist: join(persistTo, "do"),
-      workers: [{ ...options, name: "worker", modulesRoot: outdir, modules, bindings: { ...options.bindings, ...vars } }],
+      workers: [
+        {
+          ...options,
+          name: "worker",
+          modulesRoot: outdir,
+          modules,
+          bindings: { ...options.bindings, ...vars },
+        },
+      ],
     }),
   );
   try {

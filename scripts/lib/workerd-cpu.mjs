@@ -9,7 +9,9 @@ import { processTree } from "./process-cpu.mjs";
  * its dev proxy's; which is which is not visible from outside, so both are counted). */
 export function findWorkerd(root) {
   const tree = processTree(root);
-  return tree === undefined ? undefined : [...tree].filter(([, s]) => s?.name === "workerd").map(([pid]) => pid);
+  return tree === undefined
+    ? undefined
+    : [...tree].filter(([, s]) => s?.name === "workerd").map(([pid]) => pid);
 }
 
 /** CPU milliseconds all threads of the processes `pids` have run (NaN when none is readable). */
@@ -37,12 +39,16 @@ function threadsCpuMs(pid) {
 /** CPU milliseconds of the processes' main threads only (where workerd runs the isolates'
  * JavaScript), without V8's helper threads (background compilation, GC). */
 export function mainThreadCpuMs(pids) {
-  const each = pids.map((pid) => {
-    try {
-      return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
-    } catch {
-      return Number.NaN;
-    }
-  }).filter((ms) => !Number.isNaN(ms));
+  const each = pids
+    .map((pid) => {
+      try {
+        return (
+          Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6
+        );
+      } catch {
+        return Number.NaN;
+      }
+    })
+    .filter((ms) => !Number.isNaN(ms));
   return each.length === 0 ? Number.NaN : each.reduce((a, b) => a + b, 0);
 }

@@ -20,21 +20,45 @@ const freePort = () =>
  *   `cwd`: the checkout to run (default: this one).
  * @returns {Promise<{ url: string, pid: number, inspectorUrl?: string, startMs: number, stop: () => void, kill: (signal: NodeJS.Signals) => Promise<void> }>}
  */
-export async function startWranglerDev({ persistTo, vars, inspector = false, config, cwd = undefined }) {
+export async function startWranglerDev({
+  persistTo,
+  vars,
+  inspector = false,
+  config,
+  cwd = undefined,
+}) {
   const port = await freePort();
   const inspectorPort = inspector ? await freePort() : undefined;
   const started = performance.now();
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-  const child = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, ...varArgs,
-    ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]), ...(config === undefined ? [] : ["--config", config])], {
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-    cwd,
-  });
+  const child = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      persistTo,
+      ...varArgs,
+      ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]),
+      ...(config === undefined ? [] : ["--config", config]),
+    ],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+      cwd,
+    },
+  );
   let output = "";
   child.stderr.on("data", (chunk) => (output = (output + chunk.toString()).slice(-2000)));
   await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("wrangler dev did not start in 120 s")), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error("wrangler dev did not start in 120 s")),
+      120_000,
+    );
     child.stdout.on("data", (chunk) => {
       output = (output + chunk.toString()).slice(-2000);
       if (/Ready on/.test(chunk.toString())) {
@@ -44,7 +68,8 @@ export async function startWranglerDev({ persistTo, vars, inspector = false, con
     });
     child.on("exit", (code) => reject(new Error(`wrangler dev exited with ${code}:\n${output}`)));
   });
-  const inspectorUrl = inspectorPort === undefined ? undefined : `ws://127.0.0.1:${inspectorPort}/ws`;
+  const inspectorUrl =
+    inspectorPort === undefined ? undefined : `ws://127.0.0.1:${inspectorPort}/ws`;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   return {
     url: `http://127.0.0.1:${port}`,

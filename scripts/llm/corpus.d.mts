@@ -6,4 +6,8 @@ export interface BrownDocument {
 }
 export const SPLIT_DESCRIPTION: string;
 export function detokenize(tokens: string[]): string;
-export function loadSplits(): { train: BrownDocument[]; validation: BrownDocument[]; test: BrownDocument[] };
+export function loadSplits(): {
+  train: BrownDocument[];
+  validation: BrownDocument[];
+  test: BrownDocument[];
+};

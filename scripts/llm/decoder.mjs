@@ -4,14 +4,20 @@
 export function emptyPast(ort, generation, batch) {
   const past = {};
   for (let l = 0; l < generation.layers; l += 1) {
-    for (const kind of ['key', 'value']) {
-      past[`past_key_values.${l}.${kind}`] = new ort.Tensor('float32', new Float32Array(0), [batch, generation.kvHeads, 0, generation.headDim]);
+    for (const kind of ["key", "value"]) {
+      past[`past_key_values.${l}.${kind}`] = new ort.Tensor("float32", new Float32Array(0), [
+        batch,
+        generation.kvHeads,
+        0,
+        generation.headDim,
+      ]);
     }
   }
   return past;
 }
 
-const int64 = (ort, values, dims) => new ort.Tensor('int64', BigInt64Array.from(values, BigInt), dims);
+const int64 = (ort, values, dims) =>
+  new ort.Tensor("int64", BigInt64Array.from(values, BigInt), dims);
 
 /** Logits [rows, seq, vocab] of full rows (no cache, no padding). */
 export async function forward(ort, session, generation, rows) {
@@ -20,7 +26,11 @@ export async function forward(ort, session, generation, rows) {
   const out = await session.run({
     input_ids: int64(ort, rows.flat(), [batch, seq]),
     attention_mask: int64(ort, new Array(batch * seq).fill(1), [batch, seq]),
-    position_ids: int64(ort, rows.flatMap(() => Array.from({ length: seq }, (_, i) => i)), [batch, seq]),
+    position_ids: int64(
+      ort,
+      rows.flatMap(() => Array.from({ length: seq }, (_, i) => i)),
+      [batch, seq],
+    ),
     ...emptyPast(ort, generation, batch),
   });
   return out.logits;
@@ -40,9 +50,15 @@ export async function greedyBatch(ort, session, generation, prompts, newTokens) 
   const batch = prompts.length;
   const width = Math.max(...prompts.map((p) => p.length));
   const vocab = generation.vocabSize;
-  const mask = prompts.map((p) => [...new Array(width - p.length).fill(0), ...new Array(p.length).fill(1)]);
+  const mask = prompts.map((p) => [
+    ...new Array(width - p.length).fill(0),
+    ...new Array(p.length).fill(1),
+  ]);
   const ids = prompts.map((p) => [...new Array(width - p.length).fill(0), ...p]);
-  const positions = prompts.map((p) => [...new Array(width - p.length).fill(0), ...p.map((_, i) => i)]);
+  const positions = prompts.map((p) => [
+    ...new Array(width - p.length).fill(0),
+    ...p.map((_, i) => i),
+  ]);
   const next = prompts.map((p) => p.length);
   let feeds = {
     input_ids: int64(ort, ids.flat(), [batch, width]),
@@ -66,12 +82,17 @@ export async function greedyBatch(ort, session, generation, prompts, newTokens) 
     mask.forEach((m) => m.push(1));
     const past = {};
     for (let l = 0; l < generation.layers; l += 1) {
-      for (const kind of ['key', 'value']) past[`past_key_values.${l}.${kind}`] = out[`present.${l}.${kind}`];
+      for (const kind of ["key", "value"])
+        past[`past_key_values.${l}.${kind}`] = out[`present.${l}.${kind}`];
     }
     feeds = {
       input_ids: int64(ort, chosen, [batch, 1]),
       attention_mask: int64(ort, mask.flat(), [batch, mask[0].length]),
-      position_ids: int64(ort, next.map((n) => n + step), [batch, 1]),
+      position_ids: int64(
+        ort,
+        next.map((n) => n + step),
+        [batch, 1],
+      ),
       ...past,
     };
   }

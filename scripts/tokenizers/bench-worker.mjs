@@ -17,7 +17,10 @@ function load(kind) {
   }
   const json = JSON.parse(new TextDecoder().decode(data));
   const hf = new Tokenizer(json, {});
-  return { encode: (text) => hf.encode(text, { add_special_tokens: false }).ids, decode: (list) => hf.decode(list) };
+  return {
+    encode: (text) => hf.encode(text, { add_special_tokens: false }).ids,
+    decode: (list) => hf.decode(list),
+  };
 }
 
 export default {
@@ -32,7 +35,12 @@ export default {
       const ready = performance.now();
       const hashStarted = performance.now();
       await crypto.subtle.digest("SHA-256", data);
-      return Response.json({ loadMs: loaded - started, readyMs: ready - started, sha256Ms: performance.now() - hashStarted, bytes: (data).byteLength });
+      return Response.json({
+        loadMs: loaded - started,
+        readyMs: ready - started,
+        sha256Ms: performance.now() - hashStarted,
+        bytes: data.byteLength,
+      });
     }
     if (tokenizer === undefined) return new Response("load first", { status: 409 });
     const loaded = tokenizer;

@@ -27,7 +27,8 @@ export function byteLevelAlphabet() {
   return charToByte;
 }
 
-const GPT2_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+const GPT2_PATTERN =
+  "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 
 function normalizerSteps(node) {
   if (node === null || node === undefined) return [];
@@ -44,14 +45,20 @@ function normalizerSteps(node) {
     case "Prepend":
       return [{ type: "prepend", text: node.prepend }];
     case "Replace":
-      if (!("String" in node.pattern)) throw new Error("Replace normalizer with a regex is not supported");
+      if (!("String" in node.pattern))
+        throw new Error("Replace normalizer with a regex is not supported");
       return [{ type: "replace", from: node.pattern.String, to: node.content }];
     default:
       throw new Error(`normalizer ${node.type} is not supported`);
   }
 }
 
-const BEHAVIORS = { Isolated: "isolated", MergedWithPrevious: "mergedWithPrevious", MergedWithNext: "mergedWithNext", Removed: "removed" };
+const BEHAVIORS = {
+  Isolated: "isolated",
+  MergedWithPrevious: "mergedWithPrevious",
+  MergedWithNext: "mergedWithNext",
+  Removed: "removed",
+};
 
 function preTokenizerSteps(node) {
   if (node === null || node === undefined) return [];
@@ -61,14 +68,19 @@ function preTokenizerSteps(node) {
     case "Split": {
       if (node.invert) throw new Error("inverted Split is not supported");
       const behavior = BEHAVIORS[node.behavior];
-      if (behavior === undefined) throw new Error(`Split behavior ${node.behavior} is not supported`);
-      const source = "Regex" in node.pattern ? onigurumaToJs(node.pattern.Regex) : escapeLiteral(node.pattern.String);
+      if (behavior === undefined)
+        throw new Error(`Split behavior ${node.behavior} is not supported`);
+      const source =
+        "Regex" in node.pattern
+          ? onigurumaToJs(node.pattern.Regex)
+          : escapeLiteral(node.pattern.String);
       return [{ type: "split", pattern: source, behavior }];
     }
     case "ByteLevel": {
       const steps = [];
       if (node.add_prefix_space) steps.push({ type: "prefixSpace" });
-      if (node.use_regex) steps.push({ type: "split", pattern: onigurumaToJs(GPT2_PATTERN), behavior: "isolated" });
+      if (node.use_regex)
+        steps.push({ type: "split", pattern: onigurumaToJs(GPT2_PATTERN), behavior: "isolated" });
       return steps;
     }
     default:
@@ -88,7 +100,8 @@ function decoderSteps(node) {
     case "Fuse":
       return [{ type: "fuse" }];
     case "Replace":
-      if (!("String" in node.pattern)) throw new Error("Replace decoder with a regex is not supported");
+      if (!("String" in node.pattern))
+        throw new Error("Replace decoder with a regex is not supported");
       return [{ type: "replace", from: node.pattern.String, to: node.content }];
     case "Strip":
       return [{ type: "strip", content: node.content, start: node.start, stop: node.stop }];
@@ -124,7 +137,8 @@ function postProcessor(node) {
 
 function configToken(value) {
   if (typeof value === "string") return value;
-  if (value !== null && typeof value === "object" && typeof value.content === "string") return value.content;
+  if (value !== null && typeof value === "object" && typeof value.content === "string")
+    return value.content;
   return null;
 }
 
@@ -133,7 +147,8 @@ export function compileTokenizer(json, config = {}) {
   const model = json.model;
   if (model.type !== "BPE") throw new Error(`model ${model.type} is not supported`);
   if (model.dropout) throw new Error("BPE dropout is not supported");
-  if (model.continuing_subword_prefix || model.end_of_word_suffix) throw new Error("subword prefixes/suffixes are not supported");
+  if (model.continuing_subword_prefix || model.end_of_word_suffix)
+    throw new Error("subword prefixes/suffixes are not supported");
   const decoder = decoderSteps(json.decoder);
   const byteLevel = hasByteLevel(json.pre_tokenizer);
   const charToByte = byteLevelAlphabet();
@@ -145,7 +160,10 @@ export function compileTokenizer(json, config = {}) {
   const tokenBytes = new Array(size).fill(new Uint8Array(0));
   for (const [token, id] of entries) {
     const chars = [...token];
-    tokenBytes[id] = byteLevel && chars.every((c) => charToByte.has(c)) ? Uint8Array.from(chars, (c) => charToByte.get(c)) : encoder.encode(token);
+    tokenBytes[id] =
+      byteLevel && chars.every((c) => charToByte.has(c))
+        ? Uint8Array.from(chars, (c) => charToByte.get(c))
+        : encoder.encode(token);
   }
   const blobLength = tokenBytes.reduce((n, b) => n + b.length, 0);
   const blob = new Uint8Array(blobLength);
@@ -181,7 +199,8 @@ export function compileTokenizer(json, config = {}) {
     const ia = model.vocab[a];
     const ib = model.vocab[b];
     const merged = model.vocab[a + b];
-    if (ia === undefined || ib === undefined || merged === undefined) throw new Error(`merge ${a} ${b} is out of vocabulary`);
+    if (ia === undefined || ib === undefined || merged === undefined)
+      throw new Error(`merge ${a} ${b} is out of vocabulary`);
     merges.set([ia, ib, merged], rank * 3);
   });
   const mergeTable = new Int32Array(tableSize(mergeList.length)).fill(-1);
@@ -190,7 +209,11 @@ export function compileTokenizer(json, config = {}) {
     const a = merges[rank * 3];
     const b = merges[rank * 3 + 1];
     let slot = hashPair(a, b) & mergeMask;
-    while (mergeTable[slot] !== -1 && !(merges[mergeTable[slot] * 3] === a && merges[mergeTable[slot] * 3 + 1] === b)) slot = (slot + 1) & mergeMask;
+    while (
+      mergeTable[slot] !== -1 &&
+      !(merges[mergeTable[slot] * 3] === a && merges[mergeTable[slot] * 3 + 1] === b)
+    )
+      slot = (slot + 1) & mergeMask;
     mergeTable[slot] = rank;
   }
 
@@ -200,11 +223,14 @@ export function compileTokenizer(json, config = {}) {
       const char = [...charToByte].find(([, value]) => value === b)[0];
       return model.vocab[char] ?? -1;
     }
-    return model.byte_fallback ? model.vocab[`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`] ?? -1 : -1;
+    return model.byte_fallback
+      ? (model.vocab[`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`] ?? -1)
+      : -1;
   });
 
   const added = (json.added_tokens ?? []).map((t) => {
-    if (t.single_word || t.lstrip || t.rstrip) throw new Error(`added token ${t.content}: single_word/lstrip/rstrip are not supported`);
+    if (t.single_word || t.lstrip || t.rstrip)
+      throw new Error(`added token ${t.content}: single_word/lstrip/rstrip are not supported`);
     return [t.id, t.content, t.special ? 1 : 0, t.normalized ? 1 : 0];
   });
   const tokenId = (value) => {
@@ -227,7 +253,7 @@ export function compileTokenizer(json, config = {}) {
       size,
       ignoreMerges: model.ignore_merges === true,
       byteFallback: model.byte_fallback === true,
-      unkId: model.unk_token == null ? null : model.vocab[model.unk_token] ?? null,
+      unkId: model.unk_token == null ? null : (model.vocab[model.unk_token] ?? null),
       fuseUnk: model.fuse_unk === true,
       byteIds,
       wordBreaks: wordBreaks(model, byteLevel),
@@ -237,7 +263,11 @@ export function compileTokenizer(json, config = {}) {
     decoder,
     postProcessor: postProcessor(json.post_processor),
     added,
-    config: { bosTokenId: tokenId(config.bos_token), eosTokenId: tokenId(config.eos_token), padTokenId: tokenId(config.pad_token) },
+    config: {
+      bosTokenId: tokenId(config.bos_token),
+      eosTokenId: tokenId(config.eos_token),
+      padTokenId: tokenId(config.pad_token),
+    },
     sections: {},
   };
   // Section offsets depend on the header's length, which depends on them: fix them at a padded width.
@@ -258,7 +288,11 @@ export function compileTokenizer(json, config = {}) {
   new DataView(out.buffer).setUint32(4, headerBytes.length, true);
   out.set(headerBytes, 8);
   out.fill(0x20, 8 + headerBytes.length, header.sections.tokenBytes[0]);
-  for (const [name, array] of sections) out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), header.sections[name][0]);
+  for (const [name, array] of sections)
+    out.set(
+      new Uint8Array(array.buffer, array.byteOffset, array.byteLength),
+      header.sections[name][0],
+    );
   return out;
 }
 
@@ -274,14 +308,19 @@ export function compileTokenizer(json, config = {}) {
  */
 function wordBreaks(model, byteLevel) {
   const SPACE = "\u2581";
-  if (byteLevel || model.ignore_merges === true || model.vocab[SPACE] === undefined) return undefined;
+  if (byteLevel || model.ignore_merges === true || model.vocab[SPACE] === undefined)
+    return undefined;
   const notAfter = new Set();
   for (const token of Object.keys(model.vocab)) {
     const chars = [...token];
     for (let i = 1; i < chars.length; i++) {
       if (chars[i] !== SPACE || chars[i - 1] === SPACE) continue;
       const left = chars.slice(0, i).join("");
-      if (/<0x[0-9A-Fa-f]{2}>$/.test(left) || (typeof model.unk_token === "string" && left.endsWith(model.unk_token))) return undefined;
+      if (
+        /<0x[0-9A-Fa-f]{2}>$/.test(left) ||
+        (typeof model.unk_token === "string" && left.endsWith(model.unk_token))
+      )
+        return undefined;
       notAfter.add(chars[i - 1].codePointAt(0));
     }
   }
@@ -290,7 +329,9 @@ function wordBreaks(model, byteLevel) {
 
 function hasByteLevel(node) {
   if (node === null || node === undefined) return false;
-  return node.type === "ByteLevel" || (node.type === "Sequence" && node.pretokenizers.some(hasByteLevel));
+  return (
+    node.type === "ByteLevel" || (node.type === "Sequence" && node.pretokenizers.some(hasByteLevel))
+  );
 }
 
 function splitMerge(merge) {

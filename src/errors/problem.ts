@@ -31,26 +31,51 @@ export function toServiceError(error: unknown): ServiceError {
   if (error instanceof z.ZodError) {
     const [issue] = error.issues;
     const field = issue?.path.map(String).join(".") || "body";
-    return new ServiceError(400, "invalid_request", `${field}: ${issue?.message ?? "invalid"}`, { field, cause: error });
+    return new ServiceError(400, "invalid_request", `${field}: ${issue?.message ?? "invalid"}`, {
+      field,
+      cause: error,
+    });
   }
   if (error instanceof HTTPException) {
     // Hono's JSON validator: malformed JSON is `invalid_json` on every route, as readJson says it.
     if (error.status === 400 && /malformed json/i.test(error.message)) {
-      return new ServiceError(400, "invalid_json", "The request body is not valid JSON", { field: "body", cause: error });
+      return new ServiceError(400, "invalid_json", "The request body is not valid JSON", {
+        field: "body",
+        cause: error,
+      });
     }
-    if (error.status === 413) return new ServiceError(413, "payload_too_large", error.message || "Request body is too large");
-    if (error.status === 401) return new ServiceError(401, "unauthorized", error.message || "Unauthorized");
-    if (error.status === 404) return new ServiceError(404, "not_found", error.message || "Not found");
+    if (error.status === 413)
+      return new ServiceError(
+        413,
+        "payload_too_large",
+        error.message || "Request body is too large",
+      );
+    if (error.status === 401)
+      return new ServiceError(401, "unauthorized", error.message || "Unauthorized");
+    if (error.status === 404)
+      return new ServiceError(404, "not_found", error.message || "Not found");
     if (error.status === 415) {
-      return new ServiceError(415, "unsupported_media_type", error.message || "Unsupported media type", { field: "headers.content-type" });
+      return new ServiceError(
+        415,
+        "unsupported_media_type",
+        error.message || "Unsupported media type",
+        { field: "headers.content-type" },
+      );
     }
-    if (error.status < 500) return new ServiceError(error.status, "invalid_request", error.message || "Invalid request");
+    if (error.status < 500)
+      return new ServiceError(error.status, "invalid_request", error.message || "Invalid request");
   }
-  return new ServiceError(500, "internal_error", "The service failed to handle this request", { cause: error });
+  return new ServiceError(500, "internal_error", "The service failed to handle this request", {
+    cause: error,
+  });
 }
 
 /** Renders a ServiceError as an RFC 9457 problem document. */
-export function problemResponse(error: ServiceError, instance: string, extensions: Record<string, unknown> = {}): Response {
+export function problemResponse(
+  error: ServiceError,
+  instance: string,
+  extensions: Record<string, unknown> = {},
+): Response {
   const body = {
     type: `urn:edge-inference:problem:${error.code}`,
     title: TITLES[error.code],

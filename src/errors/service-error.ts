@@ -42,7 +42,12 @@ export class ServiceError extends Error {
   readonly errors: ReadonlyArray<{ field: string; detail: string }> | undefined;
   readonly headers: Record<string, string> | undefined;
 
-  constructor(status: ContentfulStatusCode, code: ErrorCode, detail: string, options: ServiceErrorOptions = {}) {
+  constructor(
+    status: ContentfulStatusCode,
+    code: ErrorCode,
+    detail: string,
+    options: ServiceErrorOptions = {},
+  ) {
     super(detail, { cause: options.cause });
     this.name = "ServiceError";
     this.status = status;

@@ -104,7 +104,11 @@ export function createPrng(seed: number): Prng {
 
 /** Whether any penalty is set: then the sampler needs the request's TokenHistory. */
 export function hasPenalties(params: SamplingParams): boolean {
-  return (params.presencePenalty ?? 0) !== 0 || (params.frequencyPenalty ?? 0) !== 0 || (params.repetitionPenalty ?? 1) !== 1;
+  return (
+    (params.presencePenalty ?? 0) !== 0 ||
+    (params.frequencyPenalty ?? 0) !== 0 ||
+    (params.repetitionPenalty ?? 1) !== 1
+  );
 }
 
 /** What the penalties read: which ids the prompt holds and how often each was generated. */
@@ -133,7 +137,12 @@ export class TokenHistory {
  * The logits adjusted as the header says (a float64 copy): the allowed ids, the logit bias,
  * then the penalties when a history is given; the same logits when there is nothing to apply.
  */
-export function adjustLogits(logits: ArrayLike<number>, params: SamplingParams, history?: TokenHistory, mask?: Uint8Array): ArrayLike<number> {
+export function adjustLogits(
+  logits: ArrayLike<number>,
+  params: SamplingParams,
+  history?: TokenHistory,
+  mask?: Uint8Array,
+): ArrayLike<number> {
   const bias = params.logitBias ?? [];
   const penalties = history !== undefined && hasPenalties(params);
   const allowed = params.allowedTokenIds;
@@ -144,7 +153,8 @@ export function adjustLogits(logits: ArrayLike<number>, params: SamplingParams, 
     out = new Float64Array(logits.length).fill(-Infinity);
     for (const id of allowed) if (id >= 0 && id < out.length) out[id] = logits[id]!;
   }
-  if (mask !== undefined) for (let id = 0; id < out.length; id++) if (mask[id] !== 1) out[id] = -Infinity;
+  if (mask !== undefined)
+    for (let id = 0; id < out.length; id++) if (mask[id] !== 1) out[id] = -Infinity;
   for (const [id, value] of bias) if (id >= 0 && id < out.length) out[id] = out[id]! + value;
   if (penalties) penalize(out, params, history);
   return out;
@@ -155,11 +165,13 @@ function penalize(out: Float64Array, params: SamplingParams, history: TokenHisto
   const repetition = params.repetitionPenalty ?? 1;
   if (repetition !== 1) {
     const [above, below] = [1 / repetition, repetition];
-    for (const id of history.seen()) if (id >= 0 && id < out.length) out[id] = out[id]! * (out[id]! > 0 ? above : below);
+    for (const id of history.seen())
+      if (id >= 0 && id < out.length) out[id] = out[id]! * (out[id]! > 0 ? above : below);
   }
   const [frequency, presence] = [params.frequencyPenalty ?? 0, params.presencePenalty ?? 0];
   if (frequency !== 0 || presence !== 0) {
-    for (const [id, count] of history.counts) if (id >= 0 && id < out.length) out[id] = out[id]! - frequency * count - presence;
+    for (const [id, count] of history.counts)
+      if (id >= 0 && id < out.length) out[id] = out[id]! - frequency * count - presence;
   }
 }
 
@@ -169,7 +181,10 @@ export function isGreedy(params: SamplingParams): boolean {
 }
 
 /** The largest logit's id, the lowest id among equals; suppressed ids never win unless all are. */
-export function argmax(logits: ArrayLike<number>, suppressed: ReadonlySet<number> = new Set()): number {
+export function argmax(
+  logits: ArrayLike<number>,
+  suppressed: ReadonlySet<number> = new Set(),
+): number {
   let best = -1;
   let bestValue = -Infinity;
   for (let id = 0; id < logits.length; id++) {
@@ -214,7 +229,14 @@ function sortedKept(keep: Uint8Array, values: Float64Array, kept: number): Float
  * logit bias still is). `mask`, this step's structured-output mask, keeps only the ids set
  * to 1 in it (the caller ends the output instead of sampling where it keeps none).
  */
-export function sample(raw: ArrayLike<number>, params: SamplingParams, rng: Prng, suppressed: ReadonlySet<number> = new Set(), history?: TokenHistory, mask?: Uint8Array): number {
+export function sample(
+  raw: ArrayLike<number>,
+  params: SamplingParams,
+  rng: Prng,
+  suppressed: ReadonlySet<number> = new Set(),
+  history?: TokenHistory,
+  mask?: Uint8Array,
+): number {
   const logits = adjustLogits(raw, params, history, mask);
   if (isGreedy(params)) return argmax(logits, suppressed);
   const vocab = logits.length;
@@ -252,14 +274,16 @@ export function sample(raw: ArrayLike<number>, params: SamplingParams, rng: Prng
     const sorted = sortedKept(keep, p, kept);
     let sum = 0;
     let length = 0;
-    while (length < kept && (length === 0 || sum < params.topP)) sum += sorted[kept - 1 - length++]!;
+    while (length < kept && (length === 0 || sum < params.topP))
+      sum += sorted[kept - 1 - length++]!;
     keepLeading(keep, p, length, sorted[kept - length]!);
     kept = length;
   }
   if (params.minP > 0) {
     let largest = 0;
     for (let id = 0; id < vocab; id++) if (keep[id] === 1 && p[id]! > largest) largest = p[id]!;
-    for (let id = 0; id < vocab; id++) if (keep[id] === 1 && p[id]! < params.minP * largest) keep[id] = 0;
+    for (let id = 0; id < vocab; id++)
+      if (keep[id] === 1 && p[id]! < params.minP * largest) keep[id] = 0;
   }
 
   let mass = 0;

@@ -33,13 +33,25 @@ async function decodePng(bytes: Uint8Array, limits: ImageLimits): Promise<GrayIm
   const layout = readPngLayout(bytes, limits);
   const inflated = await inflatedSize(layout.zlib, layout.rawBytes);
   if (inflated < layout.rawBytes) {
-    throw new ImageError("corrupt", `PNG image data is truncated: ${inflated} of ${layout.rawBytes} bytes`);
+    throw new ImageError(
+      "corrupt",
+      `PNG image data is truncated: ${inflated} of ${layout.rawBytes} bytes`,
+    );
   }
   try {
     const png = decodePngFile(layout.sanitized);
-    return { format: "png", width: png.width, height: png.height, luma: pngLuma(png, layout.colorType) };
+    return {
+      format: "png",
+      width: png.width,
+      height: png.height,
+      luma: pngLuma(png, layout.colorType),
+    };
   } catch (error) {
-    throw new ImageError("corrupt", `PNG could not be decoded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ImageError(
+      "corrupt",
+      `PNG could not be decoded: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -55,10 +67,15 @@ function decodeJpeg(bytes: Uint8Array, limits: ImageLimits): GrayImage {
       // Coefficient blocks + output for the largest accepted image, with headroom.
       maxMemoryUsageInMB: Math.ceil((limits.maxPixels * 12) / 2 ** 20) + 16,
     });
-    if (jpeg.width !== width || jpeg.height !== height) throw new Error(`decoded ${jpeg.width}x${jpeg.height}, header said ${width}x${height}`);
+    if (jpeg.width !== width || jpeg.height !== height)
+      throw new Error(`decoded ${jpeg.width}x${jpeg.height}, header said ${width}x${height}`);
     return { format: "jpeg", width, height, luma: rgbLuma(jpeg.data, width, height) };
   } catch (error) {
-    throw new ImageError("corrupt", `JPEG could not be decoded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ImageError(
+      "corrupt",
+      `JPEG could not be decoded: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -67,10 +84,18 @@ function decodeJpeg(bytes: Uint8Array, limits: ImageLimits): GrayImage {
  * Bytes with no known signature are "unsupported", or "corrupt" when the caller declared them
  * an image (a Content-Type of image/png on random bytes is a broken image, not another type).
  */
-export async function decodeImage(bytes: Uint8Array, limits: ImageLimits = DEFAULT_IMAGE_LIMITS, declaredImage = false): Promise<GrayImage> {
+export async function decodeImage(
+  bytes: Uint8Array,
+  limits: ImageLimits = DEFAULT_IMAGE_LIMITS,
+  declaredImage = false,
+): Promise<GrayImage> {
   const format = sniffImageFormat(bytes);
   if (format === "png") return decodePng(bytes, limits);
   if (format === "jpeg") return decodeJpeg(bytes, limits);
-  if (declaredImage) throw new ImageError("corrupt", "The bytes are not a PNG or JPEG image (no PNG signature or JPEG SOI marker)");
+  if (declaredImage)
+    throw new ImageError(
+      "corrupt",
+      "The bytes are not a PNG or JPEG image (no PNG signature or JPEG SOI marker)",
+    );
   throw new ImageError("unsupported", "Not a PNG or JPEG image (unrecognized file signature)");
 }

@@ -47,7 +47,14 @@ export function pngLuma(png: DecodedPng, colorType: number): Float32Array {
         const b = sample(y, first + 2);
         value = (R * r + G * g + B * b) / max;
         if (channels === 4) alpha = sample(y, first + 3) / max;
-        else if (key !== undefined && key.length >= 3 && r === key[0] && g === key[1] && b === key[2]) alpha = 0;
+        else if (
+          key !== undefined &&
+          key.length >= 3 &&
+          r === key[0] &&
+          g === key[1] &&
+          b === key[2]
+        )
+          alpha = 0;
       }
       luma[y * width + x] = value * alpha + (1 - alpha);
     }

@@ -15,12 +15,19 @@ export async function inflatedSize(zlib: Uint8Array, maxBytes: number): Promise<
       total += value.byteLength;
       if (total > maxBytes) {
         await reader.cancel().catch(() => undefined);
-        throw new ImageError("too_large", `Image data inflates to more than the ${maxBytes} bytes its header declares`);
+        throw new ImageError(
+          "too_large",
+          `Image data inflates to more than the ${maxBytes} bytes its header declares`,
+        );
       }
     }
   } catch (error) {
     if (error instanceof ImageError) throw error;
-    throw new ImageError("corrupt", "Image data is not a valid zlib stream (truncated or corrupt)", { cause: error });
+    throw new ImageError(
+      "corrupt",
+      "Image data is not a valid zlib stream (truncated or corrupt)",
+      { cause: error },
+    );
   } finally {
     reader.releaseLock();
   }

@@ -13,11 +13,15 @@ function isStartOfFrame(marker: number): boolean {
 }
 
 /** The frame's width and height, checked against the limits; throws ImageError. */
-export function readJpegSize(bytes: Uint8Array, limits: ImageLimits): { width: number; height: number } {
+export function readJpegSize(
+  bytes: Uint8Array,
+  limits: ImageLimits,
+): { width: number; height: number } {
   if (!hasJpegSignature(bytes)) throw new ImageError("corrupt", "Not a JPEG file (no SOI marker)");
   let offset = 2;
   while (offset + 4 <= bytes.length) {
-    if (bytes[offset] !== 0xff) throw new ImageError("corrupt", `JPEG marker expected at byte ${offset}`);
+    if (bytes[offset] !== 0xff)
+      throw new ImageError("corrupt", `JPEG marker expected at byte ${offset}`);
     const marker = bytes[offset + 1] ?? 0;
     if (marker === 0xff) {
       offset += 1; // fill byte
@@ -25,14 +29,22 @@ export function readJpegSize(bytes: Uint8Array, limits: ImageLimits): { width: n
     }
     if (marker === 0xd9 || marker === 0xda) break; // EOI or SOS before any frame header
     const length = ((bytes[offset + 2] ?? 0) << 8) | (bytes[offset + 3] ?? 0);
-    if (length < 2) throw new ImageError("corrupt", `JPEG segment length ${length} at byte ${offset}`);
+    if (length < 2)
+      throw new ImageError("corrupt", `JPEG segment length ${length} at byte ${offset}`);
     if (isStartOfFrame(marker)) {
       if (offset + 9 > bytes.length) break;
       const height = ((bytes[offset + 5] ?? 0) << 8) | (bytes[offset + 6] ?? 0);
       const width = ((bytes[offset + 7] ?? 0) << 8) | (bytes[offset + 8] ?? 0);
-      if (width === 0 || height === 0) throw new ImageError("corrupt", `JPEG declares an empty or undefined-height image (${width}x${height})`);
+      if (width === 0 || height === 0)
+        throw new ImageError(
+          "corrupt",
+          `JPEG declares an empty or undefined-height image (${width}x${height})`,
+        );
       if (width > limits.maxSide || height > limits.maxSide || width * height > limits.maxPixels) {
-        throw new ImageError("too_large", `JPEG declares ${width}x${height} pixels; at most ${limits.maxSide} a side and ${limits.maxPixels} pixels are decoded`);
+        throw new ImageError(
+          "too_large",
+          `JPEG declares ${width}x${height} pixels; at most ${limits.maxSide} a side and ${limits.maxPixels} pixels are decoded`,
+        );
       }
       return { width, height };
     }

@@ -27,7 +27,8 @@ function median(values: number[]): number {
 function borderValues(luma: Float32Array, width: number, height: number): number[] {
   const values: number[] = [];
   for (let x = 0; x < width; x++) values.push(luma[x] ?? 0, luma[(height - 1) * width + x] ?? 0);
-  for (let y = 1; y < height - 1; y++) values.push(luma[y * width] ?? 0, luma[y * width + width - 1] ?? 0);
+  for (let y = 1; y < height - 1; y++)
+    values.push(luma[y * width] ?? 0, luma[y * width + width - 1] ?? 0);
   return values;
 }
 
@@ -37,7 +38,9 @@ export function toInk(luma: Float32Array, width: number, height: number): Float3
   const inverted = background > 0.5;
   const level = inverted ? 1 - background : background;
   const span = Math.max(1e-6, 1 - level);
-  return luma.map((value) => Math.min(1, Math.max(0, ((inverted ? 1 - value : value) - level) / span)));
+  return luma.map((value) =>
+    Math.min(1, Math.max(0, ((inverted ? 1 - value : value) - level) / span)),
+  );
 }
 
 function boundingBox(ink: Float32Array, width: number, height: number) {
@@ -45,7 +48,10 @@ function boundingBox(ink: Float32Array, width: number, height: number) {
   for (const value of ink) max = Math.max(max, value);
   if (max === 0) return undefined;
   const threshold = 0.1 * max;
-  let left = width, right = -1, top = height, bottom = -1;
+  let left = width,
+    right = -1,
+    top = height,
+    bottom = -1;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       if ((ink[y * width + x] ?? 0) <= threshold) continue;
@@ -58,9 +64,17 @@ function boundingBox(ink: Float32Array, width: number, height: number) {
   return { left, top, width: right - left + 1, height: bottom - top + 1 };
 }
 
-function crop(ink: Float32Array, width: number, box: { left: number; top: number; width: number; height: number }): Float32Array {
+function crop(
+  ink: Float32Array,
+  width: number,
+  box: { left: number; top: number; width: number; height: number },
+): Float32Array {
   const out = new Float32Array(box.width * box.height);
-  for (let y = 0; y < box.height; y++) out.set(ink.subarray((box.top + y) * width + box.left, (box.top + y) * width + box.left + box.width), y * box.width);
+  for (let y = 0; y < box.height; y++)
+    out.set(
+      ink.subarray((box.top + y) * width + box.left, (box.top + y) * width + box.left + box.width),
+      y * box.width,
+    );
   return out;
 }
 
@@ -75,7 +89,9 @@ export function mnistPixels(luma: Float32Array, width: number, height: number): 
   const fitWidth = Math.max(1, Math.round(box.width * scale));
   const fitHeight = Math.max(1, Math.round(box.height * scale));
   const fitted = resize(crop(ink, width, box), box.width, box.height, fitWidth, fitHeight);
-  let mass = 0, sumX = 0, sumY = 0;
+  let mass = 0,
+    sumX = 0,
+    sumY = 0;
   for (let y = 0; y < fitHeight; y++) {
     for (let x = 0; x < fitWidth; x++) {
       const value = fitted[y * fitWidth + x] ?? 0;
@@ -91,7 +107,8 @@ export function mnistPixels(luma: Float32Array, width: number, height: number): 
     if (row < 0 || row >= MNIST_SIZE) continue;
     for (let x = 0; x < fitWidth; x++) {
       const column = x + offsetX;
-      if (column >= 0 && column < MNIST_SIZE) out[row * MNIST_SIZE + column] = Math.min(1, Math.max(0, fitted[y * fitWidth + x] ?? 0));
+      if (column >= 0 && column < MNIST_SIZE)
+        out[row * MNIST_SIZE + column] = Math.min(1, Math.max(0, fitted[y * fitWidth + x] ?? 0));
     }
   }
   return out;

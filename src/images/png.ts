@@ -1,5 +1,5 @@
 // PNG encoding for images made at the edge (8-bit grayscale), through fast-png.
-import { encode } from 'fast-png';
+import { encode } from "fast-png";
 
 /**
  * Encodes an 8-bit grayscale image (row-major, `width * height` bytes) as a PNG file.
@@ -10,7 +10,9 @@ export function encodePng(gray: Uint8Array, width: number, height: number): Uint
     throw new RangeError(`PNG dimensions must be positive integers, got ${width}x${height}`);
   }
   if (gray.length !== width * height) {
-    throw new RangeError(`expected ${width * height} gray bytes for ${width}x${height}, got ${gray.length}`);
+    throw new RangeError(
+      `expected ${width * height} gray bytes for ${width}x${height}, got ${gray.length}`,
+    );
   }
   return encode({ width, height, data: gray, depth: 8, channels: 1 });
 }

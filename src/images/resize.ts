@@ -3,7 +3,10 @@
 // antialiased "bilinear" of PIL's Image.resize; python-pillow/Pillow src/libImaging/Resample.c).
 
 /** Weights of each output coordinate over the input axis: [start, weights] per output pixel. */
-function axisWeights(inSize: number, outSize: number): Array<{ start: number; weights: Float32Array }> {
+function axisWeights(
+  inSize: number,
+  outSize: number,
+): Array<{ start: number; weights: Float32Array }> {
   const scale = inSize / outSize;
   const support = Math.max(1, scale);
   return Array.from({ length: outSize }, (_, o) => {
@@ -23,7 +26,13 @@ function axisWeights(inSize: number, outSize: number): Array<{ start: number; we
 }
 
 /** Resizes a row-major single-channel image to outWidth × outHeight. */
-export function resize(pixels: Float32Array, width: number, height: number, outWidth: number, outHeight: number): Float32Array {
+export function resize(
+  pixels: Float32Array,
+  width: number,
+  height: number,
+  outWidth: number,
+  outHeight: number,
+): Float32Array {
   const columns = axisWeights(width, outWidth);
   const rows = axisWeights(height, outHeight);
   const horizontal = new Float32Array(outWidth * height);
@@ -31,7 +40,8 @@ export function resize(pixels: Float32Array, width: number, height: number, outW
     for (let x = 0; x < outWidth; x++) {
       const { start, weights } = columns[x]!;
       let sum = 0;
-      for (let k = 0; k < weights.length; k++) sum += (weights[k] ?? 0) * (pixels[y * width + start + k] ?? 0);
+      for (let k = 0; k < weights.length; k++)
+        sum += (weights[k] ?? 0) * (pixels[y * width + start + k] ?? 0);
       horizontal[y * outWidth + x] = sum;
     }
   }
@@ -40,7 +50,8 @@ export function resize(pixels: Float32Array, width: number, height: number, outW
     const { start, weights } = rows[y]!;
     for (let x = 0; x < outWidth; x++) {
       let sum = 0;
-      for (let k = 0; k < weights.length; k++) sum += (weights[k] ?? 0) * (horizontal[(start + k) * outWidth + x] ?? 0);
+      for (let k = 0; k < weights.length; k++)
+        sum += (weights[k] ?? 0) * (horizontal[(start + k) * outWidth + x] ?? 0);
       out[y * outWidth + x] = sum;
     }
   }

@@ -14,7 +14,10 @@ import digitDiffusionManifest from "../../models/digit-diffusion/manifest.json";
 import digitDiffusionTokenizer from "../../models/digit-diffusion/tokenizer.json";
 
 export const bundledModels: readonly ModelEntry[] = [
-  { manifest: spamManifest, files: { "model.int8.opt.onnx": spamModel, "tokenizer.bin": spamTokenizer } },
+  {
+    manifest: spamManifest,
+    files: { "model.int8.opt.onnx": spamModel, "tokenizer.bin": spamTokenizer },
+  },
   { manifest: fraudManifest, files: { "model.int8.opt.onnx": fraudModel } },
   { manifest: digitManifest, files: { "model.int8.onnx": digitModel } },
   // Generation runs on the origin: only the tokenizer (and chat template) ships to the edge.

@@ -97,11 +97,13 @@ const FraudScoringManifestSchema = z.object({
     time: z.object({ minMs: z.number(), maxMs: z.number() }),
     amount: ScaleSchema,
   }),
-  thresholds: z.object({
-    suspect: z.number().min(0).max(1),
-    fraud: z.number().min(0).max(1),
-    validation: z.object({ suspect: PrecisionRecallSchema, fraud: PrecisionRecallSchema }),
-  }).loose(),
+  thresholds: z
+    .object({
+      suspect: z.number().min(0).max(1),
+      fraud: z.number().min(0).max(1),
+      validation: z.object({ suspect: PrecisionRecallSchema, fraud: PrecisionRecallSchema }),
+    })
+    .loose(),
   evaluation: z
     .object({
       dataset: z.string(),
@@ -126,7 +128,11 @@ export const GraphSchema = z.object({
     .object({
       level: z.enum(["basic", "extended"]),
       by: z.string(),
-      source: z.object({ file: z.string().min(1), sha256: Sha256Schema, bytes: z.number().int().positive() }),
+      source: z.object({
+        file: z.string().min(1),
+        sha256: Sha256Schema,
+        bytes: z.number().int().positive(),
+      }),
     })
     .optional(),
 });
@@ -168,12 +174,23 @@ const RawManifestSchema = z.object({ task: z.literal("raw") });
  * "pythonic" = a Python list of calls with keyword arguments, `[f(a=1), g()]` (Llama 3.2 and 4);
  * "llama4_pythonic" = the same, perhaps inside <|python_start|> … <|python_end|> (Llama 4).
  */
-export const toolCallParsers = ["hermes", "llama3_json", "llama4_json", "mistral", "pythonic", "llama4_pythonic"] as const;
+export const toolCallParsers = [
+  "hermes",
+  "llama3_json",
+  "llama4_json",
+  "mistral",
+  "pythonic",
+  "llama4_pythonic",
+] as const;
 export type ToolCallParser = (typeof toolCallParsers)[number];
 
 const TextGenerationManifestSchema = z.object({
   task: z.literal("text-generation"),
-  tokenizer: z.object({ file: z.string().min(1), sha256: Sha256Schema, bytes: z.number().int().positive() }),
+  tokenizer: z.object({
+    file: z.string().min(1),
+    sha256: Sha256Schema,
+    bytes: z.number().int().positive(),
+  }),
   generation: z.object({
     /** The graph both the in-isolate loop and the origin run (tests switch it to an FP32 one). */
     graph: z.string().min(1),
@@ -202,11 +219,23 @@ const TimestepSpacingSchema = z.enum(["leading", "trailing", "linspace"]);
 const TextToImageManifestSchema = z.object({
   task: z.literal("text-to-image"),
   /** A byte-level BPE; prompts are encoded without special tokens (lower-cased first when `lowercase`). */
-  tokenizer: z.object({ file: z.string().min(1), sha256: Sha256Schema, bytes: z.number().int().positive(), config: z.string().optional(), lowercase: z.boolean().optional() }).loose(),
+  tokenizer: z
+    .object({
+      file: z.string().min(1),
+      sha256: Sha256Schema,
+      bytes: z.number().int().positive(),
+      config: z.string().optional(),
+      lowercase: z.boolean().optional(),
+    })
+    .loose(),
   diffusion: z.object({
     promptLength: z.number().int().positive(),
     padTokenId: z.number().int().min(0),
-    latentShape: z.tuple([z.number().int().positive(), z.number().int().positive(), z.number().int().positive()]),
+    latentShape: z.tuple([
+      z.number().int().positive(),
+      z.number().int().positive(),
+      z.number().int().positive(),
+    ]),
     imageShape: z.tuple([z.literal(1), z.number().int().positive(), z.number().int().positive()]),
     scalingFactor: z.number().positive(),
     scheduler: z
@@ -222,7 +251,11 @@ const TextToImageManifestSchema = z.object({
         setAlphaToOne: z.boolean().optional(),
       })
       .loose(),
-    defaults: z.object({ steps: z.number().int().positive(), guidanceScale: z.number().min(0), scheduler: z.enum(["ddim", "euler"]) }),
+    defaults: z.object({
+      steps: z.number().int().positive(),
+      guidanceScale: z.number().min(0),
+      scheduler: z.enum(["ddim", "euler"]),
+    }),
     /** Latent → pixel: pixel ≈ bias + Σ_c factors[c] · x̂_0[c] (least squares on training latents). */
     preview: z.object({ factors: z.array(z.number()).min(1), bias: z.number() }),
   }),
@@ -230,40 +263,77 @@ const TextToImageManifestSchema = z.object({
   evaluation: z.object({}).loose().optional(),
 });
 
-export const TextClassificationSchema = BaseManifestSchema.extend(TextClassificationManifestSchema.shape);
+export const TextClassificationSchema = BaseManifestSchema.extend(
+  TextClassificationManifestSchema.shape,
+);
 export const FraudScoringSchema = BaseManifestSchema.extend(FraudScoringManifestSchema.shape);
-export const ImageClassificationSchema = BaseManifestSchema.extend(ImageClassificationManifestSchema.shape);
+export const ImageClassificationSchema = BaseManifestSchema.extend(
+  ImageClassificationManifestSchema.shape,
+);
 export const RawSchema = BaseManifestSchema.extend(RawManifestSchema.shape);
-export const TextGenerationSchema = BaseManifestSchema.extend(TextGenerationManifestSchema.shape).loose();
+export const TextGenerationSchema = BaseManifestSchema.extend(
+  TextGenerationManifestSchema.shape,
+).loose();
 export const TextToImageSchema = BaseManifestSchema.extend(TextToImageManifestSchema.shape).loose();
 export const ManifestSchema = z
-  .discriminatedUnion("task", [TextClassificationSchema, ImageClassificationSchema, FraudScoringSchema, RawSchema, TextGenerationSchema, TextToImageSchema])
+  .discriminatedUnion("task", [
+    TextClassificationSchema,
+    ImageClassificationSchema,
+    FraudScoringSchema,
+    RawSchema,
+    TextGenerationSchema,
+    TextToImageSchema,
+  ])
   .superRefine((manifest, context) => {
     if (manifest.runtime === "origin" && manifest.protocol === undefined) {
-      context.addIssue({ code: "custom", path: ["protocol"], message: 'runtime "origin" needs a protocol' });
+      context.addIssue({
+        code: "custom",
+        path: ["protocol"],
+        message: 'runtime "origin" needs a protocol',
+      });
     }
     if (manifest.preload === true && manifest.runtime !== "wasm") {
-      context.addIssue({ code: "custom", path: ["preload"], message: 'only a model with runtime "wasm" can be preloaded' });
+      context.addIssue({
+        code: "custom",
+        path: ["preload"],
+        message: 'only a model with runtime "wasm" can be preloaded',
+      });
     }
     if (manifest.task === "text-to-image") {
       for (const graph of DIFFUSION_GRAPHS) {
-        if (manifest.graphs[graph] === undefined) context.addIssue({ code: "custom", path: ["graphs", graph], message: `graph "${graph}" is missing` });
+        if (manifest.graphs[graph] === undefined)
+          context.addIssue({
+            code: "custom",
+            path: ["graphs", graph],
+            message: `graph "${graph}" is missing`,
+          });
       }
       if (manifest.diffusion.preview.factors.length !== manifest.diffusion.latentShape[0]) {
-        context.addIssue({ code: "custom", path: ["diffusion", "preview", "factors"], message: "one preview factor per latent channel" });
+        context.addIssue({
+          code: "custom",
+          path: ["diffusion", "preview", "factors"],
+          message: "one preview factor per latent channel",
+        });
       }
       return;
     }
     const needed = primaryGraphName(manifest);
     const atEdge = manifest.runtime === "wasm" || manifest.protocol === "oip-v2";
     if (atEdge && manifest.graphs[needed] === undefined) {
-      context.addIssue({ code: "custom", path: ["graphs", needed], message: `graph "${needed}" is missing` });
+      context.addIssue({
+        code: "custom",
+        path: ["graphs", needed],
+        message: `graph "${needed}" is missing`,
+      });
     }
   });
 
 /** The graph a model's tensor capability runs: "model" for single-shot tasks, the decoder
  * named by `generation.graph` for text generation. */
-export function primaryGraphName(manifest: { task: string; generation?: { graph: string } }): string {
+export function primaryGraphName(manifest: {
+  task: string;
+  generation?: { graph: string };
+}): string {
   return manifest.generation?.graph ?? "model";
 }
 

@@ -1,7 +1,13 @@
 // The model registry: validated manifests, each with its runtime and verified file reader.
 import type { InferenceRuntime } from "../runtime/runtime";
 import { ManifestSchema, type Manifest } from "./manifest";
-import { bundleSource, readVerified, r2Source, type BundledFiles, type ModelFileSource } from "./store";
+import {
+  bundleSource,
+  readVerified,
+  r2Source,
+  type BundledFiles,
+  type ModelFileSource,
+} from "./store";
 
 export interface ModelEntry {
   /** The manifest as shipped (validated here). */
@@ -23,7 +29,10 @@ export interface ModelRegistry {
 }
 
 /** Builds the runtime of one model from its manifest and a loader of its verified graphs. */
-export type RuntimeFactory = (manifest: Manifest, loadGraph: (graph: string) => Promise<Uint8Array>) => InferenceRuntime;
+export type RuntimeFactory = (
+  manifest: Manifest,
+  loadGraph: (graph: string) => Promise<Uint8Array>,
+) => InferenceRuntime;
 
 export interface RegistryOptions {
   /** Where models without bundled files are read from. */
@@ -34,7 +43,10 @@ export interface RegistryOptions {
 }
 
 /** Builds a registry; an invalid manifest is a build-time bug, so it throws here. */
-export function createRegistry(entries: readonly ModelEntry[], options: RegistryOptions): ModelRegistry {
+export function createRegistry(
+  entries: readonly ModelEntry[],
+  options: RegistryOptions,
+): ModelRegistry {
   const models = new Map<string, RegisteredModel>();
   for (const entry of entries) {
     const manifest = ManifestSchema.parse(entry.manifest);
@@ -44,7 +56,10 @@ export function createRegistry(entries: readonly ModelEntry[], options: Registry
       ...(entry.files === undefined ? [] : [bundleSource(entry.files)]),
       ...(options.bucket === undefined ? [] : [r2Source(options.bucket)]),
     ];
-    if (sources.length === 0) throw new Error(`Model "${manifest.name}" has neither bundled files nor a bucket to read them from`);
+    if (sources.length === 0)
+      throw new Error(
+        `Model "${manifest.name}" has neither bundled files nor a bucket to read them from`,
+      );
     const source: ModelFileSource = {
       async read(model, file) {
         for (const candidate of sources) {

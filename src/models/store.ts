@@ -42,13 +42,22 @@ export async function readVerified(
 ): Promise<Uint8Array> {
   const bytes = await source.read(model, file);
   if (bytes === undefined) {
-    throw new ServiceError(503, "model_not_ready", `Model "${model.name}": file ${file} is not available`);
+    throw new ServiceError(
+      503,
+      "model_not_ready",
+      `Model "${model.name}": file ${file} is not available`,
+    );
   }
   const actual = await sha256Hex(bytes);
   if (actual !== sha256) {
-    throw new ServiceError(503, "model_not_ready", `Model "${model.name}": ${file} failed its integrity check`, {
-      cause: new Error(`sha256 ${actual}, manifest says ${sha256}`),
-    });
+    throw new ServiceError(
+      503,
+      "model_not_ready",
+      `Model "${model.name}": ${file} failed its integrity check`,
+      {
+        cause: new Error(`sha256 ${actual}, manifest says ${sha256}`),
+      },
+    );
   }
   return new Uint8Array(bytes);
 }

@@ -13,7 +13,9 @@ interface Frame {
 }
 
 function pathOf(frames: readonly Frame[]): string {
-  const segments = frames.slice(0, -1).map((frame) => (frame.kind === "array" ? String(frame.index) : frame.key));
+  const segments = frames
+    .slice(0, -1)
+    .map((frame) => (frame.kind === "array" ? String(frame.index) : frame.key));
   // The member whose value nests too deep: `inputs.0.data`, not `inputs.0.data.0.0.0…`.
   while (segments.length > 0 && /^\d+$/.test(segments[segments.length - 1]!)) segments.pop();
   return segments.join(".") || "body";
@@ -49,7 +51,12 @@ function checkDepth(text: string, maxDepth: number): void {
       frames.push({ kind: char === 0x5b ? "array" : "object", key: "", index: 0 });
       if (frames.length > maxDepth) {
         const field = pathOf(frames);
-        throw new ServiceError(400, "invalid_request", `${field}: nested more than ${maxDepth} levels deep`, { field });
+        throw new ServiceError(
+          400,
+          "invalid_request",
+          `${field}: nested more than ${maxDepth} levels deep`,
+          { field },
+        );
       }
     } else if (char === 0x5d /* ] */ || char === 0x7d /* } */) {
       frames.pop();
@@ -63,9 +70,14 @@ export function parseBoundedJson(text: string, maxDepth = MAX_JSON_DEPTH): unkno
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ServiceError(400, "invalid_json", `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, {
-      field: "body",
-      cause: error,
-    });
+    throw new ServiceError(
+      400,
+      "invalid_json",
+      `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        field: "body",
+        cause: error,
+      },
+    );
   }
 }

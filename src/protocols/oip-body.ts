@@ -19,7 +19,9 @@ export const HEADER_LENGTH = "inference-header-content-length";
 const DEFAULT_MAX_BYTES = 1_048_576;
 
 function tooLarge(maxBytes: number, inflated: boolean): ServiceError {
-  const what = inflated ? "The request body inflates to more than" : "The request body is over the limit of";
+  const what = inflated
+    ? "The request body inflates to more than"
+    : "The request body is over the limit of";
   return new ServiceError(413, "payload_too_large", `${what} ${maxBytes} bytes`);
 }
 
@@ -29,14 +31,23 @@ function decoderFor(request: Request): DecompressionStream | undefined {
   // "deflate" is the zlib format (RFC 9110 §8.4.1.2), which is what DecompressionStream reads.
   if (encoding === "gzip" || encoding === "x-gzip") return new DecompressionStream("gzip");
   if (encoding === "deflate") return new DecompressionStream("deflate");
-  throw new ServiceError(415, "unsupported_media_type", `Content-Encoding "${encoding}" is not supported; send gzip, deflate or identity`, {
-    field: "headers.content-encoding",
-    headers: { "accept-encoding": "gzip, deflate" },
-  });
+  throw new ServiceError(
+    415,
+    "unsupported_media_type",
+    `Content-Encoding "${encoding}" is not supported; send gzip, deflate or identity`,
+    {
+      field: "headers.content-encoding",
+      headers: { "accept-encoding": "gzip, deflate" },
+    },
+  );
 }
 
 /** Collects a stream, failing with `onOverflow` as soon as it passes maxBytes. */
-async function collect(stream: ReadableStream<Uint8Array>, maxBytes: number, onOverflow: () => ServiceError): Promise<Uint8Array> {
+async function collect(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  onOverflow: () => ServiceError,
+): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -64,7 +75,8 @@ async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array
   if (declared > maxBytes) throw tooLarge(maxBytes, false);
   const decoder = decoderFor(request);
   if (request.body === null) return new Uint8Array(0);
-  if (decoder === undefined) return collect(request.body, maxBytes, () => tooLarge(maxBytes, false));
+  if (decoder === undefined)
+    return collect(request.body, maxBytes, () => tooLarge(maxBytes, false));
   // Count the compressed bytes as they arrive, then the inflated ones.
   let raw = 0;
   const counted = request.body.pipeThrough(
@@ -80,10 +92,15 @@ async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array
     return await collect(counted.pipeThrough(decoder), maxBytes, () => tooLarge(maxBytes, true));
   } catch (error) {
     if (error instanceof ServiceError) throw error;
-    throw new ServiceError(400, "invalid_request", `The request body is not valid ${request.headers.get("content-encoding")} data`, {
-      field: "body",
-      cause: error,
-    });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      `The request body is not valid ${request.headers.get("content-encoding")} data`,
+      {
+        field: "body",
+        cause: error,
+      },
+    );
   }
 }
 
@@ -92,9 +109,14 @@ function headerLength(request: Request, total: number): number | undefined {
   if (value === null) return undefined;
   const length = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(length) || length > total) {
-    throw new ServiceError(400, "invalid_request", `Inference-Header-Content-Length must be a byte count within the ${total}-byte body, got "${value}"`, {
-      field: `headers.${HEADER_LENGTH}`,
-    });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      `Inference-Header-Content-Length must be a byte count within the ${total}-byte body, got "${value}"`,
+      {
+        field: `headers.${HEADER_LENGTH}`,
+      },
+    );
   }
   return length;
 }
@@ -102,19 +124,33 @@ function headerLength(request: Request, total: number): number | undefined {
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /** Reads, inflates, splits and parses an OIP request body (pure over the Request). */
-export async function readOipBody(request: Request, options: { maxBytes: number }): Promise<OipBody> {
+export async function readOipBody(
+  request: Request,
+  options: { maxBytes: number },
+): Promise<OipBody> {
   // An unset or garbled limit (e.g. a missing MAX_BODY_BYTES) must not mean "no limit".
-  const maxBytes = Number.isFinite(options.maxBytes) && options.maxBytes > 0 ? options.maxBytes : DEFAULT_MAX_BYTES;
+  const maxBytes =
+    Number.isFinite(options.maxBytes) && options.maxBytes > 0
+      ? options.maxBytes
+      : DEFAULT_MAX_BYTES;
   const bytes = await readBytes(request, maxBytes);
   const split = headerLength(request, bytes.byteLength) ?? bytes.byteLength;
   let text: string;
   try {
     text = utf8.decode(bytes.subarray(0, split));
   } catch (error) {
-    throw new ServiceError(400, "invalid_request", "The JSON header is not UTF-8 text (binary data needs Inference-Header-Content-Length)", {
-      field: "body",
-      cause: error,
-    });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "The JSON header is not UTF-8 text (binary data needs Inference-Header-Content-Length)",
+      {
+        field: "body",
+        cause: error,
+      },
+    );
   }
-  return { json: text.trim() === "" ? undefined : parseBoundedJson(text), binary: bytes.subarray(split) };
+  return {
+    json: text.trim() === "" ? undefined : parseBoundedJson(text),
+    binary: bytes.subarray(split),
+  };
 }

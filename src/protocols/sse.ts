@@ -34,7 +34,8 @@ export class SseParser {
         else if (buffer.charCodeAt(start) === 10) start += 1;
       }
       if (line === "") {
-        if (this.data.length > 0) events.push(this.data.length === 1 ? (this.data[0] ?? "") : this.data.join("\n"));
+        if (this.data.length > 0)
+          events.push(this.data.length === 1 ? (this.data[0] ?? "") : this.data.join("\n"));
         this.data = [];
       } else if (line.startsWith("data:")) {
         this.data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
@@ -53,7 +54,10 @@ export class SseParser {
 }
 
 /** Yields each event's data (multi-line data joined by "\n"); comments and other fields are skipped. */
-export async function* sseData(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<string> {
+export async function* sseData(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): AsyncGenerator<string> {
   const reader = body.getReader();
   const parser = new SseParser();
   try {

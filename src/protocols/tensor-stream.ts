@@ -41,7 +41,12 @@ export const TensorStreamRequest = z
   .strict();
 export type TensorStreamRequest = z.infer<typeof TensorStreamRequest>;
 
-export const OutputTensor = z.object({ name: z.string(), datatype: z.literal("FP32"), shape: Shape, data: z.array(z.number()) });
+export const OutputTensor = z.object({
+  name: z.string(),
+  datatype: z.literal("FP32"),
+  shape: Shape,
+  data: z.array(z.number()),
+});
 
 export const TensorStreamEvent = z.object({
   id: z.string().optional(),

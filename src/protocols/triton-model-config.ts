@@ -6,12 +6,26 @@ import type { DataType, TensorSpec } from "../runtime/tensor";
 
 /** Triton's `DataType` enum names; BYTES is TYPE_STRING there. */
 const TRITON_TYPES: Record<DataType, string> = {
-  BOOL: "TYPE_BOOL", UINT8: "TYPE_UINT8", UINT16: "TYPE_UINT16", UINT32: "TYPE_UINT32", UINT64: "TYPE_UINT64",
-  INT8: "TYPE_INT8", INT16: "TYPE_INT16", INT32: "TYPE_INT32", INT64: "TYPE_INT64",
-  FP16: "TYPE_FP16", FP32: "TYPE_FP32", FP64: "TYPE_FP64", BYTES: "TYPE_STRING",
+  BOOL: "TYPE_BOOL",
+  UINT8: "TYPE_UINT8",
+  UINT16: "TYPE_UINT16",
+  UINT32: "TYPE_UINT32",
+  UINT64: "TYPE_UINT64",
+  INT8: "TYPE_INT8",
+  INT16: "TYPE_INT16",
+  INT32: "TYPE_INT32",
+  INT64: "TYPE_INT64",
+  FP16: "TYPE_FP16",
+  FP32: "TYPE_FP32",
+  FP64: "TYPE_FP64",
+  BYTES: "TYPE_STRING",
 };
 
-const tensor = (spec: TensorSpec) => ({ name: spec.name, data_type: TRITON_TYPES[spec.datatype], dims: spec.shape });
+const tensor = (spec: TensorSpec) => ({
+  name: spec.name,
+  data_type: TRITON_TYPES[spec.datatype],
+  dims: spec.shape,
+});
 
 /**
  * max_batch_size 0: the manifests declare every dimension, the batch one included, so dims
@@ -33,6 +47,8 @@ export function modelConfig(model: {
     max_batch_size: 0,
     input: model.inputs.map(tensor),
     output: model.outputs.map(tensor),
-    parameters: Object.fromEntries(Object.entries(parameters).map(([key, value]) => [key, { string_value: value }])),
+    parameters: Object.fromEntries(
+      Object.entries(parameters).map(([key, value]) => [key, { string_value: value }]),
+    ),
   };
 }

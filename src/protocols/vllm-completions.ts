@@ -16,7 +16,10 @@ import type { GenerationRequest, TokenLogprob } from "../runtime/generation";
 export function completionRequest(model: string, request: GenerationRequest) {
   const { sampling } = request;
   // One count for both (vLLM's echo scores the prompt with the request's logprobs); the steps keep each one's own.
-  const asked = request.promptLogprobs === undefined ? request.logprobs : Math.max(request.logprobs ?? 0, request.promptLogprobs);
+  const asked =
+    request.promptLogprobs === undefined
+      ? request.logprobs
+      : Math.max(request.logprobs ?? 0, request.promptLogprobs);
   return {
     model,
     prompt: [...request.promptIds],
@@ -29,11 +32,25 @@ export function completionRequest(model: string, request: GenerationRequest) {
     min_p: sampling.minP,
     ...(sampling.seed === undefined ? {} : { seed: sampling.seed }),
     // Sent only when set: their neutral values are vLLM's defaults.
-    ...((sampling.presencePenalty ?? 0) === 0 ? {} : { presence_penalty: sampling.presencePenalty }),
-    ...((sampling.frequencyPenalty ?? 0) === 0 ? {} : { frequency_penalty: sampling.frequencyPenalty }),
-    ...((sampling.repetitionPenalty ?? 1) === 1 ? {} : { repetition_penalty: sampling.repetitionPenalty }),
-    ...(sampling.logitBias === undefined || sampling.logitBias.length === 0 ? {} : { logit_bias: Object.fromEntries(sampling.logitBias.map(([id, bias]) => [String(id), bias])) }),
-    ...(sampling.allowedTokenIds === undefined ? {} : { allowed_token_ids: [...sampling.allowedTokenIds] }),
+    ...((sampling.presencePenalty ?? 0) === 0
+      ? {}
+      : { presence_penalty: sampling.presencePenalty }),
+    ...((sampling.frequencyPenalty ?? 0) === 0
+      ? {}
+      : { frequency_penalty: sampling.frequencyPenalty }),
+    ...((sampling.repetitionPenalty ?? 1) === 1
+      ? {}
+      : { repetition_penalty: sampling.repetitionPenalty }),
+    ...(sampling.logitBias === undefined || sampling.logitBias.length === 0
+      ? {}
+      : {
+          logit_bias: Object.fromEntries(
+            sampling.logitBias.map(([id, bias]) => [String(id), bias]),
+          ),
+        }),
+    ...(sampling.allowedTokenIds === undefined
+      ? {}
+      : { allowed_token_ids: [...sampling.allowedTokenIds] }),
     stop_token_ids: [...request.stopTokenIds],
     ignore_eos: request.ignoreEos ?? false,
     ...(request.minTokens ? { min_tokens: request.minTokens } : {}),
@@ -44,7 +61,9 @@ export function completionRequest(model: string, request: GenerationRequest) {
     ...(request.promptLogprobs === undefined ? {} : { echo: true }),
     // vLLM's structured outputs (vllm/entrypoints/openai/completion/protocol.py CompletionRequest
     // .structured_outputs; vllm/sampling_params.py StructuredOutputsParams), compact JSON as ours.
-    ...(request.structured === undefined ? {} : { structured_outputs: { ...request.structured.spec, disable_any_whitespace: true } }),
+    ...(request.structured === undefined
+      ? {}
+      : { structured_outputs: { ...request.structured.spec, disable_any_whitespace: true } }),
     stream: true,
     stream_options: { include_usage: true },
     return_token_ids: true,
@@ -79,7 +98,9 @@ export const CompletionChunk = z.object({
       prompt_tokens: z.number().int(),
       completion_tokens: z.number().int().optional(),
       // vLLM with --enable-prompt-tokens-details, when its prefix cache served part of the prompt.
-      prompt_tokens_details: z.object({ cached_tokens: z.number().int().min(0).nullish() }).nullish(),
+      prompt_tokens_details: z
+        .object({ cached_tokens: z.number().int().min(0).nullish() })
+        .nullish(),
     })
     .nullish(),
   prompt_token_ids: z.array(z.number().int()).nullish(),
@@ -87,14 +108,21 @@ export const CompletionChunk = z.object({
 export type CompletionChunk = z.infer<typeof CompletionChunk>;
 
 const isInt = (value: unknown): value is number => Number.isSafeInteger(value);
-const isIds = (value: unknown, min = -Infinity): value is number[] => Array.isArray(value) && value.every((id) => isInt(id) && id >= min);
-const nullish = (value: unknown): value is null | undefined => value === null || value === undefined;
+const isIds = (value: unknown, min = -Infinity): value is number[] =>
+  Array.isArray(value) && value.every((id) => isInt(id) && id >= min);
+const nullish = (value: unknown): value is null | undefined =>
+  value === null || value === undefined;
 const optionalString = (value: unknown) => value === undefined || typeof value === "string";
 const nullishString = (value: unknown) => nullish(value) || typeof value === "string";
 
-const isNumbers = (value: unknown, nullable: boolean): boolean => Array.isArray(value) && value.every((item) => typeof item === "number" || (nullable && item === null));
+const isNumbers = (value: unknown, nullable: boolean): boolean =>
+  Array.isArray(value) &&
+  value.every((item) => typeof item === "number" || (nullable && item === null));
 const isNumberRecord = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === "number");
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.values(value).every((item) => typeof item === "number");
 
 function isLogProbs(value: unknown): boolean {
   if (nullish(value)) return true;
@@ -104,7 +132,9 @@ function isLogProbs(value: unknown): boolean {
     Array.isArray(logprobs.tokens) &&
     logprobs.tokens.every((token) => typeof token === "string") &&
     isNumbers(logprobs.token_logprobs, true) &&
-    (nullish(logprobs.top_logprobs) || (Array.isArray(logprobs.top_logprobs) && logprobs.top_logprobs.every((top) => top === null || isNumberRecord(top)))) &&
+    (nullish(logprobs.top_logprobs) ||
+      (Array.isArray(logprobs.top_logprobs) &&
+        logprobs.top_logprobs.every((top) => top === null || isNumberRecord(top)))) &&
     (nullish(logprobs.text_offset) || isNumbers(logprobs.text_offset, false))
   );
 }
@@ -118,7 +148,9 @@ function isStreamChoice(value: unknown): value is z.infer<typeof StreamChoice> {
     optionalString(choice.text) &&
     (nullish(choice.token_ids) || isIds(choice.token_ids, 0)) &&
     nullishString(choice.finish_reason) &&
-    (nullish(choice.stop_reason) || isInt(choice.stop_reason) || typeof choice.stop_reason === "string")
+    (nullish(choice.stop_reason) ||
+      isInt(choice.stop_reason) ||
+      typeof choice.stop_reason === "string")
   );
 }
 
@@ -131,16 +163,30 @@ function isStreamChoice(value: unknown): value is z.infer<typeof StreamChoice> {
 export function isCompletionChunk(value: unknown): value is CompletionChunk {
   if (typeof value !== "object" || value === null) return false;
   const chunk: Partial<Record<keyof CompletionChunk, unknown>> = value;
-  if (!optionalString(chunk.id) || !optionalString(chunk.object) || !Array.isArray(chunk.choices) || !chunk.choices.every(isStreamChoice)) return false;
+  if (
+    !optionalString(chunk.id) ||
+    !optionalString(chunk.object) ||
+    !Array.isArray(chunk.choices) ||
+    !chunk.choices.every(isStreamChoice)
+  )
+    return false;
   if (!(nullish(chunk.prompt_token_ids) || isIds(chunk.prompt_token_ids))) return false;
   if (nullish(chunk.usage)) return true;
   if (typeof chunk.usage !== "object") return false;
-  const usage: Partial<Record<"prompt_tokens" | "completion_tokens" | "prompt_tokens_details", unknown>> = chunk.usage;
-  if (!isInt(usage.prompt_tokens) || !(usage.completion_tokens === undefined || isInt(usage.completion_tokens))) return false;
+  const usage: Partial<
+    Record<"prompt_tokens" | "completion_tokens" | "prompt_tokens_details", unknown>
+  > = chunk.usage;
+  if (
+    !isInt(usage.prompt_tokens) ||
+    !(usage.completion_tokens === undefined || isInt(usage.completion_tokens))
+  )
+    return false;
   if (nullish(usage.prompt_tokens_details)) return true;
   if (typeof usage.prompt_tokens_details !== "object") return false;
   const details: Partial<Record<"cached_tokens", unknown>> = usage.prompt_tokens_details;
-  return nullish(details.cached_tokens) || (isInt(details.cached_tokens) && details.cached_tokens >= 0);
+  return (
+    nullish(details.cached_tokens) || (isInt(details.cached_tokens) && details.cached_tokens >= 0)
+  );
 }
 
 /** vLLM's CompletionLogProbs, as it writes them (its field order). */
@@ -174,8 +220,16 @@ export function codePoints(text: string): number {
  * then the likeliest (a token already there keeps its place, as a Python dict's key); each
  * offset adds the previous token's length to `offset`, the text sent before these tokens.
  */
-export function completionLogProbs(entries: readonly NamedLogprob[], offset = 0): CompletionLogProbs {
-  const out: CompletionLogProbs = { text_offset: [], token_logprobs: [], tokens: [], top_logprobs: [] };
+export function completionLogProbs(
+  entries: readonly NamedLogprob[],
+  offset = 0,
+): CompletionLogProbs {
+  const out: CompletionLogProbs = {
+    text_offset: [],
+    token_logprobs: [],
+    tokens: [],
+    top_logprobs: [],
+  };
   let at = offset;
   for (const { token, logprob, top } of entries) {
     out.tokens.push(token);
@@ -188,7 +242,8 @@ export function completionLogProbs(entries: readonly NamedLogprob[], offset = 0)
     }
     out.token_logprobs.push(clampLogprob(logprob));
     const dict: Record<string, number> = { [token]: clampLogprob(logprob) };
-    for (const other of top ?? []) if (!Object.hasOwn(dict, other.token)) dict[other.token] = clampLogprob(other.logprob);
+    for (const other of top ?? [])
+      if (!Object.hasOwn(dict, other.token)) dict[other.token] = clampLogprob(other.logprob);
     out.top_logprobs.push(dict);
   }
   return out;
@@ -207,12 +262,18 @@ function tokenIdOf(token: string): number | undefined {
  * `count` likeliest of each dict (vLLM's holds the sampled id first, then its top `count`).
  * A string saying what is wrong when they do not name exactly these ids.
  */
-export function logprobsOf(logprobs: z.infer<typeof LogProbs>, ids: readonly number[], count: number): TokenLogprob[] | string {
-  if (logprobs.tokens.length !== ids.length || logprobs.token_logprobs.length !== ids.length) return `logprobs for ${logprobs.tokens.length} tokens beside ${ids.length} token_ids`;
+export function logprobsOf(
+  logprobs: z.infer<typeof LogProbs>,
+  ids: readonly number[],
+  count: number,
+): TokenLogprob[] | string {
+  if (logprobs.tokens.length !== ids.length || logprobs.token_logprobs.length !== ids.length)
+    return `logprobs for ${logprobs.tokens.length} tokens beside ${ids.length} token_ids`;
   const out: TokenLogprob[] = [];
   for (let i = 0; i < ids.length; i++) {
     const logprob = logprobs.token_logprobs[i];
-    if (tokenIdOf(logprobs.tokens[i]!) !== ids[i] || logprob == null) return `logprobs token ${JSON.stringify(logprobs.tokens[i])} is not token_id:${ids[i]} with a logprob (return_tokens_as_token_ids unsupported?)`;
+    if (tokenIdOf(logprobs.tokens[i]!) !== ids[i] || logprob == null)
+      return `logprobs token ${JSON.stringify(logprobs.tokens[i])} is not token_id:${ids[i]} with a logprob (return_tokens_as_token_ids unsupported?)`;
     const top: Array<readonly [number, number]> = [];
     for (const [token, value] of Object.entries(logprobs.top_logprobs?.[i] ?? {})) {
       const id = tokenIdOf(token);
@@ -236,8 +297,10 @@ export function echoedLogprobsOf(
   count: number,
 ): { prompt: Array<TokenLogprob | null>; rest: z.infer<typeof LogProbs> } | string {
   const n = promptIds.length;
-  if (logprobs.tokens.length < n || logprobs.token_logprobs.length < n) return `echoed logprobs for ${logprobs.tokens.length} tokens beside a prompt of ${n}`;
-  if (tokenIdOf(logprobs.tokens[0]!) !== promptIds[0] || logprobs.token_logprobs[0] !== null) return "the echoed prompt's first token has a logprob, or is not token_id:N";
+  if (logprobs.tokens.length < n || logprobs.token_logprobs.length < n)
+    return `echoed logprobs for ${logprobs.tokens.length} tokens beside a prompt of ${n}`;
+  if (tokenIdOf(logprobs.tokens[0]!) !== promptIds[0] || logprobs.token_logprobs[0] !== null)
+    return "the echoed prompt's first token has a logprob, or is not token_id:N";
   const slice = (from: number, to?: number) => ({
     tokens: logprobs.tokens.slice(from, to),
     token_logprobs: logprobs.token_logprobs.slice(from, to),
@@ -255,8 +318,19 @@ export function cachedTokensOf(chunk: CompletionChunk): number | undefined {
 
 /** vLLM's ErrorResponse: `{"error": {message, type, code}}` (newer) or flat `{object: "error", message, type, code}` (older). */
 export const ErrorEvent = z.union([
-  z.object({ error: z.object({ message: z.string(), type: z.string().optional(), code: z.union([z.number(), z.string()]).nullish() }) }),
-  z.object({ object: z.literal("error"), message: z.string(), type: z.string().optional(), code: z.union([z.number(), z.string()]).nullish() }),
+  z.object({
+    error: z.object({
+      message: z.string(),
+      type: z.string().optional(),
+      code: z.union([z.number(), z.string()]).nullish(),
+    }),
+  }),
+  z.object({
+    object: z.literal("error"),
+    message: z.string(),
+    type: z.string().optional(),
+    code: z.union([z.number(), z.string()]).nullish(),
+  }),
 ]);
 
 /** The message of an error body or event, in either of vLLM's shapes. */

@@ -7,7 +7,14 @@ import { ServiceError } from "../errors/service-error";
 import { capability, type ServedModel } from "../tasks";
 import type { EncodedImage } from "../tasks/image-classification";
 import type { TextClassifier } from "../tasks/text-classification";
-import { DataUrl, dataUrlBytes, fileBytes, ImageFile, IMAGE_MEDIA_TYPES, mediaEssence } from "./image-input";
+import {
+  DataUrl,
+  dataUrlBytes,
+  fileBytes,
+  ImageFile,
+  IMAGE_MEDIA_TYPES,
+  mediaEssence,
+} from "./image-input";
 import { serverTiming } from "./server-timing";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "./problems";
 import { findModel, requireReady, type AppEnv } from "./services";
@@ -16,22 +23,35 @@ import { parseBody, readJson, validationHook } from "./validation";
 /** Longest text accepted; the model reads only its tokenizer's maxChars of it anyway. */
 const MAX_TEXT_CHARS = 100_000;
 
-const Text = z.string().min(1, "must not be empty").max(MAX_TEXT_CHARS, `at most ${MAX_TEXT_CHARS} characters`);
+const Text = z
+  .string()
+  .min(1, "must not be empty")
+  .max(MAX_TEXT_CHARS, `at most ${MAX_TEXT_CHARS} characters`);
 /** A text, or (for an image model) a data URL; texts are held to MAX_TEXT_CHARS by the handler. */
-const Input = DataUrl.openapi({ description: `A text (at most ${MAX_TEXT_CHARS} characters) or, for an image model, a data:image/png;base64,… or data:image/jpeg;base64,… URL` });
+const Input = DataUrl.openapi({
+  description: `A text (at most ${MAX_TEXT_CHARS} characters) or, for an image model, a data:image/png;base64,… or data:image/jpeg;base64,… URL`,
+});
 const TopK = z.number().int().min(1).max(100);
 
-export const LabelScoreSchema = z.object({ label: z.string(), score: z.number() }).openapi("LabelScore");
+export const LabelScoreSchema = z
+  .object({ label: z.string(), score: z.number() })
+  .openapi("LabelScore");
 
 const ClassifyRequest = z
   .object({
     model: z.string().min(1).openapi({ example: "spam-classifier" }),
-    input: z.union([Input, z.array(Input).min(1, "needs at least one input")]).optional().openapi({
-      example: "Congratulations! You have won a free cruise. Reply now to claim.",
-    }),
-    image: z.union([DataUrl, z.array(DataUrl).min(1, "needs at least one image")]).optional().openapi({
-      description: "Image model only: the same as `input` (data URLs); send one of the two",
-    }),
+    input: z
+      .union([Input, z.array(Input).min(1, "needs at least one input")])
+      .optional()
+      .openapi({
+        example: "Congratulations! You have won a free cruise. Reply now to claim.",
+      }),
+    image: z
+      .union([DataUrl, z.array(DataUrl).min(1, "needs at least one image")])
+      .optional()
+      .openapi({
+        description: "Image model only: the same as `input` (data URLs); send one of the two",
+      }),
     top_k: TopK.optional().openapi({ description: "Labels per input; default: all" }),
   })
   .strict()
@@ -42,22 +62,43 @@ export const ClassifyForm = z
   .object({
     model: z.string().min(1).openapi({ example: "digit-classifier" }),
     file: ImageFile.optional(),
-    image: ImageFile.optional().openapi({ type: "string", format: "binary", description: "The same as `file`; send one of the two" }),
-    top_k: z.coerce.number().pipe(TopK).optional().openapi({ type: "integer", description: "Labels per image; default: all" }),
+    image: ImageFile.optional().openapi({
+      type: "string",
+      format: "binary",
+      description: "The same as `file`; send one of the two",
+    }),
+    top_k: z.coerce
+      .number()
+      .pipe(TopK)
+      .optional()
+      .openapi({ type: "integer", description: "Labels per image; default: all" }),
   })
   .strict()
   .openapi("ClassifyForm");
 
 const ClassifyQuery = z.object({
-  model: z.string().min(1).optional().openapi({ description: "The model, for a raw image body (image/png, image/jpeg); JSON and multipart bodies name it inside" }),
-  top_k: z.coerce.number().pipe(TopK).optional().openapi({ type: "integer", description: "Labels per image, for a raw image body" }),
+  model: z.string().min(1).optional().openapi({
+    description:
+      "The model, for a raw image body (image/png, image/jpeg); JSON and multipart bodies name it inside",
+  }),
+  top_k: z.coerce
+    .number()
+    .pipe(TopK)
+    .optional()
+    .openapi({ type: "integer", description: "Labels per image, for a raw image body" }),
 });
 
 const TextClassifyResponse = z
   .object({
     model: z.string(),
     model_version: z.string(),
-    results: z.array(z.object({ labels: z.array(LabelScoreSchema), tokens: z.number().int(), truncated: z.boolean() })),
+    results: z.array(
+      z.object({
+        labels: z.array(LabelScoreSchema),
+        tokens: z.number().int(),
+        truncated: z.boolean(),
+      }),
+    ),
     usage: z.object({ prompt_tokens: z.number().int() }),
   })
   .openapi("ClassifyResponse");
@@ -69,7 +110,13 @@ const ImageClassifyResponse = z
     results: z.array(
       z.object({
         labels: z.array(LabelScoreSchema),
-        image: z.object({ format: z.enum(["png", "jpeg"]), width: z.number().int(), height: z.number().int() }).openapi({ description: "The decoded image" }),
+        image: z
+          .object({
+            format: z.enum(["png", "jpeg"]),
+            width: z.number().int(),
+            height: z.number().int(),
+          })
+          .openapi({ description: "The decoded image" }),
       }),
     ),
   })
@@ -86,7 +133,8 @@ const classifyRoute = createRoute({
   method: "post",
   path: "/v1/classify",
   operationId: "classify",
-  summary: "Classify texts (text model) or images (image model: JSON data URLs, multipart, or a raw PNG/JPEG body with ?model=)",
+  summary:
+    "Classify texts (text model) or images (image model: JSON data URLs, multipart, or a raw PNG/JPEG body with ?model=)",
   request: {
     query: ClassifyQuery,
     body: {
@@ -102,7 +150,9 @@ const classifyRoute = createRoute({
   responses: {
     200: {
       description: "Labels with softmax scores, best first, per text or image",
-      content: { "application/json": { schema: z.union([TextClassifyResponse, ImageClassifyResponse]) } },
+      content: {
+        "application/json": { schema: z.union([TextClassifyResponse, ImageClassifyResponse]) },
+      },
     },
     ...problemResponses("/v1/classify", 401, BODY_ERRORS, MODEL_ERRORS),
   },
@@ -127,13 +177,30 @@ interface ImageRequest {
   fieldOf: (index: number) => string;
 }
 
-async function rawImageRequest(request: Request, query: z.infer<typeof ClassifyQuery>): Promise<ImageRequest> {
+async function rawImageRequest(
+  request: Request,
+  query: z.infer<typeof ClassifyQuery>,
+): Promise<ImageRequest> {
   if (query.model === undefined) {
-    throw new ServiceError(400, "invalid_request", "model: a raw image body names its model in the query (?model=…)", { field: "model" });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "model: a raw image body names its model in the query (?model=…)",
+      { field: "model" },
+    );
   }
   const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.length === 0) throw new ServiceError(400, "invalid_request", "body: the image body is empty", { field: "body" });
-  return { model: query.model, modelField: "model", topK: query.top_k, images: [{ bytes, declaredImage: true }], fieldOf: () => "body" };
+  if (bytes.length === 0)
+    throw new ServiceError(400, "invalid_request", "body: the image body is empty", {
+      field: "body",
+    });
+  return {
+    model: query.model,
+    modelField: "model",
+    topK: query.top_k,
+    images: [{ bytes, declaredImage: true }],
+    fieldOf: () => "body",
+  };
 }
 
 async function readForm(request: Request): Promise<z.infer<typeof ClassifyForm>> {
@@ -141,11 +208,17 @@ async function readForm(request: Request): Promise<z.infer<typeof ClassifyForm>>
   try {
     form = await request.formData();
   } catch (error) {
-    throw new ServiceError(400, "invalid_request", "body: not a valid multipart/form-data body", { field: "body", cause: error });
+    throw new ServiceError(400, "invalid_request", "body: not a valid multipart/form-data body", {
+      field: "body",
+      cause: error,
+    });
   }
   const fields: Record<string, File | string> = {};
   for (const [name, value] of form.entries()) {
-    if (name in fields) throw new ServiceError(400, "invalid_request", `${name}: sent more than once`, { field: name });
+    if (name in fields)
+      throw new ServiceError(400, "invalid_request", `${name}: sent more than once`, {
+        field: name,
+      });
     fields[name] = value;
   }
   return parseBody(ClassifyForm, fields);
@@ -155,24 +228,55 @@ async function formImageRequest(form: z.infer<typeof ClassifyForm>): Promise<Ima
   const field = form.file !== undefined ? "file" : "image";
   const file = form.file ?? form.image;
   if (file === undefined || (form.file !== undefined && form.image !== undefined)) {
-    throw new ServiceError(400, "invalid_request", "file: send the image as exactly one file part named file (or image)", { field: "file" });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "file: send the image as exactly one file part named file (or image)",
+      { field: "file" },
+    );
   }
   const bytes = await fileBytes(file, field);
-  return { model: form.model, modelField: "model", topK: form.top_k, images: [{ bytes, declaredImage: mediaEssence(file.type).startsWith("image/") }], fieldOf: () => field };
+  return {
+    model: form.model,
+    modelField: "model",
+    topK: form.top_k,
+    images: [{ bytes, declaredImage: mediaEssence(file.type).startsWith("image/") }],
+    fieldOf: () => field,
+  };
 }
 
-function jsonImages(body: z.infer<typeof ClassifyRequest>): { images: EncodedImage[]; fieldOf: (index: number) => string } {
+function jsonImages(body: z.infer<typeof ClassifyRequest>): {
+  images: EncodedImage[];
+  fieldOf: (index: number) => string;
+} {
   const field = body.image !== undefined ? "image" : "input";
   const value = body.image ?? body.input;
   if (value === undefined || (body.image !== undefined && body.input !== undefined)) {
-    throw new ServiceError(400, "invalid_request", "input: send the images as input (or image), one of the two", { field: "input" });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "input: send the images as input (or image), one of the two",
+      { field: "input" },
+    );
   }
   const fieldOf = (index: number) => (Array.isArray(value) ? `${field}.${index}` : field);
-  return { images: asList(value).map((url, i) => ({ bytes: dataUrlBytes(url, fieldOf(i)), declaredImage: true })), fieldOf };
+  return {
+    images: asList(value).map((url, i) => ({
+      bytes: dataUrlBytes(url, fieldOf(i)),
+      declaredImage: true,
+    })),
+    fieldOf,
+  };
 }
 
 function checkBatch(count: number, maxBatch: number, field: string): void {
-  if (count > maxBatch) throw new ServiceError(422, "unprocessable_input", `At most ${maxBatch} inputs per request, got ${count}`, { field });
+  if (count > maxBatch)
+    throw new ServiceError(
+      422,
+      "unprocessable_input",
+      `At most ${maxBatch} inputs per request, got ${count}`,
+      { field },
+    );
 }
 
 export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -183,14 +287,25 @@ classifyRoutes.openapi(classifyRoute, async (c) => {
   const services = c.get("services");
   const maxBatch = Number(c.env.MAX_BATCH);
   let imageRequest: ImageRequest | undefined;
-  if ((IMAGE_MEDIA_TYPES as readonly string[]).includes(type)) imageRequest = await rawImageRequest(c.req.raw, c.req.valid("query"));
-  else if (type === "multipart/form-data") imageRequest = await formImageRequest(await readForm(c.req.raw));
+  if ((IMAGE_MEDIA_TYPES as readonly string[]).includes(type))
+    imageRequest = await rawImageRequest(c.req.raw, c.req.valid("query"));
+  else if (type === "multipart/form-data")
+    imageRequest = await formImageRequest(await readForm(c.req.raw));
   else {
     const body = parseBody(ClassifyRequest, await readJson(c.req.raw));
     const model = findModel(services, body.model, "model");
     if (model.capabilities.imageClassification !== undefined || body.image !== undefined) {
-      checkBatch(asList(body.image ?? body.input ?? []).length, maxBatch, body.image !== undefined ? "image" : "input");
-      imageRequest = { model: body.model, modelField: "model", topK: body.top_k, ...jsonImages(body) };
+      checkBatch(
+        asList(body.image ?? body.input ?? []).length,
+        maxBatch,
+        body.image !== undefined ? "image" : "input",
+      );
+      imageRequest = {
+        model: body.model,
+        modelField: "model",
+        topK: body.top_k,
+        ...jsonImages(body),
+      };
     } else {
       return classifyTexts(c, model, body);
     }
@@ -199,25 +314,44 @@ classifyRoutes.openapi(classifyRoute, async (c) => {
   const classifier = capability(model, "imageClassification", imageRequest.modelField);
   checkBatch(imageRequest.images.length, maxBatch, imageRequest.fieldOf(0));
   await requireReady(model);
-  const { results, timings } = await classifier.classify(imageRequest.images, imageRequest.topK ?? classifier.manifest.labels.length, imageRequest.fieldOf, c.req.raw.signal);
+  const { results, timings } = await classifier.classify(
+    imageRequest.images,
+    imageRequest.topK ?? classifier.manifest.labels.length,
+    imageRequest.fieldOf,
+    c.req.raw.signal,
+  );
   c.header("server-timing", serverTiming(timings));
-  return c.json({ model: classifier.manifest.name, model_version: classifier.manifest.version, results }, 200);
+  return c.json(
+    { model: classifier.manifest.name, model_version: classifier.manifest.version, results },
+    200,
+  );
 });
 
 type ClassifyBody = z.infer<typeof ClassifyRequest>;
 
 async function classifyTexts(c: Context<AppEnv>, model: ServedModel, body: ClassifyBody) {
   const classifier = classifierOf(model, "model");
-  if (body.input === undefined) throw new ServiceError(400, "invalid_request", "input: Required", { field: "input" });
+  if (body.input === undefined)
+    throw new ServiceError(400, "invalid_request", "input: Required", { field: "input" });
   const texts = asList(body.input);
   const fieldOf = (index: number) => (typeof body.input === "string" ? "input" : `input.${index}`);
   const tooLong = texts.findIndex((text) => text.length > MAX_TEXT_CHARS);
   if (tooLong !== -1) {
-    throw new ServiceError(400, "invalid_request", `${fieldOf(tooLong)}: at most ${MAX_TEXT_CHARS} characters`, { field: fieldOf(tooLong) });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      `${fieldOf(tooLong)}: at most ${MAX_TEXT_CHARS} characters`,
+      { field: fieldOf(tooLong) },
+    );
   }
   checkBatch(texts.length, Number(c.env.MAX_BATCH), "input");
   await requireReady(model);
-  const { results, timings } = await classifier.classify(texts, body.top_k ?? classifier.manifest.labels.length, fieldOf, c.req.raw.signal);
+  const { results, timings } = await classifier.classify(
+    texts,
+    body.top_k ?? classifier.manifest.labels.length,
+    fieldOf,
+    c.req.raw.signal,
+  );
   c.header("server-timing", serverTiming(timings));
   return c.json(
     {

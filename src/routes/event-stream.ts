@@ -25,7 +25,10 @@ export interface StartedEvents<E> {
 }
 
 /** Starts the work with the client's signal (plus its own abort) and reads its first event. */
-export async function startEvents<E>(generate: (signal: AbortSignal) => AsyncGenerator<E>, clientSignal: AbortSignal): Promise<StartedEvents<E>> {
+export async function startEvents<E>(
+  generate: (signal: AbortSignal) => AsyncGenerator<E>,
+  clientSignal: AbortSignal,
+): Promise<StartedEvents<E>> {
   const cancelled = new AbortController();
   const events = generate(AbortSignal.any([clientSignal, cancelled.signal]));
   const abort = () => {
@@ -57,7 +60,8 @@ export interface SseFormat<E> {
 }
 
 /** `data: …` for a JSON value, or for a string that already is JSON (or `[DONE]`). */
-export const sseData = (data: unknown) => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+export const sseData = (data: unknown) =>
+  `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
 
 /**
  * Several started streams as one (a request's `n` choices): each event comes with its
@@ -65,7 +69,9 @@ export const sseData = (data: unknown) => `data: ${typeof data === "string" ? da
  * them. The merged stream's own `first` is undefined. Ending it early, or a stream failing
  * (which fails it), aborts every stream still going; `abort` aborts them all.
  */
-export function mergeEvents<E>(streams: readonly StartedEvents<E>[]): StartedEvents<readonly [number, E]> {
+export function mergeEvents<E>(
+  streams: readonly StartedEvents<E>[],
+): StartedEvents<readonly [number, E]> {
   const abort = () => {
     for (const stream of streams) stream.abort();
   };
@@ -82,7 +88,8 @@ export function mergeEvents<E>(streams: readonly StartedEvents<E>[]): StartedEve
         ),
       );
     try {
-      for (const [index, stream] of streams.entries()) if (stream.first !== undefined) yield [index, stream.first] as const;
+      for (const [index, stream] of streams.entries())
+        if (stream.first !== undefined) yield [index, stream.first] as const;
       streams.forEach((stream, index) => pull(index, stream));
       while (pending.size > 0) {
         const next = await Promise.race(pending.values());
@@ -103,7 +110,11 @@ export function mergeEvents<E>(streams: readonly StartedEvents<E>[]): StartedEve
 }
 
 /** The SSE response of started work: its events, an error event if it fails, then [DONE]. */
-export function sseResponse<E>(started: StartedEvents<E>, format: SseFormat<E>, headers: Record<string, string> = {}): Response {
+export function sseResponse<E>(
+  started: StartedEvents<E>,
+  format: SseFormat<E>,
+  headers: Record<string, string> = {},
+): Response {
   let opened = false;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -111,7 +122,8 @@ export function sseResponse<E>(started: StartedEvents<E>, format: SseFormat<E>, 
         let text = "";
         if (!opened) {
           opened = true;
-          text = format.opening() + (started.first === undefined ? "" : format.event(started.first));
+          text =
+            format.opening() + (started.first === undefined ? "" : format.event(started.first));
         }
         // Each pull sends something (an event's text, or [DONE]): a pull that enqueues nothing
         // is not called again until the reader asks again.
@@ -129,7 +141,18 @@ export function sseResponse<E>(started: StartedEvents<E>, format: SseFormat<E>, 
         const failure = toServiceError(error);
         console.error(JSON.stringify({ event: format.failure, error: failure.message }));
         const type = failure.status >= 500 ? "server_error" : "invalid_request_error";
-        controller.enqueue(encoder.encode(sseData({ error: { message: failure.message, type, code: failure.code, param: failure.field ?? null } }) + sseData("[DONE]")));
+        controller.enqueue(
+          encoder.encode(
+            sseData({
+              error: {
+                message: failure.message,
+                type,
+                code: failure.code,
+                param: failure.field ?? null,
+              },
+            }) + sseData("[DONE]"),
+          ),
+        );
         controller.close();
       }
     },

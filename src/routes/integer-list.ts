@@ -10,8 +10,10 @@ import { z } from "@hono/zod-openapi";
 function elementIssues(value: number, min: number, max: number): string[] {
   if (!Number.isInteger(value)) return ["Invalid input: expected int, received number"];
   const issues: string[] = [];
-  if (value > Number.MAX_SAFE_INTEGER) issues.push(`Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`);
-  if (value < Number.MIN_SAFE_INTEGER) issues.push(`Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`);
+  if (value > Number.MAX_SAFE_INTEGER)
+    issues.push(`Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`);
+  if (value < Number.MIN_SAFE_INTEGER)
+    issues.push(`Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`);
   if (value < min) issues.push(`Too small: expected number to be >=${min}`);
   if (value > max) issues.push(`Too big: expected number to be <=${max}`);
   return issues;
@@ -24,8 +26,11 @@ export function integerList(min: number, max: number) {
       for (let i = 0; i < values.length; i += 1) {
         const value = values[i] as number;
         if (Number.isSafeInteger(value) && value >= min && value <= max) continue;
-        for (const message of elementIssues(value, min, max)) context.addIssue({ code: "custom", message, path: [i] });
+        for (const message of elementIssues(value, min, max))
+          context.addIssue({ code: "custom", message, path: [i] });
       }
     })
-    .openapi({ items: { type: "integer", minimum: min, ...(Number.isFinite(max) ? { maximum: max } : {}) } });
+    .openapi({
+      items: { type: "integer", minimum: min, ...(Number.isFinite(max) ? { maximum: max } : {}) },
+    });
 }

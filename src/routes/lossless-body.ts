@@ -6,7 +6,10 @@ import { JsonNumber, parseLosslessJson, type LosslessJson } from "../tokenizers/
 export type LosslessObject = { [key: string]: LosslessJson };
 
 export const isLosslessObject = (value: LosslessJson | undefined): value is LosslessObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  !(value instanceof JsonNumber);
 
 /** The body's top-level members, numbers kept as written (an already validated object). */
 export async function losslessBody(request: { text(): Promise<string> }): Promise<LosslessObject> {

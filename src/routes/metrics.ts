@@ -13,7 +13,10 @@ const metricsRoute = createRoute({
   operationId: "metrics",
   summary: "This isolate's gauges (Prometheus text format)",
   responses: {
-    200: { description: "Prometheus exposition format 0.0.4", content: { "text/plain": { schema: z.string() } } },
+    200: {
+      description: "Prometheus exposition format 0.0.4",
+      content: { "text/plain": { schema: z.string() } },
+    },
     ...problemResponses("/metrics", 401),
   },
 });
@@ -29,7 +32,12 @@ export const metricsRoutes = new OpenAPIHono<AppEnv>().openapi(metricsRoute, (c)
     `edge_wasm_sessions_created_total ${wasmSessionsCreated()}`,
     "# HELP edge_model_loaded Whether the model is loaded and verified in this isolate.",
     "# TYPE edge_model_loaded gauge",
-    ...models.map((model) => `edge_model_loaded{model="${model.manifest.name}"} ${model.state() === "ready" ? 1 : 0}`),
+    ...models.map(
+      (model) =>
+        `edge_model_loaded{model="${model.manifest.name}"} ${model.state() === "ready" ? 1 : 0}`,
+    ),
   ];
-  return c.text(`${lines.join("\n")}\n`, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+  return c.text(`${lines.join("\n")}\n`, 200, {
+    "content-type": "text/plain; version=0.0.4; charset=utf-8",
+  });
 });

@@ -8,18 +8,28 @@ import { problemResponses } from "./problems";
 import { findModel, type AppEnv } from "./services";
 import { validationHook } from "./validation";
 
-const TensorSpec = z.object({ name: z.string(), datatype: z.string(), shape: z.array(z.number().int()) });
+const TensorSpec = z.object({
+  name: z.string(),
+  datatype: z.string(),
+  shape: z.array(z.number().int()),
+});
 
 const ModelCard = z
   .object({
     id: z.string().openapi({ example: "spam-classifier" }),
     object: z.literal("model"),
-    created: z.number().int().openapi({ description: "Unix seconds since this isolate has served the model (vLLM reports the request time)" }),
+    created: z.number().int().openapi({
+      description:
+        "Unix seconds since this isolate has served the model (vLLM reports the request time)",
+    }),
     owned_by: z.string(),
     version: z.string(),
     task: z.string().openapi({ example: "text-classification" }),
     runtime: z.enum(["wasm", "origin"]),
-    protocol: z.string().optional().openapi({ description: "How the origin is reached (runtime origin only)" }),
+    protocol: z
+      .string()
+      .optional()
+      .openapi({ description: "How the origin is reached (runtime origin only)" }),
     capabilities: z.array(z.string()).openapi({ example: ["tensors"] }),
     state: z.enum(["unloaded", "loading", "ready", "failed"]),
     labels: z.array(z.string()).optional(),
@@ -33,7 +43,9 @@ const ModelCard = z
   })
   .openapi("ModelCard");
 
-const ModelList = z.object({ object: z.literal("list"), data: z.array(ModelCard) }).openapi("ModelList");
+const ModelList = z
+  .object({ object: z.literal("list"), data: z.array(ModelCard) })
+  .openapi("ModelList");
 
 const path = "/v1/models";
 
@@ -43,7 +55,10 @@ const route = createRoute({
   operationId: "listModels",
   summary: "List the served models (OpenAI list shape, with where each runs and how it scored)",
   responses: {
-    200: { description: "Every model this deployment serves", content: { "application/json": { schema: ModelList } } },
+    200: {
+      description: "Every model this deployment serves",
+      content: { "application/json": { schema: ModelList } },
+    },
     ...problemResponses(path, 401),
   },
 });
@@ -66,10 +81,14 @@ const retrieveRoute = createRoute({
 let servedSince: number | undefined;
 
 const capabilityNames = (capabilities: Capabilities) =>
-  Object.entries(capabilities).filter(([, value]) => value !== undefined).map(([name]) => name);
+  Object.entries(capabilities)
+    .filter(([, value]) => value !== undefined)
+    .map(([name]) => name);
 
 function graphFields(graph: ReturnType<typeof primaryGraph>) {
-  return graph === undefined ? {} : { inputs: graph.inputs, outputs: graph.outputs, sha256: graph.sha256, bytes: graph.bytes };
+  return graph === undefined
+    ? {}
+    : { inputs: graph.inputs, outputs: graph.outputs, sha256: graph.sha256, bytes: graph.bytes };
 }
 
 function card({ manifest, state, capabilities }: ServedModel) {
@@ -85,13 +104,24 @@ function card({ manifest, state, capabilities }: ServedModel) {
     ...(manifest.runtime === "origin" ? { protocol: manifest.protocol } : {}),
     capabilities: capabilityNames(capabilities),
     state: state(),
-    ...(manifest.task === "text-classification" || manifest.task === "fraud-scoring" ? { labels: [...manifest.labels] } : {}),
-    ...(manifest.task === "text-generation" ? { context_length: manifest.generation.contextLength, max_model_len: manifest.generation.contextLength } : {}),
+    ...(manifest.task === "text-classification" || manifest.task === "fraud-scoring"
+      ? { labels: [...manifest.labels] }
+      : {}),
+    ...(manifest.task === "text-generation"
+      ? {
+          context_length: manifest.generation.contextLength,
+          max_model_len: manifest.generation.contextLength,
+        }
+      : {}),
     ...graphFields(primaryGraph(manifest)),
     ...("evaluation" in manifest ? { evaluation: manifest.evaluation } : {}),
   };
 }
 
 export const modelRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(route, (c) => c.json({ object: "list" as const, data: c.get("services").list().map(card) }, 200))
-  .openapi(retrieveRoute, (c) => c.json(card(findModel(c.get("services"), c.req.valid("param").model, "model")), 200));
+  .openapi(route, (c) =>
+    c.json({ object: "list" as const, data: c.get("services").list().map(card) }, 200),
+  )
+  .openapi(retrieveRoute, (c) =>
+    c.json(card(findModel(c.get("services"), c.req.valid("param").model, "model")), 200),
+  );

@@ -19,7 +19,12 @@ export function documentApi(app: OpenAPIHono<AppEnv>): void {
     operationId: "openApiDocument",
     summary: "This document",
     security: [],
-    responses: { 200: { description: "The OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
+    responses: {
+      200: {
+        description: "The OpenAPI 3.1 document",
+        content: { "application/json": { schema: { type: "object" } } },
+      },
+    },
   });
   app.doc31(OPENAPI_PATH, {
     openapi: "3.1.0",

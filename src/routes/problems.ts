@@ -14,7 +14,8 @@ const OPENAI_ROOT_PATHS = new Set(["/tokenize", "/detokenize"]);
  *  `error.message` on every `/v1` route except the payment webhooks, which providers call. */
 export function errorDialect(path: string): ErrorDialect {
   if (path === "/v2" || path.startsWith("/v2/")) return "oip";
-  if ((path === "/v1" || path.startsWith("/v1/")) && !path.startsWith("/v1/webhooks/")) return "openai";
+  if ((path === "/v1" || path.startsWith("/v1/")) && !path.startsWith("/v1/webhooks/"))
+    return "openai";
   if (OPENAI_ROOT_PATHS.has(path)) return "openai";
   return "problem";
 }
@@ -28,12 +29,22 @@ function openAIType(status: number): string {
 }
 
 /** The members a dialect adds beside the RFC 9457 ones. */
-export function dialectMembers(dialect: ErrorDialect, error: ServiceError): Record<string, unknown> {
+export function dialectMembers(
+  dialect: ErrorDialect,
+  error: ServiceError,
+): Record<string, unknown> {
   switch (dialect) {
     case "oip":
       return { error: error.message };
     case "openai":
-      return { error: { message: error.message, type: openAIType(error.status), code: error.code, param: error.field ?? null } };
+      return {
+        error: {
+          message: error.message,
+          type: openAIType(error.status),
+          code: error.code,
+          param: error.field ?? null,
+        },
+      };
     case "problem":
       return {};
     default: {
@@ -44,13 +55,23 @@ export function dialectMembers(dialect: ErrorDialect, error: ServiceError): Reco
 }
 
 const problemFields = {
-  type: z.string().openapi({ description: "urn:edge-inference:problem:<code>", example: "urn:edge-inference:problem:invalid_request" }),
+  type: z.string().openapi({
+    description: "urn:edge-inference:problem:<code>",
+    example: "urn:edge-inference:problem:invalid_request",
+  }),
   title: z.string().openapi({ example: "Invalid request" }),
   status: z.number().int().openapi({ example: 400 }),
-  detail: z.string().openapi({ example: "model: Invalid input: expected string, received undefined" }),
+  detail: z
+    .string()
+    .openapi({ example: "model: Invalid input: expected string, received undefined" }),
   instance: z.string().openapi({ description: "The request path", example: "/v1/classify" }),
-  code: z.enum(ERROR_CODES).openapi({ description: "Stable machine-readable code (README: Errors)" }),
-  field: z.string().optional().openapi({ description: "The request field at fault, dot-separated (headers.<name> for a header)", example: "model" }),
+  code: z
+    .enum(ERROR_CODES)
+    .openapi({ description: "Stable machine-readable code (README: Errors)" }),
+  field: z.string().optional().openapi({
+    description: "The request field at fault, dot-separated (headers.<name> for a header)",
+    example: "model",
+  }),
   errors: z
     .array(z.object({ field: z.string(), detail: z.string() }))
     .optional()
@@ -60,7 +81,12 @@ const problemFields = {
 export const ProblemSchema = z.object(problemFields).openapi("Problem");
 
 export const OipProblemSchema = z
-  .object({ ...problemFields, error: z.string().openapi({ description: "The Open Inference Protocol's error member (= detail)" }) })
+  .object({
+    ...problemFields,
+    error: z
+      .string()
+      .openapi({ description: "The Open Inference Protocol's error member (= detail)" }),
+  })
   .openapi("OipProblem");
 
 export const OpenAIProblemSchema = z
@@ -69,15 +95,28 @@ export const OpenAIProblemSchema = z
     error: z
       .object({
         message: z.string(),
-        type: z.enum(["invalid_request_error", "authentication_error", "permission_error", "rate_limit_error", "server_error"]),
+        type: z.enum([
+          "invalid_request_error",
+          "authentication_error",
+          "permission_error",
+          "rate_limit_error",
+          "server_error",
+        ]),
         code: z.enum(ERROR_CODES),
         param: z.string().nullable(),
       })
-      .openapi({ description: "OpenAI's error object, read by OpenAI SDKs (message = detail, code = code, param = field)" }),
+      .openapi({
+        description:
+          "OpenAI's error object, read by OpenAI SDKs (message = detail, code = code, param = field)",
+      }),
   })
   .openapi("OpenAIProblem");
 
-const SCHEMAS = { problem: ProblemSchema, oip: OipProblemSchema, openai: OpenAIProblemSchema } as const;
+const SCHEMAS = {
+  problem: ProblemSchema,
+  oip: OipProblemSchema,
+  openai: OpenAIProblemSchema,
+} as const;
 
 /** Every status a route may answer with a problem, and what it means in general. */
 const DESCRIPTIONS = {
@@ -102,10 +141,16 @@ export const BODY_ERRORS = [400, 413, 415] as const satisfies readonly ProblemSt
 export const MODEL_ERRORS = [404, 422, 502, 503, 504] as const satisfies readonly ProblemStatus[];
 
 /** The documented problem responses of a route: pass its path and every status it can answer. */
-export function problemResponses(path: string, ...statuses: ReadonlyArray<ProblemStatus | readonly ProblemStatus[]>) {
+export function problemResponses(
+  path: string,
+  ...statuses: ReadonlyArray<ProblemStatus | readonly ProblemStatus[]>
+) {
   const schema = SCHEMAS[errorDialect(path)];
   const all = [...new Set(statuses.flat())].sort((a, b) => a - b);
   return Object.fromEntries(
-    all.map((status) => [status, { description: DESCRIPTIONS[status], content: { "application/problem+json": { schema } } }]),
+    all.map((status) => [
+      status,
+      { description: DESCRIPTIONS[status], content: { "application/problem+json": { schema } } },
+    ]),
   );
 }

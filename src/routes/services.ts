@@ -10,7 +10,10 @@ export type AppEnv = {
 };
 
 /** Hands routes what the composition root built; routes never build runtimes or stores. */
-export function provideServices(servicesFor: (env: Env) => Services, fraudStores?: (env: Env) => FraudStores) {
+export function provideServices(
+  servicesFor: (env: Env) => Services,
+  fraudStores?: (env: Env) => FraudStores,
+) {
   return createMiddleware<AppEnv>(async (c, next) => {
     c.set("services", servicesFor(c.env));
     if (fraudStores !== undefined) c.set("fraudStores", fraudStores);
@@ -22,8 +25,16 @@ export function provideServices(servicesFor: (env: Env) => Services, fraudStores
 export function findModel(all: Services, name: string, field: string): ServedModel {
   const model = all.get(name);
   if (model === undefined) {
-    const known = all.list().map((served) => served.manifest.name).join(", ");
-    throw new ServiceError(404, "model_not_found", `No model named "${name}" (available: ${known})`, { field });
+    const known = all
+      .list()
+      .map((served) => served.manifest.name)
+      .join(", ");
+    throw new ServiceError(
+      404,
+      "model_not_found",
+      `No model named "${name}" (available: ${known})`,
+      { field },
+    );
   }
   return model;
 }
@@ -31,7 +42,12 @@ export function findModel(all: Services, name: string, field: string): ServedMod
 /** Waits for the model to be loaded and verified; 503 with the reason otherwise. */
 export async function requireReady(model: ServedModel): Promise<void> {
   if (await model.ready()) return;
-  throw new ServiceError(503, "model_not_ready", `Model "${model.manifest.name}" is not ready: ${model.failure() ?? "loading"}`, {
-    headers: { "retry-after": "5" },
-  });
+  throw new ServiceError(
+    503,
+    "model_not_ready",
+    `Model "${model.manifest.name}" is not ready: ${model.failure() ?? "loading"}`,
+    {
+      headers: { "retry-after": "5" },
+    },
+  );
 }

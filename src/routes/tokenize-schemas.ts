@@ -6,13 +6,21 @@ import { integerList } from "./integer-list";
 
 const Model = z.string().min(1).openapi({ example: "spam-classifier" });
 
-const TextPart = z.object({ type: z.literal("text"), text: z.string() }).strict().openapi("ChatTextPart");
+const TextPart = z
+  .object({ type: z.literal("text"), text: z.string() })
+  .strict()
+  .openapi("ChatTextPart");
 
 const ToolCall = z
   .object({
     id: z.string().optional(),
     type: z.literal("function"),
-    function: z.object({ name: z.string().min(1), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]) }).strict(),
+    function: z
+      .object({
+        name: z.string().min(1),
+        arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+      })
+      .strict(),
   })
   .strict();
 
@@ -22,7 +30,7 @@ export const ChatMessage = z
     content: z
       .union([z.string(), z.array(TextPart), z.null()])
       .optional()
-      .openapi({ description: "A string, or text parts (joined with \"\\n\" as vLLM does)" }),
+      .openapi({ description: 'A string, or text parts (joined with "\\n" as vLLM does)' }),
     name: z.string().optional(),
     tool_calls: z.array(ToolCall).optional(),
     tool_call_id: z.string().optional(),
@@ -50,7 +58,10 @@ export const TokenizeCompletionRequest = z
   .object({
     model: Model,
     prompt: z.string().openapi({ example: "Win a free cruise!" }),
-    add_special_tokens: z.boolean().default(true).openapi({ description: "Add BOS/EOS as the tokenizer's post-processor says" }),
+    add_special_tokens: z
+      .boolean()
+      .default(true)
+      .openapi({ description: "Add BOS/EOS as the tokenizer's post-processor says" }),
   })
   .strict()
   .openapi("TokenizeCompletionRequest");
@@ -60,17 +71,32 @@ export const TokenizeChatRequest = z
     model: Model,
     messages: z.array(ChatMessage).min(1, "needs at least one message"),
     add_generation_prompt: z.boolean().default(true),
-    add_special_tokens: z.boolean().default(false).openapi({ description: "Add BOS/EOS on top of what the chat template emits" }),
-    tools: z.array(Tool).optional().openapi({ description: "Tool schemas for templates that take them; numbers kept as written (1.0 stays 1.0)" }),
-    chat_template_kwargs: z.record(z.string(), z.unknown()).optional().openapi({ description: "Further template variables, e.g. enable_thinking" }),
+    add_special_tokens: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "Add BOS/EOS on top of what the chat template emits" }),
+    tools: z.array(Tool).optional().openapi({
+      description:
+        "Tool schemas for templates that take them; numbers kept as written (1.0 stays 1.0)",
+    }),
+    chat_template_kwargs: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "Further template variables, e.g. enable_thinking" }),
   })
   .strict()
   .openapi("TokenizeChatRequest");
 
-export const TokenizeRequest = z.union([TokenizeCompletionRequest, TokenizeChatRequest]).openapi("TokenizeRequest");
+export const TokenizeRequest = z
+  .union([TokenizeCompletionRequest, TokenizeChatRequest])
+  .openapi("TokenizeRequest");
 
 export const TokenizeResponse = z
-  .object({ count: z.number().int(), max_model_len: z.number().int(), tokens: z.array(z.number().int()) })
+  .object({
+    count: z.number().int(),
+    max_model_len: z.number().int(),
+    tokens: z.array(z.number().int()),
+  })
   .openapi("TokenizeResponse");
 
 export const DetokenizeRequest = z

@@ -1,14 +1,19 @@
 // POST /tokenize and /detokenize (also under /v1/), in vLLM's shapes and paths
 // (vllm-project/vllm: vllm/entrypoints/openai/api_server.py routes, serving_tokenization.py):
 // a prompt or chat messages → {tokens, count, max_model_len}; token ids → {prompt}.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { ServiceError } from "../errors/service-error";
 import type { ServedModel } from "../tasks";
 import type { Tokenization } from "../tasks/tokenization";
 import type { LosslessJson, TemplateValue } from "../tokenizers/chat-template";
 import { isLosslessObject, losslessBody } from "./lossless-body";
 import { findModel, type AppEnv } from "./services";
-import { DetokenizeRequest, DetokenizeResponse, TokenizeRequest, TokenizeResponse } from "./tokenize-schemas";
+import {
+  DetokenizeRequest,
+  DetokenizeResponse,
+  TokenizeRequest,
+  TokenizeResponse,
+} from "./tokenize-schemas";
 import { BODY_ERRORS, problemResponses } from "./problems";
 import { validationHook } from "./validation";
 
@@ -21,9 +26,18 @@ const tokenizeRoute = (path: string) =>
     method: "post",
     path,
     operationId: path.startsWith("/v1/") ? "tokenizeV1" : "tokenize",
-    summary: "Token ids of a prompt, or of chat messages rendered with the model's chat template (vLLM)",
-    request: { body: { required: true, content: { "application/json": { schema: TokenizeRequest } } } },
-    responses: { 200: { description: "The ids, their count and the model's context length", content: { "application/json": { schema: TokenizeResponse } } }, ...errors(path) },
+    summary:
+      "Token ids of a prompt, or of chat messages rendered with the model's chat template (vLLM)",
+    request: {
+      body: { required: true, content: { "application/json": { schema: TokenizeRequest } } },
+    },
+    responses: {
+      200: {
+        description: "The ids, their count and the model's context length",
+        content: { "application/json": { schema: TokenizeResponse } },
+      },
+      ...errors(path),
+    },
   });
 
 const detokenizeRoute = (path: string) =>
@@ -32,18 +46,33 @@ const detokenizeRoute = (path: string) =>
     path,
     operationId: path.startsWith("/v1/") ? "detokenizeV1" : "detokenize",
     summary: "The text of token ids (vLLM); special tokens kept",
-    request: { body: { required: true, content: { "application/json": { schema: DetokenizeRequest } } } },
-    responses: { 200: { description: "The decoded text", content: { "application/json": { schema: DetokenizeResponse } } }, ...errors(path) },
+    request: {
+      body: { required: true, content: { "application/json": { schema: DetokenizeRequest } } },
+    },
+    responses: {
+      200: {
+        description: "The decoded text",
+        content: { "application/json": { schema: DetokenizeResponse } },
+      },
+      ...errors(path),
+    },
   });
 
 function tokenizationOf(model: ServedModel): Tokenization {
   if (model.tokenization === undefined) {
-    throw new ServiceError(422, "unprocessable_input", `Model "${model.manifest.name}" has no tokenizer`, { field: "model" });
+    throw new ServiceError(
+      422,
+      "unprocessable_input",
+      `Model "${model.manifest.name}" has no tokenizer`,
+      { field: "model" },
+    );
   }
   return model.tokenization;
 }
 
-const templateRecord = (value: LosslessJson | undefined): Record<string, TemplateValue> | undefined => (isLosslessObject(value) ? value : undefined);
+const templateRecord = (
+  value: LosslessJson | undefined,
+): Record<string, TemplateValue> | undefined => (isLosslessObject(value) ? value : undefined);
 
 export const tokenizeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 

@@ -8,7 +8,10 @@ import type { AppEnv } from "./services";
 function deepestPath(issue: z.core.$ZodIssue): PropertyKey[] {
   if (issue.code !== "invalid_union" || issue.errors.length === 0) return issue.path;
   const branches = issue.errors.flat().map((inner) => [...issue.path, ...deepestPath(inner)]);
-  return branches.reduce((deepest, path) => (path.length > deepest.length ? path : deepest), issue.path);
+  return branches.reduce(
+    (deepest, path) => (path.length > deepest.length ? path : deepest),
+    issue.path,
+  );
 }
 
 function fieldOf(issue: z.core.$ZodIssue, target: string): string {
@@ -19,13 +22,25 @@ function fieldOf(issue: z.core.$ZodIssue, target: string): string {
 }
 
 /** A 400 problem naming the first failing field and listing every issue. */
-export function invalidRequest(error: z.ZodError, target: string, prefix: readonly string[] = []): ServiceError {
-  const errors = error.issues.map((issue) => ({ field: fieldOf({ ...issue, path: [...prefix, ...issue.path] }, target), detail: issue.message }));
+export function invalidRequest(
+  error: z.ZodError,
+  target: string,
+  prefix: readonly string[] = [],
+): ServiceError {
+  const errors = error.issues.map((issue) => ({
+    field: fieldOf({ ...issue, path: [...prefix, ...issue.path] }, target),
+    detail: issue.message,
+  }));
   const [first] = errors;
-  return new ServiceError(400, "invalid_request", first === undefined ? "Invalid request" : `${first.field}: ${first.detail}`, {
-    field: first?.field ?? target,
-    errors,
-  });
+  return new ServiceError(
+    400,
+    "invalid_request",
+    first === undefined ? "Invalid request" : `${first.field}: ${first.detail}`,
+    {
+      field: first?.field ?? target,
+      errors,
+    },
+  );
 }
 
 /** The defaultHook of every OpenAPI route: throw, so onError renders one problem shape. */
@@ -46,6 +61,9 @@ export async function readJson(request: Request): Promise<unknown> {
   try {
     return await request.json();
   } catch (error) {
-    throw new ServiceError(400, "invalid_json", "The request body is not valid JSON", { field: "body", cause: error });
+    throw new ServiceError(400, "invalid_json", "The request body is not valid JSON", {
+      field: "body",
+      cause: error,
+    });
   }
 }

@@ -8,7 +8,15 @@
 // & AiTextGenerationToolOutput): {name, arguments: <the value>} beside {id, type, function:
 // {name, arguments: <the JSON text>}}.
 import { z } from "@hono/zod-openapi";
-import { CHAT_FIELDS, ChatTool, FUNCTION_NAME, ToolChoice, toolPlanOf, type ToolModel, type ToolPlan } from "./openai/tool-calls";
+import {
+  CHAT_FIELDS,
+  ChatTool,
+  FUNCTION_NAME,
+  ToolChoice,
+  toolPlanOf,
+  type ToolModel,
+  type ToolPlan,
+} from "./openai/tool-calls";
 import type { ToolCall } from "./openai/tool-call-reader";
 
 /** Workers AI's legacy tool: the function itself, with no {type, function} wrapper. */
@@ -24,11 +32,18 @@ export const RunTools = z
   .array(z.union([ChatTool, LegacyTool]))
   .max(128)
   .optional()
-  .openapi({ description: "Workers AI function calling: {name, description, parameters} or {type: \"function\", function}; the model chooses whether to call (a model whose manifest names a tool-call parser)" });
+  .openapi({
+    description:
+      'Workers AI function calling: {name, description, parameters} or {type: "function", function}; the model chooses whether to call (a model whose manifest names a tool-call parser)',
+  });
 
 /** The tools as the chat template takes them (OpenAI's shape), from the body as sent (numbers as written). */
 export function chatToolsOf(sent: readonly unknown[]): unknown[] {
-  return sent.map((tool) => (tool !== null && typeof tool === "object" && "function" in tool ? tool : { type: "function", function: tool }));
+  return sent.map((tool) =>
+    tool !== null && typeof tool === "object" && "function" in tool
+      ? tool
+      : { type: "function", function: tool },
+  );
 }
 
 /**
@@ -36,7 +51,8 @@ export function chatToolsOf(sent: readonly unknown[]): unknown[] {
  * it the model chooses, as Workers AI's traditional function calling has it.
  */
 export const RunToolChoice = ToolChoice.optional().openapi({
-  description: 'With tools: "auto" (the default: the model chooses), "none", "required" (at least one call), or {"type": "function", "function": {"name"}} (that call)',
+  description:
+    'With tools: "auto" (the default: the model chooses), "none", "required" (at least one call), or {"type": "function", "function": {"name"}} (that call)',
 });
 
 /**
@@ -44,13 +60,23 @@ export const RunToolChoice = ToolChoice.optional().openapi({
  * the model chooses, its calls read by its parser (a model without one refuses tools: 400
  * naming them); a forced call needs no parser, the sampler writes it.
  */
-export function runToolPlan(body: { tools?: z.infer<typeof RunTools>; tool_choice?: z.infer<typeof RunToolChoice> }, model: ToolModel): ToolPlan | undefined {
+export function runToolPlan(
+  body: { tools?: z.infer<typeof RunTools>; tool_choice?: z.infer<typeof RunToolChoice> },
+  model: ToolModel,
+): ToolPlan | undefined {
   const tools = body.tools ?? [];
-  return toolPlanOf({ tools: chatToolsOf(tools) as z.infer<typeof ChatTool>[], tool_choice: body.tool_choice }, model, {
-    ...CHAT_FIELDS,
-    parameters: (index) => (tools[index] !== undefined && "function" in tools[index] ? `tools.${index}.function.parameters` : `tools.${index}.parameters`),
-    defaultChoice: "tools",
-  });
+  return toolPlanOf(
+    { tools: chatToolsOf(tools) as z.infer<typeof ChatTool>[], tool_choice: body.tool_choice },
+    model,
+    {
+      ...CHAT_FIELDS,
+      parameters: (index) =>
+        tools[index] !== undefined && "function" in tools[index]
+          ? `tools.${index}.function.parameters`
+          : `tools.${index}.parameters`,
+      defaultChoice: "tools",
+    },
+  );
 }
 
 /** A call in both of the binding's shapes; `arguments` the value (the JSON text when it is not whole JSON, e.g. cut by max_tokens). */
@@ -61,5 +87,11 @@ export function runToolCall(call: ToolCall) {
   } catch {
     // Not whole JSON: the text as written.
   }
-  return { id: call.id, type: call.type, function: call.function, name: call.function.name, arguments: value };
+  return {
+    id: call.id,
+    type: call.type,
+    function: call.function,
+    name: call.function.name,
+    arguments: value,
+  };
 }

@@ -8,20 +8,33 @@ function unprocessable(field: string, detail: string): ServiceError {
 }
 
 /** Throws a 422 ServiceError unless the feeds are exactly the declared inputs. */
-export function checkFeeds(declared: readonly TensorSpec[], feeds: Readonly<Record<string, Tensor>>): void {
+export function checkFeeds(
+  declared: readonly TensorSpec[],
+  feeds: Readonly<Record<string, Tensor>>,
+): void {
   const names = new Set(declared.map((spec) => spec.name));
   for (const name of Object.keys(feeds)) {
     if (!names.has(name)) {
-      throw unprocessable(`inputs.${name}`, `Unknown input "${name}"; the model takes ${[...names].join(", ")}`);
+      throw unprocessable(
+        `inputs.${name}`,
+        `Unknown input "${name}"; the model takes ${[...names].join(", ")}`,
+      );
     }
   }
   for (const spec of declared) {
     const feed = feeds[spec.name];
-    if (feed === undefined) throw unprocessable(`inputs.${spec.name}`, `Missing input "${spec.name}"`);
+    if (feed === undefined)
+      throw unprocessable(`inputs.${spec.name}`, `Missing input "${spec.name}"`);
     if (feed.datatype !== spec.datatype) {
-      throw unprocessable(`inputs.${spec.name}.datatype`, `Input "${spec.name}" must be ${spec.datatype}, got ${feed.datatype}`);
+      throw unprocessable(
+        `inputs.${spec.name}.datatype`,
+        `Input "${spec.name}" must be ${spec.datatype}, got ${feed.datatype}`,
+      );
     }
-    if (!shapeMatches(spec.shape, feed.shape) || feed.shape.some((dim) => !Number.isInteger(dim) || dim < 0)) {
+    if (
+      !shapeMatches(spec.shape, feed.shape) ||
+      feed.shape.some((dim) => !Number.isInteger(dim) || dim < 0)
+    ) {
       throw unprocessable(
         `inputs.${spec.name}.shape`,
         `Input "${spec.name}" must have shape [${spec.shape.join(", ")}] (-1 = any size), got [${feed.shape.join(", ")}]`,
@@ -38,10 +51,16 @@ export function checkFeeds(declared: readonly TensorSpec[], feeds: Readonly<Reco
 }
 
 /** Throws a 422 ServiceError for requested outputs the model does not have. */
-export function checkOutputNames(declared: readonly TensorSpec[], requested: readonly string[]): void {
+export function checkOutputNames(
+  declared: readonly TensorSpec[],
+  requested: readonly string[],
+): void {
   const names = new Set(declared.map((spec) => spec.name));
   const unknown = requested.find((name) => !names.has(name));
   if (unknown !== undefined) {
-    throw unprocessable(`outputs.${unknown}`, `Unknown output "${unknown}"; the model has ${[...names].join(", ")}`);
+    throw unprocessable(
+      `outputs.${unknown}`,
+      `Unknown output "${unknown}"; the model has ${[...names].join(", ")}`,
+    );
   }
 }

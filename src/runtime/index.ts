@@ -24,15 +24,25 @@ function wasmRuntime(manifest: Manifest, loadGraph: GraphLoader): InferenceRunti
   if (manifest.task === "text-to-image") {
     const graph = (name: "text_encoder" | "unet" | "vae_decoder") => {
       const declared = manifest.graphs[name];
-      if (declared === undefined) throw new Error(`Model "${manifest.name}" has no graph "${name}"`);
-      return createWasmRuntime({ inputs: declared.inputs, outputs: declared.outputs, loadModel: () => loadGraph(name) });
+      if (declared === undefined)
+        throw new Error(`Model "${manifest.name}" has no graph "${name}"`);
+      return createWasmRuntime({
+        inputs: declared.inputs,
+        outputs: declared.outputs,
+        loadModel: () => loadGraph(name),
+      });
     };
     const { defaults, ...spec } = manifest.diffusion;
-    return createDiffusionLoopRuntime({ textEncoder: graph("text_encoder"), unet: graph("unet"), vaeDecoder: graph("vae_decoder") }, spec, defaults);
+    return createDiffusionLoopRuntime(
+      { textEncoder: graph("text_encoder"), unet: graph("unet"), vaeDecoder: graph("vae_decoder") },
+      spec,
+      defaults,
+    );
   }
   const name = primaryGraphName(manifest);
   const graph = primaryGraph(manifest);
-  if (graph === undefined) throw new Error(`Model "${manifest.name}" runs in the isolate but has no graph "${name}"`);
+  if (graph === undefined)
+    throw new Error(`Model "${manifest.name}" runs in the isolate but has no graph "${name}"`);
   const tensors = createWasmRuntime({
     inputs: graph.inputs,
     outputs: graph.outputs,
@@ -48,16 +58,28 @@ function wasmRuntime(manifest: Manifest, loadGraph: GraphLoader): InferenceRunti
 function originRuntime(manifest: Manifest, origin: OriginConfig): InferenceRuntime {
   switch (manifest.protocol) {
     case "vllm-completions":
-      if (manifest.task !== "text-generation") throw new Error(`Model "${manifest.name}": vllm-completions serves text generation only`);
-      return createVllmRuntime({ model: manifest, contextLength: manifest.generation.contextLength, origin });
+      if (manifest.task !== "text-generation")
+        throw new Error(`Model "${manifest.name}": vllm-completions serves text generation only`);
+      return createVllmRuntime({
+        model: manifest,
+        contextLength: manifest.generation.contextLength,
+        origin,
+      });
     case "tensor-stream":
-      if (manifest.task !== "text-to-image") throw new Error(`Model "${manifest.name}": tensor-stream serves text-to-image only`);
+      if (manifest.task !== "text-to-image")
+        throw new Error(`Model "${manifest.name}": tensor-stream serves text-to-image only`);
       return createTensorStreamRuntime({ model: manifest, origin });
     case "oip-v2":
     case undefined: {
       const graph = primaryGraph(manifest);
-      if (graph === undefined) throw new Error(`Model "${manifest.name}" has no graph to run over OIP v2`);
-      return createOipRuntime({ model: manifest, inputs: graph.inputs, outputs: graph.outputs, origin });
+      if (graph === undefined)
+        throw new Error(`Model "${manifest.name}" has no graph to run over OIP v2`);
+      return createOipRuntime({
+        model: manifest,
+        inputs: graph.inputs,
+        outputs: graph.outputs,
+        origin,
+      });
     }
     default: {
       const unknown: never = manifest.protocol;
@@ -98,7 +120,10 @@ export function edgeRuntimes(origin: OriginConfig | OriginFor = NO_ORIGIN) {
       case "wasm":
         return wasmRuntime(manifest, loadGraph);
       case "origin":
-        return originRuntime(manifest, typeof origin === "function" ? liveOrigin(() => originFor(manifest.name)) : origin);
+        return originRuntime(
+          manifest,
+          typeof origin === "function" ? liveOrigin(() => originFor(manifest.name)) : origin,
+        );
       default: {
         const unknown: never = manifest.runtime;
         throw new Error(`Unknown runtime ${String(unknown)}`);

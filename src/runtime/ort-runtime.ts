@@ -14,15 +14,24 @@ import type { InferenceRuntime, RunResult } from "./runtime";
 import type { DataType, Tensor, TensorSpec } from "../tensors/tensor";
 
 const ORT_TYPES = {
-  BOOL: "bool", UINT8: "uint8", UINT16: "uint16", UINT32: "uint32", UINT64: "uint64",
-  INT8: "int8", INT16: "int16", INT32: "int32", INT64: "int64",
-  FP16: "float16", FP32: "float32", FP64: "float64", BYTES: "string",
+  BOOL: "bool",
+  UINT8: "uint8",
+  UINT16: "uint16",
+  UINT32: "uint32",
+  UINT64: "uint64",
+  INT8: "int8",
+  INT16: "int16",
+  INT32: "int32",
+  INT64: "int64",
+  FP16: "float16",
+  FP32: "float32",
+  FP64: "float64",
+  BYTES: "string",
 } as const satisfies Record<DataType, ort.Tensor.Type>;
 
-const OIP_TYPES = Object.fromEntries(Object.entries(ORT_TYPES).map(([oip, type]) => [type, oip])) as Record<
-  ort.Tensor.Type,
-  DataType | undefined
->;
+const OIP_TYPES = Object.fromEntries(
+  Object.entries(ORT_TYPES).map(([oip, type]) => [type, oip]),
+) as Record<ort.Tensor.Type, DataType | undefined>;
 
 /** What a runtime needs from an onnxruntime package (web and node both offer it). */
 export interface OrtEngine {
@@ -30,13 +39,20 @@ export interface OrtEngine {
   /** The package's Tensor class: sessions only accept their own package's tensors. */
   Tensor: typeof ort.Tensor;
   /** `preOptimized`: the graph was optimized at build time (its manifest's `optimized`). */
-  createSession(model: Uint8Array, options: { preOptimized: boolean }): Promise<ort.InferenceSession>;
+  createSession(
+    model: Uint8Array,
+    options: { preOptimized: boolean },
+  ): Promise<ort.InferenceSession>;
 }
 
 function fromOrtTensor(name: string, tensor: ort.Tensor): Tensor {
   const datatype = OIP_TYPES[tensor.type];
   if (datatype === undefined) {
-    throw new ServiceError(500, "internal_error", `Output "${name}" has a type the service cannot return: ${tensor.type}`);
+    throw new ServiceError(
+      500,
+      "internal_error",
+      `Output "${name}" has a type the service cannot return: ${tensor.type}`,
+    );
   }
   // onnxruntime-web and onnxruntime-node both copy each output out of ORT's memory into a
   // fresh typed array of its own (test/unit/ort-runtime.test.ts), so a result outlives the
@@ -70,7 +86,11 @@ export function createOrtRuntime(engine: OrtEngine, options: OrtRuntimeOptions):
 
   const getSession = (): Promise<ort.InferenceSession> => {
     if (session === undefined) {
-      const created = options.loadModel().then((model) => engine.createSession(model, { preOptimized: options.preOptimized === true }));
+      const created = options
+        .loadModel()
+        .then((model) =>
+          engine.createSession(model, { preOptimized: options.preOptimized === true }),
+        );
       // A failed load is not cached: the next request tries again (e.g. R2 was briefly down).
       created.catch(() => {
         if (session === created) session = undefined;
@@ -92,7 +112,10 @@ export function createOrtRuntime(engine: OrtEngine, options: OrtRuntimeOptions):
         if (outputNames !== undefined) checkOutputNames(options.outputs, outputNames);
         const active = await getSession();
         const ortFeeds = Object.fromEntries(
-          Object.entries(feeds).map(([name, tensor]) => [name, new engine.Tensor(ORT_TYPES[tensor.datatype], tensor.data, tensor.shape)]),
+          Object.entries(feeds).map(([name, tensor]) => [
+            name,
+            new engine.Tensor(ORT_TYPES[tensor.datatype], tensor.data, tensor.shape),
+          ]),
         );
         let started = 0;
         let results: ort.InferenceSession.ReturnType;
@@ -101,16 +124,23 @@ export function createOrtRuntime(engine: OrtEngine, options: OrtRuntimeOptions):
             // A request that left while it waited its turn does not run.
             signal?.throwIfAborted();
             started = performance.now();
-            return outputNames === undefined ? active.run(ortFeeds) : active.run(ortFeeds, [...outputNames]);
+            return outputNames === undefined
+              ? active.run(ortFeeds)
+              : active.run(ortFeeds, [...outputNames]);
           });
         } catch (error) {
           if (signal?.aborted && error === signal.reason) throw error;
           // Feeds passed the signature checks, so what ORT refuses here is their content
           // (e.g. a token id beyond the embedding table): the caller's input, not our failure.
-          throw new ServiceError(422, "unprocessable_input", `The model could not run on this input: ${errorMessage(error)}`, {
-            field: "inputs",
-            cause: error,
-          });
+          throw new ServiceError(
+            422,
+            "unprocessable_input",
+            `The model could not run on this input: ${errorMessage(error)}`,
+            {
+              field: "inputs",
+              cause: error,
+            },
+          );
         }
         const runMs = performance.now() - started;
         const outputs = Object.fromEntries(

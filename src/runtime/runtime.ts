@@ -6,7 +6,14 @@
 import type { Tensor } from "../tensors/tensor";
 import type { GenerationCapability } from "./generation";
 
-export type { GenerationCapability, GenerationRequest, GenerationStep, FinishReason, SamplingParams, TokenLogprob } from "./generation";
+export type {
+  GenerationCapability,
+  GenerationRequest,
+  GenerationStep,
+  FinishReason,
+  SamplingParams,
+  TokenLogprob,
+} from "./generation";
 
 export interface RunTimings {
   /** Milliseconds spent inside the runtime's run call (0 where the platform freezes timers). */
@@ -41,7 +48,10 @@ export interface TensorStreamStep {
  * diffusion loop, on a tensor-stream origin (origin/tensor-stream-runtime.ts) or in this
  * isolate (wasm/diffusion-loop.ts). Breaking out or aborting `signal` stops the loop. */
 export interface TensorStreamCapability {
-  stream(feeds: Record<string, Tensor>, options: { parameters?: Record<string, unknown>; signal: AbortSignal }): AsyncIterable<TensorStreamStep>;
+  stream(
+    feeds: Record<string, Tensor>,
+    options: { parameters?: Record<string, unknown>; signal: AbortSignal },
+  ): AsyncIterable<TensorStreamStep>;
 }
 
 export interface InferenceRuntime {

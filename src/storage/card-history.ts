@@ -12,7 +12,9 @@ const KEEP = 64;
 /** How soon the outbox is replayed into D1 again after a failed copy. */
 const RETRY_MS = 10_000;
 
-export type Prepared = { decided: Decision } | { decided?: undefined; history: Transaction[]; version: number };
+export type Prepared =
+  | { decided: Decision }
+  | { decided?: undefined; history: Transaction[]; version: number };
 export type Committed = { decision: Decision; duplicate: boolean } | { stale: true };
 /** Where a test's fault hook aborts a commit (never set in production: see `faultAfter`). */
 export type FaultPoint = "event" | "history" | "decision";
@@ -60,7 +62,12 @@ export class CardHistory extends DurableObject<Env> {
    * payment was decided meanwhile (that decision is returned, `duplicate: true`) or the history
    * changed since `version` (`stale`: score again). `version: null` commits regardless.
    */
-  async commit(delivery: Delivery, transaction: Transaction, decision: Decision, version: number | null): Promise<Committed> {
+  async commit(
+    delivery: Delivery,
+    transaction: Transaction,
+    decision: Decision,
+    version: number | null,
+  ): Promise<Committed> {
     const committed = this.ctx.storage.transactionSync((): Committed => {
       const existing = this.decision(delivery.transactionKey);
       if (existing !== undefined) {
@@ -70,9 +77,19 @@ export class CardHistory extends DurableObject<Env> {
       if (version !== null && version !== this.version()) return { stale: true };
       this.recordEvent(delivery);
       this.fault("event");
-      this.sql.exec("INSERT INTO history (transaction_key, at, body) VALUES (?, ?, ?)", delivery.transactionKey, transaction.timestamp, JSON.stringify(transaction));
+      this.sql.exec(
+        "INSERT INTO history (transaction_key, at, body) VALUES (?, ?, ?)",
+        delivery.transactionKey,
+        transaction.timestamp,
+        JSON.stringify(transaction),
+      );
       this.fault("history");
-      this.sql.exec("INSERT INTO decisions (transaction_key, at, body) VALUES (?, ?, ?)", delivery.transactionKey, transaction.timestamp, JSON.stringify(decision));
+      this.sql.exec(
+        "INSERT INTO decisions (transaction_key, at, body) VALUES (?, ?, ?)",
+        delivery.transactionKey,
+        transaction.timestamp,
+        JSON.stringify(decision),
+      );
       this.fault("decision");
       this.enqueue({ kind: "decision", decision });
       this.sql.exec(
@@ -88,11 +105,21 @@ export class CardHistory extends DurableObject<Env> {
   /** History, decisions and deliveries of this card, oldest first (operators and tests). */
   async view(): Promise<CardView> {
     await this.flush();
-    const bodies = (query: string) => this.sql.exec<{ body: string }>(query).toArray().map((row) => row.body);
+    const bodies = (query: string) =>
+      this.sql
+        .exec<{ body: string }>(query)
+        .toArray()
+        .map((row) => row.body);
     return {
-      history: bodies("SELECT body FROM history ORDER BY at, transaction_key").map((body) => JSON.parse(body) as Transaction),
-      decisions: bodies("SELECT body FROM decisions ORDER BY at, transaction_key").map((body) => JSON.parse(body) as Decision),
-      events: bodies("SELECT body FROM events ORDER BY rowid").map((body) => JSON.parse(body) as DecisionEvent),
+      history: bodies("SELECT body FROM history ORDER BY at, transaction_key").map(
+        (body) => JSON.parse(body) as Transaction,
+      ),
+      decisions: bodies("SELECT body FROM decisions ORDER BY at, transaction_key").map(
+        (body) => JSON.parse(body) as Decision,
+      ),
+      events: bodies("SELECT body FROM events ORDER BY rowid").map(
+        (body) => JSON.parse(body) as DecisionEvent,
+      ),
     };
   }
 
@@ -102,15 +129,23 @@ export class CardHistory extends DurableObject<Env> {
   }
 
   private async flush(): Promise<void> {
-    const rows = this.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox ORDER BY seq LIMIT 100").toArray();
+    const rows = this.sql
+      .exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox ORDER BY seq LIMIT 100")
+      .toArray();
     const last = rows.at(-1);
     if (last === undefined) return;
     // Before the copy: if it fails, or the process dies, the alarm replays the outbox.
     await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
     try {
-      await copyToD1(this.env.DB, rows.map((row) => JSON.parse(row.body) as OutboxEntry));
+      await copyToD1(
+        this.env.DB,
+        rows.map((row) => JSON.parse(row.body) as OutboxEntry),
+      );
     } catch (error) {
-      console.warn(`D1 copy of ${rows.length} outbox entries failed; retrying in ${RETRY_MS} ms`, error);
+      console.warn(
+        `D1 copy of ${rows.length} outbox entries failed; retrying in ${RETRY_MS} ms`,
+        error,
+      );
       return;
     }
     this.sql.exec("DELETE FROM outbox WHERE seq <= ?", last.seq);
@@ -120,7 +155,12 @@ export class CardHistory extends DurableObject<Env> {
   }
 
   private decision(transactionKey: string): Decision | undefined {
-    const row = this.sql.exec<{ body: string }>("SELECT body FROM decisions WHERE transaction_key = ?", transactionKey).toArray()[0];
+    const row = this.sql
+      .exec<{ body: string }>(
+        "SELECT body FROM decisions WHERE transaction_key = ?",
+        transactionKey,
+      )
+      .toArray()[0];
     return row === undefined ? undefined : (JSON.parse(row.body) as Decision);
   }
 
@@ -130,7 +170,11 @@ export class CardHistory extends DurableObject<Env> {
       .exec<{ body: string }>(
         `SELECT body FROM history WHERE transaction_key != ? AND (at < ? OR (at = ? AND transaction_key < ?))
          ORDER BY at DESC, transaction_key DESC LIMIT ?`,
-        transactionKey, at, at, transactionKey, size,
+        transactionKey,
+        at,
+        at,
+        transactionKey,
+        size,
       )
       .toArray();
     return rows.reverse().map((row) => JSON.parse(row.body) as Transaction);
@@ -151,7 +195,9 @@ export class CardHistory extends DurableObject<Env> {
     };
     const inserted = this.sql.exec(
       "INSERT INTO events (event_id, transaction_key, body) VALUES (?, ?, ?) ON CONFLICT (event_id) DO NOTHING",
-      event.eventId, event.transactionKey, JSON.stringify(event),
+      event.eventId,
+      event.transactionKey,
+      JSON.stringify(event),
     ).rowsWritten;
     if (inserted > 0) this.enqueue({ kind: "event", event });
   }
@@ -169,9 +215,15 @@ export class CardHistory extends DurableObject<Env> {
 export function durableCards(namespace: DurableObjectNamespace<CardHistory>) {
   const stub = (cardId: string) => namespace.get(namespace.idFromName(cardId));
   return {
-    prepare: (cardId: string, delivery: Delivery, at: number, size: number) => stub(cardId).prepare(delivery, at, size),
-    commit: (cardId: string, delivery: Delivery, transaction: Transaction, decision: Decision, version: number | null) =>
-      stub(cardId).commit(delivery, transaction, decision, version),
+    prepare: (cardId: string, delivery: Delivery, at: number, size: number) =>
+      stub(cardId).prepare(delivery, at, size),
+    commit: (
+      cardId: string,
+      delivery: Delivery,
+      transaction: Transaction,
+      decision: Decision,
+      version: number | null,
+    ) => stub(cardId).commit(delivery, transaction, decision, version),
     view: (cardId: string) => stub(cardId).view(),
   };
 }

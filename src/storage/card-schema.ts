@@ -18,11 +18,19 @@ export function createCardSchema(sql: SqlStorage): void {
     body TEXT NOT NULL
   )`);
   // Entries not yet copied into D1; replayed (idempotently) until D1 has them.
-  sql.exec("CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)");
+  sql.exec(
+    "CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)",
+  );
   // Before decisions moved here, history was keyed on the event id; keep those entries.
-  const legacy = sql.exec<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'transactions'").one().n;
+  const legacy = sql
+    .exec<{ n: number }>(
+      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'transactions'",
+    )
+    .one().n;
   if (legacy > 0) {
-    sql.exec("INSERT OR IGNORE INTO history (transaction_key, at, body) SELECT 'legacy:' || event_id, at, body FROM transactions");
+    sql.exec(
+      "INSERT OR IGNORE INTO history (transaction_key, at, body) SELECT 'legacy:' || event_id, at, body FROM transactions",
+    );
     sql.exec("DROP TABLE transactions");
   }
 }

@@ -11,9 +11,13 @@ const verified = new WeakSet<D1Database>();
 /** The migrations not applied to `db` (empty when all are); a complete schema is remembered per isolate. */
 export async function missingMigrations(db: D1Database): Promise<string[]> {
   if (verified.has(db)) return [];
-  const { results } = await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{ name: string }>();
+  const { results } = await db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+    .all<{ name: string }>();
   const tables = new Set(results.map((row) => row.name));
-  const missing = MIGRATIONS.filter(({ table }) => !tables.has(table)).map(({ migration }) => migration);
+  const missing = MIGRATIONS.filter(({ table }) => !tables.has(table)).map(
+    ({ migration }) => migration,
+  );
   if (missing.length === 0) verified.add(db);
   return missing;
 }

@@ -31,7 +31,9 @@ export interface DecisionEvent {
 }
 
 /** What the Durable Object's outbox carries into D1. */
-export type OutboxEntry = { kind: "decision"; decision: Decision } | { kind: "event"; event: DecisionEvent };
+export type OutboxEntry =
+  | { kind: "decision"; decision: Decision }
+  | { kind: "event"; event: DecisionEvent };
 
 function statementFor(db: D1Database, entry: OutboxEntry): D1PreparedStatement {
   if (entry.kind === "event") {
@@ -51,8 +53,21 @@ function statementFor(db: D1Database, entry: OutboxEntry): D1PreparedStatement {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_key) DO NOTHING`,
     )
     .bind(
-      d.transactionKey, d.eventId, d.provider, d.eventType, d.transactionId, d.cardId, d.score, d.label, d.approved ? 1 : 0,
-      d.decidedBy, d.model, d.modelVersion, d.historyLength, d.transactionAt, d.decidedAt,
+      d.transactionKey,
+      d.eventId,
+      d.provider,
+      d.eventType,
+      d.transactionId,
+      d.cardId,
+      d.score,
+      d.label,
+      d.approved ? 1 : 0,
+      d.decidedBy,
+      d.model,
+      d.modelVersion,
+      d.historyLength,
+      d.transactionAt,
+      d.decidedAt,
     );
 }
 

@@ -20,8 +20,14 @@ export async function recordUnscored(db: D1Database, event: UnscoredEvent): Prom
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`,
     )
     .bind(
-      event.eventId, event.provider, event.eventType, event.objectId, event.transactionKey, event.reason,
-      event.approved === null ? null : event.approved ? 1 : 0, new Date().toISOString(),
+      event.eventId,
+      event.provider,
+      event.eventType,
+      event.objectId,
+      event.transactionKey,
+      event.reason,
+      event.approved === null ? null : event.approved ? 1 : 0,
+      new Date().toISOString(),
     )
     .run();
 }

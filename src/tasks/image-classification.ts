@@ -34,9 +34,18 @@ export interface ImageClassifier {
   readonly manifest: ImageClassificationManifest;
   load(): Promise<void>;
   /** Encoded images (PNG or JPEG bytes); `fieldOf` names an image's request field in errors. */
-  classify(images: readonly EncodedImage[], k: number, fieldOf: (index: number) => string, signal?: AbortSignal): Promise<ImageClassificationResult>;
+  classify(
+    images: readonly EncodedImage[],
+    k: number,
+    fieldOf: (index: number) => string,
+    signal?: AbortSignal,
+  ): Promise<ImageClassificationResult>;
   /** Model-ready planes (width × height values in [0, 1], ink = 1), one run for all of them. */
-  classifyPixels(planes: readonly Float32Array[], k: number, signal?: AbortSignal): Promise<Array<{ labels: LabelScore[] }>>;
+  classifyPixels(
+    planes: readonly Float32Array[],
+    k: number,
+    signal?: AbortSignal,
+  ): Promise<Array<{ labels: LabelScore[] }>>;
 }
 
 /** The problem an ImageError is to a client: too big → 413, not an image → 415, broken → 422. */
@@ -45,7 +54,10 @@ export function imageProblem(error: ImageError, field: string): ServiceError {
     case "too_large":
       return new ServiceError(413, "payload_too_large", error.message, { field, cause: error });
     case "unsupported":
-      return new ServiceError(415, "unsupported_media_type", error.message, { field, cause: error });
+      return new ServiceError(415, "unsupported_media_type", error.message, {
+        field,
+        cause: error,
+      });
     case "corrupt":
       return new ServiceError(422, "invalid_image", error.message, { field, cause: error });
     default: {
@@ -63,7 +75,8 @@ export function createImageClassifier(
   const { graph, tensors } = tensorGraph(model);
   const [input] = graph.inputs;
   const [logitsSpec] = graph.outputs;
-  if (input === undefined || logitsSpec === undefined) throw new Error(`Model ${manifest.name} declares no input or output`);
+  if (input === undefined || logitsSpec === undefined)
+    throw new Error(`Model ${manifest.name} declares no input or output`);
   const { width, height } = manifest.image;
   const planeSize = width * height;
 
@@ -77,9 +90,15 @@ export function createImageClassifier(
     const started = performance.now();
     const logits = outputs[logitsSpec!.name];
     if (logits === undefined || !(logits.data instanceof Float32Array)) {
-      throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no FP32 ${logitsSpec!.name}`);
+      throw new ServiceError(
+        502,
+        "upstream_error",
+        `Model ${manifest.name} returned no FP32 ${logitsSpec!.name}`,
+      );
     }
-    const labels = rows(logits.data, manifest.labels.length).map((row) => topK(softmax(row), manifest.labels, k));
+    const labels = rows(logits.data, manifest.labels.length).map((row) =>
+      topK(softmax(row), manifest.labels, k),
+    );
     return { labels, inferMs: timings.runMs, postprocessMs: performance.now() - started };
   }
 
@@ -94,7 +113,7 @@ export function createImageClassifier(
       const decoded: Array<{ format: ImageFormat; width: number; height: number }> = [];
       for (const [index, image] of images.entries()) {
         const started = performance.now();
-        let gray;
+        let gray: Awaited<ReturnType<typeof decodeImage>>;
         try {
           gray = await decodeImage(image.bytes, limits, image.declaredImage);
         } catch (error) {
@@ -116,7 +135,8 @@ export function createImageClassifier(
     async classifyPixels(planes, k, signal) {
       await runtime.load();
       for (const plane of planes) {
-        if (plane.length !== planeSize) throw new RangeError(`expected ${planeSize} values per plane, got ${plane.length}`);
+        if (plane.length !== planeSize)
+          throw new RangeError(`expected ${planeSize} values per plane, got ${plane.length}`);
       }
       const { labels } = await run(planes, k, signal);
       return labels.map((ranked) => ({ labels: ranked }));

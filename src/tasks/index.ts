@@ -53,10 +53,19 @@ export interface ServedModel {
 }
 
 /** The model's capability, or a 422 naming the field that chose the model. */
-export function capability<K extends keyof Capabilities>(model: ServedModel, name: K, field: string): NonNullable<Capabilities[K]> {
+export function capability<K extends keyof Capabilities>(
+  model: ServedModel,
+  name: K,
+  field: string,
+): NonNullable<Capabilities[K]> {
   const found = model.capabilities[name];
   if (found === undefined || found === null) {
-    throw new ServiceError(422, "unprocessable_input", `Model "${model.manifest.name}" does not offer ${CAPABILITY_NAMES[name]}`, { field });
+    throw new ServiceError(
+      422,
+      "unprocessable_input",
+      `Model "${model.manifest.name}" does not offer ${CAPABILITY_NAMES[name]}`,
+      { field },
+    );
   }
   return found;
 }
@@ -81,11 +90,17 @@ function capabilitiesOf(model: RegisteredModel, tensorsOnly: boolean): Served {
   switch (manifest.task) {
     case "text-classification": {
       const textClassification = createTextClassifier({ ...model, manifest });
-      return { capabilities: { tensors, textClassification }, load: () => textClassification.load() };
+      return {
+        capabilities: { tensors, textClassification },
+        load: () => textClassification.load(),
+      };
     }
     case "image-classification": {
       const imageClassification = createImageClassifier({ ...model, manifest });
-      return { capabilities: { tensors, imageClassification }, load: () => imageClassification.load() };
+      return {
+        capabilities: { tensors, imageClassification },
+        load: () => imageClassification.load(),
+      };
     }
     case "fraud-scoring": {
       const fraudScoring = createFraudScorer({ ...model, manifest });
@@ -120,7 +135,8 @@ function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
     state: () => state,
     failure: () => failure,
     ready() {
-      if (state === "ready" && (model.runtime.stillLoaded?.() ?? true)) return Promise.resolve(true);
+      if (state === "ready" && (model.runtime.stillLoaded?.() ?? true))
+        return Promise.resolve(true);
       loading ??= (async () => {
         state = "loading";
         try {
@@ -131,7 +147,13 @@ function serve(model: RegisteredModel, tensorsOnly: boolean): ServedModel {
         } catch (error) {
           state = "failed";
           failure = error instanceof Error ? error.message : String(error);
-          console.error(JSON.stringify({ event: "model_load_failed", model: model.manifest.name, error: failure }));
+          console.error(
+            JSON.stringify({
+              event: "model_load_failed",
+              model: model.manifest.name,
+              error: failure,
+            }),
+          );
           return false;
         } finally {
           loading = undefined;
@@ -155,6 +177,10 @@ export interface ServicesOptions {
 
 /** Wraps every registered model in its capabilities. */
 export function createServices(registry: ModelRegistry, options: ServicesOptions = {}): Services {
-  const served = new Map(registry.list().map((model) => [model.manifest.name, serve(model, options.tensorsOnly ?? false)]));
+  const served = new Map(
+    registry
+      .list()
+      .map((model) => [model.manifest.name, serve(model, options.tensorsOnly ?? false)]),
+  );
   return { list: () => [...served.values()], get: (name) => served.get(name) };
 }

@@ -12,7 +12,10 @@ type FileReader = RegisteredModel["readFile"];
 const loaded = new WeakMap<FileReader, Map<string, Promise<TextTokenizer>>>();
 
 /** The tokenizer in `spec.file` of this model, loaded at most once per isolate. */
-export function modelTokenizer(model: Pick<RegisteredModel, "readFile">, spec: { file: string; sha256: string }): Promise<TextTokenizer> {
+export function modelTokenizer(
+  model: Pick<RegisteredModel, "readFile">,
+  spec: { file: string; sha256: string },
+): Promise<TextTokenizer> {
   let files = loaded.get(model.readFile);
   if (files === undefined) {
     files = new Map();
@@ -21,7 +24,9 @@ export function modelTokenizer(model: Pick<RegisteredModel, "readFile">, spec: {
   const key = `${spec.sha256}:${spec.file}`;
   const cached = files.get(key);
   if (cached !== undefined) return cached;
-  const loading = model.readFile(spec.file, spec.sha256).then((bytes) => loadTextTokenizer(spec.file, bytes));
+  const loading = model
+    .readFile(spec.file, spec.sha256)
+    .then((bytes) => loadTextTokenizer(spec.file, bytes));
   const owner = files;
   loading.catch(() => {
     if (owner.get(key) === loading) owner.delete(key);

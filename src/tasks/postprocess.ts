@@ -15,7 +15,11 @@ export interface LabelScore {
 }
 
 /** The k highest-scoring labels, best first (ties keep label order). */
-export function topK(scores: readonly number[], labels: readonly string[], k: number): LabelScore[] {
+export function topK(
+  scores: readonly number[],
+  labels: readonly string[],
+  k: number,
+): LabelScore[] {
   return scores
     .map((score, index) => ({ label: labels[index] ?? String(index), score }))
     .sort((a, b) => b.score - a.score)

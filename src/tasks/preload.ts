@@ -16,7 +16,8 @@ export interface PreloadOutcome {
 async function preloadOne(model: ServedModel): Promise<PreloadOutcome> {
   const name = model.manifest.name;
   // ready() logs its own failure (model_load_failed) and keeps the model retryable.
-  if (!(await model.ready())) return { model: name, ok: false, error: model.failure() ?? "not ready" };
+  if (!(await model.ready()))
+    return { model: name, ok: false, error: model.failure() ?? "not ready" };
   return { model: name, ok: true };
 }
 

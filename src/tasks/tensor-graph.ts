@@ -7,6 +7,7 @@ import type { TensorCapability } from "../runtime";
 export function tensorGraph(model: RegisteredModel): { graph: Graph; tensors: TensorCapability } {
   const graph = primaryGraph(model.manifest);
   const tensors = model.runtime.tensors;
-  if (graph === undefined || tensors === undefined) throw new Error(`Model ${model.manifest.name} has no graph its runtime can run`);
+  if (graph === undefined || tensors === undefined)
+    throw new Error(`Model ${model.manifest.name} has no graph its runtime can run`);
   return { graph, tensors };
 }

@@ -23,11 +23,18 @@ export interface TextClassifier {
   readonly manifest: TextClassificationManifest;
   load(): Promise<void>;
   /** `fieldOf` names a text's request field in errors (routes shape requests differently). */
-  classify(texts: readonly string[], k: number, fieldOf: (index: number) => string, signal?: AbortSignal): Promise<ClassificationResult>;
+  classify(
+    texts: readonly string[],
+    k: number,
+    fieldOf: (index: number) => string,
+    signal?: AbortSignal,
+  ): Promise<ClassificationResult>;
 }
 
 /** Builds the classifier for one model; the tokenizer is loaded once, with the session. */
-export function createTextClassifier(model: RegisteredModel & { manifest: TextClassificationManifest }): TextClassifier {
+export function createTextClassifier(
+  model: RegisteredModel & { manifest: TextClassificationManifest },
+): TextClassifier {
   const { manifest, runtime } = model;
   const getTokenizer = (): Promise<TextTokenizer> => modelTokenizer(model, manifest.tokenizer);
   const { graph, tensors } = tensorGraph(model);
@@ -45,7 +52,9 @@ export function createTextClassifier(model: RegisteredModel & { manifest: TextCl
       const batch = encodeBatch(loadedTokenizer, texts, manifest.tokenizer);
       const empty = batch.tokenCounts.indexOf(0);
       if (empty !== -1) {
-        throw new ServiceError(422, "unprocessable_input", "Text has no tokens to classify", { field: fieldOf(empty) });
+        throw new ServiceError(422, "unprocessable_input", "Text has no tokens to classify", {
+          field: fieldOf(empty),
+        });
       }
       const tokenized = performance.now();
       const { outputs, timings } = await tensors.run(
@@ -58,7 +67,11 @@ export function createTextClassifier(model: RegisteredModel & { manifest: TextCl
       const postStarted = performance.now();
       const logits = outputs[logitsSpec.name];
       if (logits === undefined || !isNumeric(logits.data)) {
-        throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no numeric ${logitsSpec.name}`);
+        throw new ServiceError(
+          502,
+          "upstream_error",
+          `Model ${manifest.name} returned no numeric ${logitsSpec.name}`,
+        );
       }
       const results = rows(logits.data, manifest.labels.length).map((row, i) => ({
         labels: topK(softmax(row), manifest.labels, k),
@@ -67,7 +80,11 @@ export function createTextClassifier(model: RegisteredModel & { manifest: TextCl
       }));
       return {
         results,
-        timings: { tokenizeMs: tokenized - started, inferMs: timings.runMs, postprocessMs: performance.now() - postStarted },
+        timings: {
+          tokenizeMs: tokenized - started,
+          inferMs: timings.runMs,
+          postprocessMs: performance.now() - postStarted,
+        },
       };
     },
   };

@@ -5,14 +5,24 @@
 import { z } from "zod";
 import { ServiceError } from "../errors/service-error";
 import type { RegisteredModel } from "../models/registry";
-import { compileChatTemplate, type ChatTemplate, type ChatTemplateInput } from "../tokenizers/chat-template";
+import {
+  compileChatTemplate,
+  type ChatTemplate,
+  type ChatTemplateInput,
+} from "../tokenizers/chat-template";
 import { chatMarkup, encodeChat, type ChatMarkup } from "../tokenizers/chat-template-encode";
 import type { TextTokenizer } from "../tokenizers/tokenizer";
 import { modelTokenizer } from "./model-tokenizer";
 
 /** What tokenization reads from any manifest: read loosely, so every task's manifest fits. */
 const TokenizerViewSchema = z.object({
-  tokenizer: z.object({ file: z.string().min(1), sha256: z.string(), maxLength: z.number().int().positive().optional() }).loose(),
+  tokenizer: z
+    .object({
+      file: z.string().min(1),
+      sha256: z.string(),
+      maxLength: z.number().int().positive().optional(),
+    })
+    .loose(),
   generation: z
     .object({
       contextLength: z.number().int().positive().optional(),
@@ -51,7 +61,9 @@ interface Loaded {
 }
 
 /** The model's tokenization service, or undefined when its manifest names no tokenizer. */
-export function createTokenization(model: Pick<RegisteredModel, "manifest" | "readFile">): Tokenization | undefined {
+export function createTokenization(
+  model: Pick<RegisteredModel, "manifest" | "readFile">,
+): Tokenization | undefined {
   const view = TokenizerViewSchema.safeParse(model.manifest);
   if (!view.success) return undefined;
   const { tokenizer: spec, generation } = view.data;
@@ -61,8 +73,12 @@ export function createTokenization(model: Pick<RegisteredModel, "manifest" | "re
   const load = (): Promise<Loaded> => {
     if (loading === undefined) {
       const attempt = modelTokenizer(model, spec).then((tokenizer): Loaded => {
-        const tokenOf = (id: number | undefined) => (id === undefined ? undefined : tokenizer.decode([id]));
-        const [bosToken, eosToken] = [tokenOf(generation?.bosTokenId), tokenOf(generation?.eosTokenId)];
+        const tokenOf = (id: number | undefined) =>
+          id === undefined ? undefined : tokenizer.decode([id]);
+        const [bosToken, eosToken] = [
+          tokenOf(generation?.bosTokenId),
+          tokenOf(generation?.eosTokenId),
+        ];
         let template: Loaded["template"];
         if (chatTemplate !== undefined) {
           const markup = chatMarkup(tokenizer, chatTemplate, [bosToken, eosToken]);
@@ -71,8 +87,11 @@ export function createTokenization(model: Pick<RegisteredModel, "manifest" | "re
         }
         const bare = tokenizer.encode("a");
         const wrapped = tokenizer.encode("a", { addSpecialTokens: true });
-        const at = wrapped.findIndex((_, index) => bare.every((id, offset) => wrapped[index + offset] === id));
-        const specials: [number[], number[]] = at === -1 ? [[], []] : [wrapped.slice(0, at), wrapped.slice(at + bare.length)];
+        const at = wrapped.findIndex((_, index) =>
+          bare.every((id, offset) => wrapped[index + offset] === id),
+        );
+        const specials: [number[], number[]] =
+          at === -1 ? [[], []] : [wrapped.slice(0, at), wrapped.slice(at + bare.length)];
         return { tokenizer, template, bosToken, eosToken, specials };
       });
       attempt.catch(() => {
@@ -81,7 +100,12 @@ export function createTokenization(model: Pick<RegisteredModel, "manifest" | "re
       loading = attempt;
     }
     return loading.catch((error: unknown) => {
-      throw new ServiceError(503, "model_not_ready", `The tokenizer of "${model.manifest.name}" could not be loaded`, { cause: error, headers: { "retry-after": "5" } });
+      throw new ServiceError(
+        503,
+        "model_not_ready",
+        `The tokenizer of "${model.manifest.name}" could not be loaded`,
+        { cause: error, headers: { "retry-after": "5" } },
+      );
     });
   };
 
@@ -95,7 +119,12 @@ export function createTokenization(model: Pick<RegisteredModel, "manifest" | "re
     async tokenizeChat(request, addSpecialTokens) {
       const { tokenizer, template, bosToken, eosToken, specials } = await load();
       if (template === undefined) {
-        throw new ServiceError(400, "invalid_request", `Model "${model.manifest.name}" has no chat template: send a prompt instead of messages`, { field: "messages" });
+        throw new ServiceError(
+          400,
+          "invalid_request",
+          `Model "${model.manifest.name}" has no chat template: send a prompt instead of messages`,
+          { field: "messages" },
+        );
       }
       const segments = template.render({
         messages: request.messages,
@@ -112,9 +141,14 @@ export function createTokenization(model: Pick<RegisteredModel, "manifest" | "re
       const { tokenizer } = await load();
       const outside = tokens.findIndex((id) => id >= tokenizer.vocabSize);
       if (outside !== -1) {
-        throw new ServiceError(422, "unprocessable_input", `Token id ${tokens[outside]} is outside the vocabulary (size ${tokenizer.vocabSize})`, {
-          field: `tokens.${outside}`,
-        });
+        throw new ServiceError(
+          422,
+          "unprocessable_input",
+          `Token id ${tokens[outside]} is outside the vocabulary (size ${tokenizer.vocabSize})`,
+          {
+            field: `tokens.${outside}`,
+          },
+        );
       }
       return tokenizer.decode(tokens);
     },

@@ -3,7 +3,19 @@
 import { z } from "zod";
 
 export const dataTypes = [
-  "BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FP16", "FP32", "FP64", "BYTES",
+  "BOOL",
+  "UINT8",
+  "UINT16",
+  "UINT32",
+  "UINT64",
+  "INT8",
+  "INT16",
+  "INT32",
+  "INT64",
+  "FP16",
+  "FP32",
+  "FP64",
+  "BYTES",
 ] as const;
 export const DataTypeSchema = z.enum(dataTypes);
 export type DataType = z.infer<typeof DataTypeSchema>;
@@ -17,8 +29,16 @@ export const TensorSpecSchema = z.object({
 export type TensorSpec = z.infer<typeof TensorSpecSchema>;
 
 export type NumericArray =
-  | Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array
-  | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+  | Float32Array
+  | Float64Array
+  | Int8Array
+  | Uint8Array
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array;
 
 export interface Tensor {
   datatype: DataType;
@@ -33,5 +53,7 @@ export function elementCount(shape: readonly number[]): number {
 
 /** Whether a concrete shape fits a declared one (same rank, -1 matches any size). */
 export function shapeMatches(declared: readonly number[], actual: readonly number[]): boolean {
-  return declared.length === actual.length && declared.every((dim, i) => dim === -1 || dim === actual[i]);
+  return (
+    declared.length === actual.length && declared.every((dim, i) => dim === -1 || dim === actual[i])
+  );
 }

@@ -46,7 +46,12 @@ export class AddedTokenMatcher {
    * A special token found when parseSpecial is false stays text (and, as in Rust, its
    * characters cannot start another match).
    */
-  split(text: string, parseSpecial: boolean, onText: (text: string) => void, onToken: (token: AddedToken) => void): void {
+  split(
+    text: string,
+    parseSpecial: boolean,
+    onText: (text: string) => void,
+    onToken: (token: AddedToken) => void,
+  ): void {
     let textStart = 0;
     const starts = this.starts;
     for (let i = 0; i < text.length; ) {
@@ -86,7 +91,10 @@ function pairKey(text: string, at: number): number {
 }
 
 /** Reads the header's [id, content, special, normalized] rows. */
-export function addedTokens(entries: readonly AddedTokenEntry[]): { raw: AddedToken[]; normalized: AddedToken[] } {
+export function addedTokens(entries: readonly AddedTokenEntry[]): {
+  raw: AddedToken[];
+  normalized: AddedToken[];
+} {
   const raw: AddedToken[] = [];
   const normalized: AddedToken[] = [];
   for (const [id, content, special, isNormalized] of entries) {

@@ -22,14 +22,25 @@ export interface BatchEncoding {
 }
 
 /** Encodes one text the way the model was trained: slice, tokenize, keep the first ids. */
-export function encodeText(tokenizer: TextTokenizer, text: string, options: BatchEncodingOptions): { ids: number[]; truncated: boolean } {
+export function encodeText(
+  tokenizer: TextTokenizer,
+  text: string,
+  options: BatchEncodingOptions,
+): { ids: number[]; truncated: boolean } {
   const kept = text.slice(0, options.maxChars);
   const ids = tokenizer.encode(kept);
-  return { ids: ids.slice(0, options.maxLength), truncated: kept.length < text.length || ids.length > options.maxLength };
+  return {
+    ids: ids.slice(0, options.maxLength),
+    truncated: kept.length < text.length || ids.length > options.maxLength,
+  };
 }
 
 /** Encodes texts and pads them to the longest, with a 1/0 attention mask. */
-export function encodeBatch(tokenizer: TextTokenizer, texts: readonly string[], options: BatchEncodingOptions): BatchEncoding {
+export function encodeBatch(
+  tokenizer: TextTokenizer,
+  texts: readonly string[],
+  options: BatchEncodingOptions,
+): BatchEncoding {
   const encoded = texts.map((text) => encodeText(tokenizer, text, options));
   // A text that tokenizes to nothing still gets one (padding) position so shapes stay valid.
   const sequence = Math.max(1, ...encoded.map(({ ids }) => ids.length));

@@ -31,7 +31,8 @@ export class BpeModel {
     private readonly vocab: CompactVocab,
     private readonly model: CompactHeader["model"],
   ) {
-    this.breakBefore = model.wordBreaks === undefined ? undefined : String.fromCodePoint(model.wordBreaks.before);
+    this.breakBefore =
+      model.wordBreaks === undefined ? undefined : String.fromCodePoint(model.wordBreaks.before);
     this.noBreakAfter = new Set(model.wordBreaks?.notAfter ?? []);
   }
 
@@ -128,7 +129,13 @@ export class BpeModel {
   private charId(bytes: Uint8Array, start: number, end: number): number {
     const lead = bytes[start] ?? 0;
     const code =
-      end - start === 1 ? lead : end - start === 2 ? ((lead & 0x1f) << 6) | ((bytes[start + 1] ?? 0) & 0x3f) : ((lead & 0x0f) << 12) | (((bytes[start + 1] ?? 0) & 0x3f) << 6) | ((bytes[start + 2] ?? 0) & 0x3f);
+      end - start === 1
+        ? lead
+        : end - start === 2
+          ? ((lead & 0x1f) << 6) | ((bytes[start + 1] ?? 0) & 0x3f)
+          : ((lead & 0x0f) << 12) |
+            (((bytes[start + 1] ?? 0) & 0x3f) << 6) |
+            ((bytes[start + 2] ?? 0) & 0x3f);
     this.charIds ??= new Int32Array(0x10000).fill(-2);
     let id = this.charIds[code] ?? -2;
     if (id === -2) {
@@ -139,7 +146,8 @@ export class BpeModel {
   }
 
   private allBytesKnown(start: number, end: number): boolean {
-    for (let b = start; b < end; b++) if ((this.model.byteIds[this.bytes[b] ?? 0] ?? -1) === -1) return false;
+    for (let b = start; b < end; b++)
+      if ((this.model.byteIds[this.bytes[b] ?? 0] ?? -1) === -1) return false;
     return true;
   }
 
@@ -164,7 +172,8 @@ export class BpeModel {
   /** Pair ranks are looked up once and again only beside a merge; the next merge is a scan. */
   private mergeByScan(count: number): void {
     const { vocab, ids, next, prev, ranks } = this;
-    for (let i = 0; i < count; i++) ranks[i] = i + 1 < count ? this.pairRank(ids[i] ?? 0, ids[i + 1] ?? 0) : NO_MERGE;
+    for (let i = 0; i < count; i++)
+      ranks[i] = i + 1 < count ? this.pairRank(ids[i] ?? 0, ids[i + 1] ?? 0) : NO_MERGE;
     for (;;) {
       let best = NO_MERGE;
       let at = -1;

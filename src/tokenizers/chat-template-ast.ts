@@ -10,7 +10,9 @@ export type Program = ReturnType<typeof parse>;
 type Node = { type: string } & Record<string, unknown>;
 
 function isNode(value: unknown): value is Node {
-  return typeof value === "object" && value !== null && "type" in value && typeof value.type === "string";
+  return (
+    typeof value === "object" && value !== null && "type" in value && typeof value.type === "string"
+  );
 }
 
 /** Parses as transformers compiles: trim_blocks and lstrip_blocks. */
@@ -24,27 +26,51 @@ function isTojsonFilter(node: Node): boolean {
   if (node.type !== "FilterExpression" || !isNode(node.filter)) return false;
   const filter = node.filter;
   if (filter.type === "Identifier") return filter.value === "tojson";
-  return filter.type === "CallExpression" && isNode(filter.callee) && filter.callee.type === "Identifier" && filter.callee.value === "tojson";
+  return (
+    filter.type === "CallExpression" &&
+    isNode(filter.callee) &&
+    filter.callee.type === "Identifier" &&
+    filter.callee.value === "tojson"
+  );
 }
 
 function tojsonCall(node: Node): Node {
   const filter = isNode(node.filter) ? node.filter : undefined;
   const filterArgs = filter !== undefined && Array.isArray(filter.args) ? filter.args : [];
-  return { type: "CallExpression", callee: { type: "Identifier", value: TOJSON_FUNCTION }, args: [node.operand, ...filterArgs] };
+  return {
+    type: "CallExpression",
+    callee: { type: "Identifier", value: TOJSON_FUNCTION },
+    args: [node.operand, ...filterArgs],
+  };
 }
 
 /** `s.strip(chars)`, `s.lstrip(chars)`, `s.rstrip(chars)`: the library ignores `chars`. */
 function isStripWithChars(node: Node): boolean {
-  if (node.type !== "CallExpression" || !Array.isArray(node.args) || node.args.length === 0 || !isNode(node.callee)) return false;
+  if (
+    node.type !== "CallExpression" ||
+    !Array.isArray(node.args) ||
+    node.args.length === 0 ||
+    !isNode(node.callee)
+  )
+    return false;
   const callee = node.callee;
-  return callee.type === "MemberExpression" && callee.computed === false && isNode(callee.property) && ["strip", "lstrip", "rstrip"].includes(String(callee.property.value));
+  return (
+    callee.type === "MemberExpression" &&
+    callee.computed === false &&
+    isNode(callee.property) &&
+    ["strip", "lstrip", "rstrip"].includes(String(callee.property.value))
+  );
 }
 
 function stripCall(node: Node): Node {
   const callee: Node = isNode(node.callee) ? node.callee : { type: "Identifier" };
   const method = isNode(callee.property) ? String(callee.property.value) : "strip";
   const args = Array.isArray(node.args) ? node.args : [];
-  return { type: "CallExpression", callee: { type: "Identifier", value: STRIP_FUNCTION }, args: [callee.object, { type: "StringLiteral", value: method }, ...args] };
+  return {
+    type: "CallExpression",
+    callee: { type: "Identifier", value: STRIP_FUNCTION },
+    args: [callee.object, { type: "StringLiteral", value: method }, ...args],
+  };
 }
 
 function rewrite(node: Node): Node {
@@ -87,13 +113,19 @@ const EMITTING_CHILDREN: Readonly<Record<string, readonly string[]>> = {
 function emittingChildren(node: Node): readonly string[] {
   if (node.type === "BinaryExpression") {
     const operator: unknown = Reflect.get(Object(node.operator), "value");
-    return operator === "+" || operator === "~" || operator === "and" || operator === "or" ? ["left", "right"] : [];
+    return operator === "+" || operator === "~" || operator === "and" || operator === "or"
+      ? ["left", "right"]
+      : [];
   }
   return EMITTING_CHILDREN[node.type] ?? [];
 }
 
 /** Applies `mark` to every string literal (and raw text) whose value the template emits. */
-export function markEmittedLiterals(node: unknown, mark: (text: string) => string, emitting = true): void {
+export function markEmittedLiterals(
+  node: unknown,
+  mark: (text: string) => string,
+  emitting = true,
+): void {
   if (Array.isArray(node)) {
     for (const child of node) markEmittedLiterals(child, mark, emitting);
     return;

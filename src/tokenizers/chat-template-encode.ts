@@ -3,7 +3,12 @@
 // and, since that option only covers *special* tokens (as the Rust crate's
 // encode_special_tokens does), markup tokens that are merely "added" (DeepSeek V3's
 // <｜User｜>, Qwen 3's <tool_call>) are broken apart when a user types them.
-import { compileChatTemplate, templateMarkupCandidates, type ChatSegment, type ChatTemplateInput } from "./chat-template";
+import {
+  compileChatTemplate,
+  templateMarkupCandidates,
+  type ChatSegment,
+  type ChatTemplateInput,
+} from "./chat-template";
 import type { TextTokenizer } from "./tokenizer";
 
 export interface ChatMarkup {
@@ -15,8 +20,15 @@ export interface ChatMarkup {
 
 /** Finds the template's markup tokens: candidates in its source (and bos/eos) that this
  * tokenizer encodes as exactly one id, the id of that very string. */
-export function chatMarkup(tokenizer: TextTokenizer, templateSource: string, extra: ReadonlyArray<string | undefined> = []): ChatMarkup {
-  const candidates = new Set([...templateMarkupCandidates(templateSource), ...extra.filter((token): token is string => token !== undefined && token !== "")]);
+export function chatMarkup(
+  tokenizer: TextTokenizer,
+  templateSource: string,
+  extra: ReadonlyArray<string | undefined> = [],
+): ChatMarkup {
+  const candidates = new Set([
+    ...templateMarkupCandidates(templateSource),
+    ...extra.filter((token): token is string => token !== undefined && token !== ""),
+  ]);
   const tokens: string[] = [];
   const parsedAnyway = new Set<string>();
   for (const candidate of candidates) {
@@ -31,8 +43,16 @@ export function chatMarkup(tokenizer: TextTokenizer, templateSource: string, ext
 }
 
 /** Ids of a rendered prompt; text from messages never yields a markup token's id. */
-export function encodeChat(tokenizer: TextTokenizer, segments: readonly ChatSegment[], markup: ChatMarkup): number[] {
-  return segments.flatMap((segment) => (segment.trusted ? tokenizer.encode(segment.text) : encodeUntrusted(tokenizer, segment.text, markup)));
+export function encodeChat(
+  tokenizer: TextTokenizer,
+  segments: readonly ChatSegment[],
+  markup: ChatMarkup,
+): number[] {
+  return segments.flatMap((segment) =>
+    segment.trusted
+      ? tokenizer.encode(segment.text)
+      : encodeUntrusted(tokenizer, segment.text, markup),
+  );
 }
 
 function encodeUntrusted(tokenizer: TextTokenizer, text: string, markup: ChatMarkup): number[] {
@@ -59,12 +79,18 @@ function firstOccurrence(text: string, tokens: readonly string[]): [number, stri
 
 /** The whole path for a model: its template compiled once against its tokenizer; each call
  * renders the messages and returns the prompt's ids (what the generation loop sends). */
-export function chatPromptEncoder(tokenizer: TextTokenizer, templateSource: string, special: { bos_token?: string; eos_token?: string } = {}) {
+export function chatPromptEncoder(
+  tokenizer: TextTokenizer,
+  templateSource: string,
+  special: { bos_token?: string; eos_token?: string } = {},
+) {
   const markup = chatMarkup(tokenizer, templateSource, [special.bos_token, special.eos_token]);
   const template = compileChatTemplate(templateSource, { controlTokens: markup.tokens });
   return {
     markup,
-    render: (input: Omit<ChatTemplateInput, "bos_token" | "eos_token">) => template.render({ ...input, ...special }),
-    encode: (input: Omit<ChatTemplateInput, "bos_token" | "eos_token">) => encodeChat(tokenizer, template.render({ ...input, ...special }), markup),
+    render: (input: Omit<ChatTemplateInput, "bos_token" | "eos_token">) =>
+      template.render({ ...input, ...special }),
+    encode: (input: Omit<ChatTemplateInput, "bos_token" | "eos_token">) =>
+      encodeChat(tokenizer, template.render({ ...input, ...special }), markup),
   };
 }

@@ -30,10 +30,18 @@ export class TemplateRaise extends Error {
 }
 
 /** A fresh environment with transformers' globals and the given variables. */
-export function createEnvironment(variables: Readonly<Record<string, TemplateValue>>, now: () => Date): Environment {
+export function createEnvironment(
+  variables: Readonly<Record<string, TemplateValue>>,
+  now: () => Date,
+): Environment {
   const env = new Environment();
   const constants: Array<[string, boolean | null]> = [
-    ["true", true], ["false", false], ["none", null], ["True", true], ["False", false], ["None", null],
+    ["true", true],
+    ["false", false],
+    ["none", null],
+    ["True", true],
+    ["False", false],
+    ["None", null],
   ];
   for (const [name, value] of constants) env.set(name, value);
   env.set("raise_exception", (message: unknown) => {
@@ -42,7 +50,9 @@ export function createEnvironment(variables: Readonly<Record<string, TemplateVal
   env.set("strftime_now", (format: unknown) => strftime(now(), String(format)));
   env.set("range", range);
   env.set(STRIP_FUNCTION, pythonStrip);
-  env.set(TOJSON_FUNCTION, (value: unknown, ...args: unknown[]) => pythonDumps(value, dumpsOptions(args)));
+  env.set(TOJSON_FUNCTION, (value: unknown, ...args: unknown[]) =>
+    pythonDumps(value, dumpsOptions(args)),
+  );
   for (const [name, value] of Object.entries(variables)) {
     if (value !== undefined) annotate(env.set(name, plain(value)), value);
   }
@@ -60,7 +70,8 @@ function range(start: unknown, stop?: unknown, step: unknown = 1): number[] {
 
 /** Python's str.strip/lstrip/rstrip with a set of characters (None: whitespace). */
 function pythonStrip(text: unknown, method: unknown, chars?: unknown): string {
-  if (typeof text !== "string") throw new TypeError(`'${typeof text}' object has no attribute '${String(method)}'`);
+  if (typeof text !== "string")
+    throw new TypeError(`'${typeof text}' object has no attribute '${String(method)}'`);
   const set = typeof chars === "string" ? new Set(Array.from(chars)) : undefined;
   const strips = (char: string) => (set === undefined ? /\s/.test(char) : set.has(char));
   const chars_ = Array.from(text);

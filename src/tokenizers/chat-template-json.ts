@@ -19,7 +19,13 @@ export class JsonNumber {
 }
 
 /** A JSON value whose numbers keep their source form. */
-export type LosslessJson = string | boolean | null | JsonNumber | LosslessJson[] | { [key: string]: LosslessJson };
+export type LosslessJson =
+  | string
+  | boolean
+  | null
+  | JsonNumber
+  | LosslessJson[]
+  | { [key: string]: LosslessJson };
 
 /** Python's repr(float): shortest round-trip digits, exponent form below 1e-4 or from 1e16. */
 export function pythonFloatRepr(value: number): string {
@@ -56,7 +62,8 @@ export function pythonJsonString(text: string, ensureAscii: boolean): string {
     else if (char === "\t") out += "\\t";
     else if (char === "\b") out += "\\b";
     else if (char === "\f") out += "\\f";
-    else if (code < 0x20 || (ensureAscii && code > 0x7e)) out += `\\u${code.toString(16).padStart(4, "0")}`;
+    else if (code < 0x20 || (ensureAscii && code > 0x7e))
+      out += `\\u${code.toString(16).padStart(4, "0")}`;
     else out += char;
   }
   return `${out}"`;
@@ -79,14 +86,22 @@ export function parseLosslessJson(text: string): LosslessJson {
       at++;
       const object: { [key: string]: LosslessJson } = {};
       skip();
-      if (text[at] === "}") return at++, object;
+      if (text[at] === "}") {
+        at++;
+        return object;
+      }
       for (;;) {
         skip();
         if (text[at] !== '"') fail("expected a key");
         const key = string();
         skip();
         if (text[at++] !== ":") fail("expected ':'");
-        Object.defineProperty(object, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(object, key, {
+          value: value(depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         skip();
         const next = text[at++];
         if (next === "}") return object;
@@ -97,7 +112,10 @@ export function parseLosslessJson(text: string): LosslessJson {
       at++;
       const array: LosslessJson[] = [];
       skip();
-      if (text[at] === "]") return at++, array;
+      if (text[at] === "]") {
+        at++;
+        return array;
+      }
       for (;;) {
         array.push(value(depth + 1));
         skip();
@@ -107,7 +125,9 @@ export function parseLosslessJson(text: string): LosslessJson {
       }
     }
     if (char === '"') return string();
-    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at, at + 400));
+    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+      text.slice(at, at + 400),
+    );
     if (literal === null) return fail("unexpected character");
     at += literal[0].length;
     if (literal[0] === "true") return true;

@@ -7,7 +7,12 @@ import { JsonNumber } from "./chat-template-json";
 type Message = { readonly [key: string]: TemplateValue };
 
 function isRecord(value: TemplateValue): value is Message {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof JsonNumber)
+  );
 }
 
 /** The text of a content given as parts; non-text parts contribute nothing. */
@@ -15,14 +20,19 @@ export function flattenContent(content: TemplateValue): TemplateValue {
   if (!Array.isArray(content)) return content;
   const texts: string[] = [];
   for (const part of content) {
-    if (isRecord(part) && part.type === "text" && typeof part.text === "string") texts.push(part.text);
+    if (isRecord(part) && part.type === "text" && typeof part.text === "string")
+      texts.push(part.text);
   }
   return texts.join("\n");
 }
 
 /** Each message with its content flattened. */
 export function normalizeMessages(messages: readonly TemplateValue[]): TemplateValue[] {
-  return messages.map((message) => (isRecord(message) && Array.isArray(message.content) ? { ...message, content: flattenContent(message.content) } : message));
+  return messages.map((message) =>
+    isRecord(message) && Array.isArray(message.content)
+      ? { ...message, content: flattenContent(message.content) }
+      : message,
+  );
 }
 
 /** Every string anywhere in a value (to check what untrusted input spells). */

@@ -2,7 +2,20 @@
 // locale (transformers registers it as a template global). Templates such as Llama 3.1's
 // print today's date; the clock is injectable so tests freeze it on both sides.
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 const pad = (value: number, width = 2) => String(value).padStart(width, "0");
 

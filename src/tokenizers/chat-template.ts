@@ -59,7 +59,9 @@ export function compileChatTemplate(source: string, options: ChatTemplateOptions
   const now = options.now ?? (() => new Date());
   const plain = parseTemplate(source);
   // Only tokens the template can emit matter: those in its text, and the bos/eos values.
-  const inTemplate = options.controlTokens.filter((token) => token !== "" && source.includes(token));
+  const inTemplate = options.controlTokens.filter(
+    (token) => token !== "" && source.includes(token),
+  );
   const marked = new Map<string, Program>();
 
   const markedFor = (marker: string, tokens: readonly string[]): Program => {
@@ -68,7 +70,10 @@ export function compileChatTemplate(source: string, options: ChatTemplateOptions
     if (program === undefined) {
       program = parseTemplate(source);
       const pattern = tokenPattern(tokens);
-      if (pattern !== undefined) markEmittedLiterals(program, (text) => text.replace(pattern, (token) => `${marker}${tokens.indexOf(token)}${marker}`));
+      if (pattern !== undefined)
+        markEmittedLiterals(program, (text) =>
+          text.replace(pattern, (token) => `${marker}${tokens.indexOf(token)}${marker}`),
+        );
       if (marked.size > 16) marked.clear();
       marked.set(key, program);
     }
@@ -78,7 +83,10 @@ export function compileChatTemplate(source: string, options: ChatTemplateOptions
   return {
     render(input) {
       const messages = normalizeMessages(input.messages);
-      const variables = (bos: string | undefined, eos: string | undefined): Record<string, TemplateValue> => ({
+      const variables = (
+        bos: string | undefined,
+        eos: string | undefined,
+      ): Record<string, TemplateValue> => ({
         ...input.kwargs,
         messages,
         // transformers passes tools=None and documents=None when there are none.
@@ -90,19 +98,54 @@ export function compileChatTemplate(source: string, options: ChatTemplateOptions
       });
       const prompt = run(plain, variables(input.bos_token, input.eos_token), now);
 
-      const untrusted = [...stringsIn(messages), ...stringsIn(input.tools ?? []), ...stringsIn(Object.values(input.kwargs ?? {}))];
+      const untrusted = [
+        ...stringsIn(messages),
+        ...stringsIn(input.tools ?? []),
+        ...stringsIn(Object.values(input.kwargs ?? {})),
+      ];
       const haystack = untrusted.join("\u0000");
-      const marker = MARKER_CANDIDATES.find((candidate) => !haystack.includes(candidate) && !source.includes(candidate));
+      const marker = MARKER_CANDIDATES.find(
+        (candidate) => !haystack.includes(candidate) && !source.includes(candidate),
+      );
       if (marker === undefined) {
-        throw new ServiceError(400, "invalid_request", "The messages use every private-use character the renderer marks prompts with", { field: "messages" });
+        throw new ServiceError(
+          400,
+          "invalid_request",
+          "The messages use every private-use character the renderer marks prompts with",
+          { field: "messages" },
+        );
       }
-      const tokens = [...new Set([...inTemplate, ...[input.bos_token, input.eos_token].filter((token): token is string => token !== undefined && options.controlTokens.includes(token))])];
-      const markToken = (token: string | undefined) => (token !== undefined && tokens.includes(token) ? `${marker}${tokens.indexOf(token)}${marker}` : token);
-      const withMarkers = run(markedFor(marker, tokens), variables(markToken(input.bos_token), markToken(input.eos_token)), now);
+      const tokens = [
+        ...new Set([
+          ...inTemplate,
+          ...[input.bos_token, input.eos_token].filter(
+            (token): token is string =>
+              token !== undefined && options.controlTokens.includes(token),
+          ),
+        ]),
+      ];
+      const markToken = (token: string | undefined) =>
+        token !== undefined && tokens.includes(token)
+          ? `${marker}${tokens.indexOf(token)}${marker}`
+          : token;
+      const withMarkers = run(
+        markedFor(marker, tokens),
+        variables(markToken(input.bos_token), markToken(input.eos_token)),
+        now,
+      );
       const segments = split(withMarkers, marker, tokens);
       if (segments.map((segment) => segment.text).join("") !== prompt) {
-        if (untrusted.some((text) => options.controlTokens.some((token) => token !== "" && text.includes(token)))) {
-          throw new ServiceError(400, "invalid_request", "The chat template reads control-token text inside the messages; remove it", { field: "messages" });
+        if (
+          untrusted.some((text) =>
+            options.controlTokens.some((token) => token !== "" && text.includes(token)),
+          )
+        ) {
+          throw new ServiceError(
+            400,
+            "invalid_request",
+            "The chat template reads control-token text inside the messages; remove it",
+            { field: "messages" },
+          );
         }
         throw new Error("The chat template's markup could not be told apart from its messages");
       }
@@ -129,8 +172,17 @@ const compiledTemplates = new Map<string, ChatTemplate>();
  * token-like strings and bos/eos (prefer chatMarkup + encodeChat from
  * chat-template-encode.ts, which checks them against the tokenizer). Compiled templates
  * are cached by source. */
-export function renderChat(template: string, input: ChatTemplateInput, options?: ChatTemplateOptions): ChatSegment[] {
-  const controlTokens = options?.controlTokens ?? [...templateMarkupCandidates(template), ...[input.bos_token, input.eos_token].filter((token): token is string => token !== undefined && token !== "")];
+export function renderChat(
+  template: string,
+  input: ChatTemplateInput,
+  options?: ChatTemplateOptions,
+): ChatSegment[] {
+  const controlTokens = options?.controlTokens ?? [
+    ...templateMarkupCandidates(template),
+    ...[input.bos_token, input.eos_token].filter(
+      (token): token is string => token !== undefined && token !== "",
+    ),
+  ];
   const key = `${template}\u0000${controlTokens.join("\u0000")}`;
   let compiled = options?.now === undefined ? compiledTemplates.get(key) : undefined;
   if (compiled === undefined) {
@@ -161,7 +213,10 @@ function run(program: Program, variables: Record<string, TemplateValue>, now: ()
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    const detail = error instanceof TemplateRaise ? reason : `The chat template cannot render these messages: ${reason}`;
+    const detail =
+      error instanceof TemplateRaise
+        ? reason
+        : `The chat template cannot render these messages: ${reason}`;
     throw new ServiceError(400, "invalid_request", detail, { field: "messages", cause: error });
   }
 }

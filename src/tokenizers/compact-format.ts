@@ -9,7 +9,11 @@ export type NormalizerStep =
   | { type: "replace"; from: string; to: string };
 
 export type PreTokenizerStep =
-  | { type: "split"; pattern: string; behavior: "isolated" | "mergedWithPrevious" | "mergedWithNext" | "removed" }
+  | {
+      type: "split";
+      pattern: string;
+      behavior: "isolated" | "mergedWithPrevious" | "mergedWithNext" | "removed";
+    }
   | { type: "prefixSpace" };
 
 export type DecoderStep =
@@ -42,7 +46,10 @@ export interface CompactHeader {
   postProcessor: { prefix: number[]; suffix: number[] };
   added: AddedTokenEntry[];
   config: { bosTokenId: number | null; eosTokenId: number | null; padTokenId: number | null };
-  sections: Record<"tokenBytes" | "tokenOffsets" | "vocabTable" | "merges" | "mergeTable", [number, number]>;
+  sections: Record<
+    "tokenBytes" | "tokenOffsets" | "vocabTable" | "merges" | "mergeTable",
+    [number, number]
+  >;
 }
 
 /** The vocabulary and merges, as views over the file's bytes. */
@@ -90,17 +97,26 @@ export class CompactVocab {
 }
 
 /** Parses the header and views the sections of a compact tokenizer file. */
-export function readCompact(buffer: ArrayBuffer | Uint8Array): { header: CompactHeader; vocab: CompactVocab } {
+export function readCompact(buffer: ArrayBuffer | Uint8Array): {
+  header: CompactHeader;
+  vocab: CompactVocab;
+} {
   const bytes = buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer);
-  if (bytes.byteOffset % 8 !== 0) throw new TypeError("compact tokenizer bytes must be 8-byte aligned");
+  if (bytes.byteOffset % 8 !== 0)
+    throw new TypeError("compact tokenizer bytes must be 8-byte aligned");
   const magic = String.fromCharCode(...bytes.subarray(0, 4));
   if (magic !== "TKZ1") throw new TypeError("not a compact tokenizer file (magic TKZ1)");
   const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(4, true);
   const parsed: unknown = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)));
   if (!isHeader(parsed)) throw new TypeError("compact tokenizer header is not format 1");
-  const view = <T>(name: keyof CompactHeader["sections"], make: (buffer: ArrayBufferLike, offset: number, length: number) => T, width: number): T => {
+  const view = <T>(
+    name: keyof CompactHeader["sections"],
+    make: (buffer: ArrayBufferLike, offset: number, length: number) => T,
+    width: number,
+  ): T => {
     const [offset, length] = parsed.sections[name];
-    if (offset + length > bytes.byteLength) throw new TypeError(`compact tokenizer section ${name} is truncated`);
+    if (offset + length > bytes.byteLength)
+      throw new TypeError(`compact tokenizer section ${name} is truncated`);
     return make(bytes.buffer, bytes.byteOffset + offset, length / width);
   };
   const vocab = new CompactVocab(
@@ -114,5 +130,11 @@ export function readCompact(buffer: ArrayBuffer | Uint8Array): { header: Compact
 }
 
 function isHeader(value: unknown): value is CompactHeader {
-  return typeof value === "object" && value !== null && "format" in value && value.format === 1 && "sections" in value;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "format" in value &&
+    value.format === 1 &&
+    "sections" in value
+  );
 }

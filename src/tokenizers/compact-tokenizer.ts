@@ -31,7 +31,9 @@ export class CompactTokenizer implements TextTokenizer {
     this.bpe = new BpeModel(vocab, header.model);
     const { raw, normalized } = addedTokens(header.added);
     this.rawMatcher = new AddedTokenMatcher(raw);
-    this.normalizedMatcher = new AddedTokenMatcher(normalized.map((t) => ({ ...t, content: normalize(t.content, header.normalizer) })));
+    this.normalizedMatcher = new AddedTokenMatcher(
+      normalized.map((t) => ({ ...t, content: normalize(t.content, header.normalizer) })),
+    );
     for (const token of [...raw, ...normalized]) {
       this.addedById.set(token.id, token);
       this.addedByContent.set(token.content, token.id);
@@ -43,7 +45,10 @@ export class CompactTokenizer implements TextTokenizer {
     this.vocabSize = size;
   }
 
-  encode(text: string, options: { addSpecialTokens?: boolean; parseSpecialTokens?: boolean } = {}): number[] {
+  encode(
+    text: string,
+    options: { addSpecialTokens?: boolean; parseSpecialTokens?: boolean } = {},
+  ): number[] {
     const parseSpecial = options.parseSpecialTokens ?? true;
     const ids: number[] = [];
     if (options.addSpecialTokens === true) ids.push(...this.header.postProcessor.prefix);
@@ -71,14 +76,20 @@ export class CompactTokenizer implements TextTokenizer {
       const added = this.addedById.get(id);
       if (added !== undefined) {
         if (!(skip && added.special)) kept.push(id);
-      } else if (id >= 0 && id < this.header.model.size && this.vocab.tokenOffsets[id] !== this.vocab.tokenOffsets[id + 1]) {
+      } else if (
+        id >= 0 &&
+        id < this.header.model.size &&
+        this.vocab.tokenOffsets[id] !== this.vocab.tokenOffsets[id + 1]
+      ) {
         kept.push(id);
       }
     }
     return this.decoder.decode(kept);
   }
 
-  tokenPieces(options: { skipSpecialTokens?: boolean } = {}): ((id: number) => Uint8Array) | undefined {
+  tokenPieces(
+    options: { skipSpecialTokens?: boolean } = {},
+  ): ((id: number) => Uint8Array) | undefined {
     const pieces = this.decoder.pieces();
     if (pieces === undefined) return undefined;
     const skip = options.skipSpecialTokens ?? false;
@@ -94,7 +105,9 @@ export class CompactTokenizer implements TextTokenizer {
   tokenToId(token: string): number | undefined {
     const added = this.addedByContent.get(token);
     if (added !== undefined) return added;
-    const bytes = this.header.model.byteLevel ? byteLevelBytes(token) : new TextEncoder().encode(token);
+    const bytes = this.header.model.byteLevel
+      ? byteLevelBytes(token)
+      : new TextEncoder().encode(token);
     const id = bytes === undefined ? -1 : this.vocab.lookup(bytes, 0, bytes.length);
     return id === -1 ? undefined : id;
   }
@@ -121,7 +134,8 @@ function byteLevelBytes(token: string): Uint8Array | undefined {
     charToByte = new Map();
     let extra = 0;
     for (let b = 0; b < 256; b++) {
-      const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+      const printable =
+        (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
       charToByte.set(String.fromCodePoint(printable ? b : 256 + extra++), b);
     }
   }

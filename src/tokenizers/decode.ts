@@ -36,18 +36,27 @@ export class ChunkDecoder {
     const charToByte = new Map(this.byteChars.map((c, b) => [c, b]));
     for (const { id, content } of added) {
       const chars = [...content];
-      const bytes = hasByteLevel && chars.every((c) => charToByte.has(c)) ? Uint8Array.from(chars, (c) => charToByte.get(c) ?? 0) : encoder.encode(content);
+      const bytes =
+        hasByteLevel && chars.every((c) => charToByte.has(c))
+          ? Uint8Array.from(chars, (c) => charToByte.get(c) ?? 0)
+          : encoder.encode(content);
       this.added.set(id, { content, bytes });
     }
     if (steps.some((s) => s.type === "byteFallback")) {
       model.byteIds.forEach((id, byte) => {
         if (id >= 0 && !model.byteLevel && !this.added.has(id)) this.fallbackByte[id] = byte;
       });
-      for (const [id, { content }] of this.added) if (FALLBACK_TOKEN.test(content)) this.fallbackByte[id] = parseInt(content.slice(3, 5), 16);
+      for (const [id, { content }] of this.added)
+        if (FALLBACK_TOKEN.test(content)) this.fallbackByte[id] = parseInt(content.slice(3, 5), 16);
     }
     const byteSteps = new Set(["byteLevel", "replace", "byteFallback", "fuse"]);
-    this.byteMode = steps.length > 0 && steps.every((s) => byteSteps.has(s.type)) && (model.byteLevel === steps.some((s) => s.type === "byteLevel"));
-    this.replaces = steps.flatMap((s) => (s.type === "replace" ? [{ from: encoder.encode(s.from), to: encoder.encode(s.to) }] : []));
+    this.byteMode =
+      steps.length > 0 &&
+      steps.every((s) => byteSteps.has(s.type)) &&
+      model.byteLevel === steps.some((s) => s.type === "byteLevel");
+    this.replaces = steps.flatMap((s) =>
+      s.type === "replace" ? [{ from: encoder.encode(s.from), to: encoder.encode(s.to) }] : [],
+    );
   }
 
   /**
@@ -60,7 +69,11 @@ export class ChunkDecoder {
     const { tokenBytes, tokenOffsets } = this.vocab;
     const empty = new Uint8Array(0);
     return (id) => {
-      const token = this.added.get(id)?.bytes ?? (id >= 0 && id < this.model.size ? tokenBytes.subarray(tokenOffsets[id] ?? 0, tokenOffsets[id + 1] ?? 0) : empty);
+      const token =
+        this.added.get(id)?.bytes ??
+        (id >= 0 && id < this.model.size
+          ? tokenBytes.subarray(tokenOffsets[id] ?? 0, tokenOffsets[id + 1] ?? 0)
+          : empty);
       return this.replaces.length === 0 ? token : this.replaced(token);
     };
   }
@@ -84,7 +97,9 @@ export class ChunkDecoder {
         k = end - 1;
         continue;
       }
-      const token = this.added.get(id)?.bytes ?? tokenBytes.subarray(tokenOffsets[id] ?? 0, tokenOffsets[id + 1] ?? 0);
+      const token =
+        this.added.get(id)?.bytes ??
+        tokenBytes.subarray(tokenOffsets[id] ?? 0, tokenOffsets[id + 1] ?? 0);
       n = this.write(n, this.replaces.length === 0 ? token : this.replaced(token));
     }
     return utf8.decode(this.buffer.subarray(0, n));
@@ -117,7 +132,10 @@ export class ChunkDecoder {
   private tokenString(id: number): string {
     const added = this.added.get(id);
     if (added !== undefined) return added.content;
-    const bytes = this.vocab.tokenBytes.subarray(this.vocab.tokenOffsets[id] ?? 0, this.vocab.tokenOffsets[id + 1] ?? 0);
+    const bytes = this.vocab.tokenBytes.subarray(
+      this.vocab.tokenOffsets[id] ?? 0,
+      this.vocab.tokenOffsets[id + 1] ?? 0,
+    );
     if (!this.model.byteLevel) return utf8.decode(bytes);
     return Array.from(bytes, (b) => this.byteChars[b] ?? "").join("");
   }
@@ -200,7 +218,8 @@ function byteLevelChars(): string[] {
   const chars: string[] = [];
   let extra = 0;
   for (let b = 0; b < 256; b++) {
-    const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+    const printable =
+      (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
     chars[b] = String.fromCodePoint(printable ? b : 256 + extra++);
   }
   return chars;

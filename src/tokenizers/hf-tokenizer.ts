@@ -11,7 +11,10 @@ interface TokenizerJson {
 
 /** Parses a verified tokenizer.json (bytes as stored) into a ready tokenizer. Decoding skips
  * transformers' clean_up_tokenization_spaces unless the config asks: the Rust decode has none. */
-export function loadTokenizer(tokenizerJson: Uint8Array, tokenizerConfig: Record<string, unknown> = { clean_up_tokenization_spaces: false }): TextTokenizer {
+export function loadTokenizer(
+  tokenizerJson: Uint8Array,
+  tokenizerConfig: Record<string, unknown> = { clean_up_tokenization_spaces: false },
+): TextTokenizer {
   const parsed: unknown = JSON.parse(new TextDecoder().decode(tokenizerJson));
   if (!isTokenizerJson(parsed)) throw new TypeError("tokenizer.json has no model section");
   return new HfTextTokenizer(parsed, tokenizerConfig);
@@ -37,14 +40,19 @@ class HfTextTokenizer implements TextTokenizer {
     this.vocabSize = size;
   }
 
-  encode(text: string, options: { addSpecialTokens?: boolean; parseSpecialTokens?: boolean } = {}): number[] {
+  encode(
+    text: string,
+    options: { addSpecialTokens?: boolean; parseSpecialTokens?: boolean } = {},
+  ): number[] {
     const tokenizer = options.parseSpecialTokens === false ? this.plainTokenizer() : this.tokenizer;
     return tokenizer.encode(text, { add_special_tokens: options.addSpecialTokens ?? false }).ids;
   }
 
   decode(ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
     if (ids.length === 0) return "";
-    return this.tokenizer.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false });
+    return this.tokenizer.decode([...ids], {
+      skip_special_tokens: options.skipSpecialTokens ?? false,
+    });
   }
 
   tokenToId(token: string): number | undefined {

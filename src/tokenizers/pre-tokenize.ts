@@ -57,7 +57,12 @@ export function compilePreTokenizer(steps: readonly PreTokenizerStep[]): Compile
   };
 }
 
-function split(piece: string, pattern: RegExp, behavior: Extract<PreTokenizerStep, { type: "split" }>["behavior"], out: string[]): void {
+function split(
+  piece: string,
+  pattern: RegExp,
+  behavior: Extract<PreTokenizerStep, { type: "split" }>["behavior"],
+  out: string[],
+): void {
   pattern.lastIndex = 0;
   if (behavior === "isolated") {
     let last = 0;

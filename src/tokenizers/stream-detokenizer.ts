@@ -17,9 +17,14 @@ export interface StreamDetokenizer {
   readonly ids: readonly number[];
 }
 
-export function streamDetokenizer(tokenizer: TextTokenizer, { skipSpecialTokens = true }: { skipSpecialTokens?: boolean } = {}): StreamDetokenizer {
+export function streamDetokenizer(
+  tokenizer: TextTokenizer,
+  { skipSpecialTokens = true }: { skipSpecialTokens?: boolean } = {},
+): StreamDetokenizer {
   const pieces = tokenizer.tokenPieces?.({ skipSpecialTokens });
-  return pieces === undefined ? windowDetokenizer(tokenizer, skipSpecialTokens) : byteDetokenizer(pieces);
+  return pieces === undefined
+    ? windowDetokenizer(tokenizer, skipSpecialTokens)
+    : byteDetokenizer(pieces);
 }
 
 /** One pass: each token's bytes into a streaming UTF-8 decoder (ignoreBOM, as the full decode). */
@@ -44,18 +49,26 @@ function byteDetokenizer(pieces: (id: number) => Uint8Array): StreamDetokenizer 
 }
 
 /** vLLM's prefix/read offsets over a window of ids, two decodes per push. */
-function windowDetokenizer(tokenizer: TextTokenizer, skipSpecialTokens: boolean): StreamDetokenizer {
+function windowDetokenizer(
+  tokenizer: TextTokenizer,
+  skipSpecialTokens: boolean,
+): StreamDetokenizer {
   const ids: number[] = [];
   let prefixOffset = 0;
   let readOffset = 0;
-  const decode = (from: number, to: number) => tokenizer.decode(ids.slice(from, to), { skipSpecialTokens });
+  const decode = (from: number, to: number) =>
+    tokenizer.decode(ids.slice(from, to), { skipSpecialTokens });
   return {
     ids,
     push(newIds) {
       ids.push(...newIds);
       const prefixText = decode(prefixOffset, readOffset);
       const text = decode(prefixOffset, ids.length);
-      if (text.length > prefixText.length && !text.endsWith("\uFFFD") && text.startsWith(prefixText)) {
+      if (
+        text.length > prefixText.length &&
+        !text.endsWith("\uFFFD") &&
+        text.startsWith(prefixText)
+      ) {
         prefixOffset = readOffset;
         readOffset = ids.length;
         return text.slice(prefixText.length);

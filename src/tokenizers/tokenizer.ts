@@ -19,7 +19,10 @@ export interface TextTokenizer {
   /** addSpecialTokens: BOS/EOS per the tokenizer's post-processor (default false).
    *  parseSpecialTokens: whether special/added-token strings in the text become their
    *  ids (default true); false makes them plain text (user content in chat prompts). */
-  encode(text: string, options?: { addSpecialTokens?: boolean; parseSpecialTokens?: boolean }): number[];
+  encode(
+    text: string,
+    options?: { addSpecialTokens?: boolean; parseSpecialTokens?: boolean },
+  ): number[];
   /** skipSpecialTokens default false. Matches the Rust `tokenizers` decode. */
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
   tokenToId(token: string): number | undefined;

@@ -11,7 +11,13 @@ const DIR = "models/tiny-llm";
 export const ONE_THREAD = { executionProviders: ["cpu"], intraOpThreads: 1 };
 
 export async function tinyLlmFp32(): Promise<{ generation: GenerationConfig; bytes: Uint8Array }> {
-  const manifest = parseManifest(JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")), "decoder-fp32");
+  const manifest = parseManifest(
+    JSON.parse(readFileSync(`${DIR}/manifest.json`, "utf8")),
+    "decoder-fp32",
+  );
   if (manifest.kind !== "generation") throw new Error("tiny-llm is not a text-generation manifest");
-  return { generation: manifest.generation, bytes: await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256) };
+  return {
+    generation: manifest.generation,
+    bytes: await readVerifiedFile(DIR, manifest.graph.file, manifest.graph.sha256),
+  };
 }

@@ -50,14 +50,25 @@ async function readBody(request: IncomingMessage): Promise<string> {
 
 /** Starts the stub on a free loopback port, serving `modelDir`'s manifest with `graph` (default: the manifest's). */
 export async function startVllmStub(modelDir: string, graph?: string): Promise<VllmStub> {
-  const manifest = TextGenerationSchema.parse(JSON.parse(readFileSync(`${modelDir}/manifest.json`, "utf8")));
+  const manifest = TextGenerationSchema.parse(
+    JSON.parse(readFileSync(`${modelDir}/manifest.json`, "utf8")),
+  );
   const config = { ...manifest.generation, graph: graph ?? manifest.generation.graph };
   const decoder = manifest.graphs[config.graph];
   if (decoder === undefined) throw new Error(`no graph ${config.graph}`);
   const bytes = readFileSync(`${modelDir}/${decoder.file}`);
   const runtime = createOrtRuntime(
-    { kind: "native", Tensor: ort.Tensor, createSession: (model) => ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 }) },
-    { inputs: decoder.inputs, outputs: decoder.outputs, loadModel: async () => new Uint8Array(bytes) },
+    {
+      kind: "native",
+      Tensor: ort.Tensor,
+      createSession: (model) =>
+        ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1 }),
+    },
+    {
+      inputs: decoder.inputs,
+      outputs: decoder.outputs,
+      loadModel: async () => new Uint8Array(bytes),
+    },
   );
   await runtime.load();
   const loop = decodeLoop(runtime.tensors!, config);
@@ -68,7 +79,7 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
     const [, first = "", ...rest] = (request.url ?? "/").split("/");
     const plain = first.startsWith("v1") || first === "_stub";
     const prefix = plain ? "ok" : first;
-    const path = plain ? request.url ?? "/" : `/${rest.join("/")}`;
+    const path = plain ? (request.url ?? "/") : `/${rest.join("/")}`;
     if (request.method === "GET" && path === "/_stub/requests") {
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(requests));
       return;
@@ -76,27 +87,55 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
     const file = /^\/_stub\/files\/([\w.-]+)$/.exec(path);
     if (request.method === "GET" && file !== null) {
       // The model's files, for tests that put a graph into R2 for the in-isolate loop.
-      response.writeHead(200, { "content-type": "application/octet-stream" }).end(readFileSync(`${modelDir}/${file[1]}`));
+      response
+        .writeHead(200, { "content-type": "application/octet-stream" })
+        .end(readFileSync(`${modelDir}/${file[1]}`));
       return;
     }
     if (request.method === "GET" && path === "/v1/models") {
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: manifest.name, object: "model", max_model_len: config.contextLength }] }));
+      response.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          object: "list",
+          data: [{ id: manifest.name, object: "model", max_model_len: config.contextLength }],
+        }),
+      );
       return;
     }
     if (request.method !== "POST" || path !== "/v1/completions") {
-      response.writeHead(404, { "content-type": "application/json" }).end('{"error":{"message":"not found","type":"NotFoundError","code":404}}');
+      response
+        .writeHead(404, { "content-type": "application/json" })
+        .end('{"error":{"message":"not found","type":"NotFoundError","code":404}}');
       return;
     }
     const body = JSON.parse(await readBody(request));
     if (prefix === "429" || prefix === "503") {
-      response.writeHead(Number(prefix), { "content-type": "application/json", "retry-after": "7" });
-      response.end(JSON.stringify({ error: { message: "The server is at capacity", type: "ServiceUnavailableError", code: Number(prefix) } }));
+      response.writeHead(Number(prefix), {
+        "content-type": "application/json",
+        "retry-after": "7",
+      });
+      response.end(
+        JSON.stringify({
+          error: {
+            message: "The server is at capacity",
+            type: "ServiceUnavailableError",
+            code: Number(prefix),
+          },
+        }),
+      );
       return;
     }
     const maxLogprobs = /^max-logprobs-(\d+)$/.exec(prefix);
-    if (maxLogprobs && typeof body.logprobs === "number" && body.logprobs > Number(maxLogprobs[1])) {
+    if (
+      maxLogprobs &&
+      typeof body.logprobs === "number" &&
+      body.logprobs > Number(maxLogprobs[1])
+    ) {
       const message = `Requested sample logprobs of ${body.logprobs}, which is greater than max allowed: ${maxLogprobs[1]}`;
-      response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message, type: "BadRequestError", param: null, code: 400 } }));
+      response
+        .writeHead(400, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({ error: { message, type: "BadRequestError", param: null, code: 400 } }),
+        );
       return;
     }
     const flakyMatch = /^flaky-(\d+)$/.exec(prefix);
@@ -104,7 +143,9 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
       const seen = flaky.get(prefix) ?? 0;
       flaky.set(prefix, seen + 1);
       if (seen < Number(flakyMatch[1])) {
-        response.writeHead(502, { "content-type": "application/json" }).end('{"error":{"message":"bad gateway","type":"BadGateway","code":502}}');
+        response
+          .writeHead(502, { "content-type": "application/json" })
+          .end('{"error":{"message":"bad gateway","type":"BadGateway","code":502}}');
         return;
       }
     }
@@ -114,7 +155,14 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
       return;
     }
     const record: StubRequest = {
-      id: requests.length, prefix, promptTokens: body.prompt.length, maxTokens: body.max_tokens, steps: 0, stepsAfterAbort: 0, aborted: false, finished: false,
+      id: requests.length,
+      prefix,
+      promptTokens: body.prompt.length,
+      maxTokens: body.max_tokens,
+      steps: 0,
+      stepsAfterAbort: 0,
+      aborted: false,
+      finished: false,
       clientPort: request.socket.remotePort,
     };
     requests.push(record);
@@ -127,7 +175,12 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
     });
     const burst = prefix.startsWith("burst");
     const failAfter = /^(?:burst-)?fail-after-(\d+)$/.exec(prefix);
-    const head = { id: `cmpl-stub${record.id}`, object: "text_completion", created: Math.floor(Date.now() / 1000), model: manifest.name };
+    const head = {
+      id: `cmpl-stub${record.id}`,
+      object: "text_completion",
+      created: Math.floor(Date.now() / 1000),
+      model: manifest.name,
+    };
     response.writeHead(200, { "content-type": "text/event-stream" });
     const slowFirst = /^slow-first-(\d+)$/.exec(prefix);
     if (slowFirst) {
@@ -143,27 +196,61 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
     // The client leaving aborts the loop's signal (checked before every step): steps that
     // still run after that are counted, and must stay at most one.
     const sampling = {
-      temperature: body.temperature ?? 1, topP: body.top_p ?? 1, topK: body.top_k > 0 ? body.top_k : 0, minP: body.min_p ?? 0,
+      temperature: body.temperature ?? 1,
+      topP: body.top_p ?? 1,
+      topK: Math.max(body.top_k, 0),
+      minP: body.min_p ?? 0,
       ...(body.seed === undefined ? {} : { seed: body.seed }),
     };
     let generated = 0;
     let pending: number[] = [];
     const interval = Number(/^interval-(\d+)$/.exec(prefix)?.[1] ?? 1);
     try {
-      for await (const step of loop.generate({ promptIds: body.prompt, maxTokens: body.max_tokens, sampling, stopTokenIds: body.stop_token_ids ?? [], minTokens: body.min_tokens ?? 0 }, abort.signal)) {
+      for await (const step of loop.generate(
+        {
+          promptIds: body.prompt,
+          maxTokens: body.max_tokens,
+          sampling,
+          stopTokenIds: body.stop_token_ids ?? [],
+          minTokens: body.min_tokens ?? 0,
+        },
+        abort.signal,
+      )) {
         record.steps += 1;
         if (record.aborted) record.stepsAfterAbort += 1;
         if (failAfter && generated >= Number(failAfter[1])) {
-          send({ error: { message: "CUDA error: an illegal memory access was encountered", type: "InternalServerError", code: 500 } });
+          send({
+            error: {
+              message: "CUDA error: an illegal memory access was encountered",
+              type: "InternalServerError",
+              code: 500,
+            },
+          });
           break;
         }
         // vLLM keeps the stop token id in token_ids (its text is dropped).
-        pending.push(...step.tokenIds, ...(step.stopTokenId === undefined ? [] : [step.stopTokenId]));
+        pending.push(
+          ...step.tokenIds,
+          ...(step.stopTokenId === undefined ? [] : [step.stopTokenId]),
+        );
         const finish = step.finishReason ?? null;
         // vLLM's --stream-interval N: the first token at once, then N per chunk, and the finish.
         if (finish === null && generated > 0 && pending.length < interval) continue;
         generated += pending.length;
-        send({ ...head, choices: [{ index: 0, text: "", logprobs: null, finish_reason: finish, stop_reason: step.stopTokenId ?? null, token_ids: pending }], ...(record.steps === 1 ? { prompt_token_ids: body.prompt } : {}) });
+        send({
+          ...head,
+          choices: [
+            {
+              index: 0,
+              text: "",
+              logprobs: null,
+              finish_reason: finish,
+              stop_reason: step.stopTokenId ?? null,
+              token_ids: pending,
+            },
+          ],
+          ...(record.steps === 1 ? { prompt_token_ids: body.prompt } : {}),
+        });
         pending = [];
         if (finish !== null) break;
       }
@@ -171,8 +258,18 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
       const usageDelay = prefix === "usage-late" ? 2000 : cached && !burst ? 50 : 0;
       if (usageDelay > 0) await new Promise((resolve) => setTimeout(resolve, usageDelay));
       if (body.stream_options?.include_usage) {
-        const usage = { prompt_tokens: body.prompt.length, completion_tokens: generated, total_tokens: body.prompt.length + generated };
-        send({ ...head, choices: [], usage: cached ? { ...usage, prompt_tokens_details: { cached_tokens: Number(cached[1]) } } : usage });
+        const usage = {
+          prompt_tokens: body.prompt.length,
+          completion_tokens: generated,
+          total_tokens: body.prompt.length + generated,
+        };
+        send({
+          ...head,
+          choices: [],
+          usage: cached
+            ? { ...usage, prompt_tokens_details: { cached_tokens: Number(cached[1]) } }
+            : usage,
+        });
       }
       send("[DONE]");
     } catch {

@@ -29,7 +29,9 @@ describe("deadlines", () => {
     const reason: unknown = limits.signal.reason;
     expect(reason).toBeInstanceOf(ServiceError);
     expect(reason instanceof ServiceError && reason.code).toBe("upstream_timeout");
-    expect(reason instanceof ServiceError && reason.message).toBe("The GPU origin went silent within 100 ms");
+    expect(reason instanceof ServiceError && reason.message).toBe(
+      "The GPU origin went silent within 100 ms",
+    );
   });
 
   it("a new phase replaces the previous deadline; clear() and abort() end it", () => {
@@ -40,7 +42,9 @@ describe("deadlines", () => {
     vi.advanceTimersByTime(150);
     expect(limits.signal.aborted).toBe(false);
     vi.advanceTimersByTime(50);
-    expect(limits.signal.reason instanceof ServiceError && limits.signal.reason.message).toMatch(/sent no first token within 200 ms/);
+    expect(limits.signal.reason instanceof ServiceError && limits.signal.reason.message).toMatch(
+      /sent no first token within 200 ms/,
+    );
 
     const cleared = deadlines(undefined);
     cleared.phase(10, "did not answer");
@@ -65,14 +69,18 @@ describe("deadlines", () => {
     vi.advanceTimersByTime(299);
     expect(limits.signal.aborted).toBe(false);
     vi.advanceTimersByTime(1);
-    expect(limits.signal.reason instanceof ServiceError && limits.signal.reason.message).toMatch(/went silent within 300 ms/);
+    expect(limits.signal.reason instanceof ServiceError && limits.signal.reason.message).toMatch(
+      /went silent within 300 ms/,
+    );
     timers.mockRestore();
 
     const shorter = deadlines(undefined);
     shorter.phase(1000, "sent no first token");
     shorter.phase(50, "went silent");
     vi.advanceTimersByTime(50);
-    expect(shorter.signal.reason instanceof ServiceError && shorter.signal.reason.message).toMatch(/went silent within 50 ms/);
+    expect(shorter.signal.reason instanceof ServiceError && shorter.signal.reason.message).toMatch(
+      /went silent within 50 ms/,
+    );
   });
 
   it("follows the caller's signal", () => {

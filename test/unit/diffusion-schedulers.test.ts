@@ -17,8 +17,21 @@ import {
 } from "../../src/generation/diffusion";
 import { createPrng } from "../../src/generation/sampler";
 
-const constant: ScheduleConfig = { numTrainTimesteps: 10, betaSchedule: "linear", betaStart: 0.1, betaEnd: 0.1, predictionType: "epsilon" };
-const sd: ScheduleConfig = { numTrainTimesteps: 1000, betaSchedule: "scaled_linear", betaStart: 0.00085, betaEnd: 0.012, predictionType: "epsilon", stepsOffset: 1 };
+const constant: ScheduleConfig = {
+  numTrainTimesteps: 10,
+  betaSchedule: "linear",
+  betaStart: 0.1,
+  betaEnd: 0.1,
+  predictionType: "epsilon",
+};
+const sd: ScheduleConfig = {
+  numTrainTimesteps: 1000,
+  betaSchedule: "scaled_linear",
+  betaStart: 0.00085,
+  betaEnd: 0.012,
+  predictionType: "epsilon",
+  stepsOffset: 1,
+};
 
 describe("noise schedule", () => {
   it("a constant beta of 0.1 gives ᾱ_t = 0.9^(t+1)", () => {
@@ -43,12 +56,22 @@ describe("noise schedule", () => {
   });
 
   it("timestep spacings as diffusers lays them out", () => {
-    expect(inferenceTimesteps(sd, 20, true)).toEqual(Array.from({ length: 20 }, (_, i) => 951 - 50 * i));
-    expect(inferenceTimesteps({ ...sd, timestepSpacing: "trailing" }, 20, true)).toEqual(Array.from({ length: 20 }, (_, i) => 999 - 50 * i));
-    expect(inferenceTimesteps({ ...sd, timestepSpacing: "linspace" }, 4, true)).toEqual([999, 666, 333, 0]);
-    expect(inferenceTimesteps({ ...sd, timestepSpacing: "linspace" }, 3, false)).toEqual([999, 499.5, 0]);
+    expect(inferenceTimesteps(sd, 20, true)).toEqual(
+      Array.from({ length: 20 }, (_, i) => 951 - 50 * i),
+    );
+    expect(inferenceTimesteps({ ...sd, timestepSpacing: "trailing" }, 20, true)).toEqual(
+      Array.from({ length: 20 }, (_, i) => 999 - 50 * i),
+    );
+    expect(inferenceTimesteps({ ...sd, timestepSpacing: "linspace" }, 4, true)).toEqual([
+      999, 666, 333, 0,
+    ]);
+    expect(inferenceTimesteps({ ...sd, timestepSpacing: "linspace" }, 3, false)).toEqual([
+      999, 499.5, 0,
+    ]);
     // 1000 / 3 = 333.33…: trailing rounds 1000, 666.67, 333.33 then subtracts one.
-    expect(inferenceTimesteps({ ...sd, timestepSpacing: "trailing" }, 3, true)).toEqual([999, 666, 332]);
+    expect(inferenceTimesteps({ ...sd, timestepSpacing: "trailing" }, 3, true)).toEqual([
+      999, 666, 332,
+    ]);
   });
 });
 
@@ -67,7 +90,11 @@ describe("DDIM (eta 0)", () => {
 
   it("the last step lands on x̂_0 (set_alpha_to_one)", () => {
     const ddim = createScheduler("ddim", constant, 5);
-    const { predOriginal, prevSample } = ddim.step(Float32Array.of(0.3, -0.2), 4, Float32Array.of(0.7, 0.1));
+    const { predOriginal, prevSample } = ddim.step(
+      Float32Array.of(0.3, -0.2),
+      4,
+      Float32Array.of(0.7, 0.1),
+    );
     expect(prevSample[0]).toBeCloseTo(predOriginal[0]!, 6);
     expect(prevSample[1]).toBeCloseTo(predOriginal[1]!, 6);
   });
@@ -78,7 +105,10 @@ describe("DDIM (eta 0)", () => {
     const t = ddim.timesteps[0]!;
     const [x0, eps] = [0.42, -1.3];
     const xt = Math.sqrt(cumprod[t]!) * x0 + Math.sqrt(1 - cumprod[t]!) * eps;
-    expect(ddim.step(Float32Array.of(eps), 0, Float32Array.of(xt)).predOriginal[0]).toBeCloseTo(x0, 5);
+    expect(ddim.step(Float32Array.of(eps), 0, Float32Array.of(xt)).predOriginal[0]).toBeCloseTo(
+      x0,
+      5,
+    );
   });
 });
 
@@ -93,7 +123,10 @@ describe("Euler discrete", () => {
     const euler = createScheduler("euler", linspace, 3);
     expect(euler.timesteps).toEqual([9, 4.5, 0]);
     expect(euler.initNoiseSigma).toBeCloseTo(sigma(9), 12); // linspace/trailing: σ_max
-    expect(createScheduler("euler", constant, 3).initNoiseSigma).toBeCloseTo(Math.sqrt(sigma(6) ** 2 + 1), 12); // leading: t = 6, 3, 0
+    expect(createScheduler("euler", constant, 3).initNoiseSigma).toBeCloseTo(
+      Math.sqrt(sigma(6) ** 2 + 1),
+      12,
+    ); // leading: t = 6, 3, 0
   });
 
   it("Stable Diffusion's schedule, 20 leading steps: σ_0 = σ(951), init sigma = sqrt(σ_0² + 1)", () => {
@@ -108,7 +141,10 @@ describe("Euler discrete", () => {
     const euler = createScheduler("euler", linspace, 3);
     const sigmas = eulerSigmas(linspace, [9, 4.5, 0]);
     const [s0, s1] = [sigmas[0]!, sigmas[1]!];
-    expect(euler.scaleModelInput(Float32Array.of(2), 0)[0]).toBeCloseTo(2 / Math.sqrt(s0 * s0 + 1), 6);
+    expect(euler.scaleModelInput(Float32Array.of(2), 0)[0]).toBeCloseTo(
+      2 / Math.sqrt(s0 * s0 + 1),
+      6,
+    );
     const { predOriginal, prevSample } = euler.step(Float32Array.of(0.25), 0, Float32Array.of(2));
     expect(predOriginal[0]).toBeCloseTo(2 - s0 * 0.25, 5);
     expect(prevSample[0]).toBeCloseTo(2 + 0.25 * (s1 - s0), 5);
@@ -122,7 +158,11 @@ describe("guidance and the denoiser", () => {
   });
 
   it("a denoiser scales its noise by the init sigma and steps to the end", () => {
-    const euler = createDenoiser(sd, { scheduler: "euler", steps: 4, guidanceScale: 2 }, Float32Array.of(1, -1));
+    const euler = createDenoiser(
+      sd,
+      { scheduler: "euler", steps: 4, guidanceScale: 2 },
+      Float32Array.of(1, -1),
+    );
     const sigma = createScheduler("euler", sd, 4).initNoiseSigma;
     expect(euler.sample()[0]).toBeCloseTo(sigma, 4);
     while (!euler.done) euler.advance(Float32Array.of(0, 0), Float32Array.of(0, 0));
@@ -138,7 +178,10 @@ describe("seeded noise (CONTRACTS2.md)", () => {
     for (let i = 0; i < 4; i += 1) {
       const [u1, u2] = [prng.next(), prng.next()];
       const r = Math.sqrt(-2 * Math.log(1 - u1));
-      expected.push(Math.fround(r * Math.cos(2 * Math.PI * u2)), Math.fround(r * Math.sin(2 * Math.PI * u2)));
+      expected.push(
+        Math.fround(r * Math.cos(2 * Math.PI * u2)),
+        Math.fround(r * Math.sin(2 * Math.PI * u2)),
+      );
     }
     expect([...gaussianNoise(42, 8)]).toEqual(expected);
     // An odd count drops the last z1: the first 7 values are the same.

@@ -13,7 +13,11 @@ import * as ortWeb from "onnxruntime-web";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createPrng } from "../../src/generation/sampler";
-import { ManifestSchema, TextToImageSchema, type TextToImageManifest } from "../../src/models/manifest";
+import {
+  ManifestSchema,
+  TextToImageSchema,
+  type TextToImageManifest,
+} from "../../src/models/manifest";
 
 const dir = "models/digit-diffusion";
 const fixtures = "test/fixtures/digit-diffusion";
@@ -37,11 +41,21 @@ const LoopCase = z.object({
   predictedLatentFirst4: z.array(z.array(z.number())),
   image: z.array(z.number()).length(784),
 });
-const loops = z.object({ cases: z.array(LoopCase).min(1) }).parse(JSON.parse(readFileSync(`${fixtures}/loops.json`, "utf8"))).cases;
+const loops = z
+  .object({ cases: z.array(LoopCase).min(1) })
+  .parse(JSON.parse(readFileSync(`${fixtures}/loops.json`, "utf8"))).cases;
 const graphsFixture = z
   .object({
-    text_encoder: z.object({ input_ids: z.array(z.array(z.number().int())), attention_mask: z.array(z.array(z.number().int())), text_embeds: z.array(z.number()) }),
-    unet: z.object({ sampleSeeds: z.array(z.number().int()), timestep: z.array(z.number()), noise_pred: z.array(z.number()) }),
+    text_encoder: z.object({
+      input_ids: z.array(z.array(z.number().int())),
+      attention_mask: z.array(z.array(z.number().int())),
+      text_embeds: z.array(z.number()),
+    }),
+    unet: z.object({
+      sampleSeeds: z.array(z.number().int()),
+      timestep: z.array(z.number()),
+      noise_pred: z.array(z.number()),
+    }),
     vae_decoder: z.object({ image: z.array(z.number()) }),
   })
   .parse(JSON.parse(readFileSync(`${fixtures}/graphs.json`, "utf8")));
@@ -65,12 +79,19 @@ const sessions: Record<string, ort.InferenceSession> = {};
 
 beforeAll(async () => {
   for (const role of ["text_encoder", "unet", "vae_decoder"]) {
-    sessions[role] = await ort.InferenceSession.create(readFileSync(`${dir}/${manifest.graphs[role]!.file}`));
+    sessions[role] = await ort.InferenceSession.create(
+      readFileSync(`${dir}/${manifest.graphs[role]!.file}`),
+    );
   }
 });
 
 const f32 = (data: Float32Array, shape: number[]) => new ort.Tensor("float32", data, shape);
-const i64 = (rows: number[][]) => new ort.Tensor("int64", BigInt64Array.from(rows.flat(), (v) => BigInt(v)), [rows.length, rows[0]!.length]);
+const i64 = (rows: number[][]) =>
+  new ort.Tensor(
+    "int64",
+    BigInt64Array.from(rows.flat(), (v) => BigInt(v)),
+    [rows.length, rows[0]!.length],
+  );
 async function output(role: string, feeds: Record<string, ort.Tensor>): Promise<Float32Array> {
   const result = await sessions[role]!.run(feeds);
   const first = Object.values(result)[0]!;
@@ -98,19 +119,34 @@ describe("digit-diffusion manifest", () => {
 
   it("the shared schema refuses a pipeline without one of its three graphs", () => {
     const { unet: _unet, ...others } = manifest.graphs;
-    expect(() => ManifestSchema.parse({ ...manifest, graphs: others })).toThrow(/graph \\"unet\\" is missing/);
+    expect(() => ManifestSchema.parse({ ...manifest, graphs: others })).toThrow(
+      /graph \\"unet\\" is missing/,
+    );
   });
 });
 
 describe("digit-diffusion tokenizer", () => {
-  const config: Record<string, unknown> = JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.config ?? "tokenizer_config.json"}`, "utf8"));
-  const tokenizer = new Tokenizer(JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.file}`, "utf8")), config);
+  const config: Record<string, unknown> = JSON.parse(
+    readFileSync(`${dir}/${manifest.tokenizer.config ?? "tokenizer_config.json"}`, "utf8"),
+  );
+  const tokenizer = new Tokenizer(
+    JSON.parse(readFileSync(`${dir}/${manifest.tokenizer.file}`, "utf8")),
+    config,
+  );
   it("encodes the fixtures' prompts to their ids without special tokens, whatever the case", () => {
     for (const { prompt, ids, inputIds, attentionMask } of loops) {
       expect(tokenizer.encode(prompt, { add_special_tokens: false }).ids).toEqual(ids);
-      expect(tokenizer.encode(prompt.toUpperCase(), { add_special_tokens: false }).ids).toEqual(ids);
-      expect(inputIds).toEqual([...ids, ...Array<number>(diffusion.promptLength - ids.length).fill(diffusion.padTokenId)]);
-      expect(attentionMask).toEqual([...ids.map(() => 1), ...Array<number>(diffusion.promptLength - ids.length).fill(0)]);
+      expect(tokenizer.encode(prompt.toUpperCase(), { add_special_tokens: false }).ids).toEqual(
+        ids,
+      );
+      expect(inputIds).toEqual([
+        ...ids,
+        ...Array<number>(diffusion.promptLength - ids.length).fill(diffusion.padTokenId),
+      ]);
+      expect(attentionMask).toEqual([
+        ...ids.map(() => 1),
+        ...Array<number>(diffusion.promptLength - ids.length).fill(0),
+      ]);
     }
     expect(config.do_lower_case).toBe(true);
     expect(manifest.tokenizer.lowercase).toBe(true);
@@ -128,10 +164,15 @@ describe("digit-diffusion seeded noise", () => {
 describe("digit-diffusion graphs (onnxruntime-node, FP32)", () => {
   it("each graph reproduces PyTorch on fixed inputs", async () => {
     const te = graphsFixture.text_encoder;
-    const embeds = await output("text_encoder", { input_ids: i64(te.input_ids), attention_mask: i64(te.attention_mask) });
+    const embeds = await output("text_encoder", {
+      input_ids: i64(te.input_ids),
+      attention_mask: i64(te.attention_mask),
+    });
     expect(maxDiff(embeds, te.text_embeds)).toBeLessThan(2e-4);
     const sample = new Float32Array(2 * latentSize);
-    graphsFixture.unet.sampleSeeds.forEach((seed, i) => sample.set(seededNoise(seed, latentSize), i * latentSize));
+    graphsFixture.unet.sampleSeeds.forEach((seed, i) =>
+      sample.set(seededNoise(seed, latentSize), i * latentSize),
+    );
     const shape = [2, ...diffusion.latentShape];
     const eps = await output("unet", {
       sample: f32(sample, shape),
@@ -139,7 +180,12 @@ describe("digit-diffusion graphs (onnxruntime-node, FP32)", () => {
       text_embeds: f32(embeds, [2, embeds.length / 2]),
     });
     expect(maxDiff(eps, graphsFixture.unet.noise_pred)).toBeLessThan(5e-4);
-    const image = await output("vae_decoder", { latent: f32(sample.map((v) => v / diffusion.scalingFactor), shape) });
+    const image = await output("vae_decoder", {
+      latent: f32(
+        sample.map((v) => v / diffusion.scalingFactor),
+        shape,
+      ),
+    });
     expect(maxDiff(image, graphsFixture.vae_decoder.image)).toBeLessThan(2e-4);
   });
 });
@@ -147,22 +193,48 @@ describe("digit-diffusion graphs (onnxruntime-node, FP32)", () => {
 describe("digit-diffusion graphs (onnxruntime-web WASM, in Node)", () => {
   it("runs all three graphs and reproduces PyTorch on the same fixed inputs", async () => {
     ortWeb.env.wasm.numThreads = 1;
-    const web = async (role: string) => ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.graphs[role]!.file}`));
+    const web = async (role: string) =>
+      ortWeb.InferenceSession.create(readFileSync(`${dir}/${manifest.graphs[role]!.file}`));
     const te = graphsFixture.text_encoder;
     const rows = te.input_ids.length;
-    const ids = (m: number[][]) => new ortWeb.Tensor("int64", BigInt64Array.from(m.flat(), (v) => BigInt(v)), [rows, m[0]!.length]);
-    const embeds = (await (await web("text_encoder")).run({ input_ids: ids(te.input_ids), attention_mask: ids(te.attention_mask) })).text_embeds!.data as Float32Array;
+    const ids = (m: number[][]) =>
+      new ortWeb.Tensor(
+        "int64",
+        BigInt64Array.from(m.flat(), (v) => BigInt(v)),
+        [rows, m[0]!.length],
+      );
+    const embeds = (
+      await (
+        await web("text_encoder")
+      ).run({ input_ids: ids(te.input_ids), attention_mask: ids(te.attention_mask) })
+    ).text_embeds!.data as Float32Array;
     expect(maxDiff(embeds, te.text_embeds)).toBeLessThan(2e-4);
     const sample = new Float32Array(2 * latentSize);
-    graphsFixture.unet.sampleSeeds.forEach((seed, i) => sample.set(seededNoise(seed, latentSize), i * latentSize));
+    graphsFixture.unet.sampleSeeds.forEach((seed, i) =>
+      sample.set(seededNoise(seed, latentSize), i * latentSize),
+    );
     const shape = [2, ...diffusion.latentShape];
-    const eps = (await (await web("unet")).run({
-      sample: new ortWeb.Tensor("float32", sample, shape),
-      timestep: new ortWeb.Tensor("float32", Float32Array.from(graphsFixture.unet.timestep), [2]),
-      text_embeds: new ortWeb.Tensor("float32", embeds, [2, embeds.length / 2]),
-    })).noise_pred!.data as Float32Array;
+    const eps = (
+      await (
+        await web("unet")
+      ).run({
+        sample: new ortWeb.Tensor("float32", sample, shape),
+        timestep: new ortWeb.Tensor("float32", Float32Array.from(graphsFixture.unet.timestep), [2]),
+        text_embeds: new ortWeb.Tensor("float32", embeds, [2, embeds.length / 2]),
+      })
+    ).noise_pred!.data as Float32Array;
     expect(maxDiff(eps, graphsFixture.unet.noise_pred)).toBeLessThan(5e-4);
-    const image = (await (await web("vae_decoder")).run({ latent: new ortWeb.Tensor("float32", sample.map((v) => v / diffusion.scalingFactor), shape) })).image!.data as Float32Array;
+    const image = (
+      await (
+        await web("vae_decoder")
+      ).run({
+        latent: new ortWeb.Tensor(
+          "float32",
+          sample.map((v) => v / diffusion.scalingFactor),
+          shape,
+        ),
+      })
+    ).image!.data as Float32Array;
     expect(maxDiff(image, graphsFixture.vae_decoder.image)).toBeLessThan(2e-4);
   });
 });
@@ -173,9 +245,10 @@ function alphasCumprod(): Float64Array {
   const out = new Float64Array(n);
   let product = 1;
   for (let i = 0; i < n; i++) {
-    const beta = betaSchedule === "linear"
-      ? betaStart + ((betaEnd - betaStart) * i) / (n - 1)
-      : (Math.sqrt(betaStart) + ((Math.sqrt(betaEnd) - Math.sqrt(betaStart)) * i) / (n - 1)) ** 2;
+    const beta =
+      betaSchedule === "linear"
+        ? betaStart + ((betaEnd - betaStart) * i) / (n - 1)
+        : (Math.sqrt(betaStart) + ((Math.sqrt(betaEnd) - Math.sqrt(betaStart)) * i) / (n - 1)) ** 2;
     product *= 1 - beta;
     out[i] = product;
   }
@@ -183,7 +256,8 @@ function alphasCumprod(): Float64Array {
 }
 function trailingTimesteps(steps: number): number[] {
   const n = diffusion.scheduler.numTrainTimesteps;
-  const roundHalfEven = (x: number) => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x)); // numpy's round
+  const roundHalfEven = (x: number) =>
+    Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x); // numpy's round
   return Array.from({ length: steps }, (_, k) => roundHalfEven(n - (k * n) / steps) - 1);
 }
 
@@ -201,8 +275,15 @@ async function runLoop(c: z.infer<typeof LoopCase>): Promise<Float32Array> {
     const doubled = new Float32Array(2 * n);
     doubled.set(modelIn, 0);
     doubled.set(modelIn, n);
-    const eps = await output("unet", { sample: f32(doubled, shape), timestep: f32(Float32Array.of(t, t), [2]), text_embeds: f32(embeds, [2, embeds.length / 2]) });
-    return Float64Array.from({ length: n }, (_, i) => eps[i]! + c.guidanceScale * (eps[n + i]! - eps[i]!));
+    const eps = await output("unet", {
+      sample: f32(doubled, shape),
+      timestep: f32(Float32Array.of(t, t), [2]),
+      text_embeds: f32(embeds, [2, embeds.length / 2]),
+    });
+    return Float64Array.from(
+      { length: n },
+      (_, i) => eps[i]! + c.guidanceScale * (eps[n + i]! - eps[i]!),
+    );
   };
   const sigmaAt = (t: number) => Math.sqrt((1 - acp[t]!) / acp[t]!);
   const sigmas = [...ts.map(sigmaAt), 0];
@@ -222,11 +303,19 @@ async function runLoop(c: z.infer<typeof LoopCase>): Promise<Float32Array> {
       });
     } else {
       const sigma = sigmas[k]!;
-      const eps = await guided(x.map((v) => v / Math.sqrt(sigma * sigma + 1)), t);
+      const eps = await guided(
+        x.map((v) => v / Math.sqrt(sigma * sigma + 1)),
+        t,
+      );
       x = x.map((v, i) => v + eps[i]! * (sigmas[k + 1]! - sigma));
     }
   }
-  return output("vae_decoder", { latent: f32(x.map((v) => v / diffusion.scalingFactor), [1, ...diffusion.latentShape]) });
+  return output("vae_decoder", {
+    latent: f32(
+      x.map((v) => v / diffusion.scalingFactor),
+      [1, ...diffusion.latentShape],
+    ),
+  });
 }
 
 describe("digit-diffusion loop (ONNX graphs) vs the Python reference", () => {

@@ -9,8 +9,13 @@ import { loadTextTokenizer } from "../../src/tokenizers/load";
 import { loadSplits } from "../../scripts/spam/dataset.mjs";
 
 const dir = "models/spam-classifier";
-const manifest = TextClassificationSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
-const tokenizer = loadTextTokenizer(manifest.tokenizer.file, readFileSync(`${dir}/${manifest.tokenizer.file}`));
+const manifest = TextClassificationSchema.parse(
+  JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")),
+);
+const tokenizer = loadTextTokenizer(
+  manifest.tokenizer.file,
+  readFileSync(`${dir}/${manifest.tokenizer.file}`),
+);
 const splits: { test: { label: number; text: string }[] } = loadSplits();
 
 /** Batches of 32 in split order, padded to the longest, as scripts/spam/evaluate.mjs runs them. */
@@ -33,7 +38,9 @@ async function predict(file: string): Promise<number[]> {
 }
 
 function f1(predicted: number[]): number {
-  let tp = 0, fp = 0, fn = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0;
   predicted.forEach((label, i) => {
     const truth = splits.test[i]!.label;
     if (label === 1 && truth === 1) tp++;
@@ -45,7 +52,10 @@ function f1(predicted: number[]): number {
 
 describe("spam-classifier on the held-out test split", () => {
   it("measures what its manifest says and meets the targets: F1 ≥ 0.97, agreement ≥ 99.5%, size ≤ 30%", async () => {
-    const [int8, fp32] = await Promise.all([predict(manifest.graphs.model!.file), predict(manifest.graphs.reference!.file)]);
+    const [int8, fp32] = await Promise.all([
+      predict(manifest.graphs.model!.file),
+      predict(manifest.graphs.reference!.file),
+    ]);
     expect(splits.test.length).toBe(manifest.evaluation.examples);
     const int8F1 = f1(int8);
     const agreement = int8.filter((label, i) => label === fp32[i]).length / int8.length;
@@ -56,6 +66,8 @@ describe("spam-classifier on the held-out test split", () => {
     expect(int8F1).toBeGreaterThanOrEqual(0.97);
     expect(agreement).toBeGreaterThanOrEqual(0.995);
     const bytes = (file: string) => readFileSync(`${dir}/${file}`).byteLength;
-    expect(bytes(manifest.graphs.model!.file) / bytes(manifest.graphs.reference!.file)).toBeLessThanOrEqual(0.3);
+    expect(
+      bytes(manifest.graphs.model!.file) / bytes(manifest.graphs.reference!.file),
+    ).toBeLessThanOrEqual(0.3);
   });
 });

@@ -9,16 +9,30 @@ import { TransactionSchema } from "../../src/tasks/fraud/transaction";
 import { buildWindows } from "../../src/tasks/fraud/windows";
 import { RawRowSchema, rawTimeMs, toTransactionInput, type RawRow } from "../tabformer";
 
-const manifest = FraudScoringSchema.parse(JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8")));
-
+const manifest = FraudScoringSchema.parse(
+  JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8")),
+);
 
 const features = z
-  .object({ featureCount: z.number(), columns: z.array(z.string()), items: z.array(z.object({ why: z.string(), transaction: RawRowSchema, features: z.array(z.number()) })) })
+  .object({
+    featureCount: z.number(),
+    columns: z.array(z.string()),
+    items: z.array(
+      z.object({ why: z.string(), transaction: RawRowSchema, features: z.array(z.number()) }),
+    ),
+  })
   .parse(JSON.parse(readFileSync("test/fixtures/fraud-gru/features.json", "utf8")));
 
 const windows = z
   .object({
-    histories: z.array(z.object({ why: z.string(), transactions: z.array(RawRowSchema), paddedSteps: z.number().int(), window: z.array(z.array(z.number())) })),
+    histories: z.array(
+      z.object({
+        why: z.string(),
+        transactions: z.array(RawRowSchema),
+        paddedSteps: z.number().int(),
+        window: z.array(z.array(z.number())),
+      }),
+    ),
   })
   .parse(JSON.parse(readFileSync("test/fixtures/fraud-gru/windows.json", "utf8")));
 
@@ -38,7 +52,8 @@ function fromRaw(raw: RawRow): TabFormerRow {
   };
 }
 
-const toTransaction = (raw: RawRow, id: string) => TransactionSchema.parse(toTransactionInput(raw, id));
+const toTransaction = (raw: RawRow, id: string) =>
+  TransactionSchema.parse(toTransactionInput(raw, id));
 
 describe("fraud featurizer vs scripts/fraud/features.py", () => {
   it("has the manifest's width", () => {
@@ -46,29 +61,52 @@ describe("fraud featurizer vs scripts/fraud/features.py", () => {
     expect(features.columns).toHaveLength(manifest.features.count);
   });
 
-  it.each(features.items.map((item, i) => [i, item.why, item] as const))("row %i (%s): every column equal", (_, __, item) => {
-    const actual = featurize(fromRaw(item.transaction), manifest.features);
-    const mismatched = features.columns.filter((_, column) => Math.abs(actual[column]! - item.features[column]!) > 1e-6);
-    expect(mismatched).toEqual([]);
-  });
+  it.each(features.items.map((item, i) => [i, item.why, item] as const))(
+    "row %i (%s): every column equal",
+    (_, __, item) => {
+      const actual = featurize(fromRaw(item.transaction), manifest.features);
+      const mismatched = features.columns.filter(
+        (_, column) => Math.abs(actual[column]! - item.features[column]!) > 1e-6,
+      );
+      expect(mismatched).toEqual([]);
+    },
+  );
 
   it("maps API transactions onto the same features as the raw rows", () => {
-    for (const item of features.items.filter((entry) => ["Chip Transaction", "Swipe Transaction", "Online Transaction"].includes(entry.transaction["Use Chip"]))) {
+    for (const item of features.items.filter((entry) =>
+      ["Chip Transaction", "Swipe Transaction", "Online Transaction"].includes(
+        entry.transaction["Use Chip"],
+      ),
+    )) {
       const transaction = toTransaction(item.transaction, "t");
       const actual = featurize(toTabFormer(transaction), manifest.features);
-      expect(Array.from(actual)).toEqual(Array.from(featurize(fromRaw(item.transaction), manifest.features)));
+      expect(Array.from(actual)).toEqual(
+        Array.from(featurize(fromRaw(item.transaction), manifest.features)),
+      );
     }
   });
 
-  it.each(windows.histories.map((history, i) => [i, history.why, history] as const))("window %i (%s): time-major, left-padded", (_, __, history) => {
-    const transactions = history.transactions.map((raw, i) => toTransaction(raw, `t${i}`));
-    const current = transactions.at(-1)!;
-    const built = buildWindows([{ history: transactions.slice(0, -1), current }], manifest.window, manifest.features);
-    expect(built.shape).toEqual([7, 1, manifest.features.count]);
-    expect(built.historyUsed).toEqual([transactions.length - 1]);
-    history.window.forEach((row, step) => {
-      const actual = built.data.subarray(step * manifest.features.count, (step + 1) * manifest.features.count);
-      row.forEach((value, column) => expect(Math.abs(actual[column]! - value)).toBeLessThanOrEqual(1e-6));
-    });
-  });
+  it.each(windows.histories.map((history, i) => [i, history.why, history] as const))(
+    "window %i (%s): time-major, left-padded",
+    (_, __, history) => {
+      const transactions = history.transactions.map((raw, i) => toTransaction(raw, `t${i}`));
+      const current = transactions.at(-1)!;
+      const built = buildWindows(
+        [{ history: transactions.slice(0, -1), current }],
+        manifest.window,
+        manifest.features,
+      );
+      expect(built.shape).toEqual([7, 1, manifest.features.count]);
+      expect(built.historyUsed).toEqual([transactions.length - 1]);
+      history.window.forEach((row, step) => {
+        const actual = built.data.subarray(
+          step * manifest.features.count,
+          (step + 1) * manifest.features.count,
+        );
+        row.forEach((value, column) =>
+          expect(Math.abs(actual[column]! - value)).toBeLessThanOrEqual(1e-6),
+        );
+      });
+    },
+  );
 });

@@ -15,7 +15,9 @@ import { buildWindows, type Account } from "../../src/tasks/fraud/windows";
 import { averagePrecision } from "../../scripts/lib/metrics.mjs";
 import { RawRowSchema, rawTimeMs, toTransactionInput } from "../tabformer";
 
-const manifest = FraudScoringSchema.parse(JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8")));
+const manifest = FraudScoringSchema.parse(
+  JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8")),
+);
 const SEED = "4242";
 const USERS = "1500";
 const BATCH = 4096;
@@ -47,16 +49,24 @@ interface Row {
 
 function generateWorld(): Row[] {
   const csv = join(dir, "transactions.csv");
-  execFileSync("node", ["scripts/fraud/generate.mjs", "--seed", SEED, "--users", USERS, "--out", csv], { stdio: "ignore" });
+  execFileSync(
+    "node",
+    ["scripts/fraud/generate.mjs", "--seed", SEED, "--users", USERS, "--out", csv],
+    { stdio: "ignore" },
+  );
   const [header, ...lines] = readFileSync(csv, "utf8").trimEnd().split("\n");
   const columns = splitCsvLine(header!);
   const numeric = new Set(["Year", "Month", "Day", "MCC"]);
   return lines.map((line, i) => {
     const fields = splitCsvLine(line);
-    const record = Object.fromEntries(columns.map((name, c) => [name, numeric.has(name) ? Number(fields[c]) : fields[c]]));
+    const record = Object.fromEntries(
+      columns.map((name, c) => [name, numeric.has(name) ? Number(fields[c]) : fields[c]]),
+    );
     const raw = RawRowSchema.parse(record);
     // Ids in file order: the edge breaks timestamp ties by id, the trainer by file order.
-    const transaction = TransactionSchema.parse(toTransactionInput(raw, `t${String(i).padStart(8, "0")}`));
+    const transaction = TransactionSchema.parse(
+      toTransactionInput(raw, `t${String(i).padStart(8, "0")}`),
+    );
     expect(transaction.timestamp).toBe(rawTimeMs(raw));
     return { transaction, card: transaction.card_id, fraud: record["Is Fraud?"] === "Yes" };
   });
@@ -74,7 +84,10 @@ function accounts(rows: Row[]): Account[] {
   for (const cardRows of byCard.values()) {
     const ordered = cardRows.toSorted((a, b) => a.transaction.timestamp - b.transaction.timestamp);
     ordered.forEach((row, i) =>
-      result.push({ history: ordered.slice(Math.max(0, i - (manifest.window - 1)), i).map((r) => r.transaction), current: row.transaction }),
+      result.push({
+        history: ordered.slice(Math.max(0, i - (manifest.window - 1)), i).map((r) => r.transaction),
+        current: row.transaction,
+      }),
     );
   }
   return result;
@@ -86,12 +99,21 @@ describe("fraud-gru on a never-seen world, through the edge featurizer and WASM"
     const fraudById = new Map(rows.map((row) => [row.transaction.id, row.fraud]));
     const all = accounts(rows);
     ort.env.wasm.numThreads = 1;
-    const session = await ort.InferenceSession.create(readFileSync(`models/fraud-gru/${manifest.graphs.model!.file}`), { executionProviders: ["wasm"] });
+    const session = await ort.InferenceSession.create(
+      readFileSync(`models/fraud-gru/${manifest.graphs.model!.file}`),
+      { executionProviders: ["wasm"] },
+    );
     const scores = new Float32Array(all.length);
     for (let start = 0; start < all.length; start += BATCH) {
       const batch = all.slice(start, start + BATCH);
       const windows = buildWindows(batch, manifest.window, manifest.features);
-      const output = await session.run({ [manifest.graphs.model!.inputs[0]!.name]: new ort.Tensor("float32", windows.data, windows.shape) });
+      const output = await session.run({
+        [manifest.graphs.model!.inputs[0]!.name]: new ort.Tensor(
+          "float32",
+          windows.data,
+          windows.shape,
+        ),
+      });
       scores.set(output[manifest.graphs.model!.outputs[0]!.name]!.data as Float32Array, start);
     }
     const labels = all.map((account) => (fraudById.get(account.current.id) ? 1 : 0));

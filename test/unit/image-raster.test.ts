@@ -17,8 +17,12 @@ describe("text-to-image raster helpers", () => {
   });
 
   it("bytes round half up and clamp; the upscale repeats each pixel as a block", () => {
-    expect([...toBytes(Float32Array.of(0, 0.5, 1, 1.5, -1, 0.2))]).toEqual([0, 128, 255, 255, 0, 51]);
-    expect([...upscale(Uint8Array.of(1, 2, 3, 4), 2, 2, 4)]).toEqual([1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4]);
+    expect([...toBytes(Float32Array.of(0, 0.5, 1, 1.5, -1, 0.2))]).toEqual([
+      0, 128, 255, 255, 0, 51,
+    ]);
+    expect([...upscale(Uint8Array.of(1, 2, 3, 4), 2, 2, 4)]).toEqual([
+      1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4,
+    ]);
     const same = Uint8Array.of(9);
     expect(upscale(same, 1, 1, 1)).toBe(same);
   });

@@ -18,7 +18,9 @@ function stroke(w: number, h: number, x: number, y: number): Float32Array {
 }
 
 function centreOfMass(plane: Float32Array, size: number) {
-  let mass = 0, sx = 0, sy = 0;
+  let mass = 0,
+    sx = 0,
+    sy = 0;
   plane.forEach((v, i) => {
     mass += v;
     sx += v * ((i % size) + 0.5);
@@ -36,7 +38,9 @@ describe("decodeImage", () => {
   });
 
   it("refuses a JPEG frame over the limits from its SOF marker", () => {
-    const sof = new Uint8Array([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x13, 0x88, 0x13, 0x88, 0x01]);
+    const sof = new Uint8Array([
+      0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x13, 0x88, 0x13, 0x88, 0x01,
+    ]);
     expect(() => readJpegSize(sof, DEFAULT_IMAGE_LIMITS)).toThrow(/5000x5000/);
   });
 
@@ -46,14 +50,20 @@ describe("decodeImage", () => {
     expect(png).toMatchObject({ format: "png", width: 16, height: 8 });
     expect(png.luma[15]).toBeCloseTo(240 / 255, 5);
     const rgba = new Uint8Array(32 * 32 * 4).fill(200);
-    const jpeg = await decodeImage(new Uint8Array(encodeJpeg({ data: rgba, width: 32, height: 32 }, 95).data));
+    const jpeg = await decodeImage(
+      new Uint8Array(encodeJpeg({ data: rgba, width: 32, height: 32 }, 95).data),
+    );
     expect(jpeg).toMatchObject({ format: "jpeg", width: 32, height: 32 });
     expect(jpeg.luma[100]).toBeCloseTo(200 / 255, 1);
   });
 
   it("says unsupported for unknown bytes, corrupt when they were declared an image", async () => {
-    await expect(decodeImage(new Uint8Array([1, 2, 3, 4]))).rejects.toMatchObject({ kind: "unsupported" });
-    await expect(decodeImage(new Uint8Array([1, 2, 3, 4]), DEFAULT_IMAGE_LIMITS, true)).rejects.toMatchObject({ kind: "corrupt" });
+    await expect(decodeImage(new Uint8Array([1, 2, 3, 4]))).rejects.toMatchObject({
+      kind: "unsupported",
+    });
+    await expect(
+      decodeImage(new Uint8Array([1, 2, 3, 4]), DEFAULT_IMAGE_LIMITS, true),
+    ).rejects.toMatchObject({ kind: "corrupt" });
   });
 });
 
@@ -72,13 +82,16 @@ describe("mnistPixels", () => {
   });
 
   it("fits a large off-centre digit into 20x20 and centres it by mass", () => {
-    const w = 120, h = 90;
+    const w = 120,
+      h = 90;
     const ink = new Float32Array(w * h);
     // A 60-tall, 15-wide stroke near the top-left corner.
     for (let y = 5; y < 65; y++) for (let x = 10; x < 25; x++) ink[y * w + x] = 1;
     const out = mnistPixels(ink, w, h);
     expect(out).toHaveLength(MNIST_SIZE * MNIST_SIZE);
-    const rows = Array.from({ length: 28 }, (_, y) => out.slice(y * 28, y * 28 + 28).some((v) => v > 0.1));
+    const rows = Array.from({ length: 28 }, (_, y) =>
+      out.slice(y * 28, y * 28 + 28).some((v) => v > 0.1),
+    );
     expect(rows.filter(Boolean).length).toBeGreaterThanOrEqual(19);
     expect(rows.filter(Boolean).length).toBeLessThanOrEqual(21);
     const centre = centreOfMass(out, 28);

@@ -7,7 +7,9 @@ import { mergeEvents, startEvents, type StartedEvents } from "../../src/routes/e
 const tick = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), {
+      once: true,
+    });
   });
 
 /** A choice that yields `name:0 … name:(count − 1)`, `every` ms apart, then perhaps throws; records whether it was aborted. */
@@ -26,8 +28,13 @@ function choice(name: string, count: number, every: number, log: string[], failA
     })();
 }
 
-async function started(log: string[], ...choices: ReturnType<typeof choice>[]): Promise<StartedEvents<string>[]> {
-  return Promise.all(choices.map((generate) => startEvents(generate, new AbortController().signal)));
+async function started(
+  _log: string[],
+  ...choices: ReturnType<typeof choice>[]
+): Promise<StartedEvents<string>[]> {
+  return Promise.all(
+    choices.map((generate) => startEvents(generate, new AbortController().signal)),
+  );
 }
 
 describe("mergeEvents", () => {
@@ -36,15 +43,26 @@ describe("mergeEvents", () => {
     const merged = mergeEvents(await started(log, choice("a", 3, 30, log), choice("b", 3, 5, log)));
     const seen: (readonly [number, string])[] = [];
     for await (const event of merged.events) seen.push(event);
-    expect(seen.slice(0, 2)).toEqual([[0, "a:0"], [1, "b:0"]]);
-    expect(seen.slice(2, 4)).toEqual([[1, "b:1"], [1, "b:2"]]);
-    expect(seen.slice(4)).toEqual([[0, "a:1"], [0, "a:2"]]);
+    expect(seen.slice(0, 2)).toEqual([
+      [0, "a:0"],
+      [1, "b:0"],
+    ]);
+    expect(seen.slice(2, 4)).toEqual([
+      [1, "b:1"],
+      [1, "b:2"],
+    ]);
+    expect(seen.slice(4)).toEqual([
+      [0, "a:1"],
+      [0, "a:2"],
+    ]);
     expect(log).toEqual([]);
   });
 
   it("a choice that fails fails the merged stream and aborts the others", async () => {
     const log: string[] = [];
-    const merged = mergeEvents(await started(log, choice("a", 50, 20, log), choice("b", 5, 5, log, 2)));
+    const merged = mergeEvents(
+      await started(log, choice("a", 50, 20, log), choice("b", 5, 5, log, 2)),
+    );
     const seen: string[] = [];
     await expect(
       (async () => {
@@ -58,12 +76,16 @@ describe("mergeEvents", () => {
 
   it("leaving early aborts every choice still going; abort() aborts them all", async () => {
     const log: string[] = [];
-    const merged = mergeEvents(await started(log, choice("a", 50, 5, log), choice("b", 50, 5, log)));
+    const merged = mergeEvents(
+      await started(log, choice("a", 50, 5, log), choice("b", 50, 5, log)),
+    );
     for await (const [index] of merged.events) if (index === 1) break;
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(log.sort()).toEqual(["a aborted", "b aborted"]);
     const other: string[] = [];
-    const again = mergeEvents(await started(other, choice("c", 50, 5, other), choice("d", 50, 5, other)));
+    const again = mergeEvents(
+      await started(other, choice("c", 50, 5, other), choice("d", 50, 5, other)),
+    );
     again.abort();
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(other.sort()).toEqual(["c aborted", "d aborted"]);

@@ -15,12 +15,18 @@ import Ajv2020 from "ajv/dist/2020";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { start, step } from "../../src/generation/structured/json-bytes";
-import { shapeOf, type StructuredOutputs } from "../../src/generation/structured/structured-outputs";
+import {
+  shapeOf,
+  type StructuredOutputs,
+} from "../../src/generation/structured/structured-outputs";
 import { loadTextTokenizer } from "../../src/tokenizers/load";
 import { startOrigin } from "../../scripts/lib/origin.mjs";
 
 const STARTUP_MS = 150_000;
-const tokenizer = loadTextTokenizer("tokenizer.bin", new Uint8Array(readFileSync("models/tiny-llm/tokenizer.bin")));
+const tokenizer = loadTextTokenizer(
+  "tokenizer.bin",
+  new Uint8Array(readFileSync("models/tiny-llm/tokenizer.bin")),
+);
 const pieces = tokenizer.tokenPieces!({ skipSpecialTokens: true })!;
 const EOS = 2;
 const text = (ids: readonly number[]) => tokenizer.decode([...ids], { skipSpecialTokens: true });
@@ -33,7 +39,15 @@ const ajv = new Ajv2020({ strict: false });
 /** A pydantic model's schema (model_json_schema()): $defs and $ref, an enum, integers, an Optional, a bounded list, constr(max_length=…). */
 const PERSON = {
   $defs: {
-    Address: { properties: { street: { maxLength: 12, title: "Street", type: "string" }, zip: { title: "Zip", type: "integer" } }, required: ["street", "zip"], title: "Address", type: "object" },
+    Address: {
+      properties: {
+        street: { maxLength: 12, title: "Street", type: "string" },
+        zip: { title: "Zip", type: "integer" },
+      },
+      required: ["street", "zip"],
+      title: "Address",
+      type: "object",
+    },
     Color: { enum: ["red", "green", "blue"], title: "Color", type: "string" },
   },
   properties: {
@@ -50,17 +64,39 @@ const PERSON = {
 };
 const CHOICES = ["yes", "no", "maybe", "nothing"];
 
-const Choice = z.object({ text: z.string(), token_ids: z.array(z.number()), finish_reason: z.enum(["stop", "length"]), stop_reason: z.number().nullable() });
+const Choice = z.object({
+  text: z.string(),
+  token_ids: z.array(z.number()),
+  finish_reason: z.enum(["stop", "length"]),
+  stop_reason: z.number().nullable(),
+});
 type Choice = z.infer<typeof Choice>;
-const Chunk = z.object({ choices: z.tuple([z.object({ token_ids: z.array(z.number()), finish_reason: z.enum(["stop", "length"]).nullable() })]) });
-const VllmError = z.object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.number() }) });
+const Chunk = z.object({
+  choices: z.tuple([
+    z.object({
+      token_ids: z.array(z.number()),
+      finish_reason: z.enum(["stop", "length"]).nullable(),
+    }),
+  ]),
+});
+const VllmError = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.string(),
+    param: z.string().nullable(),
+    code: z.number(),
+  }),
+});
 
 /** The output's text, checked: "stop" parses and validates (or is one of the choices), "length" is a prefix the automaton takes. */
 function expectValid(choice: Choice, spec: StructuredOutputs, maxTokens: number): void {
   const ids = choice.token_ids.filter((id) => id !== EOS);
   if (choice.finish_reason === "length") {
     expect(choice.token_ids).toHaveLength(maxTokens);
-    const states = [...bytesOf(ids)].reduce((at, byte) => at.flatMap((stack) => step(stack, byte)), start(shapeOf(spec)));
+    const states = [...bytesOf(ids)].reduce(
+      (at, byte) => at.flatMap((stack) => step(stack, byte)),
+      start(shapeOf(spec)),
+    );
     expect(states.length, text(ids)).toBeGreaterThan(0);
     return;
   }
@@ -77,7 +113,11 @@ function expectValid(choice: Choice, spec: StructuredOutputs, maxTokens: number)
 describe("structured outputs on the origin's /v1/completions", () => {
   let origin: Awaited<ReturnType<typeof startOrigin>>;
   const post = (body: Record<string, unknown>) =>
-    fetch(`${origin.url}/v1/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "tiny-llm", prompt: PROMPT, return_token_ids: true, ...body }) });
+    fetch(`${origin.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "tiny-llm", prompt: PROMPT, return_token_ids: true, ...body }),
+    });
   const whole = async (body: Record<string, unknown>): Promise<Choice> => {
     const response = await post(body);
     const json: unknown = await response.json();
@@ -86,10 +126,17 @@ describe("structured outputs on the origin's /v1/completions", () => {
   };
   /** The streamed chunks' token ids joined, and the last chunk's finish. */
   const streamed = async (body: Record<string, unknown>) => {
-    const events = (await (await post({ ...body, stream: true })).text()).split("\n\n").filter(Boolean);
+    const events = (await (await post({ ...body, stream: true })).text())
+      .split("\n\n")
+      .filter(Boolean);
     expect(events.at(-1)).toBe("data: [DONE]");
-    const chunks = events.slice(0, -1).map((event) => Chunk.parse(JSON.parse(event.slice("data: ".length))).choices[0]);
-    return { ids: chunks.flatMap((chunk) => chunk.token_ids), finish: chunks.at(-1)!.finish_reason };
+    const chunks = events
+      .slice(0, -1)
+      .map((event) => Chunk.parse(JSON.parse(event.slice("data: ".length))).choices[0]);
+    return {
+      ids: chunks.flatMap((chunk) => chunk.token_ids),
+      finish: chunks.at(-1)!.finish_reason,
+    };
   };
   const refused = async (body: Record<string, unknown>) => {
     const response = await post(body);
@@ -100,19 +147,31 @@ describe("structured outputs on the origin's /v1/completions", () => {
   beforeAll(async () => {
     // The FP32 graph: the INT8 graph's dynamic quantization scales activations over the whole
     // batch, so only FP32 logits are the same alone and batched.
-    origin = await startOrigin({ ORIGIN_EXECUTION_PROVIDERS: "cpu", ORIGIN_GENERATION_GRAPH: "decoder-fp32" });
+    origin = await startOrigin({
+      ORIGIN_EXECUTION_PROVIDERS: "cpu",
+      ORIGIN_GENERATION_GRAPH: "decoder-fp32",
+    });
   }, STARTUP_MS);
   afterAll(() => origin?.stop());
 
   it("json_object: every output is an object (parsed, or a valid prefix when cut); biased toward closing, greedy and most seeds close", async () => {
     const spec = { json_object: true } as const;
     for (let seed = 0; seed < 4; seed++) {
-      const choice = await whole({ response_format: { type: "json_object" }, max_tokens: 64, temperature: 1, seed });
+      const choice = await whole({
+        response_format: { type: "json_object" },
+        max_tokens: 64,
+        temperature: 1,
+        seed,
+      });
       expect(text(choice.token_ids)).toMatch(/^\{/);
       expectValid(choice, spec, 64);
     }
     // The tiny model's strings seldom end: a client's logit_bias toward `"` and `}` lets them.
-    const biased = { response_format: { type: "json_object" }, max_tokens: 128, logit_bias: { [QUOTE]: 6, [CLOSE_BRACE]: 8 } };
+    const biased = {
+      response_format: { type: "json_object" },
+      max_tokens: 128,
+      logit_bias: { [QUOTE]: 6, [CLOSE_BRACE]: 8 },
+    };
     const greedy = await whole({ ...biased, temperature: 0 });
     expect(greedy).toMatchObject({ finish_reason: "stop", stop_reason: null });
     expect(greedy.token_ids.at(-1)).toBe(EOS);
@@ -128,15 +187,24 @@ describe("structured outputs on the origin's /v1/completions", () => {
 
   it("json_schema (a pydantic model: $defs/$ref, an enum, integers, an Optional, a list with maxItems): greedy and every seed stop and validate", async () => {
     const spec = { json: PERSON };
-    const format = { type: "json_schema", json_schema: { name: "Person", schema: PERSON, strict: true } };
+    const format = {
+      type: "json_schema",
+      json_schema: { name: "Person", schema: PERSON, strict: true },
+    };
     const outputs = [await whole({ response_format: format, max_tokens: 200, temperature: 0 })];
-    for (let seed = 0; seed < 12; seed++) outputs.push(await whole({ response_format: format, max_tokens: 200, temperature: 1, seed }));
+    for (let seed = 0; seed < 12; seed++)
+      outputs.push(await whole({ response_format: format, max_tokens: 200, temperature: 1, seed }));
     for (const choice of outputs) {
       expect(choice.finish_reason).toBe("stop");
       expectValid(choice, spec, 200);
     }
     // The same constraint as structured_outputs.json, the schema as a JSON string (vLLM's `str | dict`): the same ids.
-    const again = await whole({ structured_outputs: { json: JSON.stringify(PERSON), disable_any_whitespace: true }, max_tokens: 200, temperature: 1, seed: 3 });
+    const again = await whole({
+      structured_outputs: { json: JSON.stringify(PERSON), disable_any_whitespace: true },
+      max_tokens: 200,
+      temperature: 1,
+      seed: 3,
+    });
     expect(again.token_ids).toEqual(outputs[4]!.token_ids);
   });
 
@@ -145,18 +213,34 @@ describe("structured outputs on the origin's /v1/completions", () => {
     const seen = new Set<string>();
     for (const temperature of [0, 1]) {
       for (let seed = 0; seed < (temperature === 0 ? 1 : 10); seed++) {
-        const choice = await whole({ structured_outputs: { choice: CHOICES }, max_tokens: 16, temperature, seed });
+        const choice = await whole({
+          structured_outputs: { choice: CHOICES },
+          max_tokens: 16,
+          temperature,
+          seed,
+        });
         expect(choice).toMatchObject({ finish_reason: "stop", stop_reason: null });
         expectValid(choice, spec, 16);
         seen.add(text(choice.token_ids));
       }
     }
     expect(seen.size).toBeGreaterThan(1);
-    const early = await whole({ structured_outputs: { choice: CHOICES }, max_tokens: 16, min_tokens: 12, temperature: 0 });
+    const early = await whole({
+      structured_outputs: { choice: CHOICES },
+      max_tokens: 16,
+      min_tokens: 12,
+      temperature: 0,
+    });
     expect(early.finish_reason).toBe("stop");
     expect(early.token_ids.length).toBeLessThan(12);
     expect(early.token_ids.at(-1)).toBe(EOS);
-    const noEos = await whole({ structured_outputs: { choice: ["yes", "no"] }, max_tokens: 16, ignore_eos: true, temperature: 1, seed: 5 });
+    const noEos = await whole({
+      structured_outputs: { choice: ["yes", "no"] },
+      max_tokens: 16,
+      ignore_eos: true,
+      temperature: 1,
+      seed: 5,
+    });
     expect(noEos.finish_reason).toBe("stop");
     expect(noEos.token_ids).not.toContain(EOS);
     expect(["yes", "no"]).toContain(text(noEos.token_ids));
@@ -167,7 +251,12 @@ describe("structured outputs on the origin's /v1/completions", () => {
     const free = await whole({ structured_outputs: spec, max_tokens: 16, temperature: 0 });
     // Ban the greedy choice's first token: another choice is written, and then the unrestricted request is as before.
     const allowed = [...Array(512).keys()].filter((id) => id !== free.token_ids[0]);
-    const other = await whole({ structured_outputs: spec, max_tokens: 16, temperature: 0, allowed_token_ids: allowed });
+    const other = await whole({
+      structured_outputs: spec,
+      max_tokens: 16,
+      temperature: 0,
+      allowed_token_ids: allowed,
+    });
     expectValid(other, spec, 16);
     expect(text(other.token_ids)).not.toBe(text(free.token_ids));
     expect(await whole({ structured_outputs: spec, max_tokens: 16, temperature: 0 })).toEqual(free);
@@ -175,8 +264,17 @@ describe("structured outputs on the origin's /v1/completions", () => {
 
   it("streams the same ids as it answers whole, for each kind and seed", async () => {
     const bodies = [
-      { response_format: { type: "json_object" }, max_tokens: 128, logit_bias: { [QUOTE]: 6, [CLOSE_BRACE]: 8 }, seed: 0 },
-      { response_format: { type: "json_schema", json_schema: { name: "Person", schema: PERSON } }, max_tokens: 200, seed: 1 },
+      {
+        response_format: { type: "json_object" },
+        max_tokens: 128,
+        logit_bias: { [QUOTE]: 6, [CLOSE_BRACE]: 8 },
+        seed: 0,
+      },
+      {
+        response_format: { type: "json_schema", json_schema: { name: "Person", schema: PERSON } },
+        max_tokens: 200,
+        seed: 1,
+      },
       { structured_outputs: { choice: CHOICES }, max_tokens: 16, seed: 2 },
       { response_format: { type: "json_object" }, max_tokens: 20, seed: 3 },
     ];
@@ -196,21 +294,34 @@ describe("structured outputs on the origin's /v1/completions", () => {
       { max_tokens: 40, ignore_eos: true, temperature: 0, response_format: { type: "text" } },
     ];
     const constrained = [
-      { response_format: { type: "json_schema", json_schema: { name: "Person", schema: PERSON } }, max_tokens: 200, temperature: 0 },
+      {
+        response_format: { type: "json_schema", json_schema: { name: "Person", schema: PERSON } },
+        max_tokens: 200,
+        temperature: 0,
+      },
       { response_format: { type: "json_object" }, max_tokens: 60, temperature: 1, seed: 9 },
     ];
     const alone = [];
     for (const body of [...plain, ...constrained]) alone.push(await whole(body));
     const together = await Promise.all([...plain, ...constrained].map((body) => whole(body)));
-    expect(together.map((choice) => choice.token_ids)).toEqual(alone.map((choice) => choice.token_ids));
+    expect(together.map((choice) => choice.token_ids)).toEqual(
+      alone.map((choice) => choice.token_ids),
+    );
     // response_format "text" is no constraint: the same ids as the prompt with nothing.
-    expect(alone[2]!.token_ids).toEqual((await whole({ max_tokens: 40, ignore_eos: true, temperature: 0 })).token_ids);
+    expect(alone[2]!.token_ids).toEqual(
+      (await whole({ max_tokens: 40, ignore_eos: true, temperature: 0 })).token_ids,
+    );
     expectValid(together[3]!, { json: PERSON }, 200);
   });
 
   it("cuts an output at max_tokens with finish_reason length, a valid prefix, and serves the next request", async () => {
     for (const [body, spec] of [
-      [{ response_format: { type: "json_schema", json_schema: { name: "Person", schema: PERSON } } }, { json: PERSON }],
+      [
+        {
+          response_format: { type: "json_schema", json_schema: { name: "Person", schema: PERSON } },
+        },
+        { json: PERSON },
+      ],
       [{ response_format: { type: "json_object" } }, { json_object: true }],
       [{ structured_outputs: { choice: ["nothing at all"] } }, { choice: ["nothing at all"] }],
     ] as const) {
@@ -218,53 +329,161 @@ describe("structured outputs on the origin's /v1/completions", () => {
       expect(choice.finish_reason).toBe("length");
       expectValid(choice, spec, 3);
     }
-    expect((await whole({ structured_outputs: { choice: CHOICES }, temperature: 0 })).finish_reason).toBe("stop");
+    expect(
+      (await whole({ structured_outputs: { choice: CHOICES }, temperature: 0 })).finish_reason,
+    ).toBe("stop");
   });
 
   it("fails a schema open too many ways at once alone, with a 400 (the stream with vLLM's error event), the batch beside it unharmed", async () => {
     // 80 string options, all open after the opening quote: each would cost a trie walk per step.
-    const wide = { anyOf: Array.from({ length: 80 }, (_, i) => ({ type: "string", maxLength: i + 1 })) };
+    const wide = {
+      anyOf: Array.from({ length: 80 }, (_, i) => ({ type: "string", maxLength: i + 1 })),
+    };
     const body = { structured_outputs: { json: wide }, max_tokens: 20, temperature: 0 };
     const plain = { max_tokens: 30, ignore_eos: true, temperature: 0 };
     const alone = await whole(plain);
     const [response, beside] = await Promise.all([post(body), whole(plain)]);
     expect(response.status).toBe(400);
-    expect(VllmError.parse(await response.json()).error).toMatchObject({ param: "structured_outputs", message: expect.stringContaining("ways open at once") });
+    expect(VllmError.parse(await response.json()).error).toMatchObject({
+      param: "structured_outputs",
+      message: expect.stringContaining("ways open at once"),
+    });
     expect(beside.token_ids).toEqual(alone.token_ids);
-    const events = (await (await post({ ...body, stream: true })).text()).split("\n\n").filter(Boolean);
+    const events = (await (await post({ ...body, stream: true })).text())
+      .split("\n\n")
+      .filter(Boolean);
     expect(events.at(-1)).toBe("data: [DONE]");
-    expect(VllmError.parse(JSON.parse(events.at(-2)!.slice("data: ".length))).error).toMatchObject({ code: 400, param: "structured_outputs" });
+    expect(VllmError.parse(JSON.parse(events.at(-2)!.slice("data: ".length))).error).toMatchObject({
+      code: 400,
+      param: "structured_outputs",
+    });
   });
 
   it("refuses what it cannot enforce and malformed constraints with vLLM's 400, naming the field", async () => {
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
-      [{ structured_outputs: { regex: "(a)\\1" } }, "structured_outputs.regex", /^structured_outputs\.regex: the regex has a backreference at position 3$/],
-      [{ structured_outputs: { grammar: "root ::= 'a'" } }, "structured_outputs.grammar", /grammar is not supported/],
-      [{ structured_outputs: { structural_tag: "{}" } }, "structured_outputs.structural_tag", /structural_tag is not supported/],
-      [{ response_format: { type: "structural_tag", format: {} } }, "response_format", /structural_tag/],
-      [{ structured_outputs: { json_object: true, whitespace_pattern: "[ ]?" } }, "structured_outputs.whitespace_pattern", /whitespace_pattern/],
+      [
+        { structured_outputs: { regex: "(a)\\1" } },
+        "structured_outputs.regex",
+        /^structured_outputs\.regex: the regex has a backreference at position 3$/,
+      ],
+      [
+        { structured_outputs: { grammar: "root ::= 'a'" } },
+        "structured_outputs.grammar",
+        /grammar is not supported/,
+      ],
+      [
+        { structured_outputs: { structural_tag: "{}" } },
+        "structured_outputs.structural_tag",
+        /structural_tag is not supported/,
+      ],
+      [
+        { response_format: { type: "structural_tag", format: {} } },
+        "response_format",
+        /structural_tag/,
+      ],
+      [
+        { structured_outputs: { json_object: true, whitespace_pattern: "[ ]?" } },
+        "structured_outputs.whitespace_pattern",
+        /whitespace_pattern/,
+      ],
       // What the schema compiler cannot keep is named by its place in the schema.
-      [{ structured_outputs: { json: { type: "object", properties: { code: { type: "string", format: "email" } } } } }, "structured_outputs.json", /^structured_outputs\.json: \/properties\/code\/format: the keyword "format" is not supported/],
-      [{ structured_outputs: { json: { type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+(?=x)$" } } } } }, "structured_outputs.json", /^structured_outputs\.json: \/properties\/code\/pattern: the regex has a lookaround at position 7$/],
-      [{ response_format: { type: "json_schema", json_schema: { name: "n", schema: { type: "integer", not: { const: 3 } } } } }, "response_format.json_schema.schema", /^response_format\.json_schema\.schema: \/not: the keyword "not" is not supported/],
+      [
+        {
+          structured_outputs: {
+            json: { type: "object", properties: { code: { type: "string", format: "email" } } },
+          },
+        },
+        "structured_outputs.json",
+        /^structured_outputs\.json: \/properties\/code\/format: the keyword "format" is not supported/,
+      ],
+      [
+        {
+          structured_outputs: {
+            json: {
+              type: "object",
+              properties: { code: { type: "string", pattern: "^[A-Z]+(?=x)$" } },
+            },
+          },
+        },
+        "structured_outputs.json",
+        /^structured_outputs\.json: \/properties\/code\/pattern: the regex has a lookaround at position 7$/,
+      ],
+      [
+        {
+          response_format: {
+            type: "json_schema",
+            json_schema: { name: "n", schema: { type: "integer", not: { const: 3 } } },
+          },
+        },
+        "response_format.json_schema.schema",
+        /^response_format\.json_schema\.schema: \/not: the keyword "not" is not supported/,
+      ],
       [{ structured_outputs: { json: "{not json" } }, "structured_outputs.json", /not valid JSON/],
       // vLLM's checks (completion/protocol.py validate_response_format, check_structured_outputs_count; sampling_params.py __post_init__).
-      [{ response_format: { type: "json_schema" } }, "response_format", /^When response_format type is 'json_schema', the 'json_schema' field must be provided\.$/],
-      [{ response_format: { type: "json_schema", json_schema: { schema: { type: "object" } } } }, "response_format.json_schema.name", /expected string/],
+      [
+        { response_format: { type: "json_schema" } },
+        "response_format",
+        /^When response_format type is 'json_schema', the 'json_schema' field must be provided\.$/,
+      ],
+      [
+        { response_format: { type: "json_schema", json_schema: { schema: { type: "object" } } } },
+        "response_format.json_schema.name",
+        /expected string/,
+      ],
       [{ response_format: { type: "xml" } }, "response_format.type", /./],
       [{ response_format: "json_object" }, "response_format", /./],
-      [{ structured_outputs: { json: { type: "object" }, choice: ["a"] } }, "structured_outputs", /^You can only use one kind of constraints for structured outputs \('json', 'regex' or 'choice'\)\.$/],
-      [{ structured_outputs: { choice: ["a", "b"] }, response_format: { type: "json_object" } }, "structured_outputs", /^You can only use one kind of structured outputs constraint but multiple are specified: choice, json_object$/],
-      [{ structured_outputs: { disable_any_whitespace: true } }, "structured_outputs", /^You must use one kind of structured outputs constraint but none are specified$/],
-      [{ structured_outputs: { json_object: false } }, "structured_outputs.json_object", /only true/],
+      [
+        { structured_outputs: { json: { type: "object" }, choice: ["a"] } },
+        "structured_outputs",
+        /^You can only use one kind of constraints for structured outputs \('json', 'regex' or 'choice'\)\.$/,
+      ],
+      [
+        { structured_outputs: { choice: ["a", "b"] }, response_format: { type: "json_object" } },
+        "structured_outputs",
+        /^You can only use one kind of structured outputs constraint but multiple are specified: choice, json_object$/,
+      ],
+      [
+        { structured_outputs: { disable_any_whitespace: true } },
+        "structured_outputs",
+        /^You must use one kind of structured outputs constraint but none are specified$/,
+      ],
+      [
+        { structured_outputs: { json_object: false } },
+        "structured_outputs.json_object",
+        /only true/,
+      ],
       [{ structured_outputs: { choice: [] } }, "structured_outputs.choice", /1–1024/],
       [{ structured_outputs: { choice: [""] } }, "structured_outputs.choice", /non-empty/],
-      [{ structured_outputs: { json: { type: "object", properties: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`property_with_a_long_name_${i}`, { type: "string", title: "A property whose title is long enough that two hundred of them take more room than this origin lets a constraint take" }])) } } }, "structured_outputs.json", /over this origin's limit of 32768/],
+      [
+        {
+          structured_outputs: {
+            json: {
+              type: "object",
+              properties: Object.fromEntries(
+                Array.from({ length: 200 }, (_, i) => [
+                  `property_with_a_long_name_${i}`,
+                  {
+                    type: "string",
+                    title:
+                      "A property whose title is long enough that two hundred of them take more room than this origin lets a constraint take",
+                  },
+                ]),
+              ),
+            },
+          },
+        },
+        "structured_outputs.json",
+        /over this origin's limit of 32768/,
+      ],
       [{ guided_json: { type: "object" } }, "guided_json", /not supported/],
     ];
     for (const [body, param, message] of cases) {
       const error = await refused(body);
-      expect(error, JSON.stringify(body).slice(0, 200)).toMatchObject({ type: "BadRequestError", code: 400, param });
+      expect(error, JSON.stringify(body).slice(0, 200)).toMatchObject({
+        type: "BadRequestError",
+        code: 400,
+        param,
+      });
       expect(error.message).toMatch(message);
     }
   });
@@ -272,33 +491,61 @@ describe("structured outputs on the origin's /v1/completions", () => {
   it("takes vLLM's response_format over structured_outputs' field of the same kind, and the whitespace options either way", async () => {
     const other = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
     const format = { type: "json_schema", json_schema: { name: "Person", schema: PERSON } };
-    const byFormat = await whole({ response_format: format, max_tokens: 200, temperature: 1, seed: 7 });
-    const both = await whole({ response_format: format, structured_outputs: { json: other, disable_any_whitespace: false, disable_additional_properties: true }, max_tokens: 200, temperature: 1, seed: 7 });
+    const byFormat = await whole({
+      response_format: format,
+      max_tokens: 200,
+      temperature: 1,
+      seed: 7,
+    });
+    const both = await whole({
+      response_format: format,
+      structured_outputs: {
+        json: other,
+        disable_any_whitespace: false,
+        disable_additional_properties: true,
+      },
+      max_tokens: 200,
+      temperature: 1,
+      seed: 7,
+    });
     expect(both.token_ids).toEqual(byFormat.token_ids);
     expectValid(both, { json: PERSON }, 200);
   });
 });
 
 describe("an origin model folder without its tokenizer file", () => {
-  it("serves plain requests and answers structured ones with a 400 naming structured_outputs", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "origin-no-tokenizer-"));
-    try {
-      mkdirSync(join(dir, "tiny-llm"));
-      const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8"));
-      writeFileSync(join(dir, "tiny-llm", "manifest.json"), JSON.stringify(manifest));
-      for (const graph of Object.values<{ file: string }>(manifest.graphs)) copyFileSync(join("models/tiny-llm", graph.file), join(dir, "tiny-llm", graph.file));
-      const origin = await startOrigin({ ORIGIN_MODELS: dir });
+  it(
+    "serves plain requests and answers structured ones with a 400 naming structured_outputs",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "origin-no-tokenizer-"));
       try {
-        const post = (body: Record<string, unknown>) => fetch(`${origin.url}/v1/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt: [1, 5, 6], max_tokens: 4, ...body }) });
-        expect((await post({})).status).toBe(200);
-        const response = await post({ response_format: { type: "json_object" } });
-        expect(response.status).toBe(400);
-        expect(VllmError.parse(await response.json()).error).toMatchObject({ param: "structured_outputs", message: expect.stringContaining("cannot serve structured outputs") });
+        mkdirSync(join(dir, "tiny-llm"));
+        const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8"));
+        writeFileSync(join(dir, "tiny-llm", "manifest.json"), JSON.stringify(manifest));
+        for (const graph of Object.values<{ file: string }>(manifest.graphs))
+          copyFileSync(join("models/tiny-llm", graph.file), join(dir, "tiny-llm", graph.file));
+        const origin = await startOrigin({ ORIGIN_MODELS: dir });
+        try {
+          const post = (body: Record<string, unknown>) =>
+            fetch(`${origin.url}/v1/completions`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ prompt: [1, 5, 6], max_tokens: 4, ...body }),
+            });
+          expect((await post({})).status).toBe(200);
+          const response = await post({ response_format: { type: "json_object" } });
+          expect(response.status).toBe(400);
+          expect(VllmError.parse(await response.json()).error).toMatchObject({
+            param: "structured_outputs",
+            message: expect.stringContaining("cannot serve structured outputs"),
+          });
+        } finally {
+          await origin.stop();
+        }
       } finally {
-        await origin.stop();
+        rmSync(dir, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, STARTUP_MS);
+    },
+    STARTUP_MS,
+  );
 });

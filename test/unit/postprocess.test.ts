@@ -6,7 +6,10 @@ describe("softmax", () => {
     const probabilities = softmax([1, 2, 3]);
     expect(probabilities.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
     expect(probabilities[2]).toBeGreaterThan(probabilities[1]!);
-    expect(probabilities[0]).toBeCloseTo(Math.exp(1) / (Math.exp(1) + Math.exp(2) + Math.exp(3)), 12);
+    expect(probabilities[0]).toBeCloseTo(
+      Math.exp(1) / (Math.exp(1) + Math.exp(2) + Math.exp(3)),
+      12,
+    );
   });
 
   it("is stable for large logits", () => {
@@ -26,6 +29,9 @@ describe("topK", () => {
 
 describe("rows", () => {
   it("splits a row-major buffer", () => {
-    expect(rows(new Float32Array([1, 2, 3, 4]), 2)).toEqual([[1, 2], [3, 4]]);
+    expect(rows(new Float32Array([1, 2, 3, 4]), 2)).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
   });
 });

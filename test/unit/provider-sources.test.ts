@@ -50,11 +50,35 @@ describe("Adyen refusal reasons in the model's error vocabulary", () => {
 
 describe("card identity", () => {
   it("prefers the provider's identity and falls back to last four + expiry", () => {
-    expect(stripeCardId({ fingerprint: "Xt5EWLLDS7FJjR1c", last4: "4242", exp_month: 8, exp_year: 2030 })).toBe("fingerprint:Xt5EWLLDS7FJjR1c");
-    expect(stripeCardId({ fingerprint: null, brand: "visa", last4: "4242", exp_month: 8, exp_year: 2030 })).toBe("stripe:card:visa:4242:8/2030");
+    expect(
+      stripeCardId({
+        fingerprint: "Xt5EWLLDS7FJjR1c",
+        last4: "4242",
+        exp_month: 8,
+        exp_year: 2030,
+      }),
+    ).toBe("fingerprint:Xt5EWLLDS7FJjR1c");
+    expect(
+      stripeCardId({
+        fingerprint: null,
+        brand: "visa",
+        last4: "4242",
+        exp_month: 8,
+        exp_year: 2030,
+      }),
+    ).toBe("stripe:card:visa:4242:8/2030");
     expect(stripeCardId({ fingerprint: null })).toBeUndefined();
-    expect(adyenCardId({ hmacSignature: "x", alias: "H167852639363479", cardSummary: "1111" })).toBe("adyen:H167852639363479");
-    expect(adyenCardId({ hmacSignature: "x", cardBin: "411111", cardSummary: "1111", expiryDate: "03/2030" })).toBe("adyen:card:411111…1111/03/2030");
+    expect(
+      adyenCardId({ hmacSignature: "x", alias: "H167852639363479", cardSummary: "1111" }),
+    ).toBe("adyen:H167852639363479");
+    expect(
+      adyenCardId({
+        hmacSignature: "x",
+        cardBin: "411111",
+        cardSummary: "1111",
+        expiryDate: "03/2030",
+      }),
+    ).toBe("adyen:card:411111…1111/03/2030");
     expect(adyenCardId({ hmacSignature: "x", cardSummary: "1111" })).toBeUndefined();
   });
 });

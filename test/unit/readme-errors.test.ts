@@ -7,7 +7,9 @@ describe("README error table", () => {
   it("lists every ServiceError code, and only those", () => {
     const readme = readFileSync("README.md", "utf8");
     const section = readme.slice(readme.indexOf("### Errors"), readme.indexOf("## Configuration"));
-    const listed = [...section.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((match) => match[2]);
+    const listed = [...section.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map(
+      (match) => match[2],
+    );
     expect([...listed].sort()).toEqual([...ERROR_CODES].sort());
   });
 });

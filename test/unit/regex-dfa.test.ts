@@ -44,7 +44,9 @@ function walk(dfa: ByteDfa, next: () => number, maxBytes = 120): Uint8Array | un
   for (let i = 0; i < maxBytes; i += 1) {
     if (dfa.accepting[state] === 1) ends.push(bytes.length);
     if (dfa.accepting[state] === 1 && next() < 0.15) return Uint8Array.from(bytes);
-    const options = Array.from({ length: 256 }, (_, byte) => byte).filter((byte) => dfa.next(state, byte) >= 0);
+    const options = Array.from({ length: 256 }, (_, byte) => byte).filter(
+      (byte) => dfa.next(state, byte) >= 0,
+    );
     if (options.length === 0) break;
     const byte = options[Math.floor(next() * options.length)]!;
     bytes.push(byte);
@@ -70,7 +72,10 @@ describe("structured_outputs.regex as a byte DFA", () => {
   for (const pattern of PATTERNS) {
     it(`${pattern}: agrees with JavaScript's RegExp on generated and mutated strings`, () => {
       const dfa = ByteDfa.compile(pattern);
-      const reference = new RegExp(`^(?:${pattern.replace(/^\^/, "").replace(/\$$/, "").replaceAll("(?P<", "(?<")})$`, "u");
+      const reference = new RegExp(
+        `^(?:${pattern.replace(/^\^/, "").replace(/\$$/, "").replaceAll("(?P<", "(?<")})$`,
+        "u",
+      );
       const next = random(pattern.length * 7919);
       const alphabet = [...new Set([..."aZ09 -_.,+@\n\té€😀😁ÿ", ...pattern])];
       let accepted = 0;
@@ -82,7 +87,10 @@ describe("structured_outputs.regex as a byte DFA", () => {
         accepted += 1;
         for (let m = 0; m < 5; m += 1) {
           const mutated = mutate(text, next, alphabet);
-          expect(dfa.matches(utf8.encode(mutated)), `${JSON.stringify(mutated)} (from ${JSON.stringify(text)})`).toBe(reference.test(mutated));
+          expect(
+            dfa.matches(utf8.encode(mutated)),
+            `${JSON.stringify(mutated)} (from ${JSON.stringify(text)})`,
+          ).toBe(reference.test(mutated));
         }
       }
       expect(accepted).toBeGreaterThan(60);
@@ -117,14 +125,20 @@ describe("structured_outputs.regex as a byte DFA", () => {
       expect(() => ByteDfa.compile(pattern), pattern).toThrow(SchemaError);
       expect(() => ByteDfa.compile(pattern), pattern).toThrow(why);
     }
-    expect(() => ByteDfa.compile("(a|b|c|d|e|f|g|h)*a(a|b|c|d|e|f|g|h){14}")).toThrow(new RegExp(`over ${MAX_DFA_STATES} automaton states`));
+    expect(() => ByteDfa.compile("(a|b|c|d|e|f|g|h)*a(a|b|c|d|e|f|g|h){14}")).toThrow(
+      new RegExp(`over ${MAX_DFA_STATES} automaton states`),
+    );
     // A schema's patterns share the budget: each alone fits, together they do not.
     const budget = { left: MAX_DFA_STATES };
     ByteDfa.compile("[a-z]{600}", 0, budget);
     expect(() => ByteDfa.compile("[a-z]{600}", 0, budget)).toThrow(SchemaError);
     expect(ByteDfa.compile("[a-z]{600}").bytes).toBeLessThanOrEqual(MAX_DFA_STATES * 521);
-    expect(() => ByteDfa.compile("[^\\s\\S]"), "an empty class").toThrow("the regex matches no string");
-    expect(() => ByteDfa.compile("a[^\\s\\S]|b[^\\d\\D]"), "no branch can match").toThrow("the regex matches no string");
+    expect(() => ByteDfa.compile("[^\\s\\S]"), "an empty class").toThrow(
+      "the regex matches no string",
+    );
+    expect(() => ByteDfa.compile("a[^\\s\\S]|b[^\\d\\D]"), "no branch can match").toThrow(
+      "the regex matches no string",
+    );
   });
 
   // fits(state, atLeast, atMost) reads the fewest and most characters to a match: from the
@@ -133,7 +147,9 @@ describe("structured_outputs.regex as a byte DFA", () => {
     const bounds = (pattern: string) => {
       const dfa = ByteDfa.compile(pattern);
       const fewest = Array.from({ length: 60 }, (_, n) => n).find((n) => dfa.fits(0, 0, n));
-      const most = dfa.fits(0, 60) ? Infinity : Array.from({ length: 60 }, (_, n) => 59 - n).find((n) => dfa.fits(0, n));
+      const most = dfa.fits(0, 60)
+        ? Infinity
+        : Array.from({ length: 60 }, (_, n) => 59 - n).find((n) => dfa.fits(0, n));
       return [fewest, most];
     };
     expect(bounds("\\d{3}-\\d{4}")).toEqual([8, 8]);
@@ -149,7 +165,10 @@ describe("structured_outputs.regex as a byte DFA", () => {
     for (const [i, byte] of [...utf8.encode("漢漢")].entries()) {
       state = dfa.next(state, byte);
       const written = Math.floor(i / 3) + 1;
-      expect([dfa.fits(state, 0, 3 - written), dfa.fits(state, 0, 2 - written)], `after byte ${i}`).toEqual([true, false]);
+      expect(
+        [dfa.fits(state, 0, 3 - written), dfa.fits(state, 0, 2 - written)],
+        `after byte ${i}`,
+      ).toEqual([true, false]);
     }
   });
 });

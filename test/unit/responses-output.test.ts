@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { callId, eventWriter, OutputItems } from "../../src/routes/openai/responses-output";
 import { toolReader } from "../../src/routes/openai/tool-call-reader";
 
-const TEXT = 'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>';
+const TEXT =
+  'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>';
 
 const response = (status: string, output: unknown[]) => ({
   id: "resp_1",
@@ -28,11 +29,13 @@ const response = (status: string, output: unknown[]) => ({
 function frames(size: number): { body: string; output: unknown[] } {
   const write = eventWriter();
   const items = new OutputItems(toolReader({ kind: "auto", parser: "hermes" }, callId), write);
-  let body = write("response.created", { response: response("in_progress", []) }) + write("response.in_progress", { response: response("in_progress", []) });
+  let body =
+    write("response.created", { response: response("in_progress", []) }) +
+    write("response.in_progress", { response: response("in_progress", []) });
   for (let at = 0; at < TEXT.length; at += size) body += items.read(TEXT.slice(at, at + size));
   body += items.read(undefined) + items.close("completed");
   const output = items.output("completed");
-  body += write("response.completed", { response: response("completed", output) }) + "data: [DONE]\n\n";
+  body += `${write("response.completed", { response: response("completed", output) })}data: [DONE]\n\n`;
   return { body, output };
 }
 
@@ -43,12 +46,34 @@ describe("Responses output items with tool_choice auto", () => {
     items.read(undefined);
     const output = items.output("completed");
     expect(output).toMatchObject([
-      { type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Let me look.\n", annotations: [], logprobs: [] }] },
-      { type: "function_call", status: "completed", name: "get_weather", arguments: '{"city": "Paris"}' },
-      { type: "function_call", status: "completed", name: "get_time", arguments: '{"zone": "CET"}' },
+      {
+        type: "message",
+        status: "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Let me look.\n", annotations: [], logprobs: [] }],
+      },
+      {
+        type: "function_call",
+        status: "completed",
+        name: "get_weather",
+        arguments: '{"city": "Paris"}',
+      },
+      {
+        type: "function_call",
+        status: "completed",
+        name: "get_time",
+        arguments: '{"zone": "CET"}',
+      },
     ]);
     expect(output[0]!.id).toMatch(/^msg_[0-9a-f]{32}$/);
-    expect(output.slice(1).map((item) => [item.id.slice(0, 3), item.type === "function_call" ? item.call_id.slice(0, 5) : ""])).toEqual([
+    expect(
+      output
+        .slice(1)
+        .map((item) => [
+          item.id.slice(0, 3),
+          item.type === "function_call" ? item.call_id.slice(0, 5) : "",
+        ]),
+    ).toEqual([
       ["fc_", "call_"],
       ["fc_", "call_"],
     ]);
@@ -57,7 +82,12 @@ describe("Responses output items with tool_choice auto", () => {
   for (const size of [1, 3, 7, 1000]) {
     it(`streamed in pieces of ${size}: the openai SDK's accumulator builds the same items from the events`, async () => {
       const { body, output } = frames(size);
-      const client = new OpenAI({ apiKey: "k", baseURL: "https://edge.test/v1", maxRetries: 0, fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }) });
+      const client = new OpenAI({
+        apiKey: "k",
+        baseURL: "https://edge.test/v1",
+        maxRetries: 0,
+        fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      });
       const stream = client.responses.stream({ model: "tiny-llm", input: "Weather?" });
       const types: string[] = [];
       let text = "";
@@ -65,7 +95,8 @@ describe("Responses output items with tool_choice auto", () => {
       for await (const event of stream) {
         types.push(event.type);
         if (event.type === "response.output_text.delta") text += event.delta;
-        if (event.type === "response.function_call_arguments.delta") args[event.output_index] = (args[event.output_index] ?? "") + event.delta;
+        if (event.type === "response.function_call_arguments.delta")
+          args[event.output_index] = (args[event.output_index] ?? "") + event.delta;
       }
       const final = await stream.finalResponse();
       // The SDK parses what it finalizes (parsed_arguments: null beside each call).

@@ -9,16 +9,26 @@ import { expect, it } from "vitest";
 
 const run = promisify(execFile);
 
-it.runIf(process.env.SOAK === "1")("survives kill -9 under webhook load with no orphan and no loss", async () => {
-  const bin = join(process.cwd(), "node_modules", ".bin");
-  const { stdout } = await run("node", ["scripts/soak-webhooks.mjs", "--kills", "1", "--round-seconds", "4", "--max-seconds", "120"], {
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
-    timeout: 170_000,
-  }).catch((error: { stdout?: string; stderr?: string }) => {
-    throw new Error(`soak failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
-  });
-  expect(stdout).toMatch(/orphans \(history without decision\): 0\n/);
-  expect(stdout).toMatch(/losses \(acknowledged, scored, no decision\): 0; acknowledged deliveries not recorded: 0\n/);
-  expect(stdout).toMatch(/D1 decisions missing from the copy: 0\n/);
-  expect(stdout).toMatch(/PASS\n?$/);
-}, 180_000);
+it.runIf(process.env.SOAK === "1")(
+  "survives kill -9 under webhook load with no orphan and no loss",
+  async () => {
+    const bin = join(process.cwd(), "node_modules", ".bin");
+    const { stdout } = await run(
+      "node",
+      ["scripts/soak-webhooks.mjs", "--kills", "1", "--round-seconds", "4", "--max-seconds", "120"],
+      {
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+        timeout: 170_000,
+      },
+    ).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`soak failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+    });
+    expect(stdout).toMatch(/orphans \(history without decision\): 0\n/);
+    expect(stdout).toMatch(
+      /losses \(acknowledged, scored, no decision\): 0; acknowledged deliveries not recorded: 0\n/,
+    );
+    expect(stdout).toMatch(/D1 decisions missing from the copy: 0\n/);
+    expect(stdout).toMatch(/PASS\n?$/);
+  },
+  180_000,
+);

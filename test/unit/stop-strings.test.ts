@@ -29,7 +29,10 @@ function cuts(text: string, seed: number): string[] {
 
 describe("stopMatcher", () => {
   it("stops at a string split across deltas and emits nothing of it", () => {
-    expect(run(["Hello wo", "rld. Th", "e end"], ["world"])).toEqual({ out: "Hello ", stop: "world" });
+    expect(run(["Hello wo", "rld. Th", "e end"], ["world"])).toEqual({
+      out: "Hello ",
+      stop: "world",
+    });
   });
 
   it("releases held-back text that turned out not to be a stop string", () => {

@@ -8,14 +8,24 @@ import { describe, expect, it } from "vitest";
 import { canEnd, start, step, type Stack } from "../../src/generation/structured/json-bytes";
 import { stateKey } from "../../src/generation/structured/state-key";
 import { compileSchema, SchemaError } from "../../src/generation/structured/json-schema";
-import { ANY_VALUE, choiceOf, JSON_OBJECT, type Shape } from "../../src/generation/structured/shapes";
-import { shapeOf, TokenMatcher, VocabularyTrie } from "../../src/generation/structured/structured-outputs";
+import {
+  ANY_VALUE,
+  choiceOf,
+  JSON_OBJECT,
+  type Shape,
+} from "../../src/generation/structured/shapes";
+import {
+  shapeOf,
+  TokenMatcher,
+  VocabularyTrie,
+} from "../../src/generation/structured/structured-outputs";
 import { createPrng, type Prng } from "../../src/generation/sampler";
 import { loadTextTokenizer } from "../../src/tokenizers/load";
 
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-const show = (bytes: Uint8Array | number[]) => new TextDecoder().decode(Uint8Array.from(bytes)).replace(/[^ -~]/g, "?");
+const show = (bytes: Uint8Array | number[]) =>
+  new TextDecoder().decode(Uint8Array.from(bytes)).replace(/[^ -~]/g, "?");
 
 function run(shape: Shape, bytes: Uint8Array): readonly Stack[] {
   let states = start(shape);
@@ -45,11 +55,19 @@ function randomValue(rng: Prng, depth = 0): unknown {
       return [0, -1, 12, 3.5, -0.25, 1e21, 6.02e-23, 123456789][Math.floor(rng.next() * 8)];
     case 2:
     case 3:
-      return Array.from({ length: Math.floor(rng.next() * 4) }, () => pieces[Math.floor(rng.next() * pieces.length)]).join("");
+      return Array.from(
+        { length: Math.floor(rng.next() * 4) },
+        () => pieces[Math.floor(rng.next() * pieces.length)],
+      ).join("");
     case 4:
       return Array.from({ length: Math.floor(rng.next() * 4) }, () => randomValue(rng, depth + 1));
     default:
-      return Object.fromEntries(Array.from({ length: Math.floor(rng.next() * 4) }, (_, i) => [`k${i}${pieces[i]}`, randomValue(rng, depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(rng.next() * 4) }, (_, i) => [
+          `k${i}${pieces[i]}`,
+          randomValue(rng, depth + 1),
+        ]),
+      );
   }
 }
 
@@ -76,7 +94,10 @@ describe("the JSON automaton", () => {
       const bytes = [...utf8.encode(JSON.stringify(randomValue(rng)))];
       for (let edits = 1 + Math.floor(rng.next() * 2); edits > 0; edits -= 1) {
         const at = Math.floor(rng.next() * (bytes.length + 1));
-        const byte = rng.next() < 0.8 ? alphabet[Math.floor(rng.next() * alphabet.length)]! : extra[Math.floor(rng.next() * extra.length)]!;
+        const byte =
+          rng.next() < 0.8
+            ? alphabet[Math.floor(rng.next() * alphabet.length)]!
+            : extra[Math.floor(rng.next() * extra.length)]!;
         const kind = Math.floor(rng.next() * 3);
         if (kind === 0) bytes.splice(at, 1, byte);
         else if (kind === 1) bytes.splice(at, 1);
@@ -101,8 +122,14 @@ describe("the JSON automaton", () => {
     expect(accepts(JSON_OBJECT, utf8.encode("[1]"))).toBe(false);
     expect(accepts(JSON_OBJECT, utf8.encode("1"))).toBe(false);
     const choice = choiceOf(["yes", "no", "nothing"]);
-    expect(["yes", "no", "nothing"].map((text) => accepts(choice, utf8.encode(text)))).toEqual([true, true, true]);
-    expect(["ye", "noth", "yess", '"yes"'].map((text) => accepts(choice, utf8.encode(text)))).toEqual([false, false, false, false]);
+    expect(["yes", "no", "nothing"].map((text) => accepts(choice, utf8.encode(text)))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(
+      ["ye", "noth", "yess", '"yes"'].map((text) => accepts(choice, utf8.encode(text))),
+    ).toEqual([false, false, false, false]);
     expect(run(choice, utf8.encode("no")).length).toBe(2); // "no" may end, or go on to "nothing"
   });
 });
@@ -113,7 +140,12 @@ const ajv = new Ajv2020({ strict: false });
 const SCHEMAS = {
   "pydantic model with $defs, enums and Optional": {
     $defs: {
-      Address: { properties: { street: { type: "string" }, zip: { type: "integer" } }, required: ["street", "zip"], title: "Address", type: "object" },
+      Address: {
+        properties: { street: { type: "string" }, zip: { type: "integer" } },
+        required: ["street", "zip"],
+        title: "Address",
+        type: "object",
+      },
       Color: { enum: ["red", "green", "blue"], title: "Color", type: "string" },
     },
     properties: {
@@ -134,12 +166,25 @@ const SCHEMAS = {
       scores: { type: "array", items: { type: "number" }, minItems: 2, maxItems: 4 },
       ok: { type: "boolean" },
       version: { const: 2 },
-      matrix: { type: "array", items: { type: "array", items: { type: "integer" }, minItems: 1, maxItems: 2 }, maxItems: 2 },
+      matrix: {
+        type: "array",
+        items: { type: "array", items: { type: "integer" }, minItems: 1, maxItems: 2 },
+        maxItems: 2,
+      },
     },
     required: ["scores", "ok", "version"],
   },
   "a recursive tree": {
-    $defs: { Node: { type: "object", properties: { value: { type: "integer" }, children: { type: "array", items: { $ref: "#/$defs/Node" }, maxItems: 2 } }, required: ["value"] } },
+    $defs: {
+      Node: {
+        type: "object",
+        properties: {
+          value: { type: "integer" },
+          children: { type: "array", items: { $ref: "#/$defs/Node" }, maxItems: 2 },
+        },
+        required: ["value"],
+      },
+    },
     $ref: "#/$defs/Node",
   },
   "type unions, nullable and free objects": {
@@ -154,7 +199,11 @@ const SCHEMAS = {
   },
   "bounded strings (code points, escapes and multi-byte UTF-8 counted as one)": {
     type: "object",
-    properties: { code: { type: "string", minLength: 2, maxLength: 4 }, empty: { type: "string", maxLength: 0 }, words: { type: "array", items: { type: "string", minLength: 1, maxLength: 2 }, minItems: 1 } },
+    properties: {
+      code: { type: "string", minLength: 2, maxLength: 4 },
+      empty: { type: "string", maxLength: 0 },
+      words: { type: "array", items: { type: "string", minLength: 1, maxLength: 2 }, minItems: 1 },
+    },
     required: ["code", "empty", "words"],
   },
   "bounded numbers (inclusive, exclusive, one-sided, zod's safe-integer bounds)": {
@@ -238,10 +287,18 @@ function generate(shape: Shape, rng: Prng): Uint8Array {
     expect(allowed.length, `dead end after ${show(out)}`).toBeGreaterThan(0);
     // Inside a string only its quote closes (a } or ] there is content).
     const inString = states.every((stack) => stack.frame.t === "string");
-    const closing = allowed.filter(([byte]) => out.length > 40 && (inString ? [0x22] : [0x22, 0x7d, 0x5d]).includes(byte));
+    const closing = allowed.filter(
+      ([byte]) => out.length > 40 && (inString ? [0x22] : [0x22, 0x7d, 0x5d]).includes(byte),
+    );
     // Long enough and a string that cannot close yet (its pattern still owes characters): head for the nearest way out of it.
-    const toward = out.length > 40 && inString && closing.length === 0 ? towardClose(states) : undefined;
-    const pool = closing.length > 0 ? closing : toward !== undefined ? allowed.filter(([byte]) => byte === toward) : allowed;
+    const toward =
+      out.length > 40 && inString && closing.length === 0 ? towardClose(states) : undefined;
+    const pool =
+      closing.length > 0
+        ? closing
+        : toward !== undefined
+          ? allowed.filter(([byte]) => byte === toward)
+          : allowed;
     const [byte, next] = pool[Math.floor(rng.next() * pool.length)]!;
     out.push(byte);
     states = next;
@@ -264,10 +321,18 @@ describe("JSON Schema → automaton", () => {
   }
 
   it("a pattern is matched against the string's content, escapes decoded: taken and refused as Ajv decides", () => {
-    const schema = SCHEMAS["string patterns (anchored, searched, escapes in the content, non-ASCII)"];
+    const schema =
+      SCHEMAS["string patterns (anchored, searched, escapes in the content, non-ASCII)"];
     const shape = compileSchema(schema);
     const validate = ajv.compile(schema);
-    const good = { sku: "ABC-123", slug: "a-b2", note: "is ok", email: "a@b.io", quoted: '"hi"', euro: "12,50 €" };
+    const good = {
+      sku: "ABC-123",
+      slug: "a-b2",
+      note: "is ok",
+      email: "a@b.io",
+      quoted: '"hi"',
+      euro: "12,50 €",
+    };
     const texts = [
       good,
       { ...good, quoted: '"hi"\n' },
@@ -281,16 +346,25 @@ describe("JSON Schema → automaton", () => {
       { ...good, euro: "12,5 €" },
       { ...good, euro: "12 $" },
     ].map((value) => JSON.stringify(value));
-    const verdicts = texts.map((text) => [accepts(shape, utf8.encode(text)), validate(JSON.parse(text))]);
+    const verdicts = texts.map((text) => [
+      accepts(shape, utf8.encode(text)),
+      validate(JSON.parse(text)),
+    ]);
     expect(verdicts.map(([ours]) => ours)).toEqual(verdicts.map(([, ajvs]) => ajvs));
     expect(verdicts.filter(([ours]) => ours).length).toBe(3);
     // A \u escape is not taken where a pattern (or a length bound) reads the string, even for a valid content.
-    expect(accepts(shape, utf8.encode(JSON.stringify(good).replace("ABC", "\\u0041BC")))).toBe(false);
+    expect(accepts(shape, utf8.encode(JSON.stringify(good).replace("ABC", "\\u0041BC")))).toBe(
+      false,
+    );
   });
 
   it("takes valid instances written in declared order, and refuses invalid ones", () => {
     const shape = compileSchema(SCHEMAS["pydantic model with $defs, enums and Optional"]);
-    const ok = ['{"name":"Ann","age":31,"color":"red"}', '{"name":"","age":-2,"color":"blue","address":{"street":"Main","zip":12345},"tags":["a","b"]}', '{"name":"x","age":0,"color":"green","address":null}'];
+    const ok = [
+      '{"name":"Ann","age":31,"color":"red"}',
+      '{"name":"","age":-2,"color":"blue","address":{"street":"Main","zip":12345},"tags":["a","b"]}',
+      '{"name":"x","age":0,"color":"green","address":null}',
+    ];
     const bad = [
       '{"age":31,"name":"Ann","color":"red"}', // out of declared order
       '{"name":"Ann","age":31}', // a required property missing
@@ -306,9 +380,22 @@ describe("JSON Schema → automaton", () => {
   it("counts a string's length in code points, as Ajv does", () => {
     const shape = compileSchema({ type: "string", minLength: 2, maxLength: 2 });
     const texts = ['"ab"', '"é😀"', '"\\n\\t"', '"a"', '"abc"', '"\\u0041b"'];
-    expect(texts.map((text) => accepts(shape, utf8.encode(text)))).toEqual([true, true, true, false, false, false]);
+    expect(texts.map((text) => accepts(shape, utf8.encode(text)))).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
     const validate = ajv.compile({ type: "string", minLength: 2, maxLength: 2 });
-    expect(texts.slice(0, 5).map((text) => validate(JSON.parse(text)))).toEqual([true, true, true, false, false]);
+    expect(texts.slice(0, 5).map((text) => validate(JSON.parse(text)))).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it("keeps a number's range exactly: every whole number from -300 to 300, and 3,000 random decimals, against Ajv", () => {
@@ -324,19 +411,37 @@ describe("JSON Schema → automaton", () => {
     for (const schema of schemas) {
       const shape = compileSchema(schema);
       const validate = ajv.compile(schema);
-      for (let n = -300; n <= 300; n += 1) expect(accepts(shape, utf8.encode(String(n))), `${n} in ${JSON.stringify(schema)}`).toBe(validate(n));
+      for (let n = -300; n <= 300; n += 1)
+        expect(accepts(shape, utf8.encode(String(n))), `${n} in ${JSON.stringify(schema)}`).toBe(
+          validate(n),
+        );
       for (let n = 0; n < 500; n += 1) {
         const text = `${rng.next() < 0.5 ? "-" : ""}${Math.floor(rng.next() * 10)}.${Math.floor(rng.next() * 1000)}`;
         // Sound: whatever is taken validates (a fraction is written only where none can leave the range).
-        if (accepts(shape, utf8.encode(text))) expect(validate(JSON.parse(text)), `${text} in ${JSON.stringify(schema)}`).toBe(true);
+        if (accepts(shape, utf8.encode(text)))
+          expect(validate(JSON.parse(text)), `${text} in ${JSON.stringify(schema)}`).toBe(true);
       }
     }
     // A fraction is taken where every one stays in the range, and no exponent within a range.
     const unit = compileSchema({ type: "number", minimum: 0, maximum: 1 });
-    expect(["0.5", "0.999", "1", "1.0", "-0.0", "1e0"].map((text) => accepts(unit, utf8.encode(text)))).toEqual([true, true, true, false, false, false]);
+    expect(
+      ["0.5", "0.999", "1", "1.0", "-0.0", "1e0"].map((text) => accepts(unit, utf8.encode(text))),
+    ).toEqual([true, true, true, false, false, false]);
     // zod's int() bounds (±MAX_SAFE_INTEGER), exactly at the edge.
-    const safe = compileSchema({ type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 });
-    expect(["9007199254740991", "9007199254740992", "-9007199254740991", "-9007199254740992", "90071992547409910"].map((text) => accepts(safe, utf8.encode(text)))).toEqual([true, false, true, false, false]);
+    const safe = compileSchema({
+      type: "integer",
+      minimum: -9007199254740991,
+      maximum: 9007199254740991,
+    });
+    expect(
+      [
+        "9007199254740991",
+        "9007199254740992",
+        "-9007199254740991",
+        "-9007199254740992",
+        "90071992547409910",
+      ].map((text) => accepts(safe, utf8.encode(text))),
+    ).toEqual([true, false, true, false, false]);
   });
 
   it("refuses what it cannot enforce, naming the place in the schema", () => {
@@ -349,12 +454,26 @@ describe("JSON Schema → automaton", () => {
       }
       return undefined;
     };
-    expect(refused({ type: "object", properties: { code: { type: "string", format: "email" } } })).toEqual(["/properties/code/format", 'the keyword "format" is not supported in structured outputs']);
-    expect(refused({ type: "string", pattern: "(a)\\1" })).toEqual(["/pattern", "the regex has a backreference at position 3"]);
+    expect(
+      refused({ type: "object", properties: { code: { type: "string", format: "email" } } }),
+    ).toEqual([
+      "/properties/code/format",
+      'the keyword "format" is not supported in structured outputs',
+    ]);
+    expect(refused({ type: "string", pattern: "(a)\\1" })).toEqual([
+      "/pattern",
+      "the regex has a backreference at position 3",
+    ]);
     expect(refused({ type: "string", pattern: "^a|b$" })?.[0]).toBe("/pattern");
     // A pattern no string within the length bounds matches.
-    expect(refused({ type: "string", pattern: "^a{1,3}$", minLength: 5 })).toEqual(["/pattern", "no string of 5 or more characters matches the pattern"]);
-    expect(refused({ type: "string", pattern: "^\\d{4}-\\d{2}$", maxLength: 6 })).toEqual(["/pattern", "no string of 0 to 6 characters matches the pattern"]);
+    expect(refused({ type: "string", pattern: "^a{1,3}$", minLength: 5 })).toEqual([
+      "/pattern",
+      "no string of 5 or more characters matches the pattern",
+    ]);
+    expect(refused({ type: "string", pattern: "^\\d{4}-\\d{2}$", maxLength: 6 })).toEqual([
+      "/pattern",
+      "no string of 0 to 6 characters matches the pattern",
+    ]);
     expect(refused({ type: "integer", multipleOf: 2 })?.[0]).toBe("/multipleOf");
     expect(refused({ type: "number", minimum: 0.5, maximum: 0.7 })?.[0]).toBe("/minimum");
     expect(refused({ type: "string", minLength: 3, maxLength: 2 })?.[0]).toBe("/minLength");
@@ -374,17 +493,33 @@ describe("JSON Schema → automaton", () => {
 });
 
 describe("token masks over the tiny LLM's vocabulary", () => {
-  const tokenizer = loadTextTokenizer("tokenizer.bin", new Uint8Array(readFileSync("models/tiny-llm/tokenizer.bin")));
+  const tokenizer = loadTextTokenizer(
+    "tokenizer.bin",
+    new Uint8Array(readFileSync("models/tiny-llm/tokenizer.bin")),
+  );
   const pieces = tokenizer.tokenPieces!({ skipSpecialTokens: true })!;
-  const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8")) as { generation: { vocabSize?: number } };
+  const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8")) as {
+    generation: { vocabSize?: number };
+  };
   const size = manifest.generation.vocabSize ?? 512;
   const trie = new VocabularyTrie(size, pieces);
   const EOS = [...Array(size).keys()].find((id) => pieces(id).length === 0)!;
 
   it("the trie's (cached) mask equals trying every id's bytes one by one, long bounded strings included", () => {
-    const long = { type: "object", properties: { s: { type: "string", minLength: 20, maxLength: 40 }, t: { type: "string", maxLength: 3 } }, required: ["s", "t"] };
+    const long = {
+      type: "object",
+      properties: {
+        s: { type: "string", minLength: 20, maxLength: 40 },
+        t: { type: "string", maxLength: 3 },
+      },
+      required: ["s", "t"],
+    };
     // A pattern that owes 20 characters at its end under a bound: the length left decides which tokens fit long before the bound is near.
-    const owing = { type: "object", properties: { p: { type: "string", pattern: "^[a-z ]*x{20}$", maxLength: 60 } }, required: ["p"] };
+    const owing = {
+      type: "object",
+      properties: { p: { type: "string", pattern: "^[a-z ]*x{20}$", maxLength: 60 } },
+      required: ["p"],
+    };
     for (const schema of [SCHEMAS["pydantic model with $defs, enums and Optional"], long, owing]) {
       const shape = shapeOf({ json: schema });
       const rng = createPrng(3);
@@ -393,7 +528,9 @@ describe("token masks over the tiny LLM's vocabulary", () => {
         let states = start(shape);
         for (let n = 0; n < 80 && !matcher.complete; n += 1) {
           const mask = matcher.allowed([EOS]);
-          const brute = Array.from({ length: size }, (_, id) => (pieces(id).length > 0 && VocabularyTrie.advance(states, pieces(id)).length > 0 ? 1 : 0));
+          const brute = Array.from({ length: size }, (_, id) =>
+            pieces(id).length > 0 && VocabularyTrie.advance(states, pieces(id)).length > 0 ? 1 : 0,
+          );
           expect([...mask].map((bit, id) => (id === EOS ? 0 : bit))).toEqual(brute);
           const allowed = [...mask.keys()].filter((id) => mask[id] === 1 && id !== EOS);
           const id = allowed[Math.floor(rng.next() * allowed.length)]!;
@@ -407,9 +544,16 @@ describe("token masks over the tiny LLM's vocabulary", () => {
   it("masks are cached by state: a state met again gets the same mask, and a cache of one mask still answers right", () => {
     const small = new VocabularyTrie(size, pieces, size); // room for one mask
     const shape = shapeOf({ json: SCHEMAS["pydantic model with $defs, enums and Optional"] });
-    const [cached, uncached] = [new TokenMatcher(shape, trie, pieces), new TokenMatcher(shape, small, pieces)];
-    const quote = [...Array(size).keys()].find((id) => pieces(id).length === 1 && pieces(id)[0] === 0x22)!;
-    const open = [...Array(size).keys()].find((id) => pieces(id).length === 1 && pieces(id)[0] === 0x7b)!;
+    const [cached, uncached] = [
+      new TokenMatcher(shape, trie, pieces),
+      new TokenMatcher(shape, small, pieces),
+    ];
+    const quote = [...Array(size).keys()].find(
+      (id) => pieces(id).length === 1 && pieces(id)[0] === 0x22,
+    )!;
+    const open = [...Array(size).keys()].find(
+      (id) => pieces(id).length === 1 && pieces(id)[0] === 0x7b,
+    )!;
     for (const matcher of [cached, uncached]) expect(matcher.accept(open)).toBe(true);
     expect(cached.allowed([EOS])).toBe(cached.allowed([EOS])); // the same array: a lookup
     expect([...uncached.allowed([EOS])]).toEqual([...cached.allowed([EOS])]);
@@ -418,7 +562,10 @@ describe("token masks over the tiny LLM's vocabulary", () => {
   });
 
   it("random generations under json_object and a schema parse and validate once a stop id ends them", () => {
-    for (const spec of [{ json_object: true as const }, { json: SCHEMAS["arrays with bounds, numbers, booleans, const"] }]) {
+    for (const spec of [
+      { json_object: true as const },
+      { json: SCHEMAS["arrays with bounds, numbers, booleans, const"] },
+    ]) {
       const validate = ajv.compile("json" in spec ? (spec.json as object) : { type: "object" });
       const rng = createPrng(5);
       let ended = 0;
@@ -432,7 +579,8 @@ describe("token masks over the tiny LLM's vocabulary", () => {
           if (allowed.length === 0 && mask[EOS] === 1) break;
           expect(allowed.length).toBeGreaterThan(0);
           // Prefer short tokens late, so values close (a walk over whole tokens rarely does).
-          const closing = steps > 30 ? allowed.filter((id) => [0x22, 0x7d, 0x5d].includes(pieces(id)[0]!)) : [];
+          const closing =
+            steps > 30 ? allowed.filter((id) => [0x22, 0x7d, 0x5d].includes(pieces(id)[0]!)) : [];
           const pool = closing.length > 0 ? closing : allowed;
           const id = pool[Math.floor(rng.next() * pool.length)]!;
           expect(matcher.accept(id)).toBe(true);
@@ -451,11 +599,15 @@ describe("token masks over the tiny LLM's vocabulary", () => {
     const matcher = new TokenMatcher(JSON_OBJECT, trie, pieces);
     expect(matcher.allowed([EOS])[EOS]).toBe(0);
     for (const byte of utf8.encode("{}")) {
-      const id = [...Array(size).keys()].find((candidate) => pieces(candidate).length === 1 && pieces(candidate)[0] === byte)!;
+      const id = [...Array(size).keys()].find(
+        (candidate) => pieces(candidate).length === 1 && pieces(candidate)[0] === byte,
+      )!;
       expect(matcher.accept(id)).toBe(true);
     }
     const mask = matcher.allowed([EOS]);
     expect([...mask.keys()].filter((id) => mask[id] === 1)).toEqual([EOS]);
-    expect(matcher.accept([...Array(size).keys()].find((id) => pieces(id).length > 0)!)).toBe(false);
+    expect(matcher.accept([...Array(size).keys()].find((id) => pieces(id).length > 0)!)).toBe(
+      false,
+    );
   });
 });

@@ -13,15 +13,30 @@ import { z } from "zod";
 import { loadSplits } from "../../scripts/llm/corpus.mjs";
 
 const dir = "models/tiny-llm";
-const TensorSpec = z.object({ name: z.string(), datatype: z.string(), shape: z.array(z.number().int()) });
-const Graph = z.object({ file: z.string(), sha256: z.string(), bytes: z.number().int(), inputs: z.array(TensorSpec), outputs: z.array(TensorSpec) });
+const TensorSpec = z.object({
+  name: z.string(),
+  datatype: z.string(),
+  shape: z.array(z.number().int()),
+});
+const Graph = z.object({
+  file: z.string(),
+  sha256: z.string(),
+  bytes: z.number().int(),
+  inputs: z.array(TensorSpec),
+  outputs: z.array(TensorSpec),
+});
 const Manifest = z.object({
   task: z.literal("text-generation"),
   runtime: z.literal("origin"),
   protocol: z.literal("vllm-completions"),
   graphs: z.object({ decoder: Graph, "decoder-fp32": Graph }),
   // The edge loads the compact form; its source tokenizer.json is the Rust reference.
-  tokenizer: z.object({ file: z.literal("tokenizer.bin"), sha256: z.string(), bytes: z.number().int(), source: z.object({ file: z.string(), sha256: z.string() }) }),
+  tokenizer: z.object({
+    file: z.literal("tokenizer.bin"),
+    sha256: z.string(),
+    bytes: z.number().int(),
+    source: z.object({ file: z.string(), sha256: z.string() }),
+  }),
   generation: z.object({
     graph: z.string(),
     contextLength: z.number().int(),
@@ -37,20 +52,37 @@ const Manifest = z.object({
   }),
   evaluation: z.object({
     perplexity: z.object({ fp32: z.number(), int8: z.number(), kneserNeyTrigram: z.number() }),
-    int8Check: z.object({ documents: z.number().int(), tokens: z.number().int(), perplexity: z.number() }),
+    int8Check: z.object({
+      documents: z.number().int(),
+      tokens: z.number().int(),
+      perplexity: z.number(),
+    }),
   }),
 });
 const Fixture = z.object({
   modelSha256: z.string(),
   newTokens: z.number().int(),
   logitsTolerance: z.number(),
-  prompts: z.array(z.object({ document: z.string(), promptIds: z.array(z.number().int()), greedyIds: z.array(z.number().int()) })),
+  prompts: z.array(
+    z.object({
+      document: z.string(),
+      promptIds: z.array(z.number().int()),
+      greedyIds: z.array(z.number().int()),
+    }),
+  ),
   logitsCheckpoints: z.array(
-    z.object({ prompt: z.number().int(), first16: z.array(z.number()), topIds: z.array(z.number().int()), topLogits: z.array(z.number()) }),
+    z.object({
+      prompt: z.number().int(),
+      first16: z.array(z.number()),
+      topIds: z.array(z.number().int()),
+      topLogits: z.array(z.number()),
+    }),
   ),
 });
 const manifest = Manifest.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
-const fixture = Fixture.parse(JSON.parse(readFileSync("test/fixtures/tiny-llm/greedy.json", "utf8")));
+const fixture = Fixture.parse(
+  JSON.parse(readFileSync("test/fixtures/tiny-llm/greedy.json", "utf8")),
+);
 const gen = manifest.generation;
 /** INT8 activations are quantized per batch at run time; same runtime, same inputs: tiny drift at most. */
 const INT8_PERPLEXITY_TOLERANCE = 0.005;
@@ -60,20 +92,26 @@ type Ort = typeof ort | typeof ortWeb;
 type Tensor = ort.Tensor | ortWeb.Tensor;
 type Session = { run(feeds: Record<string, Tensor>): Promise<Record<string, Tensor>> };
 let runtime: Ort = ort;
-const int64 = (values: readonly number[], dims: number[]): Tensor => new runtime.Tensor("int64", BigInt64Array.from(values, BigInt), dims);
+const int64 = (values: readonly number[], dims: number[]): Tensor =>
+  new runtime.Tensor("int64", BigInt64Array.from(values, BigInt), dims);
 
 function emptyPast(batch: number): Record<string, Tensor> {
   const past: Record<string, Tensor> = {};
   for (let l = 0; l < gen.layers; l += 1) {
     for (const kind of ["key", "value"]) {
-      past[`past_key_values.${l}.${kind}`] = new runtime.Tensor("float32", new Float32Array(0), [batch, gen.kvHeads, 0, gen.headDim]);
+      past[`past_key_values.${l}.${kind}`] = new runtime.Tensor("float32", new Float32Array(0), [
+        batch,
+        gen.kvHeads,
+        0,
+        gen.headDim,
+      ]);
     }
   }
   return past;
 }
 
 function logitsOf(out: Record<string, Tensor>): Float32Array {
-  const logits = out["logits"];
+  const logits = out.logits;
   if (!logits || !(logits.data instanceof Float32Array)) throw new Error("no FP32 logits");
   return logits.data;
 }
@@ -92,9 +130,15 @@ async function greedy(session: Session, prompts: number[][], newTokens: number) 
   const pad = (p: number[], value: number) => new Array<number>(width - p.length).fill(value);
   const mask = prompts.map((p) => [...pad(p, 0), ...p.map(() => 1)]);
   let feeds: Record<string, Tensor> = {
-    input_ids: int64(prompts.flatMap((p) => [...pad(p, 0), ...p]), [batch, width]),
+    input_ids: int64(
+      prompts.flatMap((p) => [...pad(p, 0), ...p]),
+      [batch, width],
+    ),
     attention_mask: int64(mask.flat(), [batch, width]),
-    position_ids: int64(prompts.flatMap((p) => [...pad(p, 0), ...p.map((_, i) => i)]), [batch, width]),
+    position_ids: int64(
+      prompts.flatMap((p) => [...pad(p, 0), ...p.map((_, i) => i)]),
+      [batch, width],
+    ),
     ...emptyPast(batch),
   };
   const ids = prompts.map((): number[] => []);
@@ -121,7 +165,10 @@ async function greedy(session: Session, prompts: number[][], newTokens: number) 
     feeds = {
       input_ids: int64(chosen, [batch, 1]),
       attention_mask: int64(mask.flat(), [batch, mask[0]!.length]),
-      position_ids: int64(prompts.map((p) => p.length + step), [batch, 1]),
+      position_ids: int64(
+        prompts.map((p) => p.length + step),
+        [batch, 1],
+      ),
       ...past,
     };
   }
@@ -131,7 +178,9 @@ async function greedy(session: Session, prompts: number[][], newTokens: number) 
 describe("tiny LLM (models/tiny-llm)", () => {
   let fp32: ort.InferenceSession;
   beforeAll(async () => {
-    fp32 = await ort.InferenceSession.create(`${dir}/${manifest.graphs["decoder-fp32"].file}`, { intraOpNumThreads: 1 });
+    fp32 = await ort.InferenceSession.create(`${dir}/${manifest.graphs["decoder-fp32"].file}`, {
+      intraOpNumThreads: 1,
+    });
   });
 
   it("files match the manifest's sha256 and sizes; the fixtures were made from this FP32 graph", () => {
@@ -141,9 +190,16 @@ describe("tiny LLM (models/tiny-llm)", () => {
     }
     expect(sha256(`${dir}/${manifest.tokenizer.file}`)).toBe(manifest.tokenizer.sha256);
     expect(readFileSync(`${dir}/${manifest.tokenizer.file}`).length).toBe(manifest.tokenizer.bytes);
-    expect(sha256(`${dir}/${manifest.tokenizer.source.file}`)).toBe(manifest.tokenizer.source.sha256);
+    expect(sha256(`${dir}/${manifest.tokenizer.source.file}`)).toBe(
+      manifest.tokenizer.source.sha256,
+    );
     // The shipped compact form is the source compiled by today's compiler (the parity tests check that one).
-    expect(Buffer.compare(readFileSync(`${dir}/${manifest.tokenizer.file}`), Buffer.from(compactTokenizer(dir)))).toBe(0);
+    expect(
+      Buffer.compare(
+        readFileSync(`${dir}/${manifest.tokenizer.file}`),
+        Buffer.from(compactTokenizer(dir)),
+      ),
+    ).toBe(0);
     expect(fixture.modelSha256).toBe(manifest.graphs["decoder-fp32"].sha256);
     expect(fp32.inputNames.slice(0, 3)).toEqual(["input_ids", "attention_mask", "position_ids"]);
     expect(fp32.inputNames).toHaveLength(3 + 2 * gen.layers);
@@ -162,13 +218,24 @@ describe("tiny LLM (models/tiny-llm)", () => {
     for (const checkpoint of fixture.logitsCheckpoints) {
       const { prefill } = await greedy(fp32, [fixture.prompts[checkpoint.prompt]!.promptIds], 1);
       const logits = prefill[0]!;
-      checkpoint.first16.forEach((value, i) => expect(Math.abs(logits[i]! - value)).toBeLessThanOrEqual(fixture.logitsTolerance));
-      checkpoint.topIds.forEach((id, i) => expect(Math.abs(logits[id]! - checkpoint.topLogits[i]!)).toBeLessThanOrEqual(fixture.logitsTolerance));
+      checkpoint.first16.forEach((value, i) =>
+        expect(Math.abs(logits[i]! - value)).toBeLessThanOrEqual(fixture.logitsTolerance),
+      );
+      checkpoint.topIds.forEach((id, i) =>
+        expect(Math.abs(logits[id]! - checkpoint.topLogits[i]!)).toBeLessThanOrEqual(
+          fixture.logitsTolerance,
+        ),
+      );
     }
   });
 
   it("a left-padded batch of 2 gives the same ids as each prompt alone", async () => {
-    const pairs = [[0, 1], [2, 3], [4, 5], [6, 7]] as const;
+    const pairs = [
+      [0, 1],
+      [2, 3],
+      [4, 5],
+      [6, 7],
+    ] as const;
     for (const [a, b] of pairs) {
       const first = fixture.prompts[a]!;
       const second = fixture.prompts[b]!;
@@ -198,18 +265,26 @@ describe("tiny LLM (models/tiny-llm)", () => {
 
   it(`INT8 perplexity on held-out text is the manifest's (within ${INT8_PERPLEXITY_TOLERANCE * 100} %)`, async () => {
     const check = manifest.evaluation.int8Check;
-    const int8 = await ort.InferenceSession.create(`${dir}/${manifest.graphs.decoder.file}`, { intraOpNumThreads: 1 });
+    const int8 = await ort.InferenceSession.create(`${dir}/${manifest.graphs.decoder.file}`, {
+      intraOpNumThreads: 1,
+    });
     const rust = tokenizers.Tokenizer.fromFile(`${dir}/${manifest.tokenizer.source.file}`);
     let nll = 0;
     let tokens = 0;
     for (const doc of loadSplits().test.slice(0, check.documents)) {
-      const ids = [...(await rust.encode(doc.text, null, { addSpecialTokens: true })).getIds(), gen.eosTokenId].slice(0, gen.contextLength);
+      const ids = [
+        ...(await rust.encode(doc.text, null, { addSpecialTokens: true })).getIds(),
+        gen.eosTokenId,
+      ].slice(0, gen.contextLength);
       expect(ids[0]).toBe(gen.bosTokenId);
       const seq = ids.length - 1;
       const out = await int8.run({
         input_ids: int64(ids.slice(0, seq), [1, seq]),
         attention_mask: int64(new Array<number>(seq).fill(1), [1, seq]),
-        position_ids: int64(ids.slice(0, seq).map((_, i) => i), [1, seq]),
+        position_ids: int64(
+          ids.slice(0, seq).map((_, i) => i),
+          [1, seq],
+        ),
         ...emptyPast(1),
       });
       const logits = logitsOf(out);
@@ -223,7 +298,11 @@ describe("tiny LLM (models/tiny-llm)", () => {
     }
     expect(tokens).toBe(check.tokens);
     const perplexity = Math.exp(nll / tokens);
-    expect(Math.abs(perplexity / check.perplexity - 1)).toBeLessThanOrEqual(INT8_PERPLEXITY_TOLERANCE);
-    expect(manifest.evaluation.perplexity.int8).toBeLessThanOrEqual(manifest.evaluation.perplexity.kneserNeyTrigram * 0.9);
+    expect(Math.abs(perplexity / check.perplexity - 1)).toBeLessThanOrEqual(
+      INT8_PERPLEXITY_TOLERANCE,
+    );
+    expect(manifest.evaluation.perplexity.int8).toBeLessThanOrEqual(
+      manifest.evaluation.perplexity.kneserNeyTrigram * 0.9,
+    );
   });
 });

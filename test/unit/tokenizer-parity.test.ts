@@ -10,10 +10,16 @@ import { loadTextTokenizer } from "../../src/tokenizers/load";
 import { loadSplits, prepareText } from "../../scripts/spam/dataset.mjs";
 
 const dir = "models/spam-classifier";
-const manifest = TextClassificationSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
-const edge = loadTextTokenizer(manifest.tokenizer.file, readFileSync(`${dir}/${manifest.tokenizer.file}`));
+const manifest = TextClassificationSchema.parse(
+  JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")),
+);
+const edge = loadTextTokenizer(
+  manifest.tokenizer.file,
+  readFileSync(`${dir}/${manifest.tokenizer.file}`),
+);
 const rust = tokenizers.Tokenizer.fromFile(`${dir}/tokenizer.json`);
-const splits: { validation: { id: string; text: string }[]; test: { id: string; text: string }[] } = loadSplits();
+const splits: { validation: { id: string; text: string }[]; test: { id: string; text: string }[] } =
+  loadSplits();
 const { validation, test } = splits;
 
 describe("edge tokenizer vs Rust tokenizers", () => {
@@ -22,16 +28,27 @@ describe("edge tokenizer vs Rust tokenizers", () => {
     expect(heldOut.length).toBeGreaterThan(500);
     const mismatched: string[] = [];
     for (const { id, text } of heldOut) {
-      const expected = (await rust.encode(prepareText(text, manifest.tokenizer.maxChars), null, { addSpecialTokens: false }))
+      const expected = (
+        await rust.encode(prepareText(text, manifest.tokenizer.maxChars), null, {
+          addSpecialTokens: false,
+        })
+      )
         .getIds()
         .slice(0, manifest.tokenizer.maxLength);
-      if (JSON.stringify(encodeText(edge, text, manifest.tokenizer).ids) !== JSON.stringify(expected)) mismatched.push(id);
+      if (
+        JSON.stringify(encodeText(edge, text, manifest.tokenizer).ids) !== JSON.stringify(expected)
+      )
+        mismatched.push(id);
     }
     expect(mismatched).toEqual([]);
   });
 
   it("pads a batch to its longest text with a 1/0 attention mask", () => {
-    const batch = encodeBatch(edge, ["hello world", "a rather longer piece of text to encode"], manifest.tokenizer);
+    const batch = encodeBatch(
+      edge,
+      ["hello world", "a rather longer piece of text to encode"],
+      manifest.tokenizer,
+    );
     const [rows, columns] = batch.shape;
     expect(rows).toBe(2);
     expect(columns).toBe(Math.max(...batch.tokenCounts));

@@ -21,7 +21,8 @@ export function streamedReading(mode: ToolMode, text: string, cuts: readonly num
   for (const { content, calls } of readings) {
     result.content += content;
     for (const delta of calls) {
-      if (delta.id !== undefined) result.calls[delta.index] = { id: delta.id, name: delta.function.name, arguments: "" };
+      if (delta.id !== undefined)
+        result.calls[delta.index] = { id: delta.id, name: delta.function.name, arguments: "" };
       result.calls[delta.index]!.arguments += delta.function.arguments;
     }
   }
@@ -37,11 +38,28 @@ function streamedWithoutIds(mode: ToolMode, text: string, cuts: readonly number[
 /** The whole text's reading (ids left out), checked to equal the stream's at every stream interval up to 8 and at 60 seeded random cuts. */
 export function readEveryCut(mode: ToolMode, text: string, seed: number): Joined {
   const { content, calls } = readToolText(text, mode);
-  const whole = { content, calls: calls.map((call) => ({ name: call.function.name, arguments: call.function.arguments })) };
+  const whole = {
+    content,
+    calls: calls.map((call) => ({ name: call.function.name, arguments: call.function.arguments })),
+  };
   const positions = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
-  for (let interval = 1; interval <= 8; interval += 1) expect(streamedWithoutIds(mode, text, positions.filter((p) => p % interval === 0)), `interval ${interval}`).toEqual(whole);
+  for (let interval = 1; interval <= 8; interval += 1)
+    expect(
+      streamedWithoutIds(
+        mode,
+        text,
+        positions.filter((p) => p % interval === 0),
+      ),
+      `interval ${interval}`,
+    ).toEqual(whole);
   for (let round = 0; round < 60; round += 1) {
-    expect(streamedWithoutIds(mode, text, positions.filter(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % 4 === 0)))).toEqual(whole);
+    expect(
+      streamedWithoutIds(
+        mode,
+        text,
+        positions.filter(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % 4 === 0)),
+      ),
+    ).toEqual(whole);
   }
   return whole;
 }

@@ -9,11 +9,18 @@ describe("auth without configured keys", () => {
   it("fails closed by default", async () => {
     const response = await app.request("/v1/models", {}, { ...env, API_KEYS: "" });
     expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ code: "unauthorized", detail: expect.stringMatching(/No API keys/) });
+    expect(await response.json()).toMatchObject({
+      code: "unauthorized",
+      detail: expect.stringMatching(/No API keys/),
+    });
   });
 
   it("is off in local dev", async () => {
-    const response = await app.request("/v1/models", {}, { ...env, API_KEYS: " , ", ALLOW_ANONYMOUS: "true" });
+    const response = await app.request(
+      "/v1/models",
+      {},
+      { ...env, API_KEYS: " , ", ALLOW_ANONYMOUS: "true" },
+    );
     expect(response.status).toBe(200);
   });
 

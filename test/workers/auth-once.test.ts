@@ -15,7 +15,8 @@ function app() {
 }
 
 const env = (keys: string): Env => ({ ...testEnv, API_KEYS: keys, ALLOW_ANONYMOUS: "false" });
-const call = (keys: string, key: string) => app().request("/", { headers: { authorization: `Bearer ${key}` } }, env(keys));
+const call = (keys: string, key: string) =>
+  app().request("/", { headers: { authorization: `Bearer ${key}` } }, env(keys));
 
 describe("requireApiKey", () => {
   afterEach(() => vi.restoreAllMocks());
@@ -25,7 +26,8 @@ describe("requireApiKey", () => {
     expect((await call("k1,k2,k3", "k2")).status).toBe(200);
     const first = digest.mock.calls.length;
     expect(first).toBe(4); // three configured keys + the presented one
-    for (let i = 0; i < 5; i++) expect((await call("k1,k2,k3", i % 2 ? "k3" : "nope")).status).toBe(i % 2 ? 200 : 401);
+    for (let i = 0; i < 5; i++)
+      expect((await call("k1,k2,k3", i % 2 ? "k3" : "nope")).status).toBe(i % 2 ? 200 : 401);
     expect(digest.mock.calls.length - first).toBe(5);
     // A new configured value (a rotated secret) is hashed once, and the old keys stop working.
     expect((await call("k9", "k1")).status).toBe(401);

@@ -19,40 +19,69 @@ describe("request validation", () => {
   });
 
   it("400 for unknown request members", async () => {
-    const response = await post("/v1/classify", { model: "spam-classifier", input: "x", temperature: 1 });
+    const response = await post("/v1/classify", {
+      model: "spam-classifier",
+      input: "x",
+      temperature: 1,
+    });
     expect(response.status).toBe(400);
     expect((await problem(response)).detail).toMatch(/temperature/);
   });
 
   it("400 for an empty text and for top_k out of range", async () => {
-    expect((await problem(await post("/v1/classify", { model: "spam-classifier", input: "" }))).field).toBe("input");
+    expect(
+      (await problem(await post("/v1/classify", { model: "spam-classifier", input: "" }))).field,
+    ).toBe("input");
     const topK = await post("/v1/classify", { model: "spam-classifier", input: "hi", top_k: 0 });
     expect(topK.status).toBe(400);
     expect((await problem(topK)).field).toBe("top_k");
   });
 
   it("400 invalid_json for malformed JSON, on every kind of route", async () => {
-    for (const path of ["/v1/classify", "/v1/fraud/score", "/v2/models/spam-classifier/infer", "/v1/webhooks/adyen"]) {
+    for (const path of [
+      "/v1/classify",
+      "/v1/fraud/score",
+      "/v2/models/spam-classifier/infer",
+      "/v1/webhooks/adyen",
+    ]) {
       const response = await post(path, '{"model": "spam-classifier", "input": ');
       expect(response.status, path).toBe(400);
-      expect(await problem(response), path).toMatchObject({ code: "invalid_json", field: "body", title: "Malformed JSON body" });
+      expect(await problem(response), path).toMatchObject({
+        code: "invalid_json",
+        field: "body",
+        title: "Malformed JSON body",
+      });
     }
   });
 
   it("each protocol's error member: OIP's string on /v2, OpenAI's object on /v1, none on webhooks", async () => {
     const oip = await problem(await get("/v2/no-such-route"));
-    expect(oip).toMatchObject({ status: 404, code: "not_found", error: "No route for GET /v2/no-such-route" });
+    expect(oip).toMatchObject({
+      status: 404,
+      code: "not_found",
+      error: "No route for GET /v2/no-such-route",
+    });
     const openai = await problem(await get("/v1/models/no-such-model"));
-    expect(openai.error).toEqual({ message: openai.detail, type: "invalid_request_error", code: "model_not_found", param: "model" });
+    expect(openai.error).toEqual({
+      message: openai.detail,
+      type: "invalid_request_error",
+      code: "model_not_found",
+      param: "model",
+    });
     const webhook = await problem(await post("/v1/webhooks/stripe", {}, { authorization: "" }));
     expect(webhook).toMatchObject({ status: 400, field: "headers.stripe-signature" });
     expect(webhook.error).toBeUndefined();
   });
 
   it("415 for a body that is not JSON", async () => {
-    const response = await post("/v1/classify", "model=spam-classifier", { "content-type": "application/x-www-form-urlencoded" });
+    const response = await post("/v1/classify", "model=spam-classifier", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
     expect(response.status).toBe(415);
-    expect(await problem(response)).toMatchObject({ code: "unsupported_media_type", field: "headers.content-type" });
+    expect(await problem(response)).toMatchObject({
+      code: "unsupported_media_type",
+      field: "headers.content-type",
+    });
   });
 
   it("413 for a body over the limit, declared or streamed", async () => {
@@ -64,7 +93,8 @@ describe("request validation", () => {
     const chunks = new TextEncoder().encode(big);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (let offset = 0; offset < chunks.length; offset += 65_536) controller.enqueue(chunks.slice(offset, offset + 65_536));
+        for (let offset = 0; offset < chunks.length; offset += 65_536)
+          controller.enqueue(chunks.slice(offset, offset + 65_536));
         controller.close();
       },
     });
@@ -80,7 +110,9 @@ describe("request validation", () => {
     const response = await post("/v1/classify", { model: "no-such-model", input: "hello" });
     expect(response.status).toBe(404);
     expect(await problem(response)).toMatchObject({ code: "model_not_found", field: "model" });
-    expect((await problem(await post("/v1/run/no-such-model", { text: "hi" }))).code).toBe("model_not_found");
+    expect((await problem(await post("/v1/run/no-such-model", { text: "hi" }))).code).toBe(
+      "model_not_found",
+    );
   });
 
   it("404 problem for an unknown route", async () => {
@@ -90,7 +122,10 @@ describe("request validation", () => {
   });
 
   it("422 for more texts than a request may carry", async () => {
-    const response = await post("/v1/classify", { model: "spam-classifier", input: Array.from({ length: 65 }, () => "hi") });
+    const response = await post("/v1/classify", {
+      model: "spam-classifier",
+      input: Array.from({ length: 65 }, () => "hi"),
+    });
     expect(response.status).toBe(422);
     expect(await problem(response)).toMatchObject({ code: "unprocessable_input", field: "input" });
   });
@@ -101,13 +136,18 @@ describe("authentication", () => {
     const response = await get("/v1/models", {});
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
-    expect(await problem(response)).toMatchObject({ code: "unauthorized", field: "headers.authorization" });
+    expect(await problem(response)).toMatchObject({
+      code: "unauthorized",
+      field: "headers.authorization",
+    });
   });
 
   it("401 with a wrong key or scheme", async () => {
     expect((await get("/v1/models", { authorization: "Bearer test-key-3" })).status).toBe(401);
     expect((await get("/v1/models", { authorization: "Basic dGVzdC1rZXktMQ==" })).status).toBe(401);
-    expect((await post("/v2/models/spam-classifier/infer", {}, { authorization: "Bearer nope" })).status).toBe(401);
+    expect(
+      (await post("/v2/models/spam-classifier/infer", {}, { authorization: "Bearer nope" })).status,
+    ).toBe(401);
   });
 
   it("accepts every configured key", async () => {

@@ -10,15 +10,27 @@ const cardUrl = (card: string) => `${BASE}/v1/fraud/cards/${encodeURIComponent(c
 describe("GET /v1/fraud/cards/{card}", () => {
   it("returns the card's history, decisions and the deliveries that reached them", async () => {
     const fingerprint = unique("fp");
-    const charge = { id: unique("ch"), created: T0, amount: 2_500, currency: "usd", payment_method_details: { card: { fingerprint } } };
+    const charge = {
+      id: unique("ch"),
+      created: T0,
+      amount: 2_500,
+      currency: "usd",
+      payment_method_details: { card: { fingerprint } },
+    };
     await deliverStripe(stripeEvent("charge.succeeded", charge));
     await deliverStripe(stripeEvent("charge.captured", charge));
     const response = await SELF.fetch(cardUrl(`fingerprint:${fingerprint}`), { headers: auth });
     expect(response.status).toBe(200);
-    const body = await response.json<{ history: unknown[]; decisions: unknown[]; events: unknown[] }>();
+    const body = await response.json<{
+      history: unknown[];
+      decisions: unknown[];
+      events: unknown[];
+    }>();
     expect(body).toMatchObject({
       card_id: `fingerprint:${fingerprint}`,
-      history: [{ id: charge.id, timestamp: "2019-10-01T12:00:00.000Z", amount: 25, currency: "USD" }],
+      history: [
+        { id: charge.id, timestamp: "2019-10-01T12:00:00.000Z", amount: 25, currency: "USD" },
+      ],
       decisions: [{ transactionKey: `stripe:${charge.id}`, eventType: "charge.succeeded" }],
     });
     expect(body.events).toHaveLength(2);
@@ -44,9 +56,20 @@ describe("GET /v1/fraud/cards/{card}", () => {
 
 describe("the OpenAPI document", () => {
   it("documents the card route and both webhooks with every status they answer", async () => {
-    const document = await (await SELF.fetch(`${BASE}/openapi.json`)).json<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>();
-    expect(Object.keys(document.paths["/v1/fraud/cards/{card}"]?.get?.responses ?? {})).toEqual(["200", "400", "401", "404"]);
-    expect(Object.keys(document.paths["/v1/webhooks/stripe"]?.post?.responses ?? {}).sort()).toEqual(["200", "400", "413", "415", "500", "503"]);
-    expect(Object.keys(document.paths["/v1/webhooks/adyen"]?.post?.responses ?? {}).sort()).toEqual(["200", "400", "401", "413", "415", "500", "503"]);
+    const document = await (await SELF.fetch(`${BASE}/openapi.json`)).json<{
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    }>();
+    expect(Object.keys(document.paths["/v1/fraud/cards/{card}"]?.get?.responses ?? {})).toEqual([
+      "200",
+      "400",
+      "401",
+      "404",
+    ]);
+    expect(
+      Object.keys(document.paths["/v1/webhooks/stripe"]?.post?.responses ?? {}).sort(),
+    ).toEqual(["200", "400", "413", "415", "500", "503"]);
+    expect(Object.keys(document.paths["/v1/webhooks/adyen"]?.post?.responses ?? {}).sort()).toEqual(
+      ["200", "400", "401", "413", "415", "500", "503"],
+    );
   });
 });

@@ -12,9 +12,13 @@ export const BASE = "https://edge.test";
 export const T0 = Date.UTC(2019, 9, 1, 12, 0) / 1000;
 
 let counter = 0;
-export const unique = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(counter++).toString(36)}`;
+export const unique = (prefix: string) =>
+  `${prefix}_${Date.now().toString(36)}${(counter++).toString(36)}`;
 
-export function issuingAuthorization(card: string, overrides: { created?: number; amount?: number; network_id?: string } = {}) {
+export function issuingAuthorization(
+  card: string,
+  overrides: { created?: number; amount?: number; network_id?: string } = {},
+) {
   return {
     id: unique("iauth"),
     object: "issuing.authorization",
@@ -23,7 +27,11 @@ export function issuingAuthorization(card: string, overrides: { created?: number
     currency: "usd",
     authorization_method: "chip",
     card: { id: card, object: "issuing.card" },
-    pending_request: { amount: overrides.amount ?? 4_250, currency: "usd", is_amount_controllable: false },
+    pending_request: {
+      amount: overrides.amount ?? 4_250,
+      currency: "usd",
+      is_amount_controllable: false,
+    },
     merchant_data: {
       category: "grocery_stores_supermarkets",
       category_code: "5411",
@@ -34,18 +42,33 @@ export function issuingAuthorization(card: string, overrides: { created?: number
       name: "CORNER GROCER",
       network_id: overrides.network_id ?? "-2607170448330360210",
     },
-    verification_data: { cvc_check: "match", expiry_check: "match", address_postal_code_check: "match" },
+    verification_data: {
+      cvc_check: "match",
+      expiry_check: "match",
+      address_postal_code_check: "match",
+    },
   };
 }
 
 export function stripeEvent(type: string, object: unknown, id = unique("evt")) {
-  return { id, object: "event", type, api_version: "2025-09-30.clover", created: T0, data: { object }, livemode: false };
+  return {
+    id,
+    object: "event",
+    type,
+    api_version: "2025-09-30.clover",
+    created: T0,
+    data: { object },
+    livemode: false,
+  };
 }
 
 const cryptoProvider = Stripe.createSubtleCryptoProvider();
 
 /** Delivers a Stripe event signed by the stripe SDK (optionally at another time or with another secret). */
-export async function deliverStripe(event: unknown, options: { timestamp?: number; secret?: string } = {}): Promise<Response> {
+export async function deliverStripe(
+  event: unknown,
+  options: { timestamp?: number; secret?: string } = {},
+): Promise<Response> {
   const payload = JSON.stringify(event);
   const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
     payload,
@@ -62,7 +85,15 @@ export async function deliverStripe(event: unknown, options: { timestamp?: numbe
 
 type EventCode = NotificationRequestItem.EventCodeEnum;
 
-export function adyenItem(alias: string, overrides: { pspReference?: string; eventDate?: string; value?: number; eventCode?: EventCode } = {}) {
+export function adyenItem(
+  alias: string,
+  overrides: {
+    pspReference?: string;
+    eventDate?: string;
+    value?: number;
+    eventCode?: EventCode;
+  } = {},
+) {
   const item: NotificationRequestItem & { additionalData: Record<string, string> } = {
     pspReference: overrides.pspReference ?? unique("psp"),
     merchantAccountCode: "EdgeShopECOM",
@@ -72,10 +103,19 @@ export function adyenItem(alias: string, overrides: { pspReference?: string; eve
     eventDate: overrides.eventDate ?? "2019-10-01T12:00:00+00:00",
     success: NotificationRequestItem.SuccessEnum.True,
     paymentMethod: "visa",
-    additionalData: { alias, cardSummary: "1111", cardBin: "411111", expiryDate: "03/2030", hmacSignature: "" },
+    additionalData: {
+      alias,
+      cardSummary: "1111",
+      cardBin: "411111",
+      expiryDate: "03/2030",
+      hmacSignature: "",
+    },
   };
   // Signed by Adyen's own library over Adyen's signing string.
-  item.additionalData.hmacSignature = new HmacValidator().calculateHmac(item, TEST_SECRETS.ADYEN_HMAC_KEY);
+  item.additionalData.hmacSignature = new HmacValidator().calculateHmac(
+    item,
+    TEST_SECRETS.ADYEN_HMAC_KEY,
+  );
   return item;
 }
 
@@ -83,13 +123,20 @@ export function deliverAdyen(items: unknown[]): Promise<Response> {
   return SELF.fetch(`${BASE}/v1/webhooks/adyen`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ live: "false", notificationItems: items.map((item) => ({ NotificationRequestItem: item })) }),
+    body: JSON.stringify({
+      live: "false",
+      notificationItems: items.map((item) => ({ NotificationRequestItem: item })),
+    }),
   });
 }
 
 /** The decisions copied into D1 for a card, by transaction time. */
 export async function storedDecisions(cardId: string) {
-  const { results } = await env.DB.prepare("SELECT * FROM decisions WHERE card_id = ? ORDER BY transaction_at").bind(cardId).all();
+  const { results } = await env.DB.prepare(
+    "SELECT * FROM decisions WHERE card_id = ? ORDER BY transaction_at",
+  )
+    .bind(cardId)
+    .all();
   return results;
 }
 
@@ -128,6 +175,9 @@ export type AdyenItem = z.infer<typeof AdyenItemSchema>;
 export function signAdyen(json: unknown): AdyenItem & { additionalData: Record<string, string> } {
   const item = AdyenItemSchema.parse(structuredClone(json));
   const signed = { ...item, additionalData: { ...item.additionalData, hmacSignature: "" } };
-  signed.additionalData.hmacSignature = new HmacValidator().calculateHmac(signed, TEST_SECRETS.ADYEN_HMAC_KEY);
+  signed.additionalData.hmacSignature = new HmacValidator().calculateHmac(
+    signed,
+    TEST_SECRETS.ADYEN_HMAC_KEY,
+  );
   return signed;
 }

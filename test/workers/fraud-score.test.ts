@@ -6,10 +6,17 @@ import windows from "../fixtures/fraud-gru/windows.json";
 import { RawRowSchema, toTransactionInput } from "../tabformer";
 import { post, problem } from "./helpers";
 
-
-
 const { histories } = z
-  .object({ histories: z.array(z.object({ why: z.string(), transactions: z.array(RawRowSchema), int8Score: z.number(), int8WasmScore: z.number() })) })
+  .object({
+    histories: z.array(
+      z.object({
+        why: z.string(),
+        transactions: z.array(RawRowSchema),
+        int8Score: z.number(),
+        int8WasmScore: z.number(),
+      }),
+    ),
+  })
   .parse(windows);
 
 const accounts = histories.map((history) => {
@@ -41,10 +48,18 @@ describe("POST /v1/fraud/score", () => {
 
   it("scores a batch in one run exactly as each account alone: a decision never depends on its batch-mates", async () => {
     const batch = await (await post("/v1/fraud/score", { accounts })).json<ScoreBody>();
-    expect(batch.results.map((result) => result.transaction_id)).toEqual(accounts.map((account) => account.transaction.id));
-    batch.results.forEach((result, i) => expect(Math.abs(result.score - histories[i]!.int8WasmScore)).toBeLessThanOrEqual(1e-6));
-    const reversed = await (await post("/v1/fraud/score", { accounts: [...accounts].reverse() })).json<ScoreBody>();
-    expect(reversed.results.map((result) => result.score).reverse()).toEqual(batch.results.map((result) => result.score));
+    expect(batch.results.map((result) => result.transaction_id)).toEqual(
+      accounts.map((account) => account.transaction.id),
+    );
+    batch.results.forEach((result, i) =>
+      expect(Math.abs(result.score - histories[i]!.int8WasmScore)).toBeLessThanOrEqual(1e-6),
+    );
+    const reversed = await (
+      await post("/v1/fraud/score", { accounts: [...accounts].reverse() })
+    ).json<ScoreBody>();
+    expect(reversed.results.map((result) => result.score).reverse()).toEqual(
+      batch.results.map((result) => result.score),
+    );
   });
 
   it("400 naming the field for a negative amount or a future date", async () => {
@@ -75,8 +90,13 @@ describe("POST /v1/fraud/score", () => {
     expect(response.status).toBe(422);
     expect((await problem(response)).field).toBe("accounts.0.history.0.card_id");
 
-    expect((await post("/v1/fraud/score", { model: "spam-classifier", accounts })).status).toBe(422);
-    expect((await post("/v1/fraud/score", { accounts: Array.from({ length: 65 }, () => accounts[0]) })).status).toBe(422);
+    expect((await post("/v1/fraud/score", { model: "spam-classifier", accounts })).status).toBe(
+      422,
+    );
+    expect(
+      (await post("/v1/fraud/score", { accounts: Array.from({ length: 65 }, () => accounts[0]) }))
+        .status,
+    ).toBe(422);
     expect((await post("/v1/fraud/score", { model: "nope", accounts })).status).toBe(404);
   });
 });

@@ -21,11 +21,22 @@ const post = (path: string, body: unknown, signal?: AbortSignal) =>
     ...(signal ? { signal } : {}),
   });
 
-async function openStream(signal?: AbortSignal, extra: Record<string, unknown> = {}, path = "/v1/completions"): Promise<{ response: Response; reader: ReadableStreamDefaultReader<Uint8Array> }> {
+async function openStream(
+  signal?: AbortSignal,
+  extra: Record<string, unknown> = {},
+  path = "/v1/completions",
+): Promise<{ response: Response; reader: ReadableStreamDefaultReader<Uint8Array> }> {
   const response = await SELF.fetch(`https://edge.test${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "tiny-llm", prompt: "The long story of the town began", max_tokens: MAX_TOKENS, temperature: 0, stream: true, ...extra }),
+    body: JSON.stringify({
+      model: "tiny-llm",
+      prompt: "The long story of the town began",
+      max_tokens: MAX_TOKENS,
+      temperature: 0,
+      stream: true,
+      ...extra,
+    }),
     ...(signal ? { signal } : {}),
   });
   expect(response.status).toBe(200);
@@ -76,7 +87,16 @@ describe.skipIf(origin === null)("client disconnect → origin abort", () => {
 
   it("the Responses API: cancelling its event stream aborts the origin request", async () => {
     const before = await originCounters(origin!.url);
-    const { reader } = await openStream(undefined, { prompt: undefined, max_tokens: undefined, input: "The long story of the town began", max_output_tokens: MAX_TOKENS }, "/v1/responses");
+    const { reader } = await openStream(
+      undefined,
+      {
+        prompt: undefined,
+        max_tokens: undefined,
+        input: "The long story of the town began",
+        max_output_tokens: MAX_TOKENS,
+      },
+      "/v1/responses",
+    );
     await reader.cancel();
     const { counters, tokensAfterAbort } = await afterAbort(origin!.url, before);
     expect(counters.aborted).toBe(before.aborted + 1);
@@ -87,8 +107,23 @@ describe.skipIf(origin === null)("client disconnect → origin abort", () => {
   it("Workers AI's /v1/run with tools (the model choosing): cancelling its stream aborts the origin request", async () => {
     const before = await originCounters(origin!.url);
     // The tools take ~150 of the tiny LLM's 512 tokens of context: 300 new tokens leave room.
-    const tools = [{ name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } }];
-    const { reader } = await openStream(undefined, { model: undefined, prompt: undefined, messages: [{ role: "user", content: "The long story of the town began" }], tools, max_tokens: 300 }, "/v1/run/tiny-llm");
+    const tools = [
+      {
+        name: "get_weather",
+        parameters: { type: "object", properties: { city: { type: "string" } } },
+      },
+    ];
+    const { reader } = await openStream(
+      undefined,
+      {
+        model: undefined,
+        prompt: undefined,
+        messages: [{ role: "user", content: "The long story of the town began" }],
+        tools,
+        max_tokens: 300,
+      },
+      "/v1/run/tiny-llm",
+    );
     await reader.cancel();
     const { counters, tokensAfterAbort } = await afterAbort(origin!.url, before);
     expect(counters.aborted).toBe(before.aborted + 1);
@@ -99,8 +134,21 @@ describe.skipIf(origin === null)("client disconnect → origin abort", () => {
   it("a batch of eight prompts, not streamed: the client leaving aborts the six running, and the two queued never start", async () => {
     const before = await originCounters(origin!.url);
     const controller = new AbortController();
-    const prompts = Array.from({ length: 8 }, (_, i) => `The long story number ${i} of the town began`);
-    const answer = post("/v1/completions", { model: "tiny-llm", prompt: prompts, max_tokens: MAX_TOKENS, temperature: 0, ignore_eos: true }, controller.signal).catch(() => undefined);
+    const prompts = Array.from(
+      { length: 8 },
+      (_, i) => `The long story number ${i} of the town began`,
+    );
+    const answer = post(
+      "/v1/completions",
+      {
+        model: "tiny-llm",
+        prompt: prompts,
+        max_tokens: MAX_TOKENS,
+        temperature: 0,
+        ignore_eos: true,
+      },
+      controller.signal,
+    ).catch(() => undefined);
     let counters = await originCounters(origin!.url);
     for (let i = 0; i < 100 && counters.running < 6; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -116,6 +164,8 @@ describe.skipIf(origin === null)("client disconnect → origin abort", () => {
     // Nothing more starts once the six are gone.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await originCounters(origin!.url)).aborted).toBe(before.aborted + 6);
-    expect((await originCounters(origin!.url)).generationTokens).toBe(after.counters.generationTokens);
+    expect((await originCounters(origin!.url)).generationTokens).toBe(
+      after.counters.generationTokens,
+    );
   });
 });

@@ -16,12 +16,17 @@ declare module "vitest" {
   }
 }
 
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+export default async function setup(
+  project: TestProject,
+): Promise<(() => Promise<void>) | undefined> {
   if (!existsSync("models/tiny-llm/manifest.json")) {
     project.provide("llmOrigin", null);
     return undefined;
   }
-  const [origin, stub] = await Promise.all([startOrigin({ ORIGIN_GENERATION_GRAPH: "decoder-fp32" }), startVllmStub("models/tiny-llm", "decoder-fp32")]);
+  const [origin, stub] = await Promise.all([
+    startOrigin({ ORIGIN_GENERATION_GRAPH: "decoder-fp32" }),
+    startVllmStub("models/tiny-llm", "decoder-fp32"),
+  ]);
   project.provide("llmOrigin", { url: origin.url, faultyUrl: stub.url });
   return async () => {
     await Promise.all([origin.stop(), stub.close()]);

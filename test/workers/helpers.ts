@@ -4,7 +4,11 @@ import { SELF } from "cloudflare:test";
 export const KEY = "test-key-1";
 export const BASE = "https://edge.test";
 
-export function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export function post(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return SELF.fetch(`${BASE}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", ...headers },
@@ -12,7 +16,10 @@ export function post(path: string, body: unknown, headers: Record<string, string
   });
 }
 
-export function get(path: string, headers: Record<string, string> = { authorization: `Bearer ${KEY}` }): Promise<Response> {
+export function get(
+  path: string,
+  headers: Record<string, string> = { authorization: `Bearer ${KEY}` },
+): Promise<Response> {
   return SELF.fetch(`${BASE}${path}`, { headers });
 }
 
@@ -31,6 +38,7 @@ export interface Problem {
 /** Reads a problem+json answer, failing loudly if the response is anything else. */
 export async function problem(response: Response): Promise<Problem> {
   const type = response.headers.get("content-type");
-  if (type !== "application/problem+json") throw new Error(`expected problem+json, got ${type}: ${await response.text()}`);
+  if (type !== "application/problem+json")
+    throw new Error(`expected problem+json, got ${type}: ${await response.text()}`);
   return response.json<Problem>();
 }

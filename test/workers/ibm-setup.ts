@@ -32,7 +32,6 @@ declare module "vitest" {
   }
 }
 
-
 export default async function setup(project: TestProject): Promise<void> {
   if (!existsSync(DIR)) {
     project.provide("ibmModels", []);

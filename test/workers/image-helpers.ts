@@ -24,7 +24,8 @@ function base64ToBytes(text: string): Uint8Array {
 
 export function bytesToBase64(bytes: Uint8Array): string {
   let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
 }
 
@@ -35,18 +36,26 @@ export function digit(k: number): Uint8Array {
   const out = new Uint8Array(28 * 28);
   const top = Math.floor(k / fixture.columns) * 28;
   const left = (k % fixture.columns) * 28;
-  for (let y = 0; y < 28; y++) for (let x = 0; x < 28; x++) out[y * 28 + x] = sheet.data[(top + y) * sheet.width + left + x] ?? 0;
+  for (let y = 0; y < 28; y++)
+    for (let x = 0; x < 28; x++)
+      out[y * 28 + x] = sheet.data[(top + y) * sheet.width + left + x] ?? 0;
   return out;
 }
 
 /** A digit as a photo of paper would show it: dark ink on white, scaled up, in a larger margin. */
-export function paperDigit(k: number, scale = 3, margin = 17): { gray: Uint8Array; width: number; height: number } {
+export function paperDigit(
+  k: number,
+  scale = 3,
+  margin = 17,
+): { gray: Uint8Array; width: number; height: number } {
   const ink = digit(k);
   const width = 28 * scale + 2 * margin;
   const height = 28 * scale + margin;
   const gray = new Uint8Array(width * height).fill(250);
   for (let y = 0; y < 28 * scale; y++) {
-    for (let x = 0; x < 28 * scale; x++) gray[(y + Math.floor(margin / 2)) * width + x + margin] = 250 - Math.round((ink[Math.floor(y / scale) * 28 + Math.floor(x / scale)] ?? 0) * 0.9);
+    for (let x = 0; x < 28 * scale; x++)
+      gray[(y + Math.floor(margin / 2)) * width + x + margin] =
+        250 - Math.round((ink[Math.floor(y / scale) * 28 + Math.floor(x / scale)] ?? 0) * 0.9);
   }
   return { gray, width, height };
 }
@@ -66,9 +75,17 @@ export function dataUrl(type: string, bytes: Uint8Array): string {
 }
 
 export function postBytes(path: string, body: BodyInit, type: string): Promise<Response> {
-  return SELF.fetch(`${BASE}${path}`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": type }, body });
+  return SELF.fetch(`${BASE}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": type },
+    body,
+  });
 }
 
 export function postForm(path: string, form: FormData): Promise<Response> {
-  return SELF.fetch(`${BASE}${path}`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: form });
+  return SELF.fetch(`${BASE}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}` },
+    body: form,
+  });
 }

@@ -13,7 +13,8 @@ import { createServices } from "../../src/tasks";
 import { KEY } from "./helpers";
 
 const shipped = bundledModels.find((entry) => TextToImageSchema.safeParse(entry.manifest).success);
-export const diffusion = shipped === undefined ? undefined : TextToImageSchema.parse(shipped.manifest);
+export const diffusion =
+  shipped === undefined ? undefined : TextToImageSchema.parse(shipped.manifest);
 const files = shipped?.files ?? {};
 
 function manifestOf() {
@@ -24,7 +25,9 @@ function manifestOf() {
 /** digit-diffusion on the tensor-stream origin at `url`. */
 export function appOnOrigin(url: string, origin: Partial<OriginConfig> = {}) {
   const manifest = { ...manifestOf(), runtime: "origin", protocol: "tensor-stream" };
-  const registry = createRegistry([{ manifest, files }], { runtimeFor: edgeRuntimes({ url, apiKey: undefined, timeoutMs: 10_000, ...origin }) });
+  const registry = createRegistry([{ manifest, files }], {
+    runtimeFor: edgeRuntimes({ url, apiKey: undefined, timeoutMs: 10_000, ...origin }),
+  });
   return createApp(() => createServices(registry));
 }
 
@@ -33,17 +36,35 @@ export async function appInIsolate(filesUrl: string) {
   const manifest = manifestOf();
   for (const graph of Object.values(manifest.graphs)) {
     const key = r2Key(manifest, graph.file);
-    if ((await env.MODELS.head(key)) === null) await env.MODELS.put(key, await (await fetch(`${filesUrl}/${graph.file}`)).arrayBuffer());
+    if ((await env.MODELS.head(key)) === null)
+      await env.MODELS.put(key, await (await fetch(`${filesUrl}/${graph.file}`)).arrayBuffer());
   }
-  const registry = createRegistry([{ manifest: { ...manifest, runtime: "wasm" }, files }], { bucket: env.MODELS, runtimeFor: edgeRuntimes() });
+  const registry = createRegistry([{ manifest: { ...manifest, runtime: "wasm" }, files }], {
+    bucket: env.MODELS,
+    runtimeFor: edgeRuntimes(),
+  });
   return createApp(() => createServices(registry));
 }
 
 export type App = ReturnType<typeof createApp>;
 
-export function call(app: App, path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
+export function call(
+  app: App,
+  path: string,
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<Response> {
   return Promise.resolve(
-    app.request(`https://edge.test${path}`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: JSON.stringify(body), ...(signal ? { signal } : {}) }, env),
+    app.request(
+      `https://edge.test${path}`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      },
+      env,
+    ),
   );
 }
 
@@ -52,25 +73,46 @@ export function fromBase64(text: string): Uint8Array {
 }
 
 /** A grayscale PNG's size and pixels. */
-export function pixels(png: Uint8Array): { width: number; height: number; channels: number; data: Uint8Array } {
+export function pixels(png: Uint8Array): {
+  width: number;
+  height: number;
+  channels: number;
+  data: Uint8Array;
+} {
   const image = decode(png);
-  return { width: image.width, height: image.height, channels: image.channels, data: Uint8Array.from(image.data) };
+  return {
+    width: image.width,
+    height: image.height,
+    channels: image.channels,
+    data: Uint8Array.from(image.data),
+  };
 }
 
 /** SSE frames as {event, data}. */
-export async function frames(response: Response): Promise<Array<{ event: string | undefined; data: string }>> {
-  return (await response.text()).split("\n\n").filter(Boolean).map((frame) => {
-    const lines = frame.split("\n");
-    const event = lines.find((line) => line.startsWith("event: "))?.slice(7);
-    const data = lines.filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
-    return { event, data };
-  });
+export async function frames(
+  response: Response,
+): Promise<Array<{ event: string | undefined; data: string }>> {
+  return (await response.text())
+    .split("\n\n")
+    .filter(Boolean)
+    .map((frame) => {
+      const lines = frame.split("\n");
+      const event = lines.find((line) => line.startsWith("event: "))?.slice(7);
+      const data = lines
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => line.slice(6))
+        .join("\n");
+      return { event, data };
+    });
 }
 
 /** The origin's diffusion counters (its /metrics). */
-export async function originCounters(url: string): Promise<{ imageSteps: number; aborted: number; running: number }> {
+export async function originCounters(
+  url: string,
+): Promise<{ imageSteps: number; aborted: number; running: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((total, match) => total + Number(match[1]), 0);
+  const sum = (pattern: RegExp) =>
+    [...text.matchAll(pattern)].reduce((total, match) => total + Number(match[1]), 0);
   return {
     imageSteps: sum(/^origin_diffusion_image_steps_total\{[^}]*\} (\S+)$/gm),
     aborted: sum(/^origin_diffusion_requests_total\{[^}]*outcome="aborted"[^}]*\} (\S+)$/gm),

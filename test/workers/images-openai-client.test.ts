@@ -12,21 +12,44 @@ const origin = inject("imagesOrigin");
 
 function client(): OpenAI {
   const app = appOnOrigin(origin?.url ?? "");
-  return new OpenAI({ apiKey: KEY, baseURL: "https://edge.test/v1", maxRetries: 0, fetch: async (input, init) => app.request(input instanceof Request ? input : String(input), init, env) });
+  return new OpenAI({
+    apiKey: KEY,
+    baseURL: "https://edge.test/v1",
+    maxRetries: 0,
+    fetch: async (input, init) =>
+      app.request(input instanceof Request ? input : String(input), init, env),
+  });
 }
 
 describe.skipIf(origin === null)("the openai SDK's images.generate", () => {
   it("returns b64_json PNGs", async () => {
     // seed and steps are ours (the SDK sends unknown fields as given).
-    const params = { model: "digit-diffusion", prompt: "a handwritten two", n: 2, size: "56x56", seed: 3, steps: 4 };
+    const params = {
+      model: "digit-diffusion",
+      prompt: "a handwritten two",
+      n: 2,
+      size: "56x56",
+      seed: 3,
+      steps: 4,
+    };
     const result = await client().images.generate(params);
     expect(result.data).toHaveLength(2);
-    expect(pixels(fromBase64(result.data?.[0]?.b64_json ?? ""))).toMatchObject({ width: 56, height: 56 });
+    expect(pixels(fromBase64(result.data?.[0]?.b64_json ?? ""))).toMatchObject({
+      width: 56,
+      height: 56,
+    });
     expect(result.output_format).toBe("png");
   });
 
   it("streams partial_image and completed events", async () => {
-    const params = { model: "digit-diffusion", prompt: "digit 8", stream: true as const, partial_images: 1, seed: 4, steps: 4 };
+    const params = {
+      model: "digit-diffusion",
+      prompt: "digit 8",
+      stream: true as const,
+      partial_images: 1,
+      seed: 4,
+      steps: 4,
+    };
     const stream = await client().images.generate(params);
     const types: string[] = [];
     for await (const event of stream) {
@@ -38,7 +61,11 @@ describe.skipIf(origin === null)("the openai SDK's images.generate", () => {
 
   it("a refused field is a BadRequestError naming it", async () => {
     try {
-      await client().images.generate({ model: "digit-diffusion", prompt: "seven", response_format: "url" });
+      await client().images.generate({
+        model: "digit-diffusion",
+        prompt: "seven",
+        response_format: "url",
+      });
       expect.unreachable("the call succeeded");
     } catch (error) {
       if (!(error instanceof APIError)) throw error;

@@ -21,7 +21,9 @@ declare module "vitest" {
   }
 }
 
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+export default async function setup(
+  project: TestProject,
+): Promise<(() => Promise<void>) | undefined> {
   if (!existsSync(join(MODEL, "manifest.json"))) {
     project.provide("imagesOrigin", null);
     return undefined;
@@ -32,11 +34,22 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const files = createServer((request, response) => {
     if (request.method === "POST") {
       request.resume();
-      if (request.url?.startsWith("/busy/")) return response.writeHead(429, { "content-type": "application/json", "retry-after": "7" }).end('{"error":"the diffusion engine is full"}');
+      if (request.url?.startsWith("/busy/"))
+        return response
+          .writeHead(429, { "content-type": "application/json", "retry-after": "7" })
+          .end('{"error":"the diffusion engine is full"}');
       response.writeHead(200, { "content-type": "text/event-stream" });
-      const latent = { name: "latent", datatype: "FP32", shape: [1, 4, 7, 7], data: new Array<number>(196).fill(0.5) };
-      for (let step = 1; step <= 5; step += 1) response.write(`data: ${JSON.stringify({ step, final: false, outputs: [latent] })}\n\n`);
-      response.end(`data: ${JSON.stringify({ error: { message: "CUDA out of memory", code: "internal_error", status: 500 } })}\n\ndata: [DONE]\n\n`);
+      const latent = {
+        name: "latent",
+        datatype: "FP32",
+        shape: [1, 4, 7, 7],
+        data: new Array<number>(196).fill(0.5),
+      };
+      for (let step = 1; step <= 5; step += 1)
+        response.write(`data: ${JSON.stringify({ step, final: false, outputs: [latent] })}\n\n`);
+      response.end(
+        `data: ${JSON.stringify({ error: { message: "CUDA out of memory", code: "internal_error", status: 500 } })}\n\ndata: [DONE]\n\n`,
+      );
       return;
     }
     const file = join(MODEL, basename(request.url ?? "/"));
@@ -46,7 +59,10 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
   const address = files.address();
   if (address === null || typeof address === "string") throw new Error("file server has no port");
-  project.provide("imagesOrigin", { url: origin.url, filesUrl: `http://127.0.0.1:${address.port}` });
+  project.provide("imagesOrigin", {
+    url: origin.url,
+    filesUrl: `http://127.0.0.1:${address.port}`,
+  });
   return async () => {
     files.close();
     await origin.stop();

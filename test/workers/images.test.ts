@@ -21,7 +21,13 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
   const app = () => appOnOrigin(origin?.url ?? "");
 
   it("returns n base64 PNGs of the requested size", async () => {
-    const response = await call(app(), "/v1/images/generations", { prompt: "a handwritten seven", n: 2, size: "56x56", steps: 4, seed: 1 });
+    const response = await call(app(), "/v1/images/generations", {
+      prompt: "a handwritten seven",
+      n: 2,
+      size: "56x56",
+      steps: 4,
+      seed: 1,
+    });
     expect(response.status).toBe(200);
     const body = await response.json<ImagesBody>();
     expect(body).toMatchObject({ size: "56x56", output_format: "png" });
@@ -35,37 +41,85 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
   });
 
   it("the same seed and parameters give the same PNG bytes; /v1/run gives that PNG raw", async () => {
-    const request = { prompt: "digit 3", steps: 5, seed: 42, scheduler: "euler", guidance_scale: 3 };
-    const [a, b] = await Promise.all([call(app(), "/v1/images/generations", request), call(app(), "/v1/images/generations", request)]);
-    const [pngA, pngB] = [fromBase64((await a.json<ImagesBody>()).data[0]!.b64_json), fromBase64((await b.json<ImagesBody>()).data[0]!.b64_json)];
+    const request = {
+      prompt: "digit 3",
+      steps: 5,
+      seed: 42,
+      scheduler: "euler",
+      guidance_scale: 3,
+    };
+    const [a, b] = await Promise.all([
+      call(app(), "/v1/images/generations", request),
+      call(app(), "/v1/images/generations", request),
+    ]);
+    const [pngA, pngB] = [
+      fromBase64((await a.json<ImagesBody>()).data[0]!.b64_json),
+      fromBase64((await b.json<ImagesBody>()).data[0]!.b64_json),
+    ];
     expect(pngA).toEqual(pngB);
     const other = await call(app(), "/v1/images/generations", { ...request, seed: 43 });
     expect(fromBase64((await other.json<ImagesBody>()).data[0]!.b64_json)).not.toEqual(pngA);
-    const raw = await call(app(), "/v1/run/digit-diffusion", { prompt: "digit 3", num_steps: 5, seed: 42, scheduler: "euler", guidance: 3 });
+    const raw = await call(app(), "/v1/run/digit-diffusion", {
+      prompt: "digit 3",
+      num_steps: 5,
+      seed: 42,
+      scheduler: "euler",
+      guidance: 3,
+    });
     expect(raw.status).toBe(200);
     expect(raw.headers.get("content-type")).toBe("image/png");
     expect(new Uint8Array(await raw.arrayBuffer())).toEqual(pngA);
   });
 
   it("streams partial_image previews, then completed, then [DONE] (OpenAI's event shapes)", async () => {
-    const response = await call(app(), "/v1/images/generations", { prompt: "the number five", stream: true, partial_images: 2, steps: 6, seed: 5, size: "112x112" });
+    const response = await call(app(), "/v1/images/generations", {
+      prompt: "the number five",
+      stream: true,
+      partial_images: 2,
+      steps: 6,
+      seed: 5,
+      size: "112x112",
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const events = await frames(response);
     expect(events.at(-1)?.data).toBe("[DONE]");
-    const parsed = events.slice(0, -1).map((frame) => ({ event: frame.event, body: JSON.parse(frame.data) as Record<string, unknown> }));
-    expect(parsed.map((frame) => frame.event)).toEqual(["image_generation.partial_image", "image_generation.partial_image", "image_generation.completed"]);
+    const parsed = events.slice(0, -1).map((frame) => ({
+      event: frame.event,
+      body: JSON.parse(frame.data) as Record<string, unknown>,
+    }));
+    expect(parsed.map((frame) => frame.event)).toEqual([
+      "image_generation.partial_image",
+      "image_generation.partial_image",
+      "image_generation.completed",
+    ]);
     const [p0, p1, done] = parsed.map((frame) => frame.body);
     for (const event of [p0, p1, done]) {
-      expect(event).toMatchObject({ background: "opaque", output_format: "png", quality: "auto", size: "112x112" });
+      expect(event).toMatchObject({
+        background: "opaque",
+        output_format: "png",
+        quality: "auto",
+        size: "112x112",
+      });
       expect(typeof event?.created_at).toBe("number");
-      expect(pixels(fromBase64(String(event?.b64_json)))).toMatchObject({ width: 112, height: 112 });
+      expect(pixels(fromBase64(String(event?.b64_json)))).toMatchObject({
+        width: 112,
+        height: 112,
+      });
     }
     expect(p0).toMatchObject({ type: "image_generation.partial_image", partial_image_index: 0 });
     expect(p1).toMatchObject({ type: "image_generation.partial_image", partial_image_index: 1 });
-    expect(done).toMatchObject({ type: "image_generation.completed", usage: { input_tokens: expect.any(Number), output_tokens: 0 } });
+    expect(done).toMatchObject({
+      type: "image_generation.completed",
+      usage: { input_tokens: expect.any(Number), output_tokens: 0 },
+    });
     // The completed image is the non-streamed one.
-    const plain = await call(app(), "/v1/images/generations", { prompt: "the number five", steps: 6, seed: 5, size: "112x112" });
+    const plain = await call(app(), "/v1/images/generations", {
+      prompt: "the number five",
+      steps: 6,
+      seed: 5,
+      size: "112x112",
+    });
     expect((await plain.json<ImagesBody>()).data[0]?.b64_json).toBe(done?.b64_json);
   });
 
@@ -73,7 +127,12 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
     const url = origin?.url ?? "";
     const before = await originCounters(url);
     const abort = new AbortController();
-    const response = await call(app(), "/v1/images/generations", { prompt: "seven", stream: true, partial_images: 3, steps: 200, seed: 9 }, abort.signal);
+    const response = await call(
+      app(),
+      "/v1/images/generations",
+      { prompt: "seven", stream: true, partial_images: 3, steps: 200, seed: 9 },
+      abort.signal,
+    );
     expect(response.status).toBe(200);
     const reader = response.body!.getReader();
     await reader.read(); // the first preview arrived: the loop runs
@@ -94,27 +153,65 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
 
   it("an origin failing mid-stream: an error event then [DONE] when streaming, a 502 problem otherwise; 429 passes through", async () => {
     const failing = appOnOrigin(`${origin?.filesUrl ?? ""}/fail-mid-stream`);
-    const response = await call(failing, "/v1/images/generations", { prompt: "seven", stream: true, partial_images: 3, steps: 20, seed: 1 });
+    const response = await call(failing, "/v1/images/generations", {
+      prompt: "seven",
+      stream: true,
+      partial_images: 3,
+      steps: 20,
+      seed: 1,
+    });
     expect(response.status).toBe(200);
     const events = await frames(response);
-    expect(events.map((frame) => frame.event ?? (frame.data === "[DONE]" ? frame.data : JSON.parse(frame.data).error?.code))).toEqual(["image_generation.partial_image", "upstream_error", "[DONE]"]);
+    expect(
+      events.map(
+        (frame) =>
+          frame.event ??
+          (frame.data === "[DONE]" ? frame.data : JSON.parse(frame.data).error?.code),
+      ),
+    ).toEqual(["image_generation.partial_image", "upstream_error", "[DONE]"]);
     expect(JSON.parse(events[1]!.data).error.message).toMatch(/CUDA out of memory/);
-    const plain = await call(failing, "/v1/images/generations", { prompt: "seven", steps: 20, seed: 1 });
+    const plain = await call(failing, "/v1/images/generations", {
+      prompt: "seven",
+      steps: 20,
+      seed: 1,
+    });
     expect(plain.status).toBe(502);
     expect((await plain.json<{ code: string }>()).code).toBe("upstream_error");
-    const busy = await call(appOnOrigin(`${origin?.filesUrl ?? ""}/busy`), "/v1/images/generations", { prompt: "seven", seed: 1 });
+    const busy = await call(
+      appOnOrigin(`${origin?.filesUrl ?? ""}/busy`),
+      "/v1/images/generations",
+      { prompt: "seven", seed: 1 },
+    );
     expect(busy.status).toBe(429);
     expect(busy.headers.get("retry-after")).toBe("7");
   });
 
   it("the model is listed, and its OIP metadata and readiness answer without a 500", async () => {
-    const get = (path: string) => Promise.resolve(app().request(`https://edge.test${path}`, { headers: { authorization: "Bearer test-key-1" } }, env));
-    const models = await (await get("/v1/models")).json<{ data: Array<{ id: string; task?: string }> }>();
-    expect(models.data.find((model) => model.id === "digit-diffusion")).toMatchObject({ task: "text-to-image" });
-    for (const path of ["/v1/models/digit-diffusion", "/v2/models/digit-diffusion", "/v2/models/digit-diffusion/ready", "/v2/models/digit-diffusion/config"]) {
+    const get = (path: string) =>
+      Promise.resolve(
+        app().request(
+          `https://edge.test${path}`,
+          { headers: { authorization: "Bearer test-key-1" } },
+          env,
+        ),
+      );
+    const models = await (await get("/v1/models")).json<{
+      data: Array<{ id: string; task?: string }>;
+    }>();
+    expect(models.data.find((model) => model.id === "digit-diffusion")).toMatchObject({
+      task: "text-to-image",
+    });
+    for (const path of [
+      "/v1/models/digit-diffusion",
+      "/v2/models/digit-diffusion",
+      "/v2/models/digit-diffusion/ready",
+      "/v2/models/digit-diffusion/config",
+    ]) {
       expect((await get(path)).status, path).toBeLessThan(500);
     }
-    const infer = await call(app(), "/v2/models/digit-diffusion/infer", { inputs: [{ name: "x", datatype: "FP32", shape: [1], data: [1] }] });
+    const infer = await call(app(), "/v2/models/digit-diffusion/infer", {
+      inputs: [{ name: "x", datatype: "FP32", shape: [1], data: [1] }],
+    });
     expect(infer.status).toBeGreaterThanOrEqual(400);
     expect(infer.status).toBeLessThan(500);
   });
@@ -136,7 +233,10 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
       const response = await call(app(), "/v1/images/generations", { prompt: "seven", ...fields });
       expect(response.status, field).toBe(400);
       expect(response.headers.get("content-type")).toMatch(/problem\+json/);
-      const body = await response.json<{ field: string; error: { param: string | null; type: string } }>();
+      const body = await response.json<{
+        field: string;
+        error: { param: string | null; type: string };
+      }>();
       expect(body.field, JSON.stringify(fields).slice(0, 80)).toBe(field);
       expect(body.error).toMatchObject({ param: field, type: "invalid_request_error" });
     }

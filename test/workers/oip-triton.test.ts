@@ -14,14 +14,22 @@ import spamJson from "../fixtures/tritonclient/spam-json.request.json";
 import { bodyOf, captured, oip, replay } from "./oip-client";
 
 const encoder = new TextEncoder();
-const SPAM_IDS = [[5, 6, 7, 8], [9, 10, 11, 12]];
+const SPAM_IDS = [
+  [5, 6, 7, 8],
+  [9, 10, 11, 12],
+];
 
 /** The same spam request as plain JSON, for comparing what binary requests return. */
 async function jsonLogits(): Promise<unknown[]> {
   const body = JSON.stringify({
     inputs: [
       { name: "input_ids", shape: [2, 4], datatype: "INT64", data: SPAM_IDS },
-      { name: "attention_mask", shape: [2, 4], datatype: "INT64", data: SPAM_IDS.map((row) => row.map(() => 1)) },
+      {
+        name: "attention_mask",
+        shape: [2, 4],
+        datatype: "INT64",
+        data: SPAM_IDS.map((row) => row.map(() => 1)),
+      },
     ],
   });
   const answer = await oip("POST", "/v2/models/spam-classifier/infer", { body });
@@ -30,9 +38,14 @@ async function jsonLogits(): Promise<unknown[]> {
 }
 
 /** A binary request built as tritonclient builds one: JSON header, then raw tensors. */
-function binaryBody(header: unknown, ...tensors: Uint8Array[]): { body: Uint8Array; headers: Record<string, string> } {
+function binaryBody(
+  header: unknown,
+  ...tensors: Uint8Array[]
+): { body: Uint8Array; headers: Record<string, string> } {
   const json = encoder.encode(JSON.stringify(header));
-  const body = new Uint8Array(json.byteLength + tensors.reduce((sum, tensor) => sum + tensor.byteLength, 0));
+  const body = new Uint8Array(
+    json.byteLength + tensors.reduce((sum, tensor) => sum + tensor.byteLength, 0),
+  );
   body.set(json);
   let offset = json.byteLength;
   for (const tensor of tensors) {
@@ -46,12 +59,21 @@ const int64 = (values: number[]) => new Uint8Array(BigInt64Array.from(values, Bi
 const spamHeader = (size = 32) => ({
   inputs: [
     { name: "input_ids", shape: [1, 4], datatype: "INT64", parameters: { binary_data_size: size } },
-    { name: "attention_mask", shape: [1, 4], datatype: "INT64", parameters: { binary_data_size: 32 } },
+    {
+      name: "attention_mask",
+      shape: [1, 4],
+      datatype: "INT64",
+      parameters: { binary_data_size: 32 },
+    },
   ],
 });
 
 async function gzip(bytes: Uint8Array, format: "gzip" | "deflate" = "gzip"): Promise<Uint8Array> {
-  return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream(format))).arrayBuffer());
+  return new Uint8Array(
+    await new Response(
+      new Blob([bytes]).stream().pipeThrough(new CompressionStream(format)),
+    ).arrayBuffer(),
+  );
 }
 
 describe("tritonclient.http requests, replayed byte for byte", () => {
@@ -60,7 +82,9 @@ describe("tritonclient.http requests, replayed byte for byte", () => {
     expect(request.headers.some(([name]) => name === "content-type")).toBe(false);
     const answer = await replay(request);
     expect(answer.status).toBe(200);
-    expect(answer.header.outputs).toEqual([{ name: "logits", datatype: "FP32", shape: [2, 2], parameters: { binary_data_size: 16 } }]);
+    expect(answer.header.outputs).toEqual([
+      { name: "logits", datatype: "FP32", shape: [2, 2], parameters: { binary_data_size: 16 } },
+    ]);
     expect(answer.output("logits")).toEqual(await jsonLogits());
   });
 
@@ -68,7 +92,9 @@ describe("tritonclient.http requests, replayed byte for byte", () => {
     const expected = await jsonLogits();
     for (const fixture of [spamBinaryGzip, spamBinaryDeflate]) {
       const request = captured(fixture);
-      expect(request.headers.find(([name]) => name === "content-encoding")?.[1]).toMatch(/^(gzip|deflate)$/);
+      expect(request.headers.find(([name]) => name === "content-encoding")?.[1]).toMatch(
+        /^(gzip|deflate)$/,
+      );
       const answer = await replay(request);
       expect(answer.status).toBe(200);
       expect(answer.output("logits")).toEqual(expected);
@@ -78,7 +104,11 @@ describe("tritonclient.http requests, replayed byte for byte", () => {
   it("JSON tensors with a JSON output requested: plain JSON back, id echoed", async () => {
     const answer = await replay(captured(spamJson));
     expect(answer.status).toBe(200);
-    expect(answer.header).toMatchObject({ id: "r1", model_name: "spam-classifier", outputs: [{ name: "logits", datatype: "FP32", shape: [2, 2] }] });
+    expect(answer.header).toMatchObject({
+      id: "r1",
+      model_name: "spam-classifier",
+      outputs: [{ name: "logits", datatype: "FP32", shape: [2, 2] }],
+    });
     expect(answer.output("logits")).toEqual(await jsonLogits());
   });
 
@@ -86,13 +116,20 @@ describe("tritonclient.http requests, replayed byte for byte", () => {
     const request = captured(fraudBinary);
     const answer = await replay(request);
     expect(answer.status).toBe(200);
-    expect(answer.header).toMatchObject({ model_name: "fraud-gru", outputs: [{ name: "scores", datatype: "FP32", shape: [2] }] });
+    expect(answer.header).toMatchObject({
+      model_name: "fraud-gru",
+      outputs: [{ name: "scores", datatype: "FP32", shape: [2] }],
+    });
     const body = bodyOf(request);
-    const headerLength = Number(request.headers.find(([name]) => name === "inference-header-content-length")?.[1]);
+    const headerLength = Number(
+      request.headers.find(([name]) => name === "inference-header-content-length")?.[1],
+    );
     const values = Array.from(new Float32Array(body.slice(headerLength).buffer));
     const json = await oip("POST", request.path, {
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ inputs: [{ name: "transactions", shape: [7, 2, 180], datatype: "FP32", data: values }] }),
+      body: JSON.stringify({
+        inputs: [{ name: "transactions", shape: [7, 2, 180], datatype: "FP32", data: values }],
+      }),
     });
     expect(json.status).toBe(200);
     expect(answer.output("scores")).toEqual(json.output("scores"));
@@ -101,12 +138,17 @@ describe("tritonclient.http requests, replayed byte for byte", () => {
   it("BYTES and FP16 tensors decode; the model then refuses the datatype by name (422 with error)", async () => {
     const answer = await replay(captured(bytesFp16));
     expect(answer.status).toBe(422);
-    expect(answer.header).toMatchObject({ code: "unprocessable_input", field: "inputs.input_ids.datatype" });
+    expect(answer.header).toMatchObject({
+      code: "unprocessable_input",
+      field: "inputs.input_ids.datatype",
+    });
   });
 
   it("server metadata, model config and the repository index", async () => {
     const metadata = await replay(captured(serverMetadata));
-    expect(metadata.header.extensions).toEqual(expect.arrayContaining(["binary_tensor_data", "model_configuration", "model_repository"]));
+    expect(metadata.header.extensions).toEqual(
+      expect.arrayContaining(["binary_tensor_data", "model_configuration", "model_repository"]),
+    );
 
     const config = await replay(captured(modelConfig));
     expect(config.status).toBe(200);
@@ -114,7 +156,10 @@ describe("tritonclient.http requests, replayed byte for byte", () => {
       name: "spam-classifier",
       platform: "onnxruntime_onnx",
       max_batch_size: 0,
-      input: [{ name: "input_ids", data_type: "TYPE_INT64", dims: [-1, -1] }, { name: "attention_mask", data_type: "TYPE_INT64", dims: [-1, -1] }],
+      input: [
+        { name: "input_ids", data_type: "TYPE_INT64", dims: [-1, -1] },
+        { name: "attention_mask", data_type: "TYPE_INT64", dims: [-1, -1] },
+      ],
       output: [{ name: "logits", data_type: "TYPE_FP32", dims: [-1, 2] }],
     });
 
@@ -123,18 +168,31 @@ describe("tritonclient.http requests, replayed byte for byte", () => {
     const models = await oip("POST", "/v2/repository/index", { body: "" });
     expect(models.header).toEqual(index.header);
     expect(index.header).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: "spam-classifier", state: expect.stringMatching(/^(READY|LOADING|UNAVAILABLE)$/) })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          name: "spam-classifier",
+          state: expect.stringMatching(/^(READY|LOADING|UNAVAILABLE)$/),
+        }),
+      ]),
     );
     await oip("GET", "/v2/models/spam-classifier/ready");
     const ready = await oip("POST", "/v2/repository/index", { body: '{"ready": true}' });
-    expect(ready.header).toEqual(expect.arrayContaining([{ name: "spam-classifier", version: expect.any(String), state: "READY" }]));
+    expect(ready.header).toEqual(
+      expect.arrayContaining([
+        { name: "spam-classifier", version: expect.any(String), state: "READY" },
+      ]),
+    );
   });
 });
 
 describe("binary tensor extension both ways", () => {
   it("binary_data per output overrides binary_data_output", async () => {
     const request = binaryBody(
-      { ...spamHeader(), parameters: { binary_data_output: true }, outputs: [{ name: "logits", parameters: { binary_data: false } }] },
+      {
+        ...spamHeader(),
+        parameters: { binary_data_output: true },
+        outputs: [{ name: "logits", parameters: { binary_data: false } }],
+      },
       int64([5, 6, 7, 8]),
       int64([1, 1, 1, 1]),
     );
@@ -142,33 +200,60 @@ describe("binary tensor extension both ways", () => {
     expect(answer.status).toBe(200);
     expect(answer.header.outputs?.[0]?.data).toHaveLength(2);
 
-    const binary = await oip("POST", "/v2/models/spam-classifier/infer", binaryBody({ ...spamHeader(), outputs: [{ name: "logits", parameters: { binary_data: true } }] }, int64([5, 6, 7, 8]), int64([1, 1, 1, 1])));
+    const binary = await oip(
+      "POST",
+      "/v2/models/spam-classifier/infer",
+      binaryBody(
+        { ...spamHeader(), outputs: [{ name: "logits", parameters: { binary_data: true } }] },
+        int64([5, 6, 7, 8]),
+        int64([1, 1, 1, 1]),
+      ),
+    );
     expect(binary.header.outputs?.[0]?.parameters?.binary_data_size).toBe(8);
     expect(binary.output("logits")).toEqual(answer.output("logits"));
   });
 
   it("400 naming binary_data_size when the bytes do not fit the shape, or run past the body", async () => {
-    const short = await oip("POST", "/v2/models/spam-classifier/infer", binaryBody(spamHeader(24), int64([5, 6, 7]), int64([1, 1, 1, 1])));
+    const short = await oip(
+      "POST",
+      "/v2/models/spam-classifier/infer",
+      binaryBody(spamHeader(24), int64([5, 6, 7]), int64([1, 1, 1, 1])),
+    );
     expect(short.status).toBe(400);
     expect(short.header.field).toBe("inputs.0.parameters.binary_data_size");
 
-    const past = await oip("POST", "/v2/models/spam-classifier/infer", binaryBody(spamHeader(), int64([5, 6, 7, 8])));
+    const past = await oip(
+      "POST",
+      "/v2/models/spam-classifier/infer",
+      binaryBody(spamHeader(), int64([5, 6, 7, 8])),
+    );
     expect(past.status).toBe(400);
     expect(past.header.field).toBe("inputs.1.parameters.binary_data_size");
   });
 
   it("400 for bytes no input claims, a header length past the body, and data given twice", async () => {
-    const extra = await oip("POST", "/v2/models/spam-classifier/infer", binaryBody(spamHeader(), int64([5, 6, 7, 8]), int64([1, 1, 1, 1]), int64([9])));
+    const extra = await oip(
+      "POST",
+      "/v2/models/spam-classifier/infer",
+      binaryBody(spamHeader(), int64([5, 6, 7, 8]), int64([1, 1, 1, 1]), int64([9])),
+    );
     expect(extra.status).toBe(400);
     expect(extra.header.field).toBe("headers.inference-header-content-length");
 
     const request = binaryBody(spamHeader(), int64([5, 6, 7, 8]), int64([1, 1, 1, 1]));
-    const beyond = await oip("POST", "/v2/models/spam-classifier/infer", { body: request.body, headers: { "inference-header-content-length": "100000" } });
+    const beyond = await oip("POST", "/v2/models/spam-classifier/infer", {
+      body: request.body,
+      headers: { "inference-header-content-length": "100000" },
+    });
     expect(beyond.status).toBe(400);
     expect(beyond.header.field).toBe("headers.inference-header-content-length");
 
     const header = spamHeader();
-    const both = binaryBody({ inputs: [{ ...header.inputs[0], data: [5, 6, 7, 8] }, header.inputs[1]] }, int64([5, 6, 7, 8]), int64([1, 1, 1, 1]));
+    const both = binaryBody(
+      { inputs: [{ ...header.inputs[0], data: [5, 6, 7, 8] }, header.inputs[1]] },
+      int64([5, 6, 7, 8]),
+      int64([1, 1, 1, 1]),
+    );
     const twice = await oip("POST", "/v2/models/spam-classifier/infer", both);
     expect(twice.status).toBe(400);
     expect(twice.header.field).toBe("inputs.0.data");
@@ -176,14 +261,33 @@ describe("binary tensor extension both ways", () => {
 
   it("400 for BYTES data whose length prefixes do not add up", async () => {
     const bytes = new Uint8Array([5, 0, 0, 0, 104, 105]); // claims 5 bytes, holds 2
-    const answer = await oip("POST", "/v2/models/spam-classifier/infer", binaryBody({ inputs: [{ name: "input_ids", shape: [1], datatype: "BYTES", parameters: { binary_data_size: 6 } }] }, bytes));
+    const answer = await oip(
+      "POST",
+      "/v2/models/spam-classifier/infer",
+      binaryBody(
+        {
+          inputs: [
+            {
+              name: "input_ids",
+              shape: [1],
+              datatype: "BYTES",
+              parameters: { binary_data_size: 6 },
+            },
+          ],
+        },
+        bytes,
+      ),
+    );
     expect(answer.status).toBe(400);
     expect(answer.header.field).toBe("inputs.0.parameters.binary_data_size");
   });
 
   it("400 for shared memory and classification, which this server does not offer", async () => {
     const answer = await oip("POST", "/v2/models/spam-classifier/infer", {
-      body: JSON.stringify({ ...spamHeader(), outputs: [{ name: "logits", parameters: { classification: 1 } }] }).replace(/"parameters":\{"binary_data_size":32\}/g, '"data":[1,1,1,1]'),
+      body: JSON.stringify({
+        ...spamHeader(),
+        outputs: [{ name: "logits", parameters: { classification: 1 } }],
+      }).replace(/"parameters":\{"binary_data_size":32\}/g, '"data":[1,1,1,1]'),
     });
     expect(answer.status).toBe(400);
     expect(answer.header.field).toBe("outputs.0.parameters.classification");
@@ -191,40 +295,67 @@ describe("binary tensor extension both ways", () => {
 });
 
 describe("bodies as clients send them", () => {
-  const plain = JSON.stringify({ inputs: [{ name: "input_ids", shape: [1, 2], datatype: "INT64", data: [5, 6] }, { name: "attention_mask", shape: [1, 2], datatype: "INT64", data: [1, 1] }] });
+  const plain = JSON.stringify({
+    inputs: [
+      { name: "input_ids", shape: [1, 2], datatype: "INT64", data: [5, 6] },
+      { name: "attention_mask", shape: [1, 2], datatype: "INT64", data: [1, 1] },
+    ],
+  });
 
   it("JSON whatever the Content-Type says, as Triton reads it (none, JSON, octet-stream, curl's form type)", async () => {
-    const types = ["", "application/json", "application/octet-stream", "application/x-www-form-urlencoded", "text/plain;charset=UTF-8"];
+    const types = [
+      "",
+      "application/json",
+      "application/octet-stream",
+      "application/x-www-form-urlencoded",
+      "text/plain;charset=UTF-8",
+    ];
     for (const type of types) {
       const body = encoder.encode(plain); // bytes: fetch adds no Content-Type of its own
-      const answer = await oip("POST", "/v2/models/spam-classifier/infer", { body, headers: type === "" ? {} : { "content-type": type } });
+      const answer = await oip("POST", "/v2/models/spam-classifier/infer", {
+        body,
+        headers: type === "" ? {} : { "content-type": type },
+      });
       expect(answer.status, type).toBe(200);
     }
   });
 
   it("415 naming the header for an encoding other than gzip, deflate or identity", async () => {
-    const brotli = await oip("POST", "/v2/models/spam-classifier/infer", { body: plain, headers: { "content-encoding": "br" } });
+    const brotli = await oip("POST", "/v2/models/spam-classifier/infer", {
+      body: plain,
+      headers: { "content-encoding": "br" },
+    });
     expect(brotli.status).toBe(415);
     expect(brotli.header.field).toBe("headers.content-encoding");
   });
 
   it("400 for a body that is not what its Content-Encoding says", async () => {
-    const answer = await oip("POST", "/v2/models/spam-classifier/infer", { body: plain, headers: { "content-encoding": "gzip" } });
+    const answer = await oip("POST", "/v2/models/spam-classifier/infer", {
+      body: plain,
+      headers: { "content-encoding": "gzip" },
+    });
     expect(answer.status).toBe(400);
     expect(answer.header.field).toBe("body");
   });
 
   it("413 when a small gzip body inflates past MAX_BODY_BYTES (1 MiB)", async () => {
-    const bomb = encoder.encode(`{"inputs":[{"name":"input_ids","shape":[1],"datatype":"INT64","data":[1]}],"id":"${"a".repeat(2_000_000)}"}`);
+    const bomb = encoder.encode(
+      `{"inputs":[{"name":"input_ids","shape":[1],"datatype":"INT64","data":[1]}],"id":"${"a".repeat(2_000_000)}"}`,
+    );
     const compressed = await gzip(bomb);
     expect(compressed.byteLength).toBeLessThan(10_000);
-    const answer = await oip("POST", "/v2/models/spam-classifier/infer", { body: compressed, headers: { "content-encoding": "gzip" } });
+    const answer = await oip("POST", "/v2/models/spam-classifier/infer", {
+      body: compressed,
+      headers: { "content-encoding": "gzip" },
+    });
     expect(answer.status).toBe(413);
     expect(answer.header.code).toBe("payload_too_large");
   });
 
   it("413 for a raw body over MAX_BODY_BYTES", async () => {
-    const answer = await oip("POST", "/v2/models/spam-classifier/infer", { body: `{"id":"${"a".repeat(1_100_000)}"}` });
+    const answer = await oip("POST", "/v2/models/spam-classifier/infer", {
+      body: `{"id":"${"a".repeat(1_100_000)}"}`,
+    });
     expect(answer.status).toBe(413);
   });
 
@@ -240,7 +371,10 @@ describe("deeply nested data (found by fuzzing)", () => {
     const depth = 10_000;
     const body = `{"inputs":[{"name":"input_ids","shape":[1,1],"datatype":"INT64","data":${"[".repeat(depth)}1${"]".repeat(depth)}}]}`;
     expect(body.length).toBeGreaterThan(20_000);
-    const answer = await oip("POST", "/v2/models/spam-classifier/infer", { body, headers: { "content-type": "application/json" } });
+    const answer = await oip("POST", "/v2/models/spam-classifier/infer", {
+      body,
+      headers: { "content-type": "application/json" },
+    });
     expect(answer.status).toBe(400);
     expect(answer.header).toMatchObject({ code: "invalid_request", field: "inputs.0.data" });
   });
@@ -277,7 +411,9 @@ describe("every /v2 error speaks OIP", () => {
   });
 
   it("401 carries error, as tritonclient needs to report it", async () => {
-    const answer = await oip("GET", "/v2/models/spam-classifier", { headers: { authorization: "Bearer wrong" } });
+    const answer = await oip("GET", "/v2/models/spam-classifier", {
+      headers: { authorization: "Bearer wrong" },
+    });
     expect(answer.status).toBe(401);
   });
 
@@ -288,7 +424,13 @@ describe("every /v2 error speaks OIP", () => {
   });
 
   it("the server and model endpoints match the specification", async () => {
-    for (const path of ["/v2/health/live", "/v2/health/ready", "/v2/models/spam-classifier", "/v2/models/fraud-gru/ready", "/v2/models/fraud-gru/config"]) {
+    for (const path of [
+      "/v2/health/live",
+      "/v2/health/ready",
+      "/v2/models/spam-classifier",
+      "/v2/models/fraud-gru/ready",
+      "/v2/models/fraud-gru/config",
+    ]) {
       expect((await oip("GET", path)).status, path).toBe(200);
     }
   });

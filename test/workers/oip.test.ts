@@ -4,8 +4,10 @@ import { get as plainGet, post as plainPost, problem } from "./helpers";
 import { specChecked } from "./oip-client";
 
 // Every answer in this file is also checked against the OIP REST specification.
-const get = async (path: string, headers?: Record<string, string>) => specChecked(await plainGet(path, headers), "GET", path);
-const post = async (path: string, body: unknown) => specChecked(await plainPost(path, body), "POST", path);
+const get = async (path: string, headers?: Record<string, string>) =>
+  specChecked(await plainGet(path, headers), "GET", path);
+const post = async (path: string, body: unknown) =>
+  specChecked(await plainPost(path, body), "POST", path);
 
 interface JsonInput {
   name: string;
@@ -18,13 +20,21 @@ const feeds = (ids: number[][]): { id: string; inputs: JsonInput[] } => ({
   id: "req-42",
   inputs: [
     { name: "input_ids", shape: [ids.length, ids[0]!.length], datatype: "INT64", data: ids },
-    { name: "attention_mask", shape: [ids.length, ids[0]!.length], datatype: "INT64", data: ids.map((row) => row.map(() => 1)) },
+    {
+      name: "attention_mask",
+      shape: [ids.length, ids[0]!.length],
+      datatype: "INT64",
+      data: ids.map((row) => row.map(() => 1)),
+    },
   ],
 });
 
 describe("server endpoints", () => {
   it("GET /v2 describes the server", async () => {
-    expect(await (await get("/v2", {})).json()).toMatchObject({ name: "edge-inference", extensions: expect.any(Array) });
+    expect(await (await get("/v2", {})).json()).toMatchObject({
+      name: "edge-inference",
+      extensions: expect.any(Array),
+    });
   });
 
   it("live and ready once every model is verified and loaded", async () => {
@@ -51,16 +61,31 @@ describe("model endpoints", () => {
   });
 
   it("model ready, also by version", async () => {
-    expect(await (await get("/v2/models/spam-classifier/ready")).json()).toEqual({ name: "spam-classifier", ready: true });
+    expect(await (await get("/v2/models/spam-classifier/ready")).json()).toEqual({
+      name: "spam-classifier",
+      ready: true,
+    });
     const versions = await (await get("/v2/models/spam-classifier")).json<{ versions: string[] }>();
-    expect((await get(`/v2/models/spam-classifier/versions/${versions.versions[0]}/ready`)).status).toBe(200);
+    expect(
+      (await get(`/v2/models/spam-classifier/versions/${versions.versions[0]}/ready`)).status,
+    ).toBe(200);
     expect((await get("/v2/models/spam-classifier/versions/999/ready")).status).toBe(404);
   });
 
   it("infer runs the model on JSON tensors and echoes the request id", async () => {
-    const response = await post("/v2/models/spam-classifier/infer", feeds([[5, 6, 7, 8], [9, 10, 11, 12]]));
+    const response = await post(
+      "/v2/models/spam-classifier/infer",
+      feeds([
+        [5, 6, 7, 8],
+        [9, 10, 11, 12],
+      ]),
+    );
     expect(response.status).toBe(200);
-    const body = await response.json<{ id: string; model_name: string; outputs: { name: string; shape: number[]; datatype: string; data: number[] }[] }>();
+    const body = await response.json<{
+      id: string;
+      model_name: string;
+      outputs: { name: string; shape: number[]; datatype: string; data: number[] }[];
+    }>();
     expect(body.id).toBe("req-42");
     expect(body.model_name).toBe("spam-classifier");
     expect(body.outputs).toHaveLength(1);
@@ -69,10 +94,14 @@ describe("model endpoints", () => {
   });
 
   it("accepts flat row-major data as well as nested", async () => {
-    const nested = await (await post("/v2/models/spam-classifier/infer", feeds([[5, 6, 7]]))).json<{ outputs: { data: number[] }[] }>();
+    const nested = await (await post("/v2/models/spam-classifier/infer", feeds([[5, 6, 7]]))).json<{
+      outputs: { data: number[] }[];
+    }>();
     const flat = feeds([[5, 6, 7]]);
     flat.inputs[0]!.data = [5, 6, 7];
-    const flatBody = await (await post("/v2/models/spam-classifier/infer", flat)).json<{ outputs: { data: number[] }[] }>();
+    const flatBody = await (await post("/v2/models/spam-classifier/infer", flat)).json<{
+      outputs: { data: number[] }[];
+    }>();
     expect(flatBody.outputs[0]!.data).toEqual(nested.outputs[0]!.data);
   });
 });
@@ -85,22 +114,36 @@ describe("infer errors", () => {
     const response = await post("/v2/models/spam-classifier/infer", request);
     expect(response.status).toBe(422);
     const body = await problem(response);
-    expect(body).toMatchObject({ code: "unprocessable_input", field: "inputs.attention_mask.shape" });
+    expect(body).toMatchObject({
+      code: "unprocessable_input",
+      field: "inputs.attention_mask.shape",
+    });
     expect(body.error).toBe(body.detail);
   });
 
   it("422 for a wrong datatype, a missing input, an unknown input or output", async () => {
     const wrongType = feeds([[5, 6]]);
     wrongType.inputs[0]!.datatype = "INT32";
-    expect((await problem(await post("/v2/models/spam-classifier/infer", wrongType))).field).toBe("inputs.input_ids.datatype");
+    expect((await problem(await post("/v2/models/spam-classifier/infer", wrongType))).field).toBe(
+      "inputs.input_ids.datatype",
+    );
 
     const missing = feeds([[5, 6]]);
     missing.inputs.pop();
-    expect((await problem(await post("/v2/models/spam-classifier/infer", missing))).field).toBe("inputs.attention_mask");
+    expect((await problem(await post("/v2/models/spam-classifier/infer", missing))).field).toBe(
+      "inputs.attention_mask",
+    );
 
     const unknown = feeds([[5, 6]]);
-    unknown.inputs.push({ name: "token_type_ids", shape: [1, 2], datatype: "INT64", data: [[0, 0]] });
-    expect((await problem(await post("/v2/models/spam-classifier/infer", unknown))).field).toBe("inputs.token_type_ids");
+    unknown.inputs.push({
+      name: "token_type_ids",
+      shape: [1, 2],
+      datatype: "INT64",
+      data: [[0, 0]],
+    });
+    expect((await problem(await post("/v2/models/spam-classifier/infer", unknown))).field).toBe(
+      "inputs.token_type_ids",
+    );
 
     const output = { ...feeds([[5, 6]]), outputs: [{ name: "probabilities" }] };
     const response = await post("/v2/models/spam-classifier/infer", output);
@@ -123,7 +166,9 @@ describe("infer errors", () => {
   });
 
   it("400 for a malformed request and 404 for an unknown model", async () => {
-    const malformed = await post("/v2/models/spam-classifier/infer", { inputs: [{ name: "input_ids", shape: [1], datatype: "INT63", data: [1] }] });
+    const malformed = await post("/v2/models/spam-classifier/infer", {
+      inputs: [{ name: "input_ids", shape: [1], datatype: "INT63", data: [1] }],
+    });
     expect(malformed.status).toBe(400);
     expect((await problem(malformed)).field).toBe("inputs.0.datatype");
     const unknown = await post("/v2/models/nope/infer", feeds([[1]]));
@@ -136,7 +181,10 @@ describe("infer errors", () => {
     for (const id of [8_000, 999_999]) {
       const response = await post("/v2/models/spam-classifier/infer", feeds([[5, id, 7]]));
       expect(response.status).toBe(422);
-      expect(await problem(response)).toMatchObject({ code: "unprocessable_input", field: "inputs" });
+      expect(await problem(response)).toMatchObject({
+        code: "unprocessable_input",
+        field: "inputs",
+      });
     }
   });
 

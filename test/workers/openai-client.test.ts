@@ -7,7 +7,12 @@ import { describe, expect, it } from "vitest";
 import { BASE, KEY } from "./helpers";
 
 function client(apiKey = KEY): OpenAI {
-  return new OpenAI({ apiKey, baseURL: `${BASE}/v1`, maxRetries: 0, fetch: (input, init) => SELF.fetch(input, init) });
+  return new OpenAI({
+    apiKey,
+    baseURL: `${BASE}/v1`,
+    maxRetries: 0,
+    fetch: (input, init) => SELF.fetch(input, init),
+  });
 }
 
 /** The SDK's error for a call that must fail. */
@@ -31,28 +36,45 @@ describe("the openai SDK", () => {
       expect(Number.isInteger(model.created)).toBe(true);
       expect(model.created).toBeGreaterThan(1_600_000_000);
     }
-    expect(await client().models.retrieve("spam-classifier")).toMatchObject({ id: "spam-classifier", object: "model" });
+    expect(await client().models.retrieve("spam-classifier")).toMatchObject({
+      id: "spam-classifier",
+      object: "model",
+    });
   });
 
   it("401: AuthenticationError with our message", async () => {
     const error = await failure(client("wrong-key").models.list());
     expect(error.status).toBe(401);
     expect(error.message).toBe("401 The API key is not valid");
-    expect(error).toMatchObject({ code: "unauthorized", type: "authentication_error", param: "headers.authorization" });
+    expect(error).toMatchObject({
+      code: "unauthorized",
+      type: "authentication_error",
+      param: "headers.authorization",
+    });
   });
 
   it("404: NotFoundError naming the model", async () => {
     const error = await failure(client().models.retrieve("no-such-model"));
     expect(error.status).toBe(404);
     expect(error.message).toMatch(/^404 No model named "no-such-model"/);
-    expect(error).toMatchObject({ code: "model_not_found", type: "invalid_request_error", param: "model" });
+    expect(error).toMatchObject({
+      code: "model_not_found",
+      type: "invalid_request_error",
+      param: "model",
+    });
   });
 
   it("400: BadRequestError naming the field, on a POST route", async () => {
-    const error = await failure(client().post("/classify", { body: { model: "spam-classifier", input: "" } }));
+    const error = await failure(
+      client().post("/classify", { body: { model: "spam-classifier", input: "" } }),
+    );
     expect(error.status).toBe(400);
     expect(error.message).toBe("400 input: must not be empty");
-    expect(error).toMatchObject({ code: "invalid_request", type: "invalid_request_error", param: "input" });
+    expect(error).toMatchObject({
+      code: "invalid_request",
+      type: "invalid_request_error",
+      param: "input",
+    });
   });
 
   it("an unknown /v1 route is a 404 the SDK can read", async () => {

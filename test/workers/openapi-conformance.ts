@@ -20,7 +20,8 @@ export interface OpenApiDocument {
 
 const DOCUMENT_ID = "https://edge.test/openapi.json";
 
-const escapePointer = (segment: string) => encodeURIComponent(segment.replaceAll("~", "~0").replaceAll("/", "~1"));
+const escapePointer = (segment: string) =>
+  encodeURIComponent(segment.replaceAll("~", "~0").replaceAll("/", "~1"));
 
 /** A path template as a regular expression; templates with fewer parameters win. */
 function templates(document: OpenApiDocument) {
@@ -28,7 +29,9 @@ function templates(document: OpenApiDocument) {
     .map((template) => ({
       template,
       params: (template.match(/\{/g) ?? []).length,
-      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`),
+      pattern: new RegExp(
+        `^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`,
+      ),
     }))
     .sort((a, b) => a.params - b.params);
 }
@@ -53,7 +56,10 @@ export class Conformance {
   templateOf(path: string): string | undefined {
     // A trailing slash is the same resource where a route answers both (GET /v2/ as /v2).
     const trimmed = path.length > 1 ? path.replace(/\/$/, "") : path;
-    return this.routes.find((route) => route.pattern.test(path))?.template ?? this.routes.find((route) => route.pattern.test(trimmed))?.template;
+    return (
+      this.routes.find((route) => route.pattern.test(path))?.template ??
+      this.routes.find((route) => route.pattern.test(trimmed))?.template
+    );
   }
 
   private validator(pointer: string): ValidateFunction {
@@ -75,10 +81,13 @@ export class Conformance {
 
     expect(response.status, where).not.toBe(500);
     const template = this.templateOf(path);
-    const operation = template === undefined ? undefined : this.document.paths[template]?.[method.toLowerCase()];
+    const operation =
+      template === undefined ? undefined : this.document.paths[template]?.[method.toLowerCase()];
     // Every error is a problem, except answers documented with a body of their own (readiness 503s).
-    const ownBody = operation?.responses[String(response.status)]?.content?.["application/json"] !== undefined;
-    if (response.status >= 400 && !ownBody) checkProblem(path, response.status, contentType, body, where);
+    const ownBody =
+      operation?.responses[String(response.status)]?.content?.["application/json"] !== undefined;
+    if (response.status >= 400 && !ownBody)
+      checkProblem(path, response.status, contentType, body, where);
 
     if (template === undefined || operation === undefined) {
       // No such operation: the app's 404 problem (unknown path, or a known path's other method),
@@ -89,9 +98,23 @@ export class Conformance {
     const documented = operation.responses[String(response.status)];
     expect(documented, `${where}: status not documented`).toBeDefined();
     const media = documented?.content?.[contentType];
-    expect(media, `${where}: content type not documented (${Object.keys(documented?.content ?? {}).join(", ")})`).toBeDefined();
+    expect(
+      media,
+      `${where}: content type not documented (${Object.keys(documented?.content ?? {}).join(", ")})`,
+    ).toBeDefined();
     if (media?.schema !== undefined) {
-      const pointer = ["paths", template, method.toLowerCase(), "responses", String(response.status), "content", contentType, "schema"].map(escapePointer).join("/");
+      const pointer = [
+        "paths",
+        template,
+        method.toLowerCase(),
+        "responses",
+        String(response.status),
+        "content",
+        contentType,
+        "schema",
+      ]
+        .map(escapePointer)
+        .join("/");
       const validate = this.validator(`/${pointer}`);
       const valid = validate(body);
       expect(valid, `${where}: ${this.ajv.errorsText(validate.errors)}`).toBe(true);
@@ -101,11 +124,26 @@ export class Conformance {
 }
 
 const ProblemBody = z
-  .object({ type: z.string(), title: z.string(), status: z.number(), detail: z.string(), instance: z.string(), code: z.enum(ERROR_CODES), field: z.string().optional(), error: z.unknown().optional() })
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number(),
+    detail: z.string(),
+    instance: z.string(),
+    code: z.enum(ERROR_CODES),
+    field: z.string().optional(),
+    error: z.unknown().optional(),
+  })
   .loose();
 
 /** Every error: problem+json with a known code, its status, and the members its dialect adds. */
-function checkProblem(path: string, status: number, contentType: string, body: unknown, where: string): void {
+function checkProblem(
+  path: string,
+  status: number,
+  contentType: string,
+  body: unknown,
+  where: string,
+): void {
   expect(contentType, where).toBe("application/problem+json");
   const parsed = ProblemBody.safeParse(body);
   expect(parsed.error?.message, where).toBeUndefined();
@@ -115,7 +153,12 @@ function checkProblem(path: string, status: number, contentType: string, body: u
   const dialect = errorDialect(path);
   if (dialect === "oip") expect(problem.error, where).toBe(problem.detail);
   if (dialect === "openai") {
-    expect(problem.error, where).toEqual({ message: problem.detail, code: problem.code, param: problem.field ?? null, type: expect.any(String) });
+    expect(problem.error, where).toEqual({
+      message: problem.detail,
+      code: problem.code,
+      param: problem.field ?? null,
+      type: expect.any(String),
+    });
   }
   if (dialect === "problem") expect(problem.error, where).toBeUndefined();
 }

@@ -14,7 +14,9 @@ describe("GET /openapi.json", () => {
     const response = await get("/openapi.json", {});
     expect(response.status).toBe(200);
     const document = await response.json<Document>();
-    await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot("../../openapi.json");
+    await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot(
+      "../../openapi.json",
+    );
   });
 
   it("documents every route, with no default responses", async () => {
@@ -42,7 +44,8 @@ describe("GET /openapi.json", () => {
       ]),
     );
     for (const operations of Object.values(document.paths)) {
-      for (const operation of Object.values(operations)) expect(Object.keys(operation.responses)).not.toContain("default");
+      for (const operation of Object.values(operations))
+        expect(Object.keys(operation.responses)).not.toContain("default");
     }
   });
 });

@@ -16,7 +16,9 @@ import { get, post } from "./helpers";
 const PRELOADED = ["spam-classifier", "fraud-gru"];
 
 function entry(name: string): ModelEntry {
-  const found = bundledModels.find((candidate) => ManifestSchema.parse(candidate.manifest).name === name);
+  const found = bundledModels.find(
+    (candidate) => ManifestSchema.parse(candidate.manifest).name === name,
+  );
   if (found === undefined) throw new Error(`${name} is not bundled`);
   return found;
 }
@@ -34,18 +36,26 @@ function metric(text: string, name: string): number {
 }
 
 const headers = { authorization: "Bearer test-key-1", "content-type": "application/json" };
-const request = (path: string, init: RequestInit = {}) => new Request(`https://edge.test${path}`, { ...init, headers });
+const request = (path: string, init: RequestInit = {}) =>
+  new Request(`https://edge.test${path}`, { ...init, headers });
 const fraudAccount = {
   history: [],
   transaction: {
-    id: "t1", card_id: "card_preload", timestamp: "2019-10-01T03:02:00Z", amount: 19.99, currency: "USD", method: "online",
+    id: "t1",
+    card_id: "card_preload",
+    timestamp: "2019-10-01T03:02:00Z",
+    amount: 19.99,
+    currency: "USD",
+    method: "online",
     merchant: { id: "9120044177342239866", mcc: "5732" },
   },
 };
 
 describe("preloaded models", () => {
   it("the manifests mark the text and fraud models, and only a model running in the isolate may be marked", () => {
-    const marked = bundledModels.map((shipped) => ManifestSchema.parse(shipped.manifest)).filter((manifest) => manifest.preload === true);
+    const marked = bundledModels
+      .map((shipped) => ManifestSchema.parse(shipped.manifest))
+      .filter((manifest) => manifest.preload === true);
     expect(marked.map((manifest) => manifest.name).sort()).toEqual([...PRELOADED].sort());
     const originLlm = changed("tiny-llm", (manifest) => ({ ...manifest, preload: true }));
     const parsed = ManifestSchema.safeParse(originLlm.manifest);
@@ -60,13 +70,20 @@ describe("preloaded models", () => {
     const before = await (await get("/metrics")).text();
     const created = metric(before, "edge_wasm_sessions_created_total");
     expect(created).toBeGreaterThanOrEqual(PRELOADED.length);
-    for (const model of PRELOADED) expect(before).toContain(`edge_model_loaded{model="${model}"} 1`);
+    for (const model of PRELOADED)
+      expect(before).toContain(`edge_model_loaded{model="${model}"} 1`);
 
-    for (const model of PRELOADED) expect((await get(`/v2/models/${model}/ready`)).status).toBe(200);
-    const classified = await post("/v1/classify", { model: "spam-classifier", input: "Minutes of the design review are attached." });
+    for (const model of PRELOADED)
+      expect((await get(`/v2/models/${model}/ready`)).status).toBe(200);
+    const classified = await post("/v1/classify", {
+      model: "spam-classifier",
+      input: "Minutes of the design review are attached.",
+    });
     expect(classified.status).toBe(200);
     expect((await post("/v1/fraud/score", { accounts: [fraudAccount] })).status).toBe(200);
-    expect(metric(await (await get("/metrics")).text(), "edge_wasm_sessions_created_total")).toBe(created);
+    expect(metric(await (await get("/metrics")).text(), "edge_wasm_sessions_created_total")).toBe(
+      created,
+    );
   });
 
   it("a model not marked preload (the digit classifier) is loaded on its first request, as before", async () => {
@@ -81,7 +98,9 @@ describe("preloaded models", () => {
 
     // The same holds for any registry: preloading skips what its manifest does not mark.
     const services = createServices(
-      createRegistry([changed("fraud-gru", (manifest) => ({ ...manifest, preload: false }))], { runtimeFor: edgeRuntimes() }),
+      createRegistry([changed("fraud-gru", (manifest) => ({ ...manifest, preload: false }))], {
+        runtimeFor: edgeRuntimes(),
+      }),
     );
     expect(await preloadModels(services)).toEqual([]);
     expect(services.get("fraud-gru")?.state()).toBe("unloaded");
@@ -96,9 +115,14 @@ describe("preloaded models", () => {
     const tampered = changed("spam-classifier", (manifest) => {
       const graph = manifest.graphs.model;
       if (graph === undefined) throw new Error("the spam classifier has a model graph");
-      return { ...manifest, graphs: { ...manifest.graphs, model: { ...graph, sha256: "0".repeat(64) } } };
+      return {
+        ...manifest,
+        graphs: { ...manifest.graphs, model: { ...graph, sha256: "0".repeat(64) } },
+      };
     });
-    const services = createServices(createRegistry([tampered, entry("fraud-gru")], { runtimeFor: edgeRuntimes() }));
+    const services = createServices(
+      createRegistry([tampered, entry("fraud-gru")], { runtimeFor: edgeRuntimes() }),
+    );
     const outcomes = await preloadModels(services);
     expect(outcomes).toEqual([
       { model: "spam-classifier", ok: false, error: expect.stringContaining("integrity") },
@@ -107,10 +131,20 @@ describe("preloaded models", () => {
     expect(services.get("spam-classifier")?.state()).toBe("failed");
 
     const app = createApp(() => services);
-    const scored = await app.request(request("/v1/fraud/score", { method: "POST", body: JSON.stringify({ accounts: [fraudAccount] }) }), {}, env);
+    const scored = await app.request(
+      request("/v1/fraud/score", {
+        method: "POST",
+        body: JSON.stringify({ accounts: [fraudAccount] }),
+      }),
+      {},
+      env,
+    );
     expect(scored.status).toBe(200);
     const classified = await app.request(
-      request("/v1/classify", { method: "POST", body: JSON.stringify({ model: "spam-classifier", input: "hello" }) }),
+      request("/v1/classify", {
+        method: "POST",
+        body: JSON.stringify({ model: "spam-classifier", input: "hello" }),
+      }),
       {},
       env,
     );

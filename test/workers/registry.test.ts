@@ -16,7 +16,12 @@ const manifest = TextClassificationSchema.parse(shipped.manifest);
 
 /** A fresh app whose only model is the spam classifier, read from R2. */
 function appReadingR2() {
-  const services = createServices(createRegistry([{ manifest: shipped!.manifest }], { bucket: env.MODELS, runtimeFor: edgeRuntimes() }));
+  const services = createServices(
+    createRegistry([{ manifest: shipped!.manifest }], {
+      bucket: env.MODELS,
+      runtimeFor: edgeRuntimes(),
+    }),
+  );
   return createApp(() => services);
 }
 
@@ -25,11 +30,17 @@ async function upload(file: string, bytes: ArrayBuffer): Promise<void> {
 }
 
 const request = (path: string, init: RequestInit = {}) =>
-  new Request(`https://edge.test${path}`, { ...init, headers: { authorization: "Bearer test-key-1", "content-type": "application/json" } });
+  new Request(`https://edge.test${path}`, {
+    ...init,
+    headers: { authorization: "Bearer test-key-1", "content-type": "application/json" },
+  });
 
 describe("models stored in R2", () => {
   beforeEach(async () => {
-    await env.MODELS.delete([r2Key(manifest, manifest.graphs.model!.file), r2Key(manifest, manifest.tokenizer.file)]);
+    await env.MODELS.delete([
+      r2Key(manifest, manifest.graphs.model!.file),
+      r2Key(manifest, manifest.tokenizer.file),
+    ]);
   });
 
   it("load, verify and serve when the bytes match the manifest", async () => {
@@ -38,7 +49,10 @@ describe("models stored in R2", () => {
     const app = appReadingR2();
     expect((await app.request(request("/v2/health/ready"), {}, env)).status).toBe(200);
     const response = await app.request(
-      request("/v1/classify", { method: "POST", body: JSON.stringify({ model: manifest.name, input: "hello" }) }),
+      request("/v1/classify", {
+        method: "POST",
+        body: JSON.stringify({ model: manifest.name, input: "hello" }),
+      }),
       {},
       env,
     );
@@ -53,23 +67,37 @@ describe("models stored in R2", () => {
     const app = appReadingR2();
     const ready = await app.request(request(`/v2/models/${manifest.name}/ready`), {}, env);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ name: manifest.name, ready: false, error: expect.any(String) });
+    expect(await ready.json()).toEqual({
+      name: manifest.name,
+      ready: false,
+      error: expect.any(String),
+    });
     expect((await app.request(request("/v2/health/ready"), {}, env)).status).toBe(503);
 
     const response = await app.request(
-      request("/v1/classify", { method: "POST", body: JSON.stringify({ model: manifest.name, input: "hello" }) }),
+      request("/v1/classify", {
+        method: "POST",
+        body: JSON.stringify({ model: manifest.name, input: "hello" }),
+      }),
       {},
       env,
     );
     expect(response.status).toBe(503);
-    expect(await response.json()).toMatchObject({ code: "model_not_ready", detail: expect.stringMatching(/integrity/) });
+    expect(await response.json()).toMatchObject({
+      code: "model_not_ready",
+      detail: expect.stringMatching(/integrity/),
+    });
   });
 
   it("are not ready while a file is missing, and recover once it is uploaded", async () => {
     await upload(manifest.graphs.model!.file, files[manifest.graphs.model!.file]!);
     const app = appReadingR2();
-    expect((await app.request(request(`/v2/models/${manifest.name}/ready`), {}, env)).status).toBe(503);
+    expect((await app.request(request(`/v2/models/${manifest.name}/ready`), {}, env)).status).toBe(
+      503,
+    );
     await upload(manifest.tokenizer.file, files[manifest.tokenizer.file]!);
-    expect((await app.request(request(`/v2/models/${manifest.name}/ready`), {}, env)).status).toBe(200);
+    expect((await app.request(request(`/v2/models/${manifest.name}/ready`), {}, env)).status).toBe(
+      200,
+    );
   });
 });

@@ -6,7 +6,10 @@ import { adyenItem, deliverAdyen, storedDecisions, storedHistory, unique } from 
 describe("POST /v1/webhooks/adyen", () => {
   it("verifies every item, records AUTHORISATION decisions, then answers [accepted]", async () => {
     const alias = unique("A");
-    const response = await deliverAdyen([adyenItem(alias), adyenItem(alias, { eventDate: "2019-10-01T12:05:00+00:00" })]);
+    const response = await deliverAdyen([
+      adyenItem(alias),
+      adyenItem(alias, { eventDate: "2019-10-01T12:05:00+00:00" }),
+    ]);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("[accepted]");
     const decisions = await storedDecisions(`adyen:${alias}`);
@@ -28,20 +31,28 @@ describe("POST /v1/webhooks/adyen", () => {
     const forged = { ...adyenItem(alias), amount: { value: 1, currency: "USD" } };
     const response = await deliverAdyen([adyenItem(alias), forged]);
     expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ field: "notificationItems.1.NotificationRequestItem.additionalData.hmacSignature" });
+    expect(await response.json()).toMatchObject({
+      field: "notificationItems.1.NotificationRequestItem.additionalData.hmacSignature",
+    });
     expect(await storedDecisions(`adyen:${alias}`)).toHaveLength(0);
   });
 
   it("acknowledges other event codes without scoring them", async () => {
     const alias = unique("A");
-    const response = await deliverAdyen([adyenItem(alias, { eventCode: NotificationRequestItem.EventCodeEnum.ReportAvailable })]);
+    const response = await deliverAdyen([
+      adyenItem(alias, { eventCode: NotificationRequestItem.EventCodeEnum.ReportAvailable }),
+    ]);
     expect(await response.text()).toBe("[accepted]");
     expect(await storedDecisions(`adyen:${alias}`)).toHaveLength(0);
   });
 
   it("400 naming the field for a malformed notification", async () => {
-    const response = await deliverAdyen([{ ...adyenItem(unique("A")), amount: { value: "12", currency: "USD" } }]);
+    const response = await deliverAdyen([
+      { ...adyenItem(unique("A")), amount: { value: "12", currency: "USD" } },
+    ]);
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ field: "notificationItems.0.NotificationRequestItem.amount.value" });
+    expect(await response.json()).toMatchObject({
+      field: "notificationItems.0.NotificationRequestItem.amount.value",
+    });
   });
 });

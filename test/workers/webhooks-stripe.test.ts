@@ -4,23 +4,42 @@ import Stripe from "stripe";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { TEST_SECRETS } from "../secrets";
-import { BASE, cardView, deliverStripe, issuingAuthorization, storedDecisions, storedHistory, stripeEvent, T0, unique, unscoredEvent } from "./fraud-helpers";
+import {
+  BASE,
+  cardView,
+  deliverStripe,
+  issuingAuthorization,
+  storedDecisions,
+  storedHistory,
+  stripeEvent,
+  T0,
+  unique,
+  unscoredEvent,
+} from "./fraud-helpers";
 
 describe("POST /v1/webhooks/stripe", () => {
   // A cold model takes longer than the 1.5 s authorization deadline to load (then the policy answers).
   beforeAll(async () => {
-    await SELF.fetch(`${BASE}/v2/models/fraud-gru/ready`, { headers: { authorization: `Bearer ${TEST_SECRETS.API_KEYS.split(",")[0]}` } });
+    await SELF.fetch(`${BASE}/v2/models/fraud-gru/ready`, {
+      headers: { authorization: `Bearer ${TEST_SECRETS.API_KEYS.split(",")[0]}` },
+    });
   }, 120_000);
 
   it("answers an Issuing authorization request with {approved} and Stripe-Version, after storing the decision", async () => {
     const card = unique("ic");
-    const response = await deliverStripe(stripeEvent("issuing_authorization.request", issuingAuthorization(card)));
+    const response = await deliverStripe(
+      stripeEvent("issuing_authorization.request", issuingAuthorization(card)),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("stripe-version")).toBe("2025-09-30.clover");
     const body = await response.json<{ approved: boolean; metadata: { fraud_label: string } }>();
     expect(typeof body.approved).toBe("boolean");
     const [decision] = await storedDecisions(card);
-    expect(decision).toMatchObject({ provider: "stripe", event_type: "issuing_authorization.request", model: "fraud-gru" });
+    expect(decision).toMatchObject({
+      provider: "stripe",
+      event_type: "issuing_authorization.request",
+      model: "fraud-gru",
+    });
     expect(decision?.label).toBe(body.metadata.fraud_label);
     expect(await storedHistory(card)).toHaveLength(1);
   });
@@ -38,8 +57,14 @@ describe("POST /v1/webhooks/stripe", () => {
 
   it("scores out-of-order events against the history before them in time", async () => {
     const card = unique("ic");
-    const later = stripeEvent("issuing_authorization.request", issuingAuthorization(card, { created: T0 + 3600 }));
-    const earlier = stripeEvent("issuing_authorization.request", issuingAuthorization(card, { created: T0 }));
+    const later = stripeEvent(
+      "issuing_authorization.request",
+      issuingAuthorization(card, { created: T0 + 3600 }),
+    );
+    const earlier = stripeEvent(
+      "issuing_authorization.request",
+      issuingAuthorization(card, { created: T0 }),
+    );
     expect((await deliverStripe(later)).status).toBe(200);
     expect((await deliverStripe(earlier)).status).toBe(200);
     const decisions = await storedDecisions(card);
@@ -47,17 +72,33 @@ describe("POST /v1/webhooks/stripe", () => {
     // history is what came before it in time: nothing.
     expect(decisions.map((row) => row.history_length)).toEqual([0, 0]);
     const history = await storedHistory(card);
-    expect(history.map((transaction) => transaction.timestamp)).toEqual([T0 * 1000, (T0 + 3600) * 1000]);
+    expect(history.map((transaction) => transaction.timestamp)).toEqual([
+      T0 * 1000,
+      (T0 + 3600) * 1000,
+    ]);
     // A third event after both sees both.
-    await deliverStripe(stripeEvent("issuing_authorization.request", issuingAuthorization(card, { created: T0 + 7200 })));
+    await deliverStripe(
+      stripeEvent(
+        "issuing_authorization.request",
+        issuingAuthorization(card, { created: T0 + 7200 }),
+      ),
+    );
     expect((await storedDecisions(card)).at(-1)?.history_length).toBe(2);
   });
 
   it("a D1 copy that fails does not lose the decision: the card's outbox replays it once D1 takes it", async () => {
     const fingerprint = unique("fp");
     const card = `fingerprint:${fingerprint}`;
-    const event = stripeEvent("charge.succeeded", { id: unique("ch"), created: T0, amount: 1_250, currency: "usd", payment_method_details: { card: { fingerprint } } });
-    await env.DB.prepare("CREATE TRIGGER refuse_decisions BEFORE INSERT ON decisions BEGIN SELECT RAISE(ABORT, 'disk full'); END").run();
+    const event = stripeEvent("charge.succeeded", {
+      id: unique("ch"),
+      created: T0,
+      amount: 1_250,
+      currency: "usd",
+      payment_method_details: { card: { fingerprint } },
+    });
+    await env.DB.prepare(
+      "CREATE TRIGGER refuse_decisions BEFORE INSERT ON decisions BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+    ).run();
     let response: Response;
     try {
       response = await deliverStripe(event);
@@ -74,7 +115,10 @@ describe("POST /v1/webhooks/stripe", () => {
 
   it("rejects a bad signature with 400 and stores nothing", async () => {
     const card = unique("ic");
-    const response = await deliverStripe(stripeEvent("issuing_authorization.request", issuingAuthorization(card)), { secret: "whsec_wrong" });
+    const response = await deliverStripe(
+      stripeEvent("issuing_authorization.request", issuingAuthorization(card)),
+      { secret: "whsec_wrong" },
+    );
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ field: "headers.stripe-signature" });
     expect(await storedDecisions(card)).toHaveLength(0);
@@ -83,44 +127,88 @@ describe("POST /v1/webhooks/stripe", () => {
   it("rejects a signature older than the 300 s tolerance", async () => {
     const card = unique("ic");
     const stale = Math.floor(Date.now() / 1000) - 301;
-    const response = await deliverStripe(stripeEvent("issuing_authorization.request", issuingAuthorization(card)), { timestamp: stale });
+    const response = await deliverStripe(
+      stripeEvent("issuing_authorization.request", issuingAuthorization(card)),
+      { timestamp: stale },
+    );
     expect(response.status).toBe(400);
     expect(await storedDecisions(card)).toHaveLength(0);
   });
 
   it("acknowledges an event type that carries no transaction, storing nothing", async () => {
-    const response = await deliverStripe(stripeEvent("customer.created", { id: "cus_1", object: "customer" }));
+    const response = await deliverStripe(
+      stripeEvent("customer.created", { id: "cus_1", object: "customer" }),
+    );
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ received: true, ignored: expect.any(String) });
   });
 
   it("a signed authorization that cannot be scored gets ISSUING_UNSCORED_POLICY (decline) and is recorded with the reason", async () => {
     const card = unique("ic");
-    const object = { ...issuingAuthorization(card), merchant_data: { category_code: "groceries", network_id: "1" } };
+    const object = {
+      ...issuingAuthorization(card),
+      merchant_data: { category_code: "groceries", network_id: "1" },
+    };
     const event = stripeEvent("issuing_authorization.request", object);
     const response = await deliverStripe(event);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ approved: false, metadata: { fraud_unscored: expect.stringContaining("merchant.mcc") } });
-    expect(await unscoredEvent(event.id)).toMatchObject({ provider: "stripe", approved: 0, reason: expect.stringContaining("merchant.mcc") });
+    expect(await response.json()).toEqual({
+      approved: false,
+      metadata: { fraud_unscored: expect.stringContaining("merchant.mcc") },
+    });
+    expect(await unscoredEvent(event.id)).toMatchObject({
+      provider: "stripe",
+      approved: 0,
+      reason: expect.stringContaining("merchant.mcc"),
+    });
     expect(await storedDecisions(card)).toHaveLength(0);
   });
 
   it("the policy is configurable: approve", async () => {
     const app = createApp();
-    const event = stripeEvent("issuing_authorization.request", { ...issuingAuthorization(unique("ic")), authorization_method: "telepathy" });
+    const event = stripeEvent("issuing_authorization.request", {
+      ...issuingAuthorization(unique("ic")),
+      authorization_method: "telepathy",
+    });
     const payload = JSON.stringify(event);
-    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: TEST_SECRETS.STRIPE_WEBHOOK_SECRET, cryptoProvider: Stripe.createSubtleCryptoProvider() });
-    const response = await app.request("/v1/webhooks/stripe", { method: "POST", headers: { "content-type": "application/json", "stripe-signature": signature }, body: payload }, { ...env, ISSUING_UNSCORED_POLICY: "approve" }, createExecutionContext());
-    expect(await response.json()).toMatchObject({ approved: true, metadata: { fraud_unscored: expect.stringContaining("authorization_method") } });
+    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
+      payload,
+      secret: TEST_SECRETS.STRIPE_WEBHOOK_SECRET,
+      cryptoProvider: Stripe.createSubtleCryptoProvider(),
+    });
+    const response = await app.request(
+      "/v1/webhooks/stripe",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "stripe-signature": signature },
+        body: payload,
+      },
+      { ...env, ISSUING_UNSCORED_POLICY: "approve" },
+      createExecutionContext(),
+    );
+    expect(await response.json()).toMatchObject({
+      approved: true,
+      metadata: { fraud_unscored: expect.stringContaining("authorization_method") },
+    });
   });
 
   it("a transaction dated in the future is acknowledged as not scored, naming the field", async () => {
     const fingerprint = unique("fp");
     const future = Math.floor(Date.now() / 1000) + 7 * 86400;
-    const event = stripeEvent("charge.succeeded", { id: unique("ch"), created: future, amount: 100, currency: "usd", payment_method_details: { card: { fingerprint } } });
+    const event = stripeEvent("charge.succeeded", {
+      id: unique("ch"),
+      created: future,
+      amount: 100,
+      currency: "usd",
+      payment_method_details: { card: { fingerprint } },
+    });
     const response = await deliverStripe(event);
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ received: true, scored: false, reason: expect.stringContaining("timestamp") });
+    expect(await response.json()).toMatchObject({
+      received: true,
+      scored: false,
+      reason: expect.stringContaining("timestamp"),
+    });
     expect(await storedDecisions(`fingerprint:${fingerprint}`)).toHaveLength(0);
   });
 
@@ -128,16 +216,28 @@ describe("POST /v1/webhooks/stripe", () => {
     ["one hour", 3600],
     ["ten years", 10 * 365 * 86400],
     ["301 s", 301],
-  ])("rejects a signature dated %s in the future (the 300 s tolerance applies both ways)", async (_, ahead) => {
-    const card = unique("ic");
-    const response = await deliverStripe(stripeEvent("issuing_authorization.request", issuingAuthorization(card)), { timestamp: Math.floor(Date.now() / 1000) + ahead });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ field: "headers.stripe-signature", detail: expect.stringContaining("future") });
-    expect(await storedDecisions(card)).toHaveLength(0);
-  });
+  ])(
+    "rejects a signature dated %s in the future (the 300 s tolerance applies both ways)",
+    async (_, ahead) => {
+      const card = unique("ic");
+      const response = await deliverStripe(
+        stripeEvent("issuing_authorization.request", issuingAuthorization(card)),
+        { timestamp: Math.floor(Date.now() / 1000) + ahead },
+      );
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        field: "headers.stripe-signature",
+        detail: expect.stringContaining("future"),
+      });
+      expect(await storedDecisions(card)).toHaveLength(0);
+    },
+  );
 
   it("accepts a signature a little ahead of our clock (within the tolerance)", async () => {
-    const response = await deliverStripe(stripeEvent("issuing_authorization.request", issuingAuthorization(unique("ic"))), { timestamp: Math.floor(Date.now() / 1000) + 120 });
+    const response = await deliverStripe(
+      stripeEvent("issuing_authorization.request", issuingAuthorization(unique("ic"))),
+      { timestamp: Math.floor(Date.now() / 1000) + 120 },
+    );
     expect(response.status).toBe(200);
   });
 
@@ -154,17 +254,34 @@ describe("POST /v1/webhooks/stripe", () => {
       created: T0,
       amount: 2_599,
       currency: "usd",
-      payment_method_details: { type: "card", card: { fingerprint, brand: "visa", checks: { cvc_check: "pass" }, wallet: null } },
+      payment_method_details: {
+        type: "card",
+        card: { fingerprint, brand: "visa", checks: { cvc_check: "pass" }, wallet: null },
+      },
     };
     const response = await deliverStripe(stripeEvent("charge.succeeded", charge));
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ received: true, scored: true, duplicate: false, decision: { cardId: `fingerprint:${fingerprint}`, decidedBy: "provider", approved: true } });
+    expect(await response.json()).toMatchObject({
+      received: true,
+      scored: true,
+      duplicate: false,
+      decision: { cardId: `fingerprint:${fingerprint}`, decidedBy: "provider", approved: true },
+    });
     expect(await storedDecisions(`fingerprint:${fingerprint}`)).toHaveLength(1);
   });
 
   it("503 without a webhook secret configured (Stripe retries)", async () => {
     const app = createApp();
-    const response = await app.request("/v1/webhooks/stripe", { method: "POST", headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=x" }, body: "{}" }, { ...env, STRIPE_WEBHOOK_SECRET: "" }, createExecutionContext());
+    const response = await app.request(
+      "/v1/webhooks/stripe",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=x" },
+        body: "{}",
+      },
+      { ...env, STRIPE_WEBHOOK_SECRET: "" },
+      createExecutionContext(),
+    );
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ code: "not_configured" });
   });

@@ -18,7 +18,9 @@ export const scored = (request: DecodeRequest) => request.params.promptLogprobs 
  * a row that leaves is filled by the last row that stays (so that rows leaving one at a time
  * move one row of the cache each, not every row after them).
  */
-export function keptRows(running: readonly DecodeRequest[]): { request: DecodeRequest; row: number }[] {
+export function keptRows(
+  running: readonly DecodeRequest[],
+): { request: DecodeRequest; row: number }[] {
   const stays = running.map((request) => request.state === "running");
   const count = stays.filter(Boolean).length;
   const kept: { request: DecodeRequest; row: number }[] = [];
@@ -41,14 +43,21 @@ export function keptRows(running: readonly DecodeRequest[]): { request: DecodeRe
  * blocks its prompt starts with: at most `room`, and as many as the prefill budget holds,
  * counted in padded tokens to compute (one at least). `real` counts their tokens unpadded.
  */
-export function admit(waiting: readonly DecodeRequest[], room: number, prefillTokensPerStep: number, prefixCache: PrefixCache | undefined): { admitted: Admission[]; real: number } {
+export function admit(
+  waiting: readonly DecodeRequest[],
+  room: number,
+  prefillTokensPerStep: number,
+  prefixCache: PrefixCache | undefined,
+): { admitted: Admission[]; real: number } {
   const admitted: Admission[] = [];
   let [longest, real] = [0, 0];
   for (const request of waiting) {
     if (admitted.length >= room) break;
     // A prompt whose logprobs are asked for is computed whole, as vLLM's (vllm/v1/request.py
     // skip_reading_prefix_cache; vllm/v1/core/kv_cache_manager.py get_computed_blocks).
-    const cached = scored(request) ? [] : (prefixCache?.match((request.blocks ??= new PromptBlocks(request.params.promptIds))) ?? []);
+    const cached = scored(request)
+      ? []
+      : (prefixCache?.match((request.blocks ??= new PromptBlocks(request.params.promptIds))) ?? []);
     // Counted in tokens to compute: a cached prefix costs only its copy.
     const n = request.params.promptIds.length - cached.length * BLOCK;
     const padded = (admitted.length + 1) * Math.max(longest, n);

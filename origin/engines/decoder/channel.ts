@@ -31,7 +31,10 @@ export class Channel<T> implements AsyncIterable<T> {
       next: () => {
         const item = this.items.shift();
         if (item !== undefined) return Promise.resolve({ value: item, done: false });
-        if (this.done) return this.error === undefined ? Promise.resolve({ value: undefined, done: true }) : Promise.reject(this.error);
+        if (this.done)
+          return this.error === undefined
+            ? Promise.resolve({ value: undefined, done: true })
+            : Promise.reject(this.error);
         return new Promise((resolve, reject) => {
           this.waiting = resolve;
           this.failWaiting = reject;

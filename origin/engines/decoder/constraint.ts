@@ -2,7 +2,10 @@
 // grammar bitmask, computed once per step from the matcher's state) and the ids that end the
 // request, allowed only once the output is complete. Only constrained requests have one.
 import { ServiceError } from "../../../src/errors/service-error";
-import { SchemaError, type TokenMatcher } from "../../../src/generation/structured/structured-outputs";
+import {
+  SchemaError,
+  type TokenMatcher,
+} from "../../../src/generation/structured/structured-outputs";
 import type { GenerationParams } from "./request";
 import type { Vocabulary } from "./vocabulary";
 
@@ -32,12 +35,16 @@ export class Constraint {
       shared = this.matcher.allowed(this.stopIds);
     } catch (error) {
       // An output open too many ways fails its own request, not the batch.
-      if (error instanceof SchemaError) throw new ServiceError(400, "invalid_request", `structured_outputs: ${error.message}`, { field: "structured_outputs" });
+      if (error instanceof SchemaError)
+        throw new ServiceError(400, "invalid_request", `structured_outputs: ${error.message}`, {
+          field: "structured_outputs",
+        });
       throw error;
     }
     // The matcher's mask may be its trie's cached one: met with allowed_token_ids on a copy.
     const mask = this.allowedIds === undefined ? shared : Uint8Array.from(shared);
-    if (this.allowedIds !== undefined) for (let id = 0; id < mask.length; id++) mask[id]! &= this.allowedIds[id] ?? 0;
+    if (this.allowedIds !== undefined)
+      for (let id = 0; id < mask.length; id++) mask[id]! &= this.allowedIds[id] ?? 0;
     this.mask = mask;
     return mask;
   }
@@ -58,10 +65,21 @@ export class Constraint {
  * not: it pays nothing). Its stop ids are the ids that end it: EOS (the model's stop ids)
  * unless ignore_eos, and its own stop_token_ids.
  */
-export function constraintOf(params: GenerationParams, vocabulary: Vocabulary | undefined, eos: ReadonlySet<number>, modelName: string): Constraint | undefined {
+export function constraintOf(
+  params: GenerationParams,
+  vocabulary: Vocabulary | undefined,
+  eos: ReadonlySet<number>,
+  modelName: string,
+): Constraint | undefined {
   const spec = params.structuredOutputs;
   if (spec === undefined) return undefined;
-  if (vocabulary === undefined) throw new ServiceError(400, "invalid_request", `Model "${modelName}" has no token vocabulary for structured outputs`, { field: "structured_outputs" });
+  if (vocabulary === undefined)
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      `Model "${modelName}" has no token vocabulary for structured outputs`,
+      { field: "structured_outputs" },
+    );
   const stopIds = params.ignoreEos ? params.stopTokenIds : [...eos, ...params.stopTokenIds];
   const allowed = params.sampling.allowedTokenIds;
   let allowedIds: Uint8Array | undefined;

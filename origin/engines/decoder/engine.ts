@@ -37,7 +37,12 @@ export interface DecoderLimits {
 
 /** The 429 of a full queue (every row and queue place taken), with Retry-After. */
 export function atCapacity({ maxBatch, maxWaiting }: DecoderLimits): ServiceError {
-  return new ServiceError(429, "invalid_request", `The origin is at capacity (${maxBatch} running, ${maxWaiting} waiting); retry shortly`, { headers: { "retry-after": "1" } });
+  return new ServiceError(
+    429,
+    "invalid_request",
+    `The origin is at capacity (${maxBatch} running, ${maxWaiting} waiting); retry shortly`,
+    { headers: { "retry-after": "1" } },
+  );
 }
 
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -78,8 +83,15 @@ export class DecoderEngine {
     /** The model's token bytes, for structured outputs (none: requests asking for one fail). */
     private readonly vocabulary?: Vocabulary,
   ) {
-    this.cache = new KvCache({ layers: generation.layers, kvHeads: generation.kvHeads, headDim: generation.headDim });
-    this.prefixCache = limits.prefixCacheBytes > 0 ? new PrefixCache(this.cache.shape, limits.prefixCacheBytes) : undefined;
+    this.cache = new KvCache({
+      layers: generation.layers,
+      kvHeads: generation.kvHeads,
+      headDim: generation.headDim,
+    });
+    this.prefixCache =
+      limits.prefixCacheBytes > 0
+        ? new PrefixCache(this.cache.shape, limits.prefixCacheBytes)
+        : undefined;
     this.eos = new Set([generation.eosTokenId, ...generation.stopTokenIds]);
     this.lastLogits = session.inputNames.includes(LOGITS_INDEX);
     this.prefillLastLogits = prefillSession.inputNames.includes(LOGITS_INDEX);
@@ -112,9 +124,19 @@ export class DecoderEngine {
    * Queues a request; its steps arrive on `request.steps`. A full queue is a 429 with
    * Retry-After; an aborted signal removes the request before the engine's next step.
    */
-  submit(params: GenerationParams, signal: AbortSignal, options: RequestOptions = {}): DecodeRequest {
-    if (this.runningCount + this.waitingCount >= this.limits.maxBatch + this.limits.maxWaiting) throw atCapacity(this.limits);
-    const request = new DecodeRequest(`${this.modelName}-${this.nextId++}`, params, options, constraintOf(params, this.vocabulary, this.eos, this.modelName));
+  submit(
+    params: GenerationParams,
+    signal: AbortSignal,
+    options: RequestOptions = {},
+  ): DecodeRequest {
+    if (this.runningCount + this.waitingCount >= this.limits.maxBatch + this.limits.maxWaiting)
+      throw atCapacity(this.limits);
+    const request = new DecodeRequest(
+      `${this.modelName}-${this.nextId++}`,
+      params,
+      options,
+      constraintOf(params, this.vocabulary, this.eos, this.modelName),
+    );
     const abort = () => {
       if (request.state === "finished") return;
       request.aborted = true;
@@ -138,7 +160,10 @@ export class DecoderEngine {
     this.metrics.requestPromptTokens.observe(labels, request.params.promptIds.length);
     this.metrics.requestGenerationTokens.observe(labels, request.generated.length);
     if (request.generated.length > 1) {
-      this.metrics.timePerOutputToken.observe(labels, (request.lastTokenAt - request.firstTokenAt) / 1000 / (request.generated.length - 1));
+      this.metrics.timePerOutputToken.observe(
+        labels,
+        (request.lastTokenAt - request.firstTokenAt) / 1000 / (request.generated.length - 1),
+      );
     }
   }
 
@@ -146,7 +171,11 @@ export class DecoderEngine {
   private fail(request: DecodeRequest, error: unknown): void {
     if (request.state === "finished") return;
     request.state = "finished";
-    request.steps.close(error instanceof ServiceError && error.status < 500 ? error : new ServiceError(500, "internal_error", "The decoder failed", { cause: error }));
+    request.steps.close(
+      error instanceof ServiceError && error.status < 500
+        ? error
+        : new ServiceError(500, "internal_error", "The decoder failed", { cause: error }),
+    );
   }
 
   /**
@@ -154,7 +183,11 @@ export class DecoderEngine {
    * prompt's logprobs, when asked). A structured output the origin cannot keep (vocabulary.ts)
    * fails its own request, not the batch.
    */
-  private emit(request: DecodeRequest, logits: Float32Array, prompt?: Array<TokenLogprob | null>): void {
+  private emit(
+    request: DecodeRequest,
+    logits: Float32Array,
+    prompt?: Array<TokenLogprob | null>,
+  ): void {
     try {
       this.sendNext(request, logits, prompt);
     } catch (error) {
@@ -163,10 +196,17 @@ export class DecoderEngine {
     }
   }
 
-  private sendNext(request: DecodeRequest, logits: Float32Array, prompt?: Array<TokenLogprob | null>): void {
+  private sendNext(
+    request: DecodeRequest,
+    logits: Float32Array,
+    prompt?: Array<TokenLogprob | null>,
+  ): void {
     // A structured output ends with the token after which nothing may follow (next-token.ts);
     // only one that allows no first token ends here, with none (the route refuses such choices).
-    if (request.generated.length === 0 && request.constraint?.ended === true) return this.finish(request, "stop");
+    if (request.generated.length === 0 && request.constraint?.ended === true) {
+      this.finish(request, "stop");
+      return;
+    }
     const tokenId = sampleNext(request, logits, this.eos);
     const now = performance.now();
     const labels = this.metrics.labelsOf(this);
@@ -204,7 +244,12 @@ export class DecoderEngine {
     this.metrics.prefillRuns.inc(labels);
     this.metrics.prefillCpu.inc(labels, cpu);
     const read = prefillOutputs(batch, outputs, this.cache);
-    return prefilledRows(batch, read, { lastLogits, vocabSize: this.generation.vocabSize, prefixCache: this.prefixCache, emit: (request, logits, prompt) => this.emit(request, logits, prompt) });
+    return prefilledRows(batch, read, {
+      lastLogits,
+      vocabSize: this.generation.vocabSize,
+      prefixCache: this.prefixCache,
+      emit: (request, logits, prompt) => this.emit(request, logits, prompt),
+    });
   }
 
   /** One decode step for every running request: one token each. */
@@ -213,28 +258,50 @@ export class DecoderEngine {
     const capacity = this.cache.capacity;
     const { vocabSize } = this.generation;
     const width = capacity + 1;
-    if (this.mask.length < rows * width) this.mask = new BigInt64Array(this.limits.maxBatch * width);
+    if (this.mask.length < rows * width)
+      this.mask = new BigInt64Array(this.limits.maxBatch * width);
     const mask = this.mask.subarray(0, rows * width);
     mask.fill(0n);
     this.running.forEach((request, row) => {
       mask.fill(1n, row * width, row * width + request.filled);
       mask[row * width + capacity] = 1n;
     });
-    if (this.logits.length < rows * vocabSize) this.logits = new Float32Array(this.limits.maxBatch * vocabSize);
+    if (this.logits.length < rows * vocabSize)
+      this.logits = new Float32Array(this.limits.maxBatch * vocabSize);
     const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor("int64", BigInt64Array.from(this.running, (request) => BigInt(request.pending)), [rows, 1]),
-      position_ids: new ort.Tensor("int64", BigInt64Array.from(this.running, (request) => BigInt(request.filled)), [rows, 1]),
+      input_ids: new ort.Tensor(
+        "int64",
+        BigInt64Array.from(this.running, (request) => BigInt(request.pending)),
+        [rows, 1],
+      ),
+      position_ids: new ort.Tensor(
+        "int64",
+        BigInt64Array.from(this.running, (request) => BigInt(request.filled)),
+        [rows, 1],
+      ),
       attention_mask: new ort.Tensor("int64", mask, [rows, width]),
       ...this.cache.pastFeeds(),
     };
-    if (this.lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", new BigInt64Array(rows), [rows, 1, 1]);
+    if (this.lastLogits)
+      feeds[LOGITS_INDEX] = new ort.Tensor("int64", new BigInt64Array(rows), [rows, 1, 1]);
     const columns = this.splitAttention ? 1 : capacity + 1;
-    const fetches = { logits: new ort.Tensor("float32", this.logits.subarray(0, rows * vocabSize), [rows, 1, vocabSize]), ...this.cache.presentFetches(columns) };
+    const fetches = {
+      logits: new ort.Tensor("float32", this.logits.subarray(0, rows * vocabSize), [
+        rows,
+        1,
+        vocabSize,
+      ]),
+      ...this.cache.presentFetches(columns),
+    };
     const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
     await this.session.run(feeds, fetches);
     const stepSeconds = (performance.now() - started) / 1000;
     const cpu = this.cpuSeconds() - cpuBefore;
-    this.cache.appendStep(this.running.map((request) => request.filled), columns, columns - 1);
+    this.cache.appendStep(
+      this.running.map((request) => request.filled),
+      columns,
+      columns - 1,
+    );
     this.steps += 1;
     const labels = this.metrics.labelsOf(this);
     this.metrics.decodeStepTime.observe(labels, stepSeconds);
@@ -245,7 +312,8 @@ export class DecoderEngine {
     this.running.forEach((request, row) => {
       request.filled += 1;
       // An aborted row was decoded only because it aborted during this step; its token goes nowhere.
-      if (request.state === "running") this.emit(request, this.logits.subarray(row * vocabSize, (row + 1) * vocabSize));
+      if (request.state === "running")
+        this.emit(request, this.logits.subarray(row * vocabSize, (row + 1) * vocabSize));
     });
   }
 
@@ -256,7 +324,12 @@ export class DecoderEngine {
   private async schedule(): Promise<void> {
     const kept = keptRows(this.running);
     this.waiting = this.waiting.filter((request) => request.state === "waiting");
-    const { admitted, real } = admit(this.waiting, this.limits.maxBatch - kept.length, this.limits.prefillTokensPerStep, this.prefixCache);
+    const { admitted, real } = admit(
+      this.waiting,
+      this.limits.maxBatch - kept.length,
+      this.limits.prefillTokensPerStep,
+      this.prefixCache,
+    );
     this.waiting.splice(0, admitted.length);
     const labels = this.metrics.labelsOf(this);
     for (const { request, cached } of admitted) {
@@ -285,11 +358,26 @@ export class DecoderEngine {
       }
     }
     // Requests that finished with their first token, or aborted during the prefill, do not join.
-    const joined = admitted.flatMap(({ request }) => (request.state === "running" ? [{ request, source: prefilled.get(request)! }] : []));
+    const joined = admitted.flatMap(({ request }) =>
+      request.state === "running" ? [{ request, source: prefilled.get(request)! }] : [],
+    );
     // Rows that finished since the last step leave at the next iteration.
-    const filledMax = [...kept.map(({ request }) => request.filled), ...joined.map(({ request }) => request.filled)].reduce((a, b) => Math.max(a, b), 0);
-    if (kept.length === this.running.length && joined.length === 0 && filledMax < this.cache.capacity) return;
-    const sources: RowSource[] = [...kept.map(({ request, row }): RowSource => ({ kind: "batch", row, filled: request.filled })), ...joined.map(({ source }) => source)];
+    const filledMax = [
+      ...kept.map(({ request }) => request.filled),
+      ...joined.map(({ request }) => request.filled),
+    ].reduce((a, b) => Math.max(a, b), 0);
+    if (
+      kept.length === this.running.length &&
+      joined.length === 0 &&
+      filledMax < this.cache.capacity
+    )
+      return;
+    const sources: RowSource[] = [
+      ...kept.map(
+        ({ request, row }): RowSource => ({ kind: "batch", row, filled: request.filled }),
+      ),
+      ...joined.map(({ source }) => source),
+    ];
     this.cache.rebuild(sources);
     this.running = [...kept.map(({ request }) => request), ...joined.map(({ request }) => request)];
   }
@@ -297,7 +385,10 @@ export class DecoderEngine {
   private async loop(): Promise<void> {
     for (;;) {
       try {
-        if (this.running.length === 0 && this.waiting.every((request) => request.state !== "waiting")) {
+        if (
+          this.running.length === 0 &&
+          this.waiting.every((request) => request.state !== "waiting")
+        ) {
           this.waiting = [];
           await new Promise<void>((resolve) => (this.wake = resolve));
           this.wake = undefined;
@@ -306,7 +397,9 @@ export class DecoderEngine {
         if (this.running.some((request) => request.state === "running")) await this.step();
       } catch (error) {
         // A failed run fails the requests in flight, not the engine: the next ones start clean.
-        console.error(JSON.stringify({ event: "decode_failed", model: this.modelName, error: String(error) }));
+        console.error(
+          JSON.stringify({ event: "decode_failed", model: this.modelName, error: String(error) }),
+        );
         for (const request of [...this.running, ...this.waiting]) this.fail(request, error);
         this.running = [];
         this.waiting = [];

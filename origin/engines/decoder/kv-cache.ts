@@ -14,7 +14,9 @@ const BLOCK = 32;
  * A row of a new layout: an existing row of the batch, or a prefilled row whose `filled`
  * columns lie in `segments` (a prefill's presents, after a cached prefix if it had one).
  */
-export type RowSource = { kind: "batch"; row: number; filled: number } | { kind: "prefill"; segments: readonly Segment[]; filled: number };
+export type RowSource =
+  | { kind: "batch"; row: number; filled: number }
+  | { kind: "prefill"; segments: readonly Segment[]; filled: number };
 
 export interface KvShape {
   layers: number;
@@ -32,19 +34,25 @@ export class KvCache {
   readonly names: { past: string[]; present: string[] };
   /** The step's past feeds and present fetches, kept while the layout holds. */
   private past: Record<string, ort.Tensor> | undefined;
-  private fetches: { rows: number; columns: number; tensors: Record<string, ort.Tensor> } | undefined;
+  private fetches:
+    | { rows: number; columns: number; tensors: Record<string, ort.Tensor> }
+    | undefined;
 
   constructor(readonly shape: KvShape) {
     const tensors = shape.layers * 2;
     const empty = () => Array.from({ length: tensors }, () => new Float32Array(0));
     [this.buffers, this.spare, this.presents] = [empty(), empty(), empty()];
-    const names = (prefix: string) => Array.from({ length: tensors }, (_, i) => `${prefix}.${i >> 1}.${i & 1 ? "value" : "key"}`);
+    const names = (prefix: string) =>
+      Array.from({ length: tensors }, (_, i) => `${prefix}.${i >> 1}.${i & 1 ? "value" : "key"}`);
     this.names = { past: names("past_key_values"), present: names("present") };
   }
 
   /** Bytes held by the cache's buffers. */
   get bytes(): number {
-    return [...this.buffers, ...this.spare, ...this.presents].reduce((sum, buffer) => sum + buffer.byteLength, 0);
+    return [...this.buffers, ...this.spare, ...this.presents].reduce(
+      (sum, buffer) => sum + buffer.byteLength,
+      0,
+    );
   }
 
   /** The capacity a batch whose longest row has `filled` tokens needs for its next step. */
@@ -64,7 +72,17 @@ export class KvCache {
     if (this.past !== undefined) return this.past;
     const { kvHeads, headDim } = this.shape;
     const size = this.rows * this.rowSize;
-    return (this.past = Object.fromEntries(this.names.past.map((name, i) => [name, new ort.Tensor("float32", this.buffers[i]!.subarray(0, size), [this.rows, kvHeads, this.capacity, headDim])])));
+    return (this.past = Object.fromEntries(
+      this.names.past.map((name, i) => [
+        name,
+        new ort.Tensor("float32", this.buffers[i]!.subarray(0, size), [
+          this.rows,
+          kvHeads,
+          this.capacity,
+          headDim,
+        ]),
+      ]),
+    ));
   }
 
   /**
@@ -72,13 +90,26 @@ export class KvCache {
    * capacity + 1 otherwise); the same tensors while rows and columns stay.
    */
   presentFetches(columns: number): Record<string, ort.Tensor> {
-    if (this.fetches !== undefined && this.fetches.rows === this.rows && this.fetches.columns === columns) return this.fetches.tensors;
+    if (
+      this.fetches !== undefined &&
+      this.fetches.rows === this.rows &&
+      this.fetches.columns === columns
+    )
+      return this.fetches.tensors;
     const { kvHeads, headDim } = this.shape;
     const size = this.rows * kvHeads * columns * headDim;
     const tensors = Object.fromEntries(
       this.names.present.map((name, i) => {
         if (this.presents[i]!.length < size) this.presents[i] = new Float32Array(size * 2);
-        return [name, new ort.Tensor("float32", this.presents[i]!.subarray(0, size), [this.rows, kvHeads, columns, headDim])];
+        return [
+          name,
+          new ort.Tensor("float32", this.presents[i]!.subarray(0, size), [
+            this.rows,
+            kvHeads,
+            columns,
+            headDim,
+          ]),
+        ];
       }),
     );
     this.fetches = { rows: this.rows, columns, tensors };
@@ -93,7 +124,10 @@ export class KvCache {
       for (let row = 0; row < this.rows; row++) {
         for (let head = 0; head < kvHeads; head++) {
           const source = ((row * kvHeads + head) * columns + from) * headDim;
-          cache.set(present.subarray(source, source + headDim), ((row * kvHeads + head) * this.capacity + filled[row]!) * headDim);
+          cache.set(
+            present.subarray(source, source + headDim),
+            ((row * kvHeads + head) * this.capacity + filled[row]!) * headDim,
+          );
         }
       }
     }
@@ -109,9 +143,13 @@ export class KvCache {
    */
   rebuild(sources: readonly RowSource[]): void {
     const { kvHeads, headDim } = this.shape;
-    const capacity = KvCache.capacityFor(sources.reduce((max, source) => Math.max(max, source.filled), 0));
+    const capacity = KvCache.capacityFor(
+      sources.reduce((max, source) => Math.max(max, source.filled), 0),
+    );
     const rowSize = kvHeads * capacity * headDim;
-    const inPlace = capacity === this.capacity && sources.every((source, row) => source.kind !== "batch" || source.row >= row);
+    const inPlace =
+      capacity === this.capacity &&
+      sources.every((source, row) => source.kind !== "batch" || source.row >= row);
     for (let t = 0; t < this.buffers.length; t++) {
       let target = inPlace ? this.buffers[t]! : this.spare[t]!;
       if (target.length < sources.length * rowSize) {
@@ -126,8 +164,16 @@ export class KvCache {
         if (inPlace && source.kind === "batch" && source.row === row) continue; // already there
         for (let head = 0; head < kvHeads; head++) {
           const at = (row * kvHeads + head) * capacity * headDim;
-          if (source.kind === "prefill") readColumns(source.segments, this.shape, t, head, 0, source.filled, target, at);
-          else target.set(this.buffers[t]!.subarray((source.row * kvHeads + head) * this.capacity * headDim, ((source.row * kvHeads + head) * this.capacity + source.filled) * headDim), at);
+          if (source.kind === "prefill")
+            readColumns(source.segments, this.shape, t, head, 0, source.filled, target, at);
+          else
+            target.set(
+              this.buffers[t]!.subarray(
+                (source.row * kvHeads + head) * this.capacity * headDim,
+                ((source.row * kvHeads + head) * this.capacity + source.filled) * headDim,
+              ),
+              at,
+            );
         }
       }
     }

@@ -42,13 +42,22 @@ export interface PrefillOutputs {
 }
 
 /** The tokens a request's prefill computes: its prompt after its cached prefix. */
-const computed = ({ request, cached }: Admission) => request.params.promptIds.length - cached.length * BLOCK;
+const computed = ({ request, cached }: Admission) =>
+  request.params.promptIds.length - cached.length * BLOCK;
 
 /** Lays a group's prompts out right-padded after their cached prefixes (copied from the prefix cache). */
-export function prefillBatch(group: readonly Admission[], cache: CacheLayout, prefixCache: PrefixCache | undefined): PrefillBatch {
+export function prefillBatch(
+  group: readonly Admission[],
+  cache: CacheLayout,
+  prefixCache: PrefixCache | undefined,
+): PrefillBatch {
   const rows = group.length;
   const past = group.reduce((max, { cached }) => Math.max(max, cached.length * BLOCK), 0);
-  const length = group.reduce((max, { request, cached }) => Math.max(max, request.params.promptIds.length - cached.length * BLOCK), 0);
+  const length = group.reduce(
+    (max, { request, cached }) =>
+      Math.max(max, request.params.promptIds.length - cached.length * BLOCK),
+    0,
+  );
   const { kvHeads, headDim } = cache.shape;
   const ids = new BigInt64Array(rows * length);
   const mask = new BigInt64Array(rows * (past + length));
@@ -61,15 +70,32 @@ export function prefillBatch(group: readonly Admission[], cache: CacheLayout, pr
     mask.fill(1n, row * (past + length), row * (past + length) + prefix);
     for (let i = 0; i < length; i++) {
       positions[row * length + i] = BigInt(prefix + i);
-      if (prefix + i < prompt.length) [ids[row * length + i], mask[row * (past + length) + past + i]] = [BigInt(prompt[prefix + i]!), 1n];
+      if (prefix + i < prompt.length)
+        [ids[row * length + i], mask[row * (past + length) + past + i]] = [
+          BigInt(prompt[prefix + i]!),
+          1n,
+        ];
     }
   });
   // The engine runs requests that asked for their prompt's logprobs in groups of their own (admission.ts prefillRuns).
-  return { group, past, length, ids, mask, positions, pastData, everyPosition: scored(group[0]!.request) };
+  return {
+    group,
+    past,
+    length,
+    ids,
+    mask,
+    positions,
+    pastData,
+    everyPosition: scored(group[0]!.request),
+  };
 }
 
 /** The run's feeds; a graph with `lastLogits` (`logits_index`) is asked for each row's last prompt position, or every position. */
-export function prefillFeeds(batch: PrefillBatch, cache: CacheLayout, lastLogits: boolean): Record<string, ort.Tensor> {
+export function prefillFeeds(
+  batch: PrefillBatch,
+  cache: CacheLayout,
+  lastLogits: boolean,
+): Record<string, ort.Tensor> {
   const { group, past, length, everyPosition } = batch;
   const rows = group.length;
   const { kvHeads, headDim } = cache.shape;
@@ -78,14 +104,31 @@ export function prefillFeeds(batch: PrefillBatch, cache: CacheLayout, lastLogits
     attention_mask: new ort.Tensor("int64", batch.mask, [rows, past + length]),
     position_ids: new ort.Tensor("int64", batch.positions, [rows, length]),
   };
-  if (lastLogits && everyPosition) feeds[LOGITS_INDEX] = new ort.Tensor("int64", everyPositionIndex(group.map(computed), length), [rows, length, 1]);
-  else if (lastLogits) feeds[LOGITS_INDEX] = new ort.Tensor("int64", BigInt64Array.from(group, (admission) => BigInt(computed(admission) - 1)), [rows, 1, 1]);
-  cache.names.past.forEach((name, i) => (feeds[name] = new ort.Tensor("float32", batch.pastData[i]!, [rows, kvHeads, past, headDim])));
+  if (lastLogits && everyPosition)
+    feeds[LOGITS_INDEX] = new ort.Tensor("int64", everyPositionIndex(group.map(computed), length), [
+      rows,
+      length,
+      1,
+    ]);
+  else if (lastLogits)
+    feeds[LOGITS_INDEX] = new ort.Tensor(
+      "int64",
+      BigInt64Array.from(group, (admission) => BigInt(computed(admission) - 1)),
+      [rows, 1, 1],
+    );
+  cache.names.past.forEach(
+    (name, i) =>
+      (feeds[name] = new ort.Tensor("float32", batch.pastData[i]!, [rows, kvHeads, past, headDim])),
+  );
   return feeds;
 }
 
 /** The run's logits and presents, checked: FP32, one present per layer's key and value. */
-export function prefillOutputs(batch: PrefillBatch, outputs: ort.InferenceSession.ReturnType, cache: CacheLayout): PrefillOutputs {
+export function prefillOutputs(
+  batch: PrefillBatch,
+  outputs: ort.InferenceSession.ReturnType,
+  cache: CacheLayout,
+): PrefillOutputs {
   const { layers, kvHeads, headDim } = cache.shape;
   const logits = outputs.logits?.data;
   if (!(logits instanceof Float32Array)) throw new Error("the decoder returned no FP32 logits");
@@ -94,7 +137,8 @@ export function prefillOutputs(batch: PrefillBatch, outputs: ort.InferenceSessio
     if (!(data instanceof Float32Array)) throw new Error(`the decoder returned no FP32 ${name}`);
     return data;
   });
-  if (presents.length !== layers * 2) throw new Error("the decoder's presents do not match its layers");
+  if (presents.length !== layers * 2)
+    throw new Error("the decoder's presents do not match its layers");
   // The graph as exported returns past and new columns; the split rewrite only the new ones.
   const presentLength = presents[0]!.length / (batch.group.length * kvHeads * headDim);
   return { logits, presents, presentLength };
@@ -113,7 +157,11 @@ export interface PrefilledRowsOptions {
  * Emits each request's first token (and its prompt's logprobs, when asked); keeps the prompts'
  * whole blocks in the prefix cache; returns where each row's keys/values lie.
  */
-export function prefilledRows(batch: PrefillBatch, { logits, presents, presentLength }: PrefillOutputs, { lastLogits, vocabSize, prefixCache, emit }: PrefilledRowsOptions): RowSource[] {
+export function prefilledRows(
+  batch: PrefillBatch,
+  { logits, presents, presentLength }: PrefillOutputs,
+  { lastLogits, vocabSize, prefixCache, emit }: PrefilledRowsOptions,
+): RowSource[] {
   const { group, past, length, pastData, everyPosition } = batch;
   const positionsPerRow = lastLogits && !everyPosition ? 1 : length;
   return group.map((admission, row) => {
@@ -124,14 +172,20 @@ export function prefilledRows(batch: PrefillBatch, { logits, presents, presentLe
     const at = row * positionsPerRow + (positionsPerRow === 1 ? 0 : n - 1);
     // A request aborted during the run gets no token.
     if (request.state === "running") {
-      const prompt = count === undefined ? undefined : promptLogprobs(logits, row * positionsPerRow * vocabSize, vocabSize, promptIds, count);
+      const prompt =
+        count === undefined
+          ? undefined
+          : promptLogprobs(logits, row * positionsPerRow * vocabSize, vocabSize, promptIds, count);
       emit(request, logits.subarray(at * vocabSize, (at + 1) * vocabSize), prompt);
     }
     const segments = [
-      ...(cached.length === 0 ? [] : [{ data: pastData, row, length: past, from: 0, count: cached.length * BLOCK }]),
+      ...(cached.length === 0
+        ? []
+        : [{ data: pastData, row, length: past, from: 0, count: cached.length * BLOCK }]),
       { data: presents, row, length: presentLength, from: presentLength - length, count: n },
     ];
-    if (prefixCache !== undefined) prefixCache.insert((request.blocks ??= new PromptBlocks(request.params.promptIds)), segments);
+    if (prefixCache !== undefined)
+      prefixCache.insert((request.blocks ??= new PromptBlocks(request.params.promptIds)), segments);
     return { kind: "prefill", segments, filled: request.filled };
   });
 }

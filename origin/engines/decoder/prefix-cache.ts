@@ -44,7 +44,16 @@ export interface Segment {
 }
 
 /** Copies `count` columns of a row, from its column `column` on, for one tensor and head. */
-export function readColumns(segments: readonly Segment[], shape: KvShape, tensor: number, head: number, column: number, count: number, out: Float32Array, at: number): void {
+export function readColumns(
+  segments: readonly Segment[],
+  shape: KvShape,
+  tensor: number,
+  head: number,
+  column: number,
+  count: number,
+  out: Float32Array,
+  at: number,
+): void {
   const { kvHeads, headDim } = shape;
   let start = 0;
   for (const segment of segments) {
@@ -52,7 +61,8 @@ export function readColumns(segments: readonly Segment[], shape: KvShape, tensor
     if (count > 0 && column < end) {
       const from = column - start;
       const take = Math.min(count, segment.count - from);
-      const base = ((segment.row * kvHeads + head) * segment.length + segment.from + from) * headDim;
+      const base =
+        ((segment.row * kvHeads + head) * segment.length + segment.from + from) * headDim;
       out.set(segment.data[tensor]!.subarray(base, base + take * headDim), at);
       [column, count, at] = [column + take, count - take, at + take * headDim];
     }
@@ -64,7 +74,10 @@ export function readColumns(segments: readonly Segment[], shape: KvShape, tensor
 const ROOT = "";
 
 function blockHash(parentHash: string, ids: Int32Array): string {
-  return createHash("sha256").update(parentHash).update(new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength)).digest("hex");
+  return createHash("sha256")
+    .update(parentHash)
+    .update(new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength))
+    .digest("hex");
 }
 
 /**
@@ -84,7 +97,10 @@ export class PromptBlocks {
   block(b: number): { hash: string; ids: Int32Array } {
     for (let next = this.hashed.length; next <= b; next++) {
       const own = Int32Array.from(this.ids.slice(next * BLOCK, (next + 1) * BLOCK));
-      this.hashed.push({ hash: blockHash(next === 0 ? ROOT : this.hashed[next - 1]!.hash, own), ids: own });
+      this.hashed.push({
+        hash: blockHash(next === 0 ? ROOT : this.hashed[next - 1]!.hash, own),
+        ids: own,
+      });
     }
     return this.hashed[b]!;
   }
@@ -129,7 +145,8 @@ export class PrefixCache {
       const count = Math.min(SLAB, this.slots - allocated);
       const slab = new Float32Array(count * this.blockFloats);
       this.slabs.push(slab);
-      for (let i = count - 1; i > 0; i--) this.free.push(slab.subarray(i * this.blockFloats, (i + 1) * this.blockFloats));
+      for (let i = count - 1; i > 0; i--)
+        this.free.push(slab.subarray(i * this.blockFloats, (i + 1) * this.blockFloats));
       return slab.subarray(0, this.blockFloats);
     }
     const [hash, oldest] = this.blocks.entries().next().value!;
@@ -139,7 +156,13 @@ export class PrefixCache {
 
   private find(hash: string, parentHash: string, ids: Int32Array): Block | undefined {
     const block = this.blocks.get(hash);
-    if (block === undefined || block.parentHash !== parentHash || block.ids.length !== ids.length || !block.ids.every((id, i) => id === ids[i])) return undefined;
+    if (
+      block === undefined ||
+      block.parentHash !== parentHash ||
+      block.ids.length !== ids.length ||
+      !block.ids.every((id, i) => id === ids[i])
+    )
+      return undefined;
     return block;
   }
 
@@ -171,13 +194,21 @@ export class PrefixCache {
   }
 
   /** Copies matched blocks into row `row` of per-tensor arrays [rows, kvHeads, length, headDim], from column 0. */
-  gather(blocks: readonly Block[], out: readonly Float32Array[], row: number, length: number): void {
+  gather(
+    blocks: readonly Block[],
+    out: readonly Float32Array[],
+    row: number,
+    length: number,
+  ): void {
     const { kvHeads, headDim } = this.shape;
     blocks.forEach((block, b) => {
       for (let tensor = 0; tensor < out.length; tensor++) {
         for (let head = 0; head < kvHeads; head++) {
           const from = (tensor * kvHeads + head) * BLOCK * headDim;
-          out[tensor]!.set(block.data.subarray(from, from + BLOCK * headDim), ((row * kvHeads + head) * length + b * BLOCK) * headDim);
+          out[tensor]!.set(
+            block.data.subarray(from, from + BLOCK * headDim),
+            ((row * kvHeads + head) * length + b * BLOCK) * headDim,
+          );
         }
       }
     });
@@ -205,7 +236,17 @@ export class PrefixCache {
       if (block === undefined) {
         const data = this.place();
         for (let tensor = 0; tensor < this.shape.layers * 2; tensor++) {
-          for (let head = 0; head < kvHeads; head++) readColumns(segments, this.shape, tensor, head, b * BLOCK, BLOCK, data, (tensor * kvHeads + head) * BLOCK * headDim);
+          for (let head = 0; head < kvHeads; head++)
+            readColumns(
+              segments,
+              this.shape,
+              tensor,
+              head,
+              b * BLOCK,
+              BLOCK,
+              data,
+              (tensor * kvHeads + head) * BLOCK * headDim,
+            );
         }
         block = { hash, parentHash: parent, ids: own, data };
       }

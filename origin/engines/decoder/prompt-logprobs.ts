@@ -11,7 +11,10 @@ import { tokenLogprob, type TokenLogprob } from "../../../src/generation/logprob
  * `logits_index` for a prefill that wants every position of each row: row r's positions
  * 0..n_r − 1, then n_r − 1 again over its padding, as [rows, length, 1].
  */
-export function everyPositionIndex(promptLengths: readonly number[], length: number): BigInt64Array {
+export function everyPositionIndex(
+  promptLengths: readonly number[],
+  length: number,
+): BigInt64Array {
   const index = new BigInt64Array(promptLengths.length * length);
   promptLengths.forEach((n, row) => {
     for (let i = 0; i < length; i++) index[row * length + i] = BigInt(Math.min(i, n - 1));
@@ -24,7 +27,13 @@ export function everyPositionIndex(promptLengths: readonly number[], length: num
  * each id's logprob and the `count` likeliest ids at its position. `logits` holds the row's
  * positions in order, `vocabSize` floats each, position 0 at `at`.
  */
-export function promptLogprobs(logits: Float32Array, at: number, vocabSize: number, promptIds: readonly number[], count: number): Array<TokenLogprob | null> {
+export function promptLogprobs(
+  logits: Float32Array,
+  at: number,
+  vocabSize: number,
+  promptIds: readonly number[],
+  count: number,
+): Array<TokenLogprob | null> {
   return promptIds.map((id, i) => {
     if (i === 0) return null;
     const from = at + (i - 1) * vocabSize;

@@ -1,7 +1,13 @@
 // One generation request inside the decoder engine: what it asked for, where it stands,
 // and the channel its steps go out on.
 import type { TokenLogprob } from "../../../src/generation/logprobs";
-import { createPrng, hasPenalties, TokenHistory, type Prng, type SamplingParams } from "../../../src/generation/sampler";
+import {
+  createPrng,
+  hasPenalties,
+  TokenHistory,
+  type Prng,
+  type SamplingParams,
+} from "../../../src/generation/sampler";
 import type { StructuredOutputs } from "../../../src/generation/structured/structured-outputs";
 import { Channel } from "./channel";
 import type { Constraint } from "./constraint";

@@ -46,12 +46,29 @@ export type EngineRecord =
    * cachedTokens on the first step only (null when a logprob follows without it); logprob when the
    * request asked; promptLogprobs on the first step of a request that asked for them (echo).
    */
-  | [typeof STEP, id: number, tokenId: number, finishReason: "stop" | "length" | null, stopReason: number | null, cachedTokens?: number | null, logprob?: TokenLogprob, promptLogprobs?: Array<TokenLogprob | null>]
+  | [
+      typeof STEP,
+      id: number,
+      tokenId: number,
+      finishReason: "stop" | "length" | null,
+      stopReason: number | null,
+      cachedTokens?: number | null,
+      logprob?: TokenLogprob,
+      promptLogprobs?: Array<TokenLogprob | null>,
+    ]
   | [typeof END, id: number]
   /** `status` and `field`: a client's error (below 500) the HTTP thread answers as it is; without them, a 500. */
   | [typeof FAIL, id: number, error: string, status?: number, field?: string]
   | [typeof ADMITTED, id: number]
-  | [typeof INC | typeof OBSERVE, metric: EngineMetricName, value: number, labels: Readonly<Record<string, string>> | null];
+  | [
+      typeof INC | typeof OBSERVE,
+      metric: EngineMetricName,
+      value: number,
+      labels: Readonly<Record<string, string>> | null,
+    ];
 
 /** `structuredOutputs`: whether the engine has the token bytes structured outputs need. */
-export type FromEngine = { type: "ready"; structuredOutputs: boolean } | { type: "failed"; error: string } | { type: "records"; records: EngineRecord[]; kvCacheBytes: number; prefixCacheBytes: number };
+export type FromEngine =
+  | { type: "ready"; structuredOutputs: boolean }
+  | { type: "failed"; error: string }
+  | { type: "records"; records: EngineRecord[]; kvCacheBytes: number; prefixCacheBytes: number };

@@ -12,7 +12,18 @@ import { startWorker } from "../worker-thread";
 import { Channel } from "./channel";
 import { atCapacity, type DecoderLimits } from "./engine";
 import type { GenerationParams, GenerationStep } from "./request";
-import { ADMITTED, END, FAIL, INC, OBSERVE, STEP, type DecoderWorkerInit, type EngineRecord, type FromEngine, type ToEngine } from "./thread-messages";
+import {
+  ADMITTED,
+  END,
+  FAIL,
+  INC,
+  OBSERVE,
+  STEP,
+  type DecoderWorkerInit,
+  type EngineRecord,
+  type FromEngine,
+  type ToEngine,
+} from "./thread-messages";
 
 /** What routes and metrics need of a decoder, in-process (DecoderEngine) or on its thread. */
 export interface Decoder {
@@ -29,9 +40,20 @@ export interface Decoder {
 }
 
 /** A FAIL record's error: the client's as the engine raised it, or the decoder's 500. */
-function failure([, , message, status, field]: Extract<EngineRecord, [typeof FAIL, ...unknown[]]>): ServiceError {
-  if (status === 400 || status === 422) return new ServiceError(status, "invalid_request", message, field === undefined ? {} : { field });
-  return new ServiceError(500, "internal_error", "The decoder failed", { cause: new Error(message) });
+function failure([, , message, status, field]: Extract<
+  EngineRecord,
+  [typeof FAIL, ...unknown[]]
+>): ServiceError {
+  if (status === 400 || status === 422)
+    return new ServiceError(
+      status,
+      "invalid_request",
+      message,
+      field === undefined ? {} : { field },
+    );
+  return new ServiceError(500, "internal_error", "The decoder failed", {
+    cause: new Error(message),
+  });
 }
 
 interface InFlight {
@@ -56,11 +78,21 @@ export class DecoderThread implements Decoder {
   /** Settles once the engine's sessions are created (rejects with the reason they were not). */
   readonly ready: Promise<void>;
 
-  constructor(init: ThreadInit, private readonly metrics: VllmMetrics) {
+  constructor(
+    init: ThreadInit,
+    private readonly metrics: VllmMetrics,
+  ) {
     this.modelName = init.modelName;
-    const metricNames = Object.keys(metrics).filter((name): name is DecoderWorkerInit["metricNames"][number] => name !== "labelsOf");
+    const metricNames = Object.keys(metrics).filter(
+      (name): name is DecoderWorkerInit["metricNames"][number] => name !== "labelsOf",
+    );
     // The engine enforces no queue bound of its own: this side does, on requests it knows are live.
-    this.init = { ...init, limits: { ...init.limits, maxWaiting: Number.MAX_SAFE_INTEGER }, labels: metrics.labelsOf(init), metricNames };
+    this.init = {
+      ...init,
+      limits: { ...init.limits, maxWaiting: Number.MAX_SAFE_INTEGER },
+      labels: metrics.labelsOf(init),
+      metricNames,
+    };
     this.limits = init.limits;
     this.ready = this.start();
   }
@@ -89,8 +121,15 @@ export class DecoderThread implements Decoder {
 
   submit(params: GenerationParams, signal: AbortSignal): { steps: AsyncIterable<GenerationStep> } {
     const worker = this.worker;
-    if (worker === undefined) throw new ServiceError(503, "model_not_ready", `The decoder of "${this.modelName}" is restarting`, { headers: { "retry-after": "1" } });
-    if (this.inFlight.size >= this.limits.maxBatch + this.limits.maxWaiting) throw atCapacity(this.limits);
+    if (worker === undefined)
+      throw new ServiceError(
+        503,
+        "model_not_ready",
+        `The decoder of "${this.modelName}" is restarting`,
+        { headers: { "retry-after": "1" } },
+      );
+    if (this.inFlight.size >= this.limits.maxBatch + this.limits.maxWaiting)
+      throw atCapacity(this.limits);
     const id = this.nextId++;
     const request: InFlight = { steps: new Channel<GenerationStep>(), state: "waiting" };
     this.inFlight.set(id, request);
@@ -103,7 +142,12 @@ export class DecoderThread implements Decoder {
     if (signal.aborted) abort();
     else {
       signal.addEventListener("abort", abort, { once: true });
-      this.send(worker, { type: "submit", id, params, arrivedAt: performance.timeOrigin + performance.now() });
+      this.send(worker, {
+        type: "submit",
+        id,
+        params,
+        arrivedAt: performance.timeOrigin + performance.now(),
+      });
     }
     return request;
   }
@@ -132,7 +176,9 @@ export class DecoderThread implements Decoder {
   private start(): Promise<void> {
     return new Promise((resolve, reject) => {
       let [started, dead] = [false, false];
-      const worker = startWorker(new URL("./worker.ts", import.meta.url), { workerData: this.init });
+      const worker = startWorker(new URL("./worker.ts", import.meta.url), {
+        workerData: this.init,
+      });
       worker.unref();
       worker.on("message", (message: FromEngine) => {
         if (message.type === "records") {
@@ -149,13 +195,25 @@ export class DecoderThread implements Decoder {
         if (dead) return;
         dead = true;
         if (this.worker === worker) this.worker = undefined;
-        const error = new ServiceError(500, "internal_error", "The decoder failed", { cause: new Error(reason) });
+        const error = new ServiceError(500, "internal_error", "The decoder failed", {
+          cause: new Error(reason),
+        });
         for (const request of this.inFlight.values()) request.steps.close(error);
         this.inFlight.clear();
         if (!started) reject(new Error(reason));
         else if (this.closed === undefined) {
-          console.error(JSON.stringify({ event: "decoder_thread_died", model: this.modelName, reason }));
-          this.start().catch((restart: unknown) => console.error(JSON.stringify({ event: "decoder_thread_restart_failed", model: this.modelName, error: String(restart) })));
+          console.error(
+            JSON.stringify({ event: "decoder_thread_died", model: this.modelName, reason }),
+          );
+          this.start().catch((restart: unknown) =>
+            console.error(
+              JSON.stringify({
+                event: "decoder_thread_restart_failed",
+                model: this.modelName,
+                error: String(restart),
+              }),
+            ),
+          );
         }
       };
       worker.on("error", (error) => died(error.message));
@@ -166,7 +224,15 @@ export class DecoderThread implements Decoder {
   private apply(entry: EngineRecord): void {
     switch (entry[0]) {
       case STEP: {
-        const step: GenerationStep = entry[5] == null ? { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4] } : { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4], cachedTokens: entry[5] };
+        const step: GenerationStep =
+          entry[5] == null
+            ? { tokenId: entry[2], finishReason: entry[3], stopReason: entry[4] }
+            : {
+                tokenId: entry[2],
+                finishReason: entry[3],
+                stopReason: entry[4],
+                cachedTokens: entry[5],
+              };
         if (entry[6] !== undefined) step.logprob = entry[6];
         if (entry[7] !== undefined) step.promptLogprobs = entry[7];
         this.inFlight.get(entry[1])?.steps.push(step);
@@ -186,10 +252,18 @@ export class DecoderThread implements Decoder {
         break;
       }
       case INC:
-        (this.metrics[entry[1]] as { inc(labels: Readonly<Record<string, string>>, by: number): void }).inc(entry[3] ?? this.init.labels, entry[2]);
+        (
+          this.metrics[entry[1]] as {
+            inc(labels: Readonly<Record<string, string>>, by: number): void;
+          }
+        ).inc(entry[3] ?? this.init.labels, entry[2]);
         break;
       case OBSERVE:
-        (this.metrics[entry[1]] as { observe(labels: Readonly<Record<string, string>>, value: number): void }).observe(entry[3] ?? this.init.labels, entry[2]);
+        (
+          this.metrics[entry[1]] as {
+            observe(labels: Readonly<Record<string, string>>, value: number): void;
+          }
+        ).observe(entry[3] ?? this.init.labels, entry[2]);
         break;
     }
   }

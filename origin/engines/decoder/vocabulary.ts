@@ -2,7 +2,12 @@
 // tokenizer, special tokens empty) and, built on the first constrained request, the trie
 // every constrained row's mask walks. One per engine, on the engine's thread (an output open
 // more ways than the core's MAX_OPEN_WAYS fails alone: see constraint.ts).
-import { shapeOf, TokenMatcher, VocabularyTrie, type StructuredOutputs } from "../../../src/generation/structured/structured-outputs";
+import {
+  shapeOf,
+  TokenMatcher,
+  VocabularyTrie,
+  type StructuredOutputs,
+} from "../../../src/generation/structured/structured-outputs";
 import { loadTextTokenizer } from "../../../src/tokenizers/load";
 
 /** A tokenizer file as the manifest names it, its bytes verified. */
@@ -28,6 +33,8 @@ export class Vocabulary {
 
 /** The vocabulary of a model's tokenizer; undefined where the tokenizer cannot give its tokens' bytes. */
 export function loadVocabulary(tokenizer: TokenizerFile, size: number): Vocabulary | undefined {
-  const pieces = loadTextTokenizer(tokenizer.file, tokenizer.bytes).tokenPieces?.({ skipSpecialTokens: true });
+  const pieces = loadTextTokenizer(tokenizer.file, tokenizer.bytes).tokenPieces?.({
+    skipSpecialTokens: true,
+  });
   return pieces === undefined ? undefined : new Vocabulary(size, pieces);
 }

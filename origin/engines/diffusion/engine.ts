@@ -57,18 +57,48 @@ export class DiffusionEngine {
   }
 
   /** Encodes the prompts (a failure here is the request's HTTP status), then joins the loop. */
-  async submit(request: DiffusionRequest, signal: AbortSignal): Promise<AsyncIterable<DiffusionStep>> {
+  async submit(
+    request: DiffusionRequest,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<DiffusionStep>> {
     if (this.jobs.length >= this.limits.maxRequests) {
-      throw new ServiceError(429, "rate_limited", `The diffusion engine is running ${this.jobs.length} requests; retry shortly`, { headers: { "retry-after": "1" } });
+      throw new ServiceError(
+        429,
+        "rate_limited",
+        `The diffusion engine is running ${this.jobs.length} requests; retry shortly`,
+        { headers: { "retry-after": "1" } },
+      );
     }
-    if (request.n * 2 > this.limits.maxRows) throw new ServiceError(400, "invalid_request", `At most ${Math.floor(this.limits.maxRows / 2)} images per request`, { field: "inputs.noise.shape" });
-    const { cond, uncond } = await encodePrompts(this.graphs, this.spec, request.inputIds, request.n);
+    if (request.n * 2 > this.limits.maxRows)
+      throw new ServiceError(
+        400,
+        "invalid_request",
+        `At most ${Math.floor(this.limits.maxRows / 2)} images per request`,
+        { field: "inputs.noise.shape" },
+      );
+    const { cond, uncond } = await encodePrompts(
+      this.graphs,
+      this.spec,
+      request.inputIds,
+      request.n,
+    );
     const items = cond.map((embeds, i) => ({
-      denoiser: createDenoiser(this.spec.scheduler, request.params, request.noise.subarray(i * this.latentSize, (i + 1) * this.latentSize)),
+      denoiser: createDenoiser(
+        this.spec.scheduler,
+        request.params,
+        request.noise.subarray(i * this.latentSize, (i + 1) * this.latentSize),
+      ),
       cond: embeds,
       uncond,
     }));
-    const job: Job = { items, request, steps: request.params.steps, done: 0, events: new EventQueue(), signal };
+    const job: Job = {
+      items,
+      request,
+      steps: request.params.steps,
+      done: 0,
+      events: new EventQueue(),
+      signal,
+    };
     this.jobs.push(job);
     if (!this.looping) void this.loop();
     return job.events;
@@ -96,12 +126,16 @@ export class DiffusionEngine {
     this.looping = true;
     try {
       while (this.jobs.length > 0) {
-        for (const job of this.jobs.filter((candidate) => candidate.signal.aborted)) this.finish(job, "aborted");
+        for (const job of this.jobs.filter((candidate) => candidate.signal.aborted))
+          this.finish(job, "aborted");
         const batch = this.batch();
         if (batch.length === 0) continue;
         await this.step(batch);
         // Rotate: requests left out of a full batch go first next time.
-        this.jobs = [...this.jobs.filter((job) => !batch.includes(job)), ...this.jobs.filter((job) => batch.includes(job))];
+        this.jobs = [
+          ...this.jobs.filter((job) => !batch.includes(job)),
+          ...this.jobs.filter((job) => batch.includes(job)),
+        ];
         // Let new requests and disconnects in between steps.
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -116,7 +150,12 @@ export class DiffusionEngine {
     const started = performance.now();
     let predicted: Float32Array[];
     try {
-      predicted = await unetStep(items, this.latentSize, items[0]?.uncond.length ?? 0, this.graphs.unet);
+      predicted = await unetStep(
+        items,
+        this.latentSize,
+        items[0]?.uncond.length ?? 0,
+        this.graphs.unet,
+      );
     } catch (error) {
       for (const job of batch) this.finish(job, "failed", error);
       return;
@@ -137,7 +176,13 @@ export class DiffusionEngine {
       if (reportsStep(job.done, job.steps, job.request.previewEvery)) {
         const data = new Float32Array(latents.length * this.latentSize);
         latents.forEach((latent, i) => data.set(latent, i * this.latentSize));
-        job.events.push({ step: job.done, final: false, outputs: { latent: { datatype: "FP32", shape: [job.items.length, ...this.spec.latentShape], data } } });
+        job.events.push({
+          step: job.done,
+          final: false,
+          outputs: {
+            latent: { datatype: "FP32", shape: [job.items.length, ...this.spec.latentShape], data },
+          },
+        });
       }
       if (job.done >= job.steps) await this.decode(job);
     }
@@ -147,8 +192,21 @@ export class DiffusionEngine {
     try {
       const latents = new Float32Array(job.items.length * this.latentSize);
       job.items.forEach((item, i) => latents.set(item.denoiser.sample(), i * this.latentSize));
-      const image = await this.graphs.decode(unscale(latents, this.spec.scalingFactor), job.items.length);
-      job.events.push({ step: job.steps, final: true, outputs: { image: { datatype: "FP32", shape: [job.items.length, ...this.spec.imageShape], data: image } } });
+      const image = await this.graphs.decode(
+        unscale(latents, this.spec.scalingFactor),
+        job.items.length,
+      );
+      job.events.push({
+        step: job.steps,
+        final: true,
+        outputs: {
+          image: {
+            datatype: "FP32",
+            shape: [job.items.length, ...this.spec.imageShape],
+            data: image,
+          },
+        },
+      });
       this.finish(job, "finished");
     } catch (error) {
       this.finish(job, "failed", error);

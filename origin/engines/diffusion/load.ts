@@ -19,11 +19,27 @@ export async function loadDiffusionEngine(
 ): Promise<DiffusionEngine> {
   const engine = async (name: keyof DiffusionGraphFiles): Promise<TensorEngine> => {
     const graph = model.graphs[name];
-    return createTensorEngine(graph, await readVerifiedFile(dir, graph.file, graph.sha256), settings);
+    return createTensorEngine(
+      graph,
+      await readVerifiedFile(dir, graph.file, graph.sha256),
+      settings,
+    );
   };
-  const [textEncoder, unet, vaeDecoder] = await Promise.all([engine("text_encoder"), engine("unet"), engine("vae_decoder")]);
-  const run = (tensor: TensorEngine) => async (feeds: Parameters<TensorEngine["run"]>[0]) => (await tensor.run(feeds)).outputs;
-  const graphs = diffusionGraphs(model.diffusion, { textEncoder: run(textEncoder), unet: run(unet), vaeDecoder: run(vaeDecoder) });
-  const limits = { maxRows: Math.max(2, config.maxBatch), maxRequests: Math.max(1, config.maxWaiting) };
+  const [textEncoder, unet, vaeDecoder] = await Promise.all([
+    engine("text_encoder"),
+    engine("unet"),
+    engine("vae_decoder"),
+  ]);
+  const run = (tensor: TensorEngine) => async (feeds: Parameters<TensorEngine["run"]>[0]) =>
+    (await tensor.run(feeds)).outputs;
+  const graphs = diffusionGraphs(model.diffusion, {
+    textEncoder: run(textEncoder),
+    unet: run(unet),
+    vaeDecoder: run(vaeDecoder),
+  });
+  const limits = {
+    maxRows: Math.max(2, config.maxBatch),
+    maxRequests: Math.max(1, config.maxWaiting),
+  };
   return new DiffusionEngine(model.name, graphs, model.diffusion, limits, metrics);
 }

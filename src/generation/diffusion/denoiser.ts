@@ -26,7 +26,11 @@ export interface Denoiser {
 }
 
 /** A denoiser starting from standard normal `noise` (scaled here by the init noise sigma). */
-export function createDenoiser(config: ScheduleConfig, params: DenoiseParams, noise: Float32Array): Denoiser {
+export function createDenoiser(
+  config: ScheduleConfig,
+  params: DenoiseParams,
+  noise: Float32Array,
+): Denoiser {
   const scheduler: Scheduler = createScheduler(params.scheduler, config, params.steps);
   let sample: Float32Array = noise.map((value) => value * scheduler.initNoiseSigma);
   let index = 0;
@@ -44,7 +48,11 @@ export function createDenoiser(config: ScheduleConfig, params: DenoiseParams, no
       return { sample: scheduler.scaleModelInput(sample, index), timestep };
     },
     advance(cond, uncond) {
-      const { prevSample, predOriginal } = scheduler.step(guide(cond, uncond, params.guidanceScale), index, sample);
+      const { prevSample, predOriginal } = scheduler.step(
+        guide(cond, uncond, params.guidanceScale),
+        index,
+        sample,
+      );
       sample = prevSample;
       index += 1;
       return predOriginal;

@@ -26,10 +26,14 @@ export function createEuler(config: ScheduleConfig, steps: number): Scheduler {
   const sigmas = eulerSigmas(config, timesteps);
   const maxSigma = Math.max(...sigmas);
   const spacing = config.timestepSpacing ?? "leading";
-  const initNoiseSigma = spacing === "linspace" || spacing === "trailing" ? maxSigma : Math.sqrt(maxSigma * maxSigma + 1);
+  const initNoiseSigma =
+    spacing === "linspace" || spacing === "trailing"
+      ? maxSigma
+      : Math.sqrt(maxSigma * maxSigma + 1);
   const sigmaAt = (index: number) => {
     const sigma = sigmas[index];
-    if (sigma === undefined || index >= steps) throw new RangeError(`step ${index} is past the last of ${steps}`);
+    if (sigma === undefined || index >= steps)
+      throw new RangeError(`step ${index} is past the last of ${steps}`);
     return sigma;
   };
   return {

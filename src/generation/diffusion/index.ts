@@ -7,6 +7,15 @@ export { eulerSigmas } from "./euler";
 export { guide } from "./guidance";
 export { createDenoiser, type DenoiseParams, type Denoiser } from "./denoiser";
 export { unetStep, type BatchItem, type UnetBatch, type UnetRun } from "./unet-batch";
-export { attentionMask, encodePrompts, reportsStep, sizeOf, unscale, type DiffusionGraphs, type DiffusionRequest, type DiffusionSpec } from "./pipeline";
+export {
+  attentionMask,
+  encodePrompts,
+  reportsStep,
+  sizeOf,
+  unscale,
+  type DiffusionGraphs,
+  type DiffusionRequest,
+  type DiffusionSpec,
+} from "./pipeline";
 export { diffusionLoop, type DiffusionStep } from "./loop";
 export { diffusionGraphs, type RunGraph } from "./graphs";

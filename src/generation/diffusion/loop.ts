@@ -4,7 +4,15 @@
 // batches rows across requests (origin/engines/diffusion).
 import type { Tensor } from "../../tensors/tensor";
 import { createDenoiser } from "./denoiser";
-import { encodePrompts, reportsStep, sizeOf, unscale, type DiffusionGraphs, type DiffusionRequest, type DiffusionSpec } from "./pipeline";
+import {
+  encodePrompts,
+  reportsStep,
+  sizeOf,
+  unscale,
+  type DiffusionGraphs,
+  type DiffusionRequest,
+  type DiffusionSpec,
+} from "./pipeline";
 import { unetStep } from "./unet-batch";
 
 export interface DiffusionStep {
@@ -14,12 +22,21 @@ export interface DiffusionStep {
 }
 
 /** Streams `latent` [n, C, H, W] per reported step, then `image` [n, 1, H, W]; checks `signal` between steps. */
-export async function* diffusionLoop(graphs: DiffusionGraphs, spec: DiffusionSpec, request: DiffusionRequest, signal: AbortSignal): AsyncGenerator<DiffusionStep> {
+export async function* diffusionLoop(
+  graphs: DiffusionGraphs,
+  spec: DiffusionSpec,
+  request: DiffusionRequest,
+  signal: AbortSignal,
+): AsyncGenerator<DiffusionStep> {
   const latentSize = sizeOf(spec.latentShape);
   const { n, params } = request;
   const { cond, uncond } = await encodePrompts(graphs, spec, request.inputIds, n);
   const items = Array.from({ length: n }, (_, i) => ({
-    denoiser: createDenoiser(spec.scheduler, params, request.noise.subarray(i * latentSize, (i + 1) * latentSize)),
+    denoiser: createDenoiser(
+      spec.scheduler,
+      params,
+      request.noise.subarray(i * latentSize, (i + 1) * latentSize),
+    ),
     cond: cond[i] ?? uncond,
     uncond,
   }));
@@ -29,12 +46,20 @@ export async function* diffusionLoop(graphs: DiffusionGraphs, spec: DiffusionSpe
     if (reportsStep(step, params.steps, request.previewEvery)) {
       const data = new Float32Array(n * latentSize);
       predicted.forEach((latent, i) => data.set(latent, i * latentSize));
-      yield { step, final: false, outputs: { latent: { datatype: "FP32", shape: [n, ...spec.latentShape], data } } };
+      yield {
+        step,
+        final: false,
+        outputs: { latent: { datatype: "FP32", shape: [n, ...spec.latentShape], data } },
+      };
     }
   }
   signal.throwIfAborted();
   const latents = new Float32Array(n * latentSize);
   items.forEach((item, i) => latents.set(item.denoiser.sample(), i * latentSize));
   const image = await graphs.decode(unscale(latents, spec.scalingFactor), n);
-  yield { step: params.steps, final: true, outputs: { image: { datatype: "FP32", shape: [n, ...spec.imageShape], data: image } } };
+  yield {
+    step: params.steps,
+    final: true,
+    outputs: { image: { datatype: "FP32", shape: [n, ...spec.imageShape], data: image } },
+  };
 }

@@ -19,7 +19,11 @@ export interface DiffusionSpec {
 /** The three graphs as functions over flat arrays (rows first). */
 export interface DiffusionGraphs {
   /** input_ids, attention_mask INT64 [rows, L] → text_embeds FP32 [rows, E]. */
-  encodeText(inputIds: BigInt64Array, attentionMask: BigInt64Array, rows: number): Promise<Float32Array>;
+  encodeText(
+    inputIds: BigInt64Array,
+    attentionMask: BigInt64Array,
+    rows: number,
+  ): Promise<Float32Array>;
   unet: UnetRun;
   /** latent FP32 [rows, C, H, W] (already divided by the scaling factor) → image FP32 [rows, 1, 28, 28]. */
   decode(latent: Float32Array, rows: number): Promise<Float32Array>;
@@ -45,7 +49,12 @@ export function attentionMask(inputIds: BigInt64Array, padTokenId: number): BigI
 }
 
 /** Encodes the n prompts and the empty prompt in one run: [n prompts' embeddings, the null embedding]. */
-export async function encodePrompts(graphs: DiffusionGraphs, spec: DiffusionSpec, inputIds: BigInt64Array, n: number): Promise<{ cond: Float32Array[]; uncond: Float32Array }> {
+export async function encodePrompts(
+  graphs: DiffusionGraphs,
+  spec: DiffusionSpec,
+  inputIds: BigInt64Array,
+  n: number,
+): Promise<{ cond: Float32Array[]; uncond: Float32Array }> {
   const length = spec.promptLength;
   const ids = new BigInt64Array((n + 1) * length).fill(BigInt(spec.padTokenId));
   ids.set(inputIds.subarray(0, n * length));

@@ -31,7 +31,9 @@ function linspace(start: number, end: number, count: number): number[] {
 /** betas_for_alpha_bar with the cosine alpha_bar (t + 0.008) / 1.008 · π/2, capped at 0.999. */
 function cosineBetas(count: number): number[] {
   const alphaBar = (t: number) => Math.cos(((t + 0.008) / 1.008) * (Math.PI / 2)) ** 2;
-  return Array.from({ length: count }, (_, i) => Math.min(1 - alphaBar((i + 1) / count) / alphaBar(i / count), 0.999));
+  return Array.from({ length: count }, (_, i) =>
+    Math.min(1 - alphaBar((i + 1) / count) / alphaBar(i / count), 0.999),
+  );
 }
 
 export function betas(config: ScheduleConfig): number[] {
@@ -63,13 +65,20 @@ export function alphasCumprod(config: ScheduleConfig): Float64Array {
 
 /** The inference timesteps, highest first, per timestep_spacing (integers for DDIM; Euler's
  * "linspace" keeps the fractional ones, `integer: false`). */
-export function inferenceTimesteps(config: ScheduleConfig, steps: number, integer: boolean): number[] {
+export function inferenceTimesteps(
+  config: ScheduleConfig,
+  steps: number,
+  integer: boolean,
+): number[] {
   const n = config.numTrainTimesteps;
   const spacing = config.timestepSpacing ?? "leading";
   switch (spacing) {
     case "leading": {
       const ratio = Math.floor(n / steps);
-      return Array.from({ length: steps }, (_, i) => Math.round((steps - 1 - i) * ratio) + (config.stepsOffset ?? 0));
+      return Array.from(
+        { length: steps },
+        (_, i) => Math.round((steps - 1 - i) * ratio) + (config.stepsOffset ?? 0),
+      );
     }
     case "trailing": {
       const ratio = n / steps;

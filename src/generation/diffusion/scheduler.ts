@@ -27,8 +27,13 @@ export interface Scheduler {
   step(noisePred: Float32Array, index: number, sample: Float32Array): StepResult;
 }
 
-export function createScheduler(name: SchedulerName, config: ScheduleConfig, steps: number): Scheduler {
-  if (!Number.isInteger(steps) || steps < 1 || steps > config.numTrainTimesteps) throw new RangeError(`steps must be an integer in 1..${config.numTrainTimesteps}`);
+export function createScheduler(
+  name: SchedulerName,
+  config: ScheduleConfig,
+  steps: number,
+): Scheduler {
+  if (!Number.isInteger(steps) || steps < 1 || steps > config.numTrainTimesteps)
+    throw new RangeError(`steps must be an integer in 1..${config.numTrainTimesteps}`);
   switch (name) {
     case "ddim":
       return createDdim(config, steps);

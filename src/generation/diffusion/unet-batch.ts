@@ -24,22 +24,36 @@ export interface BatchItem {
 }
 
 /** Steps every item once through one UNet run; returns each item's predicted clean latent. */
-export async function unetStep(items: readonly BatchItem[], latentSize: number, embedSize: number, unet: UnetRun): Promise<Float32Array[]> {
+export async function unetStep(
+  items: readonly BatchItem[],
+  latentSize: number,
+  embedSize: number,
+  unet: UnetRun,
+): Promise<Float32Array[]> {
   const rows = items.length * 2;
   const sample = new Float32Array(rows * latentSize);
   const timestep = new Float32Array(rows);
   const textEmbeds = new Float32Array(rows * embedSize);
   items.forEach((item, i) => {
     const input = item.denoiser.modelInput();
-    for (const [row, embeds] of [[i, item.cond], [items.length + i, item.uncond]] as const) {
+    for (const [row, embeds] of [
+      [i, item.cond],
+      [items.length + i, item.uncond],
+    ] as const) {
       sample.set(input.sample, row * latentSize);
       timestep[row] = input.timestep;
       textEmbeds.set(embeds, row * embedSize);
     }
   });
   const noisePred = await unet({ sample, timestep, textEmbeds, rows });
-  if (noisePred.length !== rows * latentSize) throw new Error(`the UNet returned ${noisePred.length} values for ${rows} rows of ${latentSize}`);
+  if (noisePred.length !== rows * latentSize)
+    throw new Error(
+      `the UNet returned ${noisePred.length} values for ${rows} rows of ${latentSize}`,
+    );
   return items.map((item, i) =>
-    item.denoiser.advance(noisePred.subarray(i * latentSize, (i + 1) * latentSize), noisePred.subarray((items.length + i) * latentSize, (items.length + i + 1) * latentSize)),
+    item.denoiser.advance(
+      noisePred.subarray(i * latentSize, (i + 1) * latentSize),
+      noisePred.subarray((items.length + i) * latentSize, (items.length + i + 1) * latentSize),
+    ),
   );
 }

@@ -52,8 +52,14 @@ function utf8Sequences(lo: number, hi: number, out: (readonly [number, number])[
 function utf8Bytes(code: number): number[] {
   if (code < 0x80) return [code];
   if (code < 0x800) return [0xc0 | (code >> 6), 0x80 | (code & 0x3f)];
-  if (code < 0x10000) return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)];
-  return [0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)];
+  if (code < 0x10000)
+    return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)];
+  return [
+    0xf0 | (code >> 18),
+    0x80 | ((code >> 12) & 0x3f),
+    0x80 | ((code >> 6) & 0x3f),
+    0x80 | (code & 0x3f),
+  ];
 }
 
 /** A Thompson NFA over bytes: each state's byte-range edges and ε-edges. */
@@ -62,7 +68,11 @@ export class Nfa {
   readonly epsilon: number[][] = [];
 
   state(): number {
-    if (this.edges.length >= MAX_NFA_STATES) throw new SchemaError("", `the regex expands to over ${MAX_NFA_STATES} automaton states (bounded repetitions are copies): simplify it`);
+    if (this.edges.length >= MAX_NFA_STATES)
+      throw new SchemaError(
+        "",
+        `the regex expands to over ${MAX_NFA_STATES} automaton states (bounded repetitions are copies): simplify it`,
+      );
     this.edges.push([]);
     this.epsilon.push([]);
     return this.edges.length - 1;

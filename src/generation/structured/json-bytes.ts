@@ -14,12 +14,30 @@ const NONE: readonly Stack[] = [];
 const [QUOTE, BACKSLASH, COLON, COMMA] = [0x22, 0x5c, 0x3a, 0x2c];
 const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [0x7b, 0x7d, 0x5b, 0x5d];
 const isDigit = (byte: number) => byte >= 0x30 && byte <= 0x39;
-const isHex = (byte: number) => isDigit(byte) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
+const isHex = (byte: number) =>
+  isDigit(byte) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
 
 const push = (frame: Frame, parent: Stack | undefined): Stack => ({ frame, parent });
-const STRING: Extract<Frame, { t: "string" }> = { t: "string", escape: false, hex: 0, cont: 0, lo: 0, hi: 0, chars: 0, min: 0, max: Infinity, dfa: undefined, dstate: 0 };
+const STRING: Extract<Frame, { t: "string" }> = {
+  t: "string",
+  escape: false,
+  hex: 0,
+  cont: 0,
+  lo: 0,
+  hi: 0,
+  chars: 0,
+  min: 0,
+  max: Infinity,
+  dfa: undefined,
+  dstate: 0,
+};
 /** JSON's short escapes: the byte after the backslash → the character it stands for (its byte in the string's content). */
-const ESCAPED = new Map([...'"\\/bfnrt'].map((c, i) => [c.charCodeAt(0), [0x22, 0x5c, 0x2f, 0x08, 0x0c, 0x0a, 0x0d, 0x09][i]!]));
+const ESCAPED = new Map(
+  [...'"\\/bfnrt'].map((c, i) => [
+    c.charCodeAt(0),
+    [0x22, 0x5c, 0x2f, 0x08, 0x0c, 0x0a, 0x0d, 0x09][i]!,
+  ]),
+);
 const ESCAPED_CONTENT = [...ESCAPED.values()];
 
 const selves = new WeakMap<Stack, readonly Stack[]>();
@@ -48,7 +66,18 @@ export function step(stack: Stack, byte: number): readonly Stack[] {
     case "string":
       // The hot path (most of a vocabulary inside a string): a plain ASCII character of an
       // unbounded string leaves the state as it is, so the same stack comes back, unallocated.
-      if (frame.max === Infinity && frame.min === 0 && frame.dfa === undefined && !frame.escape && frame.hex === 0 && frame.cont === 0 && byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH) {
+      if (
+        frame.max === Infinity &&
+        frame.min === 0 &&
+        frame.dfa === undefined &&
+        !frame.escape &&
+        frame.hex === 0 &&
+        frame.cont === 0 &&
+        byte >= 0x20 &&
+        byte < 0x80 &&
+        byte !== QUOTE &&
+        byte !== BACKSLASH
+      ) {
         return sameStack(stack);
       }
       return stringByte(frame, stack.parent, byte);
@@ -58,7 +87,9 @@ export function step(stack: Stack, byte: number): readonly Stack[] {
       return literalByte(frame, stack.parent, byte);
     case "regex": {
       const next = frame.dfa.next(frame.state, byte);
-      return next < 0 || !frame.dfa.fits(next) ? NONE : [push({ t: "regex", dfa: frame.dfa, state: next }, undefined)];
+      return next < 0 || !frame.dfa.fits(next)
+        ? NONE
+        : [push({ t: "regex", dfa: frame.dfa, state: next }, undefined)];
     }
     case "key":
       return keyByte(frame, stack.parent, byte);
@@ -84,7 +115,12 @@ export function canEnd(stack: Stack): boolean {
 const MAX_INDIRECTION = 64;
 
 /** A value of `shape` starting with `byte`, under `parent`. */
-function valueStart(shape: Shape, parent: Stack | undefined, byte: number, indirection = 0): readonly Stack[] {
+function valueStart(
+  shape: Shape,
+  parent: Stack | undefined,
+  byte: number,
+  indirection = 0,
+): readonly Stack[] {
   if (indirection > MAX_INDIRECTION) return NONE;
   switch (shape.kind) {
     case "ref":
@@ -92,13 +128,43 @@ function valueStart(shape: Shape, parent: Stack | undefined, byte: number, indir
     case "union":
       return shape.options.flatMap((option) => valueStart(option, parent, byte, indirection + 1));
     case "object":
-      return byte === OPEN_OBJECT ? [push({ t: "object", properties: shape.properties, phase: "open", next: 0, prop: -1 }, parent)] : NONE;
+      return byte === OPEN_OBJECT
+        ? [
+            push(
+              { t: "object", properties: shape.properties, phase: "open", next: 0, prop: -1 },
+              parent,
+            ),
+          ]
+        : NONE;
     case "free-object":
-      return byte === OPEN_OBJECT ? [push({ t: "free-object", values: shape.values, phase: "open" }, parent)] : NONE;
+      return byte === OPEN_OBJECT
+        ? [push({ t: "free-object", values: shape.values, phase: "open" }, parent)]
+        : NONE;
     case "array":
-      return byte === OPEN_ARRAY ? [push({ t: "array", items: shape.items, minItems: shape.minItems, maxItems: shape.maxItems, count: 0, phase: "open" }, parent)] : NONE;
+      return byte === OPEN_ARRAY
+        ? [
+            push(
+              {
+                t: "array",
+                items: shape.items,
+                minItems: shape.minItems,
+                maxItems: shape.maxItems,
+                count: 0,
+                phase: "open",
+              },
+              parent,
+            ),
+          ]
+        : NONE;
     case "string":
-      return byte === QUOTE ? [push({ ...STRING, min: shape.minLength, max: shape.maxLength, dfa: shape.pattern }, parent)] : NONE;
+      return byte === QUOTE
+        ? [
+            push(
+              { ...STRING, min: shape.minLength, max: shape.maxLength, dfa: shape.pattern },
+              parent,
+            ),
+          ]
+        : NONE;
     case "number":
       return numberByte({ t: "number", ...numberStart(shape.integer, shape.range) }, parent, byte);
     case "literal":
@@ -115,9 +181,13 @@ function valueDone(parent: Stack | undefined): readonly Stack[] {
   const frame = parent.frame;
   switch (frame.t) {
     case "object":
-      return [push({ ...frame, phase: frame.phase === "value" ? "after" : "colon" }, parent.parent)];
+      return [
+        push({ ...frame, phase: frame.phase === "value" ? "after" : "colon" }, parent.parent),
+      ];
     case "free-object":
-      return [push({ ...frame, phase: frame.phase === "value" ? "after" : "colon" }, parent.parent)];
+      return [
+        push({ ...frame, phase: frame.phase === "value" ? "after" : "colon" }, parent.parent),
+      ];
     case "array":
       return [push({ ...frame, count: frame.count + 1, phase: "after" }, parent.parent)];
     default:
@@ -125,30 +195,45 @@ function valueDone(parent: Stack | undefined): readonly Stack[] {
   }
 }
 
-function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+function stringByte(
+  frame: Extract<Frame, { t: "string" }>,
+  parent: Stack | undefined,
+  byte: number,
+): readonly Stack[] {
   /** The next state; `content`: the byte of the string's content this byte writes, which the pattern (if any) must take. */
   const stack = (next: Partial<Extract<Frame, { t: "string" }>>, content?: number) => {
-    if (frame.dfa === undefined || content === undefined) return [push({ ...frame, ...next }, parent)];
+    if (frame.dfa === undefined || content === undefined)
+      return [push({ ...frame, ...next }, parent)];
     const dstate = frame.dfa.next(frame.dstate, content);
     const chars = next.chars ?? frame.chars;
     // Only where the pattern can still match within the length left: a bounded string never strands the walk.
-    return dstate < 0 || !frame.dfa.fits(dstate, frame.min - chars, frame.max - chars) ? NONE : [push({ ...frame, ...next, dstate }, parent)];
+    return dstate < 0 || !frame.dfa.fits(dstate, frame.min - chars, frame.max - chars)
+      ? NONE
+      : [push({ ...frame, ...next, dstate }, parent)];
   };
   const plain = { escape: false, hex: 0, cont: 0 };
   if (frame.cont > 0) {
     if (byte < frame.lo || byte > frame.hi) return NONE;
     return stack(frame.cont === 1 ? plain : { cont: frame.cont - 1, lo: 0x80, hi: 0xbf }, byte);
   }
-  if (frame.hex > 0) return isHex(byte) ? stack(frame.hex === 1 ? plain : { hex: frame.hex - 1 }) : NONE;
+  if (frame.hex > 0)
+    return isHex(byte) ? stack(frame.hex === 1 ? plain : { hex: frame.hex - 1 }) : NONE;
   if (frame.escape) {
     // A \u escape may be half a surrogate pair (one code point in two escapes): where the length
     // is bounded it would be miscounted, and a pattern would see it late, so there only the short
     // escapes and raw UTF-8 are taken.
-    if (byte === 0x75) return frame.min > 0 || frame.max < Infinity || frame.dfa !== undefined ? NONE : stack({ escape: false, hex: 4 });
+    if (byte === 0x75)
+      return frame.min > 0 || frame.max < Infinity || frame.dfa !== undefined
+        ? NONE
+        : stack({ escape: false, hex: 4 });
     const content = ESCAPED.get(byte);
     return content === undefined ? NONE : stack(plain, content);
   }
-  if (byte === QUOTE) return frame.chars >= frame.min && (frame.dfa === undefined || frame.dfa.accepting[frame.dstate] === 1) ? valueDone(parent) : NONE;
+  if (byte === QUOTE)
+    return frame.chars >= frame.min &&
+      (frame.dfa === undefined || frame.dfa.accepting[frame.dstate] === 1)
+      ? valueDone(parent)
+      : NONE;
   // Every other byte here starts a character.
   if (byte < 0x20 || frame.chars >= frame.max) return NONE;
   // Counted only where bounded: an unbounded string's state then repeats (and its masks can be reused).
@@ -158,7 +243,10 @@ function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | unde
     const dstate = frame.dfa!.next(frame.dstate, content);
     return dstate >= 0 && frame.dfa!.fits(dstate, frame.min - chars, frame.max - chars);
   };
-  if (byte === BACKSLASH) return frame.dfa === undefined || ESCAPED_CONTENT.some(takes) ? stack({ escape: true, chars }) : NONE;
+  if (byte === BACKSLASH)
+    return frame.dfa === undefined || ESCAPED_CONTENT.some(takes)
+      ? stack({ escape: true, chars })
+      : NONE;
   if (byte < 0x80) return stack({ chars }, byte);
   // UTF-8, well formed (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
   const lead = (cont: number, lo = 0x80, hi = 0xbf) => stack({ cont, lo, hi, chars }, byte);
@@ -172,21 +260,33 @@ function stringByte(frame: Extract<Frame, { t: "string" }>, parent: Stack | unde
   return NONE;
 }
 
-function numberByte(frame: Extract<Frame, { t: "number" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+function numberByte(
+  frame: Extract<Frame, { t: "number" }>,
+  parent: Stack | undefined,
+  byte: number,
+): readonly Stack[] {
   const next = numberNext(frame, byte);
-  if (next !== undefined) return next === "refused" ? NONE : [push({ t: "number", ...next }, parent)];
+  if (next !== undefined)
+    return next === "refused" ? NONE : [push({ t: "number", ...next }, parent)];
   // A number ends at the first byte that cannot continue it; that byte belongs to the parent.
   if (!numberEnds(frame)) return NONE;
   return valueDone(parent).flatMap((done) => step(done, byte));
 }
 
-function literalByte(frame: Extract<Frame, { t: "literal" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
-  const matching = frame.values.filter((value) => value.length > frame.pos && value[frame.pos] === byte);
+function literalByte(
+  frame: Extract<Frame, { t: "literal" }>,
+  parent: Stack | undefined,
+  byte: number,
+): readonly Stack[] {
+  const matching = frame.values.filter(
+    (value) => value.length > frame.pos && value[frame.pos] === byte,
+  );
   if (matching.length === 0) return NONE;
   const out: Stack[] = [];
   if (matching.some((value) => value.length === frame.pos + 1)) out.push(...valueDone(parent));
   const longer = matching.filter((value) => value.length > frame.pos + 1);
-  if (longer.length > 0) out.push(push({ t: "literal", values: longer, pos: frame.pos + 1 }, parent));
+  if (longer.length > 0)
+    out.push(push({ t: "literal", values: longer, pos: frame.pos + 1 }, parent));
   return out;
 }
 
@@ -201,14 +301,21 @@ function keyCandidates(properties: readonly Property[], next: number): number[] 
 }
 
 /** Whether the object may close once the properties before `next` are passed. */
-const mayClose = (properties: readonly Property[], next: number) => properties.slice(next).every((prop) => !prop.required);
+const mayClose = (properties: readonly Property[], next: number) =>
+  properties.slice(next).every((prop) => !prop.required);
 
-function objectByte(frame: Extract<Frame, { t: "object" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
-  const self = (next: Partial<Extract<Frame, { t: "object" }>>) => push({ ...frame, ...next }, parent);
+function objectByte(
+  frame: Extract<Frame, { t: "object" }>,
+  parent: Stack | undefined,
+  byte: number,
+): readonly Stack[] {
+  const self = (next: Partial<Extract<Frame, { t: "object" }>>) =>
+    push({ ...frame, ...next }, parent);
   switch (frame.phase) {
     case "open":
     case "comma": {
-      if (frame.phase === "open" && byte === CLOSE_OBJECT) return mayClose(frame.properties, frame.next) ? valueDone(parent) : NONE;
+      if (frame.phase === "open" && byte === CLOSE_OBJECT)
+        return mayClose(frame.properties, frame.next) ? valueDone(parent) : NONE;
       const candidates = keyCandidates(frame.properties, frame.next);
       if (candidates.length === 0) return NONE;
       return keyByte({ t: "key", candidates, pos: 0 }, self({ phase: "colon" }), byte);
@@ -218,25 +325,40 @@ function objectByte(frame: Extract<Frame, { t: "object" }>, parent: Stack | unde
     case "value":
       return valueStart(frame.properties[frame.prop]!.shape, self({}), byte);
     case "after":
-      if (byte === CLOSE_OBJECT) return mayClose(frame.properties, frame.next) ? valueDone(parent) : NONE;
-      return byte === COMMA && keyCandidates(frame.properties, frame.next).length > 0 ? [self({ phase: "comma" })] : NONE;
+      if (byte === CLOSE_OBJECT)
+        return mayClose(frame.properties, frame.next) ? valueDone(parent) : NONE;
+      return byte === COMMA && keyCandidates(frame.properties, frame.next).length > 0
+        ? [self({ phase: "comma" })]
+        : NONE;
   }
 }
 
 /** A declared object's key; its parent (the object, phase "colon") learns which property it named. */
-function keyByte(frame: Extract<Frame, { t: "key" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
+function keyByte(
+  frame: Extract<Frame, { t: "key" }>,
+  parent: Stack | undefined,
+  byte: number,
+): readonly Stack[] {
   const object = parent?.frame;
   if (object === undefined || object.t !== "object") return NONE;
-  const candidates = frame.candidates.filter((index) => object.properties[index]!.key[frame.pos] === byte);
+  const candidates = frame.candidates.filter(
+    (index) => object.properties[index]!.key[frame.pos] === byte,
+  );
   if (candidates.length === 0) return NONE;
   // Serialized keys end with a quote no other key can continue past, so at most one completes.
   const done = candidates.find((index) => object.properties[index]!.key.length === frame.pos + 1);
-  if (done !== undefined) return [push({ ...object, phase: "colon", prop: done, next: done + 1 }, parent!.parent)];
+  if (done !== undefined)
+    return [push({ ...object, phase: "colon", prop: done, next: done + 1 }, parent!.parent)];
   return [push({ t: "key", candidates, pos: frame.pos + 1 }, parent)];
 }
 
-function freeObjectByte(frame: Extract<Frame, { t: "free-object" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
-  const self = (phase: Extract<Frame, { t: "free-object" }>["phase"]) => push({ ...frame, phase }, parent);
+function freeObjectByte(
+  frame: Extract<Frame, { t: "free-object" }>,
+  parent: Stack | undefined,
+  byte: number,
+): readonly Stack[] {
+  const self = (phase: Extract<Frame, { t: "free-object" }>["phase"]) =>
+    push({ ...frame, phase }, parent);
   switch (frame.phase) {
     case "open":
     case "comma":
@@ -254,8 +376,13 @@ function freeObjectByte(frame: Extract<Frame, { t: "free-object" }>, parent: Sta
   }
 }
 
-function arrayByte(frame: Extract<Frame, { t: "array" }>, parent: Stack | undefined, byte: number): readonly Stack[] {
-  const self = (next: Partial<Extract<Frame, { t: "array" }>>) => push({ ...frame, ...next }, parent);
+function arrayByte(
+  frame: Extract<Frame, { t: "array" }>,
+  parent: Stack | undefined,
+  byte: number,
+): readonly Stack[] {
+  const self = (next: Partial<Extract<Frame, { t: "array" }>>) =>
+    push({ ...frame, ...next }, parent);
   switch (frame.phase) {
     case "open":
       if (byte === CLOSE_ARRAY) return frame.minItems <= 0 ? valueDone(parent) : NONE;

@@ -8,9 +8,26 @@ export type Frame =
   /** Before a value's first byte (the byte decides which kind of value it is). */
   | { readonly t: "pending"; readonly shape: Shape }
   /** Declared object: `next` is the first property not yet passed; `prop` the one being written. */
-  | { readonly t: "object"; readonly properties: readonly Property[]; readonly phase: "open" | "comma" | "colon" | "value" | "after"; readonly next: number; readonly prop: number }
-  | { readonly t: "free-object"; readonly values: Shape; readonly phase: "open" | "comma" | "key" | "colon" | "value" | "after" }
-  | { readonly t: "array"; readonly items: Shape; readonly minItems: number; readonly maxItems: number; readonly count: number; readonly phase: "open" | "comma" | "item" | "after" }
+  | {
+      readonly t: "object";
+      readonly properties: readonly Property[];
+      readonly phase: "open" | "comma" | "colon" | "value" | "after";
+      readonly next: number;
+      readonly prop: number;
+    }
+  | {
+      readonly t: "free-object";
+      readonly values: Shape;
+      readonly phase: "open" | "comma" | "key" | "colon" | "value" | "after";
+    }
+  | {
+      readonly t: "array";
+      readonly items: Shape;
+      readonly minItems: number;
+      readonly maxItems: number;
+      readonly count: number;
+      readonly phase: "open" | "comma" | "item" | "after";
+    }
   /** A key of a declared object, matched against the properties it may be (their serialized keys). */
   | { readonly t: "key"; readonly candidates: readonly number[]; readonly pos: number }
   /**

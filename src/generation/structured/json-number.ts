@@ -2,7 +2,16 @@
 // schema sets one (number-range.ts): what the byte automaton (json-bytes.ts) keeps per number.
 import { fractionAllowed, wholeFeasible, wholeInRange, type NumberRange } from "./number-range";
 
-type NumberPhase = "start" | "minus" | "zero" | "int" | "frac0" | "frac" | "exp0" | "expsign" | "exp";
+type NumberPhase =
+  | "start"
+  | "minus"
+  | "zero"
+  | "int"
+  | "frac0"
+  | "frac"
+  | "exp0"
+  | "expsign"
+  | "exp";
 
 /** A number being written; with a range, its sign and whole part so far (`value`, `digits` of them). */
 export interface NumberState {
@@ -19,10 +28,18 @@ const isDigit = (byte: number) => byte >= 0x30 && byte <= 0x39;
 
 /** A number before its first byte. */
 export function numberStart(integer: boolean, range: NumberRange | undefined): NumberState {
-  return { integer, phase: "start", ...(range === undefined ? {} : { range }), negative: false, value: 0n, digits: 0 };
+  return {
+    integer,
+    phase: "start",
+    ...(range === undefined ? {} : { range }),
+    negative: false,
+    value: 0n,
+    digits: 0,
+  };
 }
 
-const numberComplete = (phase: NumberPhase) => phase === "zero" || phase === "int" || phase === "frac" || phase === "exp";
+const numberComplete = (phase: NumberPhase) =>
+  phase === "zero" || phase === "int" || phase === "frac" || phase === "exp";
 
 /** The grammar's next phase on this byte, or undefined where a number cannot take it. */
 function phaseAfter(phase: NumberPhase, integer: boolean, byte: number): NumberPhase | undefined {
@@ -51,7 +68,10 @@ function phaseAfter(phase: NumberPhase, integer: boolean, byte: number): NumberP
 
 /** Whether the number may end here: a complete form and, with a range, a whole number in it (a fraction was checked at its dot). */
 export const numberEnds = (state: NumberState) =>
-  numberComplete(state.phase) && (state.range === undefined || state.phase === "frac" || wholeInRange(state.range, state.negative, state.value));
+  numberComplete(state.phase) &&
+  (state.range === undefined ||
+    state.phase === "frac" ||
+    wholeInRange(state.range, state.negative, state.value));
 
 /**
  * The number after a byte: its next state; "refused" where the grammar takes the byte but the
@@ -64,14 +84,20 @@ export function numberNext(state: NumberState, byte: number): NumberState | "ref
   if (range === undefined) return { ...state, phase: next };
   switch (next) {
     case "minus":
-      return wholeFeasible(range, true, 0n, 0) ? { ...state, phase: next, negative: true } : "refused";
+      return wholeFeasible(range, true, 0n, 0)
+        ? { ...state, phase: next, negative: true }
+        : "refused";
     case "zero":
     case "int": {
       const value = state.value * 10n + BigInt(byte - 0x30);
-      return wholeFeasible(range, state.negative, value, state.digits + 1) ? { ...state, phase: next, value, digits: state.digits + 1 } : "refused";
+      return wholeFeasible(range, state.negative, value, state.digits + 1)
+        ? { ...state, phase: next, value, digits: state.digits + 1 }
+        : "refused";
     }
     case "frac0":
-      return fractionAllowed(range, state.negative, state.value) ? { ...state, phase: next } : "refused";
+      return fractionAllowed(range, state.negative, state.value)
+        ? { ...state, phase: next }
+        : "refused";
     case "frac":
       return { ...state, phase: next };
     default:

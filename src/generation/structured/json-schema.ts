@@ -19,16 +19,55 @@ export class SchemaError extends Error {
   }
 }
 
-const ANNOTATIONS = new Set(["title", "description", "default", "examples", "$schema", "$id", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "strict"]);
-const KNOWN = new Set([...ANNOTATIONS, "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "nullable", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]);
+const ANNOTATIONS = new Set([
+  "title",
+  "description",
+  "default",
+  "examples",
+  "$schema",
+  "$id",
+  "$comment",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "$defs",
+  "definitions",
+  "strict",
+]);
+const KNOWN = new Set([
+  ...ANNOTATIONS,
+  "type",
+  "enum",
+  "const",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "$ref",
+  "nullable",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "minItems",
+  "maxItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+]);
 const TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"] as const;
 type TypeName = (typeof TYPES)[number];
 
 /** Limits on what one request's schema may hold: nesting and enum sizes. */
 export const SCHEMA_LIMITS = { depth: 32, enumValues: 1024, properties: 256 } as const;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-const pointer = (path: string, key: string | number) => `${path}/${String(key).replaceAll("~", "~0").replaceAll("/", "~1")}`;
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const pointer = (path: string, key: string | number) =>
+  `${path}/${String(key).replaceAll("~", "~0").replaceAll("/", "~1")}`;
 
 /** Whether a JSON value is of a JSON Schema type (integer: a number with no fraction). */
 function isOfType(value: unknown, type: TypeName): boolean {
@@ -64,13 +103,18 @@ export function compileSchema(schema: unknown): Shape {
     const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
     const defs = match && isRecord(root) ? root[match[1]!] : undefined;
     const name = match?.[2]?.replaceAll("~1", "/").replaceAll("~0", "~");
-    if (!isRecord(defs) || name === undefined || !(name in defs)) throw new SchemaError(path, `$ref ${JSON.stringify(ref)} is not a local #/$defs/… or #/definitions/… entry of this schema`);
+    if (!isRecord(defs) || name === undefined || !(name in defs))
+      throw new SchemaError(
+        path,
+        `$ref ${JSON.stringify(ref)} is not a local #/$defs/… or #/definitions/… entry of this schema`,
+      );
     // Compiled on first use, so that a definition may refer to itself.
     let compiled: Shape | undefined;
     const shape: Shape = {
       kind: "ref",
       resolve: () => {
-        if (compiled === undefined) throw new SchemaError(path, `$ref ${JSON.stringify(ref)} read before it was compiled`);
+        if (compiled === undefined)
+          throw new SchemaError(path, `$ref ${JSON.stringify(ref)} read before it was compiled`);
         return compiled;
       },
     };
@@ -80,51 +124,106 @@ export function compileSchema(schema: unknown): Shape {
   };
 
   const compile = (node: unknown, path: string, depth: number): Shape => {
-    if (depth > SCHEMA_LIMITS.depth) throw new SchemaError(path, `nests deeper than ${SCHEMA_LIMITS.depth} levels`);
+    if (depth > SCHEMA_LIMITS.depth)
+      throw new SchemaError(path, `nests deeper than ${SCHEMA_LIMITS.depth} levels`);
     if (node === true) return ANY_VALUE;
-    if (!isRecord(node)) throw new SchemaError(path, node === false ? "a false schema admits no value" : "a schema must be an object or a boolean");
+    if (!isRecord(node))
+      throw new SchemaError(
+        path,
+        node === false
+          ? "a false schema admits no value"
+          : "a schema must be an object or a boolean",
+      );
     for (const key of Object.keys(node)) {
-      if (!KNOWN.has(key)) throw new SchemaError(pointer(path, key), `the keyword ${JSON.stringify(key)} is not supported in structured outputs`);
+      if (!KNOWN.has(key))
+        throw new SchemaError(
+          pointer(path, key),
+          `the keyword ${JSON.stringify(key)} is not supported in structured outputs`,
+        );
     }
     if (node.$ref !== undefined) {
-      if (typeof node.$ref !== "string") throw new SchemaError(pointer(path, "$ref"), "$ref must be a string");
+      if (typeof node.$ref !== "string")
+        throw new SchemaError(pointer(path, "$ref"), "$ref must be a string");
       const others = Object.keys(node).filter((key) => key !== "$ref" && !ANNOTATIONS.has(key));
-      if (others.length > 0) throw new SchemaError(pointer(path, others[0]!), "a $ref takes no other constraint beside it");
+      if (others.length > 0)
+        throw new SchemaError(
+          pointer(path, others[0]!),
+          "a $ref takes no other constraint beside it",
+        );
       return resolveRef(node.$ref, pointer(path, "$ref"), depth);
     }
     const nullable = node.nullable === true ? [jsonLiterals([null])] : [];
     const alternatives = (key: "anyOf" | "oneOf" | "allOf"): unknown[] | undefined => {
       const value = node[key];
       if (value === undefined) return undefined;
-      if (!Array.isArray(value) || value.length === 0) throw new SchemaError(pointer(path, key), `${key} must be a non-empty array`);
+      if (!Array.isArray(value) || value.length === 0)
+        throw new SchemaError(pointer(path, key), `${key} must be a non-empty array`);
       return value;
     };
     const anyOf = alternatives("anyOf") ?? alternatives("oneOf");
     const allOf = alternatives("allOf");
     if (anyOf !== undefined || allOf !== undefined) {
-      const own = Object.keys(node).filter((key) => !ANNOTATIONS.has(key) && key !== "anyOf" && key !== "oneOf" && key !== "allOf" && key !== "nullable");
-      if (own.length > 0) throw new SchemaError(pointer(path, own[0]!), "constraints beside anyOf/oneOf/allOf are not supported; move them into each alternative");
+      const own = Object.keys(node).filter(
+        (key) =>
+          !ANNOTATIONS.has(key) &&
+          key !== "anyOf" &&
+          key !== "oneOf" &&
+          key !== "allOf" &&
+          key !== "nullable",
+      );
+      if (own.length > 0)
+        throw new SchemaError(
+          pointer(path, own[0]!),
+          "constraints beside anyOf/oneOf/allOf are not supported; move them into each alternative",
+        );
       if (allOf !== undefined) {
-        if (allOf.length > 1 || anyOf !== undefined) throw new SchemaError(pointer(path, "allOf"), "allOf is supported with one schema only");
-        return union([compile(allOf[0], pointer(pointer(path, "allOf"), 0), depth + 1), ...nullable]);
+        if (allOf.length > 1 || anyOf !== undefined)
+          throw new SchemaError(pointer(path, "allOf"), "allOf is supported with one schema only");
+        return union([
+          compile(allOf[0], pointer(pointer(path, "allOf"), 0), depth + 1),
+          ...nullable,
+        ]);
       }
       const key = node.anyOf !== undefined ? "anyOf" : "oneOf";
-      return union([...anyOf!.map((option, index) => compile(option, pointer(pointer(path, key), index), depth + 1)), ...nullable]);
+      return union([
+        ...anyOf!.map((option, index) =>
+          compile(option, pointer(pointer(path, key), index), depth + 1),
+        ),
+        ...nullable,
+      ]);
     }
 
     const types = typesOf(node.type, pointer(path, "type"));
     if (node.enum !== undefined || node.const !== undefined) {
       const key = node.enum !== undefined ? "enum" : "const";
       const values = key === "enum" ? node.enum : [node.const];
-      if (!Array.isArray(values) || values.length === 0 || values.length > SCHEMA_LIMITS.enumValues) throw new SchemaError(pointer(path, key), `enum must list 1–${SCHEMA_LIMITS.enumValues} values`);
-      const kept = types === undefined ? values : values.filter((value) => types.some((type) => isOfType(value, type)));
-      if (kept.length === 0) throw new SchemaError(pointer(path, key), `no value of ${key} is of the schema's type`);
+      if (!Array.isArray(values) || values.length === 0 || values.length > SCHEMA_LIMITS.enumValues)
+        throw new SchemaError(
+          pointer(path, key),
+          `enum must list 1–${SCHEMA_LIMITS.enumValues} values`,
+        );
+      const kept =
+        types === undefined
+          ? values
+          : values.filter((value) => types.some((type) => isOfType(value, type)));
+      if (kept.length === 0)
+        throw new SchemaError(pointer(path, key), `no value of ${key} is of the schema's type`);
       return union([jsonLiterals(kept), ...nullable]);
     }
-    return union([...(types ?? TYPES.filter((type) => type !== "integer")).map((type) => typed(node, type, path, depth)), ...nullable]);
+    return union([
+      ...(types ?? TYPES.filter((type) => type !== "integer")).map((type) =>
+        typed(node, type, path, depth),
+      ),
+      ...nullable,
+    ]);
   };
 
-  const typed = (node: Record<string, unknown>, type: TypeName, path: string, depth: number): Shape => {
+  const typed = (
+    node: Record<string, unknown>,
+    type: TypeName,
+    path: string,
+    depth: number,
+  ): Shape => {
     switch (type) {
       case "null":
         return jsonLiterals([null]);
@@ -133,14 +232,19 @@ export function compileSchema(schema: unknown): Shape {
       case "string": {
         const minLength = count(node.minLength, pointer(path, "minLength"), 0);
         const maxLength = count(node.maxLength, pointer(path, "maxLength"), Infinity);
-        if (minLength > maxLength) throw new SchemaError(pointer(path, "minLength"), "minLength is above maxLength");
+        if (minLength > maxLength)
+          throw new SchemaError(pointer(path, "minLength"), "minLength is above maxLength");
         if (node.pattern === undefined) return { kind: "string", minLength, maxLength };
         const at = pointer(path, "pattern");
         if (typeof node.pattern !== "string") throw new SchemaError(at, "pattern must be a string");
         try {
           const { source, offset } = searchPattern(node.pattern);
           const pattern = ByteDfa.compile(source, offset, dfaBudget);
-          if (!pattern.fits(0, minLength, maxLength)) throw new SchemaError(at, `no string of ${maxLength === Infinity ? `${minLength} or more` : `${minLength} to ${maxLength}`} characters matches the pattern`);
+          if (!pattern.fits(0, minLength, maxLength))
+            throw new SchemaError(
+              at,
+              `no string of ${maxLength === Infinity ? `${minLength} or more` : `${minLength} to ${maxLength}`} characters matches the pattern`,
+            );
           return { kind: "string", minLength, maxLength, pattern };
         } catch (error) {
           if (error instanceof SchemaError) throw new SchemaError(at, error.message);
@@ -153,21 +257,37 @@ export function compileSchema(schema: unknown): Shape {
         for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const) {
           const value = node[key];
           if (value === undefined) continue;
-          if (typeof value !== "number" || !Number.isFinite(value)) throw new SchemaError(pointer(path, key), `${key} must be a number`);
+          if (typeof value !== "number" || !Number.isFinite(value))
+            throw new SchemaError(pointer(path, key), `${key} must be a number`);
           bounds[key] = value;
         }
         const range = numberRange(bounds);
         if (range !== undefined && !hasWholeNumber(range)) {
-          throw new SchemaError(pointer(path, "minimum" in bounds ? "minimum" : "exclusiveMinimum"), "the range holds no whole number: a bounded number is written as a whole number, or a whole part whose every fraction stays in the range");
+          throw new SchemaError(
+            pointer(path, "minimum" in bounds ? "minimum" : "exclusiveMinimum"),
+            "the range holds no whole number: a bounded number is written as a whole number, or a whole part whose every fraction stays in the range",
+          );
         }
-        return { kind: "number", integer: type === "integer", ...(range === undefined ? {} : { range }) };
+        return {
+          kind: "number",
+          integer: type === "integer",
+          ...(range === undefined ? {} : { range }),
+        };
       }
       case "array": {
         const minItems = count(node.minItems, pointer(path, "minItems"), 0);
         const maxItems = count(node.maxItems, pointer(path, "maxItems"), Infinity);
-        if (minItems > maxItems) throw new SchemaError(pointer(path, "minItems"), "minItems is above maxItems");
-        if (Array.isArray(node.items)) throw new SchemaError(pointer(path, "items"), "items as an array (tuple validation) is not supported");
-        const items = node.items === undefined ? ANY_VALUE : compile(node.items, pointer(path, "items"), depth + 1);
+        if (minItems > maxItems)
+          throw new SchemaError(pointer(path, "minItems"), "minItems is above maxItems");
+        if (Array.isArray(node.items))
+          throw new SchemaError(
+            pointer(path, "items"),
+            "items as an array (tuple validation) is not supported",
+          );
+        const items =
+          node.items === undefined
+            ? ANY_VALUE
+            : compile(node.items, pointer(path, "items"), depth + 1);
         return { kind: "array", items, minItems, maxItems };
       }
       case "object":
@@ -177,19 +297,49 @@ export function compileSchema(schema: unknown): Shape {
 
   const objectShape = (node: Record<string, unknown>, path: string, depth: number): Shape => {
     const { properties, required = [], additionalProperties } = node;
-    if (properties !== undefined && !isRecord(properties)) throw new SchemaError(pointer(path, "properties"), "properties must be an object");
-    if (!Array.isArray(required) || required.some((name) => typeof name !== "string")) throw new SchemaError(pointer(path, "required"), "required must be an array of property names");
+    if (properties !== undefined && !isRecord(properties))
+      throw new SchemaError(pointer(path, "properties"), "properties must be an object");
+    if (!Array.isArray(required) || required.some((name) => typeof name !== "string"))
+      throw new SchemaError(
+        pointer(path, "required"),
+        "required must be an array of property names",
+      );
     const declared = Object.entries(properties ?? {});
-    if (declared.length > SCHEMA_LIMITS.properties) throw new SchemaError(pointer(path, "properties"), `more than ${SCHEMA_LIMITS.properties} properties`);
+    if (declared.length > SCHEMA_LIMITS.properties)
+      throw new SchemaError(
+        pointer(path, "properties"),
+        `more than ${SCHEMA_LIMITS.properties} properties`,
+      );
     const missing = required.find((name) => !declared.some(([key]) => key === name));
     if (properties === undefined && required.length === 0 && additionalProperties !== false) {
       // No declared properties: any keys, each value of additionalProperties' schema.
-      const values = additionalProperties === undefined || additionalProperties === true ? ANY_VALUE : compile(additionalProperties, pointer(path, "additionalProperties"), depth + 1);
+      const values =
+        additionalProperties === undefined || additionalProperties === true
+          ? ANY_VALUE
+          : compile(additionalProperties, pointer(path, "additionalProperties"), depth + 1);
       return { kind: "free-object", values };
     }
-    if (missing !== undefined) throw new SchemaError(pointer(path, "required"), `required property ${JSON.stringify(missing)} is not among the declared properties`);
-    if (additionalProperties !== undefined && typeof additionalProperties !== "boolean" && !isRecord(additionalProperties)) throw new SchemaError(pointer(path, "additionalProperties"), "additionalProperties must be a boolean or a schema");
-    const props = declared.map(([name, schema]) => property(name, compile(schema, pointer(pointer(path, "properties"), name), depth + 1), required.includes(name)));
+    if (missing !== undefined)
+      throw new SchemaError(
+        pointer(path, "required"),
+        `required property ${JSON.stringify(missing)} is not among the declared properties`,
+      );
+    if (
+      additionalProperties !== undefined &&
+      typeof additionalProperties !== "boolean" &&
+      !isRecord(additionalProperties)
+    )
+      throw new SchemaError(
+        pointer(path, "additionalProperties"),
+        "additionalProperties must be a boolean or a schema",
+      );
+    const props = declared.map(([name, schema]) =>
+      property(
+        name,
+        compile(schema, pointer(pointer(path, "properties"), name), depth + 1),
+        required.includes(name),
+      ),
+    );
     return { kind: "object", properties: props };
   };
 
@@ -204,7 +354,9 @@ function typesOf(type: unknown, path: string): TypeName[] | undefined {
   if (type === undefined) return undefined;
   const list = Array.isArray(type) ? type : [type];
   if (list.length === 0) throw new SchemaError(path, "type must name at least one type");
-  for (const name of list) if (!TYPES.includes(name as TypeName)) throw new SchemaError(path, `unknown type ${JSON.stringify(name)}`);
+  for (const name of list)
+    if (!TYPES.includes(name as TypeName))
+      throw new SchemaError(path, `unknown type ${JSON.stringify(name)}`);
   // integer is a subset of number: where both are listed, number covers it.
   const names = list as TypeName[];
   return names.includes("number") ? names.filter((name) => name !== "integer") : names;
@@ -212,6 +364,7 @@ function typesOf(type: unknown, path: string): TypeName[] | undefined {
 
 function count(value: unknown, path: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw new SchemaError(path, "must be a non-negative integer");
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)
+    throw new SchemaError(path, "must be a non-negative integer");
   return value;
 }

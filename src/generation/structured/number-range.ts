@@ -16,24 +16,60 @@ export interface NumberRange {
 }
 
 /** The range of JSON Schema's minimum/maximum and their exclusive forms (numbers); undefined where none is set. */
-export function numberRange(bounds: { minimum?: number; maximum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number }): NumberRange | undefined {
+export function numberRange(bounds: {
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+}): NumberRange | undefined {
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = bounds;
-  if ([minimum, maximum, exclusiveMinimum, exclusiveMaximum].every((bound) => bound === undefined)) return undefined;
+  if ([minimum, maximum, exclusiveMinimum, exclusiveMaximum].every((bound) => bound === undefined))
+    return undefined;
   // The tighter of an inclusive and an exclusive bound on each side.
   const lower = tighter(minimum, exclusiveMinimum, (a, b) => a > b);
   const upper = tighter(maximum, exclusiveMaximum, (a, b) => a < b);
-  const lo = lower === undefined ? undefined : BigInt(lower.exclusive && Number.isInteger(lower.value) ? lower.value + 1 : Math.ceil(lower.value));
-  const hi = upper === undefined ? undefined : BigInt(upper.exclusive && Number.isInteger(upper.value) ? upper.value - 1 : Math.floor(upper.value));
-  return { lo, hi, min: lower?.value ?? -Infinity, minExclusive: lower?.exclusive ?? false, max: upper?.value ?? Infinity, maxExclusive: upper?.exclusive ?? false };
+  const lo =
+    lower === undefined
+      ? undefined
+      : BigInt(
+          lower.exclusive && Number.isInteger(lower.value)
+            ? lower.value + 1
+            : Math.ceil(lower.value),
+        );
+  const hi =
+    upper === undefined
+      ? undefined
+      : BigInt(
+          upper.exclusive && Number.isInteger(upper.value)
+            ? upper.value - 1
+            : Math.floor(upper.value),
+        );
+  return {
+    lo,
+    hi,
+    min: lower?.value ?? -Infinity,
+    minExclusive: lower?.exclusive ?? false,
+    max: upper?.value ?? Infinity,
+    maxExclusive: upper?.exclusive ?? false,
+  };
 }
 
-function tighter(inclusive: number | undefined, exclusive: number | undefined, beyond: (a: number, b: number) => boolean): { value: number; exclusive: boolean } | undefined {
-  if (exclusive !== undefined && (inclusive === undefined || beyond(exclusive, inclusive) || exclusive === inclusive)) return { value: exclusive, exclusive: true };
+function tighter(
+  inclusive: number | undefined,
+  exclusive: number | undefined,
+  beyond: (a: number, b: number) => boolean,
+): { value: number; exclusive: boolean } | undefined {
+  if (
+    exclusive !== undefined &&
+    (inclusive === undefined || beyond(exclusive, inclusive) || exclusive === inclusive)
+  )
+    return { value: exclusive, exclusive: true };
   return inclusive === undefined ? undefined : { value: inclusive, exclusive: false };
 }
 
 /** Whether the range holds any whole number (what every bounded number can fall back to). */
-export const hasWholeNumber = (range: NumberRange) => range.lo === undefined || range.hi === undefined || range.lo <= range.hi;
+export const hasWholeNumber = (range: NumberRange) =>
+  range.lo === undefined || range.hi === undefined || range.lo <= range.hi;
 
 const signed = (negative: boolean, value: bigint) => (negative ? -value : value);
 
@@ -47,7 +83,12 @@ export function wholeInRange(range: NumberRange, negative: boolean, value: bigin
  * Whether some whole number in the range starts with this prefix: a sign, and `digits` digits
  * reading `value` (none yet: the sign alone).
  */
-export function wholeFeasible(range: NumberRange, negative: boolean, value: bigint, digits: number): boolean {
+export function wholeFeasible(
+  range: NumberRange,
+  negative: boolean,
+  value: bigint,
+  digits: number,
+): boolean {
   const { lo, hi } = range;
   if (digits === 0) return negative ? lo === undefined || lo <= 0n : hi === undefined || hi >= 0n;
   if (value === 0n) return wholeInRange(range, negative, 0n); // a leading 0 takes no more digits
@@ -66,7 +107,15 @@ export function fractionAllowed(range: NumberRange, negative: boolean, value: bi
   const whole = Number(value);
   // The values a fraction reaches: [whole, whole + 1) when positive, (−whole − 1, −whole] when negative.
   const [low, high] = negative ? [-whole - 1, -whole] : [whole, whole + 1];
-  const lowOk = negative ? low >= range.min : range.minExclusive ? low > range.min : low >= range.min;
-  const highOk = negative ? (range.maxExclusive ? high < range.max : high <= range.max) : high <= range.max;
+  const lowOk = negative
+    ? low >= range.min
+    : range.minExclusive
+      ? low > range.min
+      : low >= range.min;
+  const highOk = negative
+    ? range.maxExclusive
+      ? high < range.max
+      : high <= range.max
+    : high <= range.max;
   return lowOk && highOk;
 }

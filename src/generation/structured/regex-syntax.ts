@@ -17,13 +17,41 @@ export type Node =
   | { readonly t: "rep"; readonly node: Node; readonly min: number; readonly max: number };
 
 const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const WORD: Ranges = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
 // JavaScript's \s: WhiteSpace and LineTerminator (ECMA-262 22.2.2.9).
-const SPACE: Ranges = [[0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff]];
+const SPACE: Ranges = [
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+];
 /** `\n`, `\t`, … → their code points. */
-const CONTROL_ESCAPES: Readonly<Record<string, number>> = { n: 0x0a, t: 0x09, r: 0x0d, f: 0x0c, v: 0x0b, "0": 0 };
+const CONTROL_ESCAPES: Readonly<Record<string, number>> = {
+  n: 0x0a,
+  t: 0x09,
+  r: 0x0d,
+  f: 0x0c,
+  v: 0x0b,
+  "0": 0,
+};
 // JavaScript's `.`: anything but a line terminator (so also what Python's `.` matches).
-const DOT: Ranges = [[0, 0x09], [0x0b, 0x0c], [0x0e, 0x2027], [0x202a, MAX_CODE_POINT]];
+const DOT: Ranges = [
+  [0, 0x09],
+  [0x0b, 0x0c],
+  [0x0e, 0x2027],
+  [0x202a, MAX_CODE_POINT],
+];
 
 /** Sorted, merged ranges. */
 function normalize(ranges: Ranges): [number, number][] {
@@ -64,7 +92,10 @@ class Parser {
   parse(): Node {
     if (this.source.startsWith("^")) this.at = 1;
     const node = this.alternation();
-    if (this.at < this.source.length) this.fail(this.source[this.at] === ")" ? "an unmatched )" : `unexpected ${this.source[this.at]}`);
+    if (this.at < this.source.length)
+      this.fail(
+        this.source[this.at] === ")" ? "an unmatched )" : `unexpected ${this.source[this.at]}`,
+      );
     return node;
   }
 
@@ -87,7 +118,11 @@ class Parser {
 
   private concatenation(): Node {
     const items: Node[] = [];
-    for (let char = this.peek(); char !== undefined && char !== "|" && char !== ")"; char = this.peek()) {
+    for (
+      let char = this.peek();
+      char !== undefined && char !== "|" && char !== ")";
+      char = this.peek()
+    ) {
       if (char === "$") {
         this.at += 1;
         if (this.at === this.source.length) break;
@@ -122,7 +157,8 @@ class Parser {
     const min = Number(match[1]);
     const max = match[2] === undefined ? min : match[3] === "" ? Infinity : Number(match[3]);
     if (max < min) this.fail(`a repetition {${min},${max}} whose maximum is below its minimum`);
-    if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT)) this.fail(`a repetition over ${MAX_REPEAT}`);
+    if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT))
+      this.fail(`a repetition over ${MAX_REPEAT}`);
     this.at += match[0].length;
     return [min, max];
   }
@@ -159,7 +195,16 @@ class Parser {
       const named = /^\?P?<[A-Za-z_][A-Za-z0-9_]*>/.exec(rest);
       if (rest.startsWith("?:")) this.at += 2;
       else if (named !== null) this.at += named[0].length;
-      else this.fail(rest.startsWith("?=") || rest.startsWith("?!") || rest.startsWith("?<=") || rest.startsWith("?<!") ? "a lookaround" : "a group flag or extension", this.at - 1);
+      else
+        this.fail(
+          rest.startsWith("?=") ||
+            rest.startsWith("?!") ||
+            rest.startsWith("?<=") ||
+            rest.startsWith("?<!")
+            ? "a lookaround"
+            : "a group flag or extension",
+          this.at - 1,
+        );
     }
     const node = this.alternation();
     if (this.peek() !== ")") this.fail("an unclosed (");
@@ -182,10 +227,17 @@ class Parser {
       }
       first = false;
       const low = this.classAtom();
-      if (this.peek() === "-" && this.source[this.at + 1] !== "]" && this.source[this.at + 1] !== undefined && low.length === 1 && low[0]![0] === low[0]![1]) {
+      if (
+        this.peek() === "-" &&
+        this.source[this.at + 1] !== "]" &&
+        this.source[this.at + 1] !== undefined &&
+        low.length === 1 &&
+        low[0]![0] === low[0]![1]
+      ) {
         this.at += 1;
         const high = this.classAtom();
-        if (high.length !== 1 || high[0]![0] !== high[0]![1]) this.fail("a range whose end is a class");
+        if (high.length !== 1 || high[0]![0] !== high[0]![1])
+          this.fail("a range whose end is a class");
         if (high[0]![0] < low[0]![0]) this.fail("a range out of order");
         ranges.push([low[0]![0], high[0]![0]]);
       } else {
@@ -231,7 +283,8 @@ class Parser {
       case "u": {
         const length = char === "x" ? 2 : 4;
         const hex = this.source.slice(this.at, this.at + length);
-        if (!new RegExp(`^[0-9A-Fa-f]{${length}}$`).test(hex)) this.fail(`a \\${char} escape without ${length} hex digits`, backslash);
+        if (!new RegExp(`^[0-9A-Fa-f]{${length}}$`).test(hex))
+          this.fail(`a \\${char} escape without ${length} hex digits`, backslash);
         this.at += length;
         return single(Number.parseInt(hex, 16));
       }
@@ -256,11 +309,17 @@ export function searchPattern(pattern: string): { source: string; offset: number
   const anchoredEnd = endsWithAnchor(pattern);
   const inner = pattern.slice(anchoredStart ? 1 : 0, anchoredEnd ? -1 : undefined);
   if ((anchoredStart || anchoredEnd) && hasTopLevelAlternation(inner)) {
-    throw new SchemaError("", "the regex anchors alternatives separately (^a|b$): group them, as ^(?:a|b)$");
+    throw new SchemaError(
+      "",
+      "the regex anchors alternatives separately (^a|b$): group them, as ^(?:a|b)$",
+    );
   }
   const prefix = `${anchoredStart ? "" : "[\\s\\S]*"}(?:`;
   // Positions in errors are told in the pattern as written (its ^ dropped, the prefix added).
-  return { source: `${prefix}${inner})${anchoredEnd ? "" : "[\\s\\S]*"}`, offset: prefix.length - (anchoredStart ? 1 : 0) };
+  return {
+    source: `${prefix}${inner})${anchoredEnd ? "" : "[\\s\\S]*"}`,
+    offset: prefix.length - (anchoredStart ? 1 : 0),
+  };
 }
 
 /** Whether the pattern ends with a `$` that is not escaped. */

@@ -20,7 +20,10 @@ const MAX_PATTERN = 4096;
  * match can be reached; `most` is Infinity where a loop can repeat on the way (every loop
  * writes a character: continuation bytes alone never loop).
  */
-function charsToMatch(table: Int16Array, accepting: Uint8Array): { fewest: Float32Array; most: Float32Array } {
+function charsToMatch(
+  table: Int16Array,
+  accepting: Uint8Array,
+): { fewest: Float32Array; most: Float32Array } {
   const n = accepting.length;
   // Each state's distinct (successor, weight) edges, kept reversed.
   const into: number[][] = Array.from({ length: n }, () => []);
@@ -38,7 +41,11 @@ function charsToMatch(table: Int16Array, accepting: Uint8Array): { fewest: Float
   // Fewest: a 0-1 breadth-first search back from the accepting states.
   const fewest = new Float32Array(n).fill(Infinity);
   const deque: number[] = [];
-  for (let state = 0; state < n; state += 1) if (accepting[state] === 1) (fewest[state] = 0), deque.push(state);
+  for (let state = 0; state < n; state += 1)
+    if (accepting[state] === 1) {
+      fewest[state] = 0;
+      deque.push(state);
+    }
   while (deque.length > 0) {
     const to = deque.shift()!;
     for (const edge of into[to]!) {
@@ -73,7 +80,8 @@ function charsToMatch(table: Int16Array, accepting: Uint8Array): { fewest: Float
       if (pending[from] === 0) ready.push(from);
     }
   }
-  for (let state = 0; state < n; state += 1) if (fewest[state] !== Infinity && done[state] === 0) most[state] = Infinity;
+  for (let state = 0; state < n; state += 1)
+    if (fewest[state] !== Infinity && done[state] === 0) most[state] = Infinity;
   return { fewest, most };
 }
 
@@ -92,12 +100,20 @@ export class ByteDfa {
     readonly accepting: Uint8Array,
   ) {
     ({ fewest: this.fewest, most: this.most } = charsToMatch(table, accepting));
-    this.reach = [...this.fewest, ...this.most].reduce((reach, chars) => (Number.isFinite(chars) ? Math.max(reach, chars) : reach), 0);
+    this.reach = [...this.fewest, ...this.most].reduce(
+      (reach, chars) => (Number.isFinite(chars) ? Math.max(reach, chars) : reach),
+      0,
+    );
   }
 
   /** What its tables hold. */
   get bytes(): number {
-    return this.table.byteLength + this.accepting.byteLength + this.fewest.byteLength + this.most.byteLength;
+    return (
+      this.table.byteLength +
+      this.accepting.byteLength +
+      this.fewest.byteLength +
+      this.most.byteLength
+    );
   }
 
   next(state: number, byte: number): number {
@@ -131,8 +147,13 @@ export class ByteDfa {
    * Compiles a pattern; one it cannot take, or one too large, throws SchemaError. `budget`: the
    * states the constraint has left (a schema's patterns share one), taken from as states are made.
    */
-  static compile(pattern: string, offset = 0, budget: { left: number } = { left: MAX_DFA_STATES }): ByteDfa {
-    if (pattern.length > MAX_PATTERN) throw new SchemaError("", `the regex is over ${MAX_PATTERN} characters`);
+  static compile(
+    pattern: string,
+    offset = 0,
+    budget: { left: number } = { left: MAX_DFA_STATES },
+  ): ByteDfa {
+    if (pattern.length > MAX_PATTERN)
+      throw new SchemaError("", `the regex is over ${MAX_PATTERN} characters`);
     const nfa = new Nfa();
     const start = nfa.state();
     const accept = nfa.build(parseRegex(pattern, offset), start);
@@ -142,7 +163,11 @@ export class ByteDfa {
       const key = set.join(",");
       let id = ids.get(key);
       if (id === undefined) {
-        if (budget.left <= 0) throw new SchemaError("", `the regex needs over ${MAX_DFA_STATES} automaton states (a schema's patterns together): simplify it`);
+        if (budget.left <= 0)
+          throw new SchemaError(
+            "",
+            `the regex needs over ${MAX_DFA_STATES} automaton states (a schema's patterns together): simplify it`,
+          );
         budget.left -= 1;
         id = sets.length;
         ids.set(key, id);
@@ -156,7 +181,8 @@ export class ByteDfa {
       const row = new Int16Array(256).fill(-1);
       const targets: number[][] = Array.from({ length: 256 }, () => []);
       for (const state of sets[id]!) {
-        for (const { lo, hi, to } of nfa.edges[state]!) for (let byte = lo; byte <= hi; byte += 1) targets[byte]!.push(to);
+        for (const { lo, hi, to } of nfa.edges[state]!)
+          for (let byte = lo; byte <= hi; byte += 1) targets[byte]!.push(to);
       }
       const byKey = new Map<string, number>();
       for (let byte = 0; byte < 256; byte += 1) {
@@ -170,7 +196,10 @@ export class ByteDfa {
     }
     const table = new Int16Array(rows.length * 256);
     rows.forEach((row, id) => table.set(row, id * 256));
-    const dfa = new ByteDfa(table, Uint8Array.from(sets, (set) => (set.includes(accept) ? 1 : 0)));
+    const dfa = new ByteDfa(
+      table,
+      Uint8Array.from(sets, (set) => (set.includes(accept) ? 1 : 0)),
+    );
     if (!dfa.fits(0)) throw new SchemaError("", "the regex matches no string");
     return dfa;
   }

@@ -21,9 +21,19 @@ export type Shape =
   | { readonly kind: "object"; readonly properties: readonly Property[] }
   /** An object with any keys, each value of `values`. */
   | { readonly kind: "free-object"; readonly values: Shape }
-  | { readonly kind: "array"; readonly items: Shape; readonly minItems: number; readonly maxItems: number }
+  | {
+      readonly kind: "array";
+      readonly items: Shape;
+      readonly minItems: number;
+      readonly maxItems: number;
+    }
   /** A string of minLength to maxLength characters (code points), its content matched whole by `pattern` where set. */
-  | { readonly kind: "string"; readonly minLength: number; readonly maxLength: number; readonly pattern?: ByteDfa }
+  | {
+      readonly kind: "string";
+      readonly minLength: number;
+      readonly maxLength: number;
+      readonly pattern?: ByteDfa;
+    }
   /** A number (an integer: no fraction, no exponent), within `range` where one is set. */
   | { readonly kind: "number"; readonly integer: boolean; readonly range?: NumberRange }
   /** One of these byte strings exactly (serialized JSON values for enum/const/booleans/null, or raw texts for a choice). */

@@ -26,9 +26,14 @@ export function stateKey(states: readonly Stack[], horizon = Infinity): string {
         const clip = frame.dfa === undefined ? horizon : horizon + frame.dfa.reach;
         const left = Math.min(frame.max - frame.chars, clip);
         const owed = Math.min(Math.max(0, frame.min - frame.chars), clip);
-        parts.push(`s${Number(frame.escape)}.${frame.hex}.${frame.cont}.${frame.lo}.${frame.hi}.${left}.${owed}${frame.dfa === undefined ? "" : `.#${identity(frame.dfa)}:${frame.dstate}`}`);
+        parts.push(
+          `s${Number(frame.escape)}.${frame.hex}.${frame.cont}.${frame.lo}.${frame.hi}.${left}.${owed}${frame.dfa === undefined ? "" : `.#${identity(frame.dfa)}:${frame.dstate}`}`,
+        );
       } else {
-        for (const value of Object.values(frame)) parts.push(typeof value === "object" && value !== null ? `#${identity(value)}` : String(value));
+        for (const value of Object.values(frame))
+          parts.push(
+            typeof value === "object" && value !== null ? `#${identity(value)}` : String(value),
+          );
       }
       parts.push("/");
     }

@@ -5,7 +5,11 @@ import { compileSchema } from "./json-schema";
 import { ByteDfa } from "./regex";
 import { choiceOf, JSON_OBJECT, type Shape } from "./shapes";
 
-export type StructuredOutputs = { readonly json_object: true } | { readonly json: unknown } | { readonly choice: readonly string[] } | { readonly regex: string };
+export type StructuredOutputs =
+  | { readonly json_object: true }
+  | { readonly json: unknown }
+  | { readonly choice: readonly string[] }
+  | { readonly regex: string };
 
 /** Compiled shapes by their spec's JSON, the most recent last: the same schema in the next request is the same shape, whose masks its vocabulary's trie has cached. */
 const compiled = new Map<string, { shape: Shape; bytes: number }>();
@@ -49,10 +53,15 @@ export function shapeOf(spec: StructuredOutputs): Shape {
         ? choiceOf(spec.choice)
         : "regex" in spec
           ? { kind: "regex", dfa: ByteDfa.compile(spec.regex) }
-          : compileSchema(typeof spec.json === "string" ? (JSON.parse(spec.json) as unknown) : spec.json);
+          : compileSchema(
+              typeof spec.json === "string" ? (JSON.parse(spec.json) as unknown) : spec.json,
+            );
     entry = { shape, bytes: dfaBytes(shape) };
     // The least recently used go first, until both the count and the DFAs' bytes fit.
-    while (compiled.size > 0 && (compiled.size >= MAX_COMPILED || compiledDfaBytes + entry.bytes > MAX_COMPILED_DFA_BYTES)) {
+    while (
+      compiled.size > 0 &&
+      (compiled.size >= MAX_COMPILED || compiledDfaBytes + entry.bytes > MAX_COMPILED_DFA_BYTES)
+    ) {
       const [oldest, old] = compiled.entries().next().value!;
       compiled.delete(oldest);
       compiledDfaBytes -= old.bytes;

@@ -46,7 +46,8 @@ export class VocabularyTrie {
       let node = this.root;
       for (const byte of piece) {
         let child = node.children.get(byte);
-        if (child === undefined) node.children.set(byte, (child = { children: new Map(), ids: [] }));
+        if (child === undefined)
+          node.children.set(byte, (child = { children: new Map(), ids: [] }));
         node = child;
       }
       node.ids.push(id);
@@ -71,7 +72,10 @@ export class VocabularyTrie {
   /** Marks in `mask` every id whose bytes the automaton takes from `states`. */
   private mark(states: readonly Stack[], mask: Uint8Array): void {
     if (states.length > MAX_OPEN_WAYS) {
-      throw new SchemaError("", `the format leaves ${states.length} ways open at once here, over the limit of ${MAX_OPEN_WAYS} (anyOf options that start alike stay open together)`);
+      throw new SchemaError(
+        "",
+        `the format leaves ${states.length} ways open at once here, over the limit of ${MAX_OPEN_WAYS} (anyOf options that start alike stay open together)`,
+      );
     }
     const walk = (node: TrieNode, from: readonly Stack[]) => {
       for (const [byte, child] of node.children) {

@@ -19,17 +19,30 @@ function randomSeed(): number {
 }
 
 /** The square side in pixels of a "WxH" size, or a 400 naming `field`. */
-export function sizeOf(generator: ImageGenerator, size: string | null | undefined, field: string): number {
+export function sizeOf(
+  generator: ImageGenerator,
+  size: string | null | undefined,
+  field: string,
+): number {
   if (size === undefined || size === null || size === "auto") return generator.resolution;
   const match = /^(\d+)x(\d+)$/.exec(size);
   const side = match === null || match[1] !== match[2] ? undefined : Number(match[1]);
   if (side === undefined || !generator.sizes.includes(side)) {
-    throw new ServiceError(400, "invalid_request", `size must be one of ${generator.sizes.map((s) => `${s}x${s}`).join(", ")}`, { field });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      `size must be one of ${generator.sizes.map((s) => `${s}x${s}`).join(", ")}`,
+      { field },
+    );
   }
   return side;
 }
 
-export function imageOptions(generator: ImageGenerator, fields: ImageFields, sizeField = "size"): ImageOptions {
+export function imageOptions(
+  generator: ImageGenerator,
+  fields: ImageFields,
+  sizeField = "size",
+): ImageOptions {
   const defaults = generator.manifest.diffusion.defaults;
   return {
     n: fields.n ?? 1,

@@ -10,21 +10,69 @@ export const IMAGE_SIZES = ["28x28", "56x56", "112x112", "224x224"] as const;
 export const ImageGenerationRequest = z
   .object({
     prompt: z.string().min(1).max(1000).openapi({ example: "a handwritten seven" }),
-    model: z.string().min(1).nullish().openapi({ description: "Default: the service's text-to-image model", example: "digit-diffusion" }),
-    n: z.number().int().min(1).max(4).nullish().openapi({ description: "Images to generate (1–4); image i uses seed + i" }),
-    size: z.enum(["auto", ...IMAGE_SIZES]).nullish().openapi({ description: 'Whole multiples of the model\'s 28 × 28 (nearest-neighbour upscale); "auto" = 28x28' }),
+    model: z.string().min(1).nullish().openapi({
+      description: "Default: the service's text-to-image model",
+      example: "digit-diffusion",
+    }),
+    n: z
+      .number()
+      .int()
+      .min(1)
+      .max(4)
+      .nullish()
+      .openapi({ description: "Images to generate (1–4); image i uses seed + i" }),
+    size: z
+      .enum(["auto", ...IMAGE_SIZES])
+      .nullish()
+      .openapi({
+        description:
+          'Whole multiples of the model\'s 28 × 28 (nearest-neighbour upscale); "auto" = 28x28',
+      }),
     response_format: z
-      .enum(["b64_json"], { error: "only b64_json is supported: the service keeps no images to serve a url from" })
+      .enum(["b64_json"], {
+        error: "only b64_json is supported: the service keeps no images to serve a url from",
+      })
       .nullish(),
     output_format: z.enum(["png"], { error: "only png is supported" }).nullish(),
-    stream: z.boolean().nullish().openapi({ description: "SSE: image_generation.partial_image events, then image_generation.completed per image, then [DONE]" }),
-    partial_images: z.number().int().min(0).max(3).nullish().openapi({ description: "Previews per image when streaming (0–3), drawn at the edge from the predicted clean latents" }),
-    steps: z.number().int().min(1).max(200).nullish().openapi({ description: "Denoising steps (default: the model's)" }),
-    guidance_scale: z.number().min(0).max(20).nullish().openapi({ description: "Classifier-free guidance scale (default: the model's)" }),
-    scheduler: z.enum(["ddim", "euler"]).nullish().openapi({ description: "DDIM (eta 0) or Euler discrete (default: the model's)" }),
-    seed: z.number().int().min(0).max(2 ** 32 - 1).nullish().openapi({ description: "Same seed and parameters → the same PNG bytes; random when absent" }),
+    stream: z.boolean().nullish().openapi({
+      description:
+        "SSE: image_generation.partial_image events, then image_generation.completed per image, then [DONE]",
+    }),
+    partial_images: z.number().int().min(0).max(3).nullish().openapi({
+      description:
+        "Previews per image when streaming (0–3), drawn at the edge from the predicted clean latents",
+    }),
+    steps: z
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .nullish()
+      .openapi({ description: "Denoising steps (default: the model's)" }),
+    guidance_scale: z
+      .number()
+      .min(0)
+      .max(20)
+      .nullish()
+      .openapi({ description: "Classifier-free guidance scale (default: the model's)" }),
+    scheduler: z
+      .enum(["ddim", "euler"])
+      .nullish()
+      .openapi({ description: "DDIM (eta 0) or Euler discrete (default: the model's)" }),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .nullish()
+      .openapi({
+        description: "Same seed and parameters → the same PNG bytes; random when absent",
+      }),
     quality: z.enum(["auto"]).nullish().openapi({ description: 'Accepted only as "auto"' }),
-    background: z.enum(["auto", "opaque"]).nullish().openapi({ description: "Images are opaque grayscale" }),
+    background: z
+      .enum(["auto", "opaque"])
+      .nullish()
+      .openapi({ description: "Images are opaque grayscale" }),
     moderation: z.enum(["auto", "low"]).nullish(),
     user: z.string().max(256).nullish(),
   })
@@ -56,7 +104,12 @@ export const TextToImageRunInput = z
     prompt: z.string().min(1).max(1000),
     num_steps: z.number().int().min(1).max(200).optional(),
     guidance: z.number().min(0).max(20).optional(),
-    seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
     height: z.number().int().min(1).optional(),
     width: z.number().int().min(1).optional(),
     scheduler: z.enum(["ddim", "euler"]).optional(),

@@ -11,18 +11,41 @@ import { collectImages, startImages } from "./image-stream";
 import { imageOptions } from "./options";
 import { TextToImageRunInput } from "./request-schema";
 
-export async function runTextToImage(model: ServedModel, raw: unknown, signal: AbortSignal): Promise<Response> {
+export async function runTextToImage(
+  model: ServedModel,
+  raw: unknown,
+  signal: AbortSignal,
+): Promise<Response> {
   const generator = capability(model, "textToImage", "model");
   const body = parseBody(TextToImageRunInput, raw);
   const side = body.width ?? body.height;
   if (body.width !== undefined && body.height !== undefined && body.width !== body.height) {
-    throw new ServiceError(400, "invalid_request", "height and width must be equal (square images)", { field: "height" });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "height and width must be equal (square images)",
+      { field: "height" },
+    );
   }
-  const options = imageOptions(generator, { size: side === undefined ? undefined : `${side}x${side}`, steps: body.num_steps, guidanceScale: body.guidance, scheduler: body.scheduler, seed: body.seed }, body.width === undefined ? "height" : "width");
+  const options = imageOptions(
+    generator,
+    {
+      size: side === undefined ? undefined : `${side}x${side}`,
+      steps: body.num_steps,
+      guidanceScale: body.guidance,
+      scheduler: body.scheduler,
+      seed: body.seed,
+    },
+    body.width === undefined ? "height" : "width",
+  );
   await requireReady(model);
   const timings = emptyTimings();
   const ids = await generator.prepare(body.prompt);
   const [png] = await collectImages(await startImages(generator, ids, options, signal, timings));
-  if (png === undefined) throw new ServiceError(502, "upstream_error", "The diffusion loop returned no image");
-  return new Response(png, { status: 200, headers: { "content-type": "image/png", "server-timing": serverTiming({ ...timings }) } });
+  if (png === undefined)
+    throw new ServiceError(502, "upstream_error", "The diffusion loop returned no image");
+  return new Response(png, {
+    status: 200,
+    headers: { "content-type": "image/png", "server-timing": serverTiming({ ...timings }) },
+  });
 }

@@ -14,7 +14,8 @@ async function digest(value: string): Promise<ArrayBuffer> {
 let configured: { secret: string; digests: Promise<ArrayBuffer[]> } | undefined;
 
 function keyDigests(secret: string): Promise<ArrayBuffer[]> {
-  if (configured?.secret !== secret) configured = { secret, digests: Promise.all(parseApiKeys(secret).map(digest)) };
+  if (configured?.secret !== secret)
+    configured = { secret, digests: Promise.all(parseApiKeys(secret).map(digest)) };
   return configured.digests;
 }
 
@@ -30,7 +31,10 @@ async function matchesAny(presented: string, digests: readonly ArrayBuffer[]): P
 }
 
 export function parseApiKeys(secret: string | undefined): string[] {
-  return (secret ?? "").split(",").map((key) => key.trim()).filter((key) => key.length > 0);
+  return (secret ?? "")
+    .split(",")
+    .map((key) => key.trim())
+    .filter((key) => key.length > 0);
 }
 
 const challenge = { "www-authenticate": 'Bearer realm="edge-inference"' };
@@ -39,18 +43,28 @@ export const requireApiKey = createMiddleware<{ Bindings: Env }>(async (c, next)
   const digests = await keyDigests(c.env.API_KEYS ?? "");
   if (digests.length === 0) {
     if (c.env.ALLOW_ANONYMOUS === "true") return next();
-    throw new ServiceError(401, "unauthorized", "No API keys are configured for this service", { headers: challenge });
+    throw new ServiceError(401, "unauthorized", "No API keys are configured for this service", {
+      headers: challenge,
+    });
   }
   const header = c.req.header("authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (match?.[1] === undefined) {
-    throw new ServiceError(401, "unauthorized", "Send an API key as `Authorization: Bearer <key>`", {
+    throw new ServiceError(
+      401,
+      "unauthorized",
+      "Send an API key as `Authorization: Bearer <key>`",
+      {
+        field: "headers.authorization",
+        headers: challenge,
+      },
+    );
+  }
+  if (!(await matchesAny(match[1], digests))) {
+    throw new ServiceError(401, "unauthorized", "The API key is not valid", {
       field: "headers.authorization",
       headers: challenge,
     });
-  }
-  if (!(await matchesAny(match[1], digests))) {
-    throw new ServiceError(401, "unauthorized", "The API key is not valid", { field: "headers.authorization", headers: challenge });
   }
   return next();
 });

@@ -8,10 +8,15 @@ import { ServiceError } from "../../errors/service-error";
 export const requireJson = createMiddleware(async (c, next) => {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
-    throw new ServiceError(415, "unsupported_media_type", "Send the request body as application/json", {
-      field: "headers.content-type",
-      headers: { accept: "application/json" },
-    });
+    throw new ServiceError(
+      415,
+      "unsupported_media_type",
+      "Send the request body as application/json",
+      {
+        field: "headers.content-type",
+        headers: { accept: "application/json" },
+      },
+    );
   }
   return next();
 });
@@ -22,10 +27,15 @@ export function requireMediaType(types: readonly string[]) {
     const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
     const json = /^application\/(?:[\w.+-]+\+)?json$/.test(type);
     if (!(json && types.includes("application/json")) && !types.includes(type)) {
-      throw new ServiceError(415, "unsupported_media_type", `Send the request body as one of: ${types.join(", ")}`, {
-        field: "headers.content-type",
-        headers: { accept: types.join(", ") },
-      });
+      throw new ServiceError(
+        415,
+        "unsupported_media_type",
+        `Send the request body as one of: ${types.join(", ")}`,
+        {
+          field: "headers.content-type",
+          headers: { accept: types.join(", ") },
+        },
+      );
     }
     return next();
   });
@@ -41,7 +51,11 @@ function limitFor(config: string): MiddlewareHandler {
     limit = bodyLimit({
       maxSize,
       onError: () => {
-        throw new ServiceError(413, "payload_too_large", `The request body is over the limit of ${maxSize} bytes`);
+        throw new ServiceError(
+          413,
+          "payload_too_large",
+          `The request body is over the limit of ${maxSize} bytes`,
+        );
       },
     });
     limits.set(config, limit);
@@ -49,4 +63,6 @@ function limitFor(config: string): MiddlewareHandler {
   return limit;
 }
 
-export const limitBody = createMiddleware<{ Bindings: Env }>(async (c, next) => limitFor(c.env.MAX_BODY_BYTES)(c, next));
+export const limitBody = createMiddleware<{ Bindings: Env }>(async (c, next) =>
+  limitFor(c.env.MAX_BODY_BYTES)(c, next),
+);

@@ -6,7 +6,11 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ServiceError } from "../../errors/service-error";
 import { readOipBody } from "../../protocols/oip-body";
-import { encodeInferResponse, InferRequestSchema, parseInferRequest } from "../../protocols/oip-infer";
+import {
+  encodeInferResponse,
+  InferRequestSchema,
+  parseInferRequest,
+} from "../../protocols/oip-infer";
 import { modelConfig } from "../../protocols/triton-model-config";
 import { capability, type ServedModel } from "../../tasks";
 import { serverTiming } from "../server-timing";
@@ -19,35 +23,65 @@ import { IndexRequestSchema, repositoryIndex } from "./repository";
 const SERVER = {
   name: "edge-inference",
   version: "0.1.0",
-  extensions: ["binary_tensor_data", "model_configuration", "model_repository", "model_repository_metadata"],
+  extensions: [
+    "binary_tensor_data",
+    "model_configuration",
+    "model_repository",
+    "model_repository_metadata",
+  ],
 };
 
 /** Largest tensor (elements) one infer request may send: keeps the isolate far from 128 MB. */
 const MAX_ELEMENTS = 1_000_000;
 
-const TensorMetadata = z.object({ name: z.string(), datatype: z.string(), shape: z.array(z.number()) });
+const TensorMetadata = z.object({
+  name: z.string(),
+  datatype: z.string(),
+  shape: z.array(z.number()),
+});
 const ModelMetadata = z
-  .object({ name: z.string(), versions: z.array(z.string()), platform: z.string(), inputs: z.array(TensorMetadata), outputs: z.array(TensorMetadata) })
+  .object({
+    name: z.string(),
+    versions: z.array(z.string()),
+    platform: z.string(),
+    inputs: z.array(TensorMetadata),
+    outputs: z.array(TensorMetadata),
+  })
   .openapi("ModelMetadata");
-const Readiness = z.object({ name: z.string(), ready: z.boolean(), error: z.string().optional() }).openapi("ModelReady");
-const ServerReady = z.object({ ready: z.boolean(), error: z.string().optional() }).openapi("ServerReady");
-const ServerMetadata = z.object({ name: z.string(), version: z.string(), extensions: z.array(z.string()) }).openapi("ServerMetadata");
+const Readiness = z
+  .object({ name: z.string(), ready: z.boolean(), error: z.string().optional() })
+  .openapi("ModelReady");
+const ServerReady = z
+  .object({ ready: z.boolean(), error: z.string().optional() })
+  .openapi("ServerReady");
+const ServerMetadata = z
+  .object({ name: z.string(), version: z.string(), extensions: z.array(z.string()) })
+  .openapi("ServerMetadata");
 
 const ModelParams = z.object({ name: z.string().min(1) });
 const VersionedParams = z.object({ name: z.string().min(1), version: z.string().min(1) });
 
 /** The version a request names, if its path has one. */
-const versionOf = (params: object): string | undefined => ("version" in params && typeof params.version === "string" ? params.version : undefined);
+const versionOf = (params: object): string | undefined =>
+  "version" in params && typeof params.version === "string" ? params.version : undefined;
 
 function versionCheck(model: ServedModel, version: string | undefined): void {
   if (version !== undefined && version !== model.manifest.version) {
-    throw new ServiceError(404, "model_not_found", `Model "${model.manifest.name}" has no version ${version} (serving ${model.manifest.version})`, {
-      field: "version",
-    });
+    throw new ServiceError(
+      404,
+      "model_not_found",
+      `Model "${model.manifest.name}" has no version ${version} (serving ${model.manifest.version})`,
+      {
+        field: "version",
+      },
+    );
   }
 }
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
 
 /** The model routes, once per prefix; `versioned` adds the {version} path parameter. */
 const routes = (prefix: string, versioned: boolean) => {
@@ -60,7 +94,10 @@ const routes = (prefix: string, versioned: boolean) => {
       operationId: id("modelMetadata"),
       summary: "Model metadata: name, versions, platform, input and output tensors",
       request: { params },
-      responses: { 200: json(ModelMetadata, "Model metadata"), ...problemResponses(prefix, 401, 404) },
+      responses: {
+        200: json(ModelMetadata, "Model metadata"),
+        ...problemResponses(prefix, 401, 404),
+      },
     }),
     ready: createRoute({
       method: "get",
@@ -68,7 +105,11 @@ const routes = (prefix: string, versioned: boolean) => {
       operationId: id("modelReady"),
       summary: "Model readiness: 200 when ready, 503 while loading or failed",
       request: { params },
-      responses: { 200: json(Readiness, "Ready"), 503: json(Readiness, "Not ready"), ...problemResponses(prefix, 401, 404) },
+      responses: {
+        200: json(Readiness, "Ready"),
+        503: json(Readiness, "Not ready"),
+        ...problemResponses(prefix, 401, 404),
+      },
     }),
     config: createRoute({
       method: "get",
@@ -76,7 +117,10 @@ const routes = (prefix: string, versioned: boolean) => {
       operationId: id("modelConfig"),
       summary: "Triton model configuration",
       request: { params },
-      responses: { 200: json(z.object({}).loose(), "Triton model configuration (model_config.proto as JSON)"), ...problemResponses(prefix, 401, 404) },
+      responses: {
+        200: json(z.object({}).loose(), "Triton model configuration (model_config.proto as JSON)"),
+        ...problemResponses(prefix, 401, 404),
+      },
     }),
   };
 };
@@ -105,7 +149,10 @@ const readyRoute = createRoute({
   operationId: "serverReady",
   summary: "Readiness: 200 when every served model is ready, 503 otherwise",
   security: [],
-  responses: { 200: json(ServerReady, "Every model is ready"), 503: json(ServerReady, "Some model is not ready") },
+  responses: {
+    200: json(ServerReady, "Every model is ready"),
+    503: json(ServerReady, "Some model is not ready"),
+  },
 });
 
 export const oipRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -116,14 +163,29 @@ oipRoutes.openapi(liveRoute, (c) => c.json({ live: true }, 200));
 oipRoutes.openapi(readyRoute, async (c) => {
   // OIP readiness covers the models OIP serves: those with a tensor capability (an origin
   // LLM reached over vLLM has none, and its readiness shows in /v1/models).
-  const models = c.get("services").list().filter((model) => model.capabilities.tensors !== undefined);
-  const [states, missing] = await Promise.all([Promise.all(models.map((model) => model.ready())), missingMigrations(c.env.DB)]);
+  const models = c
+    .get("services")
+    .list()
+    .filter((model) => model.capabilities.tensors !== undefined);
+  const [states, missing] = await Promise.all([
+    Promise.all(models.map((model) => model.ready())),
+    missingMigrations(c.env.DB),
+  ]);
   const ready = states.every(Boolean) && missing.length === 0;
   if (ready) return c.json({ ready }, 200);
-  const waiting = models.filter((_, i) => !states[i]).map((model) => `${model.manifest.name}: ${model.failure() ?? "loading"}`);
+  const waiting = models
+    .filter((_, i) => !states[i])
+    .map((model) => `${model.manifest.name}: ${model.failure() ?? "loading"}`);
   // A Worker deployed without its D1 migrations is not ready: the webhooks answer 503 until then.
   if (missing.length > 0) waiting.push(`missing D1 migrations: ${missing.join(", ")}`);
-  return c.json({ ready, error: `Not ready (${waiting.join("; ")})`, ...(missing.length === 0 ? {} : { not_configured: { missing_migrations: missing } }) }, 503);
+  return c.json(
+    {
+      ready,
+      error: `Not ready (${waiting.join("; ")})`,
+      ...(missing.length === 0 ? {} : { not_configured: { missing_migrations: missing } }),
+    },
+    503,
+  );
 });
 
 oipRoutes.post("/v2/repository/index", async (c) => {
@@ -135,25 +197,57 @@ oipRoutes.openAPIRegistry.registerPath({
   path: "/v2/repository/index",
   operationId: "repositoryIndex",
   summary: "Triton model repository index: every model with its state",
-  request: { body: { required: false, content: { "application/json": { schema: IndexRequestSchema } } } },
+  request: {
+    body: { required: false, content: { "application/json": { schema: IndexRequestSchema } } },
+  },
   responses: {
-    200: json(z.array(z.object({ name: z.string(), version: z.string(), state: z.string(), reason: z.string().optional() })), "Models and states"),
+    200: json(
+      z.array(
+        z.object({
+          name: z.string(),
+          version: z.string(),
+          state: z.string(),
+          reason: z.string().optional(),
+        }),
+      ),
+      "Models and states",
+    ),
     ...problemResponses("/v2/repository/index", 401, BODY_ERRORS),
   },
 });
 
-async function infer(c: Context<AppEnv>, name: string, version: string | undefined): Promise<Response> {
+async function infer(
+  c: Context<AppEnv>,
+  name: string,
+  version: string | undefined,
+): Promise<Response> {
   const model = findModel(c.get("services"), name, "name");
   versionCheck(model, version);
   const tensors = capability(model, "tensors", "name");
-  const call = await parseInferRequest(c.req.raw, { maxBytes: Number(c.env.MAX_BODY_BYTES), maxElements: MAX_ELEMENTS });
+  const call = await parseInferRequest(c.req.raw, {
+    maxBytes: Number(c.env.MAX_BODY_BYTES),
+    maxElements: MAX_ELEMENTS,
+  });
   await requireReady(model);
-  const { outputs, timings } = await tensors.infer(call.inputs, { ...(call.outputs === undefined ? {} : { outputNames: call.outputs }), signal: c.req.raw.signal });
-  const result = { model_name: model.manifest.name, model_version: model.manifest.version, ...(call.id === undefined ? {} : { id: call.id }), outputs };
-  return encodeInferResponse(result, call, { "server-timing": serverTiming({ inferMs: timings.runMs }) });
+  const { outputs, timings } = await tensors.infer(call.inputs, {
+    ...(call.outputs === undefined ? {} : { outputNames: call.outputs }),
+    signal: c.req.raw.signal,
+  });
+  const result = {
+    model_name: model.manifest.name,
+    model_version: model.manifest.version,
+    ...(call.id === undefined ? {} : { id: call.id }),
+    outputs,
+  };
+  return encodeInferResponse(result, call, {
+    "server-timing": serverTiming({ inferMs: timings.runMs }),
+  });
 }
 
-for (const [prefix, versioned] of [["/v2/models/{name}", false], ["/v2/models/{name}/versions/{version}", true]] as const) {
+for (const [prefix, versioned] of [
+  ["/v2/models/{name}", false],
+  ["/v2/models/{name}/versions/{version}", true],
+] as const) {
   const route = routes(prefix, versioned);
   oipRoutes.openapi(route.metadata, (c) => {
     const params = c.req.valid("param");
@@ -163,7 +257,16 @@ for (const [prefix, versioned] of [["/v2/models/{name}", false], ["/v2/models/{n
     versionCheck(model, version);
     const { manifest } = model;
     const { graph } = capability(model, "tensors", "name");
-    return c.json({ name: manifest.name, versions: [manifest.version], platform: "onnxruntime_onnx", inputs: graph.inputs, outputs: graph.outputs }, 200);
+    return c.json(
+      {
+        name: manifest.name,
+        versions: [manifest.version],
+        platform: "onnxruntime_onnx",
+        inputs: graph.inputs,
+        outputs: graph.outputs,
+      },
+      200,
+    );
   });
   oipRoutes.openapi(route.ready, async (c) => {
     const params = c.req.valid("param");
@@ -172,7 +275,14 @@ for (const [prefix, versioned] of [["/v2/models/{name}", false], ["/v2/models/{n
     const model = findModel(c.get("services"), name, "name");
     versionCheck(model, version);
     if (await model.ready()) return c.json({ name, ready: true }, 200);
-    return c.json({ name, ready: false, error: `Model "${name}" is not ready: ${model.failure() ?? "loading"}` }, 503);
+    return c.json(
+      {
+        name,
+        ready: false,
+        error: `Model "${name}" is not ready: ${model.failure() ?? "loading"}`,
+      },
+      503,
+    );
   });
   oipRoutes.openapi(route.config, (c) => {
     const params = c.req.valid("param");
@@ -182,7 +292,16 @@ for (const [prefix, versioned] of [["/v2/models/{name}", false], ["/v2/models/{n
     versionCheck(model, version);
     const { manifest } = model;
     const { graph } = capability(model, "tensors", "name");
-    return c.json(modelConfig({ name: manifest.name, version: manifest.version, inputs: graph.inputs, outputs: graph.outputs, parameters: { task: manifest.task, runtime: manifest.runtime } }), 200);
+    return c.json(
+      modelConfig({
+        name: manifest.name,
+        version: manifest.version,
+        inputs: graph.inputs,
+        outputs: graph.outputs,
+        parameters: { task: manifest.task, runtime: manifest.runtime },
+      }),
+      200,
+    );
   });
 
   // The body is read by the codec (no Content-Type needed, gzip/deflate, binary tensors),
@@ -196,18 +315,28 @@ for (const [prefix, versioned] of [["/v2/models/{name}", false], ["/v2/models/{n
       params: versioned ? VersionedParams : ModelParams,
       body: {
         required: true,
-        description: "JSON (any or no Content-Type, optionally gzip/deflate), or a JSON header of Inference-Header-Content-Length bytes followed by binary tensor data",
-        content: { "application/json": { schema: InferRequestSchema.openapi("InferRequest") }, "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        description:
+          "JSON (any or no Content-Type, optionally gzip/deflate), or a JSON header of Inference-Header-Content-Length bytes followed by binary tensor data",
+        content: {
+          "application/json": { schema: InferRequestSchema.openapi("InferRequest") },
+          "application/octet-stream": { schema: { type: "string", format: "binary" } },
+        },
       },
     },
     responses: {
       200: {
-        description: "Inference result: JSON, or a JSON header of Inference-Header-Content-Length bytes followed by binary output data",
-        content: { "application/json": { schema: z.object({}).loose() }, "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        description:
+          "Inference result: JSON, or a JSON header of Inference-Header-Content-Length bytes followed by binary output data",
+        content: {
+          "application/json": { schema: z.object({}).loose() },
+          "application/octet-stream": { schema: { type: "string", format: "binary" } },
+        },
       },
       ...problemResponses(`${prefix}/infer`, 401, BODY_ERRORS, MODEL_ERRORS),
     },
   });
   const honoPath = prefix.replace(/\{(\w+)\}/g, ":$1");
-  oipRoutes.post(`${honoPath}/infer`, (c) => infer(c, c.req.param("name") ?? "", c.req.param("version")));
+  oipRoutes.post(`${honoPath}/infer`, (c) =>
+    infer(c, c.req.param("name") ?? "", c.req.param("version")),
+  );
 }

@@ -25,7 +25,12 @@ export function indexEntry(model: ServedModel): IndexEntry {
     case "failed":
       return { name, version, state: "UNAVAILABLE", reason: model.failure() ?? "failed to load" };
     case "unloaded":
-      return { name, version, state: "UNAVAILABLE", reason: "not loaded yet: loads on first use or readiness check" };
+      return {
+        name,
+        version,
+        state: "UNAVAILABLE",
+        reason: "not loaded yet: loads on first use or readiness check",
+      };
     default: {
       const unknown: never = state;
       throw new Error(`Unknown model state ${String(unknown)}`);

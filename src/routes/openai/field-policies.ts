@@ -10,11 +10,16 @@ export const neutral = <T extends z.ZodType>(schema: T, what: string) =>
   z
     .union([schema, z.null()], { error: `only ${what} is supported by this service` })
     .optional()
-    .openapi({ description: `Accepted only at its neutral value (${what}); anything else is refused with 400` });
+    .openapi({
+      description: `Accepted only at its neutral value (${what}); anything else is refused with 400`,
+    });
 
 export const refused = (name: string) =>
   z
     .unknown()
-    .refine((value) => value === undefined || value === null, `${name} is not supported by this service`)
+    .refine(
+      (value) => value === undefined || value === null,
+      `${name} is not supported by this service`,
+    )
     .optional()
     .openapi({ description: "Not supported: refused with 400 unless absent or null" });

@@ -2,8 +2,23 @@
 // the shared event stream (../event-stream.ts): each one's first event is read before
 // answering — the origin's acceptance (its 200, before the first token) or the first text —
 // then SSE frames per token, `[DONE]` at the end.
-import type { PreparedPrompt, PromptTokenLogprobs, TextEvent, TextGenerator, GenerationOptions, TokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
-import { allEvents, mergeEvents, sseData, sseResponse as eventsResponse, startEvents, type StartedEvents } from "../event-stream";
+import type {
+  PreparedPrompt,
+  PromptTokenLogprobs,
+  TextEvent,
+  TextGenerator,
+  GenerationOptions,
+  TokenLogprobs,
+  Usage,
+} from "../../tasks/text-generation/text-generation";
+import {
+  allEvents,
+  mergeEvents,
+  sseData,
+  sseResponse as eventsResponse,
+  startEvents,
+  type StartedEvents,
+} from "../event-stream";
 
 export type StartedGeneration = StartedEvents<TextEvent>;
 
@@ -16,14 +31,20 @@ export function jsonTemplate(shape: (slot: string) => unknown): (text: string) =
   const SLOT = "\u0000slot\u0000";
   const json = JSON.stringify(shape(SLOT));
   const at = json.indexOf(JSON.stringify(SLOT));
-  if (at === -1 || json.indexOf(JSON.stringify(SLOT), at + 1) !== -1) throw new Error("jsonTemplate: the shape must hold the slot exactly once");
+  if (at === -1 || json.indexOf(JSON.stringify(SLOT), at + 1) !== -1)
+    throw new Error("jsonTemplate: the shape must hold the slot exactly once");
   const head = json.slice(0, at);
   const tail = json.slice(at + JSON.stringify(SLOT).length);
   return (text) => head + JSON.stringify(text) + tail;
 }
 
 /** Starts a generation and reads its first event; throws the ServiceError of a refusal. */
-export function startGeneration(generator: TextGenerator, prompt: PreparedPrompt, options: GenerationOptions, clientSignal: AbortSignal): Promise<StartedGeneration> {
+export function startGeneration(
+  generator: TextGenerator,
+  prompt: PreparedPrompt,
+  options: GenerationOptions,
+  clientSignal: AbortSignal,
+): Promise<StartedGeneration> {
   return startEvents((signal) => generator.generate(prompt, options, signal), clientSignal);
 }
 
@@ -32,9 +53,17 @@ export function startGeneration(generator: TextGenerator, prompt: PreparedPrompt
  * first event. If any is refused, the others are aborted and the first refusal by index is
  * thrown, so a refusal is an HTTP error before any choice streams.
  */
-export async function startGenerations(generator: TextGenerator, runs: ReadonlyArray<{ prompt: PreparedPrompt; options: GenerationOptions }>, clientSignal: AbortSignal): Promise<StartedGeneration[]> {
-  const settled = await Promise.allSettled(runs.map((run) => startGeneration(generator, run.prompt, run.options, clientSignal)));
-  const started = settled.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+export async function startGenerations(
+  generator: TextGenerator,
+  runs: ReadonlyArray<{ prompt: PreparedPrompt; options: GenerationOptions }>,
+  clientSignal: AbortSignal,
+): Promise<StartedGeneration[]> {
+  const settled = await Promise.allSettled(
+    runs.map((run) => startGeneration(generator, run.prompt, run.options, clientSignal)),
+  );
+  const started = settled.flatMap((result) =>
+    result.status === "fulfilled" ? [result.value] : [],
+  );
   const refused = settled.find((result) => result.status === "rejected");
   if (refused === undefined) return started;
   for (const each of started) each.abort();
@@ -83,12 +112,22 @@ export interface StreamFormat {
 export function totalUsage(usages: readonly Usage[], perPrompt = usages.length): Usage {
   if (perPrompt < usages.length) {
     const groups: Usage[] = [];
-    for (let at = 0; at < usages.length; at += perPrompt) groups.push(totalUsage(usages.slice(at, at + perPrompt)));
-    const sum = (of: (usage: Usage) => number) => groups.reduce((total, usage) => total + of(usage), 0);
+    for (let at = 0; at < usages.length; at += perPrompt)
+      groups.push(totalUsage(usages.slice(at, at + perPrompt)));
+    const sum = (of: (usage: Usage) => number) =>
+      groups.reduce((total, usage) => total + of(usage), 0);
     const cached = sum((usage) => usage.prompt_tokens_details?.cached_tokens ?? 0);
-    const [prompt, completion] = [sum((usage) => usage.prompt_tokens), sum((usage) => usage.completion_tokens)];
+    const [prompt, completion] = [
+      sum((usage) => usage.prompt_tokens),
+      sum((usage) => usage.completion_tokens),
+    ];
     const reported = groups.some((usage) => usage.prompt_tokens_details !== undefined);
-    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(reported ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
+    return {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      ...(reported ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+    };
   }
   const [first, ...rest] = usages;
   if (first === undefined) throw new Error("totalUsage: no choices");
@@ -98,7 +137,9 @@ export function totalUsage(usages: readonly Usage[], perPrompt = usages.length):
     prompt_tokens: first.prompt_tokens,
     completion_tokens: completion,
     total_tokens: first.prompt_tokens + completion,
-    ...(first.prompt_tokens_details === undefined ? {} : { prompt_tokens_details: first.prompt_tokens_details }),
+    ...(first.prompt_tokens_details === undefined
+      ? {}
+      : { prompt_tokens_details: first.prompt_tokens_details }),
   };
 }
 
@@ -107,7 +148,12 @@ export function totalUsage(usages: readonly Usage[], perPrompt = usages.length):
  * each choice's events in order and the choices interleaved as they come; the usage once every
  * choice has ended; errors as `data: {error}` (which abort the other choices), then [DONE].
  */
-export function sseResponse(choices: readonly StartedGeneration[], format: StreamFormat, headers: Record<string, string> = {}, perPrompt = choices.length): Response {
+export function sseResponse(
+  choices: readonly StartedGeneration[],
+  format: StreamFormat,
+  headers: Record<string, string> = {},
+  perPrompt = choices.length,
+): Response {
   const frames = (list: readonly unknown[]) => list.map(sseData).join("");
   const usages: Usage[] = [];
   let open = choices.length;
@@ -117,16 +163,27 @@ export function sseResponse(choices: readonly StartedGeneration[], format: Strea
     if (event.type === "prompt") return frames(format.prompt?.(event, index) ?? []);
     usages[index] = event.usage;
     open -= 1;
-    return frames(format.done(event, index)) + (open === 0 ? frames(format.usage(totalUsage(usages, perPrompt))) : "");
+    return (
+      frames(format.done(event, index)) +
+      (open === 0 ? frames(format.usage(totalUsage(usages, perPrompt))) : "")
+    );
   };
   const failure = "generation_failed_mid_stream";
   const [only] = choices;
   if (choices.length === 1 && only !== undefined) {
-    return eventsResponse(only, { opening: () => frames(format.opening(0)), event: (event) => framed(event, 0), failure }, headers);
+    return eventsResponse(
+      only,
+      { opening: () => frames(format.opening(0)), event: (event) => framed(event, 0), failure },
+      headers,
+    );
   }
   return eventsResponse(
     mergeEvents(choices),
-    { opening: () => choices.map((_, index) => frames(format.opening(index))).join(""), event: ([index, event]) => framed(event, index), failure },
+    {
+      opening: () => choices.map((_, index) => frames(format.opening(index))).join(""),
+      event: ([index, event]) => framed(event, index),
+      failure,
+    },
     headers,
   );
 }
@@ -147,7 +204,13 @@ export async function collect(started: StartedGeneration): Promise<Collected> {
     } else if (event.type === "done") done = event;
   }
   if (done === undefined) throw new Error("generation ended without a done event");
-  return { text, done, ...(logprobs === undefined ? {} : { logprobs }), ...(tokenIds === undefined ? {} : { tokenIds }), ...(promptLogprobs === undefined ? {} : { promptLogprobs }) };
+  return {
+    text,
+    done,
+    ...(logprobs === undefined ? {} : { logprobs }),
+    ...(tokenIds === undefined ? {} : { tokenIds }),
+    ...(promptLogprobs === undefined ? {} : { promptLogprobs }),
+  };
 }
 
 /**
@@ -155,7 +218,11 @@ export async function collect(started: StartedGeneration): Promise<Collected> {
  * connections open at once: more would wait on one another), the results in `jobs`' order.
  * The first failure aborts the rest and is thrown.
  */
-export async function collectPooled(jobs: ReadonlyArray<(signal: AbortSignal) => Promise<StartedGeneration>>, clientSignal: AbortSignal, limit: number): Promise<Collected[]> {
+export async function collectPooled(
+  jobs: ReadonlyArray<(signal: AbortSignal) => Promise<StartedGeneration>>,
+  clientSignal: AbortSignal,
+  limit: number,
+): Promise<Collected[]> {
   const failed = new AbortController();
   const signal = AbortSignal.any([clientSignal, failed.signal]);
   const results: Collected[] = [];

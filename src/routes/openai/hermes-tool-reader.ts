@@ -53,7 +53,9 @@ export class HermesToolReader extends RegionReader {
       const close = region.body.indexOf(CLOSE, from);
       if (close === -1) {
         // Read no further than what is surely the call's: a partial </tool_call> may follow.
-        const stable = final ? region.body.length : region.body.length - partialTagOverlap(region.body, CLOSE);
+        const stable = final
+          ? region.body.length
+          : region.body.length - partialTagOverlap(region.body, CLOSE);
         this.out.read(region, region.body.slice(0, stable));
         if (final) this.out.end(region, region.body, false, OPEN + region.body);
         return;

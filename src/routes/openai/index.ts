@@ -8,25 +8,57 @@ import type { PreparedPrompt } from "../../tasks/text-generation/text-generation
 import type { TemplateValue } from "../../tokenizers/chat-template";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
-import { collectAll, collectPooled, sseResponse, startGeneration, startGenerations } from "./generation-stream";
+import {
+  collectAll,
+  collectPooled,
+  sseResponse,
+  startGeneration,
+  startGenerations,
+} from "./generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
-import { chatMessages, ChatCompletionRequest, CompletionRequest, MAX_PROMPTS, MAX_STREAMS, type PromptItem } from "./request-schemas";
-import { chatCompletion, ChatCompletionResponse, completion, CompletionResponse, identity, type PerChoice } from "./responses";
+import {
+  chatMessages,
+  ChatCompletionRequest,
+  CompletionRequest,
+  MAX_PROMPTS,
+  MAX_STREAMS,
+  type PromptItem,
+} from "./request-schemas";
+import {
+  chatCompletion,
+  ChatCompletionResponse,
+  completion,
+  CompletionResponse,
+  identity,
+  type PerChoice,
+} from "./responses";
 import { chatChunks, completionChunks, type ChunkOptions } from "./stream-chunks";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 import { toolOptions, toolPlanOf } from "./tool-calls";
 import { losslessBody } from "../lossless-body";
 
-const sse = { "text/event-stream": { schema: z.string().openapi({ description: "`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {\"error\": …}` event before [DONE]" }) } };
+const sse = {
+  "text/event-stream": {
+    schema: z.string().openapi({
+      description:
+        '`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {"error": …}` event before [DONE]',
+    }),
+  },
+};
 
 const chatRoute = createRoute({
   method: "post",
   path: "/v1/chat/completions",
   operationId: "createChatCompletion",
   summary: "OpenAI-compatible chat completion (streamed with stream: true)",
-  request: { body: { required: true, content: { "application/json": { schema: ChatCompletionRequest } } } },
+  request: {
+    body: { required: true, content: { "application/json": { schema: ChatCompletionRequest } } },
+  },
   responses: {
-    200: { description: "The completion, or its SSE chunks", content: { "application/json": { schema: ChatCompletionResponse }, ...sse } },
+    200: {
+      description: "The completion, or its SSE chunks",
+      content: { "application/json": { schema: ChatCompletionResponse }, ...sse },
+    },
     ...problemResponses("/v1/chat/completions", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
@@ -36,9 +68,14 @@ const completionRoute = createRoute({
   path: "/v1/completions",
   operationId: "createCompletion",
   summary: "OpenAI-compatible text completion (streamed with stream: true)",
-  request: { body: { required: true, content: { "application/json": { schema: CompletionRequest } } } },
+  request: {
+    body: { required: true, content: { "application/json": { schema: CompletionRequest } } },
+  },
   responses: {
-    200: { description: "The completion, or its SSE chunks", content: { "application/json": { schema: CompletionResponse }, ...sse } },
+    200: {
+      description: "The completion, or its SSE chunks",
+      content: { "application/json": { schema: CompletionResponse }, ...sse },
+    },
     ...problemResponses("/v1/completions", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
@@ -46,7 +83,10 @@ const completionRoute = createRoute({
 interface Framed {
   stream?: boolean | null;
   return_token_ids?: boolean | null;
-  stream_options?: { include_usage?: boolean | null; continuous_usage_stats?: boolean | null } | null;
+  stream_options?: {
+    include_usage?: boolean | null;
+    continuous_usage_stats?: boolean | null;
+  } | null;
 }
 
 /**
@@ -54,12 +94,21 @@ interface Framed {
  * streamed stream_options), and whether the generation's text events must carry their token
  * ids: to be returned, or counted for vLLM's continuous usage. `promptOf`: each choice's prompt.
  */
-function framing(body: Framed, promptOf: PerChoice<readonly number[]>): { chunks: ChunkOptions; tokenIds: boolean } {
+function framing(
+  body: Framed,
+  promptOf: PerChoice<readonly number[]>,
+): { chunks: ChunkOptions; tokenIds: boolean } {
   const includeUsage = (body.stream ?? false) && (body.stream_options?.include_usage ?? false);
   const continuous = includeUsage && (body.stream_options?.continuous_usage_stats ?? false);
   const returned = body.return_token_ids ?? false;
   return {
-    chunks: { includeUsage, ...(returned ? { promptIds: promptOf } : {}), ...(continuous ? { continuousUsage: { promptTokens: (index: number) => promptOf(index).length } } : {}) },
+    chunks: {
+      includeUsage,
+      ...(returned ? { promptIds: promptOf } : {}),
+      ...(continuous
+        ? { continuousUsage: { promptTokens: (index: number) => promptOf(index).length } }
+        : {}),
+    },
     tokenIds: returned || continuous,
   };
 }
@@ -68,9 +117,15 @@ function framing(body: Framed, promptOf: PerChoice<readonly number[]>): { chunks
  * The prompt's text as echo repeats it: a text prompt as sent; token ids (or a truncated
  * prompt) decoded, special tokens kept (as /detokenize decodes them).
  */
-async function echoText(model: ServedModel, prompt: PromptItem, ids: readonly number[], truncated: boolean): Promise<string> {
+async function echoText(
+  model: ServedModel,
+  prompt: PromptItem,
+  ids: readonly number[],
+  truncated: boolean,
+): Promise<string> {
   if ("text" in prompt && !truncated) return prompt.text;
-  if (model.tokenization === undefined) throw new Error(`Model ${model.manifest.name} generates text without a tokenizer`);
+  if (model.tokenization === undefined)
+    throw new Error(`Model ${model.manifest.name} generates text without a tokenizer`);
   return model.tokenization.detokenize(ids);
 }
 
@@ -83,31 +138,58 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
     if (body.continue_final_message && body.add_generation_prompt !== false) {
       // vLLM's check (ChatCompletionRequest.check_generation_prompt); add_generation_prompt defaults to true.
-      throw new ServiceError(400, "invalid_request", "Cannot set both continue_final_message and add_generation_prompt to true", { field: "continue_final_message" });
+      throw new ServiceError(
+        400,
+        "invalid_request",
+        "Cannot set both continue_final_message and add_generation_prompt to true",
+        { field: "continue_final_message" },
+      );
     }
     // The tools as sent, numbers as written (a schema's 1.0 stays 1.0 in the template, as Python's json keeps it).
-    const sent = body.tools == null || body.tools.length === 0 ? undefined : (await losslessBody(c.req)).tools;
+    const sent =
+      body.tools == null || body.tools.length === 0 ? undefined : (await losslessBody(c.req)).tools;
     const tools = Array.isArray(sent) ? sent : undefined;
-    const plan = toolPlanOf(body, { name: model.manifest.name, parser: generator.manifest.generation.toolCallParser });
+    const plan = toolPlanOf(body, {
+      name: model.manifest.name,
+      parser: generator.manifest.generation.toolCallParser,
+    });
     const prompt = await generator.prepare(
       {
         messages: chatMessages(body.messages),
         ...(tools === undefined ? {} : { tools }),
         addGenerationPrompt: body.add_generation_prompt ?? true,
         continueFinalMessage: body.continue_final_message ?? false,
-        ...(body.chat_template_kwargs == null ? {} : { kwargs: body.chat_template_kwargs as Record<string, TemplateValue> }),
+        ...(body.chat_template_kwargs == null
+          ? {}
+          : { kwargs: body.chat_template_kwargs as Record<string, TemplateValue> }),
       },
       maxTokens,
       body.truncate_prompt_tokens ?? undefined,
     );
     const logprobs = chatLogprobCount(body);
     const { chunks, tokenIds } = framing(body, () => prompt.ids);
-    const options = { ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }), ...toolOptions(plan) };
-    const choices = await startGenerations(generator, choiceOptions(options, body.n ?? 1).map((each) => ({ prompt, options: each })), c.req.raw.signal);
+    const options = {
+      ...generationOptions(body, maxTokens),
+      tokenIds,
+      ...(logprobs === undefined ? {} : { logprobs }),
+      ...toolOptions(plan),
+    };
+    const choices = await startGenerations(
+      generator,
+      choiceOptions(options, body.n ?? 1).map((each) => ({ prompt, options: each })),
+      c.req.raw.signal,
+    );
     const who = identity("chatcmpl", model.manifest.name);
     const toolMode = plan?.mode;
     if (body.stream) return sseResponse(choices, chatChunks(who, { ...chunks, toolMode }));
-    return c.json(chatCompletion(who, await collectAll(choices), { logprobs: logprobs !== undefined, promptIds: chunks.promptIds, toolMode }), 200);
+    return c.json(
+      chatCompletion(who, await collectAll(choices), {
+        logprobs: logprobs !== undefined,
+        promptIds: chunks.promptIds,
+        toolMode,
+      }),
+      200,
+    );
   })
   .openapi(completionRoute, async (c) => {
     const body = c.req.valid("json");
@@ -118,7 +200,13 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const maxTokens = body.max_tokens ?? 16;
     const echo = body.echo ?? false;
     // As vLLM's SamplingParams: nothing to generate is a request only for the echoed prompt.
-    if (maxTokens === 0 && !echo) throw new ServiceError(400, "invalid_request", "max_tokens must be at least 1, got 0 (0 only with echo: true)", { field: "max_tokens" });
+    if (maxTokens === 0 && !echo)
+      throw new ServiceError(
+        400,
+        "invalid_request",
+        "max_tokens must be at least 1, got 0 (0 only with echo: true)",
+        { field: "max_tokens" },
+      );
     const n = body.n ?? 1;
     const limit = body.stream ? MAX_STREAMS : MAX_PROMPTS;
     if (body.prompt.length * n > limit) {
@@ -127,7 +215,15 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     }
     const prompts: PreparedPrompt[] = [];
     for (const item of body.prompt) {
-      prompts.push(await generator.prepare("text" in item ? { prompt: item.text, field: item.field } : { promptIds: item.ids, field: item.field }, maxTokens, body.truncate_prompt_tokens ?? undefined));
+      prompts.push(
+        await generator.prepare(
+          "text" in item
+            ? { prompt: item.text, field: item.field }
+            : { promptIds: item.ids, field: item.field },
+          maxTokens,
+          body.truncate_prompt_tokens ?? undefined,
+        ),
+      );
     }
     // Choice i·n + j is prompt i's choice j, as vLLM indexes a batch's choices.
     const promptOf = (index: number) => prompts[Math.floor(index / n)]!.ids;
@@ -135,16 +231,51 @@ export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const { chunks, tokenIds } = framing(body, promptOf);
     // vLLM's echo: with logprobs, the prompt is scored with the same count of alternatives.
     const scored = echo && logprobs !== undefined ? { promptLogprobs: logprobs } : {};
-    const options = choiceOptions({ ...generationOptions(body, maxTokens), tokenIds, ...(logprobs === undefined ? {} : { logprobs }), ...scored }, n);
-    const echoes = echo ? await Promise.all(body.prompt.map((item, i) => echoText(model, item, prompts[i]!.ids, body.truncate_prompt_tokens != null))) : undefined;
-    const echoOf = echoes === undefined ? undefined : (index: number) => echoes[Math.floor(index / n)]!;
+    const options = choiceOptions(
+      {
+        ...generationOptions(body, maxTokens),
+        tokenIds,
+        ...(logprobs === undefined ? {} : { logprobs }),
+        ...scored,
+      },
+      n,
+    );
+    const echoes = echo
+      ? await Promise.all(
+          body.prompt.map((item, i) =>
+            echoText(model, item, prompts[i]!.ids, body.truncate_prompt_tokens != null),
+          ),
+        )
+      : undefined;
+    const echoOf =
+      echoes === undefined ? undefined : (index: number) => echoes[Math.floor(index / n)]!;
     const who = identity("cmpl", model.manifest.name);
     const runs = prompts.flatMap((prompt) => options.map((each) => ({ prompt, options: each })));
     if (body.stream) {
       const choices = await startGenerations(generator, runs, c.req.raw.signal);
-      return sseResponse(choices, completionChunks(who, { ...chunks, ...(echoOf === undefined ? {} : { echo: { text: echoOf, scored: logprobs !== undefined } }) }), {}, n);
+      return sseResponse(
+        choices,
+        completionChunks(who, {
+          ...chunks,
+          ...(echoOf === undefined
+            ? {}
+            : { echo: { text: echoOf, scored: logprobs !== undefined } }),
+        }),
+        {},
+        n,
+      );
     }
-    const jobs = runs.map((run) => (signal: AbortSignal) => startGeneration(generator, run.prompt, run.options, signal));
+    const jobs = runs.map(
+      (run) => (signal: AbortSignal) => startGeneration(generator, run.prompt, run.options, signal),
+    );
     const collected = await collectPooled(jobs, c.req.raw.signal, MAX_STREAMS);
-    return c.json(completion(who, collected, { logprobs: logprobs !== undefined, promptIds: chunks.promptIds, echo: echoOf, perPrompt: n }), 200);
+    return c.json(
+      completion(who, collected, {
+        logprobs: logprobs !== undefined,
+        promptIds: chunks.promptIds,
+        echo: echoOf,
+        perPrompt: n,
+      }),
+      200,
+    );
   });

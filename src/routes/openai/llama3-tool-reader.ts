@@ -8,7 +8,13 @@
 // whole-response path drops it, its stream only calls when the output starts with the JSON);
 // after a call, text and objects that are not calls are dropped, as vLLM drops them. An object
 // that is not a call, before any call, is content as written, sent when it closes.
-import { newObjectRegion, objectCloses, partialTagOverlap, RegionReader, type ObjectRegion } from "./tool-call-regions";
+import {
+  newObjectRegion,
+  objectCloses,
+  partialTagOverlap,
+  RegionReader,
+  type ObjectRegion,
+} from "./tool-call-regions";
 
 const PYTHON_TAG = "<|python_tag|>";
 

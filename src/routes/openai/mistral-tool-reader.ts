@@ -14,7 +14,13 @@
 //     and a v11 call's run on to the next [TOOL_CALLS], trailing text included);
 //   - text after the calls is dropped (vLLM's pre-v11 stream sends it as content, its
 //     whole-response path drops it); a v11 call with no arguments is dropped, as vLLM drops it.
-import { newObjectRegion, objectCloses, partialTagOverlap, RegionReader, type ObjectRegion } from "./tool-call-regions";
+import {
+  newObjectRegion,
+  objectCloses,
+  partialTagOverlap,
+  RegionReader,
+  type ObjectRegion,
+} from "./tool-call-regions";
 
 const BOT = "[TOOL_CALLS]";
 const ARGS = "[ARGS]";
@@ -66,7 +72,8 @@ export class MistralToolReader extends RegionReader {
       const at = this.held.indexOf(BOT);
       const keep = at !== -1 || final ? 0 : partialTagOverlap(this.held, BOT);
       const piece = this.held.slice(0, at === -1 ? this.held.length - keep : at);
-      this.held = at === -1 ? this.held.slice(this.held.length - keep) : this.held.slice(at + BOT.length);
+      this.held =
+        at === -1 ? this.held.slice(this.held.length - keep) : this.held.slice(at + BOT.length);
       const call = (this.call ??= newObjectRegion());
       call.body += piece;
       const body = namedBody(call.body);

@@ -34,7 +34,18 @@ class Invalid extends Error {}
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", "0": "\0", "\\": "\\", "'": "'", '"': '"', "\n": "" };
+const ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  b: "\b",
+  f: "\f",
+  "0": "\0",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "\n": "",
+};
 
 /**
  * A recursive-descent reading of a Python list of calls, JSON written for each call's
@@ -102,14 +113,21 @@ class PythonicList {
     if (char === "{") return `{${this.items("}", () => this.entry()).join(", ")}}`;
     if (char === "-" || char === "." || (char >= "0" && char <= "9")) return this.number();
     const word = this.identifier();
-    const literal = ({ True: "true", False: "false", None: "null" } as Record<string, string>)[word];
+    const literal = ({ True: "true", False: "false", None: "null" } as Record<string, string>)[
+      word
+    ];
     if (literal === undefined) throw new Invalid();
     return literal;
   }
 
   private entry(): string {
     const char = this.peek();
-    const key = char === "'" || char === '"' ? this.string() : char === "-" || (char >= "0" && char <= "9") ? this.number() : undefined;
+    const key =
+      char === "'" || char === '"'
+        ? this.string()
+        : char === "-" || (char >= "0" && char <= "9")
+          ? this.number()
+          : undefined;
     if (key === undefined) throw new Invalid();
     this.space();
     this.expect(":");
@@ -164,7 +182,8 @@ class PythonicList {
     if (match === null) throw this.at >= this.text.length - 1 ? new Incomplete() : new Invalid();
     this.at += match[0].length;
     // More digits, or an exponent begun at the end, may follow.
-    if (this.at >= this.text.length || /^[eE][+-]?$/.test(this.text.slice(this.at))) throw new Incomplete();
+    if (this.at >= this.text.length || /^[eE][+-]?$/.test(this.text.slice(this.at)))
+      throw new Incomplete();
     return JSON_NUMBER.test(match[0]) ? match[0] : JSON.stringify(Number(match[0]));
   }
 
@@ -239,7 +258,8 @@ export class PythonicToolReader extends RegionReader {
       added = added.slice(0, added.length - keep);
     }
     this.text += added;
-    if (this.mode === "undecided" && this.text !== "") this.mode = this.text.startsWith("[") ? "list" : "content";
+    if (this.mode === "undecided" && this.text !== "")
+      this.mode = this.text.startsWith("[") ? "list" : "content";
     if (this.mode === "content") {
       this.out.reading.content += added;
       return;

@@ -17,9 +17,28 @@ import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
 import { findModel, requireReady, type AppEnv } from "../services";
 import { validationHook } from "../validation";
 import { collect, startGeneration } from "./generation-stream";
-import { chatToolsOf, FunctionTool, RESPONSES_FIELDS, ResponsesRequest, responsesChat, responsesLogprobs, ResponsesToolChoice, templateTools } from "./responses-request";
+import {
+  chatToolsOf,
+  FunctionTool,
+  RESPONSES_FIELDS,
+  ResponsesRequest,
+  responsesChat,
+  responsesLogprobs,
+  ResponsesToolChoice,
+  templateTools,
+} from "./responses-request";
 import { toolReader, type ToolMode } from "./tool-call-reader";
-import { callId, entries, eventWriter, FunctionCallItem, hex, messageItem, OutputItems, OutputMessage, type OutputItem } from "./responses-output";
+import {
+  callId,
+  entries,
+  eventWriter,
+  FunctionCallItem,
+  hex,
+  messageItem,
+  OutputItems,
+  OutputMessage,
+  type OutputItem,
+} from "./responses-output";
 import { toolOptions, toolPlanOf } from "./tool-calls";
 import { generationOptions } from "./sampling";
 import { responseFormatOf, structuredOutputsOf, TextFormat } from "./structured-fields";
@@ -36,7 +55,10 @@ export const ResponseObject = z
     instructions: z.string().nullable(),
     max_output_tokens: z.number().int().nullable(),
     model: z.string(),
-    output: z.array(z.union([OutputMessage, FunctionCallItem])).openapi({ description: "One assistant message; with function tools, function_call items (one per call), after a message of the text before them (tool_choice \"auto\")" }),
+    output: z.array(z.union([OutputMessage, FunctionCallItem])).openapi({
+      description:
+        'One assistant message; with function tools, function_call items (one per call), after a message of the text before them (tool_choice "auto")',
+    }),
     parallel_tool_calls: z.boolean(),
     temperature: z.number(),
     top_p: z.number(),
@@ -57,18 +79,35 @@ export const ResponseObject = z
       })
       .nullable(),
   })
-  .openapi("Response", { description: "OpenAI's Response object: one assistant message, its text as one output_text part" });
+  .openapi("Response", {
+    description:
+      "OpenAI's Response object: one assistant message, its text as one output_text part",
+  });
 type ResponseObject = z.infer<typeof ResponseObject>;
 
 type Done = Extract<TextEvent, { type: "done" }>;
 
-type Base = Omit<ResponseObject, "status" | "completed_at" | "incomplete_details" | "output" | "usage">;
+type Base = Omit<
+  ResponseObject,
+  "status" | "completed_at" | "incomplete_details" | "output" | "usage"
+>;
 
 /** The Response in progress: nothing out yet. */
-const inProgress = (base: Base): ResponseObject => ({ ...base, status: "in_progress", completed_at: null, incomplete_details: null, output: [], usage: null });
+const inProgress = (base: Base): ResponseObject => ({
+  ...base,
+  status: "in_progress",
+  completed_at: null,
+  incomplete_details: null,
+  output: [],
+  usage: null,
+});
 
 /** The Response once generation ended: "incomplete" when the length ran out; its items carry the same status. */
-function ended(base: Base, done: Done, output: (status: "completed" | "incomplete") => OutputItem[]): ResponseObject {
+function ended(
+  base: Base,
+  done: Done,
+  output: (status: "completed" | "incomplete") => OutputItem[],
+): ResponseObject {
   const incomplete = done.finishReason === "length";
   const status = incomplete ? "incomplete" : "completed";
   return {
@@ -96,103 +135,153 @@ const route = createRoute({
   path: "/v1/responses",
   operationId: "createResponse",
   summary: "OpenAI Responses API, text in and out (streamed with stream: true)",
-  request: { body: { required: true, content: { "application/json": { schema: ResponsesRequest } } } },
+  request: {
+    body: { required: true, content: { "application/json": { schema: ResponsesRequest } } },
+  },
   responses: {
     200: {
       description: "The Response, or its typed SSE events",
       content: {
         "application/json": { schema: ResponseObject },
-        "text/event-stream": { schema: z.string().openapi({ description: "`event: <type>` / `data: {event}` pairs (response.created … response.completed), then `data: [DONE]`" }) },
+        "text/event-stream": {
+          schema: z.string().openapi({
+            description:
+              "`event: <type>` / `data: {event}` pairs (response.created … response.completed), then `data: [DONE]`",
+          }),
+        },
       },
     },
     ...problemResponses("/v1/responses", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
-export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(route, async (c) => {
-  const body = c.req.valid("json");
-  const model = findModel(c.get("services"), body.model, "model");
-  const generator = capability(model, "textGeneration", "model");
-  await requireReady(model);
-  const maxTokens = body.max_output_tokens ?? undefined;
-  const tools = body.tools == null || body.tools.length === 0 ? undefined : await templateTools(c.req);
-  const prompt = await generator.prepare({ messages: responsesChat(body), ...(tools === undefined ? {} : { tools }), addGenerationPrompt: true }, maxTokens);
-  const logprobs = responsesLogprobs(body);
-  const format = body.text?.format ?? { type: "text" as const };
-  const plan = toolPlanOf(
-    { ...chatToolsOf(body), parallel_tool_calls: body.parallel_tool_calls, response_format: responseFormatOf(format) },
-    { name: model.manifest.name, parser: generator.manifest.generation.toolCallParser },
-    RESPONSES_FIELDS,
-  );
-  const structured = plan?.structured ?? structuredOutputsOf({ response_format: responseFormatOf(format) }, { format: "text.format", schema: "text.format.schema" });
-  const options = {
-    ...generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens),
-    ...(logprobs === undefined ? {} : { logprobs }),
-    ...toolOptions(plan),
-    ...(structured === undefined ? {} : { structured }),
-  };
-  const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
-  const base: Base = {
-    id: `resp_${hex()}`,
-    object: "response" as const,
-    created_at: Math.floor(Date.now() / 1000),
-    error: null,
-    instructions: body.instructions ?? null,
-    max_output_tokens: body.max_output_tokens ?? null,
-    model: model.manifest.name,
-    parallel_tool_calls: body.parallel_tool_calls ?? true,
-    temperature: body.temperature ?? 1,
-    top_p: body.top_p ?? 1,
-    tool_choice: body.tool_choice ?? "auto",
-    tools: body.tools ?? [],
-    text: { format, verbosity: "medium" as const },
-    truncation: "disabled" as const,
-    store: false as const,
-    metadata: body.metadata ?? {},
-    user: body.user ?? null,
-  };
-  if (plan !== undefined) return toolsResponse(base, started, plan.mode, body.stream ?? false);
-  const itemId = `msg_${hex()}`;
-  if (!body.stream) {
-    const { text, done, logprobs: tokens } = await collect(started);
-    return c.json(ended(base, done, (status) => [messageItem(itemId, status, text, tokens)]), 200);
-  }
-  const write = eventWriter();
-  const at = { item_id: itemId, output_index: 0, content_index: 0 };
-  let text = "";
-  /** Every token's logprobs so far, and those not yet sent (a delta's text may be held back). */
-  const all: TokenLogprobs[] = [];
-  const pending: TokenLogprobs[] = [];
-  const take = () => entries(pending.splice(0));
-  return sseResponse(started, {
-    opening: () =>
-      write("response.created", { response: inProgress(base) }) +
-      write("response.in_progress", { response: inProgress(base) }) +
-      write("response.output_item.added", { output_index: 0, item: { type: "message", id: itemId, status: "in_progress", role: "assistant", content: [] } }) +
-      write("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [], logprobs: [] } }),
-    event: (event) => {
-      if (event.type === "text") {
-        if (event.logprobs !== undefined) {
-          all.push(...event.logprobs);
-          pending.push(...event.logprobs);
-        }
-        if (event.text === "") return "";
-        text += event.text;
-        return write("response.output_text.delta", { ...at, delta: event.text, logprobs: take() });
-      }
-      if (event.type !== "done") return "";
-      const response = ended(base, event, (status) => [messageItem(itemId, status, text, logprobs === undefined ? undefined : all)]);
-      const item = response.output[0] as z.infer<typeof OutputMessage>;
-      return (
-        write("response.output_text.done", { ...at, text, logprobs: take() }) +
-        write("response.content_part.done", { ...at, part: item.content[0] }) +
-        write("response.output_item.done", { output_index: 0, item }) +
-        write(response.status === "incomplete" ? "response.incomplete" : "response.completed", { response })
+export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
+  route,
+  async (c) => {
+    const body = c.req.valid("json");
+    const model = findModel(c.get("services"), body.model, "model");
+    const generator = capability(model, "textGeneration", "model");
+    await requireReady(model);
+    const maxTokens = body.max_output_tokens ?? undefined;
+    const tools =
+      body.tools == null || body.tools.length === 0 ? undefined : await templateTools(c.req);
+    const prompt = await generator.prepare(
+      {
+        messages: responsesChat(body),
+        ...(tools === undefined ? {} : { tools }),
+        addGenerationPrompt: true,
+      },
+      maxTokens,
+    );
+    const logprobs = responsesLogprobs(body);
+    const format = body.text?.format ?? { type: "text" as const };
+    const plan = toolPlanOf(
+      {
+        ...chatToolsOf(body),
+        parallel_tool_calls: body.parallel_tool_calls,
+        response_format: responseFormatOf(format),
+      },
+      { name: model.manifest.name, parser: generator.manifest.generation.toolCallParser },
+      RESPONSES_FIELDS,
+    );
+    const structured =
+      plan?.structured ??
+      structuredOutputsOf(
+        { response_format: responseFormatOf(format) },
+        { format: "text.format", schema: "text.format.schema" },
       );
-    },
-    failure: "response_failed_mid_stream",
-  });
-});
+    const options = {
+      ...generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens),
+      ...(logprobs === undefined ? {} : { logprobs }),
+      ...toolOptions(plan),
+      ...(structured === undefined ? {} : { structured }),
+    };
+    const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
+    const base: Base = {
+      id: `resp_${hex()}`,
+      object: "response" as const,
+      created_at: Math.floor(Date.now() / 1000),
+      error: null,
+      instructions: body.instructions ?? null,
+      max_output_tokens: body.max_output_tokens ?? null,
+      model: model.manifest.name,
+      parallel_tool_calls: body.parallel_tool_calls ?? true,
+      temperature: body.temperature ?? 1,
+      top_p: body.top_p ?? 1,
+      tool_choice: body.tool_choice ?? "auto",
+      tools: body.tools ?? [],
+      text: { format, verbosity: "medium" as const },
+      truncation: "disabled" as const,
+      store: false as const,
+      metadata: body.metadata ?? {},
+      user: body.user ?? null,
+    };
+    if (plan !== undefined) return toolsResponse(base, started, plan.mode, body.stream ?? false);
+    const itemId = `msg_${hex()}`;
+    if (!body.stream) {
+      const { text, done, logprobs: tokens } = await collect(started);
+      return c.json(
+        ended(base, done, (status) => [messageItem(itemId, status, text, tokens)]),
+        200,
+      );
+    }
+    const write = eventWriter();
+    const at = { item_id: itemId, output_index: 0, content_index: 0 };
+    let text = "";
+    /** Every token's logprobs so far, and those not yet sent (a delta's text may be held back). */
+    const all: TokenLogprobs[] = [];
+    const pending: TokenLogprobs[] = [];
+    const take = () => entries(pending.splice(0));
+    return sseResponse(started, {
+      opening: () =>
+        write("response.created", { response: inProgress(base) }) +
+        write("response.in_progress", { response: inProgress(base) }) +
+        write("response.output_item.added", {
+          output_index: 0,
+          item: {
+            type: "message",
+            id: itemId,
+            status: "in_progress",
+            role: "assistant",
+            content: [],
+          },
+        }) +
+        write("response.content_part.added", {
+          ...at,
+          part: { type: "output_text", text: "", annotations: [], logprobs: [] },
+        }),
+      event: (event) => {
+        if (event.type === "text") {
+          if (event.logprobs !== undefined) {
+            all.push(...event.logprobs);
+            pending.push(...event.logprobs);
+          }
+          if (event.text === "") return "";
+          text += event.text;
+          return write("response.output_text.delta", {
+            ...at,
+            delta: event.text,
+            logprobs: take(),
+          });
+        }
+        if (event.type !== "done") return "";
+        const response = ended(base, event, (status) => [
+          messageItem(itemId, status, text, logprobs === undefined ? undefined : all),
+        ]);
+        const item = response.output[0] as z.infer<typeof OutputMessage>;
+        return (
+          write("response.output_text.done", { ...at, text, logprobs: take() }) +
+          write("response.content_part.done", { ...at, part: item.content[0] }) +
+          write("response.output_item.done", { output_index: 0, item }) +
+          write(response.status === "incomplete" ? "response.incomplete" : "response.completed", {
+            response,
+          })
+        );
+      },
+      failure: "response_failed_mid_stream",
+    });
+  },
+);
 
 /**
  * A Response with tools in use: function_call items (one per call) and, with "auto", a message
@@ -202,7 +291,12 @@ export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
  * response.output_item.done when the next item starts or generation ends; a message's text as
  * a plain Response streams it.
  */
-async function toolsResponse(base: Base, started: Awaited<ReturnType<typeof startGeneration>>, mode: ToolMode, stream: boolean): Promise<Response> {
+async function toolsResponse(
+  base: Base,
+  started: Awaited<ReturnType<typeof startGeneration>>,
+  mode: ToolMode,
+  stream: boolean,
+): Promise<Response> {
   if (!stream) {
     const { text, done } = await collect(started);
     const items = new OutputItems(toolReader(mode, callId));
@@ -213,14 +307,20 @@ async function toolsResponse(base: Base, started: Awaited<ReturnType<typeof star
   const write = eventWriter();
   const items = new OutputItems(toolReader(mode, callId), write);
   return sseResponse(started, {
-    opening: () => write("response.created", { response: inProgress(base) }) + write("response.in_progress", { response: inProgress(base) }),
+    opening: () =>
+      write("response.created", { response: inProgress(base) }) +
+      write("response.in_progress", { response: inProgress(base) }),
     event: (event) => {
       if (event.type === "text") return items.read(event.text);
       if (event.type !== "done") return "";
       const held = items.read(undefined);
       const response = ended(base, event, (status) => items.output(status));
       const status = response.status === "incomplete" ? "incomplete" : "completed";
-      return held + items.close(status) + write(status === "incomplete" ? "response.incomplete" : "response.completed", { response });
+      return (
+        held +
+        items.close(status) +
+        write(status === "incomplete" ? "response.incomplete" : "response.completed", { response })
+      );
     },
     failure: "response_failed_mid_stream",
   });

@@ -1,7 +1,11 @@
 // OpenAI response shapes for chat completions and completions (streamed chunks: stream-chunks.ts).
 import { z } from "@hono/zod-openapi";
 import { clampLogprob, completionLogProbs } from "../../protocols/vllm-completions";
-import type { TextEvent, TokenLogprobs, TokenText, Usage } from "../../tasks/text-generation/text-generation";
+import type {
+  TextEvent,
+  TokenLogprobs,
+  TokenText,
+} from "../../tasks/text-generation/text-generation";
 import { totalUsage, type Collected } from "./generation-stream";
 import { readToolText, type ToolCall, type ToolMode } from "./tool-call-reader";
 
@@ -12,48 +16,72 @@ export const UsageSchema = z
     prompt_tokens: z.number().int(),
     completion_tokens: z.number().int(),
     total_tokens: z.number().int(),
-    prompt_tokens_details: z
-      .object({ cached_tokens: z.number().int() })
-      .optional()
-      .openapi({ description: "The prompt tokens the GPU origin's prefix cache served (as OpenAI's; vLLM's with --enable-prompt-tokens-details), when the origin reports them" }),
+    prompt_tokens_details: z.object({ cached_tokens: z.number().int() }).optional().openapi({
+      description:
+        "The prompt tokens the GPU origin's prefix cache served (as OpenAI's; vLLM's with --enable-prompt-tokens-details), when the origin reports them",
+    }),
   })
   .openapi("Usage");
 const FinishReason = z.enum(["stop", "length", "tool_calls"]);
 /** vLLM's extra field, beside OpenAI's: what stopped generation. */
-const StopReason = z
-  .union([z.string(), z.number().int(), z.null()])
-  .openapi({ description: "vLLM: the stop string that matched, or the stop token id that ended generation (not the model's EOS); null otherwise" });
-
+const StopReason = z.union([z.string(), z.number().int(), z.null()]).openapi({
+  description:
+    "vLLM: the stop string that matched, or the stop token id that ended generation (not the model's EOS); null otherwise",
+});
 
 const TopLogprob = z
   .object({
-    token: z.string().openapi({ description: "The token's text alone (an unfinished UTF-8 character reads as U+FFFD; see bytes)" }),
-    logprob: z.number().openapi({ description: "Its log-probability under the model (before temperature and truncation), at least -9999" }),
+    token: z.string().openapi({
+      description:
+        "The token's text alone (an unfinished UTF-8 character reads as U+FFFD; see bytes)",
+    }),
+    logprob: z.number().openapi({
+      description:
+        "Its log-probability under the model (before temperature and truncation), at least -9999",
+    }),
     bytes: z.array(z.number().int()).nullable().openapi({ description: "The token's own bytes" }),
   })
   .openapi("TopLogprob");
-const ChatTokenLogprob = TopLogprob.extend({ top_logprobs: z.array(TopLogprob).openapi({ description: "The top_logprobs likeliest tokens at this position, likeliest first" }) }).openapi(
-  "ChatCompletionTokenLogprob",
-);
+const ChatTokenLogprob = TopLogprob.extend({
+  top_logprobs: z.array(TopLogprob).openapi({
+    description: "The top_logprobs likeliest tokens at this position, likeliest first",
+  }),
+}).openapi("ChatCompletionTokenLogprob");
 export const ChatLogprobs = z
   .object({ content: z.array(ChatTokenLogprob).nullable(), refusal: z.null() })
   .nullable()
-  .openapi("ChatCompletionLogprobs", { description: "With logprobs: true, one entry per generated token (a stop token included); null otherwise" });
+  .openapi("ChatCompletionLogprobs", {
+    description:
+      "With logprobs: true, one entry per generated token (a stop token included); null otherwise",
+  });
 export const CompletionLogprobs = z
   .object({
-    text_offset: z.array(z.number().int()).openapi({ description: "As vLLM's: where each token starts, counting the text sent before and the tokens' own lengths" }),
+    text_offset: z.array(z.number().int()).openapi({
+      description:
+        "As vLLM's: where each token starts, counting the text sent before and the tokens' own lengths",
+    }),
     token_logprobs: z.array(z.number().nullable()),
     tokens: z.array(z.string()),
-    top_logprobs: z.array(z.record(z.string(), z.number()).nullable()).openapi({ description: "Per token: itself, then the `logprobs` likeliest tokens (up to logprobs + 1 entries)" }),
+    top_logprobs: z.array(z.record(z.string(), z.number()).nullable()).openapi({
+      description:
+        "Per token: itself, then the `logprobs` likeliest tokens (up to logprobs + 1 entries)",
+    }),
   })
   .nullable()
   .openapi("CompletionLogprobs", {
-    description: "With logprobs: n, one entry per generated token (a stop token included), after one per prompt token with echo (the first: null logprob and dict); null otherwise",
+    description:
+      "With logprobs: n, one entry per generated token (a stop token included), after one per prompt token with echo (the first: null logprob and dict); null otherwise",
   });
 
 /** vLLM's return_token_ids: the ids the model was given, and those it generated. */
-const PromptTokenIds = z.array(z.number().int()).optional().openapi({ description: "vLLM, with return_token_ids: the prompt's token ids as the model was given them (after the chat template)" });
-const TokenIds = z.array(z.number().int()).optional().openapi({ description: "vLLM, with return_token_ids: the generated token ids, a stop token included (as many as the usage's completion_tokens)" });
+const PromptTokenIds = z.array(z.number().int()).optional().openapi({
+  description:
+    "vLLM, with return_token_ids: the prompt's token ids as the model was given them (after the chat template)",
+});
+const TokenIds = z.array(z.number().int()).optional().openapi({
+  description:
+    "vLLM, with return_token_ids: the generated token ids, a stop token included (as many as the usage's completion_tokens)",
+});
 
 /** A value for each choice, by its index: a batch's choices have prompts of their own. */
 export type PerChoice<T> = (index: number) => T;
@@ -75,29 +103,55 @@ export interface ResponseExtras {
  * A tool choice's finish reason, as OpenAI's and vLLM's: "tool_calls" when "required" or "auto"
  * made calls, "stop" for a named function; "length" stays (the arguments were cut).
  */
-export function toolFinishReason(reason: Done["finishReason"], mode: ToolMode, calls: number): z.infer<typeof FinishReason> {
+export function toolFinishReason(
+  reason: Done["finishReason"],
+  mode: ToolMode,
+  calls: number,
+): z.infer<typeof FinishReason> {
   return reason === "stop" && mode.kind !== "named" && calls > 0 ? "tool_calls" : reason;
 }
 
-const topLogprob = ({ token, bytes, logprob }: TokenText) => ({ token, logprob: clampLogprob(logprob), bytes });
+const topLogprob = ({ token, bytes, logprob }: TokenText) => ({
+  token,
+  logprob: clampLogprob(logprob),
+  bytes,
+});
 
 /** OpenAI's chat logprobs: each token, and its top_logprobs alternatives. */
 export function chatLogprobs(logprobs: readonly TokenLogprobs[]): z.infer<typeof ChatLogprobs> {
-  return { content: logprobs.map((entry) => ({ ...topLogprob(entry), top_logprobs: entry.top.map(topLogprob) })), refusal: null };
+  return {
+    content: logprobs.map((entry) => ({
+      ...topLogprob(entry),
+      top_logprobs: entry.top.map(topLogprob),
+    })),
+    refusal: null,
+  };
 }
 
 const ToolCallSchema = z
-  .object({ id: z.string(), type: z.literal("function"), function: z.object({ name: z.string(), arguments: z.string() }) })
+  .object({
+    id: z.string(),
+    type: z.literal("function"),
+    function: z.object({ name: z.string(), arguments: z.string() }),
+  })
   .openapi("ChatCompletionMessageToolCall");
 
 /**
  * The assistant message: its text; with tools, its calls and the text before them (null when
  * there is none, as vLLM's; always null when a call was forced).
  */
-function assistantMessage(text: string, mode: ToolMode | undefined): { role: "assistant"; content: string | null; refusal: null; tool_calls?: ToolCall[] } {
+function assistantMessage(
+  text: string,
+  mode: ToolMode | undefined,
+): { role: "assistant"; content: string | null; refusal: null; tool_calls?: ToolCall[] } {
   if (mode === undefined) return { role: "assistant", content: text, refusal: null };
   const { content, calls } = readToolText(text, mode);
-  return { role: "assistant", content: content === "" ? null : content, refusal: null, ...(calls.length === 0 ? {} : { tool_calls: calls }) };
+  return {
+    role: "assistant",
+    content: content === "" ? null : content,
+    refusal: null,
+    ...(calls.length === 0 ? {} : { tool_calls: calls }),
+  };
 }
 
 export const ChatCompletionResponse = z
@@ -111,9 +165,15 @@ export const ChatCompletionResponse = z
         index: z.number().int(),
         message: z.object({
           role: z.literal("assistant"),
-          content: z.string().nullable().openapi({ description: "The text; with tools, the text before the calls (null when none, and always for a forced call)" }),
+          content: z.string().nullable().openapi({
+            description:
+              "The text; with tools, the text before the calls (null when none, and always for a forced call)",
+          }),
           refusal: z.null(),
-          tool_calls: z.array(ToolCallSchema).optional().openapi({ description: "The calls the model made (a named tool_choice, \"required\", or \"auto\" when it chose to), each one's arguments the JSON text the model wrote" }),
+          tool_calls: z.array(ToolCallSchema).optional().openapi({
+            description:
+              'The calls the model made (a named tool_choice, "required", or "auto" when it chose to), each one\'s arguments the JSON text the model wrote',
+          }),
         }),
         logprobs: ChatLogprobs,
         finish_reason: FinishReason,
@@ -154,12 +214,21 @@ export interface ResponseIdentity {
 }
 
 export function identity(prefix: string, model: string): ResponseIdentity {
-  return { id: `${prefix}-${crypto.randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model };
+  return {
+    id: `${prefix}-${crypto.randomUUID().replaceAll("-", "")}`,
+    created: Math.floor(Date.now() / 1000),
+    model,
+  };
 }
 
-const tokenIdsOf = (choice: Collected, extras: ResponseExtras) => (extras.promptIds === undefined ? {} : { token_ids: choice.tokenIds ?? [] });
+const tokenIdsOf = (choice: Collected, extras: ResponseExtras) =>
+  extras.promptIds === undefined ? {} : { token_ids: choice.tokenIds ?? [] };
 
-export function chatCompletion(who: ResponseIdentity, choices: readonly Collected[], extras: ResponseExtras = { logprobs: false }): z.infer<typeof ChatCompletionResponse> {
+export function chatCompletion(
+  who: ResponseIdentity,
+  choices: readonly Collected[],
+  extras: ResponseExtras = { logprobs: false },
+): z.infer<typeof ChatCompletionResponse> {
   return {
     ...who,
     object: "chat.completion",
@@ -170,7 +239,10 @@ export function chatCompletion(who: ResponseIdentity, choices: readonly Collecte
         index,
         message,
         logprobs: extras.logprobs ? chatLogprobs(choice.logprobs ?? []) : null,
-        finish_reason: extras.toolMode === undefined ? finishReason : toolFinishReason(finishReason, extras.toolMode, message.tool_calls?.length ?? 0),
+        finish_reason:
+          extras.toolMode === undefined
+            ? finishReason
+            : toolFinishReason(finishReason, extras.toolMode, message.tool_calls?.length ?? 0),
         stop_reason: choice.done.stopReason,
         ...tokenIdsOf(choice, extras),
       };
@@ -181,20 +253,29 @@ export function chatCompletion(who: ResponseIdentity, choices: readonly Collecte
   };
 }
 
-export function completion(who: ResponseIdentity, choices: readonly Collected[], extras: ResponseExtras = { logprobs: false }): z.infer<typeof CompletionResponse> {
+export function completion(
+  who: ResponseIdentity,
+  choices: readonly Collected[],
+  extras: ResponseExtras = { logprobs: false },
+): z.infer<typeof CompletionResponse> {
   return {
     ...who,
     object: "text_completion",
     choices: choices.map((choice, index) => ({
       index,
       text: (extras.echo?.(index) ?? "") + choice.text,
-      logprobs: extras.logprobs ? completionLogProbs([...(choice.promptLogprobs ?? []), ...(choice.logprobs ?? [])]) : null,
+      logprobs: extras.logprobs
+        ? completionLogProbs([...(choice.promptLogprobs ?? []), ...(choice.logprobs ?? [])])
+        : null,
       finish_reason: choice.done.finishReason,
       stop_reason: choice.done.stopReason,
       // As vLLM's CompletionResponseChoice: each choice with the prompt's ids and its own.
       ...(extras.promptIds === undefined ? {} : { prompt_token_ids: [...extras.promptIds(index)] }),
       ...tokenIdsOf(choice, extras),
     })),
-    usage: totalUsage(choices.map(({ done }) => done.usage), extras.perPrompt),
+    usage: totalUsage(
+      choices.map(({ done }) => done.usage),
+      extras.perPrompt,
+    ),
   };
 }

@@ -8,10 +8,18 @@ import { structuredOutputsOf } from "./structured-fields";
 type SamplingFields = { [K in keyof typeof samplingFields]?: z.infer<(typeof samplingFields)[K]> };
 
 /** `maxTokens` undefined: as many as the context leaves (OpenAI's and vLLM's chat default). */
-export function generationOptions(body: SamplingFields, maxTokens: number | undefined): GenerationOptions {
+export function generationOptions(
+  body: SamplingFields,
+  maxTokens: number | undefined,
+): GenerationOptions {
   // As vLLM's SamplingParams._verify_args.
   if (body.min_tokens != null && maxTokens !== undefined && body.min_tokens > maxTokens) {
-    throw new ServiceError(400, "invalid_request", `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${body.min_tokens}`, { field: "min_tokens" });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${body.min_tokens}`,
+      { field: "min_tokens" },
+    );
   }
   const stop = body.stop == null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop;
   const structured = structuredOutputsOf(body);
@@ -25,7 +33,13 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
       presencePenalty: body.presence_penalty ?? 0,
       frequencyPenalty: body.frequency_penalty ?? 0,
       repetitionPenalty: body.repetition_penalty ?? 1,
-      ...(body.logit_bias == null ? {} : { logitBias: Object.entries(body.logit_bias).map(([id, bias]) => [Number(id), bias] as const) }),
+      ...(body.logit_bias == null
+        ? {}
+        : {
+            logitBias: Object.entries(body.logit_bias).map(
+              ([id, bias]) => [Number(id), bias] as const,
+            ),
+          }),
       ...(body.allowed_token_ids == null ? {} : { allowedTokenIds: body.allowed_token_ids }),
       ...(body.seed == null ? {} : { seed: body.seed }),
     },
@@ -46,18 +60,36 @@ export function generationOptions(body: SamplingFields, maxTokens: number | unde
 export function choiceOptions(options: GenerationOptions, n: number): GenerationOptions[] {
   const seed = options.sampling.seed;
   if (seed !== undefined && seed > Number.MAX_SAFE_INTEGER - (n - 1)) {
-    throw new ServiceError(400, "invalid_request", `seed + n − 1 must be at most ${Number.MAX_SAFE_INTEGER} (choice i is sampled with seed + i)`, { field: "seed" });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      `seed + n − 1 must be at most ${Number.MAX_SAFE_INTEGER} (choice i is sampled with seed + i)`,
+      { field: "seed" },
+    );
   }
-  return Array.from({ length: n }, (_, index) => (seed === undefined || index === 0 ? options : { ...options, sampling: { ...options.sampling, seed: seed + index } }));
+  return Array.from({ length: n }, (_, index) =>
+    seed === undefined || index === 0
+      ? options
+      : { ...options, sampling: { ...options.sampling, seed: seed + index } },
+  );
 }
 
 /**
  * Chat's logprobs: how many alternatives (top_logprobs) when `logprobs` is true, else undefined.
  * top_logprobs without logprobs is a 400, as OpenAI's and vLLM's (ChatCompletionRequest.check_logprobs).
  */
-export function chatLogprobCount(body: { logprobs?: boolean | null; top_logprobs?: number | null }): number | undefined {
+export function chatLogprobCount(body: {
+  logprobs?: boolean | null;
+  top_logprobs?: number | null;
+}): number | undefined {
   if (!body.logprobs) {
-    if ((body.top_logprobs ?? 0) > 0) throw new ServiceError(400, "invalid_request", "when using top_logprobs, logprobs must be set to true", { field: "top_logprobs" });
+    if ((body.top_logprobs ?? 0) > 0)
+      throw new ServiceError(
+        400,
+        "invalid_request",
+        "when using top_logprobs, logprobs must be set to true",
+        { field: "top_logprobs" },
+      );
     return undefined;
   }
   return body.top_logprobs ?? 0;

@@ -4,8 +4,22 @@ import type { z } from "@hono/zod-openapi";
 import { codePoints, completionLogProbs } from "../../protocols/vllm-completions";
 import type { PromptTokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
 import { jsonTemplate, type StreamFormat, type TextDelta } from "./generation-stream";
-import { chatLogprobs, toolFinishReason, type ChatLogprobs, type CompletionLogprobs, type Done, type PerChoice, type ResponseIdentity } from "./responses";
-import { toolReader, type ToolCall, type ToolMode, type ToolReading, type ToolTextReader } from "./tool-call-reader";
+import {
+  chatLogprobs,
+  toolFinishReason,
+  type ChatLogprobs,
+  type CompletionLogprobs,
+  type Done,
+  type PerChoice,
+  type ResponseIdentity,
+} from "./responses";
+import {
+  toolReader,
+  type ToolCall,
+  type ToolMode,
+  type ToolReading,
+  type ToolTextReader,
+} from "./tool-call-reader";
 
 /** How a request asked its stream to be framed. */
 export interface ChunkOptions {
@@ -28,10 +42,13 @@ export interface ChunkOptions {
   toolMode?: ToolMode | undefined;
 }
 
-const usageChunk = (base: object, usage: Usage, includeUsage: boolean) => (includeUsage ? [{ ...base, choices: [], usage }] : []);
+const usageChunk = (base: object, usage: Usage, includeUsage: boolean) =>
+  includeUsage ? [{ ...base, choices: [], usage }] : [];
 
 /** A pre-serialized per-token frame for each choice index, made when the index first streams. */
-function perIndex(make: (index: number) => (text: string) => string): (text: string, index: number) => string {
+function perIndex(
+  make: (index: number) => (text: string) => string,
+): (text: string, index: number) => string {
   const made: ((text: string) => string)[] = [];
   return (text, index) => (made[index] ??= make(index))(text);
 }
@@ -44,7 +61,13 @@ function usageMembers({ includeUsage, continuousUsage }: ChunkOptions) {
     if (continuousUsage === undefined) return { usage: null };
     const completion = counted[index] ?? 0;
     const prompt = continuousUsage.promptTokens(index);
-    return { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+    return {
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+      },
+    };
   };
   const count = (index: number, tokenIds: readonly number[] | undefined) => {
     counted[index] = (counted[index] ?? 0) + (tokenIds?.length ?? 0);
@@ -61,22 +84,64 @@ export function chatChunks(who: ResponseIdentity, options: ChunkOptions): Stream
   const templated = !withIds && !usage.continuous;
   // The last chunk carries vLLM's stop_reason beside finish_reason; per-token chunks stay OpenAI's.
   // With return_token_ids, each choice's chunks carry their tokens' ids (vLLM's ChatCompletionResponseStreamChoice).
-  const chunk = (index: number, delta: object, finishReason: Done["finishReason"] | "tool_calls" | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof ChatLogprobs> = null, tokenIds?: readonly number[]) => ({
+  const chunk = (
+    index: number,
+    delta: object,
+    finishReason: Done["finishReason"] | "tool_calls" | null,
+    stopReason?: Done["stopReason"],
+    logprobs: z.infer<typeof ChatLogprobs> = null,
+    tokenIds?: readonly number[],
+  ) => ({
     ...base,
-    choices: [{ index, delta, logprobs, finish_reason: finishReason, ...(stopReason === undefined ? {} : { stop_reason: stopReason }), ...(tokenIds === undefined ? {} : { token_ids: tokenIds }) }],
+    choices: [
+      {
+        index,
+        delta,
+        logprobs,
+        finish_reason: finishReason,
+        ...(stopReason === undefined ? {} : { stop_reason: stopReason }),
+        ...(tokenIds === undefined ? {} : { token_ids: tokenIds }),
+      },
+    ],
     ...usage.members(index),
   });
-  const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, { content: slot }, null)));
-  if (options.toolMode !== undefined) return toolCallChunks(options.toolMode, chunk, usage.count, withIds ? promptIds : undefined, options.includeUsage, base);
+  const textChunk = perIndex((index) =>
+    jsonTemplate((slot) => chunk(index, { content: slot }, null)),
+  );
+  if (options.toolMode !== undefined)
+    return toolCallChunks(
+      options.toolMode,
+      chunk,
+      usage.count,
+      withIds ? promptIds : undefined,
+      options.includeUsage,
+      base,
+    );
   return {
     // As vLLM's: each choice's role chunk carries the prompt's ids.
-    opening: (index) => [{ ...chunk(index, { role: "assistant", content: "" }, null), ...(withIds ? { prompt_token_ids: promptIds(index) } : {}) }],
+    opening: (index) => [
+      {
+        ...chunk(index, { role: "assistant", content: "" }, null),
+        ...(withIds ? { prompt_token_ids: promptIds(index) } : {}),
+      },
+    ],
     text: ({ text, logprobs, tokenIds }, index) => {
       if (logprobs === undefined && templated) return [textChunk(text, index)];
       usage.count(index, tokenIds);
-      return [chunk(index, { content: text }, null, undefined, logprobs === undefined ? null : chatLogprobs(logprobs), withIds ? (tokenIds ?? []) : undefined)];
+      return [
+        chunk(
+          index,
+          { content: text },
+          null,
+          undefined,
+          logprobs === undefined ? null : chatLogprobs(logprobs),
+          withIds ? (tokenIds ?? []) : undefined,
+        ),
+      ];
     },
-    done: (done, index) => [chunk(index, {}, done.finishReason, done.stopReason, null, withIds ? [] : undefined)],
+    done: (done, index) => [
+      chunk(index, {}, done.finishReason, done.stopReason, null, withIds ? [] : undefined),
+    ],
     usage: (total) => usageChunk(base, total, options.includeUsage),
   };
 }
@@ -97,23 +162,66 @@ type ChatChunk = (
  * call's structure send nothing (unless their logprobs or ids were asked for); what the reader
  * held back at the end goes out before the finish.
  */
-function toolCallChunks(mode: ToolMode, chunk: ChatChunk, count: (index: number, ids: readonly number[] | undefined) => void, promptIds: PerChoice<readonly number[]> | undefined, includeUsage: boolean, base: object): StreamFormat {
+function toolCallChunks(
+  mode: ToolMode,
+  chunk: ChatChunk,
+  count: (index: number, ids: readonly number[] | undefined) => void,
+  promptIds: PerChoice<readonly number[]> | undefined,
+  includeUsage: boolean,
+  base: object,
+): StreamFormat {
   const readers: ToolTextReader[] = [];
   const reader = (index: number) => (readers[index] ??= toolReader(mode));
   const withIds = promptIds !== undefined;
-  const delta = ({ content, calls }: ToolReading) => ({ ...(content === "" ? {} : { content }), ...(calls.length === 0 ? {} : { tool_calls: calls }) });
+  const delta = ({ content, calls }: ToolReading) => ({
+    ...(content === "" ? {} : { content }),
+    ...(calls.length === 0 ? {} : { tool_calls: calls }),
+  });
   return {
-    opening: (index) => [{ ...chunk(index, { role: "assistant", content: mode.kind === "auto" ? "" : null }, null), ...(withIds ? { prompt_token_ids: promptIds(index) } : {}) }],
+    opening: (index) => [
+      {
+        ...chunk(index, { role: "assistant", content: mode.kind === "auto" ? "" : null }, null),
+        ...(withIds ? { prompt_token_ids: promptIds(index) } : {}),
+      },
+    ],
     text: ({ text, logprobs, tokenIds }, index) => {
       count(index, tokenIds);
       const reading = reader(index).push(text);
-      if (reading.content === "" && reading.calls.length === 0 && logprobs === undefined && !withIds) return [];
-      return [chunk(index, delta(reading), null, undefined, logprobs === undefined ? null : chatLogprobs(logprobs), withIds ? (tokenIds ?? []) : undefined)];
+      if (
+        reading.content === "" &&
+        reading.calls.length === 0 &&
+        logprobs === undefined &&
+        !withIds
+      )
+        return [];
+      return [
+        chunk(
+          index,
+          delta(reading),
+          null,
+          undefined,
+          logprobs === undefined ? null : chatLogprobs(logprobs),
+          withIds ? (tokenIds ?? []) : undefined,
+        ),
+      ];
     },
     done: (done, index) => {
       const rest = reader(index).end();
-      const held = rest.content === "" && rest.calls.length === 0 ? [] : [chunk(index, delta(rest), null, undefined, null, withIds ? [] : undefined)];
-      return [...held, chunk(index, {}, toolFinishReason(done.finishReason, mode, reader(index).calls.length), done.stopReason, null, withIds ? [] : undefined)];
+      const held =
+        rest.content === "" && rest.calls.length === 0
+          ? []
+          : [chunk(index, delta(rest), null, undefined, null, withIds ? [] : undefined)];
+      return [
+        ...held,
+        chunk(
+          index,
+          {},
+          toolFinishReason(done.finishReason, mode, reader(index).calls.length),
+          done.stopReason,
+          null,
+          withIds ? [] : undefined,
+        ),
+      ];
     },
     usage: (total) => usageChunk(base, total, includeUsage),
   };
@@ -124,7 +232,14 @@ export function completionChunks(who: ResponseIdentity, options: ChunkOptions): 
   const { promptIds } = options;
   const usage = usageMembers(options);
   const templated = promptIds === undefined && !usage.continuous;
-  const chunk = (index: number, text: string, finishReason: Done["finishReason"] | null, stopReason?: Done["stopReason"], logprobs: z.infer<typeof CompletionLogprobs> = null, ids?: { prompt?: readonly number[]; tokens: readonly number[] }) => ({
+  const chunk = (
+    index: number,
+    text: string,
+    finishReason: Done["finishReason"] | null,
+    stopReason?: Done["stopReason"],
+    logprobs: z.infer<typeof CompletionLogprobs> = null,
+    ids?: { prompt?: readonly number[]; tokens: readonly number[] },
+  ) => ({
     ...base,
     choices: [
       {
@@ -153,24 +268,43 @@ export function completionChunks(who: ResponseIdentity, options: ChunkOptions): 
   };
   const full = ({ text, logprobs, tokenIds }: TextDelta, index: number) => {
     usage.count(index, tokenIds);
-    if (logprobs === undefined) return chunk(index, text, null, undefined, null, idsOf(index, tokenIds ?? []));
+    if (logprobs === undefined)
+      return chunk(index, text, null, undefined, null, idsOf(index, tokenIds ?? []));
     const offset = sent[index] ?? 0;
     sent[index] = offset + codePoints(text);
-    return chunk(index, text, null, undefined, completionLogProbs(logprobs, offset), idsOf(index, tokenIds ?? []));
+    return chunk(
+      index,
+      text,
+      null,
+      undefined,
+      completionLogProbs(logprobs, offset),
+      idsOf(index, tokenIds ?? []),
+    );
   };
   const { echo } = options;
   /** The echoed prompt's chunk: its text, and its tokens' logprobs when scored. */
   const echoed = (index: number, logprobs: readonly PromptTokenLogprobs[] | undefined) => {
     const text = echo?.text(index) ?? "";
     sent[index] = codePoints(text);
-    return chunk(index, text, null, undefined, logprobs === undefined ? null : completionLogProbs(logprobs), idsOf(index, []));
+    return chunk(
+      index,
+      text,
+      null,
+      undefined,
+      logprobs === undefined ? null : completionLogProbs(logprobs),
+      idsOf(index, []),
+    );
   };
   return {
     opening: (index) => (echo !== undefined && !echo.scored ? [echoed(index, undefined)] : []),
     prompt: (event, index) => (echo?.scored ? [echoed(index, event.logprobs)] : []),
     // Only chunks with logprobs need the offsets: text without them comes only after the last token's.
-    text: (delta, index) => [delta.logprobs === undefined && templated ? textChunk(delta.text, index) : full(delta, index)],
-    done: (done, index) => [chunk(index, "", done.finishReason, done.stopReason, null, idsOf(index, []))],
+    text: (delta, index) => [
+      delta.logprobs === undefined && templated ? textChunk(delta.text, index) : full(delta, index),
+    ],
+    done: (done, index) => [
+      chunk(index, "", done.finishReason, done.stopReason, null, idsOf(index, [])),
+    ],
     usage: (total) => usageChunk(base, total, options.includeUsage),
   };
 }
@@ -182,7 +316,10 @@ const responseChunk = jsonTemplate((response) => ({ response }));
  * With tools, the text before the calls as the deltas, and the calls once whole, in one
  * `{"response": "", "tool_calls": […]}` event before the usage (`call`: each one's shape).
  */
-export function workersAiChunks(tools?: { mode: ToolMode; call: (call: ToolCall) => object }): StreamFormat {
+export function workersAiChunks(tools?: {
+  mode: ToolMode;
+  call: (call: ToolCall) => object;
+}): StreamFormat {
   if (tools === undefined) {
     return {
       opening: () => [],
@@ -198,7 +335,17 @@ export function workersAiChunks(tools?: { mode: ToolMode; call: (call: ToolCall)
     text: ({ text }) => content(reader.push(text).content),
     // Each call with its index, as OpenAI's stream deltas have it: workers-ai-provider joins a
     // streamed call's pieces by index (a call without one is read as index 0).
-    done: () => [...content(reader.end().content), ...(reader.calls.length === 0 ? [] : [{ response: "", tool_calls: reader.calls.map((call, index) => ({ index, ...tools.call(call) })) }])],
+    done: () => [
+      ...content(reader.end().content),
+      ...(reader.calls.length === 0
+        ? []
+        : [
+            {
+              response: "",
+              tool_calls: reader.calls.map((call, index) => ({ index, ...tools.call(call) })),
+            },
+          ]),
+    ],
     usage: (usage) => [{ response: "", usage }],
   };
 }

@@ -7,10 +7,16 @@
 // (disable_additional_properties): both options are accepted at either value.
 import { z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
-import { SchemaError, shapeOf, type StructuredOutputs } from "../../generation/structured/structured-outputs";
+import {
+  SchemaError,
+  shapeOf,
+  type StructuredOutputs,
+} from "../../generation/structured/structured-outputs";
 import { refused } from "./field-policies";
 
-const Schema = z.union([z.record(z.string(), z.unknown()), z.boolean()]).openapi({ description: "A JSON Schema (the supported subset is in the README)" });
+const Schema = z
+  .union([z.record(z.string(), z.unknown()), z.boolean()])
+  .openapi({ description: "A JSON Schema (the supported subset is in the README)" });
 const MAX_CHOICES = 256;
 
 /** OpenAI's JSON schema format: under `json_schema` in response_format, beside `type` in text.format. */
@@ -25,10 +31,15 @@ export const ResponseFormat = z
   .discriminatedUnion("type", [
     z.object({ type: z.literal("text") }).strict(),
     z.object({ type: z.literal("json_object") }).strict(),
-    z.object({ type: z.literal("json_schema"), json_schema: z.object(JsonSchemaConfig).strict() }).strict(),
+    z
+      .object({ type: z.literal("json_schema"), json_schema: z.object(JsonSchemaConfig).strict() })
+      .strict(),
   ])
   .nullish()
-  .openapi({ description: 'OpenAI: {"type": "json_object"} (a JSON object) or {"type": "json_schema", "json_schema": {"name", "schema"}}; compact JSON, enforced token by token' });
+  .openapi({
+    description:
+      'OpenAI: {"type": "json_object"} (a JSON object) or {"type": "json_schema", "json_schema": {"name", "schema"}}; compact JSON, enforced token by token',
+  });
 
 /**
  * The Responses API's `text.format`: as response_format, with the json_schema's fields beside
@@ -41,10 +52,15 @@ export const TextFormat = z
     z.object({ type: z.literal("json_schema"), ...JsonSchemaConfig }).strict(),
   ])
   .nullish()
-  .openapi({ description: '{"type": "text"}, {"type": "json_object"}, or {"type": "json_schema", "name", "schema"}: compact JSON, enforced token by token' });
+  .openapi({
+    description:
+      '{"type": "text"}, {"type": "json_object"}, or {"type": "json_schema", "name", "schema"}: compact JSON, enforced token by token',
+  });
 
 /** A Responses API text.format as the response_format it means. */
-export function responseFormatOf(format: z.infer<typeof TextFormat>): z.infer<typeof ResponseFormat> {
+export function responseFormatOf(
+  format: z.infer<typeof TextFormat>,
+): z.infer<typeof ResponseFormat> {
   if (format == null || format.type !== "json_schema") return format;
   const { type, ...json_schema } = format;
   return { type, json_schema };
@@ -55,7 +71,10 @@ export const StructuredOutputsField = z
     json: z.union([Schema, z.string().max(65_536)]).nullish(),
     json_object: z.literal(true).nullish(),
     choice: z.array(z.string().min(1).max(1024)).min(1).max(MAX_CHOICES).nullish(),
-    regex: z.string().min(1).max(4096).nullish().openapi({ description: "A pattern the whole output matches (Python's and JavaScript's shared syntax; the README lists what is supported)" }),
+    regex: z.string().min(1).max(4096).nullish().openapi({
+      description:
+        "A pattern the whole output matches (Python's and JavaScript's shared syntax; the README lists what is supported)",
+    }),
     grammar: refused("grammar"),
     structural_tag: refused("structural_tag"),
     whitespace_pattern: refused("whitespace_pattern"),
@@ -64,9 +83,17 @@ export const StructuredOutputsField = z
     disable_fallback: z.boolean().nullish(),
   })
   .strict()
-  .refine((value) => [value.json, value.json_object, value.choice, value.regex].filter((constraint) => constraint != null).length === 1, "set exactly one of json, json_object, choice, regex")
+  .refine(
+    (value) =>
+      [value.json, value.json_object, value.choice, value.regex].filter(
+        (constraint) => constraint != null,
+      ).length === 1,
+    "set exactly one of json, json_object, choice, regex",
+  )
   .nullish()
-  .openapi({ description: `vLLM: one of json (a JSON Schema), json_object (true), choice (1–${MAX_CHOICES} texts, the output is exactly one) or regex (the output matches it whole)` });
+  .openapi({
+    description: `vLLM: one of json (a JSON Schema), json_object (true), choice (1–${MAX_CHOICES} texts, the output is exactly one) or regex (the output matches it whole)`,
+  });
 
 interface StructuredBody {
   response_format?: z.infer<typeof ResponseFormat>;
@@ -86,18 +113,34 @@ export interface StructuredRequest {
 }
 
 /** The request's constraint (undefined: none), its schema compiled here so that what cannot be enforced is a 400 naming its place. */
-export function structuredOutputsOf(body: StructuredBody, fields: Fields = { format: "response_format", schema: "response_format.json_schema.schema" }): StructuredRequest | undefined {
+export function structuredOutputsOf(
+  body: StructuredBody,
+  fields: Fields = { format: "response_format", schema: "response_format.json_schema.schema" },
+): StructuredRequest | undefined {
   const format = body.response_format;
   let spec: StructuredOutputs | undefined;
   let field: string;
   if (format != null && format.type !== "text") {
-    spec = format.type === "json_object" ? { json_object: true } : { json: format.json_schema.schema };
+    spec =
+      format.type === "json_object" ? { json_object: true } : { json: format.json_schema.schema };
     field = format.type === "json_object" ? fields.format : fields.schema;
   } else {
     const given = body.structured_outputs;
     if (given == null) return undefined;
-    spec = given.json_object != null ? { json_object: true } : given.choice != null ? { choice: given.choice } : given.regex != null ? { regex: given.regex } : { json: given.json };
-    field = given.json != null ? "structured_outputs.json" : given.regex != null ? "structured_outputs.regex" : "structured_outputs";
+    spec =
+      given.json_object != null
+        ? { json_object: true }
+        : given.choice != null
+          ? { choice: given.choice }
+          : given.regex != null
+            ? { regex: given.regex }
+            : { json: given.json };
+    field =
+      given.json != null
+        ? "structured_outputs.json"
+        : given.regex != null
+          ? "structured_outputs.regex"
+          : "structured_outputs";
   }
   return compiledOrRefused(spec, field);
 }
@@ -106,15 +149,27 @@ export function structuredOutputsOf(body: StructuredBody, fields: Fields = { for
  * The constraint, its schema compiled here so that what cannot be enforced is a 400 naming its
  * place: `at` maps a JSON Pointer into the schema to the request field (default: under `field`).
  */
-export function compiledOrRefused(spec: StructuredOutputs, field: string, at: (path: string) => string = (path) => `${field}${path.replaceAll("/", ".")}`): StructuredRequest {
+export function compiledOrRefused(
+  spec: StructuredOutputs,
+  field: string,
+  at: (path: string) => string = (path) => `${field}${path.replaceAll("/", ".")}`,
+): StructuredRequest {
   try {
     shapeOf(spec);
   } catch (error) {
     if (error instanceof SchemaError) {
       const place = error.path === "" ? field : at(error.path);
-      throw new ServiceError(400, "invalid_request", `${place}: ${error.message}`, { field: place });
+      throw new ServiceError(400, "invalid_request", `${place}: ${error.message}`, {
+        field: place,
+      });
     }
-    if (error instanceof SyntaxError) throw new ServiceError(400, "invalid_request", `${field}: not valid JSON (${error.message})`, { field });
+    if (error instanceof SyntaxError)
+      throw new ServiceError(
+        400,
+        "invalid_request",
+        `${field}: not valid JSON (${error.message})`,
+        { field },
+      );
     throw error;
   }
   return { spec, field };

@@ -17,7 +17,10 @@ import { PythonicToolReader } from "./pythonic-tool-reader";
  * What a tool choice makes of the text: a forced call (named, "required"), or "auto" — text,
  * calls in the model's own format, or both, read by the model's parser.
  */
-export type ToolMode = { kind: "named"; name: string } | { kind: "required" } | { kind: "auto"; parser: ToolCallParser };
+export type ToolMode =
+  | { kind: "named"; name: string }
+  | { kind: "required" }
+  | { kind: "auto"; parser: ToolCallParser };
 /** A tool choice that forces a call: the text is JSON (tool-calls.ts builds its schema). */
 export type ForcedToolMode = Extract<ToolMode, { kind: "named" | "required" }>;
 
@@ -60,7 +63,13 @@ const BEFORE_ARGUMENTS = [",", '"parameters"', ":"];
 
 type State =
   | { at: "open" }
-  | { at: "literal"; tokens: readonly string[]; token: number; offset: number; then: "name" | "arguments" }
+  | {
+      at: "literal";
+      tokens: readonly string[];
+      token: number;
+      offset: number;
+      after: "name" | "arguments";
+    }
   | { at: "name"; name: string }
   | { at: "arguments"; depth: number; inString: boolean; escaped: boolean; started: boolean }
   | { at: "between" }
@@ -91,9 +100,18 @@ export class ToolCallReader {
   }
 
   private begin(name: string): void {
-    const call: ToolCall = { id: this.newId(), type: "function", function: { name, arguments: "" } };
+    const call: ToolCall = {
+      id: this.newId(),
+      type: "function",
+      function: { name, arguments: "" },
+    };
     this.calls.push(call);
-    this.deltas.push({ index: this.calls.length - 1, id: call.id, type: "function", function: { name, arguments: "" } });
+    this.deltas.push({
+      index: this.calls.length - 1,
+      id: call.id,
+      type: "function",
+      function: { name, arguments: "" },
+    });
   }
 
   private append(text: string): void {
@@ -109,7 +127,8 @@ export class ToolCallReader {
     const state = this.state;
     switch (state.at) {
       case "open":
-        if (char === "[") this.state = { at: "literal", tokens: BEFORE_NAME, token: 0, offset: 0, then: "name" };
+        if (char === "[")
+          this.state = { at: "literal", tokens: BEFORE_NAME, token: 0, offset: 0, after: "name" };
         else if (!WHITESPACE.has(char)) this.state = { at: "closed" };
         return;
       case "literal": {
@@ -124,10 +143,16 @@ export class ToolCallReader {
         state.token += 1;
         state.offset = 0;
         if (state.token < state.tokens.length) return;
-        if (state.then === "name") {
+        if (state.after === "name") {
           this.state = { at: "name", name: "" };
         } else {
-          this.state = { at: "arguments", depth: 0, inString: false, escaped: false, started: false };
+          this.state = {
+            at: "arguments",
+            depth: 0,
+            inString: false,
+            escaped: false,
+            started: false,
+          };
         }
         return;
       }
@@ -138,7 +163,13 @@ export class ToolCallReader {
           return;
         }
         this.begin(state.name);
-        this.state = { at: "literal", tokens: BEFORE_ARGUMENTS, token: 0, offset: 0, then: "arguments" };
+        this.state = {
+          at: "literal",
+          tokens: BEFORE_ARGUMENTS,
+          token: 0,
+          offset: 0,
+          after: "arguments",
+        };
         return;
       case "arguments":
         if (state.inString) {
@@ -160,7 +191,8 @@ export class ToolCallReader {
         this.append(char);
         return;
       case "between":
-        if (char === ",") this.state = { at: "literal", tokens: BEFORE_NAME, token: 0, offset: 0, then: "name" };
+        if (char === ",")
+          this.state = { at: "literal", tokens: BEFORE_NAME, token: 0, offset: 0, after: "name" };
         else if (!WHITESPACE.has(char)) this.state = { at: "closed" };
         return;
       case "closed":
@@ -170,7 +202,11 @@ export class ToolCallReader {
 }
 
 /** The calls of a whole generated text (a forced choice). */
-export function toolCallsIn(text: string, mode: ForcedToolMode, newId: () => string = toolCallId): ToolCall[] {
+export function toolCallsIn(
+  text: string,
+  mode: ForcedToolMode,
+  newId: () => string = toolCallId,
+): ToolCall[] {
   const reader = new ToolCallReader(mode, newId);
   reader.push(text);
   return reader.calls;
@@ -190,11 +226,19 @@ const AUTO_READERS: Record<ToolCallParser, (newId: () => string) => ToolTextRead
 export function toolReader(mode: ToolMode, newId: () => string = toolCallId): ToolTextReader {
   if (mode.kind === "auto") return AUTO_READERS[mode.parser](newId);
   const reader = new ToolCallReader(mode, newId);
-  return { calls: reader.calls, push: (text) => ({ content: "", calls: reader.push(text) }), end: () => ({ content: "", calls: [] }) };
+  return {
+    calls: reader.calls,
+    push: (text) => ({ content: "", calls: reader.push(text) }),
+    end: () => ({ content: "", calls: [] }),
+  };
 }
 
 /** A whole generated text read by a tool choice's reader: its content and its calls. */
-export function readToolText(text: string, mode: ToolMode, newId: () => string = toolCallId): { content: string; calls: ToolCall[] } {
+export function readToolText(
+  text: string,
+  mode: ToolMode,
+  newId: () => string = toolCallId,
+): { content: string; calls: ToolCall[] } {
   const reader = toolReader(mode, newId);
   const content = reader.push(text).content + reader.end().content;
   return { content, calls: [...reader.calls] };

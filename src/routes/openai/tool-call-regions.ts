@@ -40,16 +40,35 @@ export interface Region {
   valueEnd?: number;
   /** How much of the text the arguments' reader has seen. */
   read: number;
-  value: { kind: "pending" } | { kind: "nested"; open: string; close: string; depth: number; inString: boolean; escaped: boolean } | { kind: "scalar" } | { kind: "ended" };
+  value:
+    | { kind: "pending" }
+    | {
+        kind: "nested";
+        open: string;
+        close: string;
+        depth: number;
+        inString: boolean;
+        escaped: boolean;
+      }
+    | { kind: "scalar" }
+    | { kind: "ended" };
   keys: KeyScan;
 }
 
-export const newRegion = (): Region => ({ read: 0, value: { kind: "pending" }, keys: { at: 0, depth: 0, inString: false, escaped: false, stringStart: 0, nameNext: false } });
+export const newRegion = (): Region => ({
+  read: 0,
+  value: { kind: "pending" },
+  keys: { at: 0, depth: 0, inString: false, escaped: false, stringStart: 0, nameNext: false },
+});
 
 /** Reads the object's own keys in `body` as far as it goes: its name and where its arguments' value starts and ends. */
 function scanKeys(region: Region, body: string, argumentKeys: readonly string[]): void {
   const scan = region.keys;
-  for (; scan.at < body.length && (region.name === undefined || region.valueEnd === undefined); scan.at += 1) {
+  for (
+    ;
+    scan.at < body.length && (region.name === undefined || region.valueEnd === undefined);
+    scan.at += 1
+  ) {
     const char = body[scan.at]!;
     if (scan.inString) {
       if (scan.escaped) scan.escaped = false;
@@ -75,14 +94,20 @@ function scanKeys(region: Region, body: string, argumentKeys: readonly string[])
     scan.key = undefined;
     if (scan.depth === 1 && char === ":") {
       if (key === "name") scan.nameNext = true;
-      else if (key !== undefined && argumentKeys.includes(key) && region.valueAt === undefined) region.valueAt = region.read = scan.at + 1;
+      else if (key !== undefined && argumentKeys.includes(key) && region.valueAt === undefined)
+        region.valueAt = region.read = scan.at + 1;
       continue;
     }
     scan.nameNext = false;
     if (char === "{" || char === "[") scan.depth += 1;
     else if (char === "}" || char === "]") scan.depth -= 1;
     // The arguments' value ends at the object's next comma or its close.
-    if (region.valueAt !== undefined && region.valueEnd === undefined && ((scan.depth === 1 && char === ",") || scan.depth === 0)) region.valueEnd = scan.at;
+    if (
+      region.valueAt !== undefined &&
+      region.valueEnd === undefined &&
+      ((scan.depth === 1 && char === ",") || scan.depth === 0)
+    )
+      region.valueEnd = scan.at;
   }
 }
 
@@ -123,9 +148,18 @@ export class RegionCalls {
       if (region.name === undefined) return;
       if (this.keyed && region.valueAt === undefined) return;
       region.call = this.calls.length;
-      const call: ToolCall = { id: this.newId(), type: "function", function: { name: region.name, arguments: "" } };
+      const call: ToolCall = {
+        id: this.newId(),
+        type: "function",
+        function: { name: region.name, arguments: "" },
+      };
       this.calls.push(call);
-      this.reading.calls.push({ index: region.call, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } });
+      this.reading.calls.push({
+        index: region.call,
+        id: call.id,
+        type: "function",
+        function: { name: call.function.name, arguments: "" },
+      });
     }
     if (region.valueAt === undefined) return;
     let written = "";
@@ -140,7 +174,14 @@ export class RegionCalls {
           region.value = { kind: "scalar" };
           break;
         }
-        region.value = { kind: "nested", open: char, close: char === "{" ? "}" : "]", depth: 1, inString: false, escaped: false };
+        region.value = {
+          kind: "nested",
+          open: char,
+          close: char === "{" ? "}" : "]",
+          depth: 1,
+          inString: false,
+          escaped: false,
+        };
         written += char;
         continue;
       }
@@ -167,7 +208,10 @@ export class RegionCalls {
       return;
     }
     if (region.value.kind === "scalar" && region.valueAt !== undefined) {
-      this.append(region, unquoted(body.slice(region.valueAt, region.valueEnd ?? body.length).trim()));
+      this.append(
+        region,
+        unquoted(body.slice(region.valueAt, region.valueEnd ?? body.length).trim()),
+      );
     } else if (region.valueAt === undefined && closed) {
       this.append(region, "{}");
     }
@@ -207,7 +251,13 @@ export interface ObjectRegion extends Region {
   escaped: boolean;
 }
 
-export const newObjectRegion = (): ObjectRegion => ({ ...newRegion(), body: "", depth: 0, inString: false, escaped: false });
+export const newObjectRegion = (): ObjectRegion => ({
+  ...newRegion(),
+  body: "",
+  depth: 0,
+  inString: false,
+  escaped: false,
+});
 
 /** One more character of an object region (its first is its `{`): true when it closes the object. */
 export function objectCloses(region: ObjectRegion, char: string): boolean {

@@ -14,21 +14,34 @@ import type { ToolMode } from "./tool-call-reader";
 
 /** OpenAI's limit on tools per request. */
 const MAX_TOOLS = 128;
-export const FUNCTION_NAME = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes");
+export const FUNCTION_NAME = z
+  .string()
+  .regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes");
 
 export const FunctionDefinition = z
   .object({
     name: FUNCTION_NAME,
     description: z.string().max(65_536).nullish(),
-    parameters: z.record(z.string(), z.unknown()).nullish().openapi({ description: "A JSON Schema of the arguments (the structured-outputs subset); none: any object" }),
+    parameters: z.record(z.string(), z.unknown()).nullish().openapi({
+      description:
+        "A JSON Schema of the arguments (the structured-outputs subset); none: any object",
+    }),
     strict: z.boolean().nullish(),
   })
   .strict();
 
-export const ChatTool = z.object({ type: z.literal("function"), function: FunctionDefinition }).strict().openapi("ChatCompletionTool");
+export const ChatTool = z
+  .object({ type: z.literal("function"), function: FunctionDefinition })
+  .strict()
+  .openapi("ChatCompletionTool");
 
 export const ToolChoice = z
-  .union([z.enum(["none", "auto", "required"]), z.object({ type: z.literal("function"), function: z.object({ name: FUNCTION_NAME }).strict() }).strict()])
+  .union([
+    z.enum(["none", "auto", "required"]),
+    z
+      .object({ type: z.literal("function"), function: z.object({ name: FUNCTION_NAME }).strict() })
+      .strict(),
+  ])
   .nullish()
   .openapi({
     description:
@@ -36,14 +49,27 @@ export const ToolChoice = z
   });
 
 export const toolFields = {
-  tools: z.array(ChatTool).max(MAX_TOOLS).nullish().openapi({ description: `Up to ${MAX_TOOLS} functions; they reach the chat template as sent` }),
+  tools: z
+    .array(ChatTool)
+    .max(MAX_TOOLS)
+    .nullish()
+    .openapi({ description: `Up to ${MAX_TOOLS} functions; they reach the chat template as sent` }),
   tool_choice: ToolChoice,
-  parallel_tool_calls: z.boolean().nullish().openapi({ description: 'With tool_choice "required": false allows one call only' }),
+  parallel_tool_calls: z
+    .boolean()
+    .nullish()
+    .openapi({ description: 'With tool_choice "required": false allows one call only' }),
 };
 
 /** A tool call of an earlier assistant turn: its arguments are the JSON text the model wrote. */
 export const AssistantToolCall = z
-  .object({ id: z.string().max(256), type: z.literal("function"), function: z.object({ name: z.string().min(1).max(64), arguments: z.string().max(1_000_000) }).strict() })
+  .object({
+    id: z.string().max(256),
+    type: z.literal("function"),
+    function: z
+      .object({ name: z.string().min(1).max(64), arguments: z.string().max(1_000_000) })
+      .strict(),
+  })
   .strict();
 
 interface ToolBody {
@@ -64,7 +90,10 @@ export interface ToolPlan {
  * What a tool plan asks of the generation: a forced call's constraint; for "auto", special
  * tokens kept in the text, as vLLM's hermes parser keeps them (some models' <tool_call> is one).
  */
-export function toolOptions(plan: ToolPlan | undefined): { structured?: StructuredRequest; skipSpecialTokens?: boolean } {
+export function toolOptions(plan: ToolPlan | undefined): {
+  structured?: StructuredRequest;
+  skipSpecialTokens?: boolean;
+} {
   if (plan === undefined) return {};
   if (plan.structured !== undefined) return { structured: plan.structured };
   return { skipSpecialTokens: false };
@@ -95,13 +124,20 @@ export const CHAT_FIELDS: ToolFieldNames = {
 };
 
 /** How the request's tools are used (undefined: text alone); a choice this service cannot honour is a 400 naming it. */
-export function toolPlanOf(body: ToolBody, model: ToolModel, names: ToolFieldNames = CHAT_FIELDS): ToolPlan | undefined {
+export function toolPlanOf(
+  body: ToolBody,
+  model: ToolModel,
+  names: ToolFieldNames = CHAT_FIELDS,
+): ToolPlan | undefined {
   const tools = body.tools ?? [];
   // As vLLM's: tools without a tool_choice mean "auto".
   const choice = body.tool_choice ?? (tools.length > 0 ? "auto" : "none");
   // "auto" with no tools is text, as "none" is (vLLM refuses it; clients that always send it are common).
   if (choice === "none" || (choice === "auto" && tools.length === 0)) return undefined;
-  if (tools.length === 0) throw new ServiceError(400, "invalid_request", "When using tool_choice, tools must be set", { field: "tool_choice" });
+  if (tools.length === 0)
+    throw new ServiceError(400, "invalid_request", "When using tool_choice, tools must be set", {
+      field: "tool_choice",
+    });
   if (choice === "auto") {
     // As vLLM's: a structured output may constrain the text beside "auto".
     if (model.parser !== undefined) return { mode: { kind: "auto", parser: model.parser } };
@@ -113,37 +149,73 @@ export function toolPlanOf(body: ToolBody, model: ToolModel, names: ToolFieldNam
       { field: body.tool_choice == null ? names.defaultChoice : "tool_choice" },
     );
   }
-  const structuredToo = (body.response_format != null && body.response_format.type !== "text") || body.structured_outputs != null;
+  const structuredToo =
+    (body.response_format != null && body.response_format.type !== "text") ||
+    body.structured_outputs != null;
   if (structuredToo) {
-    throw new ServiceError(400, "invalid_request", "You can only either use constraints for structured outputs or tools, not both", { field: "tool_choice" });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "You can only either use constraints for structured outputs or tools, not both",
+      { field: "tool_choice" },
+    );
   }
   if (choice === "required") {
     const { schema, owners } = requiredSchema(tools, body.parallel_tool_calls ?? true, names);
-    return { mode: { kind: "required" }, structured: compiledOrRefused({ json: schema }, "tools", (path) => requiredPath(path, owners, names)) };
+    return {
+      mode: { kind: "required" },
+      structured: compiledOrRefused({ json: schema }, "tools", (path) =>
+        requiredPath(path, owners, names),
+      ),
+    };
   }
   const at = tools.findIndex((tool) => tool.function.name === choice.function.name);
-  if (at === -1) throw new ServiceError(400, "invalid_request", "The tool specified in tool_choice does not match any of the specified tools", { field: names.choiceName });
+  if (at === -1)
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "The tool specified in tool_choice does not match any of the specified tools",
+      { field: names.choiceName },
+    );
   const field = names.parameters(at);
-  return { mode: { kind: "named", name: choice.function.name }, structured: compiledOrRefused({ json: tools[at]!.function.parameters ?? ANY_OBJECT }, field) };
+  return {
+    mode: { kind: "named", name: choice.function.name },
+    structured: compiledOrRefused({ json: tools[at]!.function.parameters ?? ANY_OBJECT }, field),
+  };
 }
 
 /**
  * vLLM's schema for "required": a list of at least one {name, parameters} object, each tool an
  * alternative; the tools' $defs (and definitions) gathered at the root, where their $refs point.
  */
-function requiredSchema(tools: readonly z.infer<typeof ChatTool>[], parallel: boolean, names: ToolFieldNames): { schema: Record<string, unknown>; owners: Map<string, number> } {
-  const gathered: Record<"$defs" | "definitions", Record<string, unknown>> = { $defs: {}, definitions: {} };
+function requiredSchema(
+  tools: readonly z.infer<typeof ChatTool>[],
+  parallel: boolean,
+  names: ToolFieldNames,
+): { schema: Record<string, unknown>; owners: Map<string, number> } {
+  const gathered: Record<"$defs" | "definitions", Record<string, unknown>> = {
+    $defs: {},
+    definitions: {},
+  };
   /** "$defs/<name>" → the first tool that defined it. */
   const owners = new Map<string, number>();
   const alternatives = tools.map((tool, index) => {
     const { $defs, definitions, ...parameters } = tool.function.parameters ?? ANY_OBJECT;
-    for (const [key, defs] of [["$defs", $defs], ["definitions", definitions]] as const) {
+    for (const [key, defs] of [
+      ["$defs", $defs],
+      ["definitions", definitions],
+    ] as const) {
       if (defs === undefined || defs === null || typeof defs !== "object") continue;
       for (const [name, definition] of Object.entries(defs)) {
         const known = gathered[key][name];
         if (known !== undefined && JSON.stringify(known) !== JSON.stringify(definition)) {
           const field = `${names.parameters(index)}.${key}.${name}`;
-          throw new ServiceError(400, "invalid_request", `${field}: another tool defines ${key}/${name} differently; with tool_choice "required" the tools' definitions share one namespace`, { field });
+          throw new ServiceError(
+            400,
+            "invalid_request",
+            `${field}: another tool defines ${key}/${name} differently; with tool_choice "required" the tools' definitions share one namespace`,
+            { field },
+          );
         }
         gathered[key][name] = definition;
         if (!owners.has(`${key}/${name}`)) owners.set(`${key}/${name}`, index);
@@ -167,11 +239,17 @@ function requiredSchema(tools: readonly z.infer<typeof ChatTool>[], parallel: bo
 }
 
 /** A place in the "required" schema → the request field it came from (tools.<i>.function.parameters…). */
-function requiredPath(path: string, owners: ReadonlyMap<string, number>, names: ToolFieldNames): string {
+function requiredPath(
+  path: string,
+  owners: ReadonlyMap<string, number>,
+  names: ToolFieldNames,
+): string {
   const alternative = /^\/items\/anyOf\/(\d+)\/properties\/parameters(.*)$/.exec(path);
-  if (alternative !== null) return `${names.parameters(Number(alternative[1]))}${alternative[2]!.replaceAll("/", ".")}`;
+  if (alternative !== null)
+    return `${names.parameters(Number(alternative[1]))}${alternative[2]!.replaceAll("/", ".")}`;
   const definition = /^\/(\$defs|definitions)\/([^/]+)(.*)$/.exec(path);
   const owner = definition === null ? undefined : owners.get(`${definition[1]}/${definition[2]}`);
-  if (owner !== undefined) return `${names.parameters(owner)}.${definition![1]}.${definition![2]}${definition![3]!.replaceAll("/", ".")}`;
+  if (owner !== undefined)
+    return `${names.parameters(owner)}.${definition![1]}.${definition![2]}${definition![3]!.replaceAll("/", ".")}`;
   return "tools";
 }

@@ -28,8 +28,17 @@ adyenWebhook.post("/v1/webhooks/adyen", async (c) => {
 
   // In order: two items for the same card must see each other in their histories.
   for (const item of items.filter((entry) => entry.eventCode === "AUTHORISATION")) {
-    const delivered = { eventId: `${item.pspReference}:${item.eventCode}`, provider: "adyen" as const, eventType: item.eventCode };
-    await record(c.env, { services: c.get("services"), stores: c.get("fraudStores")(c.env) }, delivered, fromAuthorisation(item, merchantOf(c.env)));
+    const delivered = {
+      eventId: `${item.pspReference}:${item.eventCode}`,
+      provider: "adyen" as const,
+      eventType: item.eventCode,
+    };
+    await record(
+      c.env,
+      { services: c.get("services"), stores: c.get("fraudStores")(c.env) },
+      delivered,
+      fromAuthorisation(item, merchantOf(c.env)),
+    );
   }
   return c.text("[accepted]");
 });

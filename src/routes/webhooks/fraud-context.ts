@@ -15,7 +15,10 @@ const MerchantProfileSchema = z.object({
   mcc: z.string().regex(/^\d{4}$/),
   city: z.string().optional(),
   state: z.string().optional(),
-  zip: z.string().regex(/^\d{1,10}$/).optional(),
+  zip: z
+    .string()
+    .regex(/^\d{1,10}$/)
+    .optional(),
 });
 
 export interface FraudContext {
@@ -25,11 +28,19 @@ export interface FraudContext {
 }
 
 /** Resolves the configured fraud model (503 until it is ready) beside the store composed at the top (src/compose.ts). */
-export async function fraudContext(env: Env, services: Services, stores: FraudStores): Promise<FraudContext> {
+export async function fraudContext(
+  env: Env,
+  services: Services,
+  stores: FraudStores,
+): Promise<FraudContext> {
   const model = services.get(env.FRAUD_MODEL);
   const scorer = model?.capabilities.fraudScoring;
   if (model === undefined || scorer === undefined) {
-    throw new ServiceError(503, "model_not_ready", `FRAUD_MODEL "${env.FRAUD_MODEL}" is not a served fraud-scoring model`);
+    throw new ServiceError(
+      503,
+      "model_not_ready",
+      `FRAUD_MODEL "${env.FRAUD_MODEL}" is not a served fraud-scoring model`,
+    );
   }
   await requireReady(model);
   return { scorer, ledger: stores.ledger, merchant: merchantProfile(env.MERCHANT_PROFILE) };
@@ -39,9 +50,14 @@ export async function fraudContext(env: Env, services: Services, stores: FraudSt
 export async function requireSchema(db: D1Database): Promise<void> {
   const missing = await missingMigrations(db);
   if (missing.length === 0) return;
-  throw new ServiceError(503, "not_configured", `The D1 database lacks migration ${missing.join(", ")}: run \`wrangler d1 migrations apply DB\``, {
-    headers: { "retry-after": "60" },
-  });
+  throw new ServiceError(
+    503,
+    "not_configured",
+    `The D1 database lacks migration ${missing.join(", ")}: run \`wrangler d1 migrations apply DB\``,
+    {
+      headers: { "retry-after": "60" },
+    },
+  );
 }
 
 /** The merchant profile alone (for mapping events before the model is needed). */
@@ -56,7 +72,12 @@ function merchantProfile(config: string): MerchantProfile {
   let profile = profiles.get(config);
   if (profile === undefined) {
     const parsed = MerchantProfileSchema.safeParse(parseJson(config));
-    if (!parsed.success) throw new ServiceError(500, "internal_error", "MERCHANT_PROFILE is not a valid merchant profile");
+    if (!parsed.success)
+      throw new ServiceError(
+        500,
+        "internal_error",
+        "MERCHANT_PROFILE is not a valid merchant profile",
+      );
     profile = parsed.data;
     profiles.set(config, profile);
   }

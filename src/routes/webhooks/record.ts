@@ -14,7 +14,9 @@ export interface Delivered {
   eventType: string;
 }
 
-export type Recorded = { scored: true; decision: Decision; duplicate: boolean } | { scored: false; reason: string };
+export type Recorded =
+  | { scored: true; decision: Decision; duplicate: boolean }
+  | { scored: false; reason: string };
 
 /** What the composition root hands the webhooks: the served models and the card ledger. */
 export interface WebhookDeps {
@@ -23,9 +25,21 @@ export interface WebhookDeps {
 }
 
 /** Decides a payment or records the event as not scored; throws (→ non-2xx, retried) only when storing fails. */
-export async function record(env: Env, { services, stores }: WebhookDeps, delivered: Delivered, source: SourceEvent, approved: boolean | null = null): Promise<Recorded> {
+export async function record(
+  env: Env,
+  { services, stores }: WebhookDeps,
+  delivered: Delivered,
+  source: SourceEvent,
+  approved: boolean | null = null,
+): Promise<Recorded> {
   if (source.kind === "unscored") {
-    await recordUnscored(env.DB, { ...delivered, objectId: source.objectId, transactionKey: source.key ?? null, reason: source.reason, approved });
+    await recordUnscored(env.DB, {
+      ...delivered,
+      objectId: source.objectId,
+      transactionKey: source.key ?? null,
+      reason: source.reason,
+      approved,
+    });
     return { scored: false, reason: source.reason };
   }
   const { scorer, ledger } = await fraudContext(env, services, stores);

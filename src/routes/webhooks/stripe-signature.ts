@@ -23,12 +23,24 @@ const invalid = (detail: string, cause?: unknown) =>
   new ServiceError(400, "invalid_request", detail, { field: "headers.stripe-signature", cause });
 
 /** The signed event, or 400 naming the header (503 when no secret is configured). */
-export async function verifyStripe(body: string, signature: string | undefined, secret: string | undefined, now = Date.now()): Promise<StripeEvent> {
-  if (!secret) throw new ServiceError(503, "not_configured", "STRIPE_WEBHOOK_SECRET is not configured");
+export async function verifyStripe(
+  body: string,
+  signature: string | undefined,
+  secret: string | undefined,
+  now = Date.now(),
+): Promise<StripeEvent> {
+  if (!secret)
+    throw new ServiceError(503, "not_configured", "STRIPE_WEBHOOK_SECRET is not configured");
   if (!signature) throw invalid("Missing Stripe-Signature header");
   let event: unknown;
   try {
-    event = await Stripe.webhooks.constructEventAsync(body, signature, secret, TOLERANCE_SECONDS, cryptoProvider);
+    event = await Stripe.webhooks.constructEventAsync(
+      body,
+      signature,
+      secret,
+      TOLERANCE_SECONDS,
+      cryptoProvider,
+    );
   } catch (error) {
     throw invalid("Stripe signature verification failed", error);
   }

@@ -28,30 +28,46 @@ const AUTHORIZATION_DEADLINE_MS = 1500;
 const METADATA_MAX = 500;
 
 /** The event's object mapped by `map`, or the first field that kept it from being a payment. */
-function sourceOf<T extends z.ZodType>(schema: T, event: StripeEvent, map: (value: z.infer<T>) => SourceEvent): SourceEvent {
+function sourceOf<T extends z.ZodType>(
+  schema: T,
+  event: StripeEvent,
+  map: (value: z.infer<T>) => SourceEvent,
+): SourceEvent {
   const parsed = schema.safeParse(event.data.object);
   if (parsed.success) return map(parsed.data);
   const object = event.data.object;
-  const objectId = typeof object === "object" && object !== null && "id" in object && typeof object.id === "string" ? object.id : event.id;
+  const objectId =
+    typeof object === "object" && object !== null && "id" in object && typeof object.id === "string"
+      ? object.id
+      : event.id;
   return { kind: "unscored", objectId, reason: `data.object.${describe(parsed.error)}` };
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ServiceError(504, "upstream_timeout", `No fraud decision within ${ms} ms`)), ms);
+    timer = setTimeout(
+      () => reject(new ServiceError(504, "upstream_timeout", `No fraud decision within ${ms} ms`)),
+      ms,
+    );
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 const acknowledged = (recorded: Recorded) =>
-  recorded.scored ? { received: true, scored: true, duplicate: recorded.duplicate, decision: recorded.decision } : { received: true, scored: false, reason: recorded.reason };
+  recorded.scored
+    ? { received: true, scored: true, duplicate: recorded.duplicate, decision: recorded.decision }
+    : { received: true, scored: false, reason: recorded.reason };
 
 export const stripeWebhook = new OpenAPIHono<AppEnv>();
 // Both webhooks are documented once, with this router.
 documentWebhooks(stripeWebhook.openAPIRegistry);
 stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
-  const event = await verifyStripe(await c.req.text(), c.req.header("stripe-signature"), c.env.STRIPE_WEBHOOK_SECRET);
+  const event = await verifyStripe(
+    await c.req.text(),
+    c.req.header("stripe-signature"),
+    c.env.STRIPE_WEBHOOK_SECRET,
+  );
   await requireSchema(c.env.DB);
   const delivered = { eventId: event.id, provider: "stripe" as const, eventType: event.type };
   const services = c.get("services");
@@ -66,10 +82,25 @@ stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
         const objectId = source.kind === "unscored" ? source.objectId : source.transaction.id;
         // Recorded before the answer; Stripe never retries an authorization request, so the
         // policy answers even if recording fails.
-        await recordUnscored(c.env.DB, { ...delivered, objectId, transactionKey: source.key ?? null, reason, approved: policy }).catch((error: unknown) =>
-          console.error(JSON.stringify({ event: "unscored_not_recorded", eventId: event.id, error: String(error) })),
+        await recordUnscored(c.env.DB, {
+          ...delivered,
+          objectId,
+          transactionKey: source.key ?? null,
+          reason,
+          approved: policy,
+        }).catch((error: unknown) =>
+          console.error(
+            JSON.stringify({
+              event: "unscored_not_recorded",
+              eventId: event.id,
+              error: String(error),
+            }),
+          ),
         );
-        return c.json({ approved: policy, metadata: { fraud_unscored: reason.slice(0, METADATA_MAX) } });
+        return c.json({
+          approved: policy,
+          metadata: { fraud_unscored: reason.slice(0, METADATA_MAX) },
+        });
       };
       if (source.kind === "unscored") return unscored(source.reason);
       const work = record(c.env, deps, delivered, source);
@@ -79,28 +110,42 @@ stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
         const recorded = await withDeadline(work, AUTHORIZATION_DEADLINE_MS);
         if (!recorded.scored) return unscored(recorded.reason);
         const { decision } = recorded;
-        return c.json({ approved: decision.approved, metadata: { fraud_score: decision.score.toFixed(4), fraud_label: decision.label } });
+        return c.json({
+          approved: decision.approved,
+          metadata: { fraud_score: decision.score.toFixed(4), fraud_label: decision.label },
+        });
       } catch (error) {
-        return unscored(error instanceof ServiceError ? error.message : "the fraud decision failed");
+        return unscored(
+          error instanceof ServiceError ? error.message : "the fraud decision failed",
+        );
       }
     }
     case "issuing_authorization.created": {
-      const source = sourceOf(IssuingAuthorizationSchema, event, (authorization) => fromIssuingAuthorization(authorization, true));
+      const source = sourceOf(IssuingAuthorizationSchema, event, (authorization) =>
+        fromIssuingAuthorization(authorization, true),
+      );
       return c.json(acknowledged(await record(c.env, deps, delivered, source)));
     }
     case "charge.succeeded":
     case "charge.failed":
     case "charge.captured":
     case "charge.updated": {
-      const source = sourceOf(ChargeSchema, event, (charge) => fromCharge(charge, merchantOf(c.env)));
+      const source = sourceOf(ChargeSchema, event, (charge) =>
+        fromCharge(charge, merchantOf(c.env)),
+      );
       return c.json(acknowledged(await record(c.env, deps, delivered, source)));
     }
     case "payment_intent.succeeded":
     case "payment_intent.payment_failed": {
-      const source = sourceOf(PaymentIntentSchema, event, (intent) => fromPaymentIntent(intent, merchantOf(c.env)));
+      const source = sourceOf(PaymentIntentSchema, event, (intent) =>
+        fromPaymentIntent(intent, merchantOf(c.env)),
+      );
       return c.json(acknowledged(await record(c.env, deps, delivered, source)));
     }
     default:
-      return c.json({ received: true, ignored: `event type ${event.type} carries no transaction to score` });
+      return c.json({
+        received: true,
+        ignored: `event type ${event.type} carries no transaction to score`,
+      });
   }
 });

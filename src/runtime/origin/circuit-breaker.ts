@@ -17,7 +17,11 @@ export interface BreakerOptions {
   now?: () => number;
 }
 
-export function circuitBreaker({ threshold, cooldownMs, now = Date.now }: BreakerOptions): CircuitBreaker {
+export function circuitBreaker({
+  threshold,
+  cooldownMs,
+  now = Date.now,
+}: BreakerOptions): CircuitBreaker {
   let failures = 0;
   let openedAt: number | undefined;
   let probing = false;
@@ -27,9 +31,14 @@ export function circuitBreaker({ threshold, cooldownMs, now = Date.now }: Breake
       const waited = now() - openedAt;
       if (waited < cooldownMs || probing) {
         const retryAfter = Math.max(1, Math.ceil((cooldownMs - waited) / 1000));
-        throw new ServiceError(503, "upstream_unavailable", "The GPU origin is failing; requests are refused until it recovers", {
-          headers: { "retry-after": String(retryAfter) },
-        });
+        throw new ServiceError(
+          503,
+          "upstream_unavailable",
+          "The GPU origin is failing; requests are refused until it recovers",
+          {
+            headers: { "retry-after": String(retryAfter) },
+          },
+        );
       }
       probing = true;
     },

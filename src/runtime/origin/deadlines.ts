@@ -56,7 +56,13 @@ export function deadlines(caller: AbortSignal | undefined): Deadlines {
           return;
         }
         expired = current.failure;
-        own.abort(new ServiceError(504, "upstream_timeout", `The GPU origin ${current.failure} within ${current.ms} ms`));
+        own.abort(
+          new ServiceError(
+            504,
+            "upstream_timeout",
+            `The GPU origin ${current.failure} within ${current.ms} ms`,
+          ),
+        );
       }, ms),
     };
   };

@@ -14,10 +14,19 @@ import { ServiceError } from "../../errors/service-error";
 import { SseParser } from "../../protocols/sse";
 import { completionRequest, ErrorEvent, errorMessage } from "../../protocols/vllm-completions";
 import { readTail, stepOf, upstream } from "./vllm-steps";
-import type { GenerationCapability, GenerationRequest, GenerationStep, InferenceRuntime } from "../runtime";
+import type {
+  GenerationCapability,
+  GenerationRequest,
+  GenerationStep,
+  InferenceRuntime,
+} from "../runtime";
 import { breakerFor } from "./circuit-breaker";
 import { deadlines, type Deadlines } from "./deadlines";
-import { DEFAULT_FIRST_TOKEN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, type OriginConfig } from "./origin-config";
+import {
+  DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  type OriginConfig,
+} from "./origin-config";
 
 export interface VllmRuntimeOptions {
   model: { name: string };
@@ -44,13 +53,32 @@ async function reason(response: Response): Promise<string> {
 async function refusal(response: Response): Promise<ServiceError> {
   const detail = await reason(response);
   const retryAfter = response.headers.get("retry-after") ?? "1";
-  if (response.status === 429) return new ServiceError(429, "rate_limited", `The GPU origin is busy: ${detail}`, { headers: { "retry-after": retryAfter } });
-  if (response.status === 503) return new ServiceError(503, "upstream_unavailable", `The GPU origin is unavailable: ${detail}`, { headers: { "retry-after": retryAfter } });
+  if (response.status === 429)
+    return new ServiceError(429, "rate_limited", `The GPU origin is busy: ${detail}`, {
+      headers: { "retry-after": retryAfter },
+    });
+  if (response.status === 503)
+    return new ServiceError(
+      503,
+      "upstream_unavailable",
+      `The GPU origin is unavailable: ${detail}`,
+      { headers: { "retry-after": retryAfter } },
+    );
   if (response.status === 400) {
     // A vLLM started with a lower --max-logprobs refuses what the edge accepts (up to 20).
-    if (/logprobs/i.test(detail)) return new ServiceError(400, "invalid_request", `The GPU origin refused the request: ${detail}`, { field: "logprobs" });
-    const code = /context|maximum|too long|max_model_len/i.test(detail) ? "context_length_exceeded" : "invalid_request";
-    return new ServiceError(400, code, `The GPU origin refused the request: ${detail}`, { field: code === "context_length_exceeded" ? "messages" : "body" });
+    if (/logprobs/i.test(detail))
+      return new ServiceError(
+        400,
+        "invalid_request",
+        `The GPU origin refused the request: ${detail}`,
+        { field: "logprobs" },
+      );
+    const code = /context|maximum|too long|max_model_len/i.test(detail)
+      ? "context_length_exceeded"
+      : "invalid_request";
+    return new ServiceError(400, code, `The GPU origin refused the request: ${detail}`, {
+      field: code === "context_length_exceeded" ? "messages" : "body",
+    });
   }
   return upstream(`The GPU origin failed (${response.status}: ${detail})`);
 }
@@ -78,7 +106,9 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
   }
 }
 
-const retryable = (error: unknown) => error instanceof ServiceError && (error.code === "upstream_error" || error.code === "upstream_timeout");
+const retryable = (error: unknown) =>
+  error instanceof ServiceError &&
+  (error.code === "upstream_error" || error.code === "upstream_timeout");
 
 /** A runtime whose model decodes on a vLLM-compatible origin. */
 export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime {
@@ -86,18 +116,35 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
   const attempts = options.attempts ?? 1 + RETRY_DELAYS_MS.length;
 
   const url = (): string => {
-    if (!origin.url) throw new ServiceError(503, "not_configured", `Model "${model.name}" runs on the GPU origin, and no origin URL is set for it`);
+    if (!origin.url)
+      throw new ServiceError(
+        503,
+        "not_configured",
+        `Model "${model.name}" runs on the GPU origin, and no origin URL is set for it`,
+      );
     return `${origin.url.replace(/\/+$/, "")}/v1/completions`;
   };
 
   /** Sends the request and waits for the response headers (the connect phase). */
-  async function open(request: GenerationRequest, limits: Deadlines, fetchSignal: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+  async function open(
+    request: GenerationRequest,
+    limits: Deadlines,
+    fetchSignal: AbortSignal,
+  ): Promise<Response> {
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "text/event-stream",
+    };
     if (origin.apiKey) headers.authorization = `Bearer ${origin.apiKey}`;
     limits.phase(origin.timeoutMs, "did not answer");
     let response: Response;
     try {
-      response = await fetch(url(), { method: "POST", headers, body: JSON.stringify(completionRequest(model.name, request)), signal: fetchSignal });
+      response = await fetch(url(), {
+        method: "POST",
+        headers,
+        body: JSON.stringify(completionRequest(model.name, request)),
+        signal: fetchSignal,
+      });
     } catch (error) {
       if (limits.timedOut()) throw limits.signal.reason;
       if (limits.signal.aborted) throw limits.signal.reason;
@@ -114,14 +161,21 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
    * much of the prompt the origin's cache served. A tail that fails or is late only leaves
    * that count out; the rest of the body is drained afterwards as usual.
    */
-  async function awaitTail(reader: ReadableStreamDefaultReader<Uint8Array>, parser: SseParser, finished: GenerationStep): Promise<void> {
+  async function awaitTail(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    parser: SseParser,
+    finished: GenerationStep,
+  ): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), USAGE_WAIT_MS)));
+    const late = new Promise<"late">(
+      (resolve) => (timer = setTimeout(() => resolve("late"), USAGE_WAIT_MS)),
+    );
     try {
       for (;;) {
         const read = await Promise.race([reader.read(), late]);
         if (read === "late") return;
-        if (readTail(read.done ? parser.end() : parser.push(read.value), finished) || read.done) return;
+        if (readTail(read.done ? parser.end() : parser.push(read.value), finished) || read.done)
+          return;
       }
     } catch {
       // the tail only adds the cached-token count
@@ -144,12 +198,16 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
       let lastError: unknown;
       let accepted = false;
       for (let attempt = 0; attempt < attempts; attempt += 1) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 1000));
+        if (attempt > 0)
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 1000));
         signal.throwIfAborted();
         const limits = deadlines(signal);
         let yielded = false;
         const stopIds = new Set(request.stopTokenIds);
-        const prompt = request.promptLogprobs === undefined ? undefined : { ids: request.promptIds, count: request.promptLogprobs, read: false };
+        const prompt =
+          request.promptLogprobs === undefined
+            ? undefined
+            : { ids: request.promptIds, count: request.promptLogprobs, read: false };
         let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
         // The fetch's own signal, fed by `limits` until the finish is read: after it, the
         // caller's end (the task aborts its signal when it is done) must not cut the body the
@@ -161,7 +219,10 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         try {
           const response = await open(request, limits, upstreamAbort.signal);
           breaker.success();
-          limits.phase(origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS, "sent no first token");
+          limits.phase(
+            origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
+            "sent no first token",
+          );
           if (!accepted) {
             accepted = true;
             yield { tokenIds: [] };
@@ -173,10 +234,16 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           for (;;) {
             limits.signal.throwIfAborted();
             const { done, value } = await reader.read();
-            const { step, failure, tailRead } = stepOf(done ? parser.end() : parser.push(value), stopIds, request.logprobs, prompt);
+            const { step, failure, tailRead } = stepOf(
+              done ? parser.end() : parser.push(value),
+              stopIds,
+              request.logprobs,
+              prompt,
+            );
             if (step !== undefined && request.maxTokens <= 0) {
               // The prompt's logprobs alone: the one token asked for to get them is not the client's.
-              if (step.promptLogprobs === undefined) throw failure ?? upstream("The GPU origin sent no prompt logprobs");
+              if (step.promptLogprobs === undefined)
+                throw failure ?? upstream("The GPU origin sent no prompt logprobs");
               yield { tokenIds: [], finishReason: "length", promptLogprobs: step.promptLogprobs };
               return;
             }
@@ -194,7 +261,12 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         } catch (caught) {
           if (signal.aborted) throw signal.reason;
           const error = limits.errorOf(caught);
-          if (error instanceof ServiceError && (error.status >= 500 && error.code !== "upstream_unavailable")) breaker.failure();
+          if (
+            error instanceof ServiceError &&
+            error.status >= 500 &&
+            error.code !== "upstream_unavailable"
+          )
+            breaker.failure();
           // After the first token the client has text: no retry, the route ends the stream with an error event.
           if (yielded || !retryable(error)) throw error;
           lastError = error;

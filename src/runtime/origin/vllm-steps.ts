@@ -3,12 +3,23 @@
 // id and logprobs taken; the events of one origin read joined into one step; the usage chunk
 // behind the finish read for the prompt tokens the origin's prefix cache served.
 import { ServiceError } from "../../errors/service-error";
-import { cachedTokensOf, CompletionChunk, echoedLogprobsOf, ErrorEvent, errorMessage, isCompletionChunk, logprobsOf } from "../../protocols/vllm-completions";
+import {
+  cachedTokensOf,
+  CompletionChunk,
+  echoedLogprobsOf,
+  ErrorEvent,
+  errorMessage,
+  isCompletionChunk,
+  logprobsOf,
+} from "../../protocols/vllm-completions";
 import type { GenerationStep } from "../runtime";
 
 /** The 502 of an origin that failed or sent what cannot be read. */
 export function upstream(detail: string, cause?: unknown): ServiceError {
-  return new ServiceError(502, "upstream_error", detail, { cause, headers: { "retry-after": "5" } });
+  return new ServiceError(502, "upstream_error", detail, {
+    cause,
+    headers: { "retry-after": "5" },
+  });
 }
 
 const NO_IDS: ReadonlySet<number> = new Set();
@@ -31,7 +42,12 @@ interface UsageReport {
  * One chunk's step, or the usage chunk's report; throws the 502 of a broken chunk or a
  * mid-stream error event. `logprobs`: how many alternatives the request asked for (undefined: none).
  */
-function readStep(data: string, stopIds: ReadonlySet<number>, logprobs?: number, prompt?: EchoedPrompt): GenerationStep | UsageReport {
+function readStep(
+  data: string,
+  stopIds: ReadonlySet<number>,
+  logprobs?: number,
+  prompt?: EchoedPrompt,
+): GenerationStep | UsageReport {
   let json: unknown;
   try {
     json = JSON.parse(data);
@@ -39,40 +55,59 @@ function readStep(data: string, stopIds: ReadonlySet<number>, logprobs?: number,
     throw upstream("The GPU origin sent a chunk that is not JSON", error);
   }
   // Error events are rare: only objects that look like one pay for the schema.
-  if (typeof json === "object" && json !== null && ("error" in json || ("object" in json && json.object === "error"))) {
+  if (
+    typeof json === "object" &&
+    json !== null &&
+    ("error" in json || ("object" in json && json.object === "error"))
+  ) {
     const failed = ErrorEvent.safeParse(json);
-    throw upstream(`The GPU origin failed mid-stream: ${failed.success ? errorMessage(failed.data) : "an unreadable error event"}`);
+    throw upstream(
+      `The GPU origin failed mid-stream: ${failed.success ? errorMessage(failed.data) : "an unreadable error event"}`,
+    );
   }
   // Checked by hand per token; zod runs only to describe a chunk that fails the check.
-  if (!isCompletionChunk(json)) throw upstream("The GPU origin sent an invalid completion chunk", CompletionChunk.safeParse(json).error);
+  if (!isCompletionChunk(json))
+    throw upstream(
+      "The GPU origin sent an invalid completion chunk",
+      CompletionChunk.safeParse(json).error,
+    );
   const [choice] = json.choices;
   if (choice === undefined) return { cachedTokens: cachedTokensOf(json) };
   const tokenIds = choice.token_ids ?? [];
-  if (choice.token_ids == null && (choice.text ?? "") !== "") throw upstream("The GPU origin sent no token_ids (return_token_ids unsupported?)");
+  if (choice.token_ids == null && (choice.text ?? "") !== "")
+    throw upstream("The GPU origin sent no token_ids (return_token_ids unsupported?)");
   const step = choiceStep(choice, tokenIds, stopIds);
   let own = choice.logprobs;
   if (prompt !== undefined && !prompt.read) {
     // vLLM's echo: the first chunk's logprobs are the prompt's, then its tokens'.
     const echoed = own == null ? "no logprobs" : echoedLogprobsOf(own, prompt.ids, prompt.count);
-    if (typeof echoed === "string") throw upstream(`The GPU origin sent unreadable prompt logprobs: ${echoed}`);
+    if (typeof echoed === "string")
+      throw upstream(`The GPU origin sent unreadable prompt logprobs: ${echoed}`);
     [step.promptLogprobs, own, prompt.read] = [echoed.prompt, echoed.rest, true];
   }
   if (logprobs !== undefined && tokenIds.length > 0) {
     // Aligned with token_ids, the stop id included: the capability's order (the ids, then the stop id).
     const parsed = own == null ? "no logprobs" : logprobsOf(own, tokenIds, logprobs);
-    if (typeof parsed === "string") throw upstream(`The GPU origin sent unreadable logprobs: ${parsed}`);
+    if (typeof parsed === "string")
+      throw upstream(`The GPU origin sent unreadable logprobs: ${parsed}`);
     step.logprobs = parsed;
   }
   return step;
 }
 
 /** A choice's ids and finish as a step. */
-function choiceStep(choice: CompletionChunk["choices"][number], tokenIds: number[], stopIds: ReadonlySet<number>): GenerationStep {
+function choiceStep(
+  choice: CompletionChunk["choices"][number],
+  tokenIds: number[],
+  stopIds: ReadonlySet<number>,
+): GenerationStep {
   if (choice.finish_reason == null) return { tokenIds };
-  if (choice.finish_reason !== "stop" && choice.finish_reason !== "length") return { tokenIds, finishReason: "stop" };
+  if (choice.finish_reason !== "stop" && choice.finish_reason !== "length")
+    return { tokenIds, finishReason: "stop" };
   const last = tokenIds.at(-1);
   // vLLM keeps the stop token in token_ids (its text is dropped); the edge drops the id.
-  if (choice.finish_reason === "stop" && last !== undefined && stopIds.has(last)) return { tokenIds: tokenIds.slice(0, -1), finishReason: "stop", stopTokenId: last };
+  if (choice.finish_reason === "stop" && last !== undefined && stopIds.has(last))
+    return { tokenIds: tokenIds.slice(0, -1), finishReason: "stop", stopTokenId: last };
   return { tokenIds, finishReason: choice.finish_reason };
 }
 
@@ -107,7 +142,8 @@ export function stepOf(
       if (step.finishReason !== undefined) merged.finishReason = step.finishReason;
       if (step.stopTokenId !== undefined) merged.stopTokenId = step.stopTokenId;
     }
-    if (step.finishReason !== undefined) return { step: merged, tailRead: readTail(events.slice(at + 1), merged) };
+    if (step.finishReason !== undefined)
+      return { step: merged, tailRead: readTail(events.slice(at + 1), merged) };
   }
   return { step: merged };
 }

@@ -17,9 +17,17 @@ export function wasmMemoryBytes(): number {
 }
 
 /** Emscripten either exports its memory or imports one it created (threaded builds). */
-function findMemory(instance: WebAssembly.Instance, imports: WebAssembly.Imports | undefined): WebAssembly.Memory | undefined {
-  const candidates = [...Object.values(instance.exports), ...Object.values(imports ?? {}).flatMap((module) => Object.values(module))];
-  return candidates.find((value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory);
+function findMemory(
+  instance: WebAssembly.Instance,
+  imports: WebAssembly.Imports | undefined,
+): WebAssembly.Memory | undefined {
+  const candidates = [
+    ...Object.values(instance.exports),
+    ...Object.values(imports ?? {}).flatMap((module) => Object.values(module)),
+  ];
+  return candidates.find(
+    (value): value is WebAssembly.Memory => value instanceof WebAssembly.Memory,
+  );
 }
 
 /** Bytes ORT receives as `wasmBinary`; never compiled, only recognised below. */
@@ -60,7 +68,10 @@ async function withImportedModule<T>(init: () => Promise<T>): Promise<T> {
 /** Graphs optimized at build time skip ORT's optimizer here (a cold-start cost: the
  * transformers' passes and the lazy compilation of their WASM code); others get "all". */
 function sessionOptions(preOptimized: boolean): ort.InferenceSession.SessionOptions {
-  return { executionProviders: ["wasm"], graphOptimizationLevel: preOptimized ? "disabled" : "all" };
+  return {
+    executionProviders: ["wasm"],
+    graphOptimizationLevel: preOptimized ? "disabled" : "all",
+  };
 }
 
 let backendReady: Promise<void> | undefined;
@@ -79,7 +90,9 @@ function startBackend(): Promise<void> {
     ort.env.wasm.proxy = false;
     ort.env.wasm.wasmBinary = MARKER;
     ort.env.logLevel = "error";
-    const initialised = withImportedModule(() => ort.InferenceSession.create(new Uint8Array(starterGraph), sessionOptions(true))).then(async (session) => {
+    const initialised = withImportedModule(() =>
+      ort.InferenceSession.create(new Uint8Array(starterGraph), sessionOptions(true)),
+    ).then(async (session) => {
       await session.run({ ids: new ort.Tensor("int64", new BigInt64Array(4), [1, 4]) });
       await session.release();
     });
@@ -108,7 +121,10 @@ export function wasmSessionsCreated(): number {
 }
 
 /** Creates an ORT session from model bytes, once ORT's backend is ready. */
-export async function createSession(model: Uint8Array, options: { preOptimized: boolean } = { preOptimized: false }): Promise<ort.InferenceSession> {
+export async function createSession(
+  model: Uint8Array,
+  options: { preOptimized: boolean } = { preOptimized: false },
+): Promise<ort.InferenceSession> {
   await startBackend();
   const session = await ort.InferenceSession.create(model, sessionOptions(options.preOptimized));
   sessionsCreated += 1;

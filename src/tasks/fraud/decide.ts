@@ -8,7 +8,13 @@ import type { Transaction } from "./transaction";
 
 export interface CardLedger {
   prepare(cardId: string, delivery: Delivery, at: number, size: number): Promise<Prepared>;
-  commit(cardId: string, delivery: Delivery, transaction: Transaction, decision: Decision, version: number | null): Promise<Committed>;
+  commit(
+    cardId: string,
+    delivery: Delivery,
+    transaction: Transaction,
+    decision: Decision,
+    version: number | null,
+  ): Promise<Committed>;
 }
 
 export interface PaymentEvent {
@@ -31,13 +37,28 @@ const MAX_RESCORES = 3;
  * Any failure throws before anything is stored, so the caller answers non-2xx and the
  * provider retries.
  */
-export async function decide(scorer: FraudScorer, ledger: CardLedger, event: PaymentEvent): Promise<{ decision: Decision; duplicate: boolean }> {
+export async function decide(
+  scorer: FraudScorer,
+  ledger: CardLedger,
+  event: PaymentEvent,
+): Promise<{ decision: Decision; duplicate: boolean }> {
   const { transaction } = event;
-  const delivery: Delivery = { eventId: event.eventId, eventType: event.eventType, provider: event.provider, transactionKey: event.transactionKey };
+  const delivery: Delivery = {
+    eventId: event.eventId,
+    eventType: event.eventType,
+    provider: event.provider,
+    transactionKey: event.transactionKey,
+  };
   for (let attempt = 0; ; attempt++) {
-    const prepared = await ledger.prepare(transaction.card_id, delivery, transaction.timestamp, scorer.manifest.window - 1);
+    const prepared = await ledger.prepare(
+      transaction.card_id,
+      delivery,
+      transaction.timestamp,
+      scorer.manifest.window - 1,
+    );
     if (prepared.decided !== undefined) return { decision: prepared.decided, duplicate: true };
-    const [result] = (await scorer.score([{ history: prepared.history, current: transaction }])).results;
+    const [result] = (await scorer.score([{ history: prepared.history, current: transaction }]))
+      .results;
     if (result === undefined) throw new Error("the scorer returned no result");
     const decision: Decision = {
       transactionKey: event.transactionKey,
@@ -57,7 +78,13 @@ export async function decide(scorer: FraudScorer, ledger: CardLedger, event: Pay
       decidedAt: new Date().toISOString(),
     };
     // Another payment of the card committed meanwhile: score again with it in the history.
-    const committed = await ledger.commit(transaction.card_id, delivery, transaction, decision, attempt < MAX_RESCORES ? prepared.version : null);
+    const committed = await ledger.commit(
+      transaction.card_id,
+      delivery,
+      transaction,
+      decision,
+      attempt < MAX_RESCORES ? prepared.version : null,
+    );
     if (!("stale" in committed)) return committed;
   }
 }

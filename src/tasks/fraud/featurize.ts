@@ -58,7 +58,12 @@ function digitsOf(value: number): number[] {
 }
 
 /** One-hot per digit column over the digit values seen in training (unseen: all zeros). */
-function writeDigits(out: Float32Array, offset: number, value: number, seen: readonly (readonly number[])[]): number {
+function writeDigits(
+  out: Float32Array,
+  offset: number,
+  value: number,
+  seen: readonly (readonly number[])[],
+): number {
   digitsOf(value).forEach((digit, column) => {
     const values = seen[column] ?? [];
     const position = values.indexOf(digit);
@@ -85,33 +90,65 @@ function labelIndex(classes: readonly string[], value: string): number {
   return indexOf(classes, value) ?? indexOf(classes, UNKNOWN) ?? -1;
 }
 
-function writeEncoded(out: Float32Array, offset: number, value: string, column: { classes: readonly string[]; digits: readonly (readonly number[])[] }): number {
+function writeEncoded(
+  out: Float32Array,
+  offset: number,
+  value: string,
+  column: { classes: readonly string[]; digits: readonly (readonly number[])[] },
+): number {
   const index = labelIndex(column.classes, value);
-  if (index === -1) return offset + column.digits.reduce((width, values) => width + values.length, 0);
+  if (index === -1)
+    return offset + column.digits.reduce((width, values) => width + values.length, 0);
   return writeDigits(out, offset, index, column.digits);
 }
 
-function writeOneHot(out: Float32Array, offset: number, value: string, classes: readonly string[]): number {
+function writeOneHot(
+  out: Float32Array,
+  offset: number,
+  value: string,
+  classes: readonly string[],
+): number {
   const index = indexOf(classes, value);
   if (index !== undefined) out[offset + index] = 1;
   return offset + classes.length;
 }
 
-const scale = (value: number, min: number, max: number) => (max === min ? 0 : (value - min) / (max - min));
+const scale = (value: number, min: number, max: number) =>
+  max === min ? 0 : (value - min) / (max - min);
 
 /** Writes one transaction's features into `out` at `offset`; returns the next offset. */
-export function featurizeInto(out: Float32Array, offset: number, row: TabFormerRow, features: FraudFeatures): number {
+export function featurizeInto(
+  out: Float32Array,
+  offset: number,
+  row: TabFormerRow,
+  features: FraudFeatures,
+): number {
   const start = offset;
-  offset = writeEncoded(out, offset, row.merchantState === "" ? MISSING : row.merchantState, features.merchantState);
+  offset = writeEncoded(
+    out,
+    offset,
+    row.merchantState === "" ? MISSING : row.merchantState,
+    features.merchantState,
+  );
   offset = writeDigits(out, offset, row.zip, features.zip.digits);
   offset = writeEncoded(out, offset, row.merchantName, features.merchantName);
   offset = writeEncoded(out, offset, row.merchantCity, features.merchantCity);
   offset = writeEncoded(out, offset, row.mcc, features.mcc);
   offset = writeOneHot(out, offset, row.useChip, features.useChip.classes);
-  offset = writeOneHot(out, offset, row.errors === "" ? MISSING : row.errors, features.errors.classes);
+  offset = writeOneHot(
+    out,
+    offset,
+    row.errors === "" ? MISSING : row.errors,
+    features.errors.classes,
+  );
   out[offset++] = scale(row.timeMs, features.time.minMs, features.time.maxMs);
-  out[offset++] = scale(Math.log(Math.max(1, row.amount)), features.amount.min, features.amount.max);
-  if (offset - start !== features.count) throw new Error(`featurizer wrote ${offset - start} columns, manifest says ${features.count}`);
+  out[offset++] = scale(
+    Math.log(Math.max(1, row.amount)),
+    features.amount.min,
+    features.amount.max,
+  );
+  if (offset - start !== features.count)
+    throw new Error(`featurizer wrote ${offset - start} columns, manifest says ${features.count}`);
   return offset;
 }
 

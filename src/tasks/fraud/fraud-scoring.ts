@@ -17,21 +17,30 @@ export interface FraudScore {
 export interface FraudScorer {
   readonly manifest: FraudScoringManifest;
   load(): Promise<void>;
-  score(accounts: readonly Account[], signal?: AbortSignal): Promise<{ results: FraudScore[]; timings: { featurizeMs: number; inferMs: number } }>;
+  score(
+    accounts: readonly Account[],
+    signal?: AbortSignal,
+  ): Promise<{ results: FraudScore[]; timings: { featurizeMs: number; inferMs: number } }>;
 }
 
-export function labelFor(score: number, thresholds: FraudScoringManifest["thresholds"]): FraudLabel {
+export function labelFor(
+  score: number,
+  thresholds: FraudScoringManifest["thresholds"],
+): FraudLabel {
   if (score >= thresholds.fraud) return "FRAUD";
   if (score >= thresholds.suspect) return "SUSPECT";
   return "LEGIT";
 }
 
-export function createFraudScorer(model: RegisteredModel & { manifest: FraudScoringManifest }): FraudScorer {
+export function createFraudScorer(
+  model: RegisteredModel & { manifest: FraudScoringManifest },
+): FraudScorer {
   const { manifest, runtime } = model;
   const { graph, tensors } = tensorGraph(model);
   const [input] = graph.inputs;
   const [output] = graph.outputs;
-  if (input === undefined || output === undefined) throw new Error(`Model ${manifest.name} declares no input or output`);
+  if (input === undefined || output === undefined)
+    throw new Error(`Model ${manifest.name} declares no input or output`);
   return {
     manifest,
     load: () => runtime.load(),
@@ -48,10 +57,18 @@ export function createFraudScorer(model: RegisteredModel & { manifest: FraudScor
       );
       const scores = outputs[output.name]?.data;
       if (!(scores instanceof Float32Array) || scores.length !== accounts.length) {
-        throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no ${output.name} per account`);
+        throw new ServiceError(
+          502,
+          "upstream_error",
+          `Model ${manifest.name} returned no ${output.name} per account`,
+        );
       }
       return {
-        results: Array.from(scores, (score, i) => ({ score, label: labelFor(score, manifest.thresholds), historyUsed: windows.historyUsed[i] ?? 0 })),
+        results: Array.from(scores, (score, i) => ({
+          score,
+          label: labelFor(score, manifest.thresholds),
+          historyUsed: windows.historyUsed[i] ?? 0,
+        })),
         timings: { featurizeMs: featurized - started, inferMs: timings.runMs },
       };
     },

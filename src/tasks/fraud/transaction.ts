@@ -23,7 +23,10 @@ export const TransactionSchema = z
     /** Decimal amount in major units (e.g. 134.09 USD); sources/ convert each provider's minor units.
      *  Large amounts are real (VND 1,500,000,000 ≈ USD 60,000): bounded only to stay an exact double. */
     amount: z.number().finite().nonnegative().max(1e15),
-    currency: z.string().regex(/^[A-Za-z]{3}$/, "an ISO 4217 code").transform((code) => code.toUpperCase()),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, "an ISO 4217 code")
+      .transform((code) => code.toUpperCase()),
     method: z.enum(authorizationMethods),
     merchant: z
       .object({
@@ -31,7 +34,10 @@ export const TransactionSchema = z
         name: z.string().max(255).optional(),
         city: z.string().max(255).optional(),
         state: z.string().max(255).optional(),
-        zip: z.string().regex(/^\d{1,10}$/, "digits only").optional(),
+        zip: z
+          .string()
+          .regex(/^\d{1,10}$/, "digits only")
+          .optional(),
         mcc: z.string().regex(/^\d{4}$/, "a 4-digit merchant category code"),
       })
       .strict(),

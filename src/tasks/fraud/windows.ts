@@ -19,21 +19,33 @@ export interface Windows {
 }
 
 /** The history the model sees: the latest `size` transactions before the current one, oldest first. */
-export function recentHistory(history: readonly Transaction[], current: Transaction, size: number): Transaction[] {
+export function recentHistory(
+  history: readonly Transaction[],
+  current: Transaction,
+  size: number,
+): Transaction[] {
   return history
-    .filter((transaction) => transaction.id !== current.id && transaction.timestamp <= current.timestamp)
+    .filter(
+      (transaction) => transaction.id !== current.id && transaction.timestamp <= current.timestamp,
+    )
     .toSorted((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1))
     .slice(-size);
 }
 
-export function buildWindows(accounts: readonly Account[], window: number, features: FraudFeatures): Windows {
+export function buildWindows(
+  accounts: readonly Account[],
+  window: number,
+  features: FraudFeatures,
+): Windows {
   const batch = accounts.length;
   const width = features.count;
   const data = new Float32Array(window * batch * width);
   const historyUsed = accounts.map((account, b) => {
     const rows = [...recentHistory(account.history, account.current, window - 1), account.current];
     const padding = window - rows.length;
-    rows.forEach((transaction, i) => featurizeInto(data, ((padding + i) * batch + b) * width, toTabFormer(transaction), features));
+    rows.forEach((transaction, i) =>
+      featurizeInto(data, ((padding + i) * batch + b) * width, toTabFormer(transaction), features),
+    );
     return rows.length - 1;
   });
   return { data, shape: [window, batch, width], historyUsed };

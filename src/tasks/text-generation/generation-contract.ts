@@ -97,10 +97,18 @@ export interface TextGenerator {
    * `truncate` (vLLM's truncate_prompt_tokens): keep only the prompt's last this many tokens
    * (-1: as many as the context holds).
    */
-  prepare(input: PromptInput, maxTokens: number | undefined, truncate?: number): Promise<PreparedPrompt>;
+  prepare(
+    input: PromptInput,
+    maxTokens: number | undefined,
+    truncate?: number,
+  ): Promise<PreparedPrompt>;
   /**
    * Perhaps `accepted` first (an origin answered; a stream may start), text deltas, then one
    * `done` event. Breaking out or aborting `signal` stops the generation.
    */
-  generate(prompt: PreparedPrompt, options: GenerationOptions, signal: AbortSignal): AsyncGenerator<TextEvent>;
+  generate(
+    prompt: PreparedPrompt,
+    options: GenerationOptions,
+    signal: AbortSignal,
+  ): AsyncGenerator<TextEvent>;
 }

@@ -21,7 +21,10 @@ export interface StopMatcher {
   flush(): string;
 }
 
-export function stopMatcher(stops: readonly string[], options: { include?: boolean } = {}): StopMatcher {
+export function stopMatcher(
+  stops: readonly string[],
+  options: { include?: boolean } = {},
+): StopMatcher {
   const include = options.include ?? false;
   const active = stops.filter((stop) => stop.length > 0);
   let pending = "";

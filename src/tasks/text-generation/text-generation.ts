@@ -12,11 +12,18 @@ import type { TextTokenizer } from "../../tokenizers/tokenizer";
 import { stopMatcher } from "./stop-strings";
 import { modelTokenizer } from "../model-tokenizer";
 import { logprobNamer, promptLogprobNamer, type TokenLogprobs } from "./token-names";
-import type { GenerationOptions, PreparedPrompt, PromptInput, TextEvent, TextGenerator, Usage } from "./generation-contract";
+import type { TextGenerator, Usage } from "./generation-contract";
 import { structuredConstraint } from "./structured-constraint";
 
 export type { PromptTokenLogprobs, TokenLogprobs, TokenText } from "./token-names";
-export type { GenerationOptions, PreparedPrompt, PromptInput, TextEvent, TextGenerator, Usage } from "./generation-contract";
+export type {
+  GenerationOptions,
+  PreparedPrompt,
+  PromptInput,
+  TextEvent,
+  TextGenerator,
+  Usage,
+} from "./generation-contract";
 
 /**
  * vLLM's continue_final_message, as transformers renders it (huggingface/transformers
@@ -29,16 +36,26 @@ function openFinalMessage(segments: readonly ChatSegment[], final: string): Chat
   const stripped = final.trim();
   const at = rendered.lastIndexOf(stripped);
   if (at === -1) {
-    throw new ServiceError(400, "invalid_request", "continue_final_message: the final message does not appear in the chat after applying the chat template", { field: "messages" });
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "continue_final_message: the final message does not appear in the chat after applying the chat template",
+      { field: "messages" },
+    );
   }
   // The template kept the message's spacing (or it has none): cut after it; else after its stripped text.
   const leftTrimmed = final.trimStart().length;
-  const end = rendered.slice(at, at + leftTrimmed) === final ? at + leftTrimmed : at + stripped.length;
+  const end =
+    rendered.slice(at, at + leftTrimmed) === final ? at + leftTrimmed : at + stripped.length;
   const kept: ChatSegment[] = [];
   let offset = 0;
   for (const segment of segments) {
     if (offset >= end) break;
-    kept.push(offset + segment.text.length <= end ? segment : { ...segment, text: segment.text.slice(0, end - offset) });
+    kept.push(
+      offset + segment.text.length <= end
+        ? segment
+        : { ...segment, text: segment.text.slice(0, end - offset) },
+    );
     offset += segment.text.length;
   }
   return kept;
@@ -48,15 +65,19 @@ function contextExceeded(detail: string, field: string): ServiceError {
   return new ServiceError(400, "context_length_exceeded", detail, { field });
 }
 
-export function createTextGenerator(model: RegisteredModel & { manifest: TextGenerationManifest }): TextGenerator {
+export function createTextGenerator(
+  model: RegisteredModel & { manifest: TextGenerationManifest },
+): TextGenerator {
   const { manifest, runtime } = model;
   const config = manifest.generation;
   const getTokenizer = (): Promise<TextTokenizer> => modelTokenizer(model, manifest.tokenizer);
   const generation = (): GenerationCapability => {
-    if (runtime.generation === undefined) throw new Error(`Model ${manifest.name}: its runtime offers no generation`);
+    if (runtime.generation === undefined)
+      throw new Error(`Model ${manifest.name}: its runtime offers no generation`);
     return runtime.generation;
   };
-  const special = (id: number | undefined, text: TextTokenizer) => (id === undefined ? undefined : text.decode([id]));
+  const special = (id: number | undefined, text: TextTokenizer) =>
+    id === undefined ? undefined : text.decode([id]);
   const modelStopIds = [config.eosTokenId, ...config.stopTokenIds];
 
   return {
@@ -73,7 +94,12 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
         ids = [...input.promptIds];
         const outside = ids.findIndex((id) => id >= config.vocabSize);
         if (outside !== -1) {
-          throw new ServiceError(422, "unprocessable_input", `Token id ${ids[outside]} is outside the vocabulary (size ${config.vocabSize})`, { field: `${field}.${outside}` });
+          throw new ServiceError(
+            422,
+            "unprocessable_input",
+            `Token id ${ids[outside]} is outside the vocabulary (size ${config.vocabSize})`,
+            { field: `${field}.${outside}` },
+          );
         }
       } else if ("messages" in input) {
         field = "messages";
@@ -85,25 +111,40 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           eos_token: special(config.eosTokenId, text),
           ...(input.kwargs === undefined ? {} : { kwargs: input.kwargs }),
         });
-        const segments = input.continueFinalMessage ? openFinalMessage(rendered, String(input.messages.at(-1)?.content ?? "")) : rendered;
-        ids = segments.flatMap((segment) => text.encode(segment.text, { parseSpecialTokens: segment.trusted }));
+        const segments = input.continueFinalMessage
+          ? openFinalMessage(rendered, String(input.messages.at(-1)?.content ?? ""))
+          : rendered;
+        ids = segments.flatMap((segment) =>
+          text.encode(segment.text, { parseSpecialTokens: segment.trusted }),
+        );
       } else {
         field = input.field ?? "prompt";
         ids = text.encode(input.prompt);
         if (config.addBosToken && config.bosTokenId !== undefined) ids.unshift(config.bosTokenId);
       }
-      if (ids.length === 0) throw new ServiceError(400, "invalid_request", `${field}: the prompt has no tokens`, { field });
+      if (ids.length === 0)
+        throw new ServiceError(400, "invalid_request", `${field}: the prompt has no tokens`, {
+          field,
+        });
       const context = config.contextLength;
       if (truncate !== undefined) {
         // As vLLM's (vllm/entrypoints/openai/serving_engine.py): the left side goes, the end of the prompt stays.
         if (truncate > context) {
-          throw new ServiceError(400, "invalid_request", `truncate_prompt_tokens value (${truncate}) is greater than max_model_len (${context}). Please, select a smaller truncation size.`, { field: "truncate_prompt_tokens" });
+          throw new ServiceError(
+            400,
+            "invalid_request",
+            `truncate_prompt_tokens value (${truncate}) is greater than max_model_len (${context}). Please, select a smaller truncation size.`,
+            { field: "truncate_prompt_tokens" },
+          );
         }
         const keep = truncate === -1 ? context : truncate;
         if (ids.length > keep) ids = ids.slice(ids.length - keep);
       }
       if (ids.length >= context) {
-        throw contextExceeded(`This model's maximum context length is ${context} tokens. However, your ${field} resulted in ${ids.length} tokens.`, field);
+        throw contextExceeded(
+          `This model's maximum context length is ${context} tokens. However, your ${field} resulted in ${ids.length} tokens.`,
+          field,
+        );
       }
       if (maxTokens !== undefined && ids.length + maxTokens > context) {
         throw contextExceeded(
@@ -117,21 +158,36 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       // Checked here, where the vocabulary is known, before any event (so a plain HTTP error).
       const biased = options.sampling.logitBias?.find(([id]) => id >= config.vocabSize);
       if (biased !== undefined) {
-        throw new ServiceError(422, "unprocessable_input", `Token id ${biased[0]} is outside the vocabulary (size ${config.vocabSize})`, { field: `logit_bias.${biased[0]}` });
+        throw new ServiceError(
+          422,
+          "unprocessable_input",
+          `Token id ${biased[0]} is outside the vocabulary (size ${config.vocabSize})`,
+          { field: `logit_bias.${biased[0]}` },
+        );
       }
-      const outside = options.sampling.allowedTokenIds?.findIndex((id) => id >= config.vocabSize) ?? -1;
+      const outside =
+        options.sampling.allowedTokenIds?.findIndex((id) => id >= config.vocabSize) ?? -1;
       if (outside !== -1) {
-        throw new ServiceError(422, "unprocessable_input", `Token id ${options.sampling.allowedTokenIds![outside]} is outside the vocabulary (size ${config.vocabSize})`, { field: `allowed_token_ids.${outside}` });
+        throw new ServiceError(
+          422,
+          "unprocessable_input",
+          `Token id ${options.sampling.allowedTokenIds![outside]} is outside the vocabulary (size ${config.vocabSize})`,
+          { field: `allowed_token_ids.${outside}` },
+        );
       }
       const text = await getTokenizer();
       const stopped = new AbortController();
       const combined = AbortSignal.any([signal, stopped.signal]);
-      const detokenizer = streamDetokenizer(text, { skipSpecialTokens: options.skipSpecialTokens ?? true });
+      const detokenizer = streamDetokenizer(text, {
+        skipSpecialTokens: options.skipSpecialTokens ?? true,
+      });
       const matcher = stopMatcher(options.stop, { include: options.includeStopString ?? false });
       const maxTokens = options.maxTokens ?? config.contextLength - prompt.ids.length;
       const minTokens = Math.min(options.minTokens ?? 0, maxTokens);
       // As vLLM: with ignore_eos the model's end-of-sequence ids stop nothing; the client's stop ids still do.
-      const stopTokenIds = [...new Set([...(options.ignoreEos ? [] : modelStopIds), ...(options.stopTokenIds ?? [])])];
+      const stopTokenIds = [
+        ...new Set([...(options.ignoreEos ? [] : modelStopIds), ...(options.stopTokenIds ?? [])]),
+      ];
       let completionTokens = 0;
       let finishReason: FinishReason = "length";
       let stopReason: number | null = null;
@@ -140,7 +196,9 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
         prompt_tokens: prompt.ids.length,
         completion_tokens: completionTokens,
         total_tokens: prompt.ids.length + completionTokens,
-        ...(cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: cachedTokens } }),
+        ...(cachedTokens === undefined
+          ? {}
+          : { prompt_tokens_details: { cached_tokens: cachedTokens } }),
       });
       const steps = generation().generate(
         {
@@ -151,18 +209,35 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
           minTokens,
           ignoreEos: options.ignoreEos ?? false,
           ...(options.logprobs === undefined ? {} : { logprobs: options.logprobs }),
-          ...(options.promptLogprobs === undefined ? {} : { promptLogprobs: options.promptLogprobs }),
-          ...(options.structured === undefined ? {} : { structured: structuredConstraint(options.structured.spec, options.structured.field, text, config.vocabSize) }),
+          ...(options.promptLogprobs === undefined
+            ? {}
+            : { promptLogprobs: options.promptLogprobs }),
+          ...(options.structured === undefined
+            ? {}
+            : {
+                structured: structuredConstraint(
+                  options.structured.spec,
+                  options.structured.field,
+                  text,
+                  config.vocabSize,
+                ),
+              }),
         },
         combined,
       );
       const nameLogprobs = options.logprobs === undefined ? undefined : logprobNamer(text);
-      const namePrompt = options.promptLogprobs === undefined ? undefined : promptLogprobNamer(text);
+      const namePrompt =
+        options.promptLogprobs === undefined ? undefined : promptLogprobNamer(text);
       /** The step's logprobs as tokens: its ids, then its stop id. */
-      const logprobsOf = (ids: readonly number[], stopId: number | undefined, logprobs: readonly TokenLogprob[] | undefined): TokenLogprobs[] | undefined => {
+      const logprobsOf = (
+        ids: readonly number[],
+        stopId: number | undefined,
+        logprobs: readonly TokenLogprob[] | undefined,
+      ): TokenLogprobs[] | undefined => {
         if (nameLogprobs === undefined || logprobs === undefined) return undefined;
         const named = ids.map((id, i) => nameLogprobs(logprobs[i]!, id));
-        if (stopId !== undefined && logprobs[ids.length] !== undefined) named.push(nameLogprobs(logprobs[ids.length]!, stopId));
+        if (stopId !== undefined && logprobs[ids.length] !== undefined)
+          named.push(nameLogprobs(logprobs[ids.length]!, stopId));
         return named;
       };
       let started = false;
@@ -170,24 +245,44 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
       let ended = false;
       try {
         for await (const step of steps) {
-          if (step.tokenIds.length === 0 && step.finishReason === undefined && step.stopTokenId === undefined) {
+          if (
+            step.tokenIds.length === 0 &&
+            step.finishReason === undefined &&
+            step.stopTokenId === undefined
+          ) {
             if (!started) yield { type: "accepted" };
             started = true;
             continue;
           }
           started = true;
-          if (step.promptLogprobs !== undefined && namePrompt !== undefined) yield { type: "prompt", logprobs: namePrompt(step.promptLogprobs, prompt.ids) };
+          if (step.promptLogprobs !== undefined && namePrompt !== undefined)
+            yield { type: "prompt", logprobs: namePrompt(step.promptLogprobs, prompt.ids) };
           // vLLM's min_tokens (vllm/v1/engine/detokenizer.py): the text of the first minTokens
           // tokens is passed over by the stop-string search; a stop string that ends after it counts.
-          const unchecked = Math.max(0, Math.min(step.tokenIds.length, minTokens - completionTokens));
+          const unchecked = Math.max(
+            0,
+            Math.min(step.tokenIds.length, minTokens - completionTokens),
+          );
           completionTokens += step.tokenIds.length + (step.stopTokenId === undefined ? 0 : 1);
-          const passed = unchecked > 0 ? matcher.push(detokenizer.push(step.tokenIds.slice(0, unchecked)), { search: false }).text : "";
-          const match = matcher.push(detokenizer.push(unchecked > 0 ? step.tokenIds.slice(unchecked) : step.tokenIds));
+          const passed =
+            unchecked > 0
+              ? matcher.push(detokenizer.push(step.tokenIds.slice(0, unchecked)), { search: false })
+                  .text
+              : "";
+          const match = matcher.push(
+            detokenizer.push(unchecked > 0 ? step.tokenIds.slice(unchecked) : step.tokenIds),
+          );
           const text = passed + match.text;
           const logprobs = logprobsOf(step.tokenIds, step.stopTokenId, step.logprobs);
-          const tokenIds = options.tokenIds ? (step.stopTokenId === undefined ? [...step.tokenIds] : [...step.tokenIds, step.stopTokenId]) : undefined;
-          if (tokenIds !== undefined && tokenIds.length > 0) yield { type: "text", text, tokenIds, ...(logprobs === undefined ? {} : { logprobs }) };
-          else if (logprobs !== undefined && logprobs.length > 0) yield { type: "text", text, logprobs };
+          const tokenIds = options.tokenIds
+            ? step.stopTokenId === undefined
+              ? [...step.tokenIds]
+              : [...step.tokenIds, step.stopTokenId]
+            : undefined;
+          if (tokenIds !== undefined && tokenIds.length > 0)
+            yield { type: "text", text, tokenIds, ...(logprobs === undefined ? {} : { logprobs }) };
+          else if (logprobs !== undefined && logprobs.length > 0)
+            yield { type: "text", text, logprobs };
           else if (text !== "") yield { type: "text", text };
           if (match.stop !== undefined) {
             // The origin stops decoding: its request is aborted now, not when max_tokens runs out.
@@ -199,7 +294,8 @@ export function createTextGenerator(model: RegisteredModel & { manifest: TextGen
             finishReason = step.finishReason;
             cachedTokens = step.cachedTokens;
             ended = true;
-            if (step.stopTokenId !== undefined && step.stopTokenId !== config.eosTokenId) stopReason = step.stopTokenId;
+            if (step.stopTokenId !== undefined && step.stopTokenId !== config.eosTokenId)
+              stopReason = step.stopTokenId;
             break;
           }
         }

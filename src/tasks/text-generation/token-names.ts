@@ -46,17 +46,25 @@ function tokenNamer(text: TextTokenizer): (id: number) => Omit<TokenText, "logpr
 export type PromptTokenLogprobs = TokenLogprobs | Omit<TokenText, "logprob">;
 
 /** Names a generation's logprobs as tokens. */
-export function logprobNamer(text: TextTokenizer): (logprob: TokenLogprob, id: number) => TokenLogprobs {
+export function logprobNamer(
+  text: TextTokenizer,
+): (logprob: TokenLogprob, id: number) => TokenLogprobs {
   const name = tokenNamer(text);
   const entry = (id: number, logprob: number): TokenText => ({ ...name(id), logprob });
-  return (logprob, id) => ({ ...entry(id, logprob.logprob), top: logprob.top.map(([other, value]) => entry(other, value)) });
+  return (logprob, id) => ({
+    ...entry(id, logprob.logprob),
+    top: logprob.top.map(([other, value]) => entry(other, value)),
+  });
 }
 
 /** Names a prompt's logprobs as tokens (vLLM's echo): null entries by their name alone. */
-export function promptLogprobNamer(text: TextTokenizer): (logprobs: ReadonlyArray<TokenLogprob | null>, ids: readonly number[]) => PromptTokenLogprobs[] {
+export function promptLogprobNamer(
+  text: TextTokenizer,
+): (logprobs: ReadonlyArray<TokenLogprob | null>, ids: readonly number[]) => PromptTokenLogprobs[] {
   const [name, named] = [tokenNamer(text), logprobNamer(text)];
-  return (logprobs, ids) => ids.map((id, i) => {
-    const logprob = logprobs[i];
-    return logprob == null ? name(id) : named(logprob, id);
-  });
+  return (logprobs, ids) =>
+    ids.map((id, i) => {
+      const logprob = logprobs[i];
+      return logprob == null ? name(id) : named(logprob, id);
+    });
 }

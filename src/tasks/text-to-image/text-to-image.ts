@@ -45,7 +45,12 @@ export interface ImageGenerator {
   load(): Promise<void>;
   /** The prompt's ids, right-padded; 400 naming `prompt` when it is too long. */
   prepare(prompt: string): Promise<BigInt64Array>;
-  generate(ids: BigInt64Array, options: ImageOptions, signal: AbortSignal, timings?: ImageTimings): AsyncGenerator<ImageEvent>;
+  generate(
+    ids: BigInt64Array,
+    options: ImageOptions,
+    signal: AbortSignal,
+    timings?: ImageTimings,
+  ): AsyncGenerator<ImageEvent>;
 }
 
 /** The steps (1-based) whose latents become the p previews: evenly spaced, never the last. */
@@ -60,20 +65,35 @@ export function previewSteps(steps: number, partialImages: number): number[] {
 
 export const SIZE_MULTIPLES = [1, 2, 4, 8] as const;
 
-export const emptyTimings = (): ImageTimings => ({ tokenizeMs: 0, noiseMs: 0, previewMs: 0, pngMs: 0, loopMs: 0 });
+export const emptyTimings = (): ImageTimings => ({
+  tokenizeMs: 0,
+  noiseMs: 0,
+  previewMs: 0,
+  pngMs: 0,
+  loopMs: 0,
+});
 
-export function createImageGenerator(model: RegisteredModel & { manifest: TextToImageManifest }): ImageGenerator {
+export function createImageGenerator(
+  model: RegisteredModel & { manifest: TextToImageManifest },
+): ImageGenerator {
   const { manifest, runtime } = model;
   const spec = manifest.diffusion;
   const [channels, latentHeight, latentWidth] = spec.latentShape;
   const [, height, width] = spec.imageShape;
   const latentSize = sizeOf(spec.latentShape);
   const capability = (): TensorStreamCapability => {
-    if (runtime.tensorStream === undefined) throw new Error(`Model ${manifest.name}: its runtime offers no tensor stream`);
+    if (runtime.tensorStream === undefined)
+      throw new Error(`Model ${manifest.name}: its runtime offers no tensor stream`);
     return runtime.tensorStream;
   };
   const tokenizer = () => modelTokenizer(model, manifest.tokenizer);
-  const png = (gray: Uint8Array, rows: number, columns: number, size: number, timings: ImageTimings) => {
+  const png = (
+    gray: Uint8Array,
+    rows: number,
+    columns: number,
+    size: number,
+    timings: ImageTimings,
+  ) => {
     const started = performance.now();
     const bytes = encodePng(upscale(gray, rows, columns, size), size, size);
     timings.pngMs += performance.now() - started;
@@ -89,9 +109,17 @@ export function createImageGenerator(model: RegisteredModel & { manifest: TextTo
     },
     async prepare(prompt) {
       const text = manifest.tokenizer.lowercase === true ? prompt.toLowerCase() : prompt;
-      const ids = (await tokenizer()).encode(text, { addSpecialTokens: false, parseSpecialTokens: false });
+      const ids = (await tokenizer()).encode(text, {
+        addSpecialTokens: false,
+        parseSpecialTokens: false,
+      });
       if (ids.length > spec.promptLength) {
-        throw new ServiceError(400, "invalid_request", `The prompt is ${ids.length} tokens; this model reads at most ${spec.promptLength}`, { field: "prompt" });
+        throw new ServiceError(
+          400,
+          "invalid_request",
+          `The prompt is ${ids.length} tokens; this model reads at most ${spec.promptLength}`,
+          { field: "prompt" },
+        );
       }
       const padded = new BigInt64Array(spec.promptLength).fill(BigInt(spec.padTokenId));
       ids.forEach((id, i) => (padded[i] = BigInt(id)));
@@ -105,7 +133,12 @@ export function createImageGenerator(model: RegisteredModel & { manifest: TextTo
       const inputIds = new BigInt64Array(n * spec.promptLength);
       for (let i = 0; i < n; i += 1) inputIds.set(ids, i * spec.promptLength);
       const previews = previewSteps(options.steps, options.partialImages);
-      const parameters = { steps: options.steps, guidance_scale: options.guidanceScale, scheduler: options.scheduler, preview_every: previews.length > 0 ? 1 : 0 };
+      const parameters = {
+        steps: options.steps,
+        guidance_scale: options.guidanceScale,
+        scheduler: options.scheduler,
+        preview_every: previews.length > 0 ? 1 : 0,
+      };
       const feeds = {
         input_ids: { datatype: "INT64" as const, shape: [n, spec.promptLength], data: inputIds },
         noise: { datatype: "FP32" as const, shape: [n, ...spec.latentShape], data: noise },
@@ -118,19 +151,50 @@ export function createImageGenerator(model: RegisteredModel & { manifest: TextTo
           if (partialIndex === -1) continue;
           for (let image = 0; image < n; image += 1) {
             const started = performance.now();
-            const pixels = previewPixels(latent.data.subarray(image * latentSize, (image + 1) * latentSize), channels, latentHeight, latentWidth, spec.preview.factors, spec.preview.bias);
+            const pixels = previewPixels(
+              latent.data.subarray(image * latentSize, (image + 1) * latentSize),
+              channels,
+              latentHeight,
+              latentWidth,
+              spec.preview.factors,
+              spec.preview.bias,
+            );
             timings.previewMs += performance.now() - started;
-            yield { type: "partial", image, partialIndex, step: step.step, png: png(toBytes(pixels), latentHeight, latentWidth, options.size, timings) };
+            yield {
+              type: "partial",
+              image,
+              partialIndex,
+              step: step.step,
+              png: png(toBytes(pixels), latentHeight, latentWidth, options.size, timings),
+            };
           }
           continue;
         }
         const pixels = step.outputs.image;
-        if (!step.final || !(pixels?.data instanceof Float32Array) || pixels.data.length !== n * height * width) {
-          throw new ServiceError(502, "upstream_error", "The diffusion loop returned no image of the expected shape");
+        if (
+          !step.final ||
+          !(pixels?.data instanceof Float32Array) ||
+          pixels.data.length !== n * height * width
+        ) {
+          throw new ServiceError(
+            502,
+            "upstream_error",
+            "The diffusion loop returned no image of the expected shape",
+          );
         }
         timings.loopMs += performance.now() - loopStarted;
         for (let image = 0; image < n; image += 1) {
-          yield { type: "image", image, png: png(toBytes(pixels.data.subarray(image * height * width, (image + 1) * height * width)), height, width, options.size, timings) };
+          yield {
+            type: "image",
+            image,
+            png: png(
+              toBytes(pixels.data.subarray(image * height * width, (image + 1) * height * width)),
+              height,
+              width,
+              options.size,
+              timings,
+            ),
+          };
         }
         return;
       }

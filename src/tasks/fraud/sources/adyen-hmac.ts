@@ -5,8 +5,14 @@ import type { NotificationItem } from "./adyen";
 /** Adyen's signing string: fixed fields joined by ':' (missing ones empty). */
 export function signingString(item: NotificationItem): string {
   return [
-    item.pspReference, item.originalReference ?? "", item.merchantAccountCode, item.merchantReference,
-    String(item.amount.value), item.amount.currency, item.eventCode, item.success,
+    item.pspReference,
+    item.originalReference ?? "",
+    item.merchantAccountCode,
+    item.merchantReference,
+    String(item.amount.value),
+    item.amount.currency,
+    item.eventCode,
+    item.success,
   ].join(":");
 }
 
@@ -24,7 +30,10 @@ export function hmacKey(hex: string): Promise<CryptoKey | undefined> {
   if (key === undefined) {
     const bytes = hexToBytes(hex);
     imports++;
-    key = bytes === undefined ? Promise.resolve(undefined) : crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    key =
+      bytes === undefined
+        ? Promise.resolve(undefined)
+        : crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     // A configuration change (secret rotation) adds one entry; keep only the latest few.
     if (keys.size >= 4) keys.delete(keys.keys().next().value ?? "");
     keys.set(hex, key);
@@ -41,10 +50,14 @@ export function hmacKeyImports(): number {
 export async function verifyItem(item: NotificationItem, hexKey: string): Promise<boolean> {
   const key = await hmacKey(hexKey);
   if (key === undefined) return false;
-  const expected = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(signingString(item))));
+  const expected = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(signingString(item))),
+  );
   let presented: Uint8Array;
   try {
-    presented = Uint8Array.from(atob(item.additionalData.hmacSignature), (char) => char.charCodeAt(0));
+    presented = Uint8Array.from(atob(item.additionalData.hmacSignature), (char) =>
+      char.charCodeAt(0),
+    );
   } catch {
     return false;
   }

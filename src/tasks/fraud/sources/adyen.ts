@@ -32,7 +32,10 @@ export const NotificationItemSchema = z.object({
 
 export const NotificationSchema = z.object({
   live: z.enum(["true", "false"]),
-  notificationItems: z.array(z.object({ NotificationRequestItem: NotificationItemSchema })).min(1).max(100),
+  notificationItems: z
+    .array(z.object({ NotificationRequestItem: NotificationItemSchema }))
+    .min(1)
+    .max(100),
 });
 
 export type NotificationItem = z.infer<typeof NotificationItemSchema>;
@@ -53,7 +56,13 @@ export function adyenCardId(data: NotificationItem["additionalData"]): string | 
 export function fromAuthorisation(item: NotificationItem, merchant: MerchantProfile): SourceEvent {
   const key = `adyen:${item.pspReference}`;
   const cardId = adyenCardId(item.additionalData);
-  if (cardId === undefined) return { kind: "unscored", key, objectId: item.pspReference, reason: "no card identity: none of alias, cardSummary + expiryDate" };
+  if (cardId === undefined)
+    return {
+      kind: "unscored",
+      key,
+      objectId: item.pspReference,
+      reason: "no card identity: none of alias, cardSummary + expiryDate",
+    };
   const approved = item.success === "true";
   return toTransaction(
     key,

@@ -1,6 +1,6 @@
 // What a provider's event means for the fraud task: a card transaction to decide once (keyed
 // on the provider's own transaction id), or an event recorded as not scored, with the reason.
-import { z } from "zod";
+import type { z } from "zod";
 import { TransactionSchema, type Transaction, type TransactionInput } from "../transaction";
 
 export type SourceEvent =
@@ -29,7 +29,13 @@ export function toTransaction(
   providerApproved?: boolean,
 ): SourceEvent {
   const parsed = TransactionSchema.safeParse(input);
-  if (parsed.success) return { kind: "transaction", key, transaction: parsed.data, ...(providerApproved === undefined ? {} : { providerApproved }) };
+  if (parsed.success)
+    return {
+      kind: "transaction",
+      key,
+      transaction: parsed.data,
+      ...(providerApproved === undefined ? {} : { providerApproved }),
+    };
   return { kind: "unscored", objectId, key, reason: describe(parsed.error) };
 }
 

@@ -10,7 +10,12 @@ import { STRIPE_EXPONENTS } from "./stripe-currencies";
 const Check = z.string().nullish();
 
 /** Stripe's verification results in TabFormer's error vocabulary. */
-function errorsFrom(checks: { cvc?: string | null; expiry?: string | null; postal?: string | null; pin?: string | null }): string[] {
+function errorsFrom(checks: {
+  cvc?: string | null;
+  expiry?: string | null;
+  postal?: string | null;
+  pin?: string | null;
+}): string[] {
   const errors: string[] = [];
   if (checks.expiry === "mismatch") errors.push("Bad Expiration");
   if (checks.cvc === "mismatch" || checks.cvc === "fail") errors.push("Bad CVV");
@@ -37,7 +42,8 @@ const FAILURE_ERRORS: Readonly<Record<string, string>> = {
   issuer_not_available: "Technical Glitch",
 };
 
-const toMajor = (amount: number, currency: string) => toMajorUnits(STRIPE_EXPONENTS, amount, currency);
+const toMajor = (amount: number, currency: string) =>
+  toMajorUnits(STRIPE_EXPONENTS, amount, currency);
 
 export const IssuingAuthorizationSchema = z.object({
   id: z.string().min(1),
@@ -48,7 +54,9 @@ export const IssuingAuthorizationSchema = z.object({
   /** Stripe's final outcome, on issuing_authorization.created / updated. */
   approved: z.boolean().nullish(),
   card: z.object({ id: z.string().min(1) }),
-  pending_request: z.object({ amount: z.number().int().nonnegative(), currency: z.string().length(3) }).nullish(),
+  pending_request: z
+    .object({ amount: z.number().int().nonnegative(), currency: z.string().length(3) })
+    .nullish(),
   merchant_data: z.object({
     category_code: z.string(),
     city: z.string().nullish(),
@@ -59,7 +67,12 @@ export const IssuingAuthorizationSchema = z.object({
     network_id: z.string().min(1),
   }),
   verification_data: z
-    .object({ cvc_check: Check, expiry_check: Check, address_postal_code_check: Check, pin_check: Check.optional() })
+    .object({
+      cvc_check: Check,
+      expiry_check: Check,
+      address_postal_code_check: Check,
+      pin_check: Check.optional(),
+    })
     .partial()
     .nullish(),
 });
@@ -70,7 +83,10 @@ export type IssuingAuthorization = z.infer<typeof IssuingAuthorizationSchema>;
  * request we decide it; on issuing_authorization.created (`decided`) Stripe already has, and
  * its outcome is recorded unless the request was decided here first.
  */
-export function fromIssuingAuthorization(authorization: IssuingAuthorization, decided = false): SourceEvent {
+export function fromIssuingAuthorization(
+  authorization: IssuingAuthorization,
+  decided = false,
+): SourceEvent {
   const { merchant_data: merchant, verification_data: checks } = authorization;
   // At request time the amount to approve is in pending_request; `amount` is still 0.
   const amount = authorization.pending_request ?? authorization;
@@ -87,13 +103,23 @@ export function fromIssuingAuthorization(authorization: IssuingAuthorization, de
       ...(merchant.name ? { name: merchant.name } : {}),
       ...(merchant.city ? { city: merchant.city } : {}),
       // TabFormer names US states by code and foreign merchants by country.
-      ...(merchant.country && merchant.country !== "US" ? { state: merchant.country } : merchant.state ? { state: merchant.state } : {}),
+      ...(merchant.country && merchant.country !== "US"
+        ? { state: merchant.country }
+        : merchant.state
+          ? { state: merchant.state }
+          : {}),
       ...(zip ? { zip } : {}),
       mcc: merchant.category_code,
     },
-    errors: errorsFrom({ cvc: checks?.cvc_check, expiry: checks?.expiry_check, postal: checks?.address_postal_code_check, pin: checks?.pin_check }),
+    errors: errorsFrom({
+      cvc: checks?.cvc_check,
+      expiry: checks?.expiry_check,
+      postal: checks?.address_postal_code_check,
+      pin: checks?.pin_check,
+    }),
   };
-  const providerApproved = decided && typeof authorization.approved === "boolean" ? authorization.approved : undefined;
+  const providerApproved =
+    decided && typeof authorization.approved === "boolean" ? authorization.approved : undefined;
   return toTransaction(`stripe:${authorization.id}`, input, authorization.id, providerApproved);
 }
 
@@ -115,7 +141,12 @@ export const ChargeSchema = z.object({
   failure_code: z.string().nullish(),
   payment_method_details: z
     .object({
-      card: CardIdentity.extend({ checks: z.object({ cvc_check: Check, address_postal_code_check: Check }).partial().nullish() }).nullish(),
+      card: CardIdentity.extend({
+        checks: z
+          .object({ cvc_check: Check, address_postal_code_check: Check })
+          .partial()
+          .nullish(),
+      }).nullish(),
       card_present: CardIdentity.extend({ read_method: z.string().nullish() }).nullish(),
     })
     .nullish(),
@@ -130,7 +161,13 @@ export interface MerchantProfile {
   zip?: string;
 }
 
-type CardDetails = { fingerprint?: string | null; brand?: string | null; last4?: string | null; exp_month?: number | null; exp_year?: number | null };
+type CardDetails = {
+  fingerprint?: string | null;
+  brand?: string | null;
+  last4?: string | null;
+  exp_month?: number | null;
+  exp_year?: number | null;
+};
 
 /**
  * The card's identity: Stripe's fingerprint (one per card number) where present; otherwise
@@ -149,12 +186,34 @@ export function fromCharge(charge: Charge, merchant: MerchantProfile): SourceEve
   const card = charge.payment_method_details?.card ?? undefined;
   const present = charge.payment_method_details?.card_present ?? undefined;
   const details = card ?? present;
-  if (details === undefined) return { kind: "unscored", key, objectId: charge.id, reason: "not a card payment (no payment_method_details.card or card_present)" };
+  if (details === undefined)
+    return {
+      kind: "unscored",
+      key,
+      objectId: charge.id,
+      reason: "not a card payment (no payment_method_details.card or card_present)",
+    };
   const cardId = stripeCardId(details);
-  if (cardId === undefined) return { kind: "unscored", key, objectId: charge.id, reason: "no card identity: neither fingerprint nor last4 + expiry" };
-  const method = present === undefined ? "online" : present.read_method === "magnetic_stripe_track2" ? "swipe" : present.read_method === "contactless_emv" ? "contactless" : "chip";
+  if (cardId === undefined)
+    return {
+      kind: "unscored",
+      key,
+      objectId: charge.id,
+      reason: "no card identity: neither fingerprint nor last4 + expiry",
+    };
+  const method =
+    present === undefined
+      ? "online"
+      : present.read_method === "magnetic_stripe_track2"
+        ? "swipe"
+        : present.read_method === "contactless_emv"
+          ? "contactless"
+          : "chip";
   const failure = charge.failure_code ? FAILURE_ERRORS[charge.failure_code] : undefined;
-  const checks = errorsFrom({ cvc: card?.checks?.cvc_check, postal: card?.checks?.address_postal_code_check });
+  const checks = errorsFrom({
+    cvc: card?.checks?.cvc_check,
+    postal: card?.checks?.address_postal_code_check,
+  });
   return toTransaction(
     key,
     {
@@ -184,11 +243,25 @@ export const PaymentIntentSchema = z.object({
  * Stripe's own examples): its charge is the payment. An embedded charge (older API versions)
  * is scored as that charge; otherwise the event is recorded against its latest charge.
  */
-export function fromPaymentIntent(intent: z.infer<typeof PaymentIntentSchema>, merchant: MerchantProfile): SourceEvent {
+export function fromPaymentIntent(
+  intent: z.infer<typeof PaymentIntentSchema>,
+  merchant: MerchantProfile,
+): SourceEvent {
   const embedded = intent.charges?.data.at(-1);
   const charge = embedded === undefined ? undefined : ChargeSchema.safeParse(embedded);
   if (charge?.success) return fromCharge(charge.data, merchant);
-  const latest = typeof intent.latest_charge === "string" ? intent.latest_charge : intent.latest_charge?.id;
-  if (latest === undefined) return { kind: "unscored", objectId: intent.id, reason: "a PaymentIntent without a charge carries no card data" };
-  return { kind: "unscored", objectId: intent.id, key: `stripe:${latest}`, reason: `a PaymentIntent carries no card data; its charge ${latest} is scored from the charge.* events` };
+  const latest =
+    typeof intent.latest_charge === "string" ? intent.latest_charge : intent.latest_charge?.id;
+  if (latest === undefined)
+    return {
+      kind: "unscored",
+      objectId: intent.id,
+      reason: "a PaymentIntent without a charge carries no card data",
+    };
+  return {
+    kind: "unscored",
+    objectId: intent.id,
+    key: `stripe:${latest}`,
+    reason: `a PaymentIntent carries no card data; its charge ${latest} is scored from the charge.* events`,
+  };
 }
