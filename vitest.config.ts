@@ -1,9 +1,39 @@
-// Two projects: pure code in Node (tokenizer parity against the Rust `tokenizers`, held-out
-// evaluation, featurizer fixtures), and the Worker itself inside workerd through the
-// Workers Vitest integration, with local R2, D1 (migrations applied) and Durable Objects.
+// The fast tier (`npm test`): pure code in Node, and the Worker itself inside workerd through
+// the Workers Vitest integration, with local R2, D1 (migrations applied) and Durable Objects.
+// The workerd tests share one runtime (`isolate: false`): starting a workerd and its bundle per
+// file was two thirds of the suite's time. The few files that need a fresh isolate (what start-up
+// preloads, what one isolate's memory holds) run in a project of their own.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { TEST_SECRETS } from "./test/secrets";
+
+const FRESH_ISOLATE = ["test/workers/preload.test.ts", "test/workers/images-parity.test.ts"];
+
+const workers = (
+  name: string,
+  test: NonNullable<TestProjectInlineConfiguration["test"]>,
+): TestProjectInlineConfiguration => ({
+  plugins: [
+    cloudflareTest(async () => ({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          ...TEST_SECRETS,
+          ALLOW_ANONYMOUS: "false",
+          TEST_MIGRATIONS: await readD1Migrations("migrations"),
+        },
+        // A second database that never gets the migrations (webhooks answer 503 not_configured).
+        d1Databases: { EMPTY_DB: "empty-db" },
+      },
+    })),
+  ],
+  test: {
+    name,
+    setupFiles: ["test/workers/apply-migrations.ts"],
+    testTimeout: 30_000,
+    ...test,
+  },
+});
 
 export default defineConfig({
   test: {
@@ -16,34 +46,21 @@ export default defineConfig({
           testTimeout: 60_000,
         },
       },
-      {
-        plugins: [
-          cloudflareTest(async () => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                ...TEST_SECRETS,
-                ALLOW_ANONYMOUS: "false",
-                TEST_MIGRATIONS: await readD1Migrations("migrations"),
-              },
-              // A second database that never gets the migrations (webhooks answer 503 not_configured).
-              d1Databases: { EMPTY_DB: "empty-db" },
-            },
-          })),
+      workers("workers", {
+        include: ["test/workers/**/*.test.ts"],
+        exclude: FRESH_ISOLATE,
+        isolate: false,
+        globalSetup: [
+          "test/workers/ibm-setup.ts",
+          "test/workers/origin-setup.ts",
+          "test/workers/generation-setup.ts",
+          "test/workers/images-setup.ts",
         ],
-        test: {
-          name: "workers",
-          include: ["test/workers/**/*.test.ts"],
-          setupFiles: ["test/workers/apply-migrations.ts"],
-          globalSetup: [
-            "test/workers/ibm-setup.ts",
-            "test/workers/origin-setup.ts",
-            "test/workers/generation-setup.ts",
-            "test/workers/images-setup.ts",
-          ],
-          testTimeout: 30_000,
-        },
-      },
+      }),
+      workers("workers-isolated", {
+        include: FRESH_ISOLATE,
+        globalSetup: ["test/workers/images-setup.ts"],
+      }),
     ],
   },
 });
