@@ -4,7 +4,7 @@
 // pattern's alphabet and beyond ASCII) must get the same answer from both.
 import { describe, expect, it } from "vitest";
 import { ByteDfa, MAX_DFA_STATES } from "../../src/generation/structured/regex";
-import { SchemaError } from "../../src/generation/structured/json-schema";
+import { SchemaError } from "../../src/generation/structured/schema-error";
 
 const utf8 = new TextEncoder();
 const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

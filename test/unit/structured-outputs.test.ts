@@ -7,7 +7,8 @@ import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, it } from "vitest";
 import { canEnd, start, step, type Stack } from "../../src/generation/structured/json-bytes";
 import { stateKey } from "../../src/generation/structured/state-key";
-import { compileSchema, SchemaError } from "../../src/generation/structured/json-schema";
+import { compileSchema } from "../../src/generation/structured/json-schema";
+import { SchemaError } from "../../src/generation/structured/schema-error";
 import {
   ANY_VALUE,
   choiceOf,
@@ -442,6 +443,20 @@ describe("JSON Schema → automaton", () => {
         "90071992547409910",
       ].map((text) => accepts(safe, utf8.encode(text))),
     ).toEqual([true, false, true, false, false]);
+  });
+
+  it("refuses a union whose options start alike past the matcher's 64 open ways, when compiled", () => {
+    const consts = { anyOf: Array.from({ length: 500 }, (_, i) => ({ const: `v${i}` })) };
+    expect(() => compileSchema(consts)).toThrow(
+      expect.objectContaining({
+        path: "/anyOf",
+        message: expect.stringContaining("500 alternatives"),
+      }),
+    );
+    // The same values in one enum are one literal, one way open; options that start unlike pass.
+    expect(() => compileSchema({ enum: consts.anyOf.map((option) => option.const) })).not.toThrow();
+    const unlike = { anyOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }] };
+    expect(() => compileSchema(unlike)).not.toThrow();
   });
 
   it("refuses what it cannot enforce, naming the place in the schema", () => {

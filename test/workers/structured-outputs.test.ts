@@ -10,7 +10,14 @@
 // against it).
 import { describe, expect, inject, it } from "vitest";
 import { problem } from "./helpers";
-import { appInIsolate, bothPlaces, call, sseEvents, type App } from "./generation-helpers";
+import {
+  appInIsolate,
+  appOnOrigin,
+  bothPlaces,
+  call,
+  sseEvents,
+  type App,
+} from "./generation-helpers";
 
 const origin = inject("llmOrigin");
 
@@ -303,6 +310,29 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
     expect(greedy.get("in-isolate WASM loop")).toEqual(greedy.get("origin"));
   });
 
+  it("a union too wide for the origin's matcher is a 400 at the edge, before any origin call", async () => {
+    // Port 9 (discard) has nothing listening: a request that reached the origin would be a 5xx.
+    const unreachable = appOnOrigin("http://127.0.0.1:9");
+    const consts = { anyOf: Array.from({ length: 500 }, (_, i) => ({ const: `v${i}` })) };
+    for (const [extra, field] of [
+      [
+        { response_format: { type: "json_schema", json_schema: { name: "c", schema: consts } } },
+        "response_format.json_schema.schema.anyOf",
+      ],
+      [{ structured_outputs: { json: consts } }, "structured_outputs.json.anyOf"],
+    ] as const) {
+      const response = await call(unreachable, "/v1/chat/completions", {
+        model: "tiny-llm",
+        messages: [{ role: "user", content: "hi" }],
+        max_tokens: 8,
+        ...extra,
+      });
+      const answer = await problem(response);
+      expect([response.status, answer.field], answer.detail).toEqual([400, field]);
+      expect(answer.detail).toContain("500 alternatives start alike");
+    }
+  });
+
   it("what cannot be enforced is a 400 naming its place; malformed requests too", async () => {
     const app = await appInIsolate(origin?.faultyUrl ?? "");
     const cases: [Record<string, unknown>, string][] = [
@@ -351,7 +381,8 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
       ],
     ];
     // 80 string options all open after the opening quote: over the core's limit of 64 ways, the
-    // generation stops with a 400 naming the field instead of walking the trie 80 times a step.
+    // format is refused when compiled, a 400 naming the union, instead of walking the trie 80
+    // times a step.
     const wide = {
       anyOf: Array.from({ length: 80 }, (_, i) => ({ type: "string", maxLength: i + 1 })),
     };
@@ -365,9 +396,9 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
     const refusal = await problem(open);
     expect([open.status, refusal.field], refusal.detail).toEqual([
       400,
-      "response_format.json_schema.schema",
+      "response_format.json_schema.schema.anyOf",
     ]);
-    expect(refusal.detail).toContain("ways open at once");
+    expect(refusal.detail).toContain("over the limit of 64");
     const elsewhere: [string, Record<string, unknown>, string][] = [
       [
         "/v1/responses",

@@ -3,7 +3,8 @@
 // predictions back. The loop that drives it owns the batching: the origin packs rows of
 // every active request into one UNet run, the in-isolate loop the rows of one request.
 import { guide } from "./guidance";
-import { createScheduler, type Scheduler, type SchedulerName } from "./scheduler";
+import type { Scheduler, SchedulerName } from "./scheduler";
+import { createScheduler } from "./schedulers";
 import type { ScheduleConfig } from "./schedule";
 
 export interface DenoiseParams {

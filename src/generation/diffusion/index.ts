@@ -2,7 +2,8 @@
 // machine, the batched UNet step and the single-request loop.
 export { gaussianNoise, requestNoise } from "./noise";
 export { alphasCumprod, betas, inferenceTimesteps, type ScheduleConfig } from "./schedule";
-export { createScheduler, SCHEDULERS, type Scheduler, type SchedulerName } from "./scheduler";
+export { SCHEDULERS, type Scheduler, type SchedulerName } from "./scheduler";
+export { createScheduler } from "./schedulers";
 export { eulerSigmas } from "./euler";
 export { guide } from "./guidance";
 export { createDenoiser, type DenoiseParams, type Denoiser } from "./denoiser";

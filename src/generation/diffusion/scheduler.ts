@@ -1,10 +1,6 @@
-// The scheduler interface the denoising loop drives, and the two it offers. A scheduler is
-// made per image for a step count; it is stateless between steps (DDIM with eta 0 and
-// Euler without churn need no history), so rows of different requests at different steps
-// can share one UNet batch.
-import { createDdim } from "./ddim";
-import { createEuler } from "./euler";
-import type { ScheduleConfig } from "./schedule";
+// The scheduler contract the denoising loop drives. A scheduler is made per image for a step
+// count; it is stateless between steps (DDIM with eta 0 and Euler without churn need no
+// history), so rows of different requests at different steps can share one UNet batch.
 
 export const SCHEDULERS = ["ddim", "euler"] as const;
 export type SchedulerName = (typeof SCHEDULERS)[number];
@@ -25,23 +21,4 @@ export interface Scheduler {
   scaleModelInput(sample: Float32Array, index: number): Float32Array;
   /** One denoising step from the (guided) epsilon prediction. */
   step(noisePred: Float32Array, index: number, sample: Float32Array): StepResult;
-}
-
-export function createScheduler(
-  name: SchedulerName,
-  config: ScheduleConfig,
-  steps: number,
-): Scheduler {
-  if (!Number.isInteger(steps) || steps < 1 || steps > config.numTrainTimesteps)
-    throw new RangeError(`steps must be an integer in 1..${config.numTrainTimesteps}`);
-  switch (name) {
-    case "ddim":
-      return createDdim(config, steps);
-    case "euler":
-      return createEuler(config, steps);
-    default: {
-      const unknown: never = name;
-      throw new Error(`unknown scheduler ${String(unknown)}`);
-    }
-  }
 }

@@ -1,7 +1,7 @@
 // A regex's syntax tree (regex-syntax.ts) as a Thompson NFA over bytes, for regex.ts's subset
 // construction: each character set becomes the UTF-8 byte sequences of its code points (the
 // way Rust's regex-syntax splits ranges), bounded repetitions are copies.
-import { SchemaError } from "./json-schema";
+import { SchemaError } from "./schema-error";
 import type { Node } from "./regex-syntax";
 
 /** The most NFA states (bounded repetitions are expanded: `a{1000}` is a thousand copies). */

@@ -55,6 +55,18 @@ export function start(shape: Shape): readonly Stack[] {
   return [push({ t: "pending", shape }, undefined)];
 }
 
+/**
+ * The most ways a value of `shape` stands open after its first byte (a union's options that
+ * all take it): what the token matcher refuses past SCHEMA_LIMITS.openWays, found here when the
+ * format is compiled, before any token is generated.
+ */
+export function openWaysAtStart(shape: Shape): number {
+  const [pending] = start(shape);
+  let widest = 0;
+  for (let byte = 0; byte < 256; byte += 1) widest = Math.max(widest, step(pending!, byte).length);
+  return widest;
+}
+
 /** The stacks after one byte (none: the byte is not allowed). */
 export function step(stack: Stack, byte: number): readonly Stack[] {
   const frame = stack.frame;

@@ -4,20 +4,12 @@
 // annotations (title, description, …) are ignored. Objects write their declared properties in
 // the declared order (optional ones may be left out), as OpenAI's strict mode does, which is a
 // subset of what `additionalProperties` allows. `oneOf` is read as `anyOf` (as xgrammar does).
+import { openWaysAtStart } from "./json-bytes";
 import { hasWholeNumber, numberRange } from "./number-range";
 import { ByteDfa, MAX_DFA_STATES } from "./regex";
 import { searchPattern } from "./regex-syntax";
+import { SCHEMA_LIMITS, SchemaError } from "./schema-error";
 import { ANY_VALUE, jsonLiterals, property, type Shape } from "./shapes";
-
-/** A schema this service cannot enforce; `path` is a JSON Pointer into the schema. */
-export class SchemaError extends Error {
-  constructor(
-    readonly path: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const ANNOTATIONS = new Set([
   "title",
@@ -60,9 +52,6 @@ const KNOWN = new Set([
 ]);
 const TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"] as const;
 type TypeName = (typeof TYPES)[number];
-
-/** Limits on what one request's schema may hold: nesting and enum sizes. */
-export const SCHEMA_LIMITS = { depth: 32, enumValues: 1024, properties: 256 } as const;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -185,12 +174,14 @@ export function compileSchema(schema: unknown): Shape {
         ]);
       }
       const key = node.anyOf !== undefined ? "anyOf" : "oneOf";
-      return union([
+      const shape = union([
         ...anyOf!.map((option, index) =>
           compile(option, pointer(pointer(path, key), index), depth + 1),
         ),
         ...nullable,
       ]);
+      refuseTooWide(shape, pointer(path, key));
+      return shape;
     }
 
     const types = typesOf(node.type, pointer(path, "type"));
@@ -344,6 +335,27 @@ export function compileSchema(schema: unknown): Shape {
   };
 
   return compile(schema, "", 0);
+}
+
+/**
+ * A union whose options start alike beyond SCHEMA_LIMITS.openWays (500 string consts) would be
+ * refused by the token matcher at its first byte, mid-generation; it is refused here instead.
+ */
+function refuseTooWide(shape: Shape, path: string): void {
+  const leaves = (of: Shape): number =>
+    of.kind === "union" ? of.options.reduce((total, option) => total + leaves(option), 0) : 1;
+  if (leaves(shape) <= SCHEMA_LIMITS.openWays) return;
+  let ways: number;
+  try {
+    ways = openWaysAtStart(shape);
+  } catch {
+    return; // a $ref not compiled yet: the matcher still guards it
+  }
+  if (ways > SCHEMA_LIMITS.openWays)
+    throw new SchemaError(
+      path,
+      `${ways} alternatives start alike and would stand open at once, over the limit of ${SCHEMA_LIMITS.openWays} (list such values in one enum instead)`,
+    );
 }
 
 function union(options: Shape[]): Shape {

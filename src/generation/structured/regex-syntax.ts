@@ -4,7 +4,7 @@
 // non-capturing, named), alternation, greedy and lazy quantifiers, `^` and `$` only at the
 // pattern's ends — parsed to character sets over code points. Backreferences, lookaround,
 // `\b`, possessive quantifiers and flags are refused by name, with their position.
-import { SchemaError } from "./json-schema";
+import { SchemaError } from "./schema-error";
 
 const MAX_REPEAT = 1000;
 const MAX_CODE_POINT = 0x10ffff;

@@ -2,7 +2,7 @@
 // by regex-syntax.ts) is compiled to a byte-level DFA, so the token masks walk bytes as the
 // JSON automaton does: a Thompson NFA over bytes (byte-nfa.ts), then subset construction, up
 // to MAX_DFA_STATES; each state knows the fewest and most characters left to a match.
-import { SchemaError } from "./json-schema";
+import { SchemaError } from "./schema-error";
 import { Nfa } from "./byte-nfa";
 import { parseRegex } from "./regex-syntax";
 

@@ -74,5 +74,5 @@ export function shapeOf(spec: StructuredOutputs): Shape {
   return entry.shape;
 }
 
-export { SchemaError, SCHEMA_LIMITS } from "./json-schema";
+export { SchemaError, SCHEMA_LIMITS } from "./schema-error";
 export { TokenMatcher, VocabularyTrie } from "./token-matcher";

@@ -4,14 +4,11 @@
 // a shared prefix is tried once, and a subtree the state refuses is never entered.
 import { canEnd, start, step, type Stack } from "./json-bytes";
 import { stateKey } from "./state-key";
-import { SchemaError } from "./json-schema";
+import { SCHEMA_LIMITS, SchemaError } from "./schema-error";
 import type { Shape } from "./shapes";
 
-/**
- * The most ways an output may stand open at once (a union's options that all take the bytes
- * so far): each costs a walk of the trie per step, so 80 string options would stall a batch.
- */
-export const MAX_OPEN_WAYS = 64;
+/** The most ways an output may stand open at once (SCHEMA_LIMITS.openWays). */
+export const MAX_OPEN_WAYS = SCHEMA_LIMITS.openWays;
 
 interface TrieNode {
   readonly children: Map<number, TrieNode>;
