@@ -1,7 +1,7 @@
 // Checks a tensor request against a graph's declared inputs: a wrong name, datatype or
 // shape is the caller's mistake (422 naming the input), never an opaque runtime failure.
 import { ServiceError } from "../../src/errors/service-error";
-import { elementCount, shapeMatches, type Tensor, type TensorSpec } from "../../src/runtime/tensor";
+import { elementCount, shapeMatches, type Tensor, type TensorSpec } from "../../src/tensors/tensor";
 
 const unprocessable = (field: string, detail: string) =>
   new ServiceError(422, "unprocessable_input", detail, { field });

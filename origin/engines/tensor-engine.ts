@@ -1,7 +1,7 @@
 // The tensor engine: one verified onnxruntime session per tensor model, created once at
 // start, running Open Inference Protocol requests (feeds in, named outputs out).
 import { ServiceError } from "../../src/errors/service-error";
-import { dataTypes, type DataType, type Tensor } from "../../src/runtime/tensor";
+import { dataTypes, type DataType, type Tensor } from "../../src/tensors/tensor";
 import type { Graph } from "../manifests";
 import { checkFeeds, checkOutputNames } from "./feeds";
 import { createSession, ort, type SessionSettings } from "./onnx-session";

@@ -19,7 +19,7 @@ import {
 } from "../../src/generation/structured/structured-outputs";
 import { CompactTokenizer } from "../../src/tokenizers/compact-tokenizer";
 import { compactTokenizer } from "../tokenizers/sources.mjs";
-import { toolPlanOf } from "../../src/routes/openai/tool-calls";
+import { toolPlanOf } from "../../src/tasks/text-generation/tool-plan";
 
 const { values: options } = parseArgs({
   options: { steps: { type: "string", default: "200" }, seed: { type: "string", default: "1" } },

@@ -2,7 +2,7 @@
 // row-major; BYTES elements each as a 4-byte little-endian length then the bytes; BOOL as
 // one byte per element. Spec: triton-inference-server/server docs/protocol/extension_binary_data.md.
 import { ServiceError } from "../errors/service-error";
-import { elementCount, type DataType, type Tensor } from "../runtime/tensor";
+import { elementCount, type DataType, type Tensor } from "../tensors/tensor";
 
 const ELEMENT_BYTES: Record<Exclude<DataType, "BYTES">, number> = {
   BOOL: 1,

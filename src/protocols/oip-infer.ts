@@ -3,8 +3,8 @@
 // or a JSON header plus binary data when the client asked for it. Pure over Request/bytes.
 import { z } from "zod";
 import { ServiceError } from "../errors/service-error";
-import { invalidRequest } from "../routes/validation";
-import { DataTypeSchema, elementCount, type Tensor } from "../runtime/tensor";
+import { invalidRequest } from "../errors/invalid-request";
+import { DataTypeSchema, elementCount, type Tensor } from "../tensors/tensor";
 import { decodeBinaryTensor, encodeBinaryTensor } from "./oip-binary";
 import { readOipBody } from "./oip-body";
 import { fromJsonTensor, toJsonTensor } from "./oip-tensors";

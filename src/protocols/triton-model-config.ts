@@ -2,7 +2,7 @@
 // signature said in Triton's model-config JSON (triton-inference-server/common
 // protobuf/model_config.proto), so clients that read a model's config (tritonclient's
 // get_model_config) get one. Pure, for the edge and the reference origin alike.
-import type { DataType, TensorSpec } from "../runtime/tensor";
+import type { DataType, TensorSpec } from "../tensors/tensor";
 
 /** Triton's `DataType` enum names; BYTES is TYPE_STRING there. */
 const TRITON_TYPES: Record<DataType, string> = {

@@ -10,7 +10,7 @@
 // `return_tokens_as_token_ids`); structured outputs as `structured_outputs` (CompletionRequest
 // in vllm/entrypoints/openai/completion/protocol.py).
 import { z } from "zod";
-import type { GenerationRequest, TokenLogprob } from "../runtime/generation";
+import type { GenerationRequest, TokenLogprob } from "../generation/generation-request";
 
 /** The request body for one streamed generation. */
 export function completionRequest(model: string, request: GenerationRequest) {

@@ -4,8 +4,12 @@
 // own (vllm-project/vllm: tests/tool_parsers/test_hermes_tool_parser.py, pinned to
 // vllm/tool_parsers/hermes_tool_parser.py).
 import { describe, expect, it } from "vitest";
-import { partialTagOverlap } from "../../src/routes/openai/tool-call-regions";
-import { readToolText, toolReader, type ToolMode } from "../../src/routes/openai/tool-call-reader";
+import { partialTagOverlap } from "../../src/tasks/text-generation/tool-parsers/region-reader";
+import {
+  readToolText,
+  toolReader,
+  type ToolMode,
+} from "../../src/tasks/text-generation/tool-parsers";
 import { streamedReading, type Joined } from "./tool-reading";
 
 const AUTO: ToolMode = { kind: "auto", parser: "hermes" };

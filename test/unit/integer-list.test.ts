@@ -2,7 +2,7 @@
 // z.array(z.number()) pass: its issues must be the ones the per-element schema gives.
 import { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
-import { integerList } from "../../src/routes/integer-list";
+import { integerList } from "../../src/routes/http/integer-list";
 
 const issues = (schema: z.ZodType, value: unknown) => {
   const result = schema.safeParse(value);

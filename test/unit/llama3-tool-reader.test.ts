@@ -4,7 +4,7 @@
 // this reader answers otherwise the test says so (text before the calls is kept as content, an
 // unfinished call keeps what was written). Every way of cutting the text gives the same result.
 import { describe, expect, it } from "vitest";
-import type { ToolMode } from "../../src/routes/openai/tool-call-reader";
+import type { ToolMode } from "../../src/tasks/text-generation/tool-parsers";
 import { readEveryCut } from "./tool-reading";
 
 const LLAMA: ToolMode = { kind: "auto", parser: "llama3_json" };

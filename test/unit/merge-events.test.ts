@@ -2,7 +2,7 @@
 // choice's events, first events included, each with its index, in the order they come; one
 // choice failing fails the merged stream and aborts the others; leaving early aborts them all.
 import { describe, expect, it } from "vitest";
-import { mergeEvents, startEvents, type StartedEvents } from "../../src/routes/event-stream";
+import { mergeEvents, startEvents, type StartedEvents } from "../../src/routes/http/event-stream";
 
 const tick = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {

@@ -5,7 +5,7 @@
 // says so (arguments as written; text after the calls dropped). Every way of cutting the text
 // gives the same result.
 import { describe, expect, it } from "vitest";
-import type { ToolMode } from "../../src/routes/openai/tool-call-reader";
+import type { ToolMode } from "../../src/tasks/text-generation/tool-parsers";
 import { readEveryCut } from "./tool-reading";
 
 const MISTRAL: ToolMode = { kind: "auto", parser: "mistral" };

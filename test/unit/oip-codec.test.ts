@@ -9,7 +9,7 @@ import { parseBoundedJson } from "../../src/protocols/bounded-json";
 import { fromHalfBits, toHalfBits } from "../../src/protocols/fp16";
 import { decodeBinaryTensor, encodeBinaryTensor } from "../../src/protocols/oip-binary";
 import { encodeInferResponse, parseInferRequest } from "../../src/protocols/oip-infer";
-import { dataTypes, type Tensor } from "../../src/runtime/tensor";
+import { dataTypes, type Tensor } from "../../src/tensors/tensor";
 
 function failure(run: () => unknown): string {
   try {

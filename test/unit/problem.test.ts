@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toServiceError } from "../../src/errors/problem";
-import { dialectMembers, errorDialect } from "../../src/routes/problems";
+import { dialectMembers, errorDialect } from "../../src/routes/http/problems";
 
 describe("toServiceError", () => {
   it("maps Hono's malformed-JSON 400 onto invalid_json and its 415 onto unsupported_media_type", () => {

@@ -3,7 +3,7 @@
 // (vllm-project/vllm: tests/tool_parsers/test_pythonic_tool_parser.py); where this reader
 // answers otherwise the test says so. Every way of cutting the text gives the same result.
 import { describe, expect, it } from "vitest";
-import type { ToolMode } from "../../src/routes/openai/tool-call-reader";
+import type { ToolMode } from "../../src/tasks/text-generation/tool-parsers";
 import { readEveryCut } from "./tool-reading";
 
 const PYTHONIC: ToolMode = { kind: "auto", parser: "pythonic" };

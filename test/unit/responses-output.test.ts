@@ -6,7 +6,7 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { callId, eventWriter, OutputItems } from "../../src/routes/openai/responses-output";
-import { toolReader } from "../../src/routes/openai/tool-call-reader";
+import { toolReader } from "../../src/tasks/text-generation/tool-parsers";
 
 const TEXT =
   'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>';

@@ -2,11 +2,11 @@
 // calls however the text is split into deltas, each call's arguments the exact text written.
 import { describe, expect, it } from "vitest";
 import {
-  ToolCallReader,
   toolCallsIn,
   type ForcedToolMode,
   type ToolCallDelta,
-} from "../../src/routes/openai/tool-call-reader";
+} from "../../src/tasks/text-generation/tool-parsers";
+import { ToolCallReader } from "../../src/tasks/text-generation/tool-parsers/forced-calls";
 
 /** The text pushed in pieces at the given cut points: the deltas joined per call. */
 function joined(

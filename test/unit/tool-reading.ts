@@ -1,6 +1,10 @@
 // The tool-call readers' tests' harness: a text pushed to a reader in pieces, the deltas joined.
 import { expect } from "vitest";
-import { readToolText, toolReader, type ToolMode } from "../../src/routes/openai/tool-call-reader";
+import {
+  readToolText,
+  toolReader,
+  type ToolMode,
+} from "../../src/tasks/text-generation/tool-parsers";
 
 export interface Joined {
   content: string;

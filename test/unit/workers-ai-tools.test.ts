@@ -4,8 +4,8 @@
 // `{"response"}` deltas, the calls once whole.
 import { describe, expect, it } from "vitest";
 import { workersAiChunks } from "../../src/routes/openai/stream-chunks";
-import type { ToolMode } from "../../src/routes/openai/tool-call-reader";
-import { chatToolsOf, runToolCall } from "../../src/routes/workers-ai-tools";
+import type { ToolMode } from "../../src/tasks/text-generation/tool-parsers";
+import { chatToolsOf, runToolCall } from "../../src/routes/workers-ai/tools";
 
 const AUTO: ToolMode = { kind: "auto", parser: "hermes" };
 const TEXT =

@@ -4,7 +4,7 @@ import { env as testEnv } from "cloudflare:test";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { toServiceError } from "../../src/errors/problem";
-import { requireApiKey } from "../../src/routes/middleware/auth";
+import { requireApiKey } from "../../src/routes/http/auth";
 
 function app() {
   const hono = new Hono<{ Bindings: Env }>();

@@ -6,7 +6,7 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import { expect } from "vitest";
 import { z } from "zod";
 import { ERROR_CODES } from "../../src/errors/service-error";
-import { errorDialect } from "../../src/routes/problems";
+import { errorDialect } from "../../src/routes/http/problems";
 
 interface MediaType {
   schema?: unknown;

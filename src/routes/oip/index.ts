@@ -13,10 +13,10 @@ import {
 } from "../../protocols/oip-infer";
 import { modelConfig } from "../../protocols/triton-model-config";
 import { capability, type ServedModel } from "../../tasks";
-import { serverTiming } from "../server-timing";
-import { findModel, requireReady, type AppEnv } from "../services";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
-import { validationHook } from "../validation";
+import { serverTiming } from "../http/server-timing";
+import { findModel, requireReady, type AppEnv } from "../http/services";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { validationHook } from "../http/validation";
 import { missingMigrations } from "../../storage/d1-schema";
 import { IndexRequestSchema, repositoryIndex } from "./repository";
 

@@ -2,7 +2,7 @@
 // model with its state (READY, LOADING, UNAVAILABLE + reason) without loading any of them.
 // Loading and unloading are not offered: models load on first use.
 import { z } from "zod";
-import { invalidRequest } from "../validation";
+import { invalidRequest } from "../../errors/invalid-request";
 import type { ServedModel } from "../../tasks";
 
 export const IndexRequestSchema = z.object({ ready: z.boolean().optional() }).catchall(z.unknown());

@@ -18,7 +18,7 @@ import {
   sseResponse as eventsResponse,
   startEvents,
   type StartedEvents,
-} from "../event-stream";
+} from "../http/event-stream";
 
 export type StartedGeneration = StartedEvents<TextEvent>;
 

@@ -6,8 +6,8 @@ import { ServiceError } from "../../errors/service-error";
 import { capability, type ServedModel } from "../../tasks";
 import type { PreparedPrompt } from "../../tasks/text-generation/text-generation";
 import type { TemplateValue } from "../../tokenizers/chat-template";
-import { findModel, requireReady, type AppEnv } from "../services";
-import { validationHook } from "../validation";
+import { findModel, requireReady, type AppEnv } from "../http/services";
+import { validationHook } from "../http/validation";
 import {
   collectAll,
   collectPooled,
@@ -15,7 +15,7 @@ import {
   startGeneration,
   startGenerations,
 } from "./generation-stream";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import {
   chatMessages,
   ChatCompletionRequest,
@@ -34,8 +34,8 @@ import {
 } from "./responses";
 import { chatChunks, completionChunks, type ChunkOptions } from "./stream-chunks";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
-import { toolOptions, toolPlanOf } from "./tool-calls";
-import { losslessBody } from "../lossless-body";
+import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
+import { losslessBody } from "../http/lossless-body";
 
 const sse = {
   "text/event-stream": {

@@ -3,10 +3,10 @@
 // refused with a 400 naming it — never silently ignored. Unknown fields are refused too.
 import { z } from "@hono/zod-openapi";
 import { MAX_LOGPROBS } from "../../generation/logprobs";
-import { integerList } from "../integer-list";
+import { integerList } from "../http/integer-list";
 import { neutral, refused } from "./field-policies";
 import { ResponseFormat, StructuredOutputsField } from "./structured-fields";
-import { AssistantToolCall, toolFields } from "./tool-calls";
+import { AssistantToolCall, toolFields } from "./tool-schemas";
 import { ServiceError } from "../../errors/service-error";
 import {
   parseLosslessJson,

@@ -12,10 +12,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { capability } from "../../tasks";
 import type { TextEvent, TokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
-import { sseResponse } from "../event-stream";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../problems";
-import { findModel, requireReady, type AppEnv } from "../services";
-import { validationHook } from "../validation";
+import { sseResponse } from "../http/event-stream";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { findModel, requireReady, type AppEnv } from "../http/services";
+import { validationHook } from "../http/validation";
 import { collect, startGeneration } from "./generation-stream";
 import {
   chatToolsOf,
@@ -27,7 +27,7 @@ import {
   ResponsesToolChoice,
   templateTools,
 } from "./responses-request";
-import { toolReader, type ToolMode } from "./tool-call-reader";
+import { toolReader, type ToolMode } from "../../tasks/text-generation/tool-parsers";
 import {
   callId,
   entries,
@@ -39,7 +39,7 @@ import {
   OutputMessage,
   type OutputItem,
 } from "./responses-output";
-import { toolOptions, toolPlanOf } from "./tool-calls";
+import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
 import { generationOptions } from "./sampling";
 import { responseFormatOf, structuredOutputsOf, TextFormat } from "./structured-fields";
 

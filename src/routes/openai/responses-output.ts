@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import type { TokenLogprobs } from "../../tasks/text-generation/text-generation";
 import { chatLogprobs } from "./responses";
-import type { ToolCall, ToolTextReader } from "./tool-call-reader";
+import type { ToolCall, ToolTextReader } from "../../tasks/text-generation/tool-parsers";
 
 const TopLogprob = z.object({
   token: z.string(),

@@ -9,15 +9,10 @@ import type { ChatMessage } from "../../tokenizers/chat-template";
 import { MAX_LOGPROBS } from "../../generation/logprobs";
 import { neutral, refused, templateArguments } from "./request-schemas";
 import { TextFormat } from "./structured-fields";
-import {
-  FUNCTION_NAME,
-  FunctionDefinition,
-  type ChatTool,
-  type ToolChoice,
-  type ToolFieldNames,
-} from "./tool-calls";
+import type { ToolFieldNames } from "../../tasks/text-generation/tool-plan";
+import { FUNCTION_NAME, FunctionDefinition, type ChatTool, type ToolChoice } from "./tool-schemas";
 import type { LosslessJson } from "../../tokenizers/chat-template";
-import { losslessBody } from "../lossless-body";
+import { losslessBody } from "../http/lossless-body";
 
 const InputText = z.object({ type: z.literal("input_text"), text: z.string() }).strict();
 const OutputText = z

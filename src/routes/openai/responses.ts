@@ -7,7 +7,11 @@ import type {
   TokenText,
 } from "../../tasks/text-generation/text-generation";
 import { totalUsage, type Collected } from "./generation-stream";
-import { readToolText, type ToolCall, type ToolMode } from "./tool-call-reader";
+import {
+  readToolText,
+  type ToolCall,
+  type ToolMode,
+} from "../../tasks/text-generation/tool-parsers";
 
 export type Done = Extract<TextEvent, { type: "done" }>;
 

@@ -19,7 +19,7 @@ import {
   type ToolMode,
   type ToolReading,
   type ToolTextReader,
-} from "./tool-call-reader";
+} from "../../tasks/text-generation/tool-parsers";
 
 /** How a request asked its stream to be framed. */
 export interface ChunkOptions {

@@ -6,12 +6,11 @@
 // JSON (vLLM's disable_any_whitespace), and objects write only their declared properties
 // (disable_additional_properties): both options are accepted at either value.
 import { z } from "@hono/zod-openapi";
-import { ServiceError } from "../../errors/service-error";
+import type { StructuredOutputs } from "../../generation/structured/structured-outputs";
 import {
-  SchemaError,
-  shapeOf,
-  type StructuredOutputs,
-} from "../../generation/structured/structured-outputs";
+  compiledOrRefused,
+  type StructuredRequest,
+} from "../../tasks/text-generation/structured-format";
 import { refused } from "./field-policies";
 
 const Schema = z
@@ -106,12 +105,6 @@ interface Fields {
   schema: string;
 }
 
-/** A request's constraint and the field that asked for it (what a 400 about it names). */
-export interface StructuredRequest {
-  spec: StructuredOutputs;
-  field: string;
-}
-
 /** The request's constraint (undefined: none), its schema compiled here so that what cannot be enforced is a 400 naming its place. */
 export function structuredOutputsOf(
   body: StructuredBody,
@@ -143,34 +136,4 @@ export function structuredOutputsOf(
           : "structured_outputs";
   }
   return compiledOrRefused(spec, field);
-}
-
-/**
- * The constraint, its schema compiled here so that what cannot be enforced is a 400 naming its
- * place: `at` maps a JSON Pointer into the schema to the request field (default: under `field`).
- */
-export function compiledOrRefused(
-  spec: StructuredOutputs,
-  field: string,
-  at: (path: string) => string = (path) => `${field}${path.replaceAll("/", ".")}`,
-): StructuredRequest {
-  try {
-    shapeOf(spec);
-  } catch (error) {
-    if (error instanceof SchemaError) {
-      const place = error.path === "" ? field : at(error.path);
-      throw new ServiceError(400, "invalid_request", `${place}: ${error.message}`, {
-        field: place,
-      });
-    }
-    if (error instanceof SyntaxError)
-      throw new ServiceError(
-        400,
-        "invalid_request",
-        `${field}: not valid JSON (${error.message})`,
-        { field },
-      );
-    throw error;
-  }
-  return { spec, field };
 }

@@ -5,8 +5,8 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { fromAuthorisation, NotificationSchema } from "../../tasks/fraud/sources/adyen";
 import { verifyItem } from "../../tasks/fraud/sources/adyen-hmac";
-import type { AppEnv } from "../services";
-import { parseBody, readJson } from "../validation";
+import type { AppEnv } from "../http/services";
+import { parseBody, readJson } from "../http/validation";
 import { merchantOf, requireSchema } from "./fraud-context";
 import { record } from "./record";
 

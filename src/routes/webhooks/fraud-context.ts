@@ -8,7 +8,7 @@ import type { FraudScorer } from "../../tasks/fraud/fraud-scoring";
 import type { MerchantProfile } from "../../tasks/fraud/sources/stripe";
 import type { Services } from "../../tasks";
 import type { FraudStores } from "../../compose";
-import { requireReady } from "../services";
+import { requireReady } from "../http/services";
 
 const MerchantProfileSchema = z.object({
   id: z.string().min(1),

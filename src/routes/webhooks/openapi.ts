@@ -2,7 +2,7 @@
 // raw body before anything is parsed), so they are documented here rather than by createRoute.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
-import { BODY_ERRORS, problemResponses } from "../problems";
+import { BODY_ERRORS, problemResponses } from "../http/problems";
 
 const Decision = z.object({
   transactionKey: z.string(),

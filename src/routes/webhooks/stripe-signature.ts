@@ -4,7 +4,7 @@
 import Stripe from "stripe";
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
-import { parseBody } from "../validation";
+import { parseBody } from "../http/validation";
 
 export const TOLERANCE_SECONDS = 300;
 

@@ -16,7 +16,7 @@ import {
   IssuingAuthorizationSchema,
   PaymentIntentSchema,
 } from "../../tasks/fraud/sources/stripe";
-import type { AppEnv } from "../services";
+import type { AppEnv } from "../http/services";
 import { merchantOf, requireSchema } from "./fraud-context";
 import { record, type Recorded } from "./record";
 import { documentWebhooks } from "./openapi";

@@ -1,0 +1,43 @@
+// GET /metrics: this isolate's gauges in Prometheus text — the WASM memory onnxruntime-web
+// holds, the sessions it has created and which models are loaded. Per isolate (a
+// deployment has many); the memory benchmark (scripts/measure-memory.mjs) reads it beside
+// the inspector's V8 heap figure.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { wasmMemoryBytes, wasmSessionsCreated } from "../../runtime";
+import { problemResponses } from "../http/problems";
+import type { AppEnv } from "../http/services";
+
+const metricsRoute = createRoute({
+  method: "get",
+  path: "/metrics",
+  operationId: "metrics",
+  summary: "This isolate's gauges (Prometheus text format)",
+  responses: {
+    200: {
+      description: "Prometheus exposition format 0.0.4",
+      content: { "text/plain": { schema: z.string() } },
+    },
+    ...problemResponses("/metrics", 401),
+  },
+});
+
+export const metricsRoutes = new OpenAPIHono<AppEnv>().openapi(metricsRoute, (c) => {
+  const models = c.get("services").list();
+  const lines = [
+    "# HELP edge_wasm_memory_bytes Linear memory held by onnxruntime-web's WASM instance in this isolate.",
+    "# TYPE edge_wasm_memory_bytes gauge",
+    `edge_wasm_memory_bytes ${wasmMemoryBytes()}`,
+    "# HELP edge_wasm_sessions_created_total Model sessions onnxruntime-web has created in this isolate (preloaded ones at start-up).",
+    "# TYPE edge_wasm_sessions_created_total counter",
+    `edge_wasm_sessions_created_total ${wasmSessionsCreated()}`,
+    "# HELP edge_model_loaded Whether the model is loaded and verified in this isolate.",
+    "# TYPE edge_model_loaded gauge",
+    ...models.map(
+      (model) =>
+        `edge_model_loaded{model="${model.manifest.name}"} ${model.state() === "ready" ? 1 : 0}`,
+    ),
+  ];
+  return c.text(`${lines.join("\n")}\n`, 200, {
+    "content-type": "text/plain; version=0.0.4; charset=utf-8",
+  });
+});

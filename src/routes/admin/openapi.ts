@@ -1,0 +1,41 @@
+// GET /openapi.json: the OpenAPI 3.1 document, generated from the routes' zod schemas and
+// problemResponses(). test/unit/openapi-lint.test.ts lints the committed copy (openapi.json,
+// kept equal to what the Worker serves by test/workers/openapi.test.ts) with Redocly and
+// swagger-parser; test/workers/fuzz.test.ts checks answers against it.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../http/services";
+
+export const OPENAPI_PATH = "/openapi.json";
+
+export function documentApi(app: OpenAPIHono<AppEnv>): void {
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "One of the comma-separated keys in API_KEYS",
+  });
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: OPENAPI_PATH,
+    operationId: "openApiDocument",
+    summary: "This document",
+    security: [],
+    responses: {
+      200: {
+        description: "The OpenAPI 3.1 document",
+        content: { "application/json": { schema: { type: "object" } } },
+      },
+    },
+  });
+  app.doc31(OPENAPI_PATH, {
+    openapi: "3.1.0",
+    info: {
+      title: "Edge inference service",
+      version: "0.1.0",
+      description:
+        "Errors are application/problem+json (RFC 9457) with a stable `code`; /v2 errors add the Open Inference Protocol's `error` string, " +
+        "/v1 routes other than the webhooks add OpenAI's `error` object.",
+    },
+    servers: [{ url: "/", description: "The deployment serving this document" }],
+    security: [{ bearer: [] }],
+  });
+}

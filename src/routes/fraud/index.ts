@@ -1,0 +1,119 @@
+// POST /v1/fraud/score: a batch of accounts, each with its recent history and the
+// transaction to score, in one run of the fraud model. Stateless: nothing is recorded.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ServiceError } from "../../errors/service-error";
+import { TransactionSchema } from "../../tasks/fraud/transaction";
+import { capability } from "../../tasks";
+import { serverTiming } from "../http/server-timing";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { findModel, requireReady, type AppEnv } from "../http/services";
+import { fraudCardRoutes } from "./cards";
+import { validationHook } from "../http/validation";
+
+/** History entries accepted per account; the model reads only the latest window − 1. */
+const MAX_HISTORY = 50;
+
+const ScoreRequest = z
+  .object({
+    model: z.string().min(1).optional().openapi({ description: "Defaults to FRAUD_MODEL" }),
+    accounts: z
+      .array(
+        z
+          .object({
+            history: z.array(TransactionSchema).max(MAX_HISTORY).default([]),
+            transaction: TransactionSchema,
+          })
+          .strict(),
+      )
+      .min(1),
+  })
+  .strict()
+  .openapi("FraudScoreRequest");
+
+const ScoreResponse = z
+  .object({
+    model: z.string(),
+    model_version: z.string(),
+    results: z.array(
+      z.object({
+        transaction_id: z.string(),
+        card_id: z.string(),
+        score: z.number(),
+        label: z.enum(["LEGIT", "SUSPECT", "FRAUD"]),
+        history_used: z.number().int(),
+      }),
+    ),
+  })
+  .openapi("FraudScoreResponse");
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/fraud/score",
+  operationId: "scoreFraud",
+  summary: "Score card transactions for fraud, each in the context of its card's recent history",
+  request: { body: { required: true, content: { "application/json": { schema: ScoreRequest } } } },
+  responses: {
+    200: {
+      description: "Score and label per transaction",
+      content: { "application/json": { schema: ScoreResponse } },
+    },
+    ...problemResponses("/v1/fraud/score", 401, BODY_ERRORS, MODEL_ERRORS),
+  },
+});
+
+export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
+  route,
+  async (c) => {
+    const body = c.req.valid("json");
+    const model = findModel(c.get("services"), body.model ?? c.env.FRAUD_MODEL, "model");
+    const scorer = capability(model, "fraudScoring", "model");
+    const maxBatch = Number(c.env.MAX_BATCH);
+    if (body.accounts.length > maxBatch) {
+      throw new ServiceError(
+        422,
+        "unprocessable_input",
+        `At most ${maxBatch} accounts per request, got ${body.accounts.length}`,
+        { field: "accounts" },
+      );
+    }
+    body.accounts.forEach((account, i) => {
+      const other = account.history.findIndex(
+        (entry) => entry.card_id !== account.transaction.card_id,
+      );
+      if (other !== -1) {
+        throw new ServiceError(
+          422,
+          "unprocessable_input",
+          "Every history entry must be of the transaction's card",
+          {
+            field: `accounts.${i}.history.${other}.card_id`,
+          },
+        );
+      }
+    });
+    await requireReady(model);
+    const accounts = body.accounts.map((account) => ({
+      history: account.history,
+      current: account.transaction,
+    }));
+    const { results, timings } = await scorer.score(accounts, c.req.raw.signal);
+    c.header("server-timing", serverTiming(timings));
+    return c.json(
+      {
+        model: scorer.manifest.name,
+        model_version: scorer.manifest.version,
+        results: results.map((result, i) => ({
+          transaction_id: body.accounts[i]!.transaction.id,
+          card_id: body.accounts[i]!.transaction.card_id,
+          score: result.score,
+          label: result.label,
+          history_used: result.historyUsed,
+        })),
+      },
+      200,
+    );
+  },
+);
+
+// GET /v1/fraud/cards/{card} (src/routes/fraud-cards.ts), mounted with the scoring route.
+fraudRoutes.route("/", fraudCardRoutes);
