@@ -3,14 +3,12 @@
 import { bundledModels } from "./models/bundled";
 import { createRegistry } from "./models/registry";
 import { edgeRuntimes, NO_ORIGIN, type OriginConfig } from "./runtime";
-import { durableCards } from "./storage/card-history";
+import { durableCards } from "./tasks/fraud/ledger/card-history";
+import { missingMigrations } from "./tasks/fraud/ledger/d1-schema";
+import { recordUnscored } from "./tasks/fraud/ledger/unscored-events";
+import type { FraudStores } from "./tasks/fraud/ledger/ledger";
 import { createServices, type Services } from "./tasks";
 import { preloadModels as preload, type PreloadOutcome } from "./tasks/preload";
-import type { CardLedger } from "./tasks/fraud/decide";
-
-export interface FraudStores {
-  ledger: CardLedger;
-}
 
 function positive(value: string | undefined, fallback: number): number;
 function positive(value: string | undefined, fallback: undefined): number | undefined;
@@ -97,5 +95,9 @@ export function preloadModels(env: Env): Promise<PreloadOutcome[]> {
 
 /** The fraud webhooks' store: each card's ledger (history and decisions) in its Durable Object. */
 export function fraudStores(env: Env): FraudStores {
-  return { ledger: durableCards(env.CARD_HISTORY) };
+  return {
+    ledger: durableCards(env.CARD_HISTORY),
+    missingMigrations: () => missingMigrations(env.DB),
+    recordUnscored: (event) => recordUnscored(env.DB, event),
+  };
 }

@@ -7,7 +7,7 @@ import { primaryGraph, type Graph, type Manifest } from "../models/manifest";
 import type { ModelRegistry, RegisteredModel } from "../models/registry";
 import type { RunOptions, RunResult } from "../runtime";
 import type { Tensor } from "../tensors/tensor";
-import { createFraudScorer, type FraudScorer } from "./fraud/fraud-scoring";
+import { createFraudScorer, type FraudScorer } from "./fraud/scoring";
 import { createImageClassifier, type ImageClassifier } from "./image-classification";
 import { createTextClassifier, type TextClassifier } from "./text-classification";
 import { createTokenization, type Tokenization } from "./tokenization";

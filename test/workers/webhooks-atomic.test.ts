@@ -4,8 +4,8 @@
 // exactly one first.
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { FaultPoint } from "../../src/storage/card-history";
-import { createCardSchema } from "../../src/storage/card-schema";
+import type { FaultPoint } from "../../src/tasks/fraud/ledger/card-history";
+import { createCardSchema } from "../../src/tasks/fraud/ledger/card-schema";
 import { TEST_SECRETS } from "../secrets";
 import {
   BASE,

@@ -4,7 +4,7 @@
 import { applyD1Migrations, createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { hmacKeyImports, verifyItem } from "../../src/tasks/fraud/sources/adyen-hmac";
+import { hmacKeyImports, verifyItem } from "../../src/tasks/fraud/sources/adyen-signature";
 import { NotificationItemSchema } from "../../src/tasks/fraud/sources/adyen";
 import { TEST_SECRETS } from "../secrets";
 import { adyenItem, issuingAuthorization, stripeEvent, unique } from "./fraud-helpers";

@@ -17,7 +17,8 @@ import {
 } from "./image-input";
 import { serverTiming } from "../http/server-timing";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
-import { findModel, requireReady, type AppEnv } from "../http/services";
+import type { AppEnv } from "../http/services";
+import { findModel, requireReady } from "../../tasks/model-lookup";
 import { parseBody, readJson, validationHook } from "../http/validation";
 
 /** Longest text accepted; the model reads only its tokenizer's maxChars of it anyway. */

@@ -2,7 +2,6 @@
 // reached them, read from its Durable Object (disputes, and checking the service).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
-import { durableCards } from "../../storage/card-history";
 import { authorizationMethods } from "../../tasks/fraud/transaction";
 import { problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
@@ -93,7 +92,7 @@ export const fraudCardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   route,
   async (c) => {
     const { card } = c.req.valid("param");
-    const view = await durableCards(c.env.CARD_HISTORY).view(card);
+    const view = await c.var.fraudStores(c.env).ledger.view(card);
     if (view.history.length === 0 && view.decisions.length === 0) {
       throw new ServiceError(404, "not_found", `Nothing is stored for card "${card}"`, {
         field: "card",

@@ -6,7 +6,8 @@ import { TransactionSchema } from "../../tasks/fraud/transaction";
 import { capability } from "../../tasks";
 import { serverTiming } from "../http/server-timing";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
-import { findModel, requireReady, type AppEnv } from "../http/services";
+import type { AppEnv } from "../http/services";
+import { findModel, requireReady } from "../../tasks/model-lookup";
 import { fraudCardRoutes } from "./cards";
 import { validationHook } from "../http/validation";
 

@@ -14,10 +14,10 @@ import {
 import { modelConfig } from "../../protocols/triton-model-config";
 import { capability, type ServedModel } from "../../tasks";
 import { serverTiming } from "../http/server-timing";
-import { findModel, requireReady, type AppEnv } from "../http/services";
+import type { AppEnv } from "../http/services";
+import { findModel, requireReady } from "../../tasks/model-lookup";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import { validationHook } from "../http/validation";
-import { missingMigrations } from "../../storage/d1-schema";
 import { IndexRequestSchema, repositoryIndex } from "./repository";
 
 const SERVER = {
@@ -169,7 +169,7 @@ oipRoutes.openapi(readyRoute, async (c) => {
     .filter((model) => model.capabilities.tensors !== undefined);
   const [states, missing] = await Promise.all([
     Promise.all(models.map((model) => model.ready())),
-    missingMigrations(c.env.DB),
+    c.var.fraudStores(c.env).missingMigrations(),
   ]);
   const ready = states.every(Boolean) && missing.length === 0;
   if (ready) return c.json({ ready }, 200);

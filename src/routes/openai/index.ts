@@ -6,7 +6,8 @@ import { ServiceError } from "../../errors/service-error";
 import { capability, type ServedModel } from "../../tasks";
 import type { PreparedPrompt } from "../../tasks/text-generation/text-generation";
 import type { TemplateValue } from "../../tokenizers/chat-template";
-import { findModel, requireReady, type AppEnv } from "../http/services";
+import type { AppEnv } from "../http/services";
+import { findModel, requireReady } from "../../tasks/model-lookup";
 import { validationHook } from "../http/validation";
 import {
   collectAll,

@@ -5,7 +5,8 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { primaryGraph } from "../../models/manifest";
 import type { Capabilities, ServedModel } from "../../tasks";
 import { problemResponses } from "../http/problems";
-import { findModel, type AppEnv } from "../http/services";
+import type { AppEnv } from "../http/services";
+import { findModel } from "../../tasks/model-lookup";
 import { validationHook } from "../http/validation";
 
 const TensorSpec = z.object({

@@ -14,7 +14,8 @@ import { capability } from "../../tasks";
 import type { TextEvent, TokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
 import { sseResponse } from "../http/event-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
-import { findModel, requireReady, type AppEnv } from "../http/services";
+import type { AppEnv } from "../http/services";
+import { findModel, requireReady } from "../../tasks/model-lookup";
 import { validationHook } from "../http/validation";
 import { collect, startGeneration } from "./generation-stream";
 import {

@@ -7,7 +7,8 @@ import type { ServedModel } from "../../tasks";
 import type { Tokenization } from "../../tasks/tokenization";
 import type { LosslessJson, TemplateValue } from "../../tokenizers/chat-template";
 import { isLosslessObject, losslessBody } from "../http/lossless-body";
-import { findModel, type AppEnv } from "../http/services";
+import type { AppEnv } from "../http/services";
+import { findModel } from "../../tasks/model-lookup";
 import {
   DetokenizeRequest,
   DetokenizeResponse,

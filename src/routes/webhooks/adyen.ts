@@ -4,11 +4,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { fromAuthorisation, NotificationSchema } from "../../tasks/fraud/sources/adyen";
-import { verifyItem } from "../../tasks/fraud/sources/adyen-hmac";
+import { verifyItem } from "../../tasks/fraud/sources/adyen-signature";
 import type { AppEnv } from "../http/services";
 import { parseBody, readJson } from "../http/validation";
-import { merchantOf, requireSchema } from "./fraud-context";
-import { record } from "./record";
+import { merchantOf, requireSchema } from "../../tasks/fraud/context";
+import { record } from "../../tasks/fraud/record";
 
 export const adyenWebhook = new OpenAPIHono<AppEnv>();
 adyenWebhook.post("/v1/webhooks/adyen", async (c) => {
@@ -24,7 +24,7 @@ adyenWebhook.post("/v1/webhooks/adyen", async (c) => {
       field: `notificationItems.${forged}.NotificationRequestItem.additionalData.hmacSignature`,
     });
   }
-  await requireSchema(c.env.DB);
+  await requireSchema(c.var.fraudStores(c.env));
 
   // In order: two items for the same card must see each other in their histories.
   for (const item of items.filter((entry) => entry.eventCode === "AUTHORISATION")) {

@@ -6,7 +6,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import Stripe from "stripe";
 import type { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
-import { recordUnscored } from "../../storage/unscored-events";
 import { describe, type SourceEvent } from "../../tasks/fraud/sources/source-event";
 import {
   ChargeSchema,
@@ -17,10 +16,10 @@ import {
   PaymentIntentSchema,
 } from "../../tasks/fraud/sources/stripe";
 import type { AppEnv } from "../http/services";
-import { merchantOf, requireSchema } from "./fraud-context";
-import { record, type Recorded } from "./record";
+import { merchantOf, requireSchema } from "../../tasks/fraud/context";
+import { record, type Recorded } from "../../tasks/fraud/record";
 import { documentWebhooks } from "./openapi";
-import { verifyStripe, type StripeEvent } from "./stripe-signature";
+import { verifyStripe, type StripeEvent } from "../../tasks/fraud/sources/stripe-signature";
 
 /** Stripe waits 2 s for an authorization decision; leave room for the network. */
 const AUTHORIZATION_DEADLINE_MS = 1500;
@@ -68,7 +67,7 @@ stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
     c.req.header("stripe-signature"),
     c.env.STRIPE_WEBHOOK_SECRET,
   );
-  await requireSchema(c.env.DB);
+  await requireSchema(c.var.fraudStores(c.env));
   const delivered = { eventId: event.id, provider: "stripe" as const, eventType: event.type };
   const services = c.get("services");
   const deps = { services, stores: c.get("fraudStores")(c.env) };
@@ -82,21 +81,23 @@ stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
         const objectId = source.kind === "unscored" ? source.objectId : source.transaction.id;
         // Recorded before the answer; Stripe never retries an authorization request, so the
         // policy answers even if recording fails.
-        await recordUnscored(c.env.DB, {
-          ...delivered,
-          objectId,
-          transactionKey: source.key ?? null,
-          reason,
-          approved: policy,
-        }).catch((error: unknown) =>
-          console.error(
-            JSON.stringify({
-              event: "unscored_not_recorded",
-              eventId: event.id,
-              error: String(error),
-            }),
-          ),
-        );
+        await deps.stores
+          .recordUnscored({
+            ...delivered,
+            objectId,
+            transactionKey: source.key ?? null,
+            reason,
+            approved: policy,
+          })
+          .catch((error: unknown) =>
+            console.error(
+              JSON.stringify({
+                event: "unscored_not_recorded",
+                eventId: event.id,
+                error: String(error),
+              }),
+            ),
+          );
         return c.json({
           approved: policy,
           metadata: { fraud_unscored: reason.slice(0, METADATA_MAX) },

@@ -24,7 +24,8 @@ import { chatToolsOf, RunToolChoice, RunTools, runToolCall, runToolPlan } from "
 import { AssistantToolCall } from "../openai/tool-schemas";
 import { toolOptions } from "../../tasks/text-generation/tool-plan";
 import { templateToolCalls } from "../openai/request-schemas";
-import { findModel, requireReady, type AppEnv } from "../http/services";
+import type { AppEnv } from "../http/services";
+import { findModel, requireReady } from "../../tasks/model-lookup";
 import { parseBody, validationHook } from "../http/validation";
 
 const ClassificationInput = z.object({ text: Text }).strict().openapi("TextClassificationInput");

@@ -5,7 +5,7 @@ import { ServiceError } from "../../errors/service-error";
 import { capability, type ServedModel } from "../../tasks";
 import { emptyTimings } from "../../tasks/text-to-image/text-to-image";
 import { serverTiming } from "../http/server-timing";
-import { requireReady } from "../http/services";
+import { requireReady } from "../../tasks/model-lookup";
 import { parseBody } from "../http/validation";
 import { collectImages, startImages } from "../openai/images/image-stream";
 import { imageOptions } from "../openai/images/options";

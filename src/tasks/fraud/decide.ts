@@ -1,21 +1,10 @@
 // A payment's fraud decision: once per payment (however many events describe it), scored
 // against the card's history before it, and committed with its history entry and event id in
 // one transaction of the card's Durable Object before anyone is answered.
-import type { Committed, Delivery, Prepared } from "../../storage/card-history";
-import type { Decision } from "../../storage/decisions";
-import type { FraudScorer } from "./fraud-scoring";
+import type { Decision } from "./ledger/decisions";
+import type { CardLedger, Delivery } from "./ledger/ledger";
+import type { FraudScorer } from "./scoring";
 import type { Transaction } from "./transaction";
-
-export interface CardLedger {
-  prepare(cardId: string, delivery: Delivery, at: number, size: number): Promise<Prepared>;
-  commit(
-    cardId: string,
-    delivery: Delivery,
-    transaction: Transaction,
-    decision: Decision,
-    version: number | null,
-  ): Promise<Committed>;
-}
 
 export interface PaymentEvent {
   eventId: string;

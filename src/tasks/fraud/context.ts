@@ -2,13 +2,13 @@
 // and a D1 schema with every migration applied.
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
-import { missingMigrations } from "../../storage/d1-schema";
-import type { CardLedger } from "../../tasks/fraud/decide";
-import type { FraudScorer } from "../../tasks/fraud/fraud-scoring";
-import type { MerchantProfile } from "../../tasks/fraud/sources/stripe";
-import type { Services } from "../../tasks";
-import type { FraudStores } from "../../compose";
-import { requireReady } from "../http/services";
+import { missingMigrations } from "./ledger/d1-schema";
+import type { CardLedger } from "./ledger/ledger";
+import type { FraudScorer } from "./scoring";
+import type { MerchantProfile } from "./sources/stripe";
+import type { Services } from "..";
+import type { FraudStores } from "./ledger/ledger";
+import { requireReady } from "../model-lookup";
 
 const MerchantProfileSchema = z.object({
   id: z.string().min(1),
@@ -47,8 +47,8 @@ export async function fraudContext(
 }
 
 /** 503 not_configured naming the migrations D1 lacks: the provider retries, nothing is lost. */
-export async function requireSchema(db: D1Database): Promise<void> {
-  const missing = await missingMigrations(db);
+export async function requireSchema(stores: FraudStores): Promise<void> {
+  const missing = await stores.missingMigrations();
   if (missing.length === 0) return;
   throw new ServiceError(
     503,

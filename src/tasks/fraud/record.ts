@@ -1,12 +1,11 @@
 // Recording what a signed provider event means: a payment decided once in its card's Durable
 // Object, or an event that cannot be scored, stored with the reason and still acknowledged.
-import { recordUnscored } from "../../storage/unscored-events";
-import type { Decision } from "../../storage/decisions";
-import { decide } from "../../tasks/fraud/decide";
-import type { SourceEvent } from "../../tasks/fraud/sources/source-event";
-import type { FraudStores } from "../../compose";
-import type { Services } from "../../tasks";
-import { fraudContext } from "./fraud-context";
+import type { Decision } from "./ledger/decisions";
+import { decide } from "./decide";
+import type { SourceEvent } from "./sources/source-event";
+import type { FraudStores } from "./ledger/ledger";
+import type { Services } from "..";
+import { fraudContext } from "./context";
 
 export interface Delivered {
   eventId: string;
@@ -33,7 +32,7 @@ export async function record(
   approved: boolean | null = null,
 ): Promise<Recorded> {
   if (source.kind === "unscored") {
-    await recordUnscored(env.DB, {
+    await stores.recordUnscored({
       ...delivered,
       objectId: source.objectId,
       transactionKey: source.key ?? null,

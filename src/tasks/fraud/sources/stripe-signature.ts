@@ -3,8 +3,8 @@
 // dated further ahead (a replayable forgery would otherwise stay valid for years).
 import Stripe from "stripe";
 import { z } from "zod";
-import { ServiceError } from "../../errors/service-error";
-import { parseBody } from "../http/validation";
+import { ServiceError } from "../../../errors/service-error";
+import { invalidRequest } from "../../../errors/invalid-request";
 
 export const TOLERANCE_SECONDS = 300;
 
@@ -48,5 +48,7 @@ export async function verifyStripe(
   if (!(timestamp * 1000 <= now + TOLERANCE_SECONDS * 1000)) {
     throw invalid(`Stripe signature timestamp is more than ${TOLERANCE_SECONDS} s in the future`);
   }
-  return parseBody(EventSchema, event);
+  const parsed = EventSchema.safeParse(event);
+  if (parsed.success) return parsed.data;
+  throw invalidRequest(parsed.error, "body");
 }

@@ -3,34 +3,18 @@
 // transaction (transactionSync): after any crash there is both or neither, and of concurrent
 // deliveries of one payment exactly one is first. D1 gets a copy through an outbox.
 import { DurableObject } from "cloudflare:workers";
-import type { Transaction } from "../tasks/fraud/transaction";
+import type { Transaction } from "../transaction";
 import { createCardSchema } from "./card-schema";
 import { copyToD1, type Decision, type DecisionEvent, type OutboxEntry } from "./decisions";
+import type { CardLedger, CardView, Committed, Delivery, Prepared } from "./ledger";
 
 /** Transactions kept per card; far more than the model's window, for late (out-of-order) events. */
 const KEEP = 64;
 /** How soon the outbox is replayed into D1 again after a failed copy. */
 const RETRY_MS = 10_000;
 
-export type Prepared =
-  | { decided: Decision }
-  | { decided?: undefined; history: Transaction[]; version: number };
-export type Committed = { decision: Decision; duplicate: boolean } | { stale: true };
 /** Where a test's fault hook aborts a commit (never set in production: see `faultAfter`). */
 export type FaultPoint = "event" | "history" | "decision";
-
-export interface Delivery {
-  eventId: string;
-  eventType: string;
-  provider: Decision["provider"];
-  transactionKey: string;
-}
-
-export interface CardView {
-  history: Transaction[];
-  decisions: Decision[];
-  events: DecisionEvent[];
-}
 
 export class CardHistory extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -212,7 +196,7 @@ export class CardHistory extends DurableObject<Env> {
 }
 
 /** The card ledger of the fraud task: one CardHistory object per card id. */
-export function durableCards(namespace: DurableObjectNamespace<CardHistory>) {
+export function durableCards(namespace: DurableObjectNamespace<CardHistory>): CardLedger {
   const stub = (cardId: string) => namespace.get(namespace.idFromName(cardId));
   return {
     prepare: (cardId: string, delivery: Delivery, at: number, size: number) =>
