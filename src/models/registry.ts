@@ -1,5 +1,5 @@
-// The model registry: validated manifests, each with its runtime and verified file reader.
-import type { InferenceRuntime } from "../runtime/runtime";
+// The model registry: validated manifests, each with its runtime (whatever the caller builds:
+// the edge's runtimes, src/runtime) and a reader of its verified files.
 import { ManifestSchema, type Manifest } from "./manifest";
 import {
   bundleSource,
@@ -16,38 +16,38 @@ export interface ModelEntry {
   files?: BundledFiles;
 }
 
-export interface RegisteredModel {
+export interface RegisteredModel<Runtime> {
   manifest: Manifest;
-  runtime: InferenceRuntime;
+  runtime: Runtime;
   /** Reads one of the model's files, refusing it unless it has the given sha256. */
   readFile(file: string, sha256: string): Promise<Uint8Array>;
 }
 
-export interface ModelRegistry {
-  list(): RegisteredModel[];
-  get(name: string): RegisteredModel | undefined;
+export interface ModelRegistry<Runtime> {
+  list(): RegisteredModel<Runtime>[];
+  get(name: string): RegisteredModel<Runtime> | undefined;
 }
 
 /** Builds the runtime of one model from its manifest and a loader of its verified graphs. */
-export type RuntimeFactory = (
+export type RuntimeFactory<Runtime> = (
   manifest: Manifest,
   loadGraph: (graph: string) => Promise<Uint8Array>,
-) => InferenceRuntime;
+) => Runtime;
 
-export interface RegistryOptions {
+export interface RegistryOptions<Runtime> {
   /** Where models without bundled files are read from. */
   bucket?: R2Bucket;
   /** The Worker's: `edgeRuntimes(origin)` (src/runtime), which follows each manifest's `runtime`;
    * the reference origin's runs everything natively. */
-  runtimeFor: RuntimeFactory;
+  runtimeFor: RuntimeFactory<Runtime>;
 }
 
 /** Builds a registry; an invalid manifest is a build-time bug, so it throws here. */
-export function createRegistry(
+export function createRegistry<Runtime>(
   entries: readonly ModelEntry[],
-  options: RegistryOptions,
-): ModelRegistry {
-  const models = new Map<string, RegisteredModel>();
+  options: RegistryOptions<Runtime>,
+): ModelRegistry<Runtime> {
+  const models = new Map<string, RegisteredModel<Runtime>>();
   for (const entry of entries) {
     const manifest = ManifestSchema.parse(entry.manifest);
     // Bundled files first; what the bundle lacks (e.g. an LLM's graph for the in-isolate

@@ -7,7 +7,7 @@ import { ImageError } from "../images/image-error";
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from "../images/limits";
 import { mnistPixels } from "../images/mnist-preprocess";
 import type { ImageClassificationManifest } from "../models/manifest";
-import type { RegisteredModel } from "../models/registry";
+import type { RegisteredModel } from "./registered-model";
 import { rows, softmax, topK, type LabelScore } from "./postprocess";
 import { tensorGraph } from "./tensor-graph";
 

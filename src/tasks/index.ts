@@ -4,7 +4,7 @@
 // model runs in this isolate or on an origin.
 import { ServiceError } from "../errors/service-error";
 import { primaryGraph, type Graph, type Manifest } from "../models/manifest";
-import type { ModelRegistry, RegisteredModel } from "../models/registry";
+import type { ModelRegistry, RegisteredModel } from "./registered-model";
 import type { RunOptions, RunResult } from "../runtime";
 import type { Tensor } from "../tensors/tensor";
 import { createFraudScorer, type FraudScorer } from "./fraud/scoring";

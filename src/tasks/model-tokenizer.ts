@@ -3,7 +3,7 @@
 // and loaded once. Keyed by the model's file reader, so a registry that reads from R2 never
 // sees a tokenizer another registry loaded from the bundle. A failed load is not kept, so
 // the next request tries again (e.g. R2 was briefly down).
-import type { RegisteredModel } from "../models/registry";
+import type { RegisteredModel } from "./registered-model";
 import { loadTextTokenizer } from "../tokenizers/load";
 import type { TextTokenizer } from "../tokenizers/tokenizer";
 

@@ -1,6 +1,6 @@
 // What a single-shot task runs: its model's primary graph and the runtime's tensor capability.
 import { primaryGraph, type Graph } from "../models/manifest";
-import type { RegisteredModel } from "../models/registry";
+import type { RegisteredModel } from "./registered-model";
 import type { TensorCapability } from "../runtime";
 
 /** The graph and tensor capability of a model; a manifest/runtime mismatch is a build-time bug. */

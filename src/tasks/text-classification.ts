@@ -1,7 +1,7 @@
 // Text classification: tokenize at the edge → one run of the model → softmax and top-k.
 import { ServiceError } from "../errors/service-error";
 import type { TextClassificationManifest } from "../models/manifest";
-import type { RegisteredModel } from "../models/registry";
+import type { RegisteredModel } from "./registered-model";
 import { encodeBatch } from "../tokenizers/batch";
 import type { TextTokenizer } from "../tokenizers/tokenizer";
 import { rows, softmax, topK, type LabelScore } from "./postprocess";

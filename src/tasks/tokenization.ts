@@ -4,7 +4,7 @@
 // only the template's markup becomes control ids (src/tokenizers/chat-template.ts).
 import { z } from "zod";
 import { ServiceError } from "../errors/service-error";
-import type { RegisteredModel } from "../models/registry";
+import type { RegisteredModel } from "./registered-model";
 import {
   compileChatTemplate,
   type ChatTemplate,

@@ -334,10 +334,31 @@ describe("structured outputs on the origin's /v1/completions", () => {
     ).toBe("stop");
   });
 
-  it("fails a schema open too many ways at once alone, with a 400 (the stream with vLLM's error event), the batch beside it unharmed", async () => {
+  it("refuses a union whose options start alike past 64 when it arrives, naming it", async () => {
     // 80 string options, all open after the opening quote: each would cost a trie walk per step.
     const wide = {
       anyOf: Array.from({ length: 80 }, (_, i) => ({ type: "string", maxLength: i + 1 })),
+    };
+    const response = await post({ structured_outputs: { json: wide }, max_tokens: 20 });
+    expect(response.status).toBe(400);
+    expect(VllmError.parse(await response.json()).error).toMatchObject({
+      param: "structured_outputs.json",
+      message: expect.stringContaining("/anyOf: 80 alternatives start alike"),
+    });
+  });
+
+  it("fails a schema open too many ways at once alone, with a 400 (the stream with vLLM's error event), the batch beside it unharmed", async () => {
+    // No union is wider than 9 where it starts, but 9 arrays of 8 string options leave 72 ways
+    // open after `["`: only the matcher sees that, mid-generation.
+    const strings = {
+      anyOf: Array.from({ length: 8 }, (_, i) => ({ type: "string", maxLength: i + 1 })),
+    };
+    const wide = {
+      anyOf: Array.from({ length: 9 }, (_, i) => ({
+        type: "array",
+        items: strings,
+        maxItems: i + 1,
+      })),
     };
     const body = { structured_outputs: { json: wide }, max_tokens: 20, temperature: 0 };
     const plain = { max_tokens: 30, ignore_eos: true, temperature: 0 };

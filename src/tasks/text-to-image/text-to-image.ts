@@ -7,7 +7,7 @@ import { ServiceError } from "../../errors/service-error";
 import { requestNoise, sizeOf, type SchedulerName } from "../../generation/diffusion";
 import { encodePng } from "../../images/png";
 import type { TextToImageManifest } from "../../models/manifest";
-import type { RegisteredModel } from "../../models/registry";
+import type { RegisteredModel } from "../registered-model";
 import type { TensorStreamCapability } from "../../runtime";
 import { modelTokenizer } from "../model-tokenizer";
 import { previewPixels, toBytes, upscale } from "./raster";
