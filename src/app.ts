@@ -1,28 +1,24 @@
-// The Hono app: middleware order, route mounting, and the single error renderer.
+// The Hono app: each protocol's routes mounted by prefix, each declaring its own middleware
+// (keys, body guards) beside its routes; the OpenAPI document; the single error renderer.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { except } from "hono/combine";
 import { requestId } from "hono/request-id";
-import { classifyRoutes } from "./routes/classify/index";
-import { renderErrors } from "./routes/http/render-errors";
-import { fraudRoutes } from "./routes/fraud/index";
-import { requireApiKey } from "./routes/http/auth";
-import { limitBody, requireJson, requireMediaType } from "./routes/http/body";
-import { IMAGE_MEDIA_TYPES } from "./routes/classify/image-input";
-import { metricsRoutes } from "./routes/admin/metrics";
-import { modelRoutes } from "./routes/openai/models";
-import { oipRoutes } from "./routes/oip";
-import { imageRoutes } from "./routes/openai/images";
-import { openaiRoutes } from "./routes/openai";
-import { responsesRoutes } from "./routes/openai/responses-api";
-import { runRoutes } from "./routes/workers-ai/index";
 import { defaultServices, fraudStores } from "./compose";
-import type { FraudStores } from "./tasks/fraud/ledger/ledger";
+import { metricsRoutes } from "./routes/admin/metrics";
 import { documentApi } from "./routes/admin/openapi";
+import { classifyRoutes } from "./routes/classify";
+import { fraudRoutes } from "./routes/fraud";
+import { renderErrors } from "./routes/http/render-errors";
 import { provideServices, type AppEnv } from "./routes/http/services";
-import { adyenWebhook } from "./routes/webhooks/adyen";
-import { tokenizeRoutes } from "./routes/vllm/index";
-import { stripeWebhook } from "./routes/webhooks/stripe";
+import { oipRoutes } from "./routes/oip";
+import { chatRoutes, completionRoutes } from "./routes/openai";
+import { imageRoutes } from "./routes/openai/images";
+import { modelRoutes } from "./routes/openai/models";
+import { responsesRoutes } from "./routes/openai/responses-api";
+import { tokenizeRoutes } from "./routes/vllm";
+import { webhookRoutes } from "./routes/webhooks";
+import { runRoutes } from "./routes/workers-ai";
 import type { Services } from "./tasks";
+import type { FraudStores } from "./tasks/fraud/ledger/ledger";
 
 /** Builds the app from what src/compose.ts builds; tests pass their own services (e.g. a registry reading from R2). */
 export function createApp(
@@ -30,58 +26,30 @@ export function createApp(
   storesFor: (env: Env) => FraudStores = fraudStores,
 ) {
   const app = new OpenAPIHono<AppEnv>();
-
   app.use(requestId());
   app.use(provideServices(servicesFor, storesFor));
-  // Payment webhooks authenticate by their providers' signatures, not API keys.
-  app.use("/v1/*", except("/v1/webhooks/*", requireApiKey));
-  app.use("/v2/models/*", requireApiKey);
-  app.use("/metrics", requireApiKey);
-  app.use("/v2/repository/*", requireApiKey);
-  // vLLM serves these two at the root as well as under /v1.
-  app.use("/tokenize", requireApiKey);
-  app.use("/detokenize", requireApiKey);
-  // /v2 bodies are read by the OIP codec (src/protocols/oip-body.ts): JSON with or without a
-  // Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated.
-  // /v1/classify also takes images: raw PNG/JPEG bodies and multipart forms.
-  app.on(
-    "POST",
-    "/v1/classify",
-    requireMediaType(["application/json", "multipart/form-data", ...IMAGE_MEDIA_TYPES]),
-    limitBody,
-  );
-  for (const path of [
-    "/v1/run/*",
-    "/v1/fraud/*",
-    "/v1/webhooks/*",
-    "/tokenize",
-    "/detokenize",
-    "/v1/tokenize",
-    "/v1/detokenize",
-    "/v1/chat/completions",
-    "/v1/completions",
-    "/v1/responses",
-    "/v1/images/generations",
-  ]) {
-    app.on("POST", path, requireJson, limitBody);
-  }
 
-  app.route("/", classifyRoutes);
-  app.route("/", fraudRoutes);
-  app.route("/", stripeWebhook);
-  app.route("/", adyenWebhook);
-  app.route("/", modelRoutes);
+  // OpenAI (and vLLM's extensions of it).
+  app.route("/v1/chat", chatRoutes);
+  app.route("/v1/completions", completionRoutes);
+  app.route("/v1/responses", responsesRoutes);
+  app.route("/v1/images", imageRoutes);
+  app.route("/v1/models", modelRoutes);
+  // vLLM's tokenizer endpoints, at the root and under /v1 as vLLM serves them.
+  app.route("/", tokenizeRoutes(""));
+  app.route("/v1", tokenizeRoutes("V1"));
+  // Workers AI's binding shapes.
+  app.route("/v1/run", runRoutes);
+  // KServe's Open Inference Protocol v2 with Triton's extensions (paths under /v2).
   app.route("/", oipRoutes);
+  // This service's own: classification, fraud scores and card views, the payment webhooks.
+  app.route("/v1/classify", classifyRoutes);
+  app.route("/v1/fraud", fraudRoutes);
+  app.route("/v1/webhooks", webhookRoutes);
+  // Operators: Prometheus metrics.
   app.route("/", metricsRoutes);
-  app.route("/", tokenizeRoutes);
-  app.route("/", openaiRoutes);
-  app.route("/", responsesRoutes);
-  app.route("/", imageRoutes);
-  app.route("/", runRoutes);
 
   documentApi(app);
-
   renderErrors(app);
-
   return app;
 }

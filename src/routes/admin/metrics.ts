@@ -6,6 +6,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { wasmMemoryBytes, wasmSessionsCreated } from "../../runtime";
 import { problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
+import { requireApiKey } from "../http/auth";
 
 const metricsRoute = createRoute({
   method: "get",
@@ -17,11 +18,13 @@ const metricsRoute = createRoute({
       description: "Prometheus exposition format 0.0.4",
       content: { "text/plain": { schema: z.string() } },
     },
-    ...problemResponses("/metrics", 401),
+    ...problemResponses("problem", 401),
   },
 });
 
-export const metricsRoutes = new OpenAPIHono<AppEnv>().openapi(metricsRoute, (c) => {
+export const metricsRoutes = new OpenAPIHono<AppEnv>();
+metricsRoutes.use("/metrics", requireApiKey);
+metricsRoutes.openapi(metricsRoute, (c) => {
   const models = c.get("services").list();
   const lines = [
     "# HELP edge_wasm_memory_bytes Linear memory held by onnxruntime-web's WASM instance in this isolate.",

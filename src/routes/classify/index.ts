@@ -20,6 +20,8 @@ import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { parseBody, readJson, validationHook } from "../http/validation";
+import { requireApiKey } from "../http/auth";
+import { limitBody, requireMediaType } from "../http/body";
 
 /** Longest text accepted; the model reads only its tokenizer's maxChars of it anyway. */
 const MAX_TEXT_CHARS = 100_000;
@@ -132,7 +134,7 @@ const jsonBody = { schema: { $ref: "#/components/schemas/ClassifyRequest" } };
 
 const classifyRoute = createRoute({
   method: "post",
-  path: "/v1/classify",
+  path: "/",
   operationId: "classify",
   summary:
     "Classify texts (text model) or images (image model: JSON data URLs, multipart, or a raw PNG/JPEG body with ?model=)",
@@ -155,7 +157,7 @@ const classifyRoute = createRoute({
         "application/json": { schema: z.union([TextClassifyResponse, ImageClassifyResponse]) },
       },
     },
-    ...problemResponses("/v1/classify", 401, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", 401, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -281,6 +283,14 @@ function checkBatch(count: number, maxBatch: number, field: string): void {
 }
 
 export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+classifyRoutes.use(requireApiKey);
+// Texts as JSON; images as raw PNG/JPEG bodies, multipart forms or data URLs in JSON.
+classifyRoutes.on(
+  "POST",
+  "/",
+  requireMediaType(["application/json", "multipart/form-data", ...IMAGE_MEDIA_TYPES]),
+  limitBody,
+);
 classifyRoutes.openAPIRegistry.register("ClassifyRequest", ClassifyRequest);
 classifyRoutes.openAPIRegistry.register("ClassifyForm", ClassifyForm);
 classifyRoutes.openapi(classifyRoute, async (c) => {

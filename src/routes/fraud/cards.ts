@@ -66,7 +66,7 @@ const CardResponse = z
 
 const route = createRoute({
   method: "get",
-  path: "/v1/fraud/cards/{card}",
+  path: "/{card}",
   operationId: "fraudCard",
   summary: "A card's stored transaction history and fraud decisions",
   request: {
@@ -84,7 +84,7 @@ const route = createRoute({
       content: { "application/json": { schema: CardResponse } },
     },
     // 400: the card id is empty or over 255 characters; 404: nothing is stored for this card.
-    ...problemResponses("/v1/fraud/cards/{card}", 400, 401, 404),
+    ...problemResponses("openai", 400, 401, 404),
   },
 });
 

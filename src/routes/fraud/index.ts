@@ -10,6 +10,8 @@ import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { fraudCardRoutes } from "./cards";
 import { validationHook } from "../http/validation";
+import { requireApiKey } from "../http/auth";
+import { limitBody, requireJson } from "../http/body";
 
 /** History entries accepted per account; the model reads only the latest window − 1. */
 const MAX_HISTORY = 50;
@@ -49,7 +51,7 @@ const ScoreResponse = z
 
 const route = createRoute({
   method: "post",
-  path: "/v1/fraud/score",
+  path: "/score",
   operationId: "scoreFraud",
   summary: "Score card transactions for fraud, each in the context of its card's recent history",
   request: { body: { required: true, content: { "application/json": { schema: ScoreRequest } } } },
@@ -58,63 +60,63 @@ const route = createRoute({
       description: "Score and label per transaction",
       content: { "application/json": { schema: ScoreResponse } },
     },
-    ...problemResponses("/v1/fraud/score", 401, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", 401, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
-export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
-  route,
-  async (c) => {
-    const body = c.req.valid("json");
-    const model = findModel(c.get("services"), body.model ?? c.env.FRAUD_MODEL, "model");
-    const scorer = capability(model, "fraudScoring", "model");
-    const maxBatch = Number(c.env.MAX_BATCH);
-    if (body.accounts.length > maxBatch) {
+export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+fraudRoutes.use(requireApiKey);
+fraudRoutes.on("POST", "*", requireJson, limitBody);
+fraudRoutes.openapi(route, async (c) => {
+  const body = c.req.valid("json");
+  const model = findModel(c.get("services"), body.model ?? c.env.FRAUD_MODEL, "model");
+  const scorer = capability(model, "fraudScoring", "model");
+  const maxBatch = Number(c.env.MAX_BATCH);
+  if (body.accounts.length > maxBatch) {
+    throw new ServiceError(
+      422,
+      "unprocessable_input",
+      `At most ${maxBatch} accounts per request, got ${body.accounts.length}`,
+      { field: "accounts" },
+    );
+  }
+  body.accounts.forEach((account, i) => {
+    const other = account.history.findIndex(
+      (entry) => entry.card_id !== account.transaction.card_id,
+    );
+    if (other !== -1) {
       throw new ServiceError(
         422,
         "unprocessable_input",
-        `At most ${maxBatch} accounts per request, got ${body.accounts.length}`,
-        { field: "accounts" },
+        "Every history entry must be of the transaction's card",
+        {
+          field: `accounts.${i}.history.${other}.card_id`,
+        },
       );
     }
-    body.accounts.forEach((account, i) => {
-      const other = account.history.findIndex(
-        (entry) => entry.card_id !== account.transaction.card_id,
-      );
-      if (other !== -1) {
-        throw new ServiceError(
-          422,
-          "unprocessable_input",
-          "Every history entry must be of the transaction's card",
-          {
-            field: `accounts.${i}.history.${other}.card_id`,
-          },
-        );
-      }
-    });
-    await requireReady(model);
-    const accounts = body.accounts.map((account) => ({
-      history: account.history,
-      current: account.transaction,
-    }));
-    const { results, timings } = await scorer.score(accounts, c.req.raw.signal);
-    c.header("server-timing", serverTiming(timings));
-    return c.json(
-      {
-        model: scorer.manifest.name,
-        model_version: scorer.manifest.version,
-        results: results.map((result, i) => ({
-          transaction_id: body.accounts[i]!.transaction.id,
-          card_id: body.accounts[i]!.transaction.card_id,
-          score: result.score,
-          label: result.label,
-          history_used: result.historyUsed,
-        })),
-      },
-      200,
-    );
-  },
-);
+  });
+  await requireReady(model);
+  const accounts = body.accounts.map((account) => ({
+    history: account.history,
+    current: account.transaction,
+  }));
+  const { results, timings } = await scorer.score(accounts, c.req.raw.signal);
+  c.header("server-timing", serverTiming(timings));
+  return c.json(
+    {
+      model: scorer.manifest.name,
+      model_version: scorer.manifest.version,
+      results: results.map((result, i) => ({
+        transaction_id: body.accounts[i]!.transaction.id,
+        card_id: body.accounts[i]!.transaction.card_id,
+        score: result.score,
+        label: result.label,
+        history_used: result.historyUsed,
+      })),
+    },
+    200,
+  );
+});
 
-// GET /v1/fraud/cards/{card} (src/routes/fraud-cards.ts), mounted with the scoring route.
-fraudRoutes.route("/", fraudCardRoutes);
+// GET /v1/fraud/cards/{card} (cards.ts), mounted with the scoring route.
+fraudRoutes.route("/cards", fraudCardRoutes);

@@ -140,12 +140,15 @@ export const BODY_ERRORS = [400, 413, 415] as const satisfies readonly ProblemSt
 /** Statuses of a route that runs a model: unknown/unfit model, not ready, and the origin's failures. */
 export const MODEL_ERRORS = [404, 422, 502, 503, 504] as const satisfies readonly ProblemStatus[];
 
-/** The documented problem responses of a route: pass its path and every status it can answer. */
+/**
+ * The documented problem responses of a route: the dialect its clients read (errorDialect of its
+ * full path: each protocol's folder knows its own) and every status it can answer.
+ */
 export function problemResponses(
-  path: string,
+  dialect: ErrorDialect,
   ...statuses: ReadonlyArray<ProblemStatus | readonly ProblemStatus[]>
 ) {
-  const schema = SCHEMAS[errorDialect(path)];
+  const schema = SCHEMAS[dialect];
   const all = [...new Set(statuses.flat())].sort((a, b) => a - b);
   return Object.fromEntries(
     all.map((status) => [

@@ -18,6 +18,7 @@ import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import { validationHook } from "../http/validation";
+import { requireApiKey } from "../http/auth";
 import { IndexRequestSchema, repositoryIndex } from "./repository";
 
 const SERVER = {
@@ -96,7 +97,7 @@ const routes = (prefix: string, versioned: boolean) => {
       request: { params },
       responses: {
         200: json(ModelMetadata, "Model metadata"),
-        ...problemResponses(prefix, 401, 404),
+        ...problemResponses("oip", 401, 404),
       },
     }),
     ready: createRoute({
@@ -108,7 +109,7 @@ const routes = (prefix: string, versioned: boolean) => {
       responses: {
         200: json(Readiness, "Ready"),
         503: json(Readiness, "Not ready"),
-        ...problemResponses(prefix, 401, 404),
+        ...problemResponses("oip", 401, 404),
       },
     }),
     config: createRoute({
@@ -119,7 +120,7 @@ const routes = (prefix: string, versioned: boolean) => {
       request: { params },
       responses: {
         200: json(z.object({}).loose(), "Triton model configuration (model_config.proto as JSON)"),
-        ...problemResponses(prefix, 401, 404),
+        ...problemResponses("oip", 401, 404),
       },
     }),
   };
@@ -155,7 +156,15 @@ const readyRoute = createRoute({
   },
 });
 
+/**
+ * Mounted at the root: the protocol's paths are all under /v2, and its server metadata answers at
+ * /v2/ as well. Health and server metadata are public, as Triton's and KServe's are; the model and
+ * repository routes need a key. Bodies are read by the OIP codec (JSON with or without a
+ * Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated).
+ */
 export const oipRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+oipRoutes.use("/v2/models/*", requireApiKey);
+oipRoutes.use("/v2/repository/*", requireApiKey);
 
 oipRoutes.openapi(serverRoute, (c) => c.json(SERVER, 200));
 oipRoutes.get("/v2/", (c) => c.json(SERVER));
@@ -212,7 +221,7 @@ oipRoutes.openAPIRegistry.registerPath({
       ),
       "Models and states",
     ),
-    ...problemResponses("/v2/repository/index", 401, BODY_ERRORS),
+    ...problemResponses("oip", 401, BODY_ERRORS),
   },
 });
 
@@ -332,7 +341,7 @@ for (const [prefix, versioned] of [
           "application/octet-stream": { schema: { type: "string", format: "binary" } },
         },
       },
-      ...problemResponses(`${prefix}/infer`, 401, BODY_ERRORS, MODEL_ERRORS),
+      ...problemResponses("oip", 401, BODY_ERRORS, MODEL_ERRORS),
     },
   });
   const honoPath = prefix.replace(/\{(\w+)\}/g, ":$1");

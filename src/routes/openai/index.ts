@@ -9,6 +9,8 @@ import type { TemplateValue } from "../../tokenizers/chat-template";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { validationHook } from "../http/validation";
+import { requireApiKey } from "../http/auth";
+import { limitBody, requireJson } from "../http/body";
 import {
   collectAll,
   collectPooled,
@@ -49,7 +51,7 @@ const sse = {
 
 const chatRoute = createRoute({
   method: "post",
-  path: "/v1/chat/completions",
+  path: "/completions",
   operationId: "createChatCompletion",
   summary: "OpenAI-compatible chat completion (streamed with stream: true)",
   request: {
@@ -60,13 +62,13 @@ const chatRoute = createRoute({
       description: "The completion, or its SSE chunks",
       content: { "application/json": { schema: ChatCompletionResponse }, ...sse },
     },
-    ...problemResponses("/v1/chat/completions", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
 const completionRoute = createRoute({
   method: "post",
-  path: "/v1/completions",
+  path: "/",
   operationId: "createCompletion",
   summary: "OpenAI-compatible text completion (streamed with stream: true)",
   request: {
@@ -77,7 +79,7 @@ const completionRoute = createRoute({
       description: "The completion, or its SSE chunks",
       content: { "application/json": { schema: CompletionResponse }, ...sse },
     },
-    ...problemResponses("/v1/completions", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -130,153 +132,159 @@ async function echoText(
   return model.tokenization.detokenize(ids);
 }
 
-export const openaiRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(chatRoute, async (c) => {
-    const body = c.req.valid("json");
-    const model = findModel(c.get("services"), body.model, "model");
-    const generator = capability(model, "textGeneration", "model");
-    await requireReady(model);
-    const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
-    if (body.continue_final_message && body.add_generation_prompt !== false) {
-      // vLLM's check (ChatCompletionRequest.check_generation_prompt); add_generation_prompt defaults to true.
-      throw new ServiceError(
-        400,
-        "invalid_request",
-        "Cannot set both continue_final_message and add_generation_prompt to true",
-        { field: "continue_final_message" },
-      );
-    }
-    // The tools as sent, numbers as written (a schema's 1.0 stays 1.0 in the template, as Python's json keeps it).
-    const sent =
-      body.tools == null || body.tools.length === 0 ? undefined : (await losslessBody(c.req)).tools;
-    const tools = Array.isArray(sent) ? sent : undefined;
-    const plan = toolPlanOf(body, {
-      name: model.manifest.name,
-      parser: generator.manifest.generation.toolCallParser,
-    });
-    const prompt = await generator.prepare(
-      {
-        messages: chatMessages(body.messages),
-        ...(tools === undefined ? {} : { tools }),
-        addGenerationPrompt: body.add_generation_prompt ?? true,
-        continueFinalMessage: body.continue_final_message ?? false,
-        ...(body.chat_template_kwargs == null
-          ? {}
-          : { kwargs: body.chat_template_kwargs as Record<string, TemplateValue> }),
-      },
-      maxTokens,
-      body.truncate_prompt_tokens ?? undefined,
+/** POST /v1/chat/completions. */
+export const chatRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+chatRoutes.use(requireApiKey);
+chatRoutes.on("POST", "*", requireJson, limitBody);
+chatRoutes.openapi(chatRoute, async (c) => {
+  const body = c.req.valid("json");
+  const model = findModel(c.get("services"), body.model, "model");
+  const generator = capability(model, "textGeneration", "model");
+  await requireReady(model);
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
+  if (body.continue_final_message && body.add_generation_prompt !== false) {
+    // vLLM's check (ChatCompletionRequest.check_generation_prompt); add_generation_prompt defaults to true.
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "Cannot set both continue_final_message and add_generation_prompt to true",
+      { field: "continue_final_message" },
     );
-    const logprobs = chatLogprobCount(body);
-    const { chunks, tokenIds } = framing(body, () => prompt.ids);
-    const options = {
+  }
+  // The tools as sent, numbers as written (a schema's 1.0 stays 1.0 in the template, as Python's json keeps it).
+  const sent =
+    body.tools == null || body.tools.length === 0 ? undefined : (await losslessBody(c.req)).tools;
+  const tools = Array.isArray(sent) ? sent : undefined;
+  const plan = toolPlanOf(body, {
+    name: model.manifest.name,
+    parser: generator.manifest.generation.toolCallParser,
+  });
+  const prompt = await generator.prepare(
+    {
+      messages: chatMessages(body.messages),
+      ...(tools === undefined ? {} : { tools }),
+      addGenerationPrompt: body.add_generation_prompt ?? true,
+      continueFinalMessage: body.continue_final_message ?? false,
+      ...(body.chat_template_kwargs == null
+        ? {}
+        : { kwargs: body.chat_template_kwargs as Record<string, TemplateValue> }),
+    },
+    maxTokens,
+    body.truncate_prompt_tokens ?? undefined,
+  );
+  const logprobs = chatLogprobCount(body);
+  const { chunks, tokenIds } = framing(body, () => prompt.ids);
+  const options = {
+    ...generationOptions(body, maxTokens),
+    tokenIds,
+    ...(logprobs === undefined ? {} : { logprobs }),
+    ...toolOptions(plan),
+  };
+  const choices = await startGenerations(
+    generator,
+    choiceOptions(options, body.n ?? 1).map((each) => ({ prompt, options: each })),
+    c.req.raw.signal,
+  );
+  const who = identity("chatcmpl", model.manifest.name);
+  const toolMode = plan?.mode;
+  if (body.stream) return sseResponse(choices, chatChunks(who, { ...chunks, toolMode }));
+  return c.json(
+    chatCompletion(who, await collectAll(choices), {
+      logprobs: logprobs !== undefined,
+      promptIds: chunks.promptIds,
+      toolMode,
+    }),
+    200,
+  );
+});
+
+/** POST /v1/completions. */
+export const completionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+completionRoutes.use(requireApiKey);
+completionRoutes.on("POST", "*", requireJson, limitBody);
+completionRoutes.openapi(completionRoute, async (c) => {
+  const body = c.req.valid("json");
+  const model = findModel(c.get("services"), body.model, "model");
+  const generator = capability(model, "textGeneration", "model");
+  await requireReady(model);
+  // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
+  const maxTokens = body.max_tokens ?? 16;
+  const echo = body.echo ?? false;
+  // As vLLM's SamplingParams: nothing to generate is a request only for the echoed prompt.
+  if (maxTokens === 0 && !echo)
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "max_tokens must be at least 1, got 0 (0 only with echo: true)",
+      { field: "max_tokens" },
+    );
+  const n = body.n ?? 1;
+  const limit = body.stream ? MAX_STREAMS : MAX_PROMPTS;
+  if (body.prompt.length * n > limit) {
+    const detail = `${body.prompt.length} prompts × n = ${n} is ${body.prompt.length * n} generations; at most ${limit} per request${body.stream ? " when streamed (six connections at once)" : ""}`;
+    throw new ServiceError(400, "invalid_request", detail, { field: "prompt" });
+  }
+  const prompts: PreparedPrompt[] = [];
+  for (const item of body.prompt) {
+    prompts.push(
+      await generator.prepare(
+        "text" in item
+          ? { prompt: item.text, field: item.field }
+          : { promptIds: item.ids, field: item.field },
+        maxTokens,
+        body.truncate_prompt_tokens ?? undefined,
+      ),
+    );
+  }
+  // Choice i·n + j is prompt i's choice j, as vLLM indexes a batch's choices.
+  const promptOf = (index: number) => prompts[Math.floor(index / n)]!.ids;
+  const logprobs = body.logprobs ?? undefined;
+  const { chunks, tokenIds } = framing(body, promptOf);
+  // vLLM's echo: with logprobs, the prompt is scored with the same count of alternatives.
+  const scored = echo && logprobs !== undefined ? { promptLogprobs: logprobs } : {};
+  const options = choiceOptions(
+    {
       ...generationOptions(body, maxTokens),
       tokenIds,
       ...(logprobs === undefined ? {} : { logprobs }),
-      ...toolOptions(plan),
-    };
-    const choices = await startGenerations(
-      generator,
-      choiceOptions(options, body.n ?? 1).map((each) => ({ prompt, options: each })),
-      c.req.raw.signal,
-    );
-    const who = identity("chatcmpl", model.manifest.name);
-    const toolMode = plan?.mode;
-    if (body.stream) return sseResponse(choices, chatChunks(who, { ...chunks, toolMode }));
-    return c.json(
-      chatCompletion(who, await collectAll(choices), {
-        logprobs: logprobs !== undefined,
-        promptIds: chunks.promptIds,
-        toolMode,
-      }),
-      200,
-    );
-  })
-  .openapi(completionRoute, async (c) => {
-    const body = c.req.valid("json");
-    const model = findModel(c.get("services"), body.model, "model");
-    const generator = capability(model, "textGeneration", "model");
-    await requireReady(model);
-    // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
-    const maxTokens = body.max_tokens ?? 16;
-    const echo = body.echo ?? false;
-    // As vLLM's SamplingParams: nothing to generate is a request only for the echoed prompt.
-    if (maxTokens === 0 && !echo)
-      throw new ServiceError(
-        400,
-        "invalid_request",
-        "max_tokens must be at least 1, got 0 (0 only with echo: true)",
-        { field: "max_tokens" },
-      );
-    const n = body.n ?? 1;
-    const limit = body.stream ? MAX_STREAMS : MAX_PROMPTS;
-    if (body.prompt.length * n > limit) {
-      const detail = `${body.prompt.length} prompts × n = ${n} is ${body.prompt.length * n} generations; at most ${limit} per request${body.stream ? " when streamed (six connections at once)" : ""}`;
-      throw new ServiceError(400, "invalid_request", detail, { field: "prompt" });
-    }
-    const prompts: PreparedPrompt[] = [];
-    for (const item of body.prompt) {
-      prompts.push(
-        await generator.prepare(
-          "text" in item
-            ? { prompt: item.text, field: item.field }
-            : { promptIds: item.ids, field: item.field },
-          maxTokens,
-          body.truncate_prompt_tokens ?? undefined,
+      ...scored,
+    },
+    n,
+  );
+  const echoes = echo
+    ? await Promise.all(
+        body.prompt.map((item, i) =>
+          echoText(model, item, prompts[i]!.ids, body.truncate_prompt_tokens != null),
         ),
-      );
-    }
-    // Choice i·n + j is prompt i's choice j, as vLLM indexes a batch's choices.
-    const promptOf = (index: number) => prompts[Math.floor(index / n)]!.ids;
-    const logprobs = body.logprobs ?? undefined;
-    const { chunks, tokenIds } = framing(body, promptOf);
-    // vLLM's echo: with logprobs, the prompt is scored with the same count of alternatives.
-    const scored = echo && logprobs !== undefined ? { promptLogprobs: logprobs } : {};
-    const options = choiceOptions(
-      {
-        ...generationOptions(body, maxTokens),
-        tokenIds,
-        ...(logprobs === undefined ? {} : { logprobs }),
-        ...scored,
-      },
+      )
+    : undefined;
+  const echoOf =
+    echoes === undefined ? undefined : (index: number) => echoes[Math.floor(index / n)]!;
+  const who = identity("cmpl", model.manifest.name);
+  const runs = prompts.flatMap((prompt) => options.map((each) => ({ prompt, options: each })));
+  if (body.stream) {
+    const choices = await startGenerations(generator, runs, c.req.raw.signal);
+    return sseResponse(
+      choices,
+      completionChunks(who, {
+        ...chunks,
+        ...(echoOf === undefined ? {} : { echo: { text: echoOf, scored: logprobs !== undefined } }),
+      }),
+      {},
       n,
     );
-    const echoes = echo
-      ? await Promise.all(
-          body.prompt.map((item, i) =>
-            echoText(model, item, prompts[i]!.ids, body.truncate_prompt_tokens != null),
-          ),
-        )
-      : undefined;
-    const echoOf =
-      echoes === undefined ? undefined : (index: number) => echoes[Math.floor(index / n)]!;
-    const who = identity("cmpl", model.manifest.name);
-    const runs = prompts.flatMap((prompt) => options.map((each) => ({ prompt, options: each })));
-    if (body.stream) {
-      const choices = await startGenerations(generator, runs, c.req.raw.signal);
-      return sseResponse(
-        choices,
-        completionChunks(who, {
-          ...chunks,
-          ...(echoOf === undefined
-            ? {}
-            : { echo: { text: echoOf, scored: logprobs !== undefined } }),
-        }),
-        {},
-        n,
-      );
-    }
-    const jobs = runs.map(
-      (run) => (signal: AbortSignal) => startGeneration(generator, run.prompt, run.options, signal),
-    );
-    const collected = await collectPooled(jobs, c.req.raw.signal, MAX_STREAMS);
-    return c.json(
-      completion(who, collected, {
-        logprobs: logprobs !== undefined,
-        promptIds: chunks.promptIds,
-        echo: echoOf,
-        perPrompt: n,
-      }),
-      200,
-    );
-  });
+  }
+  const jobs = runs.map(
+    (run) => (signal: AbortSignal) => startGeneration(generator, run.prompt, run.options, signal),
+  );
+  const collected = await collectPooled(jobs, c.req.raw.signal, MAX_STREAMS);
+  return c.json(
+    completion(who, collected, {
+      logprobs: logprobs !== undefined,
+      promptIds: chunks.promptIds,
+      echo: echoOf,
+      perPrompt: n,
+    }),
+    200,
+  );
+});

@@ -7,6 +7,7 @@ import type { Capabilities, ServedModel } from "../../tasks";
 import { problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { findModel } from "../../tasks/model-lookup";
+import { requireApiKey } from "../http/auth";
 import { validationHook } from "../http/validation";
 
 const TensorSpec = z.object({
@@ -48,7 +49,7 @@ const ModelList = z
   .object({ object: z.literal("list"), data: z.array(ModelCard) })
   .openapi("ModelList");
 
-const path = "/v1/models";
+const path = "/";
 
 const route = createRoute({
   method: "get",
@@ -60,11 +61,11 @@ const route = createRoute({
       description: "Every model this deployment serves",
       content: { "application/json": { schema: ModelList } },
     },
-    ...problemResponses(path, 401),
+    ...problemResponses("openai", 401),
   },
 });
 
-const retrievePath = "/v1/models/{model}";
+const retrievePath = "/{model}";
 
 const retrieveRoute = createRoute({
   method: "get",
@@ -74,7 +75,7 @@ const retrieveRoute = createRoute({
   request: { params: z.object({ model: z.string().min(1) }) },
   responses: {
     200: { description: "The model", content: { "application/json": { schema: ModelCard } } },
-    ...problemResponses(retrievePath, 401, 404),
+    ...problemResponses("openai", 401, 404),
   },
 });
 
@@ -119,7 +120,9 @@ function card({ manifest, state, capabilities }: ServedModel) {
   };
 }
 
-export const modelRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+export const modelRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+modelRoutes.use(requireApiKey);
+modelRoutes
   .openapi(route, (c) =>
     c.json({ object: "list" as const, data: c.get("services").list().map(card) }, 200),
   )

@@ -17,6 +17,8 @@ import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { validationHook } from "../http/validation";
+import { requireApiKey } from "../http/auth";
+import { limitBody, requireJson } from "../http/body";
 import { collect, startGeneration } from "./generation-stream";
 import {
   chatToolsOf,
@@ -133,7 +135,7 @@ function usageOf(usage: Usage): NonNullable<ResponseObject["usage"]> {
 
 const route = createRoute({
   method: "post",
-  path: "/v1/responses",
+  path: "/",
   operationId: "createResponse",
   summary: "OpenAI Responses API, text in and out (streamed with stream: true)",
   request: {
@@ -152,137 +154,137 @@ const route = createRoute({
         },
       },
     },
-    ...problemResponses("/v1/responses", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
-export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
-  route,
-  async (c) => {
-    const body = c.req.valid("json");
-    const model = findModel(c.get("services"), body.model, "model");
-    const generator = capability(model, "textGeneration", "model");
-    await requireReady(model);
-    const maxTokens = body.max_output_tokens ?? undefined;
-    const tools =
-      body.tools == null || body.tools.length === 0 ? undefined : await templateTools(c.req);
-    const prompt = await generator.prepare(
-      {
-        messages: responsesChat(body),
-        ...(tools === undefined ? {} : { tools }),
-        addGenerationPrompt: true,
-      },
-      maxTokens,
+export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+responsesRoutes.use(requireApiKey);
+responsesRoutes.on("POST", "*", requireJson, limitBody);
+responsesRoutes.openapi(route, async (c) => {
+  const body = c.req.valid("json");
+  const model = findModel(c.get("services"), body.model, "model");
+  const generator = capability(model, "textGeneration", "model");
+  await requireReady(model);
+  const maxTokens = body.max_output_tokens ?? undefined;
+  const tools =
+    body.tools == null || body.tools.length === 0 ? undefined : await templateTools(c.req);
+  const prompt = await generator.prepare(
+    {
+      messages: responsesChat(body),
+      ...(tools === undefined ? {} : { tools }),
+      addGenerationPrompt: true,
+    },
+    maxTokens,
+  );
+  const logprobs = responsesLogprobs(body);
+  const format = body.text?.format ?? { type: "text" as const };
+  const plan = toolPlanOf(
+    {
+      ...chatToolsOf(body),
+      parallel_tool_calls: body.parallel_tool_calls,
+      response_format: responseFormatOf(format),
+    },
+    { name: model.manifest.name, parser: generator.manifest.generation.toolCallParser },
+    RESPONSES_FIELDS,
+  );
+  const structured =
+    plan?.structured ??
+    structuredOutputsOf(
+      { response_format: responseFormatOf(format) },
+      { format: "text.format", schema: "text.format.schema" },
     );
-    const logprobs = responsesLogprobs(body);
-    const format = body.text?.format ?? { type: "text" as const };
-    const plan = toolPlanOf(
-      {
-        ...chatToolsOf(body),
-        parallel_tool_calls: body.parallel_tool_calls,
-        response_format: responseFormatOf(format),
-      },
-      { name: model.manifest.name, parser: generator.manifest.generation.toolCallParser },
-      RESPONSES_FIELDS,
+  const options = {
+    ...generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens),
+    ...(logprobs === undefined ? {} : { logprobs }),
+    ...toolOptions(plan),
+    ...(structured === undefined ? {} : { structured }),
+  };
+  const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
+  const base: Base = {
+    id: `resp_${hex()}`,
+    object: "response" as const,
+    created_at: Math.floor(Date.now() / 1000),
+    error: null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: body.max_output_tokens ?? null,
+    model: model.manifest.name,
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    temperature: body.temperature ?? 1,
+    top_p: body.top_p ?? 1,
+    tool_choice: body.tool_choice ?? "auto",
+    tools: body.tools ?? [],
+    text: { format, verbosity: "medium" as const },
+    truncation: "disabled" as const,
+    store: false as const,
+    metadata: body.metadata ?? {},
+    user: body.user ?? null,
+  };
+  if (plan !== undefined) return toolsResponse(base, started, plan.mode, body.stream ?? false);
+  const itemId = `msg_${hex()}`;
+  if (!body.stream) {
+    const { text, done, logprobs: tokens } = await collect(started);
+    return c.json(
+      ended(base, done, (status) => [messageItem(itemId, status, text, tokens)]),
+      200,
     );
-    const structured =
-      plan?.structured ??
-      structuredOutputsOf(
-        { response_format: responseFormatOf(format) },
-        { format: "text.format", schema: "text.format.schema" },
-      );
-    const options = {
-      ...generationOptions({ temperature: body.temperature, top_p: body.top_p }, maxTokens),
-      ...(logprobs === undefined ? {} : { logprobs }),
-      ...toolOptions(plan),
-      ...(structured === undefined ? {} : { structured }),
-    };
-    const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
-    const base: Base = {
-      id: `resp_${hex()}`,
-      object: "response" as const,
-      created_at: Math.floor(Date.now() / 1000),
-      error: null,
-      instructions: body.instructions ?? null,
-      max_output_tokens: body.max_output_tokens ?? null,
-      model: model.manifest.name,
-      parallel_tool_calls: body.parallel_tool_calls ?? true,
-      temperature: body.temperature ?? 1,
-      top_p: body.top_p ?? 1,
-      tool_choice: body.tool_choice ?? "auto",
-      tools: body.tools ?? [],
-      text: { format, verbosity: "medium" as const },
-      truncation: "disabled" as const,
-      store: false as const,
-      metadata: body.metadata ?? {},
-      user: body.user ?? null,
-    };
-    if (plan !== undefined) return toolsResponse(base, started, plan.mode, body.stream ?? false);
-    const itemId = `msg_${hex()}`;
-    if (!body.stream) {
-      const { text, done, logprobs: tokens } = await collect(started);
-      return c.json(
-        ended(base, done, (status) => [messageItem(itemId, status, text, tokens)]),
-        200,
-      );
-    }
-    const write = eventWriter();
-    const at = { item_id: itemId, output_index: 0, content_index: 0 };
-    let text = "";
-    /** Every token's logprobs so far, and those not yet sent (a delta's text may be held back). */
-    const all: TokenLogprobs[] = [];
-    const pending: TokenLogprobs[] = [];
-    const take = () => entries(pending.splice(0));
-    return sseResponse(started, {
-      opening: () =>
-        write("response.created", { response: inProgress(base) }) +
-        write("response.in_progress", { response: inProgress(base) }) +
-        write("response.output_item.added", {
-          output_index: 0,
-          item: {
-            type: "message",
-            id: itemId,
-            status: "in_progress",
-            role: "assistant",
-            content: [],
-          },
-        }) +
-        write("response.content_part.added", {
-          ...at,
-          part: { type: "output_text", text: "", annotations: [], logprobs: [] },
-        }),
-      event: (event) => {
-        if (event.type === "text") {
-          if (event.logprobs !== undefined) {
-            all.push(...event.logprobs);
-            pending.push(...event.logprobs);
-          }
-          if (event.text === "") return "";
-          text += event.text;
-          return write("response.output_text.delta", {
-            ...at,
-            delta: event.text,
-            logprobs: take(),
-          });
+  }
+  const write = eventWriter();
+  const at = { item_id: itemId, output_index: 0, content_index: 0 };
+  let text = "";
+  /** Every token's logprobs so far, and those not yet sent (a delta's text may be held back). */
+  const all: TokenLogprobs[] = [];
+  const pending: TokenLogprobs[] = [];
+  const take = () => entries(pending.splice(0));
+  return sseResponse(started, {
+    opening: () =>
+      write("response.created", { response: inProgress(base) }) +
+      write("response.in_progress", { response: inProgress(base) }) +
+      write("response.output_item.added", {
+        output_index: 0,
+        item: {
+          type: "message",
+          id: itemId,
+          status: "in_progress",
+          role: "assistant",
+          content: [],
+        },
+      }) +
+      write("response.content_part.added", {
+        ...at,
+        part: { type: "output_text", text: "", annotations: [], logprobs: [] },
+      }),
+    event: (event) => {
+      if (event.type === "text") {
+        if (event.logprobs !== undefined) {
+          all.push(...event.logprobs);
+          pending.push(...event.logprobs);
         }
-        if (event.type !== "done") return "";
-        const response = ended(base, event, (status) => [
-          messageItem(itemId, status, text, logprobs === undefined ? undefined : all),
-        ]);
-        const item = response.output[0] as z.infer<typeof OutputMessage>;
-        return (
-          write("response.output_text.done", { ...at, text, logprobs: take() }) +
-          write("response.content_part.done", { ...at, part: item.content[0] }) +
-          write("response.output_item.done", { output_index: 0, item }) +
-          write(response.status === "incomplete" ? "response.incomplete" : "response.completed", {
-            response,
-          })
-        );
-      },
-      failure: "response_failed_mid_stream",
-    });
-  },
-);
+        if (event.text === "") return "";
+        text += event.text;
+        return write("response.output_text.delta", {
+          ...at,
+          delta: event.text,
+          logprobs: take(),
+        });
+      }
+      if (event.type !== "done") return "";
+      const response = ended(base, event, (status) => [
+        messageItem(itemId, status, text, logprobs === undefined ? undefined : all),
+      ]);
+      const item = response.output[0] as z.infer<typeof OutputMessage>;
+      return (
+        write("response.output_text.done", { ...at, text, logprobs: take() }) +
+        write("response.content_part.done", { ...at, part: item.content[0] }) +
+        write("response.output_item.done", { output_index: 0, item }) +
+        write(response.status === "incomplete" ? "response.incomplete" : "response.completed", {
+          response,
+        })
+      );
+    },
+    failure: "response_failed_mid_stream",
+  });
+});
 
 /**
  * A Response with tools in use: function_call items (one per call) and, with "auto", a message

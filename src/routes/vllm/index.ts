@@ -17,16 +17,18 @@ import {
 } from "./tokenize-schemas";
 import { BODY_ERRORS, problemResponses } from "../http/problems";
 import { validationHook } from "../http/validation";
+import { requireApiKey } from "../http/auth";
+import { limitBody, requireJson } from "../http/body";
 
 // 400: invalid request, a template error, or messages for a model without a chat template; 422: a model
 // without a tokenizer, or ids outside its vocabulary; 503: the tokenizer could not be loaded.
-const errors = (path: string) => problemResponses(path, 401, BODY_ERRORS, 404, 422, 503);
+const errors = problemResponses("openai", 401, BODY_ERRORS, 404, 422, 503);
 
-const tokenizeRoute = (path: string) =>
+const tokenizeRoute = (operationSuffix: string) =>
   createRoute({
     method: "post",
-    path,
-    operationId: path.startsWith("/v1/") ? "tokenizeV1" : "tokenize",
+    path: "/tokenize",
+    operationId: `tokenize${operationSuffix}`,
     summary:
       "Token ids of a prompt, or of chat messages rendered with the model's chat template (vLLM)",
     request: {
@@ -37,15 +39,15 @@ const tokenizeRoute = (path: string) =>
         description: "The ids, their count and the model's context length",
         content: { "application/json": { schema: TokenizeResponse } },
       },
-      ...errors(path),
+      ...errors,
     },
   });
 
-const detokenizeRoute = (path: string) =>
+const detokenizeRoute = (operationSuffix: string) =>
   createRoute({
     method: "post",
-    path,
-    operationId: path.startsWith("/v1/") ? "detokenizeV1" : "detokenize",
+    path: "/detokenize",
+    operationId: `detokenize${operationSuffix}`,
     summary: "The text of token ids (vLLM); special tokens kept",
     request: {
       body: { required: true, content: { "application/json": { schema: DetokenizeRequest } } },
@@ -55,7 +57,7 @@ const detokenizeRoute = (path: string) =>
         description: "The decoded text",
         content: { "application/json": { schema: DetokenizeResponse } },
       },
-      ...errors(path),
+      ...errors,
     },
   });
 
@@ -75,10 +77,15 @@ const templateRecord = (
   value: LosslessJson | undefined,
 ): Record<string, TemplateValue> | undefined => (isLosslessObject(value) ? value : undefined);
 
-export const tokenizeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-
-for (const path of ["/tokenize", "/v1/tokenize"]) {
-  tokenizeRoutes.openapi(tokenizeRoute(path), async (c) => {
+/**
+ * vLLM serves these at the root and under /v1: the app mounts one instance at each, whose
+ * operation ids take `operationSuffix` ("" and "V1").
+ */
+export function tokenizeRoutes(operationSuffix: string) {
+  const routes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  for (const path of ["/tokenize", "/detokenize"])
+    routes.use(path, requireApiKey, requireJson, limitBody);
+  routes.openapi(tokenizeRoute(operationSuffix), async (c) => {
     const body = c.req.valid("json");
     const tokenization = tokenizationOf(findModel(c.get("services"), body.model, "model"));
     let tokens: number[];
@@ -98,12 +105,10 @@ for (const path of ["/tokenize", "/v1/tokenize"]) {
     }
     return c.json({ count: tokens.length, max_model_len: tokenization.maxModelLen, tokens }, 200);
   });
-}
-
-for (const path of ["/detokenize", "/v1/detokenize"]) {
-  tokenizeRoutes.openapi(detokenizeRoute(path), async (c) => {
+  routes.openapi(detokenizeRoute(operationSuffix), async (c) => {
     const body = c.req.valid("json");
     const tokenization = tokenizationOf(findModel(c.get("services"), body.model, "model"));
     return c.json({ prompt: await tokenization.detokenize(body.tokens) }, 200);
   });
+  return routes;
 }

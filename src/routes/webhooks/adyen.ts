@@ -11,7 +11,7 @@ import { merchantOf, requireSchema } from "../../tasks/fraud/context";
 import { record } from "../../tasks/fraud/record";
 
 export const adyenWebhook = new OpenAPIHono<AppEnv>();
-adyenWebhook.post("/v1/webhooks/adyen", async (c) => {
+adyenWebhook.post("/", async (c) => {
   const key = c.env.ADYEN_HMAC_KEY;
   if (!key) throw new ServiceError(503, "not_configured", "ADYEN_HMAC_KEY is not configured");
   const notification = parseBody(NotificationSchema, await readJson(c.req.raw));

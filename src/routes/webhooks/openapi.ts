@@ -67,7 +67,7 @@ const AdyenNotification = z.object({
 export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void {
   registry.registerPath({
     method: "post",
-    path: "/v1/webhooks/stripe",
+    path: "/stripe",
     operationId: "stripeWebhook",
     summary:
       "Stripe webhook: Issuing authorization requests decided, charges and payment intents scored once per charge",
@@ -88,12 +88,12 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
       },
       // 400 also: a missing or invalid Stripe-Signature (bad HMAC, older or newer than 300 s); 500: storing
       // the decision failed; 503: STRIPE_WEBHOOK_SECRET unset or a D1 migration missing (Stripe retries both).
-      ...problemResponses("/v1/webhooks/stripe", BODY_ERRORS, 500, 503),
+      ...problemResponses("problem", BODY_ERRORS, 500, 503),
     },
   });
   registry.registerPath({
     method: "post",
-    path: "/v1/webhooks/adyen",
+    path: "/adyen",
     operationId: "adyenWebhook",
     summary:
       "Adyen standard notification: every item's HMAC verified, AUTHORISATION items scored once per pspReference",
@@ -107,7 +107,7 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
         content: { "text/plain": { schema: z.literal("[accepted]") } },
       },
       // 401: an item's hmacSignature does not verify; 500: storing a decision failed (Adyen retries).
-      ...problemResponses("/v1/webhooks/adyen", BODY_ERRORS, 401, 500, 503),
+      ...problemResponses("problem", BODY_ERRORS, 401, 500, 503),
     },
   });
 }

@@ -18,7 +18,6 @@ import {
 import type { AppEnv } from "../http/services";
 import { merchantOf, requireSchema } from "../../tasks/fraud/context";
 import { record, type Recorded } from "../../tasks/fraud/record";
-import { documentWebhooks } from "./openapi";
 import { verifyStripe, type StripeEvent } from "../../tasks/fraud/sources/stripe-signature";
 
 /** Stripe waits 2 s for an authorization decision; leave room for the network. */
@@ -59,9 +58,7 @@ const acknowledged = (recorded: Recorded) =>
     : { received: true, scored: false, reason: recorded.reason };
 
 export const stripeWebhook = new OpenAPIHono<AppEnv>();
-// Both webhooks are documented once, with this router.
-documentWebhooks(stripeWebhook.openAPIRegistry);
-stripeWebhook.post("/v1/webhooks/stripe", async (c) => {
+stripeWebhook.post("/", async (c) => {
   const event = await verifyStripe(
     await c.req.text(),
     c.req.header("stripe-signature"),

@@ -27,6 +27,8 @@ import { templateToolCalls } from "../openai/request-schemas";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { parseBody, validationHook } from "../http/validation";
+import { requireApiKey } from "../http/auth";
+import { limitBody, requireJson } from "../http/body";
 
 const ClassificationInput = z.object({ text: Text }).strict().openapi("TextClassificationInput");
 const ImageClassificationInput = z
@@ -121,7 +123,7 @@ const GenerationInput = z
 
 const runRoute = createRoute({
   method: "post",
-  path: "/v1/run/{model}",
+  path: "/{model}",
   operationId: "runModel",
   summary:
     "Workers AI-style: text classification ({text} → [{label, score}]), image classification ({image: [bytes]} → [{label, score}]), text generation ({prompt | messages} → {response}) or text-to-image ({prompt, num_steps, guidance, seed, height, width} → image/png)",
@@ -179,7 +181,7 @@ const runRoute = createRoute({
         },
       },
     },
-    ...problemResponses("/v1/run/{model}", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -217,146 +219,146 @@ function parseJson(text: string): { parsed: unknown } | undefined {
   }
 }
 
-export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook }).openapi(
-  runRoute,
-  async (c) => {
-    const { model: name } = c.req.valid("param");
-    const valid = c.req.valid("json");
-    const model = findModel(c.get("services"), name, "model");
-    if (model.capabilities.textToImage !== undefined)
-      return runTextToImage(model, valid, c.req.raw.signal);
-    // A text-to-image body sent to a text model: its fields are named in the 400.
-    const body = "text" in valid || "image" in valid ? valid : parseBody(GenerationInput, valid);
-    if ("text" in body) {
-      const classifier = classifierOf(model, "model");
-      await requireReady(model);
-      const { results, timings } = await classifier.classify(
-        [body.text],
-        classifier.manifest.labels.length,
-        () => "text",
-        c.req.raw.signal,
-      );
-      c.header("server-timing", serverTiming(timings));
-      return c.json(results[0]?.labels ?? [], 200);
-    }
-    if ("image" in body) {
-      const classifier = capability(model, "imageClassification", "model");
-      await requireReady(model);
-      const image = { bytes: Uint8Array.from(body.image), declaredImage: false };
-      const { results, timings } = await classifier.classify(
-        [image],
-        classifier.manifest.labels.length,
-        () => "image",
-        c.req.raw.signal,
-      );
-      c.header("server-timing", serverTiming(timings));
-      return c.json(results[0]?.labels ?? [], 200);
-    }
-    const generator = capability(model, "textGeneration", "model");
-    // Workers AI's "unscoped prompt": turned into a user message for the chat template, unless raw.
-    const prompted =
-      body.prompt === undefined
-        ? undefined
-        : body.raw
-          ? { prompt: body.prompt }
-          : { messages: [{ role: "user", content: body.prompt }] };
-    const input = body.messages !== undefined ? { messages: runMessages(body.messages) } : prompted;
-    if (input === undefined || (body.messages !== undefined && body.prompt !== undefined)) {
-      throw new ServiceError(400, "invalid_request", "Send exactly one of prompt or messages", {
-        field: body.prompt === undefined ? "prompt" : "messages",
-      });
-    }
-    const format = body.response_format;
-    const hasTools = body.tools !== undefined && body.tools.length > 0;
-    if (hasTools && format !== undefined)
-      throw new ServiceError(
-        400,
-        "invalid_request",
-        "JSON Mode and tools cannot be used together: send one",
-        { field: "response_format" },
-      );
-    if (hasTools && body.raw)
-      throw new ServiceError(
-        400,
-        "invalid_request",
-        "tools go through the chat template, which raw skips: send messages, or a prompt without raw",
-        { field: "raw" },
-      );
-    const plan = runToolPlan(body, {
-      name: model.manifest.name,
-      parser: generator.manifest.generation.toolCallParser,
-    });
-    const mode = plan?.mode;
-    const sent = hasTools ? (await losslessBody(c.req)).tools : undefined;
+export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook });
+runRoutes.use(requireApiKey);
+runRoutes.on("POST", "*", requireJson, limitBody);
+runRoutes.openapi(runRoute, async (c) => {
+  const { model: name } = c.req.valid("param");
+  const valid = c.req.valid("json");
+  const model = findModel(c.get("services"), name, "model");
+  if (model.capabilities.textToImage !== undefined)
+    return runTextToImage(model, valid, c.req.raw.signal);
+  // A text-to-image body sent to a text model: its fields are named in the 400.
+  const body = "text" in valid || "image" in valid ? valid : parseBody(GenerationInput, valid);
+  if ("text" in body) {
+    const classifier = classifierOf(model, "model");
     await requireReady(model);
-    const maxTokens = body.max_tokens ?? 256;
-    const tools = Array.isArray(sent) ? (chatToolsOf(sent) as TemplateValue[]) : undefined;
-    const prompt = await generator.prepare(
-      tools !== undefined && input.messages !== undefined
-        ? { messages: input.messages, tools }
-        : input,
-      maxTokens,
+    const { results, timings } = await classifier.classify(
+      [body.text],
+      classifier.manifest.labels.length,
+      () => "text",
+      c.req.raw.signal,
     );
-    if (format !== undefined && body.stream)
-      throw new ServiceError(
-        400,
-        "invalid_request",
-        "JSON Mode does not stream (as Workers AI's): send stream: false",
-        { field: "stream" },
-      );
-    const structured =
-      format === undefined
-        ? undefined
-        : structuredOutputsOf(
-            {
-              response_format:
-                format.type === "json_object"
-                  ? format
-                  : {
-                      type: "json_schema",
-                      json_schema: { name: "json_mode", schema: format.json_schema },
-                    },
-            },
-            { format: "response_format", schema: "response_format.json_schema" },
-          );
-    const options = {
-      ...generationOptions(
-        { ...body, response_format: undefined, temperature: body.temperature ?? 0.6 },
-        maxTokens,
-      ),
-      ...(structured === undefined ? {} : { structured }),
-      // As chat's: a forced call's constraint; with "auto", special tokens kept for the parser.
-      ...toolOptions(plan),
-    };
-    const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
-    if (body.stream)
-      return sseResponse(
-        [started],
-        workersAiChunks(mode === undefined ? undefined : { mode, call: runToolCall }),
-      );
-    const { text, done } = await collect(started);
-    if (mode !== undefined) {
-      const { content, calls } = readToolText(text, mode);
-      return c.json(
-        {
-          response: content,
-          ...(calls.length === 0 ? {} : { tool_calls: calls.map(runToolCall) }),
-          usage: done.usage,
-        },
-        200,
-      );
-    }
-    if (structured === undefined) return c.json({ response: text, usage: done.usage }, 200);
-    // The value, parsed; cut short by max_tokens it is not JSON yet: a 422 that says so, with the text.
-    const value = done.finishReason === "stop" ? parseJson(text) : undefined;
-    if (value === undefined) {
-      throw new ServiceError(
-        422,
-        "unprocessable_input",
-        `The JSON was cut short at max_tokens (${maxTokens}); raise max_tokens. Text so far: ${text.slice(0, 200)}`,
-        { field: "max_tokens" },
-      );
-    }
-    return c.json({ response: value.parsed, usage: done.usage }, 200);
-  },
-);
+    c.header("server-timing", serverTiming(timings));
+    return c.json(results[0]?.labels ?? [], 200);
+  }
+  if ("image" in body) {
+    const classifier = capability(model, "imageClassification", "model");
+    await requireReady(model);
+    const image = { bytes: Uint8Array.from(body.image), declaredImage: false };
+    const { results, timings } = await classifier.classify(
+      [image],
+      classifier.manifest.labels.length,
+      () => "image",
+      c.req.raw.signal,
+    );
+    c.header("server-timing", serverTiming(timings));
+    return c.json(results[0]?.labels ?? [], 200);
+  }
+  const generator = capability(model, "textGeneration", "model");
+  // Workers AI's "unscoped prompt": turned into a user message for the chat template, unless raw.
+  const prompted =
+    body.prompt === undefined
+      ? undefined
+      : body.raw
+        ? { prompt: body.prompt }
+        : { messages: [{ role: "user", content: body.prompt }] };
+  const input = body.messages !== undefined ? { messages: runMessages(body.messages) } : prompted;
+  if (input === undefined || (body.messages !== undefined && body.prompt !== undefined)) {
+    throw new ServiceError(400, "invalid_request", "Send exactly one of prompt or messages", {
+      field: body.prompt === undefined ? "prompt" : "messages",
+    });
+  }
+  const format = body.response_format;
+  const hasTools = body.tools !== undefined && body.tools.length > 0;
+  if (hasTools && format !== undefined)
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "JSON Mode and tools cannot be used together: send one",
+      { field: "response_format" },
+    );
+  if (hasTools && body.raw)
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "tools go through the chat template, which raw skips: send messages, or a prompt without raw",
+      { field: "raw" },
+    );
+  const plan = runToolPlan(body, {
+    name: model.manifest.name,
+    parser: generator.manifest.generation.toolCallParser,
+  });
+  const mode = plan?.mode;
+  const sent = hasTools ? (await losslessBody(c.req)).tools : undefined;
+  await requireReady(model);
+  const maxTokens = body.max_tokens ?? 256;
+  const tools = Array.isArray(sent) ? (chatToolsOf(sent) as TemplateValue[]) : undefined;
+  const prompt = await generator.prepare(
+    tools !== undefined && input.messages !== undefined
+      ? { messages: input.messages, tools }
+      : input,
+    maxTokens,
+  );
+  if (format !== undefined && body.stream)
+    throw new ServiceError(
+      400,
+      "invalid_request",
+      "JSON Mode does not stream (as Workers AI's): send stream: false",
+      { field: "stream" },
+    );
+  const structured =
+    format === undefined
+      ? undefined
+      : structuredOutputsOf(
+          {
+            response_format:
+              format.type === "json_object"
+                ? format
+                : {
+                    type: "json_schema",
+                    json_schema: { name: "json_mode", schema: format.json_schema },
+                  },
+          },
+          { format: "response_format", schema: "response_format.json_schema" },
+        );
+  const options = {
+    ...generationOptions(
+      { ...body, response_format: undefined, temperature: body.temperature ?? 0.6 },
+      maxTokens,
+    ),
+    ...(structured === undefined ? {} : { structured }),
+    // As chat's: a forced call's constraint; with "auto", special tokens kept for the parser.
+    ...toolOptions(plan),
+  };
+  const started = await startGeneration(generator, prompt, options, c.req.raw.signal);
+  if (body.stream)
+    return sseResponse(
+      [started],
+      workersAiChunks(mode === undefined ? undefined : { mode, call: runToolCall }),
+    );
+  const { text, done } = await collect(started);
+  if (mode !== undefined) {
+    const { content, calls } = readToolText(text, mode);
+    return c.json(
+      {
+        response: content,
+        ...(calls.length === 0 ? {} : { tool_calls: calls.map(runToolCall) }),
+        usage: done.usage,
+      },
+      200,
+    );
+  }
+  if (structured === undefined) return c.json({ response: text, usage: done.usage }, 200);
+  // The value, parsed; cut short by max_tokens it is not JSON yet: a 422 that says so, with the text.
+  const value = done.finishReason === "stop" ? parseJson(text) : undefined;
+  if (value === undefined) {
+    throw new ServiceError(
+      422,
+      "unprocessable_input",
+      `The JSON was cut short at max_tokens (${maxTokens}); raise max_tokens. Text so far: ${text.slice(0, 200)}`,
+      { field: "max_tokens" },
+    );
+  }
+  return c.json({ response: value.parsed, usage: done.usage }, 200);
+});

@@ -11,13 +11,15 @@ import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../../http/problems
 import type { AppEnv } from "../../http/services";
 import { findModel, requireReady } from "../../../tasks/model-lookup";
 import { validationHook } from "../../http/validation";
+import { requireApiKey } from "../../http/auth";
+import { limitBody, requireJson } from "../../http/body";
 import { collectImages, imageStreamResponse, startImages, toBase64 } from "./image-stream";
 import { imageOptions } from "./options";
 import { ImageGenerationRequest, ImagesResponse } from "./request-schema";
 
 const route = createRoute({
   method: "post",
-  path: "/v1/images/generations",
+  path: "/generations",
   operationId: "createImage",
   summary: "OpenAI-compatible text-to-image (streamed previews with stream: true)",
   request: {
@@ -37,7 +39,7 @@ const route = createRoute({
         },
       },
     },
-    ...problemResponses("/v1/images/generations", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -62,57 +64,57 @@ const usage = (promptTokens: number) => ({
 const promptTokens = (ids: BigInt64Array, pad: number) =>
   ids.filter((id) => id !== BigInt(pad)).length;
 
-export const imageRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
-  route,
-  async (c) => {
-    const body = c.req.valid("json");
-    const model = imageModel(c.get("services"), body.model);
-    const generator: ImageGenerator = capability(model, "textToImage", "model");
-    const options = imageOptions(generator, {
-      n: body.n,
-      size: body.size,
-      steps: body.steps,
-      guidanceScale: body.guidance_scale,
-      scheduler: body.scheduler,
-      seed: body.seed,
-      partialImages: body.stream === true ? body.partial_images : 0,
-    });
-    await requireReady(model);
-    const ids = await generator.prepare(body.prompt);
-    const started = await startImages(generator, ids, options, c.req.raw.signal);
-    const created = Math.floor(Date.now() / 1000);
-    const size = `${options.size}x${options.size}`;
-    const common = { background: "opaque", output_format: "png", quality: "auto", size } as const;
-    const tokens = promptTokens(ids, generator.manifest.diffusion.padTokenId);
-    if (body.stream === true) {
-      return imageStreamResponse(started, {
-        partial: (event) => ({
-          type: "image_generation.partial_image",
-          b64_json: toBase64(event.png),
-          created_at: created,
-          partial_image_index: event.partialIndex,
-          ...common,
-        }),
-        completed: (event) => ({
-          type: "image_generation.completed",
-          b64_json: toBase64(event.png),
-          created_at: created,
-          ...common,
-          usage: usage(tokens),
-        }),
-      });
-    }
-    const images = await collectImages(started);
-    return c.json(
-      {
-        created,
-        data: images.map((png) => ({ b64_json: toBase64(png) })),
-        output_format: "png" as const,
-        size,
-        background: "opaque" as const,
+export const imageRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+imageRoutes.use(requireApiKey);
+imageRoutes.on("POST", "*", requireJson, limitBody);
+imageRoutes.openapi(route, async (c) => {
+  const body = c.req.valid("json");
+  const model = imageModel(c.get("services"), body.model);
+  const generator: ImageGenerator = capability(model, "textToImage", "model");
+  const options = imageOptions(generator, {
+    n: body.n,
+    size: body.size,
+    steps: body.steps,
+    guidanceScale: body.guidance_scale,
+    scheduler: body.scheduler,
+    seed: body.seed,
+    partialImages: body.stream === true ? body.partial_images : 0,
+  });
+  await requireReady(model);
+  const ids = await generator.prepare(body.prompt);
+  const started = await startImages(generator, ids, options, c.req.raw.signal);
+  const created = Math.floor(Date.now() / 1000);
+  const size = `${options.size}x${options.size}`;
+  const common = { background: "opaque", output_format: "png", quality: "auto", size } as const;
+  const tokens = promptTokens(ids, generator.manifest.diffusion.padTokenId);
+  if (body.stream === true) {
+    return imageStreamResponse(started, {
+      partial: (event) => ({
+        type: "image_generation.partial_image",
+        b64_json: toBase64(event.png),
+        created_at: created,
+        partial_image_index: event.partialIndex,
+        ...common,
+      }),
+      completed: (event) => ({
+        type: "image_generation.completed",
+        b64_json: toBase64(event.png),
+        created_at: created,
+        ...common,
         usage: usage(tokens),
-      },
-      200,
-    );
-  },
-);
+      }),
+    });
+  }
+  const images = await collectImages(started);
+  return c.json(
+    {
+      created,
+      data: images.map((png) => ({ b64_json: toBase64(png) })),
+      output_format: "png" as const,
+      size,
+      background: "opaque" as const,
+      usage: usage(tokens),
+    },
+    200,
+  );
+});
