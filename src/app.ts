@@ -17,6 +17,7 @@ import { responsesRoutes } from "./routes/openai/responses-api";
 import { runRoutes } from "./routes/run";
 import { defaultServices, fraudStores, type FraudStores } from "./compose";
 import { documentApi } from "./routes/openapi";
+import { referenceRoutes } from "./routes/reference";
 import { provideServices, type AppEnv } from "./routes/services";
 import { adyenWebhook } from "./routes/webhooks/adyen";
 import { tokenizeRoutes } from "./routes/tokenize";
@@ -79,6 +80,7 @@ export function createApp(
   app.route("/", runRoutes);
 
   documentApi(app);
+  app.route("/", referenceRoutes);
 
   renderErrors(app);
 
