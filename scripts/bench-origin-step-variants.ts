@@ -1,6 +1,6 @@
 // One decode step of the tiny LLM, in-process, on the graph the origin serves (split
 // attention + last-position logits: origin/onnx/) and on three variants tried for the
-// many-row step at long context — none kept (README, "Reference origin, LLM decoding"):
+// many-row step at long context — none kept (docs/benchmarks.md, "The reference origin: LLM decoding"):
 //   pre-transposed keys  the past keys fed as [rows, heads, headDim, capacity], no Transpose
 //                        before q·Kᵀ (timing only: onnxruntime already fuses that Transpose
 //                        into FusedMatMul(transB), so it never copied)

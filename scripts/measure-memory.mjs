@@ -6,7 +6,7 @@
 // row holds only what its models load. An isolate gets 128 MB for all of it.
 //
 // Usage: npm run memory [-- --seconds 5 --connections 64]
-//        npm run memory -- --check README.md   # exit 1 if a figure exceeds its line's ceiling
+//        npm run memory -- --check docs/memory.md   # exit 1 if a figure exceeds its line's ceiling
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -98,7 +98,7 @@ const rawImage = (bytes, type) => ({
 const classifyPng = rawImage(digitPng, "image/png");
 const classifyJpeg = rawImage(digitJpeg, "image/jpeg");
 
-/** One README row each: which models it loads and the requests that load it. */
+/** One row each of docs/memory.md's table: which models it loads and the requests that load it. */
 const ROWS = [
   // What every isolate holds once started: ORT and the models marked `preload`.
   {
@@ -208,9 +208,9 @@ async function measure(row) {
   }
 }
 
-/** The README's memory table: row name → ceiling (MB) from its last column. */
-function ceilings(readme) {
-  const section = /## Memory\n([\s\S]*?)(?:\n## |$)/.exec(readme)?.[1] ?? "";
+/** docs/memory.md's table: row name → ceiling (MB) from its last column. */
+function ceilings(page) {
+  const section = /(?:^|\n)#{1,2} Memory\n([\s\S]*?)(?:\n## |$)/.exec(page)?.[1] ?? "";
   const rows = new Map();
   for (const line of section.split("\n")) {
     const cells = line
@@ -242,7 +242,7 @@ for (const row of ROWS.filter(
       `  <!-- ${figures.sent} requests -->`,
   );
   if (limits !== undefined) {
-    if (ceiling === undefined) failures.push(`${row.name}: no line in the README's memory table`);
+    if (ceiling === undefined) failures.push(`${row.name}: no line in docs/memory.md's table`);
     else if (total > ceiling)
       failures.push(`${row.name}: ${total.toFixed(1)} MB exceeds its ceiling of ${ceiling} MB`);
   }

@@ -5,6 +5,7 @@ import { requestId } from "hono/request-id";
 import { defaultServices, fraudStores } from "./compose";
 import { metricsRoutes } from "./routes/admin/metrics";
 import { documentApi } from "./routes/admin/openapi";
+import { referenceRoutes } from "./routes/admin/reference";
 import { classifyRoutes } from "./routes/classify";
 import { fraudRoutes } from "./routes/fraud";
 import { renderErrors } from "./routes/http/render-errors";
@@ -46,8 +47,9 @@ export function createApp(
   app.route("/v1/classify", classifyRoutes);
   app.route("/v1/fraud", fraudRoutes);
   app.route("/v1/webhooks", webhookRoutes);
-  // Operators: Prometheus metrics.
+  // Operators: Prometheus metrics; readers: the API reference page (public, like the document).
   app.route("/", metricsRoutes);
+  app.route("/", referenceRoutes);
 
   documentApi(app);
   renderErrors(app);

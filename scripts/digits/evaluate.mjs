@@ -151,7 +151,7 @@ const manifest = {
     "Handwritten digit classifier (MNIST-style 28x28, two small CNNs averaged), INT8 weights and static INT8 activations",
   runtime: "wasm",
   // Not preloaded: loading it while the isolate starts cost more start-up CPU than the
-  // text models and made the isolate's first requests slower (README, Cold start).
+  // text models and made the isolate's first requests slower (docs/benchmarks.md, Cold start).
   protocol: "oip-v2",
   graphs: {},
   labels: ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],

@@ -1,13 +1,21 @@
-// The README's memory table is a contract: each line's peak (V8 heap + ORT WASM memory)
+// docs/memory.md's table is a contract: each line's peak (V8 heap + ORT WASM memory)
 // measured inside workerd under 64 connections must stay within the line's ceiling.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 
-it("every line of the README's memory table holds under load", { timeout: 400_000 }, async () => {
+it("every line of docs/memory.md's table holds under load", { timeout: 400_000 }, async () => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ["scripts/measure-memory.mjs", "--check", "README.md", "--seconds", "3", "--connections", "64"],
+    [
+      "scripts/measure-memory.mjs",
+      "--check",
+      "docs/memory.md",
+      "--seconds",
+      "3",
+      "--connections",
+      "64",
+    ],
     { timeout: 390_000 },
   ).catch((error: { stdout?: string; stderr?: string }) => {
     throw new Error(`memory check failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);

@@ -1,5 +1,5 @@
-// Re-measures the shipped model on the held-out split, so the manifest's figures (and the
-// README's) are checked on every CI run rather than trusted from the training run.
+// Re-measures the shipped model on the held-out split, so the manifest's figures (and those in
+// docs/models.md) are checked on every CI run rather than trusted from the training run.
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
 import { describe, expect, it } from "vitest";

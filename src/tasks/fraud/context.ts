@@ -2,7 +2,6 @@
 // and a D1 schema with every migration applied.
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
-import { missingMigrations } from "./ledger/d1-schema";
 import type { CardLedger } from "./ledger/ledger";
 import type { FraudScorer } from "./scoring";
 import type { MerchantProfile } from "./sources/stripe";
