@@ -16,7 +16,7 @@ import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
 import { MAX_LOGPROBS } from "../../src/generation/logprobs";
 import type { SamplingParams } from "../../src/generation/sampler";
-import type { GenerationParams } from "../engines/decoder/request";
+import type { GenerationParams } from "../engines/decoder/generation-params";
 import type { GenerationConfig } from "../manifests";
 import {
   ResponseFormatSchema,

@@ -20,7 +20,7 @@ import { toServiceError } from "../../src/errors/problem";
 import { ServiceError } from "../../src/errors/service-error";
 import type { OriginConfig } from "../config";
 import type { TokenLogprob } from "../../src/generation/logprobs";
-import type { GenerationStep } from "../engines/decoder/request";
+import type { GenerationStep } from "../engines/decoder/generation-params";
 import { parseWith, readJsonBody } from "../http/body";
 import { vllmErrorBody } from "../http/errors";
 import { chunkWriter } from "./completion-chunks";

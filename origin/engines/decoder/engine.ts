@@ -24,7 +24,8 @@ import { KvCache, type RowSource } from "./kv-cache";
 import { sampleNext, stepOf } from "./next-token";
 import { prefillBatch, prefilledRows, prefillFeeds, prefillOutputs } from "./prefill";
 import { BLOCK, PrefixCache } from "./prefix-cache";
-import { DecodeRequest, type GenerationParams, type RequestOptions } from "./request";
+import type { GenerationParams } from "./generation-params";
+import { DecodeRequest, type RequestOptions } from "./request";
 import type { Vocabulary } from "./vocabulary";
 
 export interface DecoderLimits {

@@ -5,7 +5,8 @@
 // end) and, when asked, carries its logprob and, on the first step, the prompt's.
 import { tokenLogprob, type TokenLogprob } from "../../../src/generation/logprobs";
 import { sample } from "../../../src/generation/sampler";
-import type { DecodeRequest, GenerationStep } from "./request";
+import type { GenerationStep } from "./generation-params";
+import type { DecodeRequest } from "./request";
 
 const NO_IDS: ReadonlySet<number> = new Set();
 

@@ -13,7 +13,7 @@
 // before (a system prompt, a few-shot preamble, a chat's later turns), and a prompt that
 // shares nothing with earlier ones costs one hash, not a copy of all its keys/values.
 import { createHash } from "node:crypto";
-import type { KvShape } from "./kv-cache";
+import { type KvShape, readColumns, type Segment } from "./kv-segments";
 
 /** Tokens per block (vLLM's default block size). */
 export const BLOCK = 16;
@@ -28,47 +28,6 @@ interface Block {
   readonly ids: Int32Array;
   /** Per tensor (layer × key/value) and head: BLOCK columns of headDim floats. */
   readonly data: Float32Array;
-}
-
-/**
- * Where a row's keys/values lie: `count` columns from column `from` of row `row`, in per-tensor
- * arrays laid out [rows, kvHeads, length, headDim]. A row may span several (a cached prefix,
- * then the columns its prefill computed).
- */
-export interface Segment {
-  readonly data: readonly Float32Array[];
-  readonly row: number;
-  readonly length: number;
-  readonly from: number;
-  readonly count: number;
-}
-
-/** Copies `count` columns of a row, from its column `column` on, for one tensor and head. */
-export function readColumns(
-  segments: readonly Segment[],
-  shape: KvShape,
-  tensor: number,
-  head: number,
-  column: number,
-  count: number,
-  out: Float32Array,
-  at: number,
-): void {
-  const { kvHeads, headDim } = shape;
-  let start = 0;
-  for (const segment of segments) {
-    const end = start + segment.count;
-    if (count > 0 && column < end) {
-      const from = column - start;
-      const take = Math.min(count, segment.count - from);
-      const base =
-        ((segment.row * kvHeads + head) * segment.length + segment.from + from) * headDim;
-      out.set(segment.data[tensor]!.subarray(base, base + take * headDim), at);
-      [column, count, at] = [column + take, count - take, at + take * headDim];
-    }
-    start = end;
-  }
-  if (count > 0) throw new Error("readColumns: the row has fewer columns than asked for");
 }
 
 const ROOT = "";

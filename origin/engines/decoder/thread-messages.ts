@@ -7,7 +7,7 @@ import type { GenerationConfig } from "../../manifests";
 import type { EngineMetricName } from "../../metrics/vllm-metrics";
 import type { SessionSettings } from "../onnx-session";
 import type { DecoderLimits } from "./engine";
-import type { GenerationParams } from "./request";
+import type { GenerationParams } from "./generation-params";
 import type { TokenizerFile } from "./vocabulary";
 
 export interface DecoderWorkerInit {

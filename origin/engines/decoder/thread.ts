@@ -11,7 +11,7 @@ import type { VllmMetrics } from "../../metrics/vllm-metrics";
 import { startWorker } from "../worker-thread";
 import { Channel } from "./channel";
 import { atCapacity, type DecoderLimits } from "./engine";
-import type { GenerationParams, GenerationStep } from "./request";
+import type { GenerationParams, GenerationStep } from "./generation-params";
 import {
   ADMITTED,
   END,

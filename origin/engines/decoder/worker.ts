@@ -10,7 +10,7 @@ import type { EngineMetricName, EngineMetrics } from "../../metrics/vllm-metrics
 import { createSession } from "../onnx-session";
 import { Channel } from "./channel";
 import { DecoderEngine } from "./engine";
-import type { GenerationStep } from "./request";
+import type { GenerationStep } from "./generation-params";
 import { loadVocabulary } from "./vocabulary";
 import {
   ADMITTED,
