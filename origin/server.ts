@@ -13,6 +13,8 @@ import { createModelHost } from "./model-host";
 
 /** After the grace period, how long cut streams get to write their last events. */
 const CUT_FLUSH_MS = 5_000;
+/** How long the engines' threads get to stop between two runs. */
+const ENGINE_STOP_MS = 10_000;
 
 let config: OriginConfig;
 try {
@@ -86,8 +88,12 @@ async function shutDown(signal: string): Promise<void> {
   }
   server.close();
   server.closeIdleConnections();
-  // Engine threads stop between runs: exiting inside onnxruntime's run would abort the process.
+  // Engine threads stop between runs: exiting inside onnxruntime's run would abort the
+  // process. Their workers are unref'd, so this timer keeps the process alive until they have
+  // (and bounds the wait).
+  const bound = setTimeout(() => process.exit(0), ENGINE_STOP_MS);
   await host.close();
+  clearTimeout(bound);
   log("drain_finished");
   process.exit(0);
 }
