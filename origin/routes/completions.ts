@@ -1,20 +1,4 @@
-// vLLM's POST /v1/completions, token ids in and out, streamed (SSE) or not. Response
-// shapes follow vllm-project/vllm vllm/entrypoints/openai/serving_completion.py
-// (completion_stream_generator, request_output_to_completion_response) and protocol.py
-// (CompletionStreamResponse, CompletionResponse, UsageInfo): one chunk per token (or, as
-// with vLLM's --stream-interval N, the first token alone and then N tokens per chunk), the
-// prompt's ids on the first chunk, the finish on the last, a `choices: []` usage chunk
-// when stream_options.include_usage, then `data: [DONE]`. Text is "" (the edge
-// detokenizes). With `logprobs`, each choice carries vLLM's CompletionLogProbs for its tokens
-// (completion-logprobs.ts). With `echo` (lm-evaluation-harness's loglikelihood requests), the
-// choice's first chunk — or the whole choice — starts with the prompt: its ids lead the
-// logprobs' entries, the prompt's logprobs before the tokens' (the first prompt token's null),
-// and the first chunk carries `prompt_token_ids`; `token_ids` stay the generated ones and the
-// echoed text is "" (vLLM's with return_token_ids; this origin has no tokenizer). With
-// `response_format` or `structured_outputs` (structured-request.ts), the engine masks each
-// token to the constraint, reading the token bytes of the model's tokenizer file. A client
-// that disconnects aborts its request in the engine; one still running when a drain's grace
-// period ends gets a 503 (streamed: vLLM's error event, then [DONE]).
+// vLLM's POST /v1/completions with token ids in and out, streamed (SSE) or not.
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
@@ -71,6 +55,25 @@ function generationModel(host: ModelHost, name: string | undefined): HostedModel
   return model;
 }
 
+/**
+ * vLLM's POST /v1/completions, token ids in and out, streamed (SSE) or not. Response
+ * shapes follow vllm-project/vllm vllm/entrypoints/openai/serving_completion.py
+ * (completion_stream_generator, request_output_to_completion_response) and protocol.py
+ * (CompletionStreamResponse, CompletionResponse, UsageInfo): one chunk per token (or, as
+ * with vLLM's --stream-interval N, the first token alone and then N tokens per chunk), the
+ * prompt's ids on the first chunk, the finish on the last, a `choices: []` usage chunk
+ * when stream_options.include_usage, then `data: [DONE]`. Text is "" (the edge
+ * detokenizes). With `logprobs`, each choice carries vLLM's CompletionLogProbs for its tokens
+ * (completion-logprobs.ts). With `echo` (lm-evaluation-harness's loglikelihood requests), the
+ * choice's first chunk — or the whole choice — starts with the prompt: its ids lead the
+ * logprobs' entries, the prompt's logprobs before the tokens' (the first prompt token's null),
+ * and the first chunk carries `prompt_token_ids`; `token_ids` stay the generated ones and the
+ * echoed text is "" (vLLM's with return_token_ids; this origin has no tokenizer). With
+ * `response_format` or `structured_outputs` (structured-request.ts), the engine masks each
+ * token to the constraint, reading the token bytes of the model's tokenizer file. A client
+ * that disconnects aborts its request in the engine; one still running when a drain's grace
+ * period ends gets a 503 (streamed: vLLM's error event, then [DONE]).
+ */
 export function completionRoutes(
   host: ModelHost,
   { maxBodyBytes, streamInterval }: Pick<OriginConfig, "maxBodyBytes" | "streamInterval">,

@@ -1,11 +1,5 @@
-// The tensor-stream protocol on the origin (src/protocols/tensor-stream.ts; README "Tensor-
-// stream protocol"): POST /v2/models/{name}/generate_stream — prompt ids and noise in, an
-// SSE stream of one OIP tensor per event (each reported step's predicted clean latent, then
-// the decoded image), `data: [DONE]` — and POST /v2/models/{name}/generate, the final event
-// alone as JSON. Input errors are the response's status; a failure once the stream has
-// started is a `data: {"error": …}` event before [DONE]. A client that leaves drops its
-// request from the engine's loop; one still running when a drain's grace period ends gets
-// the error event (or a 503).
+// The tensor-stream protocol for diffusion models: POST /v2/models/{name}/generate_stream (SSE)
+// and /generate (the final event as JSON).
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
 import { ServiceError } from "../../src/errors/service-error";
@@ -132,6 +126,16 @@ function diffusionModel(
   return { engine: model.diffusion, spec: model.manifest.diffusion };
 }
 
+/**
+ * The tensor-stream protocol on the origin (src/protocols/tensor-stream.ts; README "Tensor-
+ * stream protocol"): POST /v2/models/{name}/generate_stream — prompt ids and noise in, an
+ * SSE stream of one OIP tensor per event (each reported step's predicted clean latent, then
+ * the decoded image), `data: [DONE]` — and POST /v2/models/{name}/generate, the final event
+ * alone as JSON. Input errors are the response's status; a failure once the stream has
+ * started is a `data: {"error": …}` event before [DONE]. A client that leaves drops its
+ * request from the engine's loop; one still running when a drain's grace period ends gets
+ * the error event (or a 503).
+ */
 export function generateStreamRoutes(host: ModelHost, maxBodyBytes: number, drain: Drain): Hono {
   const app = new Hono();
   const start = async (name: string, raw: unknown, signal: AbortSignal) => {

@@ -1,7 +1,5 @@
-// Open Inference Protocol v2 (KServe / Triton REST) for the origin's tensor models:
-// server and model health, metadata, Triton's model configuration, and inference on the
-// tensor engine through the shared codec (src/protocols/oip-infer.ts: JSON or Triton
-// binary tensors, compressed bodies, any Content-Type — what tritonclient.http sends).
+// Open Inference Protocol v2 (KServe/Triton REST) for the origin's tensor models: health,
+// metadata, model configuration and inference.
 import { Hono } from "hono";
 import { ServiceError } from "../../src/errors/service-error";
 import { encodeInferResponse, parseInferRequest } from "../../src/protocols/oip-infer";

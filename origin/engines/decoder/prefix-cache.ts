@@ -1,17 +1,5 @@
-// Automatic prefix caching, as vLLM's (vllm/v1/core/kv_cache_utils.py, block hashes;
-// vllm/v1/core/kv_cache_manager.py get_computed_blocks): the keys/values of prompts are kept
-// in whole blocks of BLOCK tokens, each named by a hash of its parent block's hash and its own
-// token ids, so a later prompt that starts with the same blocks (a shared system prompt, a
-// chat's earlier turns) skips their prefill. The hash is SHA-256 and every block also holds
-// its ids and its parent's hash, checked on each hit: one request's keys/values never serve
-// another prompt (vLLM moved to SHA-256 for that reason: GHSA-rm76-4mrf-v9r8).
-// Least recently used blocks go first once the cache holds more than its budget; a hit
-// touches its chain from the last block to the first, so a prefix outlives its extensions.
-// Unlike vLLM's paged cache, where a computed block is already in place, keeping a block here
-// is a copy of its keys/values (96 KB for the tiny LLM), so blocks are admitted as TinyLFU's
-// doorkeeper admits entries: a prompt's blocks are kept once its first block has been seen
-// before (a system prompt, a few-shot preamble, a chat's later turns), and a prompt that
-// shares nothing with earlier ones costs one hash, not a copy of all its keys/values.
+// Automatic prefix caching: prompts' keys/values kept in hashed blocks so a later prompt with the
+// same start skips their prefill.
 import { createHash } from "node:crypto";
 import { type KvShape, readColumns, type Segment } from "./kv-segments";
 
@@ -65,6 +53,22 @@ export class PromptBlocks {
   }
 }
 
+/**
+ * Automatic prefix caching, as vLLM's (vllm/v1/core/kv_cache_utils.py, block hashes;
+ * vllm/v1/core/kv_cache_manager.py get_computed_blocks): the keys/values of prompts are kept
+ * in whole blocks of BLOCK tokens, each named by a hash of its parent block's hash and its own
+ * token ids, so a later prompt that starts with the same blocks (a shared system prompt, a
+ * chat's earlier turns) skips their prefill. The hash is SHA-256 and every block also holds
+ * its ids and its parent's hash, checked on each hit: one request's keys/values never serve
+ * another prompt (vLLM moved to SHA-256 for that reason: GHSA-rm76-4mrf-v9r8).
+ * Least recently used blocks go first once the cache holds more than its budget; a hit
+ * touches its chain from the last block to the first, so a prefix outlives its extensions.
+ * Unlike vLLM's paged cache, where a computed block is already in place, keeping a block here
+ * is a copy of its keys/values (96 KB for the tiny LLM), so blocks are admitted as TinyLFU's
+ * doorkeeper admits entries: a prompt's blocks are kept once its first block has been seen
+ * before (a system prompt, a few-shot preamble, a chat's later turns), and a prompt that
+ * shares nothing with earlier ones costs one hash, not a copy of all its keys/values.
+ */
 export class PrefixCache {
   /** Insertion order is recency: the first block is the least recently used. */
   private readonly blocks = new Map<string, Block>();
