@@ -1,9 +1,11 @@
 // The origin's HTTP surface: its own Hono app over its own engines. Open Inference
 // Protocol v2 for tensor models, vLLM's /v1/completions for text-generation models,
-// /health, /v1/models and /metrics. Model routes need the Bearer key when one is set.
+// /health, /v1/models and /metrics. Model routes need the Bearer key when one is set; once
+// draining, new work is refused.
 import { Hono } from "hono";
 import type { OriginConfig } from "./config";
 import { requireKey } from "./http/auth";
+import { Drain } from "./http/drain";
 import { renderErrors } from "./http/errors";
 import type { ModelHost } from "./model-host";
 import { completionRoutes } from "./routes/completions";
@@ -11,15 +13,20 @@ import { generateStreamRoutes } from "./routes/generate-stream";
 import { oipRoutes } from "./routes/oip";
 import { serviceRoutes } from "./routes/service";
 
-export function createOriginApp(host: ModelHost, config: OriginConfig): Hono {
+export function createOriginApp(
+  host: ModelHost,
+  config: OriginConfig,
+  drain: Drain = new Drain(),
+): Hono {
   const app = new Hono();
+  app.use("*", drain.admission());
   const auth = requireKey(config.apiKey);
   app.use("/v2/models/*", auth);
   app.use("/v1/*", auth);
-  app.route("/", serviceRoutes(host));
-  app.route("/", oipRoutes(host, config.maxBodyBytes));
-  app.route("/", completionRoutes(host, config));
-  app.route("/", generateStreamRoutes(host, config.maxBodyBytes));
+  app.route("/", serviceRoutes(host, drain));
+  app.route("/", oipRoutes(host, config.maxBodyBytes, drain));
+  app.route("/", completionRoutes(host, config, drain));
+  app.route("/", generateStreamRoutes(host, config.maxBodyBytes, drain));
   renderErrors(app);
   return app;
 }

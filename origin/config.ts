@@ -1,5 +1,5 @@
-// The origin's configuration, read once from process.env (the names operators and the
-// test helpers use: scripts/lib/origin.mjs). Invalid values stop the process at start.
+// The origin's configuration, read once from its environment (command-line flags are
+// folded into it first: cli.ts); invalid values stop the process at start.
 import { z } from "zod";
 
 const LOOPBACK = ["127.0.0.1", "::1", "localhost"];
@@ -39,6 +39,8 @@ const ConfigSchema = z.object({
   ORIGIN_PREFIX_CACHE_MIB: integer(64, 0),
   /** "false" runs decoder engines on the HTTP thread (their steps then stall its sockets). */
   ORIGIN_DECODER_THREAD: z.enum(["true", "false"]).default("true"),
+  /** On SIGTERM/SIGINT: how long running requests may finish before they are cut. */
+  ORIGIN_DRAIN_TIMEOUT_MS: integer(30_000, 0),
 });
 
 export interface OriginConfig {
@@ -60,6 +62,8 @@ export interface OriginConfig {
   decoderThread: boolean;
   /** Tokens per streamed completion chunk after the first (vLLM's --stream-interval). */
   streamInterval: number;
+  /** On SIGTERM/SIGINT: milliseconds running requests get to finish before they are cut. */
+  drainTimeoutMs: number;
 }
 
 /** Reads and checks the configuration; throws with every problem listed. */
@@ -91,5 +95,6 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
     prefixCacheBytes: c.ORIGIN_PREFIX_CACHE_MIB * 1024 * 1024,
     decoderThread: c.ORIGIN_DECODER_THREAD === "true",
     streamInterval: c.ORIGIN_STREAM_INTERVAL,
+    drainTimeoutMs: c.ORIGIN_DRAIN_TIMEOUT_MS,
   };
 }

@@ -1,51 +1,106 @@
-// The reference GPU origin: an engine host that serves every model under ORIGIN_MODELS —
-// tensor models over the Open Inference Protocol v2 (as Triton and KServe do),
-// text-generation models over vLLM's /v1/completions with continuous batching — on
-// onnxruntime-node (the CUDA execution provider where present, CPU otherwise).
-//
-//   npm run origin                                   # http://127.0.0.1:8788
-//   ORIGIN_PORT=0 npm run origin                     # any free port (printed)
-//   ORIGIN_HOST=0.0.0.0 ORIGIN_API_KEY=… npm run origin
-//
-// Without ORIGIN_API_KEY it only listens on loopback. Models load after the server
-// listens: /health answers 503 until they have.
-import { serve } from "@hono/node-server";
+// The origin's entry point: reads flags and environment, listens, loads the models in the
+// background, and on SIGTERM or SIGINT drains (new work refused, running requests given the
+// grace period, what is left cut) before it exits 0. README.md documents its use.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
 import { createOriginApp } from "./app";
-import { readConfig } from "./config";
+import { applyFlags, USAGE } from "./cli";
+import { type OriginConfig, readConfig } from "./config";
 import { executionProvidersFor } from "./engines/onnx-session";
+import { Drain } from "./http/drain";
 import { createModelHost } from "./model-host";
 
-let config: ReturnType<typeof readConfig>;
+/** After the grace period, how long cut streams get to write their last events. */
+const CUT_FLUSH_MS = 5_000;
+/** How long the engines' threads get to stop between two runs. */
+const ENGINE_STOP_MS = 10_000;
+
+let config: OriginConfig;
 try {
-  config = readConfig(process.env);
+  const env = applyFlags(process.argv.slice(2), process.env);
+  if (env === "help") {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  config = readConfig(env);
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);
 }
+const providers = executionProvidersFor(config);
 const host = createModelHost(config);
-const app = createOriginApp(host, config);
-const providers = executionProvidersFor(config).join(", ");
+const drain = new Drain(Math.max(1, Math.ceil(config.drainTimeoutMs / 1000)));
+const app = createOriginApp(host, config, drain);
 
-const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+// Requests whose response has not ended yet (streams included): what a drain waits for.
+let active = 0;
+let settled: (() => void) | undefined;
+const server = createServer(getRequestListener(app.fetch));
+server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
+  active += 1;
+  response.once("close", () => {
+    active -= 1;
+    if (active === 0) settled?.();
+  });
+});
+const idle = (ms: number) =>
+  new Promise<boolean>((resolve) => {
+    if (active === 0) return resolve(true);
+    const timer = setTimeout(() => resolve(false), ms);
+    settled = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+  });
+
+server.listen(config.port, config.host, () => {
+  const { port } = server.address() as AddressInfo;
   const models = [...host.models.values()]
     .map((model) => `${model.manifest.name} ${model.manifest.version}`)
     .join(", ");
-  console.log(`origin listening on http://${config.host}:${info.port} (${providers}): ${models}`);
+  console.log(
+    `origin listening on http://${config.host}:${port} (execution providers: ${providers.join(", ")}): ${models}`,
+  );
 });
 void host.loaded.then(() => {
   const states = [...host.models.values()]
-    .map(
-      (model) =>
-        `${model.manifest.name} ${model.status}${model.mode === undefined ? "" : ` (${model.mode})`}`,
+    .map((model) =>
+      model.status === "ready"
+        ? `${model.manifest.name} ready on ${providers[0]}${model.mode === undefined ? "" : ` (${model.mode})`}`
+        : `${model.manifest.name} ${model.status}`,
     )
     .join(", ");
   console.log(`origin models loaded: ${states}`);
 });
+
+const log = (event: string, fields: Record<string, unknown> = {}) =>
+  console.log(JSON.stringify({ event, ...fields }));
+
+let draining: Promise<void> | undefined;
+async function shutDown(signal: string): Promise<void> {
+  log("drain_started", { signal, in_flight: active, grace_ms: config.drainTimeoutMs });
+  drain.begin();
+  if (!(await idle(config.drainTimeoutMs))) {
+    log("drain_expired", { in_flight: active });
+    drain.expire();
+    if (!(await idle(CUT_FLUSH_MS))) server.closeAllConnections();
+  }
+  server.close();
+  server.closeIdleConnections();
+  // Engine threads stop between runs: exiting inside onnxruntime's run would abort the
+  // process. Their workers are unref'd, so this timer keeps the process alive until they have
+  // (and bounds the wait).
+  const bound = setTimeout(() => process.exit(0), ENGINE_STOP_MS);
+  await host.close();
+  clearTimeout(bound);
+  log("drain_finished");
+  process.exit(0);
+}
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    // Engine threads stop between runs: exiting inside onnxruntime's run would abort the process.
-    const stopped = host.close();
-    server.close(() => void stopped.then(() => process.exit(0)));
-    setTimeout(() => void stopped.then(() => process.exit(0)), 2000).unref();
+    // A second signal cuts the grace period short.
+    if (draining !== undefined) return drain.expire();
+    draining = shutDown(signal);
   });
 }

@@ -1,8 +1,4 @@
-// The origin's one error renderer. Each protocol gets its own error shape: the vLLM
-// routes (/v1) answer vLLM's ErrorResponse `{"error": {message, type, param, code}}`
-// (vllm-project/vllm vllm/entrypoints/openai/protocol.py ErrorInfo: code is the HTTP
-// status); everything else answers RFC 9457 problem+json, with the Open Inference
-// Protocol's `error` string beside it on /v2.
+// The origin's one error renderer: vLLM's ErrorResponse on /v1, RFC 9457 problem+json elsewhere.
 import type { Context, Hono } from "hono";
 import { problemResponse, toServiceError } from "../../src/errors/problem";
 import { ServiceError } from "../../src/errors/service-error";

@@ -1,6 +1,5 @@
-// A minimal Prometheus registry (text exposition format 0.0.4): counters, gauges read at
-// scrape time, and histograms, each with fixed label names. Enough for /metrics without a
-// dependency; gauges are functions so a scrape always reads the engine's present state.
+// A minimal Prometheus registry in text exposition format 0.0.4: counters, gauges read at
+// scrape time (so a scrape sees the engines' present state) and histograms.
 
 type Labels = Readonly<Record<string, string>>;
 
@@ -27,6 +26,10 @@ interface Metric {
   render(): string;
 }
 
+/**
+ * A counter named without its suffix, as prometheus_client names them: in format 0.0.4 its
+ * samples, HELP and TYPE all read `<name>_total`, so the type attaches to the samples.
+ */
 export class Counter implements Metric {
   private values = new Map<string, { labels: Labels; value: number }>();
   constructor(
@@ -42,9 +45,10 @@ export class Counter implements Metric {
   }
 
   render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
+    const name = `${this.name}_total`;
+    const lines = [`# HELP ${name} ${this.help}`, `# TYPE ${name} counter`];
     for (const { labels, value } of this.values.values())
-      lines.push(`${this.name}_total${labelText(labels)} ${num(value)}`);
+      lines.push(`${name}${labelText(labels)} ${num(value)}`);
     return lines.join("\n");
   }
 }

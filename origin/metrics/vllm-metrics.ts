@@ -1,8 +1,5 @@
-// The decoder engines' metrics under vLLM's own names, labels and buckets, so dashboards
-// and autoscalers built for vLLM read this origin unchanged. Names and buckets follow
-// vllm-project/vllm vllm/v1/metrics/loggers.py (PrometheusStatLogger); labels are
-// model_name and engine. The running/waiting gauges are read from the engines at scrape
-// time, so they are exact after aborts (vLLM's lag: vllm-project/vllm#22545).
+// The decoder engines' metrics under vLLM's own names, labels and buckets, so dashboards built for
+// vLLM read this origin unchanged.
 import { Counter, Gauge, Histogram, type Registry, ScrapedCounter } from "./prometheus";
 
 export interface EngineGauges {
@@ -53,6 +50,13 @@ export type EngineMetrics = {
     : { inc(labels: Labels, by?: number): void };
 } & { labelsOf(engine: { modelName: string }): Labels };
 
+/**
+ * The decoder engines' metrics under vLLM's own names, labels and buckets, so dashboards
+ * and autoscalers built for vLLM read this origin unchanged. Names and buckets follow
+ * vllm-project/vllm vllm/v1/metrics/loggers.py (PrometheusStatLogger); labels are
+ * model_name and engine. The running/waiting gauges are read from the engines at scrape
+ * time, so they are exact after aborts (vLLM's lag: vllm-project/vllm#22545).
+ */
 export function createVllmMetrics(
   registry: Registry,
   engines: () => readonly EngineGauges[],

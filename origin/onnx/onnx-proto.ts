@@ -1,6 +1,5 @@
-// The ONNX model format (onnx/onnx onnx/onnx.proto, IR version 7+), the subset of
-// messages and fields a decoder graph uses, for protobufjs: enough to read a model,
-// rewrite nodes and write it back for onnxruntime. Field numbers are onnx.proto's.
+// The subset of the ONNX model format a decoder graph uses, for protobufjs: enough to read,
+// rewrite and write a model.
 import protobuf from "protobufjs";
 
 const SCHEMA = `

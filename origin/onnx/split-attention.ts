@@ -1,12 +1,5 @@
-// Rewrites a decoder graph (CONTRACTS.md: presents = Concat(past, new)) so that it never
-// copies the KV cache. Per layer, the exported attention
-//     K = Concat(past_k, k);  S = MatMul(q, Transpose(K));  …softmax → W;  O = MatMul(W, Concat(past_v, v))
-// becomes
-//     S = Concat(MatMul(q, past_kᵀ), MatMul(q, kᵀ));  …;  O = MatMul(W[..., :P], past_v) + MatMul(W[..., P:], v)
-// — the same attention, concatenating only scores ([batch, heads, seq, P+seq]) — and the
-// presents become just the new keys/values ([batch, heads, seq, headDim]). The engine then
-// keeps the cache in a preallocated buffer that it updates in place, one column per step.
-// A graph that does not have the exported pattern is left alone (null).
+// Rewrites a decoder graph so that its steps never copy the KV cache: presents become only the new
+// keys/values.
 import { decodeModel, encodeModel, type OnnxAttribute, type OnnxNode } from "./onnx-proto";
 
 const INT64 = 7;
@@ -16,7 +9,19 @@ const perm = (node: OnnxNode) =>
     ?.ints?.map(Number)
     .join(",");
 
-/** The rewritten model's bytes, or null when some layer does not match the pattern. */
+/**
+ * Rewrites a decoder graph (CONTRACTS.md: presents = Concat(past, new)) so that it never
+ * copies the KV cache. Per layer, the exported attention
+ *     K = Concat(past_k, k);  S = MatMul(q, Transpose(K));  …softmax → W;  O = MatMul(W, Concat(past_v, v))
+ * becomes
+ *     S = Concat(MatMul(q, past_kᵀ), MatMul(q, kᵀ));  …;  O = MatMul(W[..., :P], past_v) + MatMul(W[..., P:], v)
+ * — the same attention, concatenating only scores ([batch, heads, seq, P+seq]) — and the
+ * presents become just the new keys/values ([batch, heads, seq, headDim]). The engine then
+ * keeps the cache in a preallocated buffer that it updates in place, one column per step.
+ * A graph that does not have the exported pattern is left alone (null).
+ *
+ * The rewritten model's bytes, or null when some layer does not match the pattern.
+ */
 export function splitAttention(bytes: Uint8Array, layers: number): Uint8Array | null {
   const model = decodeModel(bytes);
   const graph = model.graph;

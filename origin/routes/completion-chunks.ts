@@ -1,8 +1,5 @@
-// The streamed completion chunk (vLLM's CompletionStreamResponse with one choice; see
-// completions.ts for the source it follows) written from a per-request template: the
-// fixed head is serialized once, and each token fills in only its own fields. The bytes
-// are exactly JSON.stringify of the chunk object (test/unit/origin-completion-chunks.test.ts
-// holds them to it), without building that object and walking it for every token.
+// The streamed completion chunk, written from a per-request template so each token fills in only
+// its own fields.
 import type { CompletionLogProbs } from "./completion-logprobs";
 
 export interface ChunkHead {
@@ -32,7 +29,15 @@ export interface TokenChunk {
   logprobs: CompletionLogProbs | null;
 }
 
-/** `data: {chunk}\n\n` for each chunk of one request's tokens, from its head. */
+/**
+ * The streamed completion chunk (vLLM's CompletionStreamResponse with one choice; see
+ * completions.ts for the source it follows) written from a per-request template: the
+ * fixed head is serialized once, and each token fills in only its own fields. The bytes
+ * are exactly JSON.stringify of the chunk object (test/unit/origin-completion-chunks.test.ts
+ * holds them to it), without building that object and walking it for every token.
+ *
+ * `data: {chunk}\n\n` for each chunk of one request's tokens, from its head.
+ */
 export function chunkWriter(head: ChunkHead): (chunk: TokenChunk) => string {
   const json = JSON.stringify({ ...head, choices: [{ index: 0, text: "", logprobs: null }] });
   // Everything up to the closing `}]}` of the one choice, then the per-token members.

@@ -1,14 +1,14 @@
-// vLLM's CompletionLogProbs from the engine's per-token logprobs, through the edge's writer of
-// that shape (src/protocols/vllm-completions.ts). Tokens are always named "token_id:N" —
-// what vLLM writes with `return_tokens_as_token_ids: true`, which the edge always sends: this
-// origin keeps no tokenizer, so it writes ids even without that flag. Each top_logprobs dict
-// is vLLM's (vllm/logprobs.py append_logprobs_for_next_position): the sampled id first, then
-// the top `count` in rank order, at most count + 1 keys.
+// vLLM's CompletionLogProbs from the engine's per-token logprobs, tokens named "token_id:N".
 import type { TokenLogprob } from "../../src/generation/logprobs";
 import { completionLogProbs, type CompletionLogProbs } from "../../src/protocols/vllm-completions";
 
 export type { CompletionLogProbs } from "../../src/protocols/vllm-completions";
 
+/**
+ * Always "token_id:N", what vLLM writes with `return_tokens_as_token_ids` (which the edge
+ * always sends): this origin keeps no tokenizer. Each top_logprobs dict is vLLM's: the
+ * sampled id first, then the top `count` in rank order, at most count + 1 keys.
+ */
 const name = (id: number) => `token_id:${id}`;
 
 /**

@@ -1,22 +1,10 @@
-// The subset of vLLM's CompletionRequest the origin serves: the prompt as token ids and
-// vLLM's sampling fields, names and defaults as in vllm-project/vllm
-// vllm/entrypoints/openai/protocol.py (CompletionRequest; _DEFAULT_SAMPLING_PARAMS:
-// temperature 1, top_p 1, top_k 0 = off, min_p 0, penalties 0 / 0 / 1; max_tokens 16; allowed_token_ids). Unknown fields are
-// ignored as vLLM ignores them; fields this origin cannot honour are refused by name
-// when they carry a non-neutral value (text prompts and stop strings need a tokenizer,
-// which lives at the edge). `logprobs` is served (completion-logprobs.ts), up to vLLM's
-// default max_logprobs of 20; its tokens are always "token_id:N", whatever
-// `return_tokens_as_token_ids` says, as this origin keeps no tokenizer. `echo` is served as
-// vLLM serves it with token-id prompts (completions.ts): with `logprobs`, the prompt's own
-// logprobs too (CompletionRequest.to_sampling_params: prompt_logprobs = logprobs). vLLM's
-// prompt-only echo (`max_tokens: 0`) is not: max_tokens stays at least 1, as the edge sends it.
-// `response_format` and `structured_outputs` are served as structured-request.ts reads them; the
-// legacy guided_* fields (gone from vLLM's request) stay refused rather than silently ignored.
+// The subset of vLLM's CompletionRequest the origin serves, and its translation into the engine's
+// GenerationParams.
 import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
 import { MAX_LOGPROBS } from "../../src/generation/logprobs";
 import type { SamplingParams } from "../../src/generation/sampler";
-import type { GenerationParams } from "../engines/decoder/request";
+import type { GenerationParams } from "../engines/decoder/generation-params";
 import type { GenerationConfig } from "../manifests";
 import {
   ResponseFormatSchema,
@@ -27,6 +15,22 @@ import {
 const TokenId = z.number().int().min(0);
 const LONG = 2 ** 63;
 
+/**
+ * The subset of vLLM's CompletionRequest the origin serves: the prompt as token ids and
+ * vLLM's sampling fields, names and defaults as in vllm-project/vllm
+ * vllm/entrypoints/openai/protocol.py (CompletionRequest; _DEFAULT_SAMPLING_PARAMS:
+ * temperature 1, top_p 1, top_k 0 = off, min_p 0, penalties 0 / 0 / 1; max_tokens 16; allowed_token_ids). Unknown fields are
+ * ignored as vLLM ignores them; fields this origin cannot honour are refused by name
+ * when they carry a non-neutral value (text prompts and stop strings need a tokenizer,
+ * which lives at the edge). `logprobs` is served (completion-logprobs.ts), up to vLLM's
+ * default max_logprobs of 20; its tokens are always "token_id:N", whatever
+ * `return_tokens_as_token_ids` says, as this origin keeps no tokenizer. `echo` is served as
+ * vLLM serves it with token-id prompts (completions.ts): with `logprobs`, the prompt's own
+ * logprobs too (CompletionRequest.to_sampling_params: prompt_logprobs = logprobs). vLLM's
+ * prompt-only echo (`max_tokens: 0`) is not: max_tokens stays at least 1, as the edge sends it.
+ * `response_format` and `structured_outputs` are served as structured-request.ts reads them; the
+ * legacy guided_* fields (gone from vLLM's request) stay refused rather than silently ignored.
+ */
 export const CompletionRequestSchema = z
   .object({
     model: z.string().min(1).optional(),

@@ -1,27 +1,13 @@
-// vLLM's POST /v1/completions, token ids in and out, streamed (SSE) or not. Response
-// shapes follow vllm-project/vllm vllm/entrypoints/openai/serving_completion.py
-// (completion_stream_generator, request_output_to_completion_response) and protocol.py
-// (CompletionStreamResponse, CompletionResponse, UsageInfo): one chunk per token (or, as
-// with vLLM's --stream-interval N, the first token alone and then N tokens per chunk), the
-// prompt's ids on the first chunk, the finish on the last, a `choices: []` usage chunk
-// when stream_options.include_usage, then `data: [DONE]`. Text is "" (the edge
-// detokenizes). With `logprobs`, each choice carries vLLM's CompletionLogProbs for its tokens
-// (completion-logprobs.ts). With `echo` (lm-evaluation-harness's loglikelihood requests), the
-// choice's first chunk — or the whole choice — starts with the prompt: its ids lead the
-// logprobs' entries, the prompt's logprobs before the tokens' (the first prompt token's null),
-// and the first chunk carries `prompt_token_ids`; `token_ids` stay the generated ones and the
-// echoed text is "" (vLLM's with return_token_ids; this origin has no tokenizer). With
-// `response_format` or `structured_outputs` (structured-request.ts), the engine masks each
-// token to the constraint, reading the token bytes of the model's tokenizer file. A client
-// that disconnects aborts its request in the engine.
+// vLLM's POST /v1/completions with token ids in and out, streamed (SSE) or not.
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
 import { ServiceError } from "../../src/errors/service-error";
 import type { OriginConfig } from "../config";
 import type { TokenLogprob } from "../../src/generation/logprobs";
-import type { GenerationStep } from "../engines/decoder/request";
+import type { GenerationStep } from "../engines/decoder/generation-params";
 import { parseWith, readJsonBody } from "../http/body";
+import type { Drain } from "../http/drain";
 import { vllmErrorBody } from "../http/errors";
 import { chunkWriter } from "./completion-chunks";
 import { completionLogprobs, echoedLogprobs } from "./completion-logprobs";
@@ -69,9 +55,29 @@ function generationModel(host: ModelHost, name: string | undefined): HostedModel
   return model;
 }
 
+/**
+ * vLLM's POST /v1/completions, token ids in and out, streamed (SSE) or not. Response
+ * shapes follow vllm-project/vllm vllm/entrypoints/openai/serving_completion.py
+ * (completion_stream_generator, request_output_to_completion_response) and protocol.py
+ * (CompletionStreamResponse, CompletionResponse, UsageInfo): one chunk per token (or, as
+ * with vLLM's --stream-interval N, the first token alone and then N tokens per chunk), the
+ * prompt's ids on the first chunk, the finish on the last, a `choices: []` usage chunk
+ * when stream_options.include_usage, then `data: [DONE]`. Text is "" (the edge
+ * detokenizes). With `logprobs`, each choice carries vLLM's CompletionLogProbs for its tokens
+ * (completion-logprobs.ts). With `echo` (lm-evaluation-harness's loglikelihood requests), the
+ * choice's first chunk — or the whole choice — starts with the prompt: its ids lead the
+ * logprobs' entries, the prompt's logprobs before the tokens' (the first prompt token's null),
+ * and the first chunk carries `prompt_token_ids`; `token_ids` stay the generated ones and the
+ * echoed text is "" (vLLM's with return_token_ids; this origin has no tokenizer). With
+ * `response_format` or `structured_outputs` (structured-request.ts), the engine masks each
+ * token to the constraint, reading the token bytes of the model's tokenizer file. A client
+ * that disconnects aborts its request in the engine; one still running when a drain's grace
+ * period ends gets a 503 (streamed: vLLM's error event, then [DONE]).
+ */
 export function completionRoutes(
   host: ModelHost,
   { maxBodyBytes, streamInterval }: Pick<OriginConfig, "maxBodyBytes" | "streamInterval">,
+  drain: Drain,
 ): Hono {
   const app = new Hono();
   app.post("/v1/completions", async (c) => {
@@ -98,7 +104,10 @@ export function completionRoutes(
 
     const abort = new AbortController();
     c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
-    const generation = decoder.submit(params, abort.signal);
+    const generation = decoder.submit(params, AbortSignal.any([abort.signal, drain.expired]));
+    /** A request the engine dropped because the drain's grace period ended (no finish step). */
+    const cut = (last: GenerationStep | undefined) =>
+      drain.expired.aborted && (last?.finishReason ?? null) === null;
     const head = {
       id: `cmpl-${randomUUID().replaceAll("-", "")}`,
       object: "text_completion" as const,
@@ -125,6 +134,7 @@ export function completionRoutes(
       }
       if (abort.signal.aborted)
         throw new ServiceError(400, "invalid_request", "Client disconnected");
+      if (cut(last)) throw drain.error();
       const choice = {
         index: 0,
         text: "",
@@ -165,6 +175,7 @@ export function completionRoutes(
         let pending: number[] = [];
         let pendingLogprobs: Array<TokenLogprob | undefined> = [];
         let first = true;
+        let last: GenerationStep | undefined;
         const chunk = chunkWriter(head);
         // vLLM's echo puts the prompt's ids on the first chunk with or without return_token_ids.
         const firstPromptIds = echo ? [...params.promptIds] : promptIds;
@@ -198,10 +209,12 @@ export function completionRoutes(
             pending.push(step.tokenId);
             if (withLogprobs) pendingLogprobs.push(step.logprob);
             promptLogprobs ??= step.promptLogprobs;
+            last = step;
             // vLLM's --stream-interval: the first token at once, then every `streamInterval` tokens, and the finish.
             if (step.finishReason === null && !first && pending.length < streamInterval) continue;
             flush(step.finishReason, step.stopReason);
           }
+          if (cut(last)) throw drain.error();
           if (includeUsage) {
             // The usage chunk is dumped with exclude_none: no prompt_tokens_details without cached tokens.
             const details = promptDetails(cachedTokens);

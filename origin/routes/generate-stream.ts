@@ -1,10 +1,5 @@
-// The tensor-stream protocol on the origin (src/protocols/tensor-stream.ts; README "Tensor-
-// stream protocol"): POST /v2/models/{name}/generate_stream — prompt ids and noise in, an
-// SSE stream of one OIP tensor per event (each reported step's predicted clean latent, then
-// the decoded image), `data: [DONE]` — and POST /v2/models/{name}/generate, the final event
-// alone as JSON. Input errors are the response's status; a failure once the stream has
-// started is a `data: {"error": …}` event before [DONE]. A client that leaves drops its
-// request from the engine's loop.
+// The tensor-stream protocol for diffusion models: POST /v2/models/{name}/generate_stream (SSE)
+// and /generate (the final event as JSON).
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
 import { ServiceError } from "../../src/errors/service-error";
@@ -17,6 +12,7 @@ import {
 import { TensorStreamRequest } from "../../src/protocols/tensor-stream";
 import type { DiffusionEngine } from "../engines/diffusion/engine";
 import { parseWith, readJsonBody } from "../http/body";
+import type { Drain } from "../http/drain";
 import type { DiffusionConfig } from "../manifests";
 import type { ModelHost } from "../model-host";
 
@@ -130,7 +126,17 @@ function diffusionModel(
   return { engine: model.diffusion, spec: model.manifest.diffusion };
 }
 
-export function generateStreamRoutes(host: ModelHost, maxBodyBytes: number): Hono {
+/**
+ * The tensor-stream protocol on the origin (src/protocols/tensor-stream.ts; README "Tensor-
+ * stream protocol"): POST /v2/models/{name}/generate_stream — prompt ids and noise in, an
+ * SSE stream of one OIP tensor per event (each reported step's predicted clean latent, then
+ * the decoded image), `data: [DONE]` — and POST /v2/models/{name}/generate, the final event
+ * alone as JSON. Input errors are the response's status; a failure once the stream has
+ * started is a `data: {"error": …}` event before [DONE]. A client that leaves drops its
+ * request from the engine's loop; one still running when a drain's grace period ends gets
+ * the error event (or a 503).
+ */
+export function generateStreamRoutes(host: ModelHost, maxBodyBytes: number, drain: Drain): Hono {
   const app = new Hono();
   const start = async (name: string, raw: unknown, signal: AbortSignal) => {
     const body = parseWith(TensorStreamRequest, raw);
@@ -145,7 +151,7 @@ export function generateStreamRoutes(host: ModelHost, maxBodyBytes: number): Hon
     const { events, id } = await start(
       c.req.param("name"),
       await readJsonBody(c, maxBodyBytes),
-      abort.signal,
+      AbortSignal.any([abort.signal, drain.expired]),
     );
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
@@ -153,7 +159,12 @@ export function generateStreamRoutes(host: ModelHost, maxBodyBytes: number): Hon
           if (!abort.signal.aborted) controller.enqueue(frame(value));
         };
         try {
-          for await (const step of events) send(eventBody(step, id));
+          let final = false;
+          for await (const step of events) {
+            send(eventBody(step, id));
+            final = step.final;
+          }
+          if (!final && drain.expired.aborted) throw drain.error();
         } catch (error) {
           const failure = toServiceError(error);
           send({ error: { message: failure.message, code: failure.code, status: failure.status } });
@@ -177,10 +188,11 @@ export function generateStreamRoutes(host: ModelHost, maxBodyBytes: number): Hon
     const { events, id } = await start(
       c.req.param("name"),
       await readJsonBody(c, maxBodyBytes),
-      abort.signal,
+      AbortSignal.any([abort.signal, drain.expired]),
     );
     let last: DiffusionStep | undefined;
     for await (const step of events) last = step;
+    if (last?.final !== true && drain.expired.aborted) throw drain.error();
     if (last === undefined || !last.final)
       throw new ServiceError(500, "internal_error", "The diffusion loop ended without an image");
     return c.json(eventBody(last, id));

@@ -1,11 +1,10 @@
-// Open Inference Protocol v2 (KServe / Triton REST) for the origin's tensor models:
-// server and model health, metadata, Triton's model configuration, and inference on the
-// tensor engine through the shared codec (src/protocols/oip-infer.ts: JSON or Triton
-// binary tensors, compressed bodies, any Content-Type — what tritonclient.http sends).
+// Open Inference Protocol v2 (KServe/Triton REST) for the origin's tensor models: health,
+// metadata, model configuration and inference.
 import { Hono } from "hono";
 import { ServiceError } from "../../src/errors/service-error";
 import { encodeInferResponse, parseInferRequest } from "../../src/protocols/oip-infer";
 import { modelConfig } from "../../src/protocols/triton-model-config";
+import type { Drain } from "../http/drain";
 import type { HostedModel, ModelHost } from "../model-host";
 
 const SERVER = {
@@ -27,12 +26,13 @@ function checkVersion(model: HostedModel, version: string | undefined): void {
   }
 }
 
-export function oipRoutes(host: ModelHost, maxBodyBytes: number): Hono {
+export function oipRoutes(host: ModelHost, maxBodyBytes: number, drain: Drain): Hono {
   const app = new Hono();
   app.get("/v2", (c) => c.json(SERVER));
   app.get("/v2/health/live", (c) => c.json({ live: true }));
   app.get("/v2/health/ready", (c) => {
-    const ready = [...host.models.values()].every((model) => model.status === "ready");
+    const ready =
+      !drain.draining && [...host.models.values()].every((model) => model.status === "ready");
     return c.json({ ready }, ready ? 200 : 503);
   });
 
@@ -55,7 +55,7 @@ export function oipRoutes(host: ModelHost, maxBodyBytes: number): Hono {
     });
     app.get(`${prefix}/ready`, (c) => {
       const model = modelOf(c);
-      const ready = model.status === "ready";
+      const ready = !drain.draining && model.status === "ready";
       return c.json({ name: model.manifest.name, ready }, ready ? 200 : 503);
     });
     app.get(`${prefix}/config`, (c) => {

@@ -1,18 +1,21 @@
 // The origin's service routes, as vLLM names them: /health (200 once every model has
-// loaded, 503 while loading or when one failed), /v1/models (vLLM's ModelList of the
-// text-generation models) and Prometheus /metrics.
+// loaded; 503 while loading, when one failed or while draining), /v1/models (vLLM's
+// ModelList of the text-generation models) and Prometheus /metrics.
 import { Hono } from "hono";
+import type { Drain } from "../http/drain";
 import type { ModelHost } from "../model-host";
 
-export function serviceRoutes(host: ModelHost): Hono {
+export function serviceRoutes(host: ModelHost, drain: Drain): Hono {
   const app = new Hono();
   app.get("/health", (c) => {
     const models = [...host.models.values()];
-    const status = models.some((model) => model.status === "loading")
-      ? "loading"
-      : models.every((model) => model.status === "ready")
-        ? "ready"
-        : "degraded";
+    const status = drain.draining
+      ? "draining"
+      : models.some((model) => model.status === "loading")
+        ? "loading"
+        : models.every((model) => model.status === "ready")
+          ? "ready"
+          : "degraded";
     const failures = Object.fromEntries(
       models
         .filter((model) => model.failure !== undefined)

@@ -1,17 +1,5 @@
-// vLLM's structured outputs on /v1/completions: `response_format` and `structured_outputs`,
-// read as vLLM reads them and reduced to the constraint the engine enforces (json_object, a
-// JSON Schema, or a choice). Pinned to vllm-project/vllm: vllm/entrypoints/generate/base/protocol.py
-// (ResponseFormat, JsonSchemaResponseFormat, structured_outputs_from_response_format: a
-// response_format replaces the field of its kind in structured_outputs),
-// vllm/entrypoints/openai/completion/protocol.py (CompletionRequest.validate_response_format,
-// check_structured_outputs_count) and vllm/sampling_params.py (StructuredOutputsParams and its
-// __post_init__: exactly one constraint). Output is always compact JSON (no whitespace between
-// tokens), so disable_any_whitespace is accepted either way; objects with declared properties
-// never get others, so disable_additional_properties is too (vLLM's walk adds
-// additionalProperties: false only beside `properties`). A regex is compiled to a byte DFA
-// (src/generation/structured/regex.ts). grammar, structural_tag and whitespace_pattern are
-// refused by name. The schema is compiled here, so one this service
-// cannot enforce is a 400 naming its place, before the engine sees it.
+// vLLM's structured outputs on /v1/completions (`response_format`, `structured_outputs`), read and
+// compiled into the constraint the engine enforces.
 import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
 import {
@@ -92,6 +80,21 @@ function merged(
 }
 
 /**
+ * vLLM's structured outputs on /v1/completions: `response_format` and `structured_outputs`,
+ * read as vLLM reads them and reduced to the constraint the engine enforces (json_object, a
+ * JSON Schema, or a choice). Pinned to vllm-project/vllm: vllm/entrypoints/generate/base/protocol.py
+ * (ResponseFormat, JsonSchemaResponseFormat, structured_outputs_from_response_format: a
+ * response_format replaces the field of its kind in structured_outputs),
+ * vllm/entrypoints/openai/completion/protocol.py (CompletionRequest.validate_response_format,
+ * check_structured_outputs_count) and vllm/sampling_params.py (StructuredOutputsParams and its
+ * __post_init__: exactly one constraint). Output is always compact JSON (no whitespace between
+ * tokens), so disable_any_whitespace is accepted either way; objects with declared properties
+ * never get others, so disable_additional_properties is too (vLLM's walk adds
+ * additionalProperties: false only beside `properties`). A regex is compiled to a byte DFA
+ * (src/generation/structured/regex.ts). grammar, structural_tag and whitespace_pattern are
+ * refused by name. The schema is compiled here, so one this service
+ * cannot enforce is a 400 naming its place, before the engine sees it.
+ *
  * The request's constraint (undefined: none), checked and compiled: vLLM's 400s for more or
  * fewer than one constraint, ours for what this origin cannot enforce, naming the field.
  */

@@ -7,13 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
 import { KvCache } from "../../origin/engines/decoder/kv-cache";
-import {
-  PrefixCache,
-  PromptBlocks,
-  readColumns,
-  type Segment,
-} from "../../origin/engines/decoder/prefix-cache";
-import type { GenerationParams } from "../../origin/engines/decoder/request";
+import type { GenerationParams } from "../../origin/engines/decoder/generation-params";
+import { readColumns, type Segment } from "../../origin/engines/decoder/kv-segments";
+import { PrefixCache, PromptBlocks } from "../../origin/engines/decoder/prefix-cache";
 import { createSession } from "../../origin/engines/onnx-session";
 import { Registry } from "../../origin/metrics/prometheus";
 import { createVllmMetrics } from "../../origin/metrics/vllm-metrics";

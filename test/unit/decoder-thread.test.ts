@@ -12,7 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOriginApp } from "../../origin/app";
 import { readConfig } from "../../origin/config";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
-import type { GenerationParams, GenerationStep } from "../../origin/engines/decoder/request";
+import type {
+  GenerationParams,
+  GenerationStep,
+} from "../../origin/engines/decoder/generation-params";
 import { DecoderThread } from "../../origin/engines/decoder/thread";
 import { createSession } from "../../origin/engines/onnx-session";
 import { createModelHost } from "../../origin/model-host";

@@ -12,7 +12,10 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DecoderEngine } from "../../origin/engines/decoder/engine";
-import type { GenerationParams, GenerationStep } from "../../origin/engines/decoder/request";
+import type {
+  GenerationParams,
+  GenerationStep,
+} from "../../origin/engines/decoder/generation-params";
 import { createSession, ort } from "../../origin/engines/onnx-session";
 import { parseManifest, type GenerationConfig } from "../../origin/manifests";
 import { Registry } from "../../origin/metrics/prometheus";

@@ -6,7 +6,7 @@ import {
   SchemaError,
   type TokenMatcher,
 } from "../../../src/generation/structured/structured-outputs";
-import type { GenerationParams } from "./request";
+import type { GenerationParams } from "./generation-params";
 import type { Vocabulary } from "./vocabulary";
 
 export class Constraint {

@@ -1,16 +1,5 @@
-// The decoder engine: continuous batching over an onnxruntime session of a decoder with
-// KV-cache inputs/outputs (CONTRACTS.md). Each iteration of its loop (1) drops finished
-// and aborted requests, (2) prefills waiting ones (those that arrived together in one
-// run, right-padded, then laid into the batch cache), (3) runs ONE decode step for every
-// running request together — a [rows, 1] input over the preallocated cache, masked per
-// row — and samples each row with its own seeded PRNG. HTTP I/O runs between iterations,
-// so requests join and leave between steps.
-// With a split-attention graph (origin/onnx/split-attention.ts) a step's presents are
-// only the new column; with the graph as exported they are the whole cache plus it.
-// This file holds the queue, the loop, the decode step and the metrics; admission.ts picks
-// the rows that stay and the requests that join, prefill.ts builds a prefill run's inputs
-// and reads its outputs, next-token.ts samples a row's token and says what it means; a request
-// with a structured output gets its Constraint (constraint.ts) here, over the engine's vocabulary.
+// The decoder engine: continuous batching over a decoder graph with a KV cache, one decode step
+// for every running request at a time.
 import { ServiceError } from "../../../src/errors/service-error";
 import type { TokenLogprob } from "../../../src/generation/logprobs";
 import type { GenerationConfig } from "../../manifests";
@@ -24,7 +13,8 @@ import { KvCache, type RowSource } from "./kv-cache";
 import { sampleNext, stepOf } from "./next-token";
 import { prefillBatch, prefilledRows, prefillFeeds, prefillOutputs } from "./prefill";
 import { BLOCK, PrefixCache } from "./prefix-cache";
-import { DecodeRequest, type GenerationParams, type RequestOptions } from "./request";
+import type { GenerationParams } from "./generation-params";
+import { DecodeRequest, type RequestOptions } from "./request";
 import type { Vocabulary } from "./vocabulary";
 
 export interface DecoderLimits {
@@ -47,6 +37,21 @@ export function atCapacity({ maxBatch, maxWaiting }: DecoderLimits): ServiceErro
 
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * The decoder engine: continuous batching over an onnxruntime session of a decoder with
+ * KV-cache inputs/outputs (CONTRACTS.md). Each iteration of its loop (1) drops finished
+ * and aborted requests, (2) prefills waiting ones (those that arrived together in one
+ * run, right-padded, then laid into the batch cache), (3) runs ONE decode step for every
+ * running request together — a [rows, 1] input over the preallocated cache, masked per
+ * row — and samples each row with its own seeded PRNG. HTTP I/O runs between iterations,
+ * so requests join and leave between steps.
+ * With a split-attention graph (origin/onnx/split-attention.ts) a step's presents are
+ * only the new column; with the graph as exported they are the whole cache plus it.
+ * This file holds the queue, the loop, the decode step and the metrics; admission.ts picks
+ * the rows that stay and the requests that join, prefill.ts builds a prefill run's inputs
+ * and reads its outputs, next-token.ts samples a row's token and says what it means; a request
+ * with a structured output gets its Constraint (constraint.ts) here, over the engine's vocabulary.
+ */
 export class DecoderEngine {
   private waiting: DecodeRequest[] = [];
   /** Running requests; index = row of the batch cache. */

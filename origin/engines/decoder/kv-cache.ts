@@ -5,7 +5,7 @@
 // key/value column is written in place from the step's (bound) present outputs. The
 // layout changes only when rows join or leave or the capacity grows (by BLOCK columns).
 import { ort } from "../onnx-session";
-import { readColumns, type Segment } from "./prefix-cache";
+import { type KvShape, readColumns, type Segment } from "./kv-segments";
 
 /** Columns added at a time: attention spans the capacity, so it grows in small steps. */
 const BLOCK = 32;
@@ -17,12 +17,6 @@ const BLOCK = 32;
 export type RowSource =
   | { kind: "batch"; row: number; filled: number }
   | { kind: "prefill"; segments: readonly Segment[]; filled: number };
-
-export interface KvShape {
-  layers: number;
-  kvHeads: number;
-  headDim: number;
-}
 
 export class KvCache {
   rows = 0;

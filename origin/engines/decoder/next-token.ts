@@ -1,15 +1,21 @@
-// A request's next token: sampled from its logits row with its own PRNG (EOS and its stop
-// ids held back until min_tokens; a structured output's mask keeping only the ids it allows),
-// then the step that carries it out, which says whether it ends the request (EOS, one of its
-// stop ids, a structured output after which nothing may follow, max_tokens, or the context's
-// end) and, when asked, carries its logprob and, on the first step, the prompt's.
+// A request's next token: sampled from its logits row with its own PRNG under its constraints, and
+// the step that says whether it ends the request.
 import { tokenLogprob, type TokenLogprob } from "../../../src/generation/logprobs";
 import { sample } from "../../../src/generation/sampler";
-import type { DecodeRequest, GenerationStep } from "./request";
+import type { GenerationStep } from "./generation-params";
+import type { DecodeRequest } from "./request";
 
 const NO_IDS: ReadonlySet<number> = new Set();
 
-/** Samples the request's next token from its logits row (and adds it to its history, when a penalty reads it). */
+/**
+ * A request's next token: sampled from its logits row with its own PRNG (EOS and its stop
+ * ids held back until min_tokens; a structured output's mask keeping only the ids it allows),
+ * then the step that carries it out, which says whether it ends the request (EOS, one of its
+ * stop ids, a structured output after which nothing may follow, max_tokens, or the context's
+ * end) and, when asked, carries its logprob and, on the first step, the prompt's.
+ *
+ * Samples the request's next token from its logits row (and adds it to its history, when a penalty reads it).
+ */
 export function sampleNext(
   request: DecodeRequest,
   logits: Float32Array,

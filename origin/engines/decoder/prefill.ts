@@ -1,13 +1,5 @@
-// A prefill of a group of admitted requests in ONE run: their prompts right-padded to the
-// longest (pads masked; causal attention keeps every real token blind to the pads after it,
-// so a row's keys/values and logits are those of its prompt alone) and, with a
-// last-position-logits graph, the LM head run for each row's last prompt token only.
-// Requests whose prompts start with cached blocks compute only the rest: their cached
-// keys/values are the past, right-padded to the longest (masked), and their new tokens take
-// positions after their own prefix. A group of requests that asked for their prompts'
-// logprobs (vLLM's echo; never cached) gets the logits of every position instead. Here: the
-// run's feeds, its outputs read back, and each row's first token, prompt logprobs and
-// keys/values; the engine picks the session, runs it and counts it.
+// Prefills a group of admitted requests in one run: its feeds, its outputs read back, and each
+// row's first token and keys/values.
 import type { TokenLogprob } from "../../../src/generation/logprobs";
 import { ort } from "../onnx-session";
 import { LOGITS_INDEX } from "../../onnx/last-logits";
@@ -45,7 +37,20 @@ export interface PrefillOutputs {
 const computed = ({ request, cached }: Admission) =>
   request.params.promptIds.length - cached.length * BLOCK;
 
-/** Lays a group's prompts out right-padded after their cached prefixes (copied from the prefix cache). */
+/**
+ * A prefill of a group of admitted requests in ONE run: their prompts right-padded to the
+ * longest (pads masked; causal attention keeps every real token blind to the pads after it,
+ * so a row's keys/values and logits are those of its prompt alone) and, with a
+ * last-position-logits graph, the LM head run for each row's last prompt token only.
+ * Requests whose prompts start with cached blocks compute only the rest: their cached
+ * keys/values are the past, right-padded to the longest (masked), and their new tokens take
+ * positions after their own prefix. A group of requests that asked for their prompts'
+ * logprobs (vLLM's echo; never cached) gets the logits of every position instead. Here: the
+ * run's feeds, its outputs read back, and each row's first token, prompt logprobs and
+ * keys/values; the engine picks the session, runs it and counts it.
+ *
+ * Lays a group's prompts out right-padded after their cached prefixes (copied from the prefix cache).
+ */
 export function prefillBatch(
   group: readonly Admission[],
   cache: CacheLayout,

@@ -1,19 +1,7 @@
-// Automatic prefix caching, as vLLM's (vllm/v1/core/kv_cache_utils.py, block hashes;
-// vllm/v1/core/kv_cache_manager.py get_computed_blocks): the keys/values of prompts are kept
-// in whole blocks of BLOCK tokens, each named by a hash of its parent block's hash and its own
-// token ids, so a later prompt that starts with the same blocks (a shared system prompt, a
-// chat's earlier turns) skips their prefill. The hash is SHA-256 and every block also holds
-// its ids and its parent's hash, checked on each hit: one request's keys/values never serve
-// another prompt (vLLM moved to SHA-256 for that reason: GHSA-rm76-4mrf-v9r8).
-// Least recently used blocks go first once the cache holds more than its budget; a hit
-// touches its chain from the last block to the first, so a prefix outlives its extensions.
-// Unlike vLLM's paged cache, where a computed block is already in place, keeping a block here
-// is a copy of its keys/values (96 KB for the tiny LLM), so blocks are admitted as TinyLFU's
-// doorkeeper admits entries: a prompt's blocks are kept once its first block has been seen
-// before (a system prompt, a few-shot preamble, a chat's later turns), and a prompt that
-// shares nothing with earlier ones costs one hash, not a copy of all its keys/values.
+// Automatic prefix caching: prompts' keys/values kept in hashed blocks so a later prompt with the
+// same start skips their prefill.
 import { createHash } from "node:crypto";
-import type { KvShape } from "./kv-cache";
+import { type KvShape, readColumns, type Segment } from "./kv-segments";
 
 /** Tokens per block (vLLM's default block size). */
 export const BLOCK = 16;
@@ -28,47 +16,6 @@ interface Block {
   readonly ids: Int32Array;
   /** Per tensor (layer × key/value) and head: BLOCK columns of headDim floats. */
   readonly data: Float32Array;
-}
-
-/**
- * Where a row's keys/values lie: `count` columns from column `from` of row `row`, in per-tensor
- * arrays laid out [rows, kvHeads, length, headDim]. A row may span several (a cached prefix,
- * then the columns its prefill computed).
- */
-export interface Segment {
-  readonly data: readonly Float32Array[];
-  readonly row: number;
-  readonly length: number;
-  readonly from: number;
-  readonly count: number;
-}
-
-/** Copies `count` columns of a row, from its column `column` on, for one tensor and head. */
-export function readColumns(
-  segments: readonly Segment[],
-  shape: KvShape,
-  tensor: number,
-  head: number,
-  column: number,
-  count: number,
-  out: Float32Array,
-  at: number,
-): void {
-  const { kvHeads, headDim } = shape;
-  let start = 0;
-  for (const segment of segments) {
-    const end = start + segment.count;
-    if (count > 0 && column < end) {
-      const from = column - start;
-      const take = Math.min(count, segment.count - from);
-      const base =
-        ((segment.row * kvHeads + head) * segment.length + segment.from + from) * headDim;
-      out.set(segment.data[tensor]!.subarray(base, base + take * headDim), at);
-      [column, count, at] = [column + take, count - take, at + take * headDim];
-    }
-    start = end;
-  }
-  if (count > 0) throw new Error("readColumns: the row has fewer columns than asked for");
 }
 
 const ROOT = "";
@@ -106,6 +53,22 @@ export class PromptBlocks {
   }
 }
 
+/**
+ * Automatic prefix caching, as vLLM's (vllm/v1/core/kv_cache_utils.py, block hashes;
+ * vllm/v1/core/kv_cache_manager.py get_computed_blocks): the keys/values of prompts are kept
+ * in whole blocks of BLOCK tokens, each named by a hash of its parent block's hash and its own
+ * token ids, so a later prompt that starts with the same blocks (a shared system prompt, a
+ * chat's earlier turns) skips their prefill. The hash is SHA-256 and every block also holds
+ * its ids and its parent's hash, checked on each hit: one request's keys/values never serve
+ * another prompt (vLLM moved to SHA-256 for that reason: GHSA-rm76-4mrf-v9r8).
+ * Least recently used blocks go first once the cache holds more than its budget; a hit
+ * touches its chain from the last block to the first, so a prefix outlives its extensions.
+ * Unlike vLLM's paged cache, where a computed block is already in place, keeping a block here
+ * is a copy of its keys/values (96 KB for the tiny LLM), so blocks are admitted as TinyLFU's
+ * doorkeeper admits entries: a prompt's blocks are kept once its first block has been seen
+ * before (a system prompt, a few-shot preamble, a chat's later turns), and a prompt that
+ * shares nothing with earlier ones costs one hash, not a copy of all its keys/values.
+ */
 export class PrefixCache {
   /** Insertion order is recency: the first block is the least recently used. */
   private readonly blocks = new Map<string, Block>();

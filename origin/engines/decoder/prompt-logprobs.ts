@@ -1,13 +1,15 @@
-// The prompt's own logprobs, for vLLM's `echo` with `logprobs` (vllm-project/vllm
-// vllm/entrypoints/openai/protocol.py CompletionRequest.to_sampling_params: with echo,
-// prompt_logprobs = logprobs). A prefill that reports them asks the graph for the logits of
-// every prompt position (origin/onnx/last-logits.ts, `logits_index` [rows, positions, 1]);
-// prompt token i is scored on the logits of position i − 1 with the function both decode
-// loops score generated tokens with (vLLM's raw_logprobs), so a prompt token reads as it
-// did when it was generated.
+// The prompt's own logprobs, for vLLM's `echo` with `logprobs`.
 import { tokenLogprob, type TokenLogprob } from "../../../src/generation/logprobs";
 
 /**
+ * The prompt's own logprobs, for vLLM's `echo` with `logprobs` (vllm-project/vllm
+ * vllm/entrypoints/openai/protocol.py CompletionRequest.to_sampling_params: with echo,
+ * prompt_logprobs = logprobs). A prefill that reports them asks the graph for the logits of
+ * every prompt position (origin/onnx/last-logits.ts, `logits_index` [rows, positions, 1]);
+ * prompt token i is scored on the logits of position i − 1 with the function both decode
+ * loops score generated tokens with (vLLM's raw_logprobs), so a prompt token reads as it
+ * did when it was generated.
+ *
  * `logits_index` for a prefill that wants every position of each row: row r's positions
  * 0..n_r − 1, then n_r − 1 again over its padding, as [rows, length, 1].
  */

@@ -1,13 +1,11 @@
-// What the HTTP thread and the decoder's own thread (worker.ts, thread.ts) say to each other.
-// Toward the engine: requests and aborts. Back: one message per turn of the engine's loop
-// with everything that happened in it, as flat tuples (cheap to clone): tokens, ends,
-// admissions into the batch, and the metric records the HTTP thread applies to /metrics.
+// The messages between the HTTP thread and the decoder's own thread: requests and aborts one way,
+// one batch of flat records per engine turn the other.
 import type { TokenLogprob } from "../../../src/generation/logprobs";
 import type { GenerationConfig } from "../../manifests";
 import type { EngineMetricName } from "../../metrics/vllm-metrics";
 import type { SessionSettings } from "../onnx-session";
 import type { DecoderLimits } from "./engine";
-import type { GenerationParams } from "./request";
+import type { GenerationParams } from "./generation-params";
 import type { TokenizerFile } from "./vocabulary";
 
 export interface DecoderWorkerInit {

@@ -1,9 +1,5 @@
-// The HTTP thread's side of a decoder engine running on its own thread (worker.ts): the
-// same submit / gauges surface as DecoderEngine, so routes and metrics do not know which
-// they talk to. It keeps the requests in flight itself, so the queue bound (429) and the
-// running/waiting gauges are exact the moment a request aborts (vllm#22545), before the
-// engine hears of it; the engine drops an aborted row before its next step. If the thread
-// dies, its requests fail with 500 and a new thread starts.
+// The HTTP thread's side of a decoder engine that runs on its own thread, with the same surface as
+// DecoderEngine.
 import { once } from "node:events";
 import type { Worker } from "node:worker_threads";
 import { ServiceError } from "../../../src/errors/service-error";
@@ -11,7 +7,7 @@ import type { VllmMetrics } from "../../metrics/vllm-metrics";
 import { startWorker } from "../worker-thread";
 import { Channel } from "./channel";
 import { atCapacity, type DecoderLimits } from "./engine";
-import type { GenerationParams, GenerationStep } from "./request";
+import type { GenerationParams, GenerationStep } from "./generation-params";
 import {
   ADMITTED,
   END,
@@ -63,6 +59,14 @@ interface InFlight {
 
 type ThreadInit = Omit<DecoderWorkerInit, "labels" | "metricNames">;
 
+/**
+ * The HTTP thread's side of a decoder engine running on its own thread (worker.ts): the
+ * same submit / gauges surface as DecoderEngine, so routes and metrics do not know which
+ * they talk to. It keeps the requests in flight itself, so the queue bound (429) and the
+ * running/waiting gauges are exact the moment a request aborts (vllm#22545), before the
+ * engine hears of it; the engine drops an aborted row before its next step. If the thread
+ * dies, its requests fail with 500 and a new thread starts.
+ */
 export class DecoderThread implements Decoder {
   readonly modelName: string;
   private worker: Worker | undefined;

@@ -1,7 +1,5 @@
-// A decoder's vocabulary as structured outputs read it: each id's bytes (from the model's
-// tokenizer, special tokens empty) and, built on the first constrained request, the trie
-// every constrained row's mask walks. One per engine, on the engine's thread (an output open
-// more ways than the core's MAX_OPEN_WAYS fails alone: see constraint.ts).
+// A decoder's vocabulary as structured outputs read it: each id's bytes and the trie every
+// constrained row's mask walks.
 import {
   shapeOf,
   TokenMatcher,
@@ -16,6 +14,11 @@ export interface TokenizerFile {
   bytes: Uint8Array;
 }
 
+/**
+ * Each id's bytes (special tokens empty) and, built on the first constrained request, the
+ * trie the masks walk. One per engine, on the engine's thread (an output open more ways than
+ * the core's MAX_OPEN_WAYS fails alone: see constraint.ts).
+ */
 export class Vocabulary {
   private built: VocabularyTrie | undefined;
 

@@ -1,16 +1,12 @@
-// The decoder engine on a thread of its own. onnxruntime-node's run() is synchronous: on the
-// HTTP thread every decode step would stall the sockets, and every SSE write the next step.
-// Here the steps run back to back while the HTTP thread parses requests and writes tokens on
-// the other core, as vLLM runs its EngineCore apart from its API server. The engine is the
-// same DecoderEngine the tests run in-process; its channels and metrics are relays that
-// batch what happened in one turn of its loop into one message (thread-messages.ts).
+// The decoder engine on a worker thread of its own, so decode steps never stall the HTTP thread's
+// sockets.
 import { parentPort, workerData } from "node:worker_threads";
 import { ServiceError } from "../../../src/errors/service-error";
 import type { EngineMetricName, EngineMetrics } from "../../metrics/vllm-metrics";
 import { createSession } from "../onnx-session";
 import { Channel } from "./channel";
 import { DecoderEngine } from "./engine";
-import type { GenerationStep } from "./request";
+import type { GenerationStep } from "./generation-params";
 import { loadVocabulary } from "./vocabulary";
 import {
   ADMITTED,

@@ -1,9 +1,5 @@
-// The origin's diffusion engine: requests join a shared loop; every loop step packs the
-// rows of every active request — whatever step each is at (the timestep is per row) —
-// into one UNet run, then each request's denoisers step and its reported latents are
-// pushed to its stream; a finished request is decoded by the VAE and leaves. A request
-// whose client left (its signal) is dropped before the next step: no more UNet rows run
-// for it.
+// The diffusion engine: one shared denoising loop that packs every active request's rows into each
+// UNet run.
 import { ServiceError } from "../../../src/errors/service-error";
 import {
   createDenoiser,
@@ -37,6 +33,14 @@ export interface DiffusionLimits {
   maxRequests: number;
 }
 
+/**
+ * The origin's diffusion engine: requests join a shared loop; every loop step packs the
+ * rows of every active request — whatever step each is at (the timestep is per row) —
+ * into one UNet run, then each request's denoisers step and its reported latents are
+ * pushed to its stream; a finished request is decoded by the VAE and leaves. A request
+ * whose client left (its signal) is dropped before the next step: no more UNet rows run
+ * for it.
+ */
 export class DiffusionEngine {
   private jobs: Job[] = [];
   private looping = false;
