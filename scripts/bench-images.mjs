@@ -39,7 +39,7 @@ cpSync(MODEL, join(dir, "digit-diffusion"), { recursive: true });
 const origin = await startOrigin({ ORIGIN_MODELS: dir });
 const edge = await startWranglerDev({
   persistTo: ".wrangler/bench-images",
-  vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url },
+  vars: { ORIGIN_URL: origin.url },
 });
 
 async function metric(name) {
@@ -54,7 +54,11 @@ async function timed(url, body) {
   const started = performance.now();
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    // The edge's API key (scripts/lib/wrangler-dev.mjs); the origin needs none.
+    headers: {
+      "content-type": "application/json",
+      ...(url.startsWith(edge.url) ? edge.headers : {}),
+    },
     body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
@@ -67,7 +71,7 @@ async function streamed(body) {
   const started = performance.now();
   const response = await fetch(`${edge.url}/v1/images/generations`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...edge.headers },
     body: JSON.stringify(body),
   });
   const reader = response.body.getReader();

@@ -73,8 +73,13 @@ const idsOf = (text) => [
   ...tokenizer.encode(text, { add_special_tokens: false }).ids,
 ];
 
+/** The API key header of the Worker (started below) that `url` is on; none for the origin. */
+const keyFor = (url) =>
+  [edge, relay, bundledEdge, bundledRelay].find((server) => server && url.startsWith(server.url))
+    ?.headers ?? {};
+
 /** Streams one request; returns TTFT and the mean gap between later tokens (ms). */
-async function timeStream(url, body, headers = {}) {
+async function timeStream(url, body, headers = keyFor(url)) {
   const started = performance.now();
   const response = await fetch(url, {
     method: "POST",
@@ -198,7 +203,7 @@ let bundledRelay;
 try {
   edge = await startWranglerDev({
     persistTo: ".wrangler/bench-llm",
-    vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: originUrl },
+    vars: { ORIGIN_URL: originUrl },
   });
   relay = await startWranglerDev({
     persistTo: ".wrangler/bench-llm-relay",
@@ -208,7 +213,7 @@ try {
   if (!TTFT_ONLY) {
     bundledEdge = await startBundledWorker({
       persistTo: ".wrangler/bench-llm-bundled",
-      vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: originUrl },
+      vars: { ORIGIN_URL: originUrl },
     });
     bundledRelay = await startBundledWorker({
       persistTo: ".wrangler/bench-llm-bundled-relay",
@@ -418,7 +423,7 @@ try {
       const started = performance.now();
       const response = await fetch(`${edge.url}/tokenize`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...edge.headers },
         body: JSON.stringify({
           model: "tiny-llm",
           prompt: corpus.repeat(2).slice(0, Math.round(kb * 1024)),

@@ -148,19 +148,23 @@ async function inspector(url) {
   };
 }
 
-async function wasmBytes(url) {
-  const text = await (await fetch(`${url}/metrics`)).text();
+/** `server`: a started Worker, its url and the headers with its API key. */
+async function wasmBytes(server) {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: server.headers })).text();
   return Number(/^edge_wasm_memory_bytes (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
 }
 
-async function send(url, { path, init }) {
-  const response = await fetch(`${url}${path}`, init);
+async function send(server, { path, init }) {
+  const response = await fetch(`${server.url}${path}`, {
+    ...init,
+    headers: { ...init?.headers, ...server.headers },
+  });
   await response.arrayBuffer();
   if (!response.ok) throw new Error(`${path} answered ${response.status}`);
 }
 
 /** CONNECTIONS loops sending the row's requests for SECONDS while the heap is sampled. */
-async function load(url, requests, heap) {
+async function load(server, requests, heap) {
   const until = performance.now() + SECONDS * 1000;
   let peak = 0;
   let sent = 0;
@@ -173,7 +177,7 @@ async function load(url, requests, heap) {
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async (_, connection) => {
       for (let i = connection; performance.now() < until; i++, sent++)
-        await send(url, requests[i % requests.length]);
+        await send(server, requests[i % requests.length]);
     }),
   );
   await sampler;
@@ -184,22 +188,24 @@ async function measure(row) {
   const persistTo = mkdtempSync(join(tmpdir(), "memory-"));
   const dev = await startWranglerDev({
     persistTo,
-    vars: { ALLOW_ANONYMOUS: "true" },
+    vars: {},
     inspector: true,
   });
   const heap = await inspector(dev.inspectorUrl);
   try {
     for (const model of row.models) {
-      const response = await fetch(`${dev.url}/v2/models/${model}/ready`);
+      const response = await fetch(`${dev.url}/v2/models/${model}/ready`, {
+        headers: dev.headers,
+      });
       if (response.status !== 200)
         throw new Error(`${model} is not ready: ${await response.text()}`);
     }
-    for (const request of row.requests) for (let i = 0; i < 10; i++) await send(dev.url, request);
+    for (const request of row.requests) for (let i = 0; i < 10; i++) await send(dev, request);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const idleHeap = await heap.heapUsed();
-    const idleWasm = await wasmBytes(dev.url);
-    const { peak, sent } = await load(dev.url, row.requests, heap);
-    const peakWasm = await wasmBytes(dev.url);
+    const idleWasm = await wasmBytes(dev);
+    const { peak, sent } = await load(dev, row.requests, heap);
+    const peakWasm = await wasmBytes(dev);
     return { idleHeap, peakHeap: Math.max(peak, idleHeap), idleWasm, peakWasm, sent };
   } finally {
     heap.close();

@@ -5,10 +5,10 @@
 import { workerdCpuSeconds } from "./process-cpu.mjs";
 
 /** Streams one request; the tokens it carried (vLLM chunks: token_ids; OpenAI chunks: one per non-empty text). */
-export async function tokensOf(url, body) {
+export async function tokensOf(url, body, headers = {}) {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
   const frames = (await response.text())
@@ -20,7 +20,7 @@ export async function tokensOf(url, body) {
 }
 
 /**
- * Measures cells `{ name, server: { url, pid }, url, body }`; each comes back with `ms` (both
+ * Measures cells `{ name, server: { url, pid, headers? }, url, body }` (headers: its API key); each comes back with `ms` (both
  * workerd processes) and `workerMs` (the Worker's workerd alone) summed over `tokens`, and
  * per-round ms per token in `rounds` (both) and `workerRounds` (the Worker's alone).
  */
@@ -33,7 +33,7 @@ export async function cpuPerToken(cells, { rounds, streams }) {
     rounds: [],
     workerRounds: [],
   }));
-  for (const cell of measured) await tokensOf(cell.url, cell.body);
+  for (const cell of measured) await tokensOf(cell.url, cell.body, cell.server.headers);
   for (let round = 0; round < rounds; round += 1) {
     for (const cell of measured) {
       const exceptPort = Number(new URL(cell.server.url).port);
@@ -43,7 +43,9 @@ export async function cpuPerToken(cells, { rounds, streams }) {
       ];
       const [all0, worker0] = cpu();
       const tokens = (
-        await Promise.all(Array.from({ length: streams }, () => tokensOf(cell.url, cell.body)))
+        await Promise.all(
+          Array.from({ length: streams }, () => tokensOf(cell.url, cell.body, cell.server.headers)),
+        )
       ).reduce((a, b) => a + b, 0);
       const [all1, worker1] = cpu();
       cell.ms += (all1 - all0) * 1000;

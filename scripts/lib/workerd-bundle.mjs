@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { processTree } from "./process-cpu.mjs";
+import { withApiKey } from "./wrangler-dev.mjs";
 
 /** The direct children of this process that run workerd. */
 const workerdChildren = () =>
@@ -32,9 +33,11 @@ function moduleType(file, rules) {
 /**
  * Bundles the Worker of `config` and serves it in workerd.
  * @param {{ config?: string, vars: Record<string, string>, persistTo: string }} options
- * @returns {Promise<{ url: string, pid: number, stop: () => Promise<void> }>} `pid`: the workerd process
+ *   Its API_KEYS: `vars`' own, or a fresh key (`headers` send it), whatever .dev.vars holds.
+ * @returns {Promise<{ url: string, pid: number, apiKey: string, headers: { authorization: string }, stop: () => Promise<void> }>} `pid`: the workerd process
  */
 export async function startBundledWorker({ config = "wrangler.toml", vars, persistTo }) {
+  const keyed = withApiKey(vars);
   const outdir = mkdtempSync(join(tmpdir(), "workerd-bundle-"));
   execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, "--config", config], {
     stdio: "ignore",
@@ -67,7 +70,7 @@ export async function startBundledWorker({ config = "wrangler.toml", vars, persi
           name: "worker",
           modulesRoot: outdir,
           modules,
-          bindings: { ...options.bindings, ...vars },
+          bindings: { ...options.bindings, ...keyed.vars },
         },
       ],
     }),
@@ -79,6 +82,8 @@ export async function startBundledWorker({ config = "wrangler.toml", vars, persi
     return {
       url: url.origin,
       pid,
+      apiKey: keyed.apiKey,
+      headers: keyed.headers,
       stop: async () => {
         await miniflare.dispose();
         rmSync(outdir, { recursive: true, force: true });

@@ -1,6 +1,12 @@
-// The Worker under `wrangler dev` on a free loopback port, for the benchmarks.
+// The Worker under `wrangler dev` on a free loopback port, for the benchmarks. It runs on the
+// `vars` it is given and an API key of its own, whatever the checkout's .dev.vars or .env hold
+// (a README-configured .dev.vars sets API_KEYS, which would answer the benchmarks 401).
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -11,6 +17,28 @@ const freePort = () =>
   });
 
 /**
+ * `vars` with API_KEYS set (a fresh key unless `vars` names one), and the headers that send
+ * its first key: every benchmark's Worker requires a key it knows.
+ * @param {Record<string, string>} vars
+ */
+export function withApiKey(vars) {
+  const keys = vars.API_KEYS ?? `bench-${randomUUID()}`;
+  const apiKey = keys.split(",")[0].trim();
+  return {
+    vars: { ...vars, API_KEYS: keys },
+    apiKey,
+    headers: { authorization: `Bearer ${apiKey}` },
+  };
+}
+
+/** An empty env file: given as --env-file, wrangler dev reads neither .dev.vars nor .env. */
+function emptyEnvFile() {
+  const path = join(tmpdir(), "edge-inference-bench.env");
+  writeFileSync(path, "");
+  return path;
+}
+
+/**
  * Starts `wrangler dev` with local state in `persistTo` and the given `--var`s; resolves once it
  * is ready. `stop()` ends it and its workerd; `kill(signal)` signals the whole process group
  * (the soak test kills it with SIGKILL) and resolves once wrangler has exited.
@@ -18,7 +46,8 @@ const freePort = () =>
  *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`);
  *   `config`: another wrangler configuration than the repository's (e.g. a benchmark's relay Worker);
  *   `cwd`: the checkout to run (default: this one).
- * @returns {Promise<{ url: string, pid: number, inspectorUrl?: string, startMs: number, stop: () => void, kill: (signal: NodeJS.Signals) => Promise<void> }>}
+ *   Its API_KEYS: `vars`' own, or a fresh key (`apiKey`; `headers` send it).
+ * @returns {Promise<{ url: string, pid: number, apiKey: string, headers: { authorization: string }, inspectorUrl?: string, startMs: number, stop: () => void, kill: (signal: NodeJS.Signals) => Promise<void> }>}
  */
 export async function startWranglerDev({
   persistTo,
@@ -30,7 +59,11 @@ export async function startWranglerDev({
   const port = await freePort();
   const inspectorPort = inspector ? await freePort() : undefined;
   const started = performance.now();
-  const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const keyed = withApiKey(vars);
+  const varArgs = Object.entries(keyed.vars).flatMap(([name, value]) => [
+    "--var",
+    `${name}:${value}`,
+  ]);
   const child = spawn(
     "npx",
     [
@@ -42,6 +75,8 @@ export async function startWranglerDev({
       String(port),
       "--persist-to",
       persistTo,
+      "--env-file",
+      emptyEnvFile(),
       ...varArgs,
       ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]),
       ...(config === undefined ? [] : ["--config", config]),
@@ -74,6 +109,8 @@ export async function startWranglerDev({
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
+    apiKey: keyed.apiKey,
+    headers: keyed.headers,
     inspectorUrl,
     startMs: performance.now() - started,
     stop: () => process.kill(-child.pid, "SIGTERM"),

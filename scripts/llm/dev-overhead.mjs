@@ -30,7 +30,7 @@ const body = {
   ignore_eos: true,
 };
 
-const vars = { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url };
+const vars = { ORIGIN_URL: origin.url };
 const servers = [];
 try {
   servers.push([
@@ -55,7 +55,9 @@ try {
   }));
   // A round of each first, not counted: V8 optimizing the per-token path.
   for (const cell of cells)
-    await Promise.all(Array.from({ length: STREAMS }, () => tokensOf(cell.url, cell.body)));
+    await Promise.all(
+      Array.from({ length: STREAMS }, () => tokensOf(cell.url, cell.body, cell.server.headers)),
+    );
   const measured = await cpuPerToken(cells, { rounds: ROUNDS, streams: STREAMS });
   console.log(
     `the edge's workerd CPU per streamed token (ms; ${STREAMS} streams × ${TOKENS} tokens, ${ROUNDS} rounds interleaved)`,

@@ -55,7 +55,7 @@ let relay;
 try {
   edge = await startWranglerDev({
     persistTo: ".wrangler/bench-llm",
-    vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url },
+    vars: { ORIGIN_URL: origin.url },
   });
   relay = await startWranglerDev({
     persistTo: ".wrangler/bench-llm-relay",
@@ -112,7 +112,7 @@ try {
         ? {}
         : {
             method: "POST",
-            headers: { "content-type": "application/json" },
+            headers: { "content-type": "application/json", ...server.headers },
             body: JSON.stringify(body),
           },
     );

@@ -55,7 +55,7 @@ async function connect(url) {
 async function stream(url, body) {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...edge.headers },
     body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
@@ -74,7 +74,7 @@ let edge;
 try {
   edge = await startWranglerDev({
     persistTo: ".wrangler/profile-llm",
-    vars: { ALLOW_ANONYMOUS: "true", ORIGIN_URL: origin.url },
+    vars: { ORIGIN_URL: origin.url },
     inspector: true,
   });
   const body = {

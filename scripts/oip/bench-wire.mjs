@@ -87,14 +87,18 @@ const server =
   options.url === undefined
     ? await startWranglerDev({
         persistTo: ".wrangler/bench-wire",
-        vars: { ALLOW_ANONYMOUS: "true", MAX_BODY_BYTES: String(64 << 20) },
+        vars: { MAX_BODY_BYTES: String(64 << 20) },
       })
     : undefined;
 const url = `${options.url ?? server.url}/v2/models/fraud-gru/infer`;
 try {
   const send = (name) => async (i) => {
     const { body, headers } = formats[name][i % batches.length];
-    const response = await fetch(url, { method: "POST", body, headers });
+    const response = await fetch(url, {
+      method: "POST",
+      body,
+      headers: { ...headers, ...server?.headers },
+    });
     if (response.status !== 200)
       throw new Error(`${name}: ${response.status} ${await response.text()}`);
     await response.arrayBuffer();

@@ -35,7 +35,8 @@ function frames(size: number): { body: string; output: unknown[] } {
   for (let at = 0; at < TEXT.length; at += size) body += items.read(TEXT.slice(at, at + size));
   body += items.read(undefined) + items.close("completed");
   const output = items.output("completed");
-  body += `${write("response.completed", { response: response("completed", output) })}data: [DONE]\n\n`;
+  // The Responses stream ends with response.completed: no [DONE] (that is chat's sentinel).
+  body += write("response.completed", { response: response("completed", output) });
   return { body, output };
 }
 

@@ -71,7 +71,10 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
     expect(new Uint8Array(await raw.arrayBuffer())).toEqual(pngA);
   });
 
-  it("streams partial_image previews, then completed, then [DONE] (OpenAI's event shapes)", async () => {
+  // OpenAI's image stream is ImageGenStreamEvent (openai-node src/resources/images.ts):
+  // partial_image events, then completed; no `data: [DONE]` (the OpenAPI spec's `stream` says
+  // so for chat completions only, and the SDK's src/core/streaming.ts just stops at one).
+  it("streams partial_image previews, then completed, which ends the stream (OpenAI's event shapes, no [DONE])", async () => {
     const response = await call(app(), "/v1/images/generations", {
       prompt: "the number five",
       stream: true,
@@ -83,8 +86,8 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const events = await frames(response);
-    expect(events.at(-1)?.data).toBe("[DONE]");
-    const parsed = events.slice(0, -1).map((frame) => ({
+    expect(events.map((frame) => frame.data)).not.toContain("[DONE]");
+    const parsed = events.map((frame) => ({
       event: frame.event,
       body: JSON.parse(frame.data) as Record<string, unknown>,
     }));
@@ -151,7 +154,9 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
     expect(later.running).toBe(0);
   });
 
-  it("an origin failing mid-stream: an error event then [DONE] when streaming, a 502 problem otherwise; 429 passes through", async () => {
+  // A failure after the headers: an `error` event (as openai-node's Stream reads one:
+  // src/core/streaming.ts throws an APIError of its `error` member), which ends the stream.
+  it("an origin failing mid-stream: an error event ends the stream (no [DONE]), a 502 problem otherwise; 429 passes through", async () => {
     const failing = appOnOrigin(`${origin?.filesUrl ?? ""}/fail-mid-stream`);
     const response = await call(failing, "/v1/images/generations", {
       prompt: "seven",
@@ -162,14 +167,15 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
     });
     expect(response.status).toBe(200);
     const events = await frames(response);
-    expect(
-      events.map(
-        (frame) =>
-          frame.event ??
-          (frame.data === "[DONE]" ? frame.data : JSON.parse(frame.data).error?.code),
-      ),
-    ).toEqual(["image_generation.partial_image", "upstream_error", "[DONE]"]);
-    expect(JSON.parse(events[1]!.data).error.message).toMatch(/CUDA out of memory/);
+    expect(events.map((frame) => frame.event)).toEqual(["image_generation.partial_image", "error"]);
+    expect(JSON.parse(events[1]!.data)).toMatchObject({
+      type: "error",
+      error: {
+        type: "server_error",
+        code: "upstream_error",
+        message: expect.stringMatching(/CUDA out of memory/),
+      },
+    });
     const plain = await call(failing, "/v1/images/generations", {
       prompt: "seven",
       steps: 20,

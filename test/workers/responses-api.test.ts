@@ -8,6 +8,7 @@ import { zodResponsesFunction } from "openai/helpers/zod";
 import { z } from "zod";
 import { describe, expect, inject, it } from "vitest";
 import { perModelKey } from "../../src/compose";
+import { appOnOrigin, call } from "./generation-helpers";
 import { KEY, problem } from "./helpers";
 import { Conformance, type OpenApiDocument } from "./openapi-conformance";
 
@@ -240,16 +241,91 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
     );
   });
 
-  it("the SSE frames name their events as OpenAI's do, and end with [DONE]", async () => {
+  // OpenAI's Responses stream ends with its lifecycle event, no `data: [DONE]` sentinel (that is
+  // chat's): openai-openapi's ResponseStreamEvent lists no such event, and openai-node
+  // src/core/streaming.ts merely skips one. A strict reader takes every frame as an
+  // `event:`/`data:` pair of JSON.
+  const strictFrames = async (response: Response) =>
+    (await response.text())
+      .split("\n\n")
+      .filter((frame) => frame !== "")
+      .map((frame) => {
+        const [event, data, ...rest] = frame.split("\n");
+        expect(rest).toEqual([]);
+        expect(event).toMatch(/^event: (response\.[a-z_.]+|error)$/);
+        expect(data).toMatch(/^data: \{/);
+        const parsed = JSON.parse(data!.slice("data: ".length)) as {
+          type: string;
+          sequence_number: number;
+          response?: { id: string; status: string; error: unknown; output: unknown[] };
+        };
+        expect(parsed.type).toBe(event!.slice("event: ".length));
+        return parsed;
+      });
+
+  it("the SSE frames name their events as OpenAI's do, numbered, and end with response.completed (no [DONE])", async () => {
     const response = await post({ model: "tiny-llm", input, max_output_tokens: 4, stream: true });
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    const frames = (await response.text()).split("\n\n").filter((frame) => frame !== "");
-    expect(frames.at(-1)).toBe("data: [DONE]");
-    for (const frame of frames.slice(0, -1)) {
-      const [event, data] = frame.split("\n");
-      expect(event).toMatch(/^event: response\./);
-      expect(JSON.parse(data!.slice("data: ".length)).type).toBe(event!.slice("event: ".length));
+    const events = await strictFrames(response);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i));
+    expect(["response.completed", "response.incomplete"]).toContain(events.at(-1)?.type);
+  });
+
+  // An origin failing after the headers (the stub's /fail-after-3 sends three tokens, then the
+  // error, as test/workers/generation.test.ts uses it): the stream ends with response.failed,
+  // openai-node's ResponseFailedEvent (src/resources/responses/responses.ts) — the same
+  // Response, status "failed", error {code, message} (ResponseError) — and no [DONE].
+  describe("an origin failing mid-stream", () => {
+    const failing = appOnOrigin(`${origin?.faultyUrl ?? ""}/fail-after-3`);
+    const cases: [string, Record<string, unknown>][] = [
+      ["text", {}],
+      [
+        "a forced function call",
+        {
+          tools: [{ type: "function", name: "f", parameters: { type: "object" } }],
+          tool_choice: "required",
+        },
+      ],
+    ];
+    for (const [name, extra] of cases) {
+      it(`${name}: ends with response.failed (the Response, status "failed", its error), no [DONE]`, async () => {
+        const response = await call(failing, "/v1/responses", {
+          model: "tiny-llm",
+          input,
+          max_output_tokens: 24,
+          stream: true,
+          ...extra,
+        });
+        expect(response.status).toBe(200);
+        const events = await strictFrames(response);
+        expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i));
+        const last = events.at(-1);
+        expect(last?.type).toBe("response.failed");
+        expect(events.filter((event) => event.type === "response.failed")).toHaveLength(1);
+        expect(last?.response).toMatchObject({
+          id: events[0]?.response?.id,
+          status: "failed",
+          error: { code: "server_error", message: expect.stringMatching(/illegal memory access/) },
+        });
+      });
     }
+
+    it("openai: responses.stream() ends cleanly; finalResponse() is the failed Response", async () => {
+      const failingClient = new OpenAI({
+        apiKey: KEY,
+        baseURL: "https://edge.test/v1",
+        fetch: (request, init) => Promise.resolve(failing.request(request, init, env)),
+        maxRetries: 0,
+      });
+      const stream = failingClient.responses.stream({ model: "tiny-llm", input, temperature: 0 });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      const final = await stream.finalResponse();
+      expect(types.at(-1)).toBe("response.failed");
+      expect(final.status).toBe("failed");
+      expect(final.error).toMatchObject({ code: "server_error" });
+      expect(final.output_text.length).toBeGreaterThan(0);
+    });
   });
 
   it("fields it cannot honour are 400s naming them; neutral values pass; unknown fields are refused", async () => {

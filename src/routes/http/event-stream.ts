@@ -1,11 +1,13 @@
 // How a route streams a task's events, for text generation and image generation alike: the
 // first event is read before answering, so a refusal (429/503 with Retry-After, 502, 504) is
 // a plain HTTP error and never a half-sent stream (for an origin LLM the first event is the
-// origin's 200, so its prefill overlaps the response's start); then SSE, ending with `data: [DONE]` —
-// after a `data: {"error": …}` event if the work fails mid-stream. The client leaving
+// origin's 200, so its prefill overlaps the response's start); then SSE, ending as the
+// protocol's format says: by default (chat-style) `data: [DONE]`, after a `data: {"error": …}`
+// event if the work fails mid-stream. The client leaving
 // (request.signal under the enable_request_signal flag, or the body stream's cancel) aborts
 // the work behind it.
 import { toServiceError } from "../../errors/problem";
+import type { ServiceError } from "../../errors/service-error";
 
 const encoder = new TextEncoder();
 
@@ -57,6 +59,10 @@ export interface SseFormat<E> {
   event(event: E): string;
   /** The log line's name when the work fails mid-stream. */
   failure: string;
+  /** The SSE text that ends a stream whose work ended; default `data: [DONE]`. */
+  end?(): string;
+  /** The SSE text that ends a stream whose work failed; default `data: {"error"}` then [DONE]. */
+  error?(failure: ServiceError): string;
 }
 
 /** `data: …` for a JSON value, or for a string that already is JSON (or `[DONE]`). */
@@ -109,7 +115,17 @@ export function mergeEvents<E>(
   return { events: merged(), first: undefined, abort };
 }
 
-/** The SSE response of started work: its events, an error event if it fails, then [DONE]. */
+/** A failure as OpenAI's error object: `{message, type, code, param}`. */
+export function openaiError(failure: ServiceError) {
+  const type = failure.status >= 500 ? "server_error" : "invalid_request_error";
+  return { message: failure.message, type, code: failure.code, param: failure.field ?? null };
+}
+
+/** A chat-style failure: `data: {"error": {message, type, code, param}}`, then [DONE]. */
+const chatError = (failure: ServiceError) =>
+  sseData({ error: openaiError(failure) }) + sseData("[DONE]");
+
+/** The SSE response of started work: its events, then the format's end (or its error if it fails). */
 export function sseResponse<E>(
   started: StartedEvents<E>,
   format: SseFormat<E>,
@@ -125,12 +141,13 @@ export function sseResponse<E>(
           text =
             format.opening() + (started.first === undefined ? "" : format.event(started.first));
         }
-        // Each pull sends something (an event's text, or [DONE]): a pull that enqueues nothing
+        // Each pull sends something (an event's text, or the end): a pull that enqueues nothing
         // is not called again until the reader asks again.
         while (text === "") {
           const next = await started.events.next();
           if (next.done === true) {
-            controller.enqueue(encoder.encode(sseData("[DONE]")));
+            const end = format.end === undefined ? sseData("[DONE]") : format.end();
+            if (end !== "") controller.enqueue(encoder.encode(end));
             controller.close();
             return;
           }
@@ -140,19 +157,7 @@ export function sseResponse<E>(
       } catch (error) {
         const failure = toServiceError(error);
         console.error(JSON.stringify({ event: format.failure, error: failure.message }));
-        const type = failure.status >= 500 ? "server_error" : "invalid_request_error";
-        controller.enqueue(
-          encoder.encode(
-            sseData({
-              error: {
-                message: failure.message,
-                type,
-                code: failure.code,
-                param: failure.field ?? null,
-              },
-            }) + sseData("[DONE]"),
-          ),
-        );
+        controller.enqueue(encoder.encode((format.error ?? chatError)(failure)));
         controller.close();
       }
     },

@@ -8,17 +8,22 @@
 // length ran out. Streamed, OpenAI's typed events, each named by its type and numbered:
 // response.created, response.in_progress, response.output_item.added,
 // response.content_part.added, response.output_text.delta per delta, then the .done events
-// and response.completed (or response.incomplete); `data: [DONE]` last, as every stream here.
+// and response.completed (or response.incomplete) last — no `data: [DONE]`, which is chat's;
+// a failure after the headers is response.failed, the Response with status "failed" and its
+// error.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { capability } from "../../tasks";
 import type { TextEvent, TokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
+import type { ServiceError } from "../../errors/service-error";
+import { findModel, requireReady } from "../../tasks/model-lookup";
+import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
+import { toolReader, type ToolMode } from "../../tasks/text-generation/tool-parsers";
+import { requireApiKey } from "../http/auth";
+import { limitBody, requireJson } from "../http/body";
 import { sseResponse } from "../http/event-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
-import { findModel, requireReady } from "../../tasks/model-lookup";
 import { validationHook } from "../http/validation";
-import { requireApiKey } from "../http/auth";
-import { limitBody, requireJson } from "../http/body";
 import { collect, startGeneration } from "./generation-stream";
 import {
   chatToolsOf,
@@ -30,7 +35,6 @@ import {
   ResponsesToolChoice,
   templateTools,
 } from "./responses-request";
-import { toolReader, type ToolMode } from "../../tasks/text-generation/tool-parsers";
 import {
   callId,
   entries,
@@ -42,9 +46,14 @@ import {
   OutputMessage,
   type OutputItem,
 } from "./responses-output";
-import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
 import { generationOptions } from "./sampling";
 import { responseFormatOf, structuredOutputsOf, TextFormat } from "./structured-fields";
+
+/** OpenAI's ResponseError: a code from its list (ours by the failure's status) and the message. */
+const ResponseError = z.object({
+  code: z.enum(["server_error", "rate_limit_exceeded", "invalid_prompt"]),
+  message: z.string(),
+});
 
 export const ResponseObject = z
   .object({
@@ -52,8 +61,10 @@ export const ResponseObject = z
     object: z.literal("response"),
     created_at: z.number().int(),
     completed_at: z.number().int().nullable(),
-    status: z.enum(["in_progress", "completed", "incomplete"]),
-    error: z.null(),
+    status: z.enum(["in_progress", "completed", "incomplete", "failed"]),
+    error: ResponseError.nullable().openapi({
+      description: "Why the Response failed (a stream's response.failed event); null otherwise",
+    }),
     incomplete_details: z.object({ reason: z.literal("max_output_tokens") }).nullable(),
     instructions: z.string().nullable(),
     max_output_tokens: z.number().int().nullable(),
@@ -92,13 +103,14 @@ type Done = Extract<TextEvent, { type: "done" }>;
 
 type Base = Omit<
   ResponseObject,
-  "status" | "completed_at" | "incomplete_details" | "output" | "usage"
+  "status" | "error" | "completed_at" | "incomplete_details" | "output" | "usage"
 >;
 
 /** The Response in progress: nothing out yet. */
 const inProgress = (base: Base): ResponseObject => ({
   ...base,
   status: "in_progress",
+  error: null,
   completed_at: null,
   incomplete_details: null,
   output: [],
@@ -116,12 +128,44 @@ function ended(
   return {
     ...base,
     status,
+    error: null,
     completed_at: Math.floor(Date.now() / 1000),
     incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
     output: output(status),
     usage: usageOf(done.usage),
   };
 }
+
+/** The Response whose generation failed mid-stream: its items so far, "incomplete". */
+function failed(base: Base, failure: ServiceError, output: OutputItem[]): ResponseObject {
+  const code =
+    failure.status === 429
+      ? "rate_limit_exceeded"
+      : failure.status >= 500
+        ? "server_error"
+        : "invalid_prompt";
+  return {
+    ...base,
+    status: "failed",
+    error: { code, message: failure.message },
+    completed_at: null,
+    incomplete_details: null,
+    output,
+    usage: null,
+  };
+}
+
+/** Ends a Responses stream: its last event (response.completed …) ends it, or response.failed. */
+const responsesEnd = (
+  write: ReturnType<typeof eventWriter>,
+  base: Base,
+  output: () => OutputItem[],
+) => ({
+  end: () => "",
+  error: (failure: ServiceError) =>
+    write("response.failed", { response: failed(base, failure, output()) }),
+  failure: "response_failed_mid_stream",
+});
 
 function usageOf(usage: Usage): NonNullable<ResponseObject["usage"]> {
   return {
@@ -149,7 +193,7 @@ const route = createRoute({
         "text/event-stream": {
           schema: z.string().openapi({
             description:
-              "`event: <type>` / `data: {event}` pairs (response.created … response.completed), then `data: [DONE]`",
+              '`event: <type>` / `data: {event}` pairs, response.created … response.completed (or response.incomplete), no `data: [DONE]`; a failure after the headers ends it with response.failed (the Response, status "failed", its error)',
           }),
         },
       },
@@ -205,7 +249,6 @@ responsesRoutes.openapi(route, async (c) => {
     id: `resp_${hex()}`,
     object: "response" as const,
     created_at: Math.floor(Date.now() / 1000),
-    error: null,
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     model: model.manifest.name,
@@ -282,7 +325,9 @@ responsesRoutes.openapi(route, async (c) => {
         })
       );
     },
-    failure: "response_failed_mid_stream",
+    ...responsesEnd(write, base, () => [
+      messageItem(itemId, "incomplete", text, logprobs === undefined ? undefined : all),
+    ]),
   });
 });
 
@@ -325,6 +370,6 @@ async function toolsResponse(
         write(status === "incomplete" ? "response.incomplete" : "response.completed", { response })
       );
     },
-    failure: "response_failed_mid_stream",
+    ...responsesEnd(write, base, () => items.output("incomplete")),
   });
 }

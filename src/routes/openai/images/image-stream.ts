@@ -1,13 +1,20 @@
 // Runs an image generation for a route over the shared event stream (../event-stream.ts):
 // either collects the PNGs or streams OpenAI's image events — image_generation.partial_image
-// per preview, image_generation.completed per image — ending with `data: [DONE]`.
+// per preview, image_generation.completed per image, the last one ending the stream (OpenAI's
+// image stream has no `data: [DONE]`); a failure after the headers is an `error` event.
 import type {
   ImageEvent,
   ImageGenerator,
   ImageOptions,
   ImageTimings,
 } from "../../../tasks/text-to-image/text-to-image";
-import { allEvents, sseResponse, startEvents, type StartedEvents } from "../../http/event-stream";
+import {
+  allEvents,
+  openaiError,
+  sseResponse,
+  startEvents,
+  type StartedEvents,
+} from "../../http/event-stream";
 
 export type StartedImages = StartedEvents<ImageEvent>;
 
@@ -47,7 +54,7 @@ export interface ImageStreamFormat {
 }
 
 /** OpenAI's image events carry their type as the SSE event name too. */
-const namedEvent = (data: { type: string }) =>
+const namedEvent = (data: { type: string } & Record<string, unknown>) =>
   `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 
 export function imageStreamResponse(started: StartedImages, format: ImageStreamFormat): Response {
@@ -56,5 +63,7 @@ export function imageStreamResponse(started: StartedImages, format: ImageStreamF
     event: (event) =>
       namedEvent(event.type === "partial" ? format.partial(event) : format.completed(event)),
     failure: "image_generation_failed_mid_stream",
+    end: () => "",
+    error: (failure) => namedEvent({ type: "error", error: openaiError(failure) }),
   });
 }
