@@ -2,7 +2,8 @@
 // (keys, body guards) beside its routes; the OpenAPI document; the single error renderer.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
-import { defaultServices, fraudStores } from "./compose";
+import { fraudStores } from "./compose";
+import { isolate } from "./isolate";
 import { metricsRoutes } from "./routes/admin/metrics";
 import { documentApi } from "./routes/admin/openapi";
 import { referenceRoutes } from "./routes/admin/reference";
@@ -23,7 +24,7 @@ import type { FraudStores } from "./tasks/fraud/ledger/ledger";
 
 /** Builds the app from what src/compose.ts builds; tests pass their own services (e.g. a registry reading from R2). */
 export function createApp(
-  servicesFor: (env: Env) => Services = defaultServices,
+  servicesFor: (env: Env) => Services = isolate.services,
   storesFor: (env: Env) => FraudStores = fraudStores,
 ) {
   const app = new OpenAPIHono<AppEnv>();

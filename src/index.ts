@@ -1,12 +1,12 @@
-// Worker entry point.
-import { env } from "cloudflare:workers";
+// Worker entry point: the app, the card ledger's Durable Object class, and the isolate's start.
 import { createApp } from "./app";
-import { defaultServices, fraudStores, preloadModels } from "./compose";
+import { fraudStores } from "./compose";
+import { isolate } from "./isolate";
 
 export { CardHistory } from "./tasks/fraud/ledger/card-history";
 
-// The isolate starts by loading its preloaded models (src/tasks/preload.ts): evaluated with
-// the top level, before the first request, like ORT's own start (src/runtime/wasm/ort.ts).
-void preloadModels(env);
+// The isolate starts by loading its preloaded models: evaluated with the top level, before the
+// first request, like ORT's own start.
+void isolate.preload();
 
-export default createApp(defaultServices, fraudStores);
+export default createApp(isolate.services, fraudStores);

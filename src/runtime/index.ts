@@ -5,6 +5,7 @@ import type { InferenceRuntime } from "./runtime";
 import { createOipRuntime } from "./origin/oip-runtime";
 import { NO_ORIGIN, type OriginConfig } from "./origin/origin-config";
 import { createVllmRuntime } from "./origin/vllm-runtime";
+import { createBreakers, type Breakers } from "./origin/circuit-breaker";
 import { createTensorStreamRuntime } from "./origin/tensor-stream-runtime";
 import { decodeLoop } from "./wasm/decode-loop";
 import { createDiffusionLoopRuntime } from "./wasm/diffusion-loop";
@@ -55,7 +56,11 @@ function wasmRuntime(manifest: Manifest, loadGraph: GraphLoader): InferenceRunti
   return { ...tensors, generation: decodeLoop(decoder, manifest.generation) };
 }
 
-function originRuntime(manifest: Manifest, origin: OriginConfig): InferenceRuntime {
+function originRuntime(
+  manifest: Manifest,
+  origin: OriginConfig,
+  breakers: Breakers,
+): InferenceRuntime {
   switch (manifest.protocol) {
     case "vllm-completions":
       if (manifest.task !== "text-generation")
@@ -64,11 +69,12 @@ function originRuntime(manifest: Manifest, origin: OriginConfig): InferenceRunti
         model: manifest,
         contextLength: manifest.generation.contextLength,
         origin,
+        breakers,
       });
     case "tensor-stream":
       if (manifest.task !== "text-to-image")
         throw new Error(`Model "${manifest.name}": tensor-stream serves text-to-image only`);
-      return createTensorStreamRuntime({ model: manifest, origin });
+      return createTensorStreamRuntime({ model: manifest, origin, breakers });
     case "oip-v2":
     case undefined: {
       const graph = primaryGraph(manifest);
@@ -88,10 +94,9 @@ function originRuntime(manifest: Manifest, origin: OriginConfig): InferenceRunti
   }
 }
 
-/** The Worker's runtimes: each model where its manifest says, origin ones over their protocol. */
 /**
- * An origin config whose fields are read through `read` at each use: the settings come with
- * the env, and a runtime built at the isolate's top level (preloading) must see a request's.
+ * An origin config whose fields are read through `read` at each use, so a runtime built once
+ * per isolate follows its configuration (src/isolate.ts reads it from the isolate's env).
  */
 function liveOrigin(read: () => OriginConfig): OriginConfig {
   return {
@@ -113,7 +118,14 @@ function liveOrigin(read: () => OriginConfig): OriginConfig {
   };
 }
 
-export function edgeRuntimes(origin: OriginConfig | OriginFor = NO_ORIGIN) {
+/**
+ * The Worker's runtimes: each model where its manifest says, origin ones over their protocol,
+ * their calls guarded by `breakers` (one per origin URL; default: a table of their own).
+ */
+export function edgeRuntimes(
+  origin: OriginConfig | OriginFor = NO_ORIGIN,
+  breakers: Breakers = createBreakers(),
+) {
   const originFor: OriginFor = typeof origin === "function" ? origin : () => origin;
   return (manifest: Manifest, loadGraph: GraphLoader): InferenceRuntime => {
     switch (manifest.runtime) {
@@ -123,6 +135,7 @@ export function edgeRuntimes(origin: OriginConfig | OriginFor = NO_ORIGIN) {
         return originRuntime(
           manifest,
           typeof origin === "function" ? liveOrigin(() => originFor(manifest.name)) : origin,
+          breakers,
         );
       default: {
         const unknown: never = manifest.runtime;

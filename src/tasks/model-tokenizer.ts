@@ -9,6 +9,7 @@ import type { TextTokenizer } from "../tokenizers/tokenizer";
 
 type FileReader = RegisteredModel["readFile"];
 
+// A per-isolate memo, listed with the others in src/isolate.ts.
 const loaded = new WeakMap<FileReader, Map<string, Promise<TextTokenizer>>>();
 
 /** The tokenizer in `spec.file` of this model, loaded at most once per isolate. */

@@ -166,6 +166,7 @@ export function templateMarkupCandidates(source: string): string[] {
   return [...new Set(source.match(/<[^<>\s]{1,64}>|\[[^[\]\s]{1,64}\]/gu) ?? [])];
 }
 
+// A per-isolate memo, listed with the others in src/isolate.ts.
 const compiledTemplates = new Map<string, ChatTemplate>();
 
 /** CONTRACTS.md's renderChat. Without options, the control tokens are the template's

@@ -126,6 +126,7 @@ function wellFormed(text: string): string {
   return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATE, "\ufffd") : text;
 }
 
+// A per-isolate memo, listed with the others in src/isolate.ts.
 let charToByte: Map<string, number> | undefined;
 
 /** A byte-level token's bytes (its characters through the GPT-2 alphabet), if it is one. */

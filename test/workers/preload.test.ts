@@ -4,7 +4,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { preloadModels as isolatePreload } from "../../src/compose";
+import { isolate } from "../../src/isolate";
 import { bundledModels } from "../../src/models/bundled";
 import { ManifestSchema, type Manifest } from "../../src/models/manifest";
 import { createRegistry, type ModelEntry } from "../../src/models/registry";
@@ -65,7 +65,7 @@ describe("preloaded models", () => {
 
   it("exist before the first request: readiness and a first classification create no session", async () => {
     // The Worker's top level started the preload (src/index.ts); this joins it.
-    const outcomes = await isolatePreload(env);
+    const outcomes = await isolate.preload();
     expect(outcomes).toEqual(PRELOADED.map((model) => ({ model, ok: true })));
     const before = await (await get("/metrics")).text();
     const created = metric(before, "edge_wasm_sessions_created_total");
@@ -87,7 +87,7 @@ describe("preloaded models", () => {
   });
 
   it("a model not marked preload (the digit classifier) is loaded on its first request, as before", async () => {
-    await isolatePreload(env);
+    await isolate.preload();
     const before = await (await get("/metrics")).text();
     expect(before).toContain('edge_model_loaded{model="digit-classifier"} 0');
     const created = metric(before, "edge_wasm_sessions_created_total");

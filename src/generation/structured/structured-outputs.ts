@@ -12,6 +12,7 @@ export type StructuredOutputs =
   | { readonly regex: string };
 
 /** Compiled shapes by their spec's JSON, the most recent last: the same schema in the next request is the same shape, whose masks its vocabulary's trie has cached. */
+// A per-isolate memo, listed with the others in src/isolate.ts.
 const compiled = new Map<string, { shape: Shape; bytes: number }>();
 const MAX_COMPILED = 64;
 /** The most bytes of regex DFAs the cache keeps (a constraint's own are at most 512 KiB). */

@@ -11,6 +11,7 @@ async function digest(value: string): Promise<ArrayBuffer> {
 }
 
 /** The configured keys' digests, computed once per isolate per API_KEYS value (not per request). */
+// A per-isolate memo, listed with the others in src/isolate.ts.
 let configured: { secret: string; digests: Promise<ArrayBuffer[]> } | undefined;
 
 function keyDigests(secret: string): Promise<ArrayBuffer[]> {

@@ -42,6 +42,7 @@ export function requireMediaType(types: readonly string[]) {
 }
 
 /** One bodyLimit middleware per configured MAX_BODY_BYTES, built on first use (not per request). */
+// A per-isolate memo, listed with the others in src/isolate.ts.
 const limits = new Map<string, MiddlewareHandler>();
 
 function limitFor(config: string): MiddlewareHandler {

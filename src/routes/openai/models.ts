@@ -80,6 +80,7 @@ const retrieveRoute = createRoute({
 });
 
 /** Unix seconds of the first listing in this isolate (module-scope clocks read 0 in Workers). */
+// A per-isolate memo, listed with the others in src/isolate.ts.
 let servedSince: number | undefined;
 
 const capabilityNames = (capabilities: Capabilities) =>

@@ -56,14 +56,18 @@ export function circuitBreaker({
   };
 }
 
-const breakers = new Map<string, CircuitBreaker>();
+/** One breaker per origin URL, shared by every model it serves. */
+export type Breakers = (url: string) => CircuitBreaker;
 
-/** The isolate's breaker for one origin URL (shared by every model it serves). */
-export function breakerFor(url: string): CircuitBreaker {
-  let breaker = breakers.get(url);
-  if (breaker === undefined) {
-    breaker = circuitBreaker({ threshold: 5, cooldownMs: 5_000 });
-    breakers.set(url, breaker);
-  }
-  return breaker;
+/** A table of breakers by origin URL, each built at its URL's first call (src/isolate.ts keeps the Worker's). */
+export function createBreakers(): Breakers {
+  const breakers = new Map<string, CircuitBreaker>();
+  return (url) => {
+    let breaker = breakers.get(url);
+    if (breaker === undefined) {
+      breaker = circuitBreaker({ threshold: 5, cooldownMs: 5_000 });
+      breakers.set(url, breaker);
+    }
+    return breaker;
+  };
 }

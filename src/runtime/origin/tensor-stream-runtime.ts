@@ -13,7 +13,7 @@ import {
 } from "../../protocols/tensor-stream";
 import type { Tensor } from "../../tensors/tensor";
 import type { InferenceRuntime, TensorStreamCapability, TensorStreamStep } from "../runtime";
-import { breakerFor } from "./circuit-breaker";
+import { createBreakers, type Breakers } from "./circuit-breaker";
 import { deadlines, type Deadlines } from "./deadlines";
 import {
   DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
@@ -24,6 +24,8 @@ import {
 export interface TensorStreamRuntimeOptions {
   model: { name: string };
   origin: OriginConfig;
+  /** The breakers of the origins it calls (default: its own). */
+  breakers?: Breakers;
   /** Attempts before the first event (1 = no retry). */
   attempts?: number;
 }
@@ -75,7 +77,7 @@ const retryable = (error: unknown) =>
 
 /** A runtime whose model runs its loop on a tensor-stream origin. */
 export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): InferenceRuntime {
-  const { model, origin } = options;
+  const { model, origin, breakers = createBreakers() } = options;
   const attempts = options.attempts ?? 1 + RETRY_DELAYS_MS.length;
   const url = (): string => {
     if (!origin.url)
@@ -154,7 +156,7 @@ export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): 
   const tensorStream: TensorStreamCapability = {
     async *stream(feeds, { parameters, signal }) {
       const base = url();
-      const breaker = breakerFor(base);
+      const breaker = breakers(base);
       breaker.check();
       const body = JSON.stringify({ inputs: inputsOf(feeds), parameters: parameters ?? {} });
       let lastError: unknown;

@@ -20,7 +20,7 @@ import type {
   GenerationStep,
   InferenceRuntime,
 } from "../runtime";
-import { breakerFor } from "./circuit-breaker";
+import { createBreakers, type Breakers } from "./circuit-breaker";
 import { deadlines, type Deadlines } from "./deadlines";
 import {
   DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
@@ -32,6 +32,8 @@ export interface VllmRuntimeOptions {
   model: { name: string };
   contextLength: number;
   origin: OriginConfig;
+  /** The breakers of the origins it calls (default: its own). */
+  breakers?: Breakers;
   /** Attempts before the first token (1 = no retry). */
   attempts?: number;
 }
@@ -112,7 +114,7 @@ const retryable = (error: unknown) =>
 
 /** A runtime whose model decodes on a vLLM-compatible origin. */
 export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime {
-  const { model, origin } = options;
+  const { model, origin, breakers = createBreakers() } = options;
   const attempts = options.attempts ?? 1 + RETRY_DELAYS_MS.length;
 
   const url = (): string => {
@@ -193,7 +195,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         return;
       }
       const base = url();
-      const breaker = breakerFor(base);
+      const breaker = breakers(base);
       breaker.check();
       let lastError: unknown;
       let accepted = false;

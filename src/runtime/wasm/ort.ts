@@ -9,6 +9,7 @@ import starterGraph from "./starter.onnx";
 export { ort };
 
 /** ORT's linear memory, found when its instance is created (for the memory figures). */
+// A per-isolate memo, listed with the others in src/isolate.ts.
 let wasmMemory: WebAssembly.Memory | undefined;
 
 /** Bytes of linear memory ORT's WASM instance holds in this isolate (0 before ORT starts). */

@@ -65,6 +65,7 @@ export function merchantOf(env: Env): MerchantProfile {
 }
 
 /** MERCHANT_PROFILE parsed once per isolate (configuration, not request data). */
+// A per-isolate memo, listed with the others in src/isolate.ts.
 const profiles = new Map<string, MerchantProfile>();
 
 function merchantProfile(config: string): MerchantProfile {

@@ -74,6 +74,7 @@ function writeDigits(
 }
 
 /** Class → index maps, built once per manifest vocabulary (merchant names run to 10k+). */
+// A per-isolate memo, listed with the others in src/isolate.ts.
 const indexes = new WeakMap<readonly string[], Map<string, number>>();
 
 function indexOf(classes: readonly string[], value: string): number | undefined {

@@ -12,6 +12,7 @@ import {
 import type { GenerationRequest } from "../../runtime";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
 
+// A per-isolate memo, listed with the others in src/isolate.ts.
 const tries = new WeakMap<
   TextTokenizer,
   { trie: VocabularyTrie; bytes: (id: number) => Uint8Array }

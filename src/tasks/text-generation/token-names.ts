@@ -20,6 +20,7 @@ export interface TokenLogprobs extends TokenText {
 const utf8 = new TextEncoder();
 
 /** Per tokenizer, so once per isolate: each id's text alone (vLLM's decode of the one id) and its bytes. */
+// A per-isolate memo, listed with the others in src/isolate.ts.
 const tokenNames = new WeakMap<TextTokenizer, (id: number) => Omit<TokenText, "logprob">>();
 
 function tokenNamer(text: TextTokenizer): (id: number) => Omit<TokenText, "logprob"> {

@@ -21,6 +21,7 @@ function hexToBytes(hex: string): Uint8Array | undefined {
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 }
 
+// A per-isolate memo, listed with the others in src/isolate.ts.
 const keys = new Map<string, Promise<CryptoKey | undefined>>();
 let imports = 0;
 

@@ -1,0 +1,63 @@
+// What this isolate builds once and keeps, in one place. The Worker's isolate reads its
+// configuration from its env (cloudflare:workers) at each use, so a variable changed between
+// requests (as tests change theirs) is seen without keeping "the env of the latest call".
+//
+// Built here, the isolate's own state:
+// | what                         | holds                                             | built                                   |
+// |------------------------------|---------------------------------------------------|-----------------------------------------|
+// | services()                   | the registry, each model's runtime, ORT sessions, | first use: at start-up, where the       |
+// |                              | tokenizers and chat templates (tasks/)            | Worker preloads (src/index.ts)          |
+// | preload()                    | the preload's outcome, one per `preload` model    | once, at start-up                       |
+// | breakers                     | a circuit breaker per origin URL                  | at each URL's first call                |
+//
+// Memos that stay beside the pure code they speed up (shared by edge and origin, bounded, each
+// keyed by what it was computed from, so they cannot go stale):
+// | where                                      | holds                                          | built / bound                  |
+// |--------------------------------------------|------------------------------------------------|--------------------------------|
+// | runtime/wasm/ort.ts                        | onnxruntime-web's one WASM instance            | first session; one per isolate |
+// | generation/structured/structured-outputs   | compiled JSON schemas and regexes              | per format; LRU, 4 MB of DFAs  |
+// | generation/structured/state-key, json-bytes| automaton state identities                     | per state; weak                |
+// | tokenizers/chat-template                   | compiled chat templates, by template text      | per template; models' count    |
+// | tokenizers/compact-tokenizer               | the byte-level alphabet table                  | first byte-level tokenizer     |
+// | tasks/model-tokenizer, token-names,        | a model's tokenizer, token names, vocabulary   | per model; weak, with the model|
+// |   text-generation/structured-constraint    |   trie and mask cache (1 MiB)                  |                                |
+// | tasks/fraud/featurize                      | a feature list's column indexes                | per manifest; weak             |
+// | tasks/fraud/context, sources/adyen-sig.    | MERCHANT_PROFILE parsed; Adyen HMAC CryptoKeys | per configured value           |
+// | routes/http/auth                           | the API keys' SHA-256 digests                  | per API_KEYS value             |
+// | routes/http/body                           | the body-limit middleware per size             | per MAX_BODY_BYTES value       |
+// | routes/openai/models                       | when this isolate began serving (`created`)    | first /v1/models               |
+import { env } from "cloudflare:workers";
+import { originConfig } from "./compose";
+import { bundledModels } from "./models/bundled";
+import { createRegistry } from "./models/registry";
+import { edgeRuntimes } from "./runtime";
+import { createBreakers } from "./runtime/origin/circuit-breaker";
+import { createServices, type Services } from "./tasks";
+import { preloadModels, type PreloadOutcome } from "./tasks/preload";
+
+const breakers = createBreakers();
+let services: Services | undefined;
+let preloading: Promise<PreloadOutcome[]> | undefined;
+
+export const isolate = {
+  /** The served models, built on first use with the isolate's bindings (R2, origins). */
+  services(): Services {
+    services ??= createServices(
+      createRegistry(bundledModels, {
+        bucket: env.MODELS,
+        runtimeFor: edgeRuntimes((model) => originConfig(env, model), breakers),
+      }),
+    );
+    return services;
+  },
+
+  /**
+   * Loads the models marked `preload` into the services the requests use, once: the Worker
+   * calls it at its top level, where Workers run it before the first request. Never rejects;
+   * a model that failed loads on request as usual.
+   */
+  preload(): Promise<PreloadOutcome[]> {
+    preloading ??= preloadModels(isolate.services());
+    return preloading;
+  },
+};
