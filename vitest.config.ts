@@ -5,9 +5,12 @@
 // preloads, what one isolate's memory holds) run in a project of their own.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
-import { TEST_SECRETS } from "./test/secrets";
+import { TEST_SECRETS } from "./test/support/secrets";
 
-const FRESH_ISOLATE = ["test/workers/preload.test.ts", "test/workers/images-parity.test.ts"];
+const FRESH_ISOLATE = [
+  "test/workers/isolate/preload.test.ts",
+  "test/workers/openai/images/parity.test.ts",
+];
 
 const workers = (
   name: string,
@@ -29,7 +32,7 @@ const workers = (
   ],
   test: {
     name,
-    setupFiles: ["test/workers/apply-migrations.ts"],
+    setupFiles: ["test/support/workers/apply-migrations.ts"],
     testTimeout: 30_000,
     ...test,
   },
@@ -51,15 +54,15 @@ export default defineConfig({
         exclude: FRESH_ISOLATE,
         isolate: false,
         globalSetup: [
-          "test/workers/ibm-setup.ts",
-          "test/workers/origin-setup.ts",
-          "test/workers/generation-setup.ts",
-          "test/workers/images-setup.ts",
+          "test/support/setup/ibm-models.ts",
+          "test/support/setup/origin.ts",
+          "test/support/setup/llm-origin.ts",
+          "test/support/setup/images-origin.ts",
         ],
       }),
       workers("workers-isolated", {
         include: FRESH_ISOLATE,
-        globalSetup: ["test/workers/images-setup.ts"],
+        globalSetup: ["test/support/setup/images-origin.ts"],
       }),
     ],
   },

@@ -33,7 +33,7 @@ export interface TokenChunk {
  * The streamed completion chunk (vLLM's CompletionStreamResponse with one choice; see
  * completions.ts for the source it follows) written from a per-request template: the
  * fixed head is serialized once, and each token fills in only its own fields. The bytes
- * are exactly JSON.stringify of the chunk object (test/unit/origin-completion-chunks.test.ts
+ * are exactly JSON.stringify of the chunk object (test/unit/origin/routes/completion-chunks.test.ts
  * holds them to it), without building that object and walking it for every token.
  *
  * `data: {chunk}\n\n` for each chunk of one request's tokens, from its head.

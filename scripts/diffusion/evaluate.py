@@ -1,7 +1,7 @@
 """Step 4 of scripts/diffusion/build.sh: the parity fixtures and the closed-loop evaluation, both
 through the Python reference loop (scripts/diffusion/reference.py) on the exported modules'
 torch originals (.cache/diffusion/model.pt; Debian has no Python onnxruntime: the ONNX graphs
-are checked against these modules by test/unit/digit-diffusion.test.ts with onnxruntime-node).
+are checked against these modules by test/unit/models/digit-diffusion.test.ts with onnxruntime-node).
 
 Fixtures (test/fixtures/digit-diffusion/):
   loops.json   per case: prompt, ids, padded input_ids / attention_mask, seed, scheduler, steps,

@@ -7,7 +7,7 @@
 //    scripts/llm/data.py, which gave the validation figure during training); the test split is
 //    read here, once, after every choice was made on validation.
 // 2. A small INT8 check (the first window of the first 4 test documents) that
-//    test/unit/tiny-llm.test.ts recomputes.
+//    test/unit/models/tiny-llm.test.ts recomputes.
 // 3. onnxruntime-web (WASM, loaded in Node) runs both graphs: greedy KV-cache decoding of the
 //    fixture prompts must give onnxruntime-node's ids, and the prefill logits are compared.
 // 4. The manifest: graphs with sha256/bytes and tensor specs, tokenizer, generation settings,
@@ -116,7 +116,7 @@ const test = loadSplit("test");
 const checkDocs = 4;
 const check = await negLogLikelihood(int8, test.ids, documentJobs(test, checkDocs, true));
 const int8Check = {
-  description: `INT8 perplexity on the first ${CONTEXT}-token window of the first ${checkDocs} test documents (test/unit/tiny-llm.test.ts recomputes it)`,
+  description: `INT8 perplexity on the first ${CONTEXT}-token window of the first ${checkDocs} test documents (test/unit/models/tiny-llm.test.ts recomputes it)`,
   documents: checkDocs,
   tokens: check.tokens,
   perplexity: round(Math.exp(check.nll / check.tokens)),

@@ -157,7 +157,7 @@ function isStreamChoice(value: unknown): value is z.infer<typeof StreamChoice> {
 /**
  * The CompletionChunk schema checked by hand: it runs once per streamed token, where zod's
  * parse (which also copies the object) was a measurable share of the edge's CPU per token.
- * Accepts exactly what `CompletionChunk.safeParse` accepts (test/unit/vllm-protocol.test.ts);
+ * Accepts exactly what `CompletionChunk.safeParse` accepts (test/unit/protocols/vllm-completions.test.ts);
  * the chunk is returned as parsed (unknown keys kept, not stripped).
  */
 export function isCompletionChunk(value: unknown): value is CompletionChunk {

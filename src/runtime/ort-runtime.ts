@@ -55,7 +55,7 @@ function fromOrtTensor(name: string, tensor: ort.Tensor): Tensor {
     );
   }
   // onnxruntime-web and onnxruntime-node both copy each output out of ORT's memory into a
-  // fresh typed array of its own (test/unit/ort-runtime.test.ts), so a result outlives the
+  // fresh typed array of its own (test/unit/runtime/wasm/ort-runtime.test.ts), so a result outlives the
   // session's next run without another copy.
   return { datatype, shape: [...tensor.dims], data: tensor.data };
 }

@@ -1,7 +1,7 @@
 // The edge tokenizer: loads the compact form (views over the file's bytes, no vocabulary
 // parsing) and encodes/decodes as the Rust `tokenizers` crate does for BPE tokenizers
 // (byte-level and SentencePiece-style with byte fallback). Proven against the Rust
-// binding by test/unit/compact-tokenizer-parity.test.ts.
+// binding by test/slow/compact-tokenizer-parity.test.ts.
 import { AddedTokenMatcher, addedTokens, type AddedToken } from "./added-tokens";
 import { BpeModel } from "./bpe";
 import { readCompact, type CompactHeader, type CompactVocab } from "./compact-format";

@@ -1,6 +1,6 @@
 // Hugging Face tokenizer.json loading through @huggingface/tokenizers (pure JS), behind the
 // TextTokenizer interface. It gives the Rust `tokenizers` ids (checked on the held-out
-// texts by test/unit/tokenizer-parity.test.ts) but parses the whole JSON on load.
+// texts by test/unit/tokenizers/tokenizer-parity.test.ts) but parses the whole JSON on load.
 import { Tokenizer } from "@huggingface/tokenizers";
 import type { TextTokenizer } from "./tokenizer";
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOrigin } from "../../scripts/lib/origin.mjs";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
-import { TEST_SECRETS } from "../secrets";
+import { TEST_SECRETS } from "../support/secrets";
 
 const ROOT = join(import.meta.dirname, "../..");
 const KEY = TEST_SECRETS.API_KEYS.split(",")[0] ?? "";

@@ -13,7 +13,7 @@ import { FraudScoringSchema } from "../../src/models/manifest";
 import { TransactionSchema, type Transaction } from "../../src/tasks/fraud/transaction";
 import { buildWindows, type Account } from "../../src/tasks/fraud/windows";
 import { averagePrecision } from "../../scripts/lib/metrics.mjs";
-import { RawRowSchema, rawTimeMs, toTransactionInput } from "../tabformer";
+import { RawRowSchema, rawTimeMs, toTransactionInput } from "../support/tabformer";
 
 const manifest = FraudScoringSchema.parse(
   JSON.parse(readFileSync("models/fraud-gru/manifest.json", "utf8")),

@@ -3,7 +3,7 @@
 // `new Function`), and a schema per element (`z.number().int().min().max()`) cost 3× as much:
 // 13.2–14.6 ms against 4.5 ms for a 100k-byte image (Node with zod jitless, as in workerd,
 // side by side). The issues are zod's own, at the same paths, with the same messages
-// (test/unit/integer-list.test.ts holds them to the per-element schema's).
+// (test/unit/routes/http/integer-list.test.ts holds them to the per-element schema's).
 import { z } from "@hono/zod-openapi";
 
 /** zod's issues for one element of `z.number().int().min(min).max(max)`, in its order. */

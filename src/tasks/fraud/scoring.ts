@@ -50,7 +50,7 @@ export function createFraudScorer(
       const featurized = performance.now();
       // One run for the whole batch: the INT8 graph quantizes activations with calibrated
       // constants (scripts/quantize.py --calibration), so no account's score depends on
-      // its batch-mates (test/workers/fraud-score.test.ts holds it to that).
+      // its batch-mates (test/workers/fraud/score.test.ts holds it to that).
       const { outputs, timings } = await tensors.run(
         { [input.name]: { datatype: "FP32", shape: windows.shape, data: windows.data } },
         { outputNames: [output.name], signal },

@@ -2,7 +2,7 @@
 // `image_generation.partial_image` previews and `image_generation.completed` images (shapes
 // of the openai package's ImageGenPartialImageEvent / ImageGenCompletedEvent and
 // ImagesResponse). The official `openai` SDK's images.generate works unmodified
-// (test/workers/images-openai-client.test.ts).
+// (test/workers/openai/images/openai-client.test.ts).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../../errors/service-error";
 import { capability, type ServedModel, type Services } from "../../../tasks";

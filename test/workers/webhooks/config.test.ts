@@ -1,0 +1,106 @@
+// Operator errors: a Worker whose D1 lacks its migrations answers the webhooks 503
+// not_configured naming the missing migration (the provider retries; nothing is lost) and
+// reports it in /v2/health/ready. The Adyen HMAC key is imported once per configured value.
+import { applyD1Migrations, createExecutionContext, env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../../src/app";
+import { hmacKeyImports, verifyItem } from "../../../src/tasks/fraud/sources/adyen-signature";
+import { NotificationItemSchema } from "../../../src/tasks/fraud/sources/adyen";
+import { TEST_SECRETS } from "../../support/secrets";
+import { adyenItem, issuingAuthorization, stripeEvent, unique } from "../../support/workers/fraud";
+import Stripe from "stripe";
+
+async function signedStripe(event: unknown) {
+  const payload = JSON.stringify(event);
+  const signature = await Stripe.webhooks.generateTestHeaderStringAsync({
+    payload,
+    secret: TEST_SECRETS.STRIPE_WEBHOOK_SECRET,
+    cryptoProvider: Stripe.createSubtleCryptoProvider(),
+  });
+  return {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": signature },
+    body: payload,
+  };
+}
+
+describe("a D1 database without its migrations", () => {
+  const app = createApp();
+  const bare = () => ({ ...env, DB: env.EMPTY_DB });
+
+  it("webhooks answer 503 not_configured naming every missing migration; health/ready reports them", async () => {
+    const stripe = await app.request(
+      "/v1/webhooks/stripe",
+      await signedStripe(
+        stripeEvent("issuing_authorization.request", issuingAuthorization(unique("ic"))),
+      ),
+      bare(),
+      createExecutionContext(),
+    );
+    expect(stripe.status).toBe(503);
+    expect(stripe.headers.get("retry-after")).toBe("60");
+    expect(await stripe.json()).toMatchObject({
+      code: "not_configured",
+      detail: expect.stringMatching(/0001_decisions\.sql, 0002_transaction_decisions\.sql/),
+    });
+
+    const adyen = await app.request(
+      "/v1/webhooks/adyen",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          live: "false",
+          notificationItems: [{ NotificationRequestItem: adyenItem(unique("A")) }],
+        }),
+      },
+      bare(),
+      createExecutionContext(),
+    );
+    expect(adyen.status).toBe(503);
+    expect(await adyen.json()).toMatchObject({
+      code: "not_configured",
+      detail: expect.stringContaining("0001_decisions.sql"),
+    });
+
+    const health = await app.request("/v2/health/ready", {}, bare(), createExecutionContext());
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({
+      ready: false,
+      not_configured: {
+        missing_migrations: ["0001_decisions.sql", "0002_transaction_decisions.sql"],
+      },
+    });
+  });
+
+  it("names only what is still missing once the first migration is applied", async () => {
+    await applyD1Migrations(env.EMPTY_DB, env.TEST_MIGRATIONS.slice(0, 1));
+    const health = await app.request("/v2/health/ready", {}, bare(), createExecutionContext());
+    expect(await health.json()).toMatchObject({
+      not_configured: { missing_migrations: ["0002_transaction_decisions.sql"] },
+    });
+  });
+
+  it("with every migration applied, health/ready says nothing of it", async () => {
+    const health = await app.request("/v2/health/ready", {}, env, createExecutionContext());
+    expect(await health.json()).not.toHaveProperty("not_configured");
+  });
+});
+
+describe("the Adyen HMAC key", () => {
+  it("is imported once per configured value, not per notification item", async () => {
+    const item = NotificationItemSchema.parse(adyenItem(unique("A")));
+    await verifyItem(item, TEST_SECRETS.ADYEN_HMAC_KEY);
+    const before = hmacKeyImports();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => verifyItem(item, TEST_SECRETS.ADYEN_HMAC_KEY)),
+    );
+    expect(results.every(Boolean)).toBe(true);
+    expect(hmacKeyImports()).toBe(before);
+    // A rotated key is one more import, then reused too.
+    const rotated = "00".repeat(32);
+    await verifyItem(item, rotated);
+    await verifyItem(item, rotated);
+    expect(hmacKeyImports()).toBe(before + 1);
+  });
+});
