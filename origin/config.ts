@@ -18,7 +18,9 @@ const ConfigSchema = z.object({
   ORIGIN_PORT: integer(8788, 0).pipe(z.number().max(65535)),
   ORIGIN_API_KEY: z.string().default(""),
   ORIGIN_MODELS: z.string().min(1).default("models"),
-  /** Preference order, e.g. "cuda,cpu"; default: cuda where this onnxruntime-node has it, else cpu. */
+  /**
+   * Preference order, e.g. "cuda,cpu"; default: cuda where this onnxruntime-node has it, else cpu.
+   */
   ORIGIN_EXECUTION_PROVIDERS: z.string().optional(),
   /** Threads per onnxruntime session: one per engine shares a small machine fairly. */
   ORIGIN_INTRA_OP_THREADS: integer(1, 1),
@@ -28,7 +30,10 @@ const ConfigSchema = z.object({
   ORIGIN_MAX_WAITING: integer(256, 0),
   /** Prompt tokens prefilled between two decode steps (at least one prompt always is). */
   ORIGIN_PREFILL_TOKENS_PER_STEP: integer(2048, 1),
-  /** Which graph of a text-generation manifest to run, overriding generation.graph (e.g. decoder-fp32). */
+  /**
+   * Which graph of a text-generation manifest to run, overriding generation.graph (e.g.
+   * decoder-fp32).
+   */
   ORIGIN_GENERATION_GRAPH: z.string().optional(),
   ORIGIN_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1),
   /** "false" runs decoder graphs as exported (presents = the whole cache, copied every step). */

@@ -39,7 +39,10 @@ export async function readVerifiedFile(
   return bytes;
 }
 
-/** A file the model can serve without (its tokenizer, for structured outputs): undefined when absent, refused when it fails its check. */
+/**
+ * A file the model can serve without (its tokenizer, for structured outputs): undefined when
+ * absent, refused when it fails its check.
+ */
 export async function readOptionalVerifiedFile(
   dir: string,
   file: string,

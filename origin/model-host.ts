@@ -26,7 +26,10 @@ export interface HostedModel {
   decoder: Decoder | undefined;
   /** Text-to-image models: the denoising loop shared by their requests. */
   diffusion?: DiffusionEngine;
-  /** How a decoder runs its graph: rewritten (split attention: no cache copies; logits for the last position only), or as exported. */
+  /**
+   * How a decoder runs its graph: rewritten (split attention: no cache copies; logits for the last
+   * position only), or as exported.
+   */
   mode: string | undefined;
 }
 
@@ -100,13 +103,16 @@ export function createModelHost(config: OriginConfig): ModelHost {
         const split = config.splitAttention
           ? splitAttention(bytes, model.manifest.generation.layers)
           : null;
-        // Logits for the last position only: with the rewrites (the graph as exported stays as exported).
+        // Logits for the last position only: with the rewrites (the graph as exported stays as
+        // exported).
         const last = split !== null ? lastPositionLogits(split) : null;
         const stepGraph = last ?? split ?? bytes;
-        // Prefills (no past) run the graph as exported, with last-position logits (see DecoderEngine).
+        // Prefills (no past) run the graph as exported, with last-position logits (see
+        // DecoderEngine).
         const prefillGraph = split !== null ? lastPositionLogits(bytes) : null;
         const { name, generation, tokenizer: ref } = model.manifest;
-        // The tokens' bytes for structured outputs, verified as the graph is; a folder without the file serves none.
+        // The tokens' bytes for structured outputs, verified as the graph is; a folder without the
+        // file serves none.
         const tokenizerBytes = await readOptionalVerifiedFile(folder.dir, ref.file, ref.sha256);
         if (tokenizerBytes === undefined)
           console.error(

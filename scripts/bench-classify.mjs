@@ -42,8 +42,9 @@ const BLOCK = 20;
 const dir = "models/spam-classifier";
 const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8"));
 
-// The edge's preprocessing: first maxChars characters, first maxLength ids (src/tokenizers/batch.ts).
-// The tokenizer's source JSON: the Worker's compact tokenizer.bin gives the same ids (test/unit/tokenizers/tokenizer-parity.test.ts).
+// The edge's preprocessing: first maxChars characters, first maxLength ids
+// (src/tokenizers/batch.ts). The tokenizer's source JSON: the Worker's compact tokenizer.bin gives
+// the same ids (test/unit/tokenizers/tokenizer-parity.test.ts).
 const tokenizer = new Tokenizer(
   JSON.parse(
     readFileSync(`${dir}/${manifest.tokenizer.source?.file ?? manifest.tokenizer.file}`, "utf8"),

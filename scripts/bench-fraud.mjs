@@ -7,7 +7,8 @@
 //   webhook   signed Stripe issuing_authorization.request events against `wrangler dev`
 //             on loopback with C in flight: webhook-to-decision latency p50/p99 (D1 write and
 //             Durable Object history included) and decisions per second
-// Usage: npm run bench:fraud [-- --events 400 --concurrency 8 --runs 300 --warmup-ms 2000]   (needs ../shared/external/ibm-ccf for IBM's rows)
+// Usage: npm run bench:fraud [-- --events 400 --concurrency 8 --runs 300 --warmup-ms 2000] (needs
+// ../shared/external/ibm-ccf for IBM's rows)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";

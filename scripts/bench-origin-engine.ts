@@ -1,12 +1,12 @@
-// The origin's decoder engine alone, in-process (no HTTP, no SSE, no client): the same
-// cells as scripts/bench-origin.mjs (N clients in a closed loop, prompt = context − new
-// tokens, greedy, ignore_eos), the same session setup as origin/model-host.ts (split
-// attention and last-position logits for the steps, the graph as exported with
-// last-position logits for prefills, one intra-op thread). It says how much of the
-// end-to-end ratio the engine itself allows: what HTTP/SSE costs is the difference.
-// Prints one JSON line per cell (medians over interleaved rounds); bench-origin.mjs runs it
-// after its HTTP cells and prints the table.
-// Usage: npx tsx scripts/bench-origin-engine.ts [--rounds 5] [--min-tokens 2048] [--new-tokens 32] [--contexts 64,512] [--concurrency 1,4,16,64] [--graph decoder]
+// The origin's decoder engine alone, in-process (no HTTP, no SSE, no client): the same cells as
+// scripts/bench-origin.mjs (N clients in a closed loop, prompt = context − new tokens, greedy,
+// ignore_eos), the same session setup as origin/model-host.ts (split attention and last-position
+// logits for the steps, the graph as exported with last-position logits for prefills, one intra-op
+// thread). It says how much of the end-to-end ratio the engine itself allows: what HTTP/SSE costs
+// is the difference. Prints one JSON line per cell (medians over interleaved rounds);
+// bench-origin.mjs runs it after its HTTP cells and prints the table. Usage: npx tsx
+// scripts/bench-origin-engine.ts [--rounds 5] [--min-tokens 2048] [--new-tokens 32] [--contexts
+// 64,512] [--concurrency 1,4,16,64] [--graph decoder]
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DecoderEngine } from "../origin/engines/decoder/engine";
@@ -161,7 +161,8 @@ const keys = contexts.flatMap((context) => concurrency.map((streams) => ({ conte
 const results = new Map(
   keys.map(({ context, streams }) => [`${context}:${streams}`, [] as Cell[]]),
 );
-for (const { context, streams } of keys) await cell(context, streams, 99, 0); // warm-up (two requests per client)
+// warm-up (two requests per client)
+for (const { context, streams } of keys) await cell(context, streams, 99, 0);
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 === 0 ? keys : [...keys].reverse();
   for (const { context, streams } of order)

@@ -1,6 +1,6 @@
-// One decode step of the tiny LLM, in-process, on the graph the origin serves (split
-// attention + last-position logits: origin/onnx/) and on three variants tried for the
-// many-row step at long context — none kept (docs/benchmarks.md, "The reference origin: LLM decoding"):
+// One decode step of the tiny LLM, in-process, on the graph the origin serves (split attention +
+// last-position logits: origin/onnx/) and on three variants tried for the many-row step at long
+// context — none kept (docs/benchmarks.md, "The reference origin: LLM decoding"):
 //   pre-transposed keys  the past keys fed as [rows, heads, headDim, capacity], no Transpose
 //                        before q·Kᵀ (timing only: onnxruntime already fuses that Transpose
 //                        into FusedMatMul(transB), so it never copied)
@@ -101,7 +101,10 @@ function elementwiseNewColumn(): Uint8Array {
   return encodeModel(model);
 }
 
-/** GroupQueryAttention per layer (see the header); inputs seqlens_k INT32 [b] and total_sequence_length INT32 []. */
+/**
+ * GroupQueryAttention per layer (see the header); inputs seqlens_k INT32 [b] and
+ * total_sequence_length INT32 [].
+ */
 function groupQueryAttention(): Uint8Array {
   const model = decodeModel(bytes) as ReturnType<typeof decodeModel> & {
     opsetImport?: { domain?: string; version?: number }[];
@@ -237,7 +240,10 @@ const sessions = new Map<Kind, ort.InferenceSession>([
 let state = 5;
 const random = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32 - 0.5;
 
-/** The feeds and bound outputs of one step of `rows` rows, each `filled` tokens into a cache of `capacity` columns. */
+/**
+ * The feeds and bound outputs of one step of `rows` rows, each `filled` tokens into a cache of
+ * `capacity` columns.
+ */
 function step(kind: Kind, rows: number, capacity: number, filled: number, caches: Float32Array[]) {
   const common: Record<string, ort.Tensor> = {
     input_ids: new ort.Tensor(
@@ -259,7 +265,8 @@ function step(kind: Kind, rows: number, capacity: number, filled: number, caches
     common.seqlens_k = new ort.Tensor("int32", new Int32Array(rows).fill(filled), [rows]);
     common.total_sequence_length = new ort.Tensor("int32", Int32Array.of(filled + 1), []);
     names.forEach((name, i) => {
-      // The same memory as past and present: the kernel's shared-buffer path (the cache copy is this step's own).
+      // The same memory as past and present: the kernel's shared-buffer path (the cache copy is
+      // this step's own).
       const cache = caches[i]!.slice();
       common[`past_key_values.${name}`] = new ort.Tensor("float32", cache, [
         rows,

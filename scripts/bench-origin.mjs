@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Reference origin benchmark (origin/, onnxruntime-node, one intra-op thread), over
-// loopback with real SSE streams, side by side in one run:
+// Reference origin benchmark (origin/, onnxruntime-node, one intra-op thread), over loopback with
+// real SSE streams, side by side in one run:
 //   throughput  aggregate generated tokens/s at 1, 4, 16, 64 concurrent streams (closed loop:
 //               each stream a client sending requests back to back, ≥ --min-tokens per cell), per shape
 //               "context/new tokens" (prompt = context − new tokens): 64/32 and 512/256 (half
@@ -24,9 +24,9 @@
 //               the split-attention graph the origin runs and, beside it, a second origin
 //               running the graph as exported (ORIGIN_SPLIT_ATTENTION=false: the cache is
 //               concatenated, i.e. copied, inside every step)
-// Cells are interleaved: every round runs every cell once, in a new order; medians are
-// reported, with the load average seen during the run.
-// Usage: node scripts/bench-origin.mjs [--rounds 3] [--min-tokens 2048] [--shapes 64/32,512/32,512/256] [--graph decoder]
+// Cells are interleaved: every round runs every cell once, in a new order; medians are reported,
+// with the load average seen during the run. Usage: node scripts/bench-origin.mjs [--rounds 3]
+// [--min-tokens 2048] [--shapes 64/32,512/32,512/256] [--graph decoder]
 //          [--concurrency 1,4,16,64] [--no-steps] [--no-engine] [--no-http-thread]   (subsets, for quick comparisons)
 //          [--stream-interval 1]   (ORIGIN_STREAM_INTERVAL of the origins: token ids per chunk after the first, as vLLM's --stream-interval)
 //        (--contexts 64,512 --new-tokens 32: the shapes of every context with that many new tokens)
@@ -55,14 +55,19 @@ const { values: options } = parseArgs({
   },
 });
 const ROUNDS = Number(options.rounds);
-/** Tokens a throughput cell generates at least (each client sends requests back to back until then). */
+/**
+ * Tokens a throughput cell generates at least (each client sends requests back to back until then).
+ */
 const MIN_TOKENS = Number(options["min-tokens"]);
 const MODEL = options.model;
 const manifest = JSON.parse(readFileSync(`models/${MODEL}/manifest.json`, "utf8"));
 const graph = options.graph ?? manifest.generation.graph;
 const { vocabSize, contextLength, bosTokenId = 1 } = manifest.generation;
 const CONCURRENCY = options.concurrency.split(",").map(Number);
-/** A cell's shape: `context` tokens at the end, `newTokens` of them generated; `key` names it ("512/256"). */
+/**
+ * A cell's shape: `context` tokens at the end, `newTokens` of them generated; `key` names it
+ * ("512/256").
+ */
 const SHAPES = (
   options.contexts === undefined && options["new-tokens"] === undefined
     ? options.shapes.split(",").map((shape) => shape.split("/").map(Number))
@@ -104,12 +109,18 @@ const origin = await startOrigin(settings);
 const exported = STEPS
   ? await startOrigin({ ...settings, ORIGIN_SPLIT_ATTENTION: "false" })
   : undefined;
-/** The decoder on the HTTP thread (ORIGIN_DECODER_THREAD=false), as before it had a thread of its own: 1 and 16 streams. */
+/**
+ * The decoder on the HTTP thread (ORIGIN_DECODER_THREAD=false), as before it had a thread of its
+ * own: 1 and 16 streams.
+ */
 const httpThread = HTTP_THREAD
   ? await startOrigin({ ...settings, ORIGIN_DECODER_THREAD: "false" })
   : undefined;
 
-/** One streamed completion; resolves with the arrival time (performance.now()) of each token id received. */
+/**
+ * One streamed completion; resolves with the arrival time (performance.now()) of each token id
+ * received.
+ */
 const stream = (ids, maxTokens, url = origin.url) => streamCompletion(url, MODEL, ids, maxTokens);
 
 async function counter(name, url = origin.url) {
@@ -123,7 +134,10 @@ async function counter(name, url = origin.url) {
   );
 }
 
-/** The origin process's CPU seconds (its process_cpu_seconds_total: microseconds, where /proc counts 10 ms ticks). */
+/**
+ * The origin process's CPU seconds (its process_cpu_seconds_total: microseconds, where /proc counts
+ * 10 ms ticks).
+ */
 async function processCpu(url = origin.url) {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(
@@ -195,7 +209,8 @@ async function throughputCell({ context, newTokens }, streams, round, url = orig
     ((end - from) / 1000);
   const requests = streams * reps;
   return {
-    // CPU ms per request (one stream's prompt and tokens): prefill, decode steps, and the rest (HTTP/SSE, scheduling, sampling)
+    // CPU ms per request (one stream's prompt and tokens): prefill, decode steps, and the rest
+    // (HTTP/SSE, scheduling, sampling)
     cpuPerStream: {
       prefill: ((cpuPrefill1 - cpuPrefill0) / requests) * 1000,
       decode: ((cpuSteps1 - cpuSteps0) / requests) * 1000,
@@ -210,7 +225,10 @@ async function throughputCell({ context, newTokens }, streams, round, url = orig
   };
 }
 
-/** Mean decode step of `rows` streams of `context`-token prompts on the origin at `url`: wall and CPU ms. */
+/**
+ * Mean decode step of `rows` streams of `context`-token prompts on the origin at `url`: wall and
+ * CPU ms.
+ */
 async function stepCell(context, rows, url) {
   const [before, cpuBefore] = [
     await histogram("origin_decode_step_seconds", url),

@@ -29,10 +29,12 @@ const time = (prompts: number[][], run: (prompt: number[]) => void) => {
 };
 
 const seenTwice = (batch: number[][]) => {
-  for (const prompt of batch) cache.insert(new PromptBlocks(prompt), segments); // remembered by the doorkeeper
+  // remembered by the doorkeeper
+  for (const prompt of batch) cache.insert(new PromptBlocks(prompt), segments);
   return batch;
 };
-time(seenTwice(prompts(1000)), (prompt) => cache.insert(new PromptBlocks(prompt), segments)); // fills the cache: later inserts evict
+// fills the cache: later inserts evict
+time(seenTwice(prompts(1000)), (prompt) => cache.insert(new PromptBlocks(prompt), segments));
 const unseen = time(prompts(2000), (prompt) => cache.insert(new PromptBlocks(prompt), segments));
 const kept = time(seenTwice(prompts(2000)), (prompt) =>
   cache.insert(new PromptBlocks(prompt), segments),

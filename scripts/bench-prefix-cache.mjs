@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// Automatic prefix caching at the reference origin (origin/engines/decoder/prefix-cache.ts),
-// side by side in one run: two origins, one keeping prompt blocks (ORIGIN_PREFIX_CACHE_MIB=64,
-// the default) and one not (0), over loopback with real SSE streams, greedy, ignore_eos.
-// Workloads, each a closed loop of N clients sending requests back to back (≥ --min-tokens
-// per cell):
+// Automatic prefix caching at the reference origin (origin/engines/decoder/prefix-cache.ts), side
+// by side in one run: two origins, one keeping prompt blocks (ORIGIN_PREFIX_CACHE_MIB=64, the
+// default) and one not (0), over loopback with real SSE streams, greedy, ignore_eos. Workloads,
+// each a closed loop of N clients sending requests back to back (≥ --min-tokens per cell):
 //   shared    every prompt is one --system-token prefix (a system prompt, a few-shot preamble)
 //             followed by a --suffix-token part of its own, then --new-tokens generated
 //   distinct  prompts of the same length with nothing in common: what the cache costs when
 //             nothing is reused (their first blocks are never seen twice, so nothing is kept)
-// Reported per cell (medians over interleaved rounds): time to first token, aggregate tokens/s,
-// and the origin's CPU per request (its process_cpu_seconds_total), cached ÷ uncached; and the
-// cached origin's hit rate (vllm:prefix_cache_hits ÷ vllm:prefix_cache_queries).
-// Usage: node scripts/bench-prefix-cache.mjs [--rounds 5] [--system 384] [--suffix 64] [--new-tokens 32] [--concurrency 1,16] [--min-tokens 2048]
+// Reported per cell (medians over interleaved rounds): time to first token, aggregate tokens/s, and
+// the origin's CPU per request (its process_cpu_seconds_total), cached ÷ uncached; and the cached
+// origin's hit rate (vllm:prefix_cache_hits ÷ vllm:prefix_cache_queries). Usage: node
+// scripts/bench-prefix-cache.mjs [--rounds 5] [--system 384] [--suffix 64] [--new-tokens 32]
+// [--concurrency 1,16] [--min-tokens 2048]
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -70,7 +70,10 @@ const origins = {
   uncached: await startOrigin({ ...settings, ORIGIN_PREFIX_CACHE_MIB: "0" }),
 };
 
-/** One closed-loop cell: TTFT of every request, tokens/s while every client is busy, origin CPU per request. */
+/**
+ * One closed-loop cell: TTFT of every request, tokens/s while every client is busy, origin CPU per
+ * request.
+ */
 async function cell(url, workload, streams, round) {
   const reps = Math.max(2, Math.ceil(MIN_TOKENS / (streams * NEW_TOKENS)));
   const cpu0 = await originMetric(url, "process_cpu_seconds_total");
@@ -103,7 +106,8 @@ async function cell(url, workload, streams, round) {
   };
 }
 
-// Warm-up: the sessions, and the shared prefix in the cached origin's blocks (as a service that has seen it once).
+// Warm-up: the sessions, and the shared prefix in the cached origin's blocks (as a service that has
+// seen it once).
 for (const origin of Object.values(origins))
   for (let i = 0; i < 4; i++)
     await streamCompletion(origin.url, MODEL, WORKLOADS.shared(i), NEW_TOKENS);

@@ -80,7 +80,9 @@ async function inspector(mf) {
       socket.send(JSON.stringify({ id, method, params }));
     });
   return {
-    /** `pump` sends the isolate a request: workerd runs the GC command on the isolate's next turn. */
+    /**
+     * `pump` sends the isolate a request: workerd runs the GC command on the isolate's next turn.
+     */
     async heapMB(pump) {
       let done = false;
       const collected = call("HeapProfiler.collectGarbage").then(() => (done = true));

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Where a cold start's CPU goes: a V8 CPU profile of the Worker isolate (the devtools
-// inspector's Profiler domain, through `wrangler dev --inspector-port`) taken across the
-// first requests after a fresh workerd start, summarised by self time per function and per
-// script, and saved as a .cpuprofile (open it in Chrome devtools → Performance).
-// Each request is profiled apart and summarised on its own, then all together.
-// Usage: node scripts/profile-cold-start.mjs [--out cold-start.cpuprofile] [--interval 100] [--source bundle.js]
+// Where a cold start's CPU goes: a V8 CPU profile of the Worker isolate (the devtools inspector's
+// Profiler domain, through `wrangler dev --inspector-port`) taken across the first requests after a
+// fresh workerd start, summarised by self time per function and per script, and saved as a
+// .cpuprofile (open it in Chrome devtools → Performance). Each request is profiled apart and
+// summarised on its own, then all together. Usage: node scripts/profile-cold-start.mjs [--out
+// cold-start.cpuprofile] [--interval 100] [--source bundle.js]
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
@@ -173,7 +173,8 @@ function merge(profiles) {
         children: node.children?.map((child) => child + offset),
       });
     samples.push(...profile.samples.map((id) => id + offset));
-    // A profile's first delta counts from its own start: the gap between two profiles is no one's time.
+    // A profile's first delta counts from its own start: the gap between two profiles is no one's
+    // time.
     timeDeltas.push(...profile.timeDeltas.map((delta, i) => (i === 0 && offset > 0 ? 0 : delta)));
     offset += Math.max(...profile.nodes.map((node) => node.id));
   }

@@ -3,9 +3,9 @@
 // charge.succeeded + charge.captured pairs for one ch_, redeliveries of acknowledged events),
 // `kill -9` of wrangler and workerd a few times under that load, restart on the same state,
 // then the checks: zero orphans (a history entry without its decision), zero losses (an
-// acknowledged event whose payment has no decision, or whose delivery is not recorded), and
-// a complete D1 copy (every decision of every card's Durable Object is in D1).
-// Usage: npm run soak:webhooks [-- --kills 3 --round-seconds 10 --concurrency 8 --cards 12 --max-seconds 300]
+// acknowledged event whose payment has no decision, or whose delivery is not recorded), and a
+// complete D1 copy (every decision of every card's Durable Object is in D1). Usage: npm run
+// soak:webhooks [-- --kills 3 --round-seconds 10 --concurrency 8 --cards 12 --max-seconds 300]
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -149,7 +149,8 @@ async function deliver(url, item) {
       acknowledged.set(item.event.id, { card: item.card, key: item.key, scored });
     sent.push(item);
   } catch {
-    stats.failed++; // killed mid-flight (or refused while down): not acknowledged, the provider would retry
+    // killed mid-flight (or refused while down): not acknowledged, the provider would retry
+    stats.failed++;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

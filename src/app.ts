@@ -22,7 +22,10 @@ import { runRoutes } from "./routes/workers-ai";
 import type { Services } from "./tasks";
 import type { FraudStores } from "./tasks/fraud/ledger/ledger";
 
-/** Builds the app from what src/compose.ts builds; tests pass their own services (e.g. a registry reading from R2). */
+/**
+ * Builds the app from what src/compose.ts builds; tests pass their own services (e.g. a registry
+ * reading from R2).
+ */
 export function createApp(
   servicesFor: (env: Env) => Services = isolate.services,
   storesFor: (env: Env) => FraudStores = fraudStores,

@@ -21,7 +21,9 @@ export function executionProvidersFor(settings: SessionSettings): string[] {
     : ["cpu"];
 }
 
-/** The CUDA provider is a separate download (skipped by ONNXRUNTIME_NODE_INSTALL=skip): is it there? */
+/**
+ * The CUDA provider is a separate download (skipped by ONNXRUNTIME_NODE_INSTALL=skip): is it there?
+ */
 function cudaBinariesInstalled(): boolean {
   const binDir = join(
     dirname(createRequire(import.meta.url).resolve("onnxruntime-node")),

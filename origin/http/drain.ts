@@ -10,7 +10,9 @@ export class Drain {
   /** Fires when the grace period is over: engines drop what is left, streams end with an error. */
   readonly expired: AbortSignal = this.expiry.signal;
 
-  /** @param retryAfterSeconds what refused clients are told to wait (another replica serves them) */
+  /**
+   * @param retryAfterSeconds what refused clients are told to wait (another replica serves them)
+   */
   constructor(private readonly retryAfterSeconds = 5) {}
 
   begin(): void {

@@ -5,20 +5,19 @@ import { decodeModel, encodeModel, type OnnxModel, type OnnxNode } from "./onnx-
 export const LOGITS_INDEX = "logits_index";
 
 /**
- * Rewrites a decoder graph so that it computes logits only at the positions each row asks
- * for instead of every position: a prefill of n tokens needs only the last position's
- * logits, yet the graph as exported runs the final norm and the LM head over all n (and
- * hands back n × vocab floats). The rewrite adds an input `logits_index` (INT64
- * [batch, positions, 1]: the positions whose logits a row wants; one, n − 1, for a prompt of
- * n tokens, right-padded or not, and 0 for a one-token decode step; every prompt position for
- * a prefill that reports the prompt's logprobs, vLLM's echo) and gathers the hidden states
- * there before the final norm:
+ * Rewrites a decoder graph so that it computes logits only at the positions each row asks for
+ * instead of every position: a prefill of n tokens needs only the last position's logits, yet the
+ * graph as exported runs the final norm and the LM head over all n (and hands back n × vocab
+ * floats). The rewrite adds an input `logits_index` (INT64 [batch, positions, 1]: the positions
+ * whose logits a row wants; one, n − 1, for a prompt of n tokens, right-padded or not, and 0 for a
+ * one-token decode step; every prompt position for a prefill that reports the prompt's logprobs,
+ * vLLM's echo) and gathers the hidden states there before the final norm:
  *     H = last residual sum [batch, seq, hidden];  H' = GatherND(H, logits_index, batch_dims = 1) [batch, positions, hidden]
  * `logits` becomes [batch, positions, vocab]. The final norm and the LM head act per position, so
- * the row's logits are those the full graph computes at those positions.
- * The residual sum is found by walking back from `logits` along the activations (the first
- * input that is not a weight or a constant) to the first Add of two activations. A graph
- * where that walk finds none is left alone (null).
+ * the row's logits are those the full graph computes at those positions. The residual sum is found
+ * by walking back from `logits` along the activations (the first input that is not a weight or a
+ * constant) to the first Add of two activations. A graph where that walk finds none is left alone
+ * (null).
  *
  * The rewritten model's bytes, or null when the graph's LM head input cannot be found.
  */

@@ -10,15 +10,15 @@ const perm = (node: OnnxNode) =>
     .join(",");
 
 /**
- * Rewrites a decoder graph (CONTRACTS.md: presents = Concat(past, new)) so that it never
- * copies the KV cache. Per layer, the exported attention
+ * Rewrites a decoder graph (CONTRACTS.md: presents = Concat(past, new)) so that it never copies the
+ * KV cache. Per layer, the exported attention
  *     K = Concat(past_k, k);  S = MatMul(q, Transpose(K));  …softmax → W;  O = MatMul(W, Concat(past_v, v))
  * becomes
  *     S = Concat(MatMul(q, past_kᵀ), MatMul(q, kᵀ));  …;  O = MatMul(W[..., :P], past_v) + MatMul(W[..., P:], v)
- * — the same attention, concatenating only scores ([batch, heads, seq, P+seq]) — and the
- * presents become just the new keys/values ([batch, heads, seq, headDim]). The engine then
- * keeps the cache in a preallocated buffer that it updates in place, one column per step.
- * A graph that does not have the exported pattern is left alone (null).
+ * — the same attention, concatenating only scores ([batch, heads, seq, P+seq]) — and the presents
+ * become just the new keys/values ([batch, heads, seq, headDim]). The engine then keeps the cache
+ * in a preallocated buffer that it updates in place, one column per step. A graph that does not
+ * have the exported pattern is left alone (null).
  *
  * The rewritten model's bytes, or null when some layer does not match the pattern.
  */

@@ -25,7 +25,10 @@ export interface TokenChunk {
   /** Whether the chunk carries `token_ids` (return_token_ids) or null. */
   withIds: boolean;
   usage: Usage | null;
-  /** The chunk's tokens' logprobs when the request asked for them (completion-logprobs.ts), else null. */
+  /**
+   * The chunk's tokens' logprobs when the request asked for them (completion-logprobs.ts), else
+   * null.
+   */
   logprobs: CompletionLogProbs | null;
 }
 
@@ -42,7 +45,8 @@ export function chunkWriter(head: ChunkHead): (chunk: TokenChunk) => string {
   const json = JSON.stringify({ ...head, choices: [{ index: 0, text: "", logprobs: null }] });
   // Everything up to the closing `}]}` of the one choice, then the per-token members.
   const prefix = `data: ${json.slice(0, -3)},"finish_reason":`;
-  // Up to `"logprobs":`, for the chunks that carry them (serialized whole: they are asked for rarely).
+  // Up to `"logprobs":`, for the chunks that carry them (serialized whole: they are asked for
+  // rarely).
   const beforeLogprobs = `data: ${json.slice(0, -"null}]}".length)}`;
   const withLogprobs = (logprobs: CompletionLogProbs) =>
     `${beforeLogprobs}${JSON.stringify(logprobs)},"finish_reason":`;

@@ -37,7 +37,8 @@ export function completionLogprobs(
 /**
  * The logprobs of an echoed choice or first chunk: the prompt's entries (the first vLLM's None),
  * then the generated tokens', as vLLM's serving_completion.py joins them with echo
- * (delta_token_ids: the prompt's ids, then the output's; out_logprobs: prompt_logprobs, then the output's).
+ * (delta_token_ids: the prompt's ids, then the output's; out_logprobs: prompt_logprobs, then the
+ * output's).
  */
 export function echoedLogprobs(
   promptIds: readonly number[],

@@ -16,18 +16,18 @@ const TokenId = z.number().int().min(0);
 const LONG = 2 ** 63;
 
 /**
- * The subset of vLLM's CompletionRequest the origin serves: the prompt as token ids and
- * vLLM's sampling fields, names and defaults as in vllm-project/vllm
- * vllm/entrypoints/openai/protocol.py (CompletionRequest; _DEFAULT_SAMPLING_PARAMS:
- * temperature 1, top_p 1, top_k 0 = off, min_p 0, penalties 0 / 0 / 1; max_tokens 16; allowed_token_ids). Unknown fields are
- * ignored as vLLM ignores them; fields this origin cannot honour are refused by name
- * when they carry a non-neutral value (text prompts and stop strings need a tokenizer,
- * which lives at the edge). `logprobs` is served (completion-logprobs.ts), up to vLLM's
- * default max_logprobs of 20; its tokens are always "token_id:N", whatever
+ * The subset of vLLM's CompletionRequest the origin serves: the prompt as token ids and vLLM's
+ * sampling fields, names and defaults as in vllm-project/vllm vllm/entrypoints/openai/protocol.py
+ * (CompletionRequest; _DEFAULT_SAMPLING_PARAMS: temperature 1, top_p 1, top_k 0 = off, min_p 0,
+ * penalties 0 / 0 / 1; max_tokens 16; allowed_token_ids). Unknown fields are ignored as vLLM
+ * ignores them; fields this origin cannot honour are refused by name when they carry a non-neutral
+ * value (text prompts and stop strings need a tokenizer, which lives at the edge). `logprobs` is
+ * served (completion-logprobs.ts), up to vLLM's default max_logprobs of 20; its tokens are always
+ * "token_id:N", whatever
  * `return_tokens_as_token_ids` says, as this origin keeps no tokenizer. `echo` is served as
- * vLLM serves it with token-id prompts (completions.ts): with `logprobs`, the prompt's own
- * logprobs too (CompletionRequest.to_sampling_params: prompt_logprobs = logprobs). vLLM's
- * prompt-only echo (`max_tokens: 0`) is not: max_tokens stays at least 1, as the edge sends it.
+ * vLLM serves it with token-id prompts (completions.ts): with `logprobs`, the prompt's own logprobs
+ * too (CompletionRequest.to_sampling_params: prompt_logprobs = logprobs). vLLM's prompt-only echo
+ * (`max_tokens: 0`) is not: max_tokens stays at least 1, as the edge sends it.
  * `response_format` and `structured_outputs` are served as structured-request.ts reads them; the
  * legacy guided_* fields (gone from vLLM's request) stay refused rather than silently ignored.
  */
@@ -61,7 +61,8 @@ export const CompletionRequestSchema = z
       .optional(),
     return_token_ids: z.boolean().nullable().default(false),
     echo: z.boolean().nullable().default(false),
-    // vLLM's `int | None`, read by pydantic in lax mode (false is 0, true is 1); check_logprobs refuses < 0.
+    // vLLM's `int | None`, read by pydantic in lax mode (false is 0, true is 1); check_logprobs
+    // refuses < 0.
     logprobs: z
       .union([
         z.number().int().min(0, "`logprobs` must be a positive value."),
@@ -168,7 +169,8 @@ export function toGenerationParams(
       "min_tokens",
       `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${request.min_tokens}.`,
     );
-  // vLLM's checks (vllm/sampling_params.py SamplingParams._validate_allowed_token_ids), its messages.
+  // vLLM's checks (vllm/sampling_params.py SamplingParams._validate_allowed_token_ids), its
+  // messages.
   const allowed = request.allowed_token_ids ?? undefined;
   if (allowed !== undefined && allowed.length === 0)
     throw badRequest("allowed_token_ids", "allowed_token_ids is not None and empty!");
@@ -195,7 +197,8 @@ export function toGenerationParams(
       "logprobs",
       `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${MAX_LOGPROBS}`,
     );
-  // vLLM's to_sampling_params: an explicit prompt_logprobs (here only 0) wins over echo's `logprobs`.
+  // vLLM's to_sampling_params: an explicit prompt_logprobs (here only 0) wins over echo's
+  // `logprobs`.
   const promptLogprobs =
     request.echo === true && logprobs !== undefined
       ? raw.prompt_logprobs === 0

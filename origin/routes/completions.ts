@@ -210,13 +210,15 @@ export function completionRoutes(
             if (withLogprobs) pendingLogprobs.push(step.logprob);
             promptLogprobs ??= step.promptLogprobs;
             last = step;
-            // vLLM's --stream-interval: the first token at once, then every `streamInterval` tokens, and the finish.
+            // vLLM's --stream-interval: the first token at once, then every `streamInterval`
+            // tokens, and the finish.
             if (step.finishReason === null && !first && pending.length < streamInterval) continue;
             flush(step.finishReason, step.stopReason);
           }
           if (cut(last)) throw drain.error();
           if (includeUsage) {
-            // The usage chunk is dumped with exclude_none: no prompt_tokens_details without cached tokens.
+            // The usage chunk is dumped with exclude_none: no prompt_tokens_details without cached
+            // tokens.
             const details = promptDetails(cachedTokens);
             send({
               ...head,

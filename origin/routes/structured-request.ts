@@ -9,7 +9,10 @@ import {
   type StructuredOutputs,
 } from "../../src/generation/structured/structured-outputs";
 
-/** The most bytes a constraint (its schema or choices, serialized) may take: each step's mask walks it. */
+/**
+ * The most bytes a constraint (its schema or choices, serialized) may take: each step's mask walks
+ * it.
+ */
 export const MAX_CONSTRAINT_BYTES = 32 * 1024;
 
 const JsonSchemaFormat = z
@@ -61,7 +64,9 @@ type Constraint = (typeof CONSTRAINTS)[number];
 const badRequest = (field: string, message: string) =>
   new ServiceError(400, "invalid_request", message, { field });
 
-/** The constraints set, as StructuredOutputsParams holds them after a response_format's override. */
+/**
+ * The constraints set, as StructuredOutputsParams holds them after a response_format's override.
+ */
 function merged(
   params: StructuredOutputsParams | undefined,
   format: ResponseFormat | undefined,
@@ -80,23 +85,23 @@ function merged(
 }
 
 /**
- * vLLM's structured outputs on /v1/completions: `response_format` and `structured_outputs`,
- * read as vLLM reads them and reduced to the constraint the engine enforces (json_object, a
- * JSON Schema, or a choice). Pinned to vllm-project/vllm: vllm/entrypoints/generate/base/protocol.py
+ * vLLM's structured outputs on /v1/completions: `response_format` and `structured_outputs`, read as
+ * vLLM reads them and reduced to the constraint the engine enforces (json_object, a JSON Schema, or
+ * a choice). Pinned to vllm-project/vllm: vllm/entrypoints/generate/base/protocol.py
  * (ResponseFormat, JsonSchemaResponseFormat, structured_outputs_from_response_format: a
  * response_format replaces the field of its kind in structured_outputs),
  * vllm/entrypoints/openai/completion/protocol.py (CompletionRequest.validate_response_format,
  * check_structured_outputs_count) and vllm/sampling_params.py (StructuredOutputsParams and its
  * __post_init__: exactly one constraint). Output is always compact JSON (no whitespace between
- * tokens), so disable_any_whitespace is accepted either way; objects with declared properties
- * never get others, so disable_additional_properties is too (vLLM's walk adds
- * additionalProperties: false only beside `properties`). A regex is compiled to a byte DFA
- * (src/generation/structured/regex.ts). grammar, structural_tag and whitespace_pattern are
- * refused by name. The schema is compiled here, so one this service
- * cannot enforce is a 400 naming its place, before the engine sees it.
+ * tokens), so disable_any_whitespace is accepted either way; objects with declared properties never
+ * get others, so disable_additional_properties is too (vLLM's walk adds additionalProperties: false
+ * only beside `properties`). A regex is compiled to a byte DFA
+ * (src/generation/structured/regex.ts). grammar, structural_tag and whitespace_pattern are refused
+ * by name. The schema is compiled here, so one this service cannot enforce is a 400 naming its
+ * place, before the engine sees it.
  *
- * The request's constraint (undefined: none), checked and compiled: vLLM's 400s for more or
- * fewer than one constraint, ours for what this origin cannot enforce, naming the field.
+ * The request's constraint (undefined: none), checked and compiled: vLLM's 400s for more or fewer
+ * than one constraint, ours for what this origin cannot enforce, naming the field.
  */
 export function structuredOutputsOf(
   params: StructuredOutputsParams | null | undefined,

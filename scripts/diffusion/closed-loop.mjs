@@ -1,16 +1,16 @@
-// The closed loop on the shipped files (issue 11, outcome 6), with onnxruntime-node: for each
-// digit 0–9 and seeds 0..SEEDS-1, the prompt (the digit's training — resp. held-out —
-// phrasings in turn: seed i → phrasing i mod count, as scripts/diffusion/evaluate.py) is
-// tokenized with models/digit-diffusion/tokenizer.json, the three ONNX graphs run the
-// manifest's default loop (DDIM eta 0 or Euler, "trailing" spacing, classifier-free guidance
-// with both halves in one batch, the contract's seeded noise), and the digit classifier's
-// graph labels each image. Prints accuracy per phrasing set and per digit.
+// The closed loop on the shipped files (issue 11, outcome 6), with onnxruntime-node: for each digit
+// 0–9 and seeds 0..SEEDS-1, the prompt (the digit's training — resp. held-out — phrasings in turn:
+// seed i → phrasing i mod count, as scripts/diffusion/evaluate.py) is tokenized with
+// models/digit-diffusion/tokenizer.json, the three ONNX graphs run the manifest's default loop
+// (DDIM eta 0 or Euler, "trailing" spacing, classifier-free guidance with both halves in one batch,
+// the contract's seeded noise), and the digit classifier's graph labels each image. Prints accuracy
+// per phrasing set and per digit.
 //
 //   node scripts/diffusion/closed-loop.mjs [--classifier models/digit-classifier] [--graph model] [--seeds 50] [--out file.json]
 //
-// The scheduler maths is written here from the contract (huggingface/diffusers
-// scheduling_ddim.py / scheduling_euler_discrete.py, cited): it is the scripts' independent
-// copy, not the service's src/generation/diffusion.
+// The scheduler maths is written here from the contract (huggingface/diffusers scheduling_ddim.py /
+// scheduling_euler_discrete.py, cited): it is the scripts' independent copy, not the service's
+// src/generation/diffusion.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";

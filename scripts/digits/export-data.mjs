@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { loadMnistSplit } from "../lib/mnist-split.mjs";
 import { CACHE_DIR, VALIDATION_PER_DIGIT } from "./config.mjs";
 
-/** Training digits split into fit / validation: per label, the last VALIDATION_PER_DIGIT are validation. */
+/**
+ * Training digits split into fit / validation: per label, the last VALIDATION_PER_DIGIT are
+ * validation.
+ */
 export function carveValidation(train) {
   const seen = new Map();
   const totals = new Map();

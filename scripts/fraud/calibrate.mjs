@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Calibrates static INT8 activation ranges for the fraud model: runs the FP32 graph, with
-// every MatMul/Gemm input that scripts/quantize.py quantizes exposed as an extra output, on
-// VALIDATION windows (all fraud + 4,000 seeded non-fraud) and writes each one's min/max.
+// Calibrates static INT8 activation ranges for the fraud model: runs the FP32 graph, with every
+// MatMul/Gemm input that scripts/quantize.py quantizes exposed as an extra output, on VALIDATION
+// windows (all fraud + 4,000 seeded non-fraud) and writes each one's min/max.
 //   node scripts/fraud/calibrate.mjs   (after scripts/fraud/train.py; writes .cache/fraud/calibration.json)
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";

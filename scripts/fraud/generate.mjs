@@ -4,15 +4,15 @@
  *
  *   node scripts/fraud/generate.mjs [--seed 20240611] [--users 4000] [--out .cache/fraud/transactions.csv]
  *
- * Columns: User,Card,Year,Month,Day,Time,Amount,Use Chip,Merchant Name,Merchant City,
- * Merchant State,Zip,MCC,Errors?,Is Fraud?  (one row per transaction, calendar year 2019,
- * all datetimes are wall-clock values read as UTC; rows sorted by User, Card, time).
- * PRNG: mulberry32(seed); the same seed gives a byte-identical file.
+ * Columns: User,Card,Year,Month,Day,Time,Amount,Use Chip,Merchant Name,Merchant City, Merchant
+ * State,Zip,MCC,Errors?,Is Fraud? (one row per transaction, calendar year 2019, all datetimes are
+ * wall-clock values read as UTC; rows sorted by User, Card, time). PRNG: mulberry32(seed); the same
+ * seed gives a byte-identical file.
  *
- * World: 48 US metro cities (+4 satellite towns each, ~120 merchants per city, ~20 per
- * town), 10 foreign cities (Merchant State = country name, Zip empty) and 400 online
- * merchants (Merchant City "ONLINE", State and Zip empty). Merchant Name is a random signed
- * 64-bit integer. 36 MCCs with a typical ticket size each.
+ * World: 48 US metro cities (+4 satellite towns each, ~120 merchants per city, ~20 per town), 10
+ * foreign cities (Merchant State = country name, Zip empty) and 400 online merchants (Merchant City
+ * "ONLINE", State and Zip empty). Merchant Name is a random signed 64-bit integer. 36 MCCs with a
+ * typical ticket size each.
  *
  * Legit behaviour, per card (4,000 users with 1-3 cards sharing the home city):
  *   home city, 8-25 habitual local merchants (70% in the city, 30% in its towns), 2-6

@@ -25,7 +25,9 @@ import { createOrtRuntime, type OrtEngine } from "../../src/runtime/ort-runtime"
 import { previewPixels, toBytes, upscale } from "../../src/tasks/text-to-image/raster";
 import { threadCpuClock } from "../../origin/engines/thread-cpu";
 
-/** This (main) thread's CPU in ms: the isolate's JS and WASM, without V8's compile and GC threads. */
+/**
+ * This (main) thread's CPU in ms: the isolate's JS and WASM, without V8's compile and GC threads.
+ */
 const mainThreadCpuSeconds = threadCpuClock();
 const mainThreadCpuMs = () => mainThreadCpuSeconds() * 1000;
 
@@ -82,7 +84,8 @@ const edge = {
 };
 
 ortWeb.env.wasm.numThreads = 1;
-// onnxruntime-web's linear memory, caught as its instance is created (as src/runtime/wasm/ort.ts does in the Worker).
+// onnxruntime-web's linear memory, caught as its instance is created (as src/runtime/wasm/ort.ts
+// does in the Worker).
 let wasmMemory: WebAssembly.Memory | undefined;
 const instantiate = WebAssembly.instantiate;
 const capture = async (source: never, imports?: WebAssembly.Imports) => {

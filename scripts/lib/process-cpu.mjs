@@ -20,7 +20,9 @@ function stat(pid) {
   }
 }
 
-/** The pids of `root` and all its descendants, with their /proc stat (Linux; undefined elsewhere). */
+/**
+ * The pids of `root` and all its descendants, with their /proc stat (Linux; undefined elsewhere).
+ */
 export function processTree(root) {
   let pids;
   try {
@@ -44,7 +46,10 @@ export function processTree(root) {
   return new Map([...inTree].map((pid) => [pid, stats.get(pid)]));
 }
 
-/** @param {number} root @param {(pid: number) => boolean} [keep] which processes of the tree to count */
+/**
+ * @param {number} root @param {(pid: number) => boolean} [keep] which processes of the tree to
+ * count
+ */
 export function treeCpuSeconds(root, keep = () => true) {
   const tree = processTree(root);
   if (tree === undefined) return Number.NaN;
@@ -66,8 +71,8 @@ function preciseCpuSeconds(pid) {
 }
 
 /**
- * CPU seconds of the workerd processes under `root` (wrangler dev's tree). wrangler dev runs
- * two: its proxy, listening on the dev server's own port, and the Worker's runtime behind it.
+ * CPU seconds of the workerd processes under `root` (wrangler dev's tree). wrangler dev runs two:
+ * its proxy, listening on the dev server's own port, and the Worker's runtime behind it.
  * @param {number} root
  * @param {{ exceptPort?: number, precise?: boolean }} [options] `exceptPort`: leave out the workerd listening on
  *   this port (the proxy, a wrangler dev artifact a deployed Worker does not pay for);

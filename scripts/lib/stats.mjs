@@ -6,7 +6,10 @@ export function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-/** The items in an order of their own per `seed` (deterministic): interleaved cells run in a new order each round. */
+/**
+ * The items in an order of their own per `seed` (deterministic): interleaved cells run in a new
+ * order each round.
+ */
 export function shuffle(items, seed) {
   return items
     .map((item, i) => [((i + 1) * 2654435761 * (seed + 1)) % 1000, item])

@@ -4,7 +4,10 @@
 // schedstat run time (ns) of the Worker's workerd threads, with and without wrangler's proxy.
 import { workerdCpuSeconds } from "./process-cpu.mjs";
 
-/** Streams one request; the tokens it carried (vLLM chunks: token_ids; OpenAI chunks: one per non-empty text). */
+/**
+ * Streams one request; the tokens it carried (vLLM chunks: token_ids; OpenAI chunks: one per
+ * non-empty text).
+ */
 export async function tokensOf(url, body, headers = {}) {
   const response = await fetch(url, {
     method: "POST",
@@ -20,9 +23,10 @@ export async function tokensOf(url, body, headers = {}) {
 }
 
 /**
- * Measures cells `{ name, server: { url, pid, headers? }, url, body }` (headers: its API key); each comes back with `ms` (both
- * workerd processes) and `workerMs` (the Worker's workerd alone) summed over `tokens`, and
- * per-round ms per token in `rounds` (both) and `workerRounds` (the Worker's alone).
+ * Measures cells `{ name, server: { url, pid, headers? }, url, body }` (headers: its API key); each
+ * comes back with `ms` (both workerd processes) and `workerMs` (the Worker's workerd alone) summed
+ * over `tokens`, and per-round ms per token in `rounds` (both) and `workerRounds` (the Worker's
+ * alone).
  */
 export async function cpuPerToken(cells, { rounds, streams }) {
   const measured = cells.map((cell) => ({

@@ -17,7 +17,9 @@ import { createOrtRuntime } from "../../src/runtime/ort-runtime";
 import { decodeLoop } from "../../src/runtime/wasm/decode-loop";
 import { threadCpuClock } from "../../origin/engines/thread-cpu";
 
-/** This (main) thread's CPU in ms: the isolate's JS and WASM, without V8's compile and GC threads. */
+/**
+ * This (main) thread's CPU in ms: the isolate's JS and WASM, without V8's compile and GC threads.
+ */
 const mainThreadCpuSeconds = threadCpuClock();
 const mainThreadCpuMs = () => mainThreadCpuSeconds() * 1000;
 

@@ -39,9 +39,9 @@ function emptyEnvFile() {
 }
 
 /**
- * Starts `wrangler dev` with local state in `persistTo` and the given `--var`s; resolves once it
- * is ready. `stop()` ends it and its workerd; `kill(signal)` signals the whole process group
- * (the soak test kills it with SIGKILL) and resolves once wrangler has exited.
+ * Starts `wrangler dev` with local state in `persistTo` and the given `--var`s; resolves once it is
+ * ready. `stop()` ends it and its workerd; `kill(signal)` signals the whole process group (the soak
+ * test kills it with SIGKILL) and resolves once wrangler has exited.
  * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean, config?: string, cwd?: string }} options
  *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`);
  *   `config`: another wrangler configuration than the repository's (e.g. a benchmark's relay Worker);

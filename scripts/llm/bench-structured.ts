@@ -36,7 +36,10 @@ const PERSON = {
   },
   required: ["name", "age", "color"],
 };
-/** Two tools under tool_choice "required": vLLM's list of {name, parameters}, each tool an alternative. */
+/**
+ * Two tools under tool_choice "required": vLLM's list of {name, parameters}, each tool an
+ * alternative.
+ */
 const TOOLS = [
   {
     type: "function" as const,

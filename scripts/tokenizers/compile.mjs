@@ -192,7 +192,8 @@ export function compileTokenizer(json, config = {}) {
     if (!duplicate) vocabTable[slot] = id;
   }
 
-  // Merges: [a, b, merged] by rank; a later duplicate pair takes the later rank (as Rust's map insert).
+  // Merges: [a, b, merged] by rank; a later duplicate pair takes the later rank (as Rust's map
+  // insert).
   const mergeList = model.merges.map((m) => (typeof m === "string" ? splitMerge(m) : m));
   const merges = new Uint32Array(mergeList.length * 3);
   mergeList.forEach(([a, b], rank) => {
@@ -270,7 +271,8 @@ export function compileTokenizer(json, config = {}) {
     },
     sections: {},
   };
-  // Section offsets depend on the header's length, which depends on them: fix them at a padded width.
+  // Section offsets depend on the header's length, which depends on them: fix them at a padded
+  // width.
   let headerBytes;
   for (let width = 0; ; ) {
     let offset = align(8 + width);

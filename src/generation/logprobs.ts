@@ -2,7 +2,10 @@
 // batched engine and the edge's in-isolate loop): the same function over the same logits
 // row the sampler (./sampler.ts) reads, so both places give the same numbers.
 
-/** The most alternatives a token's logprobs may list (vLLM's default max_logprobs, OpenAI's top_logprobs bound). */
+/**
+ * The most alternatives a token's logprobs may list (vLLM's default max_logprobs, OpenAI's
+ * top_logprobs bound).
+ */
 export const MAX_LOGPROBS = 20;
 
 /** A generated token's log-probability and the `top` most likely ids at its position. */

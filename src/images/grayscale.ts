@@ -20,7 +20,10 @@ function sampleReader(png: DecodedPng): (row: number, index: number) => number {
   };
 }
 
-/** Luminance of a decoded PNG; `colorType` as in its IHDR (0 gray, 2 RGB, 3 indexed, 4 gray+alpha, 6 RGBA). */
+/**
+ * Luminance of a decoded PNG; `colorType` as in its IHDR (0 gray, 2 RGB, 3 indexed, 4 gray+alpha, 6
+ * RGBA).
+ */
 export function pngLuma(png: DecodedPng, colorType: number): Float32Array {
   const { width, height, channels, depth } = png;
   const max = colorType === 3 ? 1 : (1 << depth) - 1;
@@ -62,7 +65,10 @@ export function pngLuma(png: DecodedPng, colorType: number): Float32Array {
   return luma;
 }
 
-/** Luminance of packed 8-bit RGB (jpeg-js with formatAsRGBA: false; gray JPEGs come out as R = G = B). */
+/**
+ * Luminance of packed 8-bit RGB (jpeg-js with formatAsRGBA: false; gray JPEGs come out as R = G =
+ * B).
+ */
 export function rgbLuma(rgb: Uint8Array, width: number, height: number): Float32Array {
   const luma = new Float32Array(width * height);
   for (let i = 0; i < luma.length; i++) {

@@ -22,6 +22,7 @@ export const bundledModels: readonly ModelEntry[] = [
   { manifest: digitManifest, files: { "model.int8.onnx": digitModel } },
   // Generation runs on the origin: only the tokenizer (and chat template) ships to the edge.
   { manifest: tinyLlmManifest, files: { "tokenizer.bin": tinyLlmTokenizer } },
-  // The diffusion loop runs on the origin: the edge tokenizes prompts, draws noise, makes previews and PNGs.
+  // The diffusion loop runs on the origin: the edge tokenizes prompts, draws noise, makes previews
+  // and PNGs.
   { manifest: digitDiffusionManifest, files: { "tokenizer.json": digitDiffusionTokenizer } },
 ];

@@ -162,7 +162,9 @@ const BaseManifestSchema = z.object({
   preload: z.boolean().optional(),
 });
 
-/** Tensors in, tensors out: served over the Open Inference Protocol only (e.g. third-party graphs). */
+/**
+ * Tensors in, tensors out: served over the Open Inference Protocol only (e.g. third-party graphs).
+ */
 const RawManifestSchema = z.object({ task: z.literal("raw") });
 
 /**
@@ -204,7 +206,9 @@ const TextGenerationManifestSchema = z.object({
     stopTokenIds: z.array(z.number().int().min(0)),
     addBosToken: z.boolean(),
     chatTemplate: z.string().min(1),
-    /** How the model writes tool calls, for tool_choice "auto" (none: "auto" with tools is refused). */
+    /**
+     * How the model writes tool calls, for tool_choice "auto" (none: "auto" with tools is refused).
+     */
     toolCallParser: z.enum(toolCallParsers).optional(),
   }),
   training: TrainingSchema.optional(),
@@ -218,7 +222,10 @@ const TimestepSpacingSchema = z.enum(["leading", "trailing", "linspace"]);
 
 const TextToImageManifestSchema = z.object({
   task: z.literal("text-to-image"),
-  /** A byte-level BPE; prompts are encoded without special tokens (lower-cased first when `lowercase`). */
+  /**
+   * A byte-level BPE; prompts are encoded without special tokens (lower-cased first when
+   * `lowercase`).
+   */
   tokenizer: z
     .object({
       file: z.string().min(1),
@@ -256,7 +263,9 @@ const TextToImageManifestSchema = z.object({
       guidanceScale: z.number().min(0),
       scheduler: z.enum(["ddim", "euler"]),
     }),
-    /** Latent → pixel: pixel ≈ bias + Σ_c factors[c] · x̂_0[c] (least squares on training latents). */
+    /**
+     * Latent → pixel: pixel ≈ bias + Σ_c factors[c] · x̂_0[c] (least squares on training latents).
+     */
     preview: z.object({ factors: z.array(z.number()).min(1), bias: z.number() }),
   }),
   training: TrainingSchema.optional(),
@@ -339,7 +348,8 @@ export function primaryGraphName(manifest: {
 
 /** The primary graph's declaration, or undefined where the edge has none (an origin LLM). */
 export function primaryGraph(manifest: Manifest): Graph | undefined {
-  if (manifest.task === "text-to-image") return undefined; // three graphs, run by the diffusion loop
+  // three graphs, run by the diffusion loop
+  if (manifest.task === "text-to-image") return undefined;
   return manifest.graphs[primaryGraphName(manifest)];
 }
 

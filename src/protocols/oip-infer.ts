@@ -43,7 +43,9 @@ export interface InferCall {
   inputs: Record<string, Tensor>;
   /** Requested output names; undefined means every output. */
   outputs: string[] | undefined;
-  /** Whether an output goes back as binary data (its own `binary_data`, else `binary_data_output`). */
+  /**
+   * Whether an output goes back as binary data (its own `binary_data`, else `binary_data_output`).
+   */
   binaryOutput(name: string): boolean;
 }
 

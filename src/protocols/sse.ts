@@ -53,7 +53,9 @@ export class SseParser {
   }
 }
 
-/** Yields each event's data (multi-line data joined by "\n"); comments and other fields are skipped. */
+/**
+ * Yields each event's data (multi-line data joined by "\n"); comments and other fields are skipped.
+ */
 export async function* sseData(
   body: ReadableStream<Uint8Array>,
   signal?: AbortSignal,

@@ -1,7 +1,7 @@
 // The tensor-stream protocol between the edge and a diffusion origin (README "Tensor-stream
-// protocol"): Triton's generate_stream route with an OIP-like body — tensors in, named
-// parameters — and, because Triton's generate events are flat text fields, a schema of our
-// own for the events: one OIP tensor object per SSE event,
+// protocol"): Triton's generate_stream route with an OIP-like body — tensors in, named parameters —
+// and, because Triton's generate events are flat text fields, a schema of our own for the events:
+// one OIP tensor object per SSE event,
 //   data: {"step": k, "final": false, "outputs": [{"name": "latent", "datatype": "FP32", "shape": [n, C, H, W], "data": [...]}]}
 // the last with `final: true` and the decoded `image` [n, 1, H, W] in [0, 1], then
 // `data: [DONE]`; a failure after the first event is `data: {"error": {...}}` then [DONE].
@@ -14,9 +14,14 @@ export const TensorStreamParameters = z
     steps: z.number().int().min(1).max(1000).optional(),
     guidance_scale: z.number().min(0).max(50).optional(),
     scheduler: z.enum(STREAM_SCHEDULERS).optional(),
-    /** Used only when the request carries no `noise` input: the origin draws it (same generator). */
+    /**
+     * Used only when the request carries no `noise` input: the origin draws it (same generator).
+     */
     seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-    /** Stream the predicted clean latent every this many steps (and at the last); 0 = only the image. Default 1. */
+    /**
+     * Stream the predicted clean latent every this many steps (and at the last); 0 = only the
+     * image. Default 1.
+     */
     preview_every: z.number().int().min(0).max(1000).optional(),
   })
   .strict();

@@ -1,6 +1,6 @@
-// vLLM's OpenAI-compatible /v1/completions as the edge speaks it to a generation origin:
-// the prompt as token ids, token ids back in every chunk. Field names are vLLM's own:
-// vllm-project/vllm vllm/entrypoints/openai/protocol.py (CompletionRequest with
+// vLLM's OpenAI-compatible /v1/completions as the edge speaks it to a generation origin: the prompt
+// as token ids, token ids back in every chunk. Field names are vLLM's own: vllm-project/vllm
+// vllm/entrypoints/openai/protocol.py (CompletionRequest with
 // `return_token_ids`, `stop_token_ids`, `top_k`, `min_p`, the three penalties, `logit_bias`, `allowed_token_ids`, `stream_options`;
 // CompletionStreamResponse / CompletionResponseStreamChoice with `token_ids`,
 // `finish_reason`, `stop_reason`; ErrorResponse) and serving_completion.py (chunks as
@@ -15,7 +15,8 @@ import type { GenerationRequest, TokenLogprob } from "../generation/generation-r
 /** The request body for one streamed generation. */
 export function completionRequest(model: string, request: GenerationRequest) {
   const { sampling } = request;
-  // One count for both (vLLM's echo scores the prompt with the request's logprobs); the steps keep each one's own.
+  // One count for both (vLLM's echo scores the prompt with the request's logprobs); the steps keep
+  // each one's own.
   const asked =
     request.promptLogprobs === undefined
       ? request.logprobs
@@ -23,7 +24,8 @@ export function completionRequest(model: string, request: GenerationRequest) {
   return {
     model,
     prompt: [...request.promptIds],
-    // The prompt's logprobs alone (max_tokens 0) are read off the first chunk of a one-token request.
+    // The prompt's logprobs alone (max_tokens 0) are read off the first chunk of a one-token
+    // request.
     max_tokens: Math.max(1, request.maxTokens),
     temperature: sampling.temperature,
     top_p: sampling.topP,
@@ -72,7 +74,10 @@ export function completionRequest(model: string, request: GenerationRequest) {
   };
 }
 
-/** vLLM's CompletionLogProbs: per token, its name, its logprob and a dict of the likeliest (the sampled one first). */
+/**
+ * vLLM's CompletionLogProbs: per token, its name, its logprob and a dict of the likeliest (the
+ * sampled one first).
+ */
 const LogProbs = z.object({
   tokens: z.array(z.string()),
   token_logprobs: z.array(z.number().nullable()),
@@ -155,9 +160,9 @@ function isStreamChoice(value: unknown): value is z.infer<typeof StreamChoice> {
 }
 
 /**
- * The CompletionChunk schema checked by hand: it runs once per streamed token, where zod's
- * parse (which also copies the object) was a measurable share of the edge's CPU per token.
- * Accepts exactly what `CompletionChunk.safeParse` accepts (test/unit/protocols/vllm-completions.test.ts);
+ * The CompletionChunk schema checked by hand: it runs once per streamed token, where zod's parse
+ * (which also copies the object) was a measurable share of the edge's CPU per token. Accepts
+ * exactly what `CompletionChunk.safeParse` accepts (test/unit/protocols/vllm-completions.test.ts);
  * the chunk is returned as parsed (unknown keys kept, not stripped).
  */
 export function isCompletionChunk(value: unknown): value is CompletionChunk {
@@ -197,7 +202,10 @@ export interface CompletionLogProbs {
   top_logprobs: Array<Record<string, number> | null>;
 }
 
-/** A generated token as CompletionLogProbs lists it: its name, and (unless vLLM's None entry) its logprob and the likeliest tokens. */
+/**
+ * A generated token as CompletionLogProbs lists it: its name, and (unless vLLM's None entry) its
+ * logprob and the likeliest tokens.
+ */
 export interface NamedLogprob {
   token: string;
   logprob?: number;
@@ -251,7 +259,10 @@ export function completionLogProbs(
 
 const TOKEN_ID = /^token_id:(0|[1-9]\d{0,9})$/;
 
-/** A token named as vLLM names it with return_tokens_as_token_ids ("token_id:N"); undefined otherwise. */
+/**
+ * A token named as vLLM names it with return_tokens_as_token_ids ("token_id:N"); undefined
+ * otherwise.
+ */
 function tokenIdOf(token: string): number | undefined {
   const match = TOKEN_ID.exec(token);
   return match === null ? undefined : Number(match[1]);
@@ -311,12 +322,18 @@ export function echoedLogprobsOf(
   return { prompt: [null, ...scored], rest: slice(n) };
 }
 
-/** The prompt tokens the origin's prefix cache served, from its usage chunk (undefined: not reported). */
+/**
+ * The prompt tokens the origin's prefix cache served, from its usage chunk (undefined: not
+ * reported).
+ */
 export function cachedTokensOf(chunk: CompletionChunk): number | undefined {
   return chunk.usage?.prompt_tokens_details?.cached_tokens ?? undefined;
 }
 
-/** vLLM's ErrorResponse: `{"error": {message, type, code}}` (newer) or flat `{object: "error", message, type, code}` (older). */
+/**
+ * vLLM's ErrorResponse: `{"error": {message, type, code}}` (newer) or flat `{object: "error",
+ * message, type, code}` (older).
+ */
 export const ErrorEvent = z.union([
   z.object({
     error: z.object({

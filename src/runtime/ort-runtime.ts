@@ -54,8 +54,8 @@ function fromOrtTensor(name: string, tensor: ort.Tensor): Tensor {
       `Output "${name}" has a type the service cannot return: ${tensor.type}`,
     );
   }
-  // onnxruntime-web and onnxruntime-node both copy each output out of ORT's memory into a
-  // fresh typed array of its own (test/unit/runtime/wasm/ort-runtime.test.ts), so a result outlives the
+  // onnxruntime-web and onnxruntime-node both copy each output out of ORT's memory into a fresh
+  // typed array of its own (test/unit/runtime/wasm/ort-runtime.test.ts), so a result outlives the
   // session's next run without another copy.
   return { datatype, shape: [...tensor.dims], data: tensor.data };
 }

@@ -55,7 +55,10 @@ export interface TensorStreamCapability {
 }
 
 export interface InferenceRuntime {
-  /** wasm: onnxruntime-web in the isolate; native: onnxruntime-node (the reference origin); origin: HTTP to a GPU origin. */
+  /**
+   * wasm: onnxruntime-web in the isolate; native: onnxruntime-node (the reference origin); origin:
+   * HTTP to a GPU origin.
+   */
   readonly kind: "wasm" | "native" | "origin";
   /** Loads and verifies what the capabilities need; idempotent, memoized per isolate. */
   load(signal?: AbortSignal): Promise<void>;

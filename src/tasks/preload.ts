@@ -1,10 +1,10 @@
-// Preloading, as Triton loads its model repository at start-up: the models whose manifest
-// says `preload` are loaded (files verified, tokenizer and session created) before the
-// isolate's first request. (A warm-up run on a tiny input, as Triton's model_warmup, was
-// measured and bought nothing inside workerd: README, Cold start.) The Worker starts this at its top level
-// (src/index.ts, through src/compose.ts), so it runs while the isolate starts — on Cloudflare during the TLS
-// handshake, within the startup CPU limit. Nothing here may break the isolate: a model that
-// fails stays "failed" and the request path loads it again, as for any other model.
+// Preloading, as Triton loads its model repository at start-up: the models whose manifest says
+// `preload` are loaded (files verified, tokenizer and session created) before the isolate's first
+// request. (A warm-up run on a tiny input, as Triton's model_warmup, was measured and bought
+// nothing inside workerd: README, Cold start.) The Worker starts this at its top level
+// (src/index.ts, through src/compose.ts), so it runs while the isolate starts — on Cloudflare
+// during the TLS handshake, within the startup CPU limit. Nothing here may break the isolate: a
+// model that fails stays "failed" and the request path loads it again, as for any other model.
 import type { ServedModel, Services } from ".";
 
 export interface PreloadOutcome {

@@ -1,6 +1,7 @@
-// Decoding as the Rust crate does it: every token — added ones as their content — goes
-// through the decoder chain (special ones are dropped first with skipSpecialTokens). Byte-level, Replace, ByteFallback and Fuse chains work on bytes with a single
-// UTF-8 decode (invalid UTF-8 → U+FFFD, as Rust's from_utf8_lossy); others on strings.
+// Decoding as the Rust crate does it: every token — added ones as their content — goes through the
+// decoder chain (special ones are dropped first with skipSpecialTokens). Byte-level, Replace,
+// ByteFallback and Fuse chains work on bytes with a single UTF-8 decode (invalid UTF-8 → U+FFFD, as
+// Rust's from_utf8_lossy); others on strings.
 import type { CompactHeader, CompactVocab, DecoderStep } from "./compact-format";
 
 // ignoreBOM: a leading U+FEFF is text (Rust keeps it), not a byte-order mark to drop.

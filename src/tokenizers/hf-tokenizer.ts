@@ -27,7 +27,9 @@ function isTokenizerJson(value: unknown): value is TokenizerJson {
 class HfTextTokenizer implements TextTokenizer {
   readonly vocabSize: number;
   private readonly tokenizer: Tokenizer;
-  /** Built on first use: the same tokenizer without its special tokens, so their strings stay text. */
+  /**
+   * Built on first use: the same tokenizer without its special tokens, so their strings stay text.
+   */
   private plain: Tokenizer | undefined;
 
   constructor(

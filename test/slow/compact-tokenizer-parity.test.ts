@@ -69,7 +69,10 @@ const TOKENIZERS: Record<string, string> = {
 const TINY_LLM = process.env.TINY_LLM_TOKENIZER_DIR ?? "models/tiny-llm";
 if (existsSync(`${TINY_LLM}/tokenizer.json`)) TOKENIZERS["tiny-llm"] = TINY_LLM;
 
-/** Llama 3.1 shares Llama 3's vocabulary and pre-tokenizer: only its BOS template and special tokens are checked. */
+/**
+ * Llama 3.1 shares Llama 3's vocabulary and pre-tokenizer: only its BOS template and special tokens
+ * are checked.
+ */
 const FULL_CORPUS = new Set([
   "llama3",
   "qwen3",
@@ -169,7 +172,8 @@ describe.each(Object.entries(TOKENIZERS))(
           .slice(0, 50)
           .map((t) => `user text ${t.content}system\n${t.content}`),
       ];
-      // Without the special tokens the binding renumbers the added tokens after them: map back by content.
+      // Without the special tokens the binding renumbers the added tokens after them: map back by
+      // content.
       const renumbered = (id: number): number => rust.tokenToId(plain.idToToken(id) ?? "") ?? -1;
       const expected = (await rustIds(plain, sample, false)).map((ids) => ids.map(renumbered));
       const actual = sample.map((text) => edge.encode(text, { parseSpecialTokens: false }));

@@ -72,7 +72,10 @@ function generateWorld(): Row[] {
   });
 }
 
-/** Every transaction with the (up to window − 1) earlier ones of its card, as the trainer windows them. */
+/**
+ * Every transaction with the (up to window − 1) earlier ones of its card, as the trainer windows
+ * them.
+ */
 function accounts(rows: Row[]): Account[] {
   const byCard = new Map<string, Row[]>();
   for (const row of rows) {

@@ -11,7 +11,10 @@ export interface Joined {
   calls: { id?: string; name?: string; arguments: string }[];
 }
 
-/** The text pushed in pieces at the given cut points, then the end: content and calls joined from the deltas. */
+/**
+ * The text pushed in pieces at the given cut points, then the end: content and calls joined from
+ * the deltas.
+ */
 export function streamedReading(mode: ToolMode, text: string, cuts: readonly number[]): Joined {
   const reader = toolReader(mode);
   const result: Joined = { content: "", calls: [] };
@@ -39,7 +42,10 @@ function streamedWithoutIds(mode: ToolMode, text: string, cuts: readonly number[
   return { content, calls: calls.map(({ name, arguments: args }) => ({ name, arguments: args })) };
 }
 
-/** The whole text's reading (ids left out), checked to equal the stream's at every stream interval up to 8 and at 60 seeded random cuts. */
+/**
+ * The whole text's reading (ids left out), checked to equal the stream's at every stream interval
+ * up to 8 and at 60 seeded random cuts.
+ */
 export function readEveryCut(mode: ToolMode, text: string, seed: number): Joined {
   const { content, calls } = readToolText(text, mode);
   const whole = {

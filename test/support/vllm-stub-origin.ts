@@ -1,19 +1,19 @@
-// A small vLLM-compatible origin for the edge's generation tests and benchmark, used until
-// the reference origin (origin/, llm-origin's engine host) is merged: POST /v1/completions
-// with token ids in and out, streamed exactly as vllm-project/vllm
+// A small vLLM-compatible origin for the edge's generation tests and benchmark, used until the
+// reference origin (origin/, llm-origin's engine host) is merged: POST /v1/completions with token
+// ids in and out, streamed exactly as vllm-project/vllm
 // vllm/entrypoints/openai/serving_completion.py frames it, decoding the tiny LLM with
-// onnxruntime-node through the same decode loop the edge runs in WASM. It records every
-// request's steps and whether its client left, so tests can see aborts at the origin.
-// A path prefix picks a misbehaviour: /429, /503, /fail-after-N, /silent, /mute (answers
-// 200 and never sends a token), /slow-first-N (200 at once, the first token after N ms), /flaky-N (the
-// first N requests under that prefix answer 502), /ok (none); /burst… (e.g. /burst,
-// /burst-fail-after-N) holds the whole stream back and sends it in one write, so the edge
-// reads many events at once; /interval-N sends N token ids per chunk after the first, as
-// vLLM does with --stream-interval N; /cached-N (or /burst-cached-N) reports N cached prompt
-// tokens in its usage chunk (vLLM's prompt_tokens_details), sent 50 ms after the finish
-// (in one write with it under /burst-); /usage-late sends the usage chunk 2 s after the finish;
-// /max-logprobs-N refuses `logprobs` above N as vLLM started with --max-logprobs N does
-// (vllm/sampling_params.py _validate_logprobs: a 400 with its message).
+// onnxruntime-node through the same decode loop the edge runs in WASM. It records every request's
+// steps and whether its client left, so tests can see aborts at the origin. A path prefix picks a
+// misbehaviour: /429, /503, /fail-after-N, /silent, /mute (answers 200 and never sends a token),
+// /slow-first-N (200 at once, the first token after N ms), /flaky-N (the first N requests under
+// that prefix answer 502), /ok (none); /burst… (e.g. /burst, /burst-fail-after-N) holds the whole
+// stream back and sends it in one write, so the edge reads many events at once; /interval-N sends N
+// token ids per chunk after the first, as vLLM does with --stream-interval N; /cached-N (or
+// /burst-cached-N) reports N cached prompt tokens in its usage chunk (vLLM's
+// prompt_tokens_details), sent 50 ms after the finish (in one write with it under /burst-);
+// /usage-late sends the usage chunk 2 s after the finish; /max-logprobs-N refuses `logprobs` above
+// N as vLLM started with --max-logprobs N does (vllm/sampling_params.py _validate_logprobs: a 400
+// with its message).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
@@ -48,7 +48,10 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return body;
 }
 
-/** Starts the stub on a free loopback port, serving `modelDir`'s manifest with `graph` (default: the manifest's). */
+/**
+ * Starts the stub on a free loopback port, serving `modelDir`'s manifest with `graph` (default: the
+ * manifest's).
+ */
 export async function startVllmStub(modelDir: string, graph?: string): Promise<VllmStub> {
   const manifest = TextGenerationSchema.parse(
     JSON.parse(readFileSync(`${modelDir}/manifest.json`, "utf8")),

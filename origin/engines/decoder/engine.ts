@@ -61,7 +61,10 @@ export class DecoderEngine {
   private readonly eos: ReadonlySet<number>;
   private logits = new Float32Array(0);
   private mask = new BigInt64Array(0);
-  /** Whether the graph takes `logits_index` (origin/onnx/last-logits.ts): logits for one position per row. */
+  /**
+   * Whether the graph takes `logits_index` (origin/onnx/last-logits.ts): logits for one position
+   * per row.
+   */
   private readonly lastLogits: boolean;
   private readonly prefillLastLogits: boolean;
   private wake: (() => void) | undefined;
@@ -172,7 +175,9 @@ export class DecoderEngine {
     }
   }
 
-  /** Ends a request with an error: a client's (below 500) as it is, anything else the decoder's 500. */
+  /**
+   * Ends a request with an error: a client's (below 500) as it is, anything else the decoder's 500.
+   */
   private fail(request: DecodeRequest, error: unknown): void {
     if (request.state === "finished") return;
     request.state = "finished";
@@ -316,7 +321,8 @@ export class DecoderEngine {
     this.metrics.iterationTokens.observe(labels, rows);
     this.running.forEach((request, row) => {
       request.filled += 1;
-      // An aborted row was decoded only because it aborted during this step; its token goes nowhere.
+      // An aborted row was decoded only because it aborted during this step; its token goes
+      // nowhere.
       if (request.state === "running")
         this.emit(request, this.logits.subarray(row * vocabSize, (row + 1) * vocabSize));
     });

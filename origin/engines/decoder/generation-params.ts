@@ -11,7 +11,9 @@ export interface GenerationStep {
   tokenId: number;
   /** Set on the request's last token. */
   finishReason: "stop" | "length" | null;
-  /** The request's stop token id that ended it; null for EOS, length or none (vLLM's stop_reason). */
+  /**
+   * The request's stop token id that ended it; null for EOS, length or none (vLLM's stop_reason).
+   */
   stopReason: number | null;
   /** On the first token: the prompt tokens the prefix cache served (vLLM's num_cached_tokens). */
   cachedTokens?: number;
@@ -33,7 +35,9 @@ export interface GenerationParams {
   /** The request's own stop_token_ids (reported as stop_reason). */
   stopTokenIds: readonly number[];
   ignoreEos: boolean;
-  /** vLLM's `logprobs`: each token's log-probability and this many alternatives (undefined: none). */
+  /**
+   * vLLM's `logprobs`: each token's log-probability and this many alternatives (undefined: none).
+   */
   logprobs?: number;
   /**
    * vLLM's prompt_logprobs (set by `echo` with `logprobs`): each prompt token's log-probability

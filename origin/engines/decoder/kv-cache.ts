@@ -110,7 +110,9 @@ export class KvCache {
     return tensors;
   }
 
-  /** After a step: writes column `from` of each row's present into column filled[row] of the cache. */
+  /**
+   * After a step: writes column `from` of each row's present into column filled[row] of the cache.
+   */
   appendStep(filled: readonly number[], columns: number, from: number): void {
     const { kvHeads, headDim } = this.shape;
     for (let t = 0; t < this.buffers.length; t++) {
@@ -148,7 +150,8 @@ export class KvCache {
       let target = inPlace ? this.buffers[t]! : this.spare[t]!;
       if (target.length < sources.length * rowSize) {
         const grown = new Float32Array(Math.ceil(sources.length * rowSize * 1.25));
-        if (inPlace) grown.set(target.subarray(0, this.rows * rowSize)); // every old row: moved rows are read from it below
+        // every old row: moved rows are read from it below
+        if (inPlace) grown.set(target.subarray(0, this.rows * rowSize));
         target = grown;
         if (inPlace) this.buffers[t] = grown;
         else this.spare[t] = grown;

@@ -8,13 +8,14 @@ import type { DecodeRequest } from "./request";
 const NO_IDS: ReadonlySet<number> = new Set();
 
 /**
- * A request's next token: sampled from its logits row with its own PRNG (EOS and its stop
- * ids held back until min_tokens; a structured output's mask keeping only the ids it allows),
- * then the step that carries it out, which says whether it ends the request (EOS, one of its
- * stop ids, a structured output after which nothing may follow, max_tokens, or the context's
- * end) and, when asked, carries its logprob and, on the first step, the prompt's.
+ * A request's next token: sampled from its logits row with its own PRNG (EOS and its stop ids held
+ * back until min_tokens; a structured output's mask keeping only the ids it allows), then the step
+ * that carries it out, which says whether it ends the request (EOS, one of its stop ids, a
+ * structured output after which nothing may follow, max_tokens, or the context's end) and, when
+ * asked, carries its logprob and, on the first step, the prompt's.
  *
- * Samples the request's next token from its logits row (and adds it to its history, when a penalty reads it).
+ * Samples the request's next token from its logits row (and adds it to its history, when a penalty
+ * reads it).
  */
 export function sampleNext(
   request: DecodeRequest,
@@ -57,7 +58,8 @@ export function stepOf(
   const { constraint } = request;
   let finishReason: "stop" | "length" | null = null;
   let stopReason: number | null = null;
-  // A complete structured output's stop id ends it even before min_tokens (its mask left nothing else).
+  // A complete structured output's stop id ends it even before min_tokens (its mask left nothing
+  // else).
   const mayStop = request.generated.length >= params.minTokens || constraint?.complete === true;
   if (mayStop && !params.ignoreEos && eos.has(tokenId)) finishReason = "stop";
   else if (mayStop && params.stopTokenIds.includes(tokenId))
@@ -70,7 +72,8 @@ export function stepOf(
     request.generated.length === 1
       ? { tokenId, finishReason, stopReason, cachedTokens: request.cachedTokens }
       : { tokenId, finishReason, stopReason };
-  // vLLM's default raw_logprobs: the row the sampler read, before its bias, penalties and temperature.
+  // vLLM's default raw_logprobs: the row the sampler read, before its bias, penalties and
+  // temperature.
   if (params.logprobs !== undefined) step.logprob = tokenLogprob(logits, tokenId, params.logprobs);
   if (prompt !== undefined) step.promptLogprobs = prompt;
   return step;

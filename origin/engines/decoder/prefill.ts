@@ -38,18 +38,18 @@ const computed = ({ request, cached }: Admission) =>
   request.params.promptIds.length - cached.length * BLOCK;
 
 /**
- * A prefill of a group of admitted requests in ONE run: their prompts right-padded to the
- * longest (pads masked; causal attention keeps every real token blind to the pads after it,
- * so a row's keys/values and logits are those of its prompt alone) and, with a
- * last-position-logits graph, the LM head run for each row's last prompt token only.
- * Requests whose prompts start with cached blocks compute only the rest: their cached
- * keys/values are the past, right-padded to the longest (masked), and their new tokens take
- * positions after their own prefix. A group of requests that asked for their prompts'
- * logprobs (vLLM's echo; never cached) gets the logits of every position instead. Here: the
- * run's feeds, its outputs read back, and each row's first token, prompt logprobs and
- * keys/values; the engine picks the session, runs it and counts it.
+ * A prefill of a group of admitted requests in ONE run: their prompts right-padded to the longest
+ * (pads masked; causal attention keeps every real token blind to the pads after it, so a row's
+ * keys/values and logits are those of its prompt alone) and, with a last-position-logits graph, the
+ * LM head run for each row's last prompt token only. Requests whose prompts start with cached
+ * blocks compute only the rest: their cached keys/values are the past, right-padded to the longest
+ * (masked), and their new tokens take positions after their own prefix. A group of requests that
+ * asked for their prompts' logprobs (vLLM's echo; never cached) gets the logits of every position
+ * instead. Here: the run's feeds, its outputs read back, and each row's first token, prompt
+ * logprobs and keys/values; the engine picks the session, runs it and counts it.
  *
- * Lays a group's prompts out right-padded after their cached prefixes (copied from the prefix cache).
+ * Lays a group's prompts out right-padded after their cached prefixes (copied from the prefix
+ * cache).
  */
 export function prefillBatch(
   group: readonly Admission[],
@@ -82,7 +82,8 @@ export function prefillBatch(
         ];
     }
   });
-  // The engine runs requests that asked for their prompt's logprobs in groups of their own (admission.ts prefillRuns).
+  // The engine runs requests that asked for their prompt's logprobs in groups of their own
+  // (admission.ts prefillRuns).
   return {
     group,
     past,
@@ -95,7 +96,10 @@ export function prefillBatch(
   };
 }
 
-/** The run's feeds; a graph with `lastLogits` (`logits_index`) is asked for each row's last prompt position, or every position. */
+/**
+ * The run's feeds; a graph with `lastLogits` (`logits_index`) is asked for each row's last prompt
+ * position, or every position.
+ */
 export function prefillFeeds(
   batch: PrefillBatch,
   cache: CacheLayout,
@@ -154,7 +158,10 @@ export interface PrefilledRowsOptions {
   lastLogits: boolean;
   vocabSize: number;
   prefixCache: PrefixCache | undefined;
-  /** Samples and sends a request's first token from its logits (with its prompt's logprobs, when asked). */
+  /**
+   * Samples and sends a request's first token from its logits (with its prompt's logprobs, when
+   * asked).
+   */
   emit(request: DecodeRequest, logits: Float32Array, prompt?: Array<TokenLogprob | null>): void;
 }
 

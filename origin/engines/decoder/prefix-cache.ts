@@ -82,7 +82,9 @@ export class PrefixCache {
    */
   private readonly slabs: Float32Array[] = [];
   private readonly free: Float32Array[] = [];
-  /** First blocks seen once, by hash (the doorkeeper; least recently seen out first beyond SEEN). */
+  /**
+   * First blocks seen once, by hash (the doorkeeper; least recently seen out first beyond SEEN).
+   */
   private readonly seen = new Set<string>();
 
   constructor(
@@ -156,7 +158,10 @@ export class PrefixCache {
     return found;
   }
 
-  /** Copies matched blocks into row `row` of per-tensor arrays [rows, kvHeads, length, headDim], from column 0. */
+  /**
+   * Copies matched blocks into row `row` of per-tensor arrays [rows, kvHeads, length, headDim],
+   * from column 0.
+   */
   gather(
     blocks: readonly Block[],
     out: readonly Float32Array[],
@@ -182,7 +187,8 @@ export class PrefixCache {
    * once its first block has been seen before (cached, or remembered by the doorkeeper).
    */
   insert(prompt: PromptBlocks, segments: readonly Segment[]): void {
-    // A prompt longer than the whole cache keeps its first blocks only: its later ones would evict them.
+    // A prompt longer than the whole cache keeps its first blocks only: its later ones would evict
+    // them.
     const whole = Math.min(prompt.count, this.slots);
     const { kvHeads, headDim } = this.shape;
     const kept: Block[] = [];
@@ -213,7 +219,8 @@ export class PrefixCache {
         }
         block = { hash, parentHash: parent, ids: own, data };
       }
-      // Most recent at once, so that making room for the prompt's next block never takes one of its own.
+      // Most recent at once, so that making room for the prompt's next block never takes one of its
+      // own.
       this.touch([block]);
       kept.push(block);
       parent = hash;

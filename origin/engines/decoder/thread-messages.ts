@@ -18,7 +18,9 @@ export interface DecoderWorkerInit {
   /** The graph prefills run; null = the step graph's session. */
   prefillGraph: Uint8Array | null;
   splitAttention: boolean;
-  /** The model's tokenizer, for structured outputs' token bytes (absent: the engine serves none). */
+  /**
+   * The model's tokenizer, for structured outputs' token bytes (absent: the engine serves none).
+   */
   tokenizer?: TokenizerFile;
   /** The labels the HTTP thread's metrics use for this engine (records with them say null). */
   labels: Readonly<Record<string, string>>;
@@ -55,7 +57,10 @@ export type EngineRecord =
       promptLogprobs?: Array<TokenLogprob | null>,
     ]
   | [typeof END, id: number]
-  /** `status` and `field`: a client's error (below 500) the HTTP thread answers as it is; without them, a 500. */
+  /**
+   * `status` and `field`: a client's error (below 500) the HTTP thread answers as it is; without
+   * them, a 500.
+   */
   | [typeof FAIL, id: number, error: string, status?: number, field?: string]
   | [typeof ADMITTED, id: number]
   | [

@@ -27,14 +27,20 @@ export class Vocabulary {
     readonly pieces: (id: number) => Uint8Array,
   ) {}
 
-  /** A new matcher for one request's constraint (its schema compiled again: shapes do not cross threads). */
+  /**
+   * A new matcher for one request's constraint (its schema compiled again: shapes do not cross
+   * threads).
+   */
   matcher(spec: StructuredOutputs): TokenMatcher {
     this.built ??= new VocabularyTrie(this.size, this.pieces);
     return new TokenMatcher(shapeOf(spec), this.built, this.pieces);
   }
 }
 
-/** The vocabulary of a model's tokenizer; undefined where the tokenizer cannot give its tokens' bytes. */
+/**
+ * The vocabulary of a model's tokenizer; undefined where the tokenizer cannot give its tokens'
+ * bytes.
+ */
 export function loadVocabulary(tokenizer: TokenizerFile, size: number): Vocabulary | undefined {
   const pieces = loadTextTokenizer(tokenizer.file, tokenizer.bytes).tokenPieces?.({
     skipSpecialTokens: true,

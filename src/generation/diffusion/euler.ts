@@ -1,5 +1,5 @@
-// Euler (the ODE solver of Karras et al., no churn), as diffusers' EulerDiscreteScheduler
-// computes it for an epsilon-predicting model (huggingface/diffusers
+// Euler (the ODE solver of Karras et al., no churn), as diffusers' EulerDiscreteScheduler computes
+// it for an epsilon-predicting model (huggingface/diffusers
 // src/diffusers/schedulers/scheduling_euler_discrete.py):
 //   σ(t) = sqrt((1 − ᾱ_t) / ᾱ_t), linearly interpolated at the inference timesteps, then a final 0
 //   UNet input = x / sqrt(σ² + 1); init noise sigma = σ_max ("linspace", "trailing") or sqrt(σ_max² + 1)

@@ -21,7 +21,10 @@ export interface DiffusionStep {
   outputs: Record<string, Tensor>;
 }
 
-/** Streams `latent` [n, C, H, W] per reported step, then `image` [n, 1, H, W]; checks `signal` between steps. */
+/**
+ * Streams `latent` [n, C, H, W] per reported step, then `image` [n, 1, H, W]; checks `signal`
+ * between steps.
+ */
 export async function* diffusionLoop(
   graphs: DiffusionGraphs,
   spec: DiffusionSpec,

@@ -25,7 +25,10 @@ export interface DiffusionGraphs {
     rows: number,
   ): Promise<Float32Array>;
   unet: UnetRun;
-  /** latent FP32 [rows, C, H, W] (already divided by the scaling factor) → image FP32 [rows, 1, 28, 28]. */
+  /**
+   * latent FP32 [rows, C, H, W] (already divided by the scaling factor) → image FP32 [rows, 1, 28,
+   * 28].
+   */
   decode(latent: Float32Array, rows: number): Promise<Float32Array>;
 }
 
@@ -48,7 +51,10 @@ export function attentionMask(inputIds: BigInt64Array, padTokenId: number): BigI
   return inputIds.map((id) => (id === pad ? 0n : 1n));
 }
 
-/** Encodes the n prompts and the empty prompt in one run: [n prompts' embeddings, the null embedding]. */
+/**
+ * Encodes the n prompts and the empty prompt in one run: [n prompts' embeddings, the null
+ * embedding].
+ */
 export async function encodePrompts(
   graphs: DiffusionGraphs,
   spec: DiffusionSpec,

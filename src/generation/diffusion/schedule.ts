@@ -17,9 +17,15 @@ export interface ScheduleConfig {
   timestepSpacing?: TimestepSpacing;
   /** diffusers' steps_offset (added to "leading" timesteps; default 0). */
   stepsOffset?: number;
-  /** DDIM's clip_sample (clamp the predicted clean sample to ±1); default false, as latent pipelines set it. */
+  /**
+   * DDIM's clip_sample (clamp the predicted clean sample to ±1); default false, as latent pipelines
+   * set it.
+   */
   clipSample?: boolean;
-  /** DDIM's set_alpha_to_one (the last step's alpha_cumprod_prev is 1, else alphas_cumprod[0]); default true. */
+  /**
+   * DDIM's set_alpha_to_one (the last step's alpha_cumprod_prev is 1, else alphas_cumprod[0]);
+   * default true.
+   */
   setAlphaToOne?: boolean;
 }
 

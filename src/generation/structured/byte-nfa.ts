@@ -7,7 +7,10 @@ import type { Node } from "./regex-syntax";
 /** The most NFA states (bounded repetitions are expanded: `a{1000}` is a thousand copies). */
 const MAX_NFA_STATES = 50_000;
 
-/** One code point range as UTF-8 byte-range sequences (surrogates left out), as Rust's regex-syntax utf8 splits it. */
+/**
+ * One code point range as UTF-8 byte-range sequences (surrogates left out), as Rust's regex-syntax
+ * utf8 splits it.
+ */
 function utf8Sequences(lo: number, hi: number, out: (readonly [number, number])[][]): void {
   if (lo > hi) return;
   if (lo < 0xd800 && hi > 0xdfff) {

@@ -31,7 +31,10 @@ const STRING: Extract<Frame, { t: "string" }> = {
   dfa: undefined,
   dstate: 0,
 };
-/** JSON's short escapes: the byte after the backslash → the character it stands for (its byte in the string's content). */
+/**
+ * JSON's short escapes: the byte after the backslash → the character it stands for (its byte in the
+ * string's content).
+ */
 const ESCAPED = new Map(
   [...'"\\/bfnrt'].map((c, i) => [
     c.charCodeAt(0),
@@ -123,7 +126,10 @@ export function canEnd(stack: Stack): boolean {
   return false;
 }
 
-/** How many refs and unions a value's first byte may pass through (a ref to itself alone never ends). */
+/**
+ * How many refs and unions a value's first byte may pass through (a ref to itself alone never
+ * ends).
+ */
 const MAX_INDIRECTION = 64;
 
 /** A value of `shape` starting with `byte`, under `parent`. */
@@ -212,13 +218,17 @@ function stringByte(
   parent: Stack | undefined,
   byte: number,
 ): readonly Stack[] {
-  /** The next state; `content`: the byte of the string's content this byte writes, which the pattern (if any) must take. */
+  /**
+   * The next state; `content`: the byte of the string's content this byte writes, which the pattern
+   * (if any) must take.
+   */
   const stack = (next: Partial<Extract<Frame, { t: "string" }>>, content?: number) => {
     if (frame.dfa === undefined || content === undefined)
       return [push({ ...frame, ...next }, parent)];
     const dstate = frame.dfa.next(frame.dstate, content);
     const chars = next.chars ?? frame.chars;
-    // Only where the pattern can still match within the length left: a bounded string never strands the walk.
+    // Only where the pattern can still match within the length left: a bounded string never strands
+    // the walk.
     return dstate < 0 || !frame.dfa.fits(dstate, frame.min - chars, frame.max - chars)
       ? NONE
       : [push({ ...frame, ...next, dstate }, parent)];
@@ -248,7 +258,8 @@ function stringByte(
       : NONE;
   // Every other byte here starts a character.
   if (byte < 0x20 || frame.chars >= frame.max) return NONE;
-  // Counted only where bounded: an unbounded string's state then repeats (and its masks can be reused).
+  // Counted only where bounded: an unbounded string's state then repeats (and its masks can be
+  // reused).
   const chars = frame.max === Infinity && frame.min === 0 ? 0 : frame.chars + 1;
   // An escape only where the pattern takes one of the characters a short escape writes.
   const takes = (content: number) => {
@@ -302,7 +313,9 @@ function literalByte(
   return out;
 }
 
-/** The properties a key may name after `next`: each one up to and including the first required one. */
+/**
+ * The properties a key may name after `next`: each one up to and including the first required one.
+ */
 function keyCandidates(properties: readonly Property[], next: number): number[] {
   const candidates: number[] = [];
   for (let index = next; index < properties.length; index += 1) {
@@ -345,7 +358,9 @@ function objectByte(
   }
 }
 
-/** A declared object's key; its parent (the object, phase "colon") learns which property it named. */
+/**
+ * A declared object's key; its parent (the object, phase "colon") learns which property it named.
+ */
 function keyByte(
   frame: Extract<Frame, { t: "key" }>,
   parent: Stack | undefined,

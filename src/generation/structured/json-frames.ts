@@ -28,7 +28,9 @@ export type Frame =
       readonly count: number;
       readonly phase: "open" | "comma" | "item" | "after";
     }
-  /** A key of a declared object, matched against the properties it may be (their serialized keys). */
+  /**
+   * A key of a declared object, matched against the properties it may be (their serialized keys).
+   */
   | { readonly t: "key"; readonly candidates: readonly number[]; readonly pos: number }
   /**
    * `hex`: hex digits left of a \u escape; `cont`: UTF-8 continuation bytes left, the next in

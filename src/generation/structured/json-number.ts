@@ -13,7 +13,9 @@ type NumberPhase =
   | "expsign"
   | "exp";
 
-/** A number being written; with a range, its sign and whole part so far (`value`, `digits` of them). */
+/**
+ * A number being written; with a range, its sign and whole part so far (`value`, `digits` of them).
+ */
 export interface NumberState {
   readonly integer: boolean;
   readonly phase: NumberPhase;
@@ -66,7 +68,10 @@ function phaseAfter(phase: NumberPhase, integer: boolean, byte: number): NumberP
   }
 }
 
-/** Whether the number may end here: a complete form and, with a range, a whole number in it (a fraction was checked at its dot). */
+/**
+ * Whether the number may end here: a complete form and, with a range, a whole number in it (a
+ * fraction was checked at its dot).
+ */
 export const numberEnds = (state: NumberState) =>
   numberComplete(state.phase) &&
   (state.range === undefined ||

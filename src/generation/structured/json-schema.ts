@@ -85,7 +85,10 @@ export function compileSchema(schema: unknown): Shape {
   /** The DFA states the schema's patterns may make together. */
   const dfaBudget = { left: MAX_DFA_STATES };
 
-  /** A definition compiles one level below the $ref that first reaches it: a chain of refs counts toward the depth limit. */
+  /**
+   * A definition compiles one level below the $ref that first reaches it: a chain of refs counts
+   * toward the depth limit.
+   */
   const resolveRef = (ref: string, path: string, depth: number): Shape => {
     const known = refs.get(ref);
     if (known !== undefined) return known;

@@ -15,7 +15,10 @@ export interface NumberRange {
   readonly maxExclusive: boolean;
 }
 
-/** The range of JSON Schema's minimum/maximum and their exclusive forms (numbers); undefined where none is set. */
+/**
+ * The range of JSON Schema's minimum/maximum and their exclusive forms (numbers); undefined where
+ * none is set.
+ */
 export function numberRange(bounds: {
   minimum?: number;
   maximum?: number;
@@ -92,7 +95,8 @@ export function wholeFeasible(
   const { lo, hi } = range;
   if (digits === 0) return negative ? lo === undefined || lo <= 0n : hi === undefined || hi >= 0n;
   if (value === 0n) return wholeInRange(range, negative, 0n); // a leading 0 takes no more digits
-  // With j more digits the number is one of [value·10^j, value·10^j + 10^j − 1] (negated when negative).
+  // With j more digits the number is one of [value·10^j, value·10^j + 10^j − 1] (negated when
+  // negative).
   for (let scale = 1n; ; scale *= 10n) {
     const [near, far] = [value * scale, value * scale + scale - 1n];
     const [low, high] = negative ? [-far, -near] : [near, far];
@@ -105,7 +109,8 @@ export function wholeFeasible(
 /** Whether a fraction may follow this whole part: every value it can reach lies in the range. */
 export function fractionAllowed(range: NumberRange, negative: boolean, value: bigint): boolean {
   const whole = Number(value);
-  // The values a fraction reaches: [whole, whole + 1) when positive, (−whole − 1, −whole] when negative.
+  // The values a fraction reaches: [whole, whole + 1) when positive, (−whole − 1, −whole] when
+  // negative.
   const [low, high] = negative ? [-whole - 1, -whole] : [whole, whole + 1];
   const lowOk = negative
     ? low >= range.min

@@ -76,7 +76,10 @@ function complement(ranges: Ranges): [number, number][] {
   return out;
 }
 
-/** Parses a pattern; `offset`: where the pattern the client wrote starts in `source` (positions in errors are told in it). */
+/**
+ * Parses a pattern; `offset`: where the pattern the client wrote starts in `source` (positions in
+ * errors are told in it).
+ */
 export function parseRegex(source: string, offset = 0): Node {
   return new Parser(source, offset).parse();
 }

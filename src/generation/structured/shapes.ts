@@ -17,7 +17,10 @@ export interface Property {
 }
 
 export type Shape =
-  /** An object of declared properties, written in the declared order (optional ones may be left out). */
+  /**
+   * An object of declared properties, written in the declared order (optional ones may be left
+   * out).
+   */
   | { readonly kind: "object"; readonly properties: readonly Property[] }
   /** An object with any keys, each value of `values`. */
   | { readonly kind: "free-object"; readonly values: Shape }
@@ -27,7 +30,10 @@ export type Shape =
       readonly minItems: number;
       readonly maxItems: number;
     }
-  /** A string of minLength to maxLength characters (code points), its content matched whole by `pattern` where set. */
+  /**
+   * A string of minLength to maxLength characters (code points), its content matched whole by
+   * `pattern` where set.
+   */
   | {
       readonly kind: "string";
       readonly minLength: number;
@@ -36,12 +42,18 @@ export type Shape =
     }
   /** A number (an integer: no fraction, no exponent), within `range` where one is set. */
   | { readonly kind: "number"; readonly integer: boolean; readonly range?: NumberRange }
-  /** One of these byte strings exactly (serialized JSON values for enum/const/booleans/null, or raw texts for a choice). */
+  /**
+   * One of these byte strings exactly (serialized JSON values for enum/const/booleans/null, or raw
+   * texts for a choice).
+   */
   | { readonly kind: "literal"; readonly values: readonly Uint8Array[] }
   | { readonly kind: "union"; readonly options: readonly Shape[] }
   /** A `$ref`, resolved when first read (a schema may refer to itself). */
   | { readonly kind: "ref"; readonly resolve: () => Shape }
-  /** vLLM's `regex`: the whole output, as a byte DFA reads it (regex.ts). Only ever the top-level shape. */
+  /**
+   * vLLM's `regex`: the whole output, as a byte DFA reads it (regex.ts). Only ever the top-level
+   * shape.
+   */
   | { readonly kind: "regex"; readonly dfa: ByteDfa };
 
 /** The literal shape of these JSON values, each serialized compactly. */

@@ -11,7 +11,10 @@ export type StructuredOutputs =
   | { readonly choice: readonly string[] }
   | { readonly regex: string };
 
-/** Compiled shapes by their spec's JSON, the most recent last: the same schema in the next request is the same shape, whose masks its vocabulary's trie has cached. */
+/**
+ * Compiled shapes by their spec's JSON, the most recent last: the same schema in the next request
+ * is the same shape, whose masks its vocabulary's trie has cached.
+ */
 // A per-isolate memo, listed with the others in src/isolate.ts.
 const compiled = new Map<string, { shape: Shape; bytes: number }>();
 const MAX_COMPILED = 64;

@@ -1,7 +1,7 @@
 // GET /openapi.json: the OpenAPI 3.1 document, generated from the routes' zod schemas and
-// problemResponses(). test/unit/routes/admin/openapi-lint.test.ts lints the committed copy (openapi.json,
-// kept equal to what the Worker serves by test/workers/admin/openapi.test.ts) with Redocly and
-// swagger-parser; test/workers/http/fuzz.test.ts checks answers against it.
+// problemResponses(). test/unit/routes/admin/openapi-lint.test.ts lints the committed copy
+// (openapi.json, kept equal to what the Worker serves by test/workers/admin/openapi.test.ts) with
+// Redocly and swagger-parser; test/workers/http/fuzz.test.ts checks answers against it.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/services";
 

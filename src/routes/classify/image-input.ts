@@ -84,7 +84,10 @@ export function dataUrlBytes(value: string, field: string): Uint8Array {
   return base64Bytes(value.slice(match[0].length).replace(/\s+/g, ""), field);
 }
 
-/** Bytes of a multipart file part whose type is an image type (or unset / octet-stream: the bytes decide). */
+/**
+ * Bytes of a multipart file part whose type is an image type (or unset / octet-stream: the bytes
+ * decide).
+ */
 export async function fileBytes(file: File, field: string): Promise<Uint8Array> {
   const type = mediaEssence(file.type);
   if (type !== "" && type !== "application/octet-stream" && !isImageType(type)) {

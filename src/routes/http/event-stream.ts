@@ -11,14 +11,18 @@ import type { ServiceError } from "../../errors/service-error";
 
 const encoder = new TextEncoder();
 
-/** SSE headers; `Content-Encoding: identity` keeps wrangler dev from buffering (workers-sdk#7435). */
+/**
+ * SSE headers; `Content-Encoding: identity` keeps wrangler dev from buffering (workers-sdk#7435).
+ */
 export const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
   "cache-control": "no-cache",
   "content-encoding": "identity",
 } as const;
 
-/** A task's events, the first one already read (so errors before it were thrown by `startEvents`). */
+/**
+ * A task's events, the first one already read (so errors before it were thrown by `startEvents`).
+ */
 export interface StartedEvents<E> {
   events: AsyncGenerator<E>;
   first: E | undefined;
@@ -125,7 +129,9 @@ export function openaiError(failure: ServiceError) {
 const chatError = (failure: ServiceError) =>
   sseData({ error: openaiError(failure) }) + sseData("[DONE]");
 
-/** The SSE response of started work: its events, then the format's end (or its error if it fails). */
+/**
+ * The SSE response of started work: its events, then the format's end (or its error if it fails).
+ */
 export function sseResponse<E>(
   started: StartedEvents<E>,
   format: SseFormat<E>,

@@ -137,7 +137,9 @@ export type ProblemStatus = keyof typeof DESCRIPTIONS;
 
 /** Statuses every POST route with a JSON body can answer before its handler runs. */
 export const BODY_ERRORS = [400, 413, 415] as const satisfies readonly ProblemStatus[];
-/** Statuses of a route that runs a model: unknown/unfit model, not ready, and the origin's failures. */
+/**
+ * Statuses of a route that runs a model: unknown/unfit model, not ready, and the origin's failures.
+ */
 export const MODEL_ERRORS = [404, 422, 502, 503, 504] as const satisfies readonly ProblemStatus[];
 
 /**

@@ -1,6 +1,7 @@
-// OpenAI-compatible text generation: POST /v1/chat/completions and POST /v1/completions,
-// streamed (SSE chunks … `data: [DONE]`) or not. The official `openai` SDK and the AI SDK's
-// OpenAI-compatible provider work against these unmodified (test/workers/openai/openai-clients.test.ts).
+// OpenAI-compatible text generation: POST /v1/chat/completions and POST /v1/completions, streamed
+// (SSE chunks … `data: [DONE]`) or not. The official `openai` SDK and the AI SDK's
+// OpenAI-compatible provider work against these unmodified
+// (test/workers/openai/openai-clients.test.ts).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { capability, type ServedModel } from "../../tasks";
@@ -143,7 +144,8 @@ chatRoutes.openapi(chatRoute, async (c) => {
   await requireReady(model);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   if (body.continue_final_message && body.add_generation_prompt !== false) {
-    // vLLM's check (ChatCompletionRequest.check_generation_prompt); add_generation_prompt defaults to true.
+    // vLLM's check (ChatCompletionRequest.check_generation_prompt); add_generation_prompt defaults
+    // to true.
     throw new ServiceError(
       400,
       "invalid_request",
@@ -151,7 +153,8 @@ chatRoutes.openapi(chatRoute, async (c) => {
       { field: "continue_final_message" },
     );
   }
-  // The tools as sent, numbers as written (a schema's 1.0 stays 1.0 in the template, as Python's json keeps it).
+  // The tools as sent, numbers as written (a schema's 1.0 stays 1.0 in the template, as Python's
+  // json keeps it).
   const sent =
     body.tools == null || body.tools.length === 0 ? undefined : (await losslessBody(c.req)).tools;
   const tools = Array.isArray(sent) ? sent : undefined;

@@ -1,6 +1,6 @@
-// GET /v1/models: what this deployment serves, where each model runs, what it can do and how it scored, in
-// OpenAI's list shape ({object: "list", data: [{id, object: "model", created, owned_by}]})
-// so OpenAI SDKs' models.list() reads it; the rest of each item is ours.
+// GET /v1/models: what this deployment serves, where each model runs, what it can do and how it
+// scored, in OpenAI's list shape ({object: "list", data: [{id, object: "model", created,
+// owned_by}]}) so OpenAI SDKs' models.list() reads it; the rest of each item is ours.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { primaryGraph } from "../../models/manifest";
 import type { Capabilities, ServedModel } from "../../tasks";

@@ -33,7 +33,10 @@ const Stop = z.union([z.string().max(256), z.array(z.string().max(256)).max(16)]
 const MAX_TOKEN_ID = 2 ** 31 - 1;
 /** Most ids allowed_token_ids may list (vLLM sets none; a vocabulary's worth is plenty). */
 const MAX_ALLOWED_IDS = 65_536;
-/** A token id, checked by hand for prompts of token ids: a schema per id costs ~0.3 µs (0.13 ms for 440 ids). */
+/**
+ * A token id, checked by hand for prompts of token ids: a schema per id costs ~0.3 µs (0.13 ms for
+ * 440 ids).
+ */
 const isTokenId = (id: unknown): boolean =>
   Number.isInteger(id) && (id as number) >= 0 && (id as number) <= MAX_TOKEN_ID;
 
@@ -80,7 +83,8 @@ export const samplingFields = {
         description:
           "vLLM: with include_usage, every chunk carries the usage so far (the prompt's tokens, the choice's tokens)",
       }),
-      // OpenAI's stream obfuscation (random padding on each delta against size side channels) is not done here.
+      // OpenAI's stream obfuscation (random padding on each delta against size side channels) is
+      // not done here.
       include_obfuscation: neutral(z.literal(false), "false"),
     })
     .strict()
@@ -174,7 +178,8 @@ export const samplingFields = {
       "vLLM: the answer carries the prompt's token ids (prompt_token_ids) and each choice's generated ids (token_ids, per chunk when streamed)",
   }),
   skip_special_tokens: neutral(z.literal(true), "true"),
-  // Structured outputs (src/routes/openai/structured-fields.ts): enforced at the sampler, edge or origin.
+  // Structured outputs (src/routes/openai/structured-fields.ts): enforced at the sampler, edge or
+  // origin.
   response_format: ResponseFormat,
   structured_outputs: StructuredOutputsField,
 };
@@ -363,7 +368,8 @@ export const CompletionRequest = z
       .openapi({
         description: `Each generated token's log-probability and this many likeliest tokens at its position (0–${MAX_LOGPROBS}, vLLM's bound)`,
       }),
-    // vLLM's and OpenAI's legacy completions: 0 only with echo (the prompt scored, nothing generated).
+    // vLLM's and OpenAI's legacy completions: 0 only with echo (the prompt scored, nothing
+    // generated).
     max_tokens: z.number().int().min(0).max(1_000_000).nullish().openapi({
       description:
         "Most tokens to generate (default 16); 0 only with echo: the prompt alone, scored with logprobs",
@@ -408,7 +414,10 @@ export function chatMessages(messages: ChatCompletionRequest["messages"]): ChatM
   });
 }
 
-/** An earlier assistant turn's tool calls (message `at`) as templates read them: each one's arguments parsed. */
+/**
+ * An earlier assistant turn's tool calls (message `at`) as templates read them: each one's
+ * arguments parsed.
+ */
 export function templateToolCalls(
   calls: readonly z.infer<typeof AssistantToolCall>[],
   at: number,
@@ -426,7 +435,10 @@ export function templateToolCalls(
   }));
 }
 
-/** An earlier call's arguments as templates read them: the JSON text parsed, numbers kept as written; empty is {} (vLLM's chat_utils). */
+/**
+ * An earlier call's arguments as templates read them: the JSON text parsed, numbers kept as
+ * written; empty is {} (vLLM's chat_utils).
+ */
 export function templateArguments(text: string, field: string): LosslessJson {
   if (text.trim() === "") return {};
   try {

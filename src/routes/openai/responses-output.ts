@@ -70,7 +70,10 @@ export const callItem = (
 
 export const callId = () => `call_${hex()}`;
 
-/** Output tokens' logprobs as OpenAI's Responses API lists them (the chat shape: token, logprob, bytes, top_logprobs). */
+/**
+ * Output tokens' logprobs as OpenAI's Responses API lists them (the chat shape: token, logprob,
+ * bytes, top_logprobs).
+ */
 export const entries = (logprobs: readonly TokenLogprobs[] | undefined) =>
   logprobs === undefined ? [] : (chatLogprobs(logprobs)?.content ?? []);
 
@@ -81,7 +84,10 @@ export function eventWriter() {
     `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
 }
 
-/** A Response's output items as tool-choice text is read: messages (the content) and calls, in order. */
+/**
+ * A Response's output items as tool-choice text is read: messages (the content) and calls, in
+ * order.
+ */
 export class OutputItems {
   readonly items: (
     | { type: "message"; id: string; text: string }

@@ -58,7 +58,10 @@ export const ResponsesToolChoice = z.union([
   z.object({ type: z.literal("function"), name: FUNCTION_NAME }).strict(),
 ]);
 
-/** An earlier call, and its output, as input items (openai-node ResponseFunctionToolCall, ResponseInputItem.FunctionCallOutput). */
+/**
+ * An earlier call, and its output, as input items (openai-node ResponseFunctionToolCall,
+ * ResponseInputItem.FunctionCallOutput).
+ */
 const FunctionCallItem = z
   .object({
     type: z.literal("function_call"),
@@ -235,14 +238,20 @@ export function chatToolsOf(body: ResponsesRequest): {
   };
 }
 
-/** How many alternatives each output token's logprobs list, when the request includes them (undefined: none). */
+/**
+ * How many alternatives each output token's logprobs list, when the request includes them
+ * (undefined: none).
+ */
 export function responsesLogprobs(body: ResponsesRequest): number | undefined {
   return body.include?.includes("message.output_text.logprobs")
     ? (body.top_logprobs ?? 0)
     : undefined;
 }
 
-/** Where the Responses API puts a tool's parameters and the named choice's name: flat, not under `function`. */
+/**
+ * Where the Responses API puts a tool's parameters and the named choice's name: flat, not under
+ * `function`.
+ */
 export const RESPONSES_FIELDS: ToolFieldNames = {
   parameters: (index) => `tools.${index}.parameters`,
   choiceName: "tool_choice.name",
@@ -250,7 +259,10 @@ export const RESPONSES_FIELDS: ToolFieldNames = {
   defaultChoice: "tool_choice",
 };
 
-/** The request's tools as the chat template reads them: chat's {type, function} form, numbers kept as written. */
+/**
+ * The request's tools as the chat template reads them: chat's {type, function} form, numbers kept
+ * as written.
+ */
 export async function templateTools(request: { text(): Promise<string> }): Promise<LosslessJson[]> {
   const tools = (await losslessBody(request)).tools;
   if (!Array.isArray(tools)) return [];

@@ -95,9 +95,13 @@ export interface ResponseExtras {
   logprobs: boolean;
   /** return_token_ids: the prompt's ids; undefined when not asked. */
   promptIds?: PerChoice<readonly number[]> | undefined;
-  /** echo: the prompt's text, before each choice's (with logprobs, its tokens' before the choice's). */
+  /**
+   * echo: the prompt's text, before each choice's (with logprobs, its tokens' before the choice's).
+   */
   echo?: PerChoice<string> | undefined;
-  /** Choices per prompt (a batch's `n`): the usage counts each prompt once. Default: all of them. */
+  /**
+   * Choices per prompt (a batch's `n`): the usage counts each prompt once. Default: all of them.
+   */
   perPrompt?: number | undefined;
   /** Tools in use: the text is read as their calls (and, with "auto", content). */
   toolMode?: ToolMode | undefined;

@@ -76,7 +76,8 @@ export function choiceOptions(options: GenerationOptions, n: number): Generation
 
 /**
  * Chat's logprobs: how many alternatives (top_logprobs) when `logprobs` is true, else undefined.
- * top_logprobs without logprobs is a 400, as OpenAI's and vLLM's (ChatCompletionRequest.check_logprobs).
+ * top_logprobs without logprobs is a 400, as OpenAI's and vLLM's
+ * (ChatCompletionRequest.check_logprobs).
  */
 export function chatLogprobCount(body: {
   logprobs?: boolean | null;

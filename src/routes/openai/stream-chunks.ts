@@ -23,7 +23,10 @@ import {
 
 /** How a request asked its stream to be framed. */
 export interface ChunkOptions {
-  /** stream_options.include_usage: every chunk carries `usage: null` and a last chunk `choices: []` the usage (OpenAI). */
+  /**
+   * stream_options.include_usage: every chunk carries `usage: null` and a last chunk `choices: []`
+   * the usage (OpenAI).
+   */
   includeUsage: boolean;
   /**
    * vLLM's stream_options.continuous_usage_stats (with include_usage): every chunk of a choice
@@ -38,7 +41,10 @@ export interface ChunkOptions {
    * logprobs when `scored` (vLLM's echo with logprobs), else alone before the first token.
    */
   echo?: { text: PerChoice<string>; scored: boolean } | undefined;
-  /** Chat with tools in use: deltas carry `tool_calls` (the arguments as they come), and with "auto" the content before them. */
+  /**
+   * Chat with tools in use: deltas carry `tool_calls` (the arguments as they come), and with "auto"
+   * the content before them.
+   */
   toolMode?: ToolMode | undefined;
 }
 
@@ -53,7 +59,10 @@ function perIndex(
   return (text, index) => (made[index] ??= make(index))(text);
 }
 
-/** Each chunk's usage member: OpenAI's null, or vLLM's continuous count of the choice's tokens so far. */
+/**
+ * Each chunk's usage member: OpenAI's null, or vLLM's continuous count of the choice's tokens so
+ * far.
+ */
 function usageMembers({ includeUsage, continuousUsage }: ChunkOptions) {
   const counted: number[] = [];
   const members = (index: number) => {
@@ -83,7 +92,8 @@ export function chatChunks(who: ResponseIdentity, options: ChunkOptions): Stream
   // The fast per-token frame holds nothing that changes but the text.
   const templated = !withIds && !usage.continuous;
   // The last chunk carries vLLM's stop_reason beside finish_reason; per-token chunks stay OpenAI's.
-  // With return_token_ids, each choice's chunks carry their tokens' ids (vLLM's ChatCompletionResponseStreamChoice).
+  // With return_token_ids, each choice's chunks carry their tokens' ids (vLLM's
+  // ChatCompletionResponseStreamChoice).
   const chunk = (
     index: number,
     delta: object,
@@ -248,7 +258,8 @@ export function completionChunks(who: ResponseIdentity, options: ChunkOptions): 
         logprobs,
         finish_reason: finishReason,
         ...(stopReason === undefined ? {} : { stop_reason: stopReason }),
-        // vLLM's CompletionResponseStreamChoice: the prompt's ids on a choice's first chunk, each chunk its tokens' ids.
+        // vLLM's CompletionResponseStreamChoice: the prompt's ids on a choice's first chunk, each
+        // chunk its tokens' ids.
         ...(ids?.prompt === undefined ? {} : { prompt_token_ids: ids.prompt }),
         ...(ids === undefined ? {} : { token_ids: ids.tokens }),
       },
@@ -256,7 +267,10 @@ export function completionChunks(who: ResponseIdentity, options: ChunkOptions): 
     ...usage.members(index),
   });
   const textChunk = perIndex((index) => jsonTemplate((slot) => chunk(index, slot, null)));
-  /** Per choice, the text sent before, in code points: where a chunk's offsets start (vLLM's previous_text_lens). */
+  /**
+   * Per choice, the text sent before, in code points: where a chunk's offsets start (vLLM's
+   * previous_text_lens).
+   */
   const sent: number[] = [];
   /** Per choice, whether its first chunk (with the prompt's ids) went out. */
   const started: boolean[] = [];
@@ -298,7 +312,8 @@ export function completionChunks(who: ResponseIdentity, options: ChunkOptions): 
   return {
     opening: (index) => (echo !== undefined && !echo.scored ? [echoed(index, undefined)] : []),
     prompt: (event, index) => (echo?.scored ? [echoed(index, event.logprobs)] : []),
-    // Only chunks with logprobs need the offsets: text without them comes only after the last token's.
+    // Only chunks with logprobs need the offsets: text without them comes only after the last
+    // token's.
     text: (delta, index) => [
       delta.logprobs === undefined && templated ? textChunk(delta.text, index) : full(delta, index),
     ],

@@ -18,7 +18,10 @@ const Schema = z
   .openapi({ description: "A JSON Schema (the supported subset is in the README)" });
 const MAX_CHOICES = 256;
 
-/** OpenAI's JSON schema format: under `json_schema` in response_format, beside `type` in text.format. */
+/**
+ * OpenAI's JSON schema format: under `json_schema` in response_format, beside `type` in
+ * text.format.
+ */
 const JsonSchemaConfig = {
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "1–64 letters, digits, underscores or dashes"),
   description: z.string().max(4096).nullish(),
@@ -105,7 +108,10 @@ interface Fields {
   schema: string;
 }
 
-/** The request's constraint (undefined: none), its schema compiled here so that what cannot be enforced is a 400 naming its place. */
+/**
+ * The request's constraint (undefined: none), its schema compiled here so that what cannot be
+ * enforced is a 400 naming its place.
+ */
 export function structuredOutputsOf(
   body: StructuredBody,
   fields: Fields = { format: "response_format", schema: "response_format.json_schema.schema" },

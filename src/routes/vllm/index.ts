@@ -20,8 +20,8 @@ import { validationHook } from "../http/validation";
 import { requireApiKey } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
 
-// 400: invalid request, a template error, or messages for a model without a chat template; 422: a model
-// without a tokenizer, or ids outside its vocabulary; 503: the tokenizer could not be loaded.
+// 400: invalid request, a template error, or messages for a model without a chat template; 422: a
+// model without a tokenizer, or ids outside its vocabulary; 503: the tokenizer could not be loaded.
 const errors = problemResponses("openai", 401, BODY_ERRORS, 404, 422, 503);
 
 const tokenizeRoute = (operationSuffix: string) =>

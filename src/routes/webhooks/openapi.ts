@@ -86,8 +86,9 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
           "Acknowledged: decided, duplicate of a decided payment, recorded as not scored, or ignored",
         content: { "application/json": { schema: StripeAcknowledgement } },
       },
-      // 400 also: a missing or invalid Stripe-Signature (bad HMAC, older or newer than 300 s); 500: storing
-      // the decision failed; 503: STRIPE_WEBHOOK_SECRET unset or a D1 migration missing (Stripe retries both).
+      // 400 also: a missing or invalid Stripe-Signature (bad HMAC, older or newer than 300 s); 500:
+      // storing the decision failed; 503: STRIPE_WEBHOOK_SECRET unset or a D1 migration missing
+      // (Stripe retries both).
       ...problemResponses("problem", BODY_ERRORS, 500, 503),
     },
   });
@@ -106,7 +107,8 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
         description: "Accepted",
         content: { "text/plain": { schema: z.literal("[accepted]") } },
       },
-      // 401: an item's hmacSignature does not verify; 500: storing a decision failed (Adyen retries).
+      // 401: an item's hmacSignature does not verify; 500: storing a decision failed (Adyen
+      // retries).
       ...problemResponses("problem", BODY_ERRORS, 401, 500, 503),
     },
   });

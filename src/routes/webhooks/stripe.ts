@@ -1,7 +1,8 @@
-// POST /v1/webhooks/stripe: signature verified by the stripe SDK on the raw body (both ways
-// within 300 s); Issuing authorization requests answered {approved} within Stripe's 2 s budget,
-// by the model or, when it cannot score, by ISSUING_UNSCORED_POLICY; charges and payment
-// intents decided once per charge (an authorization's .created once per iauth_), or recorded as not scored with the reason, and acknowledged.
+// POST /v1/webhooks/stripe: signature verified by the stripe SDK on the raw body (both ways within
+// 300 s); Issuing authorization requests answered {approved} within Stripe's 2 s budget, by the
+// model or, when it cannot score, by ISSUING_UNSCORED_POLICY; charges and payment intents decided
+// once per charge (an authorization's .created once per iauth_), or recorded as not scored with the
+// reason, and acknowledged.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import Stripe from "stripe";
 import type { z } from "zod";

@@ -1,8 +1,9 @@
-// POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope).
-// Text classification: {text} → [{label, score}]. Image classification: {image: [bytes 0–255]}
-// (the PNG or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text generation: {prompt | messages,
-// raw, stream, max_tokens, temperature, top_p, top_k, seed, the three penalties, tools, tool_choice} → {response,
-// tool_calls?} or SSE `data: {"response": "…"}` … `data: [DONE]`. The model's capabilities pick the shape.
+// POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope). Text
+// classification: {text} → [{label, score}]. Image classification: {image: [bytes 0–255]} (the PNG
+// or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text generation:
+// {prompt | messages, raw, stream, max_tokens, temperature, top_p, top_k, seed, the three
+// penalties, tools, tool_choice} → {response, tool_calls?} or SSE `data: {"response": "…"}` …
+// `data: [DONE]`. The model's capabilities pick the shape.
 import { createRoute, OpenAPIHono, z, type Hook } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { capability } from "../../tasks";
@@ -64,7 +65,10 @@ const Message = z
     path: ["tool_calls"],
   });
 
-/** The messages as the chat template reads them: a tool result's call named by its id, or by the function's name. */
+/**
+ * The messages as the chat template reads them: a tool result's call named by its id, or by the
+ * function's name.
+ */
 function runMessages(messages: readonly z.infer<typeof Message>[]): ChatMessage[] {
   return messages.map(({ role, content, name, tool_call_id, tool_calls }, at) => {
     if (role === "tool")
@@ -350,7 +354,8 @@ runRoutes.openapi(runRoute, async (c) => {
     );
   }
   if (structured === undefined) return c.json({ response: text, usage: done.usage }, 200);
-  // The value, parsed; cut short by max_tokens it is not JSON yet: a 422 that says so, with the text.
+  // The value, parsed; cut short by max_tokens it is not JSON yet: a 422 that says so, with the
+  // text.
   const value = done.finishReason === "stop" ? parseJson(text) : undefined;
   if (value === undefined) {
     throw new ServiceError(

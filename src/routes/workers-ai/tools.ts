@@ -35,7 +35,10 @@ export const RunTools = z
       'Workers AI function calling: {name, description, parameters} or {type: "function", function}; the model chooses whether to call (a model whose manifest names a tool-call parser)',
   });
 
-/** The tools as the chat template takes them (OpenAI's shape), from the body as sent (numbers as written). */
+/**
+ * The tools as the chat template takes them (OpenAI's shape), from the body as sent (numbers as
+ * written).
+ */
 export function chatToolsOf(sent: readonly unknown[]): unknown[] {
   return sent.map((tool) =>
     tool !== null && typeof tool === "object" && "function" in tool
@@ -77,7 +80,10 @@ export function runToolPlan(
   );
 }
 
-/** A call in both of the binding's shapes; `arguments` the value (the JSON text when it is not whole JSON, e.g. cut by max_tokens). */
+/**
+ * A call in both of the binding's shapes; `arguments` the value (the JSON text when it is not whole
+ * JSON, e.g. cut by max_tokens).
+ */
 export function runToolCall(call: ToolCall) {
   let value: unknown = call.function.arguments;
   try {

@@ -59,7 +59,10 @@ export function circuitBreaker({
 /** One breaker per origin URL, shared by every model it serves. */
 export type Breakers = (url: string) => CircuitBreaker;
 
-/** A table of breakers by origin URL, each built at its URL's first call (src/isolate.ts keeps the Worker's). */
+/**
+ * A table of breakers by origin URL, each built at its URL's first call (src/isolate.ts keeps the
+ * Worker's).
+ */
 export function createBreakers(): Breakers {
   const breakers = new Map<string, CircuitBreaker>();
   return (url) => {

@@ -1,8 +1,8 @@
-// The OIP v2 origin runtime: the same tensor capability as the in-isolate one, but the graph runs on a
-// GPU origin that speaks the Open Inference Protocol v2 (Triton, KServe, or this repo's
-// reference origin in origin/). Feeds are checked here first, so the origin only ever
-// sees well-formed tensors; whatever the origin does wrong is a 5xx of ours, never a
-// client's 4xx, and never an unexplained 500.
+// The OIP v2 origin runtime: the same tensor capability as the in-isolate one, but the graph runs
+// on a GPU origin that speaks the Open Inference Protocol v2 (Triton, KServe, or this repo's
+// reference origin in origin/). Feeds are checked here first, so the origin only ever sees
+// well-formed tensors; whatever the origin does wrong is a 5xx of ours, never a client's 4xx, and
+// never an unexplained 500.
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
 import { fromJsonTensor, toJsonTensor } from "../../protocols/oip-tensors";
@@ -50,7 +50,10 @@ function upstream(detail: string, cause?: unknown): ServiceError {
   });
 }
 
-/** Each declared tensor must appear in the origin's metadata with the same datatype and a compatible shape. */
+/**
+ * Each declared tensor must appear in the origin's metadata with the same datatype and a compatible
+ * shape.
+ */
 function signatureMismatch(
   declared: readonly TensorSpec[],
   served: readonly TensorSpec[],
@@ -164,7 +167,10 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
     }
   }
 
-  /** The origin failed in a way that says nothing about the input: check it again before trusting it. */
+  /**
+   * The origin failed in a way that says nothing about the input: check it again before trusting
+   * it.
+   */
   function forget<T extends ServiceError>(error: T): T {
     verified = undefined;
     return error;
@@ -203,7 +209,8 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
         try {
           parsed = await call("/infer", request, signal, async (response) => {
             if (response.status === 400 || response.status === 422) {
-              // The feeds matched the signature, so the origin refused their content: the caller's input.
+              // The feeds matched the signature, so the origin refused their content: the caller's
+              // input.
               throw new ServiceError(
                 422,
                 "unprocessable_input",

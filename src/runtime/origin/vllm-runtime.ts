@@ -88,7 +88,10 @@ async function refusal(response: Response): Promise<ServiceError> {
 /** After the finish: at most this much of the origin's tail is read to free its connection. */
 const DRAIN_MAX_BYTES = 64 * 1024;
 const DRAIN_TIMEOUT_MS = 5_000;
-/** After the finish chunk, how long the usage chunk behind it is waited for (vLLM writes both at once). */
+/**
+ * After the finish chunk, how long the usage chunk behind it is waited for (vLLM writes both at
+ * once).
+ */
 const USAGE_WAIT_MS = 250;
 
 /** Reads a body to its end (bounded in bytes and time), so that workerd can pool its connection. */
@@ -229,7 +232,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
             accepted = true;
             yield { tokenIds: [] };
           }
-          const idleMs = origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS; // read once per call, not per chunk
+          // read once per call, not per chunk
+          const idleMs = origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
           // One loop from the body's chunks to the steps: a plain parser, no generator in between.
           reader = response.body!.getReader();
           const parser = new SseParser();
@@ -243,7 +247,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
               prompt,
             );
             if (step !== undefined && request.maxTokens <= 0) {
-              // The prompt's logprobs alone: the one token asked for to get them is not the client's.
+              // The prompt's logprobs alone: the one token asked for to get them is not the
+              // client's.
               if (step.promptLogprobs === undefined)
                 throw failure ?? upstream("The GPU origin sent no prompt logprobs");
               yield { tokenIds: [], finishReason: "length", promptLogprobs: step.promptLogprobs };
@@ -269,7 +274,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
             error.code !== "upstream_unavailable"
           )
             breaker.failure();
-          // After the first token the client has text: no retry, the route ends the stream with an error event.
+          // After the first token the client has text: no retry, the route ends the stream with an
+          // error event.
           if (yielded || !retryable(error)) throw error;
           lastError = error;
         } finally {
@@ -280,7 +286,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
             // workerd pools the connection: it reuses only a body read to its end.
             void drain(reader);
           } else {
-            // Whatever else ended the iteration (a stop string, the client leaving, an error) ends the origin request.
+            // Whatever else ended the iteration (a stop string, the client leaving, an error) ends
+            // the origin request.
             upstreamAbort.abort(new DOMException("generation ended", "AbortError"));
             await reader?.cancel().catch(() => undefined);
           }

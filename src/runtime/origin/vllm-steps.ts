@@ -39,8 +39,8 @@ interface UsageReport {
 }
 
 /**
- * One chunk's step, or the usage chunk's report; throws the 502 of a broken chunk or a
- * mid-stream error event. `logprobs`: how many alternatives the request asked for (undefined: none).
+ * One chunk's step, or the usage chunk's report; throws the 502 of a broken chunk or a mid-stream
+ * error event. `logprobs`: how many alternatives the request asked for (undefined: none).
  */
 function readStep(
   data: string,
@@ -86,7 +86,8 @@ function readStep(
     [step.promptLogprobs, own, prompt.read] = [echoed.prompt, echoed.rest, true];
   }
   if (logprobs !== undefined && tokenIds.length > 0) {
-    // Aligned with token_ids, the stop id included: the capability's order (the ids, then the stop id).
+    // Aligned with token_ids, the stop id included: the capability's order (the ids, then the stop
+    // id).
     const parsed = own == null ? "no logprobs" : logprobsOf(own, tokenIds, logprobs);
     if (typeof parsed === "string")
       throw upstream(`The GPU origin sent unreadable logprobs: ${parsed}`);
@@ -133,7 +134,8 @@ export function stepOf(
     } catch (failure) {
       return { step: merged, failure };
     }
-    if (!("tokenIds" in step)) continue; // a usage chunk before the finish: the edge counts tokens itself
+    // a usage chunk before the finish: the edge counts tokens itself
+    if (!("tokenIds" in step)) continue;
     if (merged === undefined) merged = step;
     else {
       for (const id of step.tokenIds) merged.tokenIds.push(id);

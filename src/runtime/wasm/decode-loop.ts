@@ -141,10 +141,12 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
         const logits = rows.subarray((next.length - 1) * vocab, next.length * vocab);
         pastLength += next.length;
         past = present;
-        // A structured output's mask: the ids its grammar takes next (stop ids once it is complete).
+        // A structured output's mask: the ids its grammar takes next (stop ids once it is
+        // complete).
         const mask = constraint?.allowed(request.stopTokenIds);
         if (mask !== undefined && !mask.includes(1)) {
-          // Nothing may follow (a closed value, and no stop id to end it with): the output ends here.
+          // Nothing may follow (a closed value, and no stop id to end it with): the output ends
+          // here.
           yield { tokenIds: [], finishReason: "stop", ...scored };
           return;
         }
@@ -159,7 +161,8 @@ export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): Gene
         );
         history?.add(id);
         if (!stopIds.has(id)) constraint?.accept(id);
-        // As vLLM's default (raw_logprobs): the model's own distribution, before the sampler's adjustments.
+        // As vLLM's default (raw_logprobs): the model's own distribution, before the sampler's
+        // adjustments.
         const logprobs =
           request.logprobs === undefined
             ? {}

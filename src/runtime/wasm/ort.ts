@@ -105,11 +105,12 @@ function startBackend(): Promise<void> {
   return backendReady;
 }
 
-// ORT starts while the isolate starts, not in its first request: Workers evaluate a script's
-// top level (and the microtasks it queues) before the first request reaches it — during the
-// TLS handshake in production — so ORT's initialisation hides there. It counts against the
-// startup limit (1 s of CPU since Cloudflare's 2025-10-10 changelog): `npm run bench` prints workerd's CPU until ready beside the
-// first request. Should it fail here, the first createSession starts it again.
+// ORT starts while the isolate starts, not in its first request: Workers evaluate a script's top
+// level (and the microtasks it queues) before the first request reaches it — during the TLS
+// handshake in production — so ORT's initialisation hides there. It counts against the startup
+// limit (1 s of CPU since Cloudflare's 2025-10-10 changelog): `npm run bench` prints workerd's CPU
+// until ready beside the first request. Should it fail here, the first createSession starts it
+// again.
 startBackend().catch(() => undefined);
 
 /** Model sessions created in this isolate (the starter graph's not counted). */

@@ -26,7 +26,10 @@ export interface FraudContext {
   merchant: MerchantProfile;
 }
 
-/** Resolves the configured fraud model (503 until it is ready) beside the store composed at the top (src/compose.ts). */
+/**
+ * Resolves the configured fraud model (503 until it is ready) beside the store composed at the top
+ * (src/compose.ts).
+ */
 export async function fraudContext(
   env: Env,
   services: Services,

@@ -23,7 +23,10 @@ export interface WebhookDeps {
   stores: FraudStores;
 }
 
-/** Decides a payment or records the event as not scored; throws (→ non-2xx, retried) only when storing fails. */
+/**
+ * Decides a payment or records the event as not scored; throws (→ non-2xx, retried) only when
+ * storing fails.
+ */
 export async function record(
   env: Env,
   { services, stores }: WebhookDeps,

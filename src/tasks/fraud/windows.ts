@@ -18,7 +18,9 @@ export interface Windows {
   historyUsed: number[];
 }
 
-/** The history the model sees: the latest `size` transactions before the current one, oldest first. */
+/**
+ * The history the model sees: the latest `size` transactions before the current one, oldest first.
+ */
 export function recentHistory(
   history: readonly Transaction[],
   current: Transaction,

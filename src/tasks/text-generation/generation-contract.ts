@@ -27,13 +27,17 @@ export interface GenerationOptions {
   maxTokens: number | undefined;
   sampling: SamplingParams;
   stop: readonly string[];
-  /** vLLM's `min_tokens`: before this many tokens no stop id is sampled and no stop string counts. */
+  /**
+   * vLLM's `min_tokens`: before this many tokens no stop id is sampled and no stop string counts.
+   */
   minTokens?: number;
   /** vLLM's `ignore_eos`: the model's end-of-sequence ids do not end generation. */
   ignoreEos?: boolean;
   /** The client's own stop token ids (vLLM's `stop_token_ids`), beside the model's. */
   stopTokenIds?: readonly number[];
-  /** vLLM's `include_stop_str_in_output`: a matched stop string ends the text instead of being cut. */
+  /**
+   * vLLM's `include_stop_str_in_output`: a matched stop string ends the text instead of being cut.
+   */
   includeStopString?: boolean;
   /** Log-probabilities: each generated token's and this many alternatives (undefined: none). */
   logprobs?: number;

@@ -28,7 +28,9 @@ export function stopMatcher(
   const include = options.include ?? false;
   const active = stops.filter((stop) => stop.length > 0);
   let pending = "";
-  /** Characters at the start of `pending` where no stop string may end (pushed with search: false). */
+  /**
+   * Characters at the start of `pending` where no stop string may end (pushed with search: false).
+   */
   let unsearched = 0;
   return {
     push(delta, options) {

@@ -35,7 +35,10 @@ function vocabularyOf(
   return vocabulary;
 }
 
-/** A matcher whose refusal mid-generation (an output open too many ways) is a 400 naming the request's field. */
+/**
+ * A matcher whose refusal mid-generation (an output open too many ways) is a 400 naming the
+ * request's field.
+ */
 class RequestMatcher extends TokenMatcher {
   constructor(
     spec: StructuredOutputs,

@@ -43,7 +43,8 @@ function openFinalMessage(segments: readonly ChatSegment[], final: string): Chat
       { field: "messages" },
     );
   }
-  // The template kept the message's spacing (or it has none): cut after it; else after its stripped text.
+  // The template kept the message's spacing (or it has none): cut after it; else after its stripped
+  // text.
   const leftTrimmed = final.trimStart().length;
   const end =
     rendered.slice(at, at + leftTrimmed) === final ? at + leftTrimmed : at + stripped.length;
@@ -128,7 +129,8 @@ export function createTextGenerator(
         });
       const context = config.contextLength;
       if (truncate !== undefined) {
-        // As vLLM's (vllm/entrypoints/openai/serving_engine.py): the left side goes, the end of the prompt stays.
+        // As vLLM's (vllm/entrypoints/openai/serving_engine.py): the left side goes, the end of the
+        // prompt stays.
         if (truncate > context) {
           throw new ServiceError(
             400,
@@ -184,7 +186,8 @@ export function createTextGenerator(
       const matcher = stopMatcher(options.stop, { include: options.includeStopString ?? false });
       const maxTokens = options.maxTokens ?? config.contextLength - prompt.ids.length;
       const minTokens = Math.min(options.minTokens ?? 0, maxTokens);
-      // As vLLM: with ignore_eos the model's end-of-sequence ids stop nothing; the client's stop ids still do.
+      // As vLLM: with ignore_eos the model's end-of-sequence ids stop nothing; the client's stop
+      // ids still do.
       const stopTokenIds = [
         ...new Set([...(options.ignoreEos ? [] : modelStopIds), ...(options.stopTokenIds ?? [])]),
       ];
@@ -241,7 +244,9 @@ export function createTextGenerator(
         return named;
       };
       let started = false;
-      /** The generation ended by itself (its finish was read): nothing behind it is left to stop. */
+      /**
+       * The generation ended by itself (its finish was read): nothing behind it is left to stop.
+       */
       let ended = false;
       try {
         for await (const step of steps) {
@@ -258,7 +263,8 @@ export function createTextGenerator(
           if (step.promptLogprobs !== undefined && namePrompt !== undefined)
             yield { type: "prompt", logprobs: namePrompt(step.promptLogprobs, prompt.ids) };
           // vLLM's min_tokens (vllm/v1/engine/detokenizer.py): the text of the first minTokens
-          // tokens is passed over by the stop-string search; a stop string that ends after it counts.
+          // tokens is passed over by the stop-string search; a stop string that ends after it
+          // counts.
           const unchecked = Math.max(
             0,
             Math.min(step.tokenIds.length, minTokens - completionTokens),

@@ -6,7 +6,9 @@ import type { TextTokenizer } from "../../tokenizers/tokenizer";
 /** A token as logprobs name it: its text alone (vLLM's decode of the one id) and its bytes. */
 export interface TokenText {
   token: string;
-  /** The token's own bytes (for a byte-level tokenizer, a piece of a UTF-8 character may be one). */
+  /**
+   * The token's own bytes (for a byte-level tokenizer, a piece of a UTF-8 character may be one).
+   */
   bytes: number[];
   /** Its log-probability (the model's own distribution); -Infinity where it has none. */
   logprob: number;
@@ -19,7 +21,10 @@ export interface TokenLogprobs extends TokenText {
 
 const utf8 = new TextEncoder();
 
-/** Per tokenizer, so once per isolate: each id's text alone (vLLM's decode of the one id) and its bytes. */
+/**
+ * Per tokenizer, so once per isolate: each id's text alone (vLLM's decode of the one id) and its
+ * bytes.
+ */
 // A per-isolate memo, listed with the others in src/isolate.ts.
 const tokenNames = new WeakMap<TextTokenizer, (id: number) => Omit<TokenText, "logprob">>();
 
@@ -32,7 +37,8 @@ function tokenNamer(text: TextTokenizer): (id: number) => Omit<TokenText, "logpr
       let entry = named.get(id);
       if (entry === undefined) {
         const token = text.decode([id]);
-        // The tokenizer's own bytes where it has them (a piece of a UTF-8 character is exact there).
+        // The tokenizer's own bytes where it has them (a piece of a UTF-8 character is exact
+        // there).
         entry = { token, bytes: [...(pieces?.(id) ?? utf8.encode(token))] };
         named.set(id, entry);
       }
@@ -43,7 +49,10 @@ function tokenNamer(text: TextTokenizer): (id: number) => Omit<TokenText, "logpr
   return namer;
 }
 
-/** A prompt token's logprob entry: as a generated token's, or its name alone where it has none (the first). */
+/**
+ * A prompt token's logprob entry: as a generated token's, or its name alone where it has none (the
+ * first).
+ */
 export type PromptTokenLogprobs = TokenLogprobs | Omit<TokenText, "logprob">;
 
 /** Names a generation's logprobs as tokens. */

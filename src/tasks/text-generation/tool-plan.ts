@@ -9,7 +9,10 @@ import type { ToolCallParser } from "../../models/manifest";
 import { compiledOrRefused, type StructuredRequest } from "./structured-format";
 import type { ToolMode } from "./tool-parsers";
 
-/** A function as a request declares it (chat: under `function`; the Responses API: flat, mapped by the route). */
+/**
+ * A function as a request declares it (chat: under `function`; the Responses API: flat, mapped by
+ * the route).
+ */
 export interface ToolDefinition {
   function: { name: string; parameters?: Record<string, unknown> | null | undefined };
 }
@@ -31,7 +34,10 @@ interface ToolBody {
   structured_outputs?: unknown;
 }
 
-/** How a request's tools are used: how its text is read, and the forced call's constraint (none for "auto"). */
+/**
+ * How a request's tools are used: how its text is read, and the forced call's constraint (none for
+ * "auto").
+ */
 export interface ToolPlan {
   mode: ToolMode;
   structured?: StructuredRequest;
@@ -58,13 +64,19 @@ export interface ToolModel {
 
 const ANY_OBJECT: Record<string, unknown> = { type: "object", properties: {} };
 
-/** Where a request puts a tool's parameters and the named choice's name (chat: under `function`; the Responses API: flat). */
+/**
+ * Where a request puts a tool's parameters and the named choice's name (chat: under `function`; the
+ * Responses API: flat).
+ */
 export interface ToolFieldNames {
   parameters(index: number): string;
   choiceName: string;
   /** The named choice as the request writes it, for messages. */
   namedChoice: string;
-  /** The field a refusal of the default choice ("auto" with no parser) names: tool_choice, or (Workers AI's, which rarely sends one) tools. */
+  /**
+   * The field a refusal of the default choice ("auto" with no parser) names: tool_choice, or
+   * (Workers AI's, which rarely sends one) tools.
+   */
   defaultChoice: string;
 }
 export const CHAT_FIELDS: ToolFieldNames = {
@@ -74,7 +86,10 @@ export const CHAT_FIELDS: ToolFieldNames = {
   defaultChoice: "tool_choice",
 };
 
-/** How the request's tools are used (undefined: text alone); a choice this service cannot honour is a 400 naming it. */
+/**
+ * How the request's tools are used (undefined: text alone); a choice this service cannot honour is
+ * a 400 naming it.
+ */
 export function toolPlanOf(
   body: ToolBody,
   model: ToolModel,
@@ -83,7 +98,8 @@ export function toolPlanOf(
   const tools = body.tools ?? [];
   // As vLLM's: tools without a tool_choice mean "auto".
   const choice = body.tool_choice ?? (tools.length > 0 ? "auto" : "none");
-  // "auto" with no tools is text, as "none" is (vLLM refuses it; clients that always send it are common).
+  // "auto" with no tools is text, as "none" is (vLLM refuses it; clients that always send it are
+  // common).
   if (choice === "none" || (choice === "auto" && tools.length === 0)) return undefined;
   if (tools.length === 0)
     throw new ServiceError(400, "invalid_request", "When using tool_choice, tools must be set", {
@@ -189,7 +205,10 @@ function requiredSchema(
   return { schema, owners };
 }
 
-/** A place in the "required" schema → the request field it came from (tools.<i>.function.parameters…). */
+/**
+ * A place in the "required" schema → the request field it came from
+ * (tools.<i>.function.parameters…).
+ */
 function requiredPath(
   path: string,
   owners: ReadonlyMap<string, number>,

@@ -11,7 +11,10 @@ import { startVllmStub } from "../vllm-stub-origin";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** url: the reference origin; faultyUrl: the stub (prefix /429, /503, /fail-after-N, /silent, /flaky-N, /ok). */
+    /**
+     * url: the reference origin; faultyUrl: the stub (prefix /429, /503, /fail-after-N, /silent,
+     * /flaky-N, /ok).
+     */
     llmOrigin: { url: string; faultyUrl: string } | null;
   }
 }

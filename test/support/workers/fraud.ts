@@ -64,7 +64,10 @@ export function stripeEvent(type: string, object: unknown, id = unique("evt")) {
 
 const cryptoProvider = Stripe.createSubtleCryptoProvider();
 
-/** Delivers a Stripe event signed by the stripe SDK (optionally at another time or with another secret). */
+/**
+ * Delivers a Stripe event signed by the stripe SDK (optionally at another time or with another
+ * secret).
+ */
 export async function deliverStripe(
   event: unknown,
   options: { timestamp?: number; secret?: string } = {},
@@ -153,7 +156,10 @@ export async function unscoredEvent(eventId: string) {
   return env.DB.prepare("SELECT * FROM unscored_events WHERE event_id = ?").bind(eventId).first();
 }
 
-/** An Adyen notification item as Adyen's library types it (enums checked), from JSON such as its mocks. */
+/**
+ * An Adyen notification item as Adyen's library types it (enums checked), from JSON such as its
+ * mocks.
+ */
 const AdyenItemSchema = z
   .object({
     pspReference: z.string(),

@@ -17,7 +17,10 @@ if (shipped === undefined) throw new Error("the tiny LLM ships in the bundle");
 export const llm = TextGenerationSchema.parse(shipped.manifest);
 const files = shipped.files ?? {};
 
-/** The tiny LLM on a vLLM origin at `url` (FP32 graph), nothing else changed (but what `change` changes in its generation config). */
+/**
+ * The tiny LLM on a vLLM origin at `url` (FP32 graph), nothing else changed (but what `change`
+ * changes in its generation config).
+ */
 export function appOnOrigin(
   url: string,
   origin: Partial<OriginConfig> = {},
@@ -35,7 +38,10 @@ export function appOnOrigin(
   return createApp(() => createServices(registry));
 }
 
-/** The same manifest with the in-isolate WASM loop; the FP32 graph comes from R2 (put there from the stub's file route). */
+/**
+ * The same manifest with the in-isolate WASM loop; the FP32 graph comes from R2 (put there from the
+ * stub's file route).
+ */
 export async function appInIsolate(stubUrl: string) {
   const graph = llm.graphs["decoder-fp32"];
   if (graph === undefined) throw new Error("no FP32 graph");
@@ -58,7 +64,10 @@ export async function appInIsolate(stubUrl: string) {
 
 export type App = ReturnType<typeof createApp>;
 
-/** The two places a generation runs, by name: the origin at `origin.url`, and the in-isolate loop (its graph from the stub at `origin.faultyUrl`). */
+/**
+ * The two places a generation runs, by name: the origin at `origin.url`, and the in-isolate loop
+ * (its graph from the stub at `origin.faultyUrl`).
+ */
 export function bothPlaces(
   origin: { url: string; faultyUrl: string } | null,
 ): [string, () => Promise<App>][] {
@@ -95,7 +104,9 @@ export async function sseEvents(response: Response): Promise<string[]> {
     .map((frame) => frame.slice(6));
 }
 
-/** The reference origin's counters that show whether it still decodes (its /metrics, vLLM's names). */
+/**
+ * The reference origin's counters that show whether it still decodes (its /metrics, vLLM's names).
+ */
 export interface OriginCounters {
   aborted: number;
   generationTokens: number;

@@ -31,7 +31,10 @@ export function appOnOrigin(url: string, origin: Partial<OriginConfig> = {}) {
   return createApp(() => createServices(registry));
 }
 
-/** The same manifest with the loop in this isolate; its graphs come from R2 (put there from the file server). */
+/**
+ * The same manifest with the loop in this isolate; its graphs come from R2 (put there from the file
+ * server).
+ */
 export async function appInIsolate(filesUrl: string) {
   const manifest = manifestOf();
   for (const graph of Object.values(manifest.graphs)) {

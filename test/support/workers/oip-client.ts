@@ -135,7 +135,8 @@ export async function decodeLikeTritonClient(
   if (validate !== undefined && !binary)
     check(validate, header, `${response.status} ${method} ${path}`);
   if (binary) {
-    // The header minus its binary outputs is an inference_response; each binary output is checked alone.
+    // The header minus its binary outputs is an inference_response; each binary output is checked
+    // alone.
     const outputs = header.outputs ?? [];
     check(
       schema("inference_response"),

@@ -83,7 +83,8 @@ export class Conformance {
     const template = this.templateOf(path);
     const operation =
       template === undefined ? undefined : this.document.paths[template]?.[method.toLowerCase()];
-    // Every error is a problem, except answers documented with a body of their own (readiness 503s).
+    // Every error is a problem, except answers documented with a body of their own (readiness
+    // 503s).
     const ownBody =
       operation?.responses[String(response.status)]?.content?.["application/json"] !== undefined;
     if (response.status >= 400 && !ownBody)

@@ -152,14 +152,16 @@ describe("logit bias and penalties", () => {
   const logits = [2, -1, 0.5, 3, -2, 0];
 
   it("repetition divides the logits > 0 and multiplies the others, of prompt and generated ids alike", () => {
-    // vllm/_custom_ops.py apply_repetition_penalties_torch: where(logits > 0, 1 / p, p) over prompt_mask | output_mask.
+    // vllm/_custom_ops.py apply_repetition_penalties_torch: where(logits > 0, 1 / p, p) over
+    // prompt_mask | output_mask.
     expect(
       Array.from(adjustLogits(logits, { ...GREEDY, repetitionPenalty: 2 }, history())),
     ).toEqual([1, -2, 0.25, 1.5, -2, 0]);
   });
 
   it("frequency (× count) and presence (once) reach generated ids only, after repetition", () => {
-    // vllm/model_executor/layers/utils.py apply_penalties: logits -= f × output_bin_counts; logits -= p × output_mask.
+    // vllm/model_executor/layers/utils.py apply_penalties: logits -= f × output_bin_counts; logits
+    // -= p × output_mask.
     expect(
       Array.from(
         adjustLogits(
@@ -190,7 +192,8 @@ describe("logit bias and penalties", () => {
     expect(adjustLogits(row, { ...GREEDY, repetitionPenalty: 1, logitBias: [] }, history())).toBe(
       row,
     );
-    expect(adjustLogits(row, { ...GREEDY, frequencyPenalty: 1 })).toBe(row); // no history: no penalties
+    // no history: no penalties
+    expect(adjustLogits(row, { ...GREEDY, frequencyPenalty: 1 })).toBe(row);
   });
 
   it("allowed ids (vLLM's allowed_token_ids) mask every other id before the bias: greedy picks the best listed, sampling draws only listed ids", () => {

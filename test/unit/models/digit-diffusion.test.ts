@@ -294,7 +294,8 @@ async function runLoop(c: z.infer<typeof LoopCase>): Promise<Float32Array> {
   for (const [k, t] of ts.entries()) {
     if (c.scheduler === "ddim") {
       const eps = await guided(x, t);
-      const prev = t - Math.floor(diffusion.scheduler.numTrainTimesteps / c.steps); // diffusers: N // steps
+      // diffusers: N // steps
+      const prev = t - Math.floor(diffusion.scheduler.numTrainTimesteps / c.steps);
       const aT = acp[t]!;
       const aPrev = prev >= 0 ? acp[prev]! : 1;
       x = x.map((v, i) => {
@@ -322,7 +323,8 @@ describe("digit-diffusion loop (ONNX graphs) vs the Python reference", () => {
   for (const c of loops) {
     it(`${c.scheduler} ${c.steps} steps, guidance ${c.guidanceScale}, "${c.prompt}" seed ${c.seed}`, async () => {
       const image = await runLoop(c);
-      expect(maxDiff(image, c.image)).toBeLessThan(5e-4); // measured ≤ 6.3e-5 (the fixture rounds to 1e-4)
+      // measured ≤ 6.3e-5 (the fixture rounds to 1e-4)
+      expect(maxDiff(image, c.image)).toBeLessThan(5e-4);
     });
   }
 });

@@ -84,7 +84,10 @@ const fixture = Fixture.parse(
   JSON.parse(readFileSync("test/fixtures/tiny-llm/greedy.json", "utf8")),
 );
 const gen = manifest.generation;
-/** INT8 activations are quantized per batch at run time; same runtime, same inputs: tiny drift at most. */
+/**
+ * INT8 activations are quantized per batch at run time; same runtime, same inputs: tiny drift at
+ * most.
+ */
 const INT8_PERPLEXITY_TOLERANCE = 0.005;
 
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
@@ -123,7 +126,10 @@ function argmax(data: Float32Array, offset: number): number {
   return best;
 }
 
-/** Greedy decoding of left-padded rows with a KV cache; returns new ids and each row's prefill logits. */
+/**
+ * Greedy decoding of left-padded rows with a KV cache; returns new ids and each row's prefill
+ * logits.
+ */
 async function greedy(session: Session, prompts: number[][], newTokens: number) {
   const batch = prompts.length;
   const width = Math.max(...prompts.map((p) => p.length));
@@ -193,7 +199,8 @@ describe("tiny LLM (models/tiny-llm)", () => {
     expect(sha256(`${dir}/${manifest.tokenizer.source.file}`)).toBe(
       manifest.tokenizer.source.sha256,
     );
-    // The shipped compact form is the source compiled by today's compiler (the parity tests check that one).
+    // The shipped compact form is the source compiled by today's compiler (the parity tests check
+    // that one).
     expect(
       Buffer.compare(
         readFileSync(`${dir}/${manifest.tokenizer.file}`),

@@ -65,7 +65,8 @@ describe("binary tensor data", () => {
   });
 
   it("lays BYTES and FP16 out exactly as tritonclient serialized them", () => {
-    // tritonclient/utils serialize_byte_tensor: <I length> + bytes per element; FP16 numpy tobytes().
+    // tritonclient/utils serialize_byte_tensor: <I length> + bytes per element; FP16 numpy
+    // tobytes().
     const fixture = JSON.parse(
       readFileSync("test/fixtures/tritonclient/bytes-fp16.request.json", "utf8"),
     );

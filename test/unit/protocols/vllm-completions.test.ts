@@ -18,7 +18,10 @@ import { stepOf } from "../../../src/runtime/origin/vllm-steps";
 import { sseData } from "../../../src/protocols/sse";
 import { circuitBreaker } from "../../../src/runtime/origin/circuit-breaker";
 
-/** Chunks shaped as completion_stream_generator frames them (fields of CompletionStreamResponse, nulls included). */
+/**
+ * Chunks shaped as completion_stream_generator frames them (fields of CompletionStreamResponse,
+ * nulls included).
+ */
 const VLLM_STREAM = `${[
   'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[{"index":0,"text":" the","logprobs":null,"finish_reason":null,"stop_reason":null,"token_ids":[262],"prompt_token_ids":[1,464,1110]}],"usage":null}',
   'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[{"index":0,"text":" house","logprobs":null,"finish_reason":null,"stop_reason":null,"token_ids":[1402]}],"usage":null}',
@@ -205,7 +208,8 @@ describe("vLLM /v1/completions wire format", () => {
       { choices: [], usage: { prompt_tokens: 3 } },
       { choices: [], usage: { prompt_tokens: 3, completion_tokens: null } },
       { choices: [], usage: { prompt_tokens: 3.5, completion_tokens: 1 } },
-      // vLLM with --enable-prompt-tokens-details (serving_completion.py: PromptTokenUsageInfo(cached_tokens=…) when its prefix cache hit).
+      // vLLM with --enable-prompt-tokens-details (serving_completion.py:
+      // PromptTokenUsageInfo(cached_tokens=…) when its prefix cache hit).
       {
         choices: [],
         usage: {
@@ -275,9 +279,10 @@ describe("vLLM /v1/completions wire format", () => {
     expect(completionRequest("tiny-llm", base)).not.toHaveProperty("return_tokens_as_token_ids");
   });
 
-  // A chunk as vLLM streams it with logprobs: 2 and return_tokens_as_token_ids (serving_completion.py
-  // _create_completion_logprobs: tokens "token_id:N", each dict the sampled token first, then its top
-  // logprobs — 2 + 1 entries where the sampled one is not among them —, text_offset from the text before).
+  // A chunk as vLLM streams it with logprobs: 2 and return_tokens_as_token_ids
+  // (serving_completion.py _create_completion_logprobs: tokens "token_id:N", each dict the sampled
+  // token first, then its top logprobs — 2 + 1 entries where the sampled one is not among them —,
+  // text_offset from the text before).
   const WITH_LOGPROBS = {
     id: "cmpl-8f1c",
     object: "text_completion",
@@ -327,7 +332,8 @@ describe("vLLM /v1/completions wire format", () => {
       { logprob: -0.25, top: [] },
       { logprob: -3.5, top: [] },
     ]);
-    // Misaligned or named by text (an origin without return_tokens_as_token_ids): said, not guessed.
+    // Misaligned or named by text (an origin without return_tokens_as_token_ids): said, not
+    // guessed.
     expect(logprobsOf(choice!.logprobs!, [262], 2)).toMatch(/2 tokens beside 1 token_ids/);
     expect(logprobsOf(choice!.logprobs!, [262, 1403], 2)).toMatch(/not token_id:1403/);
     expect(
@@ -378,9 +384,10 @@ describe("vLLM /v1/completions wire format", () => {
     }
   });
 
-  // vLLM's echo with logprobs: 2 and return_token_ids (serving_completion.py completion_stream_generator:
-  // the first chunk's logprobs cover [*prompt_token_ids, *output.token_ids], the prompt's first entry
-  // None — null logprob and dict —, its text "" under return_token_ids; token_ids the output's alone).
+  // vLLM's echo with logprobs: 2 and return_token_ids (serving_completion.py
+  // completion_stream_generator: the first chunk's logprobs cover [*prompt_token_ids,
+  // *output.token_ids], the prompt's first entry None — null logprob and dict —, its text "" under
+  // return_token_ids; token_ids the output's alone).
   const ECHOED = {
     id: "cmpl-8f1c",
     object: "text_completion",
@@ -446,7 +453,8 @@ describe("vLLM /v1/completions wire format", () => {
       /4 tokens beside a prompt of 5/,
     );
 
-    // Through the adapter's step reader: the prompt's logprobs on the first step only, its own token's beside them.
+    // Through the adapter's step reader: the prompt's logprobs on the first step only, its own
+    // token's beside them.
     const chunk = JSON.stringify(ECHOED);
     const prompt = { ids: [1, 464, 1110], count: 1, read: false };
     const first = stepOf([chunk], new Set([2]), 1, prompt);
@@ -543,7 +551,8 @@ describe("circuit breaker", () => {
     now = 5000;
     breaker.check(); // the probe
     expect(breaker.state()).toBe("half-open");
-    expect(() => breaker.check()).toThrow(expect.objectContaining({ status: 503 })); // only one probe at a time
+    // only one probe at a time
+    expect(() => breaker.check()).toThrow(expect.objectContaining({ status: 503 }));
     breaker.failure();
     expect(breaker.state()).toBe("open");
     now = 10_000;

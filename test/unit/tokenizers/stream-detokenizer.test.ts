@@ -68,7 +68,8 @@ describe.each(TOKENIZERS)("streamDetokenizer on %s", (_name, tokenizer, bytePath
   it.runIf(_name.startsWith("llama3"))(
     "holds back a character whose bytes span tokens until it is complete",
     () => {
-      // Single-byte tokens of "é" (0xC3 0xA9) in byte-level BPE: Ã and © in the GPT-2 byte alphabet.
+      // Single-byte tokens of "é" (0xC3 0xA9) in byte-level BPE: Ã and © in the GPT-2 byte
+      // alphabet.
       const first = tokenizer.tokenToId("Ã");
       const second = tokenizer.tokenToId("©");
       expect(first).toBeDefined();

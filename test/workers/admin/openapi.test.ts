@@ -1,6 +1,6 @@
-// The served OpenAPI document: every route documented, and byte-equal to the committed
-// openapi.json that test/unit/routes/admin/openapi-lint.test.ts lints with Redocly and swagger-parser.
-// After changing a route: `npx vitest run --project workers test/workers/admin/openapi.test.ts -u`.
+// The served OpenAPI document: every route documented, and byte-equal to the committed openapi.json
+// that test/unit/routes/admin/openapi-lint.test.ts lints with Redocly and swagger-parser. After
+// changing a route: `npx vitest run --project workers test/workers/admin/openapi.test.ts -u`.
 import { describe, expect, it } from "vitest";
 import { get } from "../../support/workers/helpers";
 

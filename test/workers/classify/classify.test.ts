@@ -52,7 +52,8 @@ describe("POST /v1/classify", () => {
     ).json<ClassifyBody>();
     expect(long.results[0]!.truncated).toBe(true);
     expect(short.results[0]!.truncated).toBe(false);
-    // 22,000 characters are cut to the tokenizer's maxChars (8,192) and then to at most maxLength (2,048) ids.
+    // 22,000 characters are cut to the tokenizer's maxChars (8,192) and then to at most maxLength
+    // (2,048) ids.
     expect(long.results[0]!.tokens).toBeGreaterThan(500);
     expect(long.results[0]!.tokens).toBeLessThanOrEqual(2048);
   });

@@ -650,7 +650,9 @@ function request(random: Random): Request {
   return { kind, method, path, headers, ...(body === undefined ? {} : { body }) };
 }
 
-/** Image bodies: valid, bytes flipped, truncated, padded with garbage, or sent under another type. */
+/**
+ * Image bodies: valid, bytes flipped, truncated, padded with garbage, or sent under another type.
+ */
 function rawRequest(
   target: Target,
   raw: NonNullable<Target["raw"]>,
@@ -751,7 +753,8 @@ describe("seeded fuzzing of every route", () => {
                 ? answer.code
                 : undefined;
             // One vocabulary: malformed JSON is invalid_json wherever a route parses JSON itself
-            // (Stripe's signature is checked on the raw bytes first), and every 415 is unsupported_media_type.
+            // (Stripe's signature is checked on the raw bytes first), and every 415 is
+            // unsupported_media_type.
             if (
               kind === "malformed-json" &&
               status === 400 &&
@@ -802,7 +805,8 @@ describe("seeded fuzzing of every route", () => {
       );
       statuses.add(status);
     }
-    // Signed events the service cannot score are still acknowledged (the provider would retry a 4xx).
+    // Signed events the service cannot score are still acknowledged (the provider would retry a
+    // 4xx).
     expect([...statuses]).toContain(200);
     expect(TEST_SECRETS.STRIPE_WEBHOOK_SECRET).toMatch(/^whsec_/);
   }, 60_000);

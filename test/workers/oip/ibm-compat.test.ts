@@ -62,7 +62,8 @@ describe.skipIf(models.length === 0)("IBM fraud models through the edge runtime"
       const largest = Math.max(
         ...body.outputs[0]!.data.map((value, i) => Math.abs(value - model.native[i]!)),
       );
-      // Native and WASM kernels accumulate in different orders: agreement to 1e-4, as for our own models.
+      // Native and WASM kernels accumulate in different orders: agreement to 1e-4, as for our own
+      // models.
       expect(largest).toBeLessThan(1e-4);
     },
   );

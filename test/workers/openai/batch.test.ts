@@ -69,7 +69,8 @@ describe.skipIf(origin === null)("batched prompts, on the origin and in the isol
         });
         const prompt = singles.reduce((sum, single) => sum + single.usage.prompt_tokens, 0);
         const completion = singles.reduce((sum, single) => sum + single.usage.completion_tokens, 0);
-        // (On the origin, the singles left the prompts in its prefix cache: the batch's usage says so too.)
+        // (On the origin, the singles left the prompts in its prefix cache: the batch's usage says
+        // so too.)
         expect(batch.usage).toMatchObject({
           prompt_tokens: prompt,
           completion_tokens: completion,

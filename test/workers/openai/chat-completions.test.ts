@@ -536,7 +536,10 @@ describe.skipIf(origin === null)(
         usages.push(body.usage);
         return body.usage.prompt_tokens;
       };
-      /** The same turn streamed: its usage comes in the last chunk, after the origin's usage chunk was read. */
+      /**
+       * The same turn streamed: its usage comes in the last chunk, after the origin's usage chunk
+       * was read.
+       */
       const streamedTurn = async () => {
         const response = await call(app, "/v1/chat/completions", {
           model: "tiny-llm",
@@ -650,7 +653,8 @@ describe.skipIf(origin === null)(
 
     it("min_tokens: a stop string that ends within the first min_tokens tokens does not count (vLLM's detokenizer)", async () => {
       const full = (await complete({ prompt: "The city council" })).choices[0]!.text;
-      const stop = full.slice(0, 8); // ends within the first 8 tokens: every token here is at least one character
+      // ends within the first 8 tokens: every token here is at least one character
+      const stop = full.slice(0, 8);
       expect(full.indexOf(stop, 1)).toBe(-1);
       expect(await complete({ prompt: "The city council", stop })).toMatchObject({
         choices: [{ text: "", finish_reason: "stop", stop_reason: stop }],
@@ -709,7 +713,8 @@ describe.skipIf(origin === null)(
       for (const [path, payload] of payloads) {
         const response = await call(app, path, payload);
         expect(response.status, path).toBe(200);
-        // As the client reads: every chunk with choices is a token event (text may be empty); the usage chunk gives output_tokens.
+        // As the client reads: every chunk with choices is a token event (text may be empty); the
+        // usage chunk gives output_tokens.
         let [text, chunks, outputTokens] = ["", 0, 0];
         for (const event of await sseEvents(response)) {
           if (event === "[DONE]") continue;

@@ -68,7 +68,10 @@ const loglikelihoodRequest = (ids: readonly number[]) => ({
   echo: true,
 });
 
-/** lm-evaluation-harness's parse_logprobs for one choice: (sum of the continuation's logprobs, is greedy). */
+/**
+ * lm-evaluation-harness's parse_logprobs for one choice: (sum of the continuation's logprobs, is
+ * greedy).
+ */
 function parseLogprobs(
   choice: CompletionResponse["choices"][number],
   ctxlen: number,
@@ -110,7 +113,8 @@ describe.skipIf(origin === null)("echo with logprobs, on the origin and in the i
         const body = await complete(app, loglikelihoodRequest([...context, ...continuation]));
         const [choice] = body.choices;
         const logprobs = choice!.logprobs!;
-        // One entry per prompt token and one for the generated token; the first has nothing before it.
+        // One entry per prompt token and one for the generated token; the first has nothing before
+        // it.
         expect(logprobs.tokens).toHaveLength(context.length + continuation.length + 1);
         expect([logprobs.token_logprobs[0], logprobs.top_logprobs[0]]).toEqual([null, null]);
         expect(

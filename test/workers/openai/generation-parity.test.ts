@@ -110,8 +110,8 @@ describe.skipIf(origin === null)(
     it("streamed choices and requests side by side in one isolate share its session without a failed run (its runs take turns)", {
       timeout: 120_000,
     }, async () => {
-      // onnxruntime-web's overlapping runs on one session read emptied input names
-      // ("input name cannot be empty"): before runs took turns, this stream ended in an error event.
+      // onnxruntime-web's overlapping runs on one session read emptied input names ("input name
+      // cannot be empty"): before runs took turns, this stream ended in an error event.
       const app = await appInIsolate(origin?.faultyUrl ?? "");
       const body = (prompt: string) => ({
         model: "tiny-llm",

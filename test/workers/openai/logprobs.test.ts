@@ -71,7 +71,10 @@ const completion = (extra: Record<string, unknown> = {}) => ({
 const codePoints = (text: string) => [...text].length;
 const utf8 = (bytes: readonly number[]) => new TextDecoder().decode(Uint8Array.from(bytes));
 
-/** What every chat logprobs answer holds: one entry per completion token, the top sorted, greedy's pick the likeliest. */
+/**
+ * What every chat logprobs answer holds: one entry per completion token, the top sorted, greedy's
+ * pick the likeliest.
+ */
 function expectChatLogprobs(body: ChatResponse, top: number, greedy: boolean): Entry[] {
   const [choice] = body.choices;
   const content = choice?.logprobs?.content ?? [];

@@ -86,7 +86,8 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
         max_tokens: 4,
         temperature: 0,
       });
-    // The origin keeps a prompt's blocks once its first block was seen: reused from the third request on.
+    // The origin keeps a prompt's blocks once its first block was seen: reused from the third
+    // request on.
     const first = await ask();
     await ask();
     const third = await ask();
@@ -122,7 +123,8 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
   });
 
   it("openai: the SDK's newer request fields (openai 7.55 ChatCompletionCreateParamsBase): identifiers and cache hints pass, values not honoured are 400s naming them", async () => {
-    // OpenAI asks apps to send safety_identifier and prompt_cache_key on every request (they replace `user`).
+    // OpenAI asks apps to send safety_identifier and prompt_cache_key on every request (they
+    // replace `user`).
     const params = { model: "tiny-llm", messages: [...messages], max_tokens: 6, temperature: 0 };
     const plain = await client.chat.completions.create(params);
     const hinted = await client.chat.completions.create({
@@ -563,10 +565,12 @@ describe.skipIf(origin === null)("the openai SDK and the AI SDK against the edge
       temperature: 0,
       maxOutputTokens: 60,
       maxRetries: 0,
-      // Passed through as a body field by the provider: one call (the tiny model would call until its context is full).
+      // Passed through as a body field by the provider: one call (the tiny model would call until
+      // its context is full).
       providerOptions: { edge: { parallel_tool_calls: false } },
       stopWhen: stepCountIs(2),
-      // The second step answers in text: the call and its result go back as an assistant message with tool_calls and a tool message.
+      // The second step answers in text: the call and its result go back as an assistant message
+      // with tool_calls and a tool message.
       prepareStep: ({ stepNumber }) =>
         stepNumber === 1 ? { toolChoice: "none" as const } : undefined,
     });

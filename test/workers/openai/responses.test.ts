@@ -163,7 +163,8 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
     });
     const part = response.output[0]?.type === "message" ? response.output[0].content[0] : undefined;
     const logprobs = part?.type === "output_text" ? part.logprobs : undefined;
-    // The same tokens, alternatives and numbers (to float noise: the second request reads the origin's prefix cache).
+    // The same tokens, alternatives and numbers (to float noise: the second request reads the
+    // origin's prefix cache).
     type Entry = { token: string; logprob: number; top_logprobs: ReadonlyArray<{ token: string }> };
     const close = (
       actual: readonly Entry[] | undefined,
@@ -178,7 +179,8 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
     };
     close(logprobs, chat.choices[0]?.logprobs?.content ?? undefined);
     expect(logprobs).toHaveLength(response.usage?.output_tokens ?? -1);
-    // Streamed: every token's entry once, on the delta that carries its text or on output_text.done.
+    // Streamed: every token's entry once, on the delta that carries its text or on
+    // output_text.done.
     const streamed: unknown[] = [];
     for await (const event of client.responses.stream(params)) {
       if (event.type === "response.output_text.delta" || event.type === "response.output_text.done")
@@ -272,9 +274,9 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
   });
 
   // An origin failing after the headers (the stub's /fail-after-3 sends three tokens, then the
-  // error, as test/workers/openai/chat-completions.test.ts uses it): the stream ends with response.failed,
-  // openai-node's ResponseFailedEvent (src/resources/responses/responses.ts) — the same
-  // Response, status "failed", error {code, message} (ResponseError) — and no [DONE].
+  // error, as test/workers/openai/chat-completions.test.ts uses it): the stream ends with
+  // response.failed, openai-node's ResponseFailedEvent (src/resources/responses/responses.ts) — the
+  // same Response, status "failed", error {code, message} (ResponseError) — and no [DONE].
   describe("an origin failing mid-stream", () => {
     const failing = appOnOrigin(`${origin?.faultyUrl ?? ""}/fail-after-3`);
     const cases: [string, Record<string, unknown>][] = [
@@ -476,7 +478,8 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
   });
 
   it('"required": calls of the listed tools; a second turn sends the call and its output back as input items', async () => {
-    // Small schemas: the tools, the call and its output all go into the tiny model's 512-token context.
+    // Small schemas: the tools, the call and its output all go into the tiny model's 512-token
+    // context.
     const cityTool = {
       type: "function" as const,
       name: "weather",
@@ -524,7 +527,8 @@ describe.skipIf(origin === null)("POST /v1/responses", () => {
     });
     expect(second.output[0]?.type).toBe("message");
     expect(second.output_text.length).toBeGreaterThan(0);
-    // The same conversation through chat, written as chat messages: the same prompt, so the same text.
+    // The same conversation through chat, written as chat messages: the same prompt, so the same
+    // text.
     const chat = await client.chat.completions.create({
       model: "tiny-llm",
       messages: [

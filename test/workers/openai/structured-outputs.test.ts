@@ -1,13 +1,13 @@
 // Structured outputs through the edge, in both places: OpenAI's `response_format` (json_object,
-// json_schema) and vLLM's `structured_outputs` (json, choice, json_object) — the request shapes
-// of vllm-project/vllm vllm/entrypoints/openai/engine/protocol.py (ResponseFormat,
+// json_schema) and vLLM's `structured_outputs` (json, choice, json_object) — the request shapes of
+// vllm-project/vllm vllm/entrypoints/openai/engine/protocol.py (ResponseFormat,
 // JsonSchemaResponseFormat: the schema under "schema") and vllm/sampling_params.py
-// (StructuredOutputsParams). On the origin the edge sends `structured_outputs` and the origin
-// masks its sampler; in the isolate the WASM loop masks its own. The tiny LLM writes nonsense,
-// but nonsense that parses and validates: every output that ends with "stop" is checked here
+// (StructuredOutputsParams). On the origin the edge sends `structured_outputs` and the origin masks
+// its sampler; in the isolate the WASM loop masks its own. The tiny LLM writes nonsense, but
+// nonsense that parses and validates: every output that ends with "stop" is checked here
 // (JSON.parse and the schema's constraints by hand; Ajv, which compiles validators with `new
-// Function`, cannot run in workerd — test/unit/generation/structured/structured-outputs.test.ts checks the automaton
-// against it).
+// Function`, cannot run in workerd — test/unit/generation/structured/structured-outputs.test.ts
+// checks the automaton against it).
 import { describe, expect, inject, it } from "vitest";
 import { problem } from "../../support/workers/helpers";
 import {
@@ -189,7 +189,8 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
-        // A date, a word of 2–8 letters, an optional non-ASCII suffix: the tiny vocabulary has no "é" token, so it is written in bytes.
+        // A date, a word of 2–8 letters, an optional non-ASCII suffix: the tiny vocabulary has no
+        // "é" token, so it is written in bytes.
         const regex = "(19|20)\\d{2}-(0[1-9]|1[0-2]) [a-z]{2,8}( café)?";
         const whole = new RegExp(`^(?:${regex})$`, "u");
         for (const seed of [1, 2, 3, 4, 5]) {
@@ -264,7 +265,8 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
         }>();
         expect(body.output[0]!.content[0]!.text).toBe(chatted.choices[0]!.message.content);
         expect(body.text.format).toMatchObject({ type: "json_schema", name: "person" });
-        // JSON Mode does not stream (as Workers AI's), and a value cut short by max_tokens is a 422 saying so.
+        // JSON Mode does not stream (as Workers AI's), and a value cut short by max_tokens is a 422
+        // saying so.
         expect(
           (
             await problem(

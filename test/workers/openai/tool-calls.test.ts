@@ -87,7 +87,8 @@ function expectTime(args: string): void {
   expect(args).toBe(JSON.stringify({ zone: value.zone }));
 }
 
-// No max_tokens: the tools take most of the tiny model's 512-token context, and the rest is the default.
+// No max_tokens: the tools take most of the tiny model's 512-token context, and the rest is the
+// default.
 const ask = (body: Record<string, unknown>) => ({
   model: "tiny-llm",
   messages: [{ role: "user", content: "What is the weather in Paris?" }],
@@ -164,7 +165,8 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
         timeout: 90_000,
       }, async () => {
         const app = await appOf();
-        // The tiny model keeps calling until the context is full: a length-cut list, its last call unfinished.
+        // The tiny model keeps calling until the context is full: a length-cut list, its last call
+        // unfinished.
         for (const seed of [1, 2, 3]) {
           const body = { tools: [WEATHER, TIME], tool_choice: "required", temperature: 1, seed };
           const whole = await chat(app, body);
@@ -209,7 +211,8 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
         timeout: 90_000,
       }, async () => {
         const app = await appOf();
-        // The tiny model never writes a <tool_call> by itself: vLLM's structured_outputs choice (allowed beside "auto", as vLLM allows it) makes it write one.
+        // The tiny model never writes a <tool_call> by itself: vLLM's structured_outputs choice
+        // (allowed beside "auto", as vLLM allows it) makes it write one.
         const written =
           'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n</tool_call>\n<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>';
         for (const body of [
@@ -576,7 +579,8 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
 // Workers AI's traditional function calling (developers.cloudflare.com/workers-ai/features/
 // function-calling/traditional): tools in its legacy shape or OpenAI's, the model choosing,
 // {response, tool_calls?} back. The tiny LLM answers in text (the calls' shape is
-// test/unit/routes/workers-ai/tools.test.ts's); here the tools' way into the template, and the refusals.
+// test/unit/routes/workers-ai/tools.test.ts's); here the tools' way into the template, and the
+// refusals.
 describe.skipIf(origin === null)("Workers AI tools on /v1/run/{model}", () => {
   const LEGACY = {
     name: "get_weather",

@@ -222,7 +222,8 @@ describe.skipIf(origin === null)("return_token_ids, on the origin and in the iso
             completion({ max_tokens: 8, stop_token_ids: [stopId] }),
           )
         ).json<CompletionResponse>();
-        // The first occurrence of the stop id ends it; it is the last id, its text not in the answer.
+        // The first occurrence of the stop id ends it; it is the last id, its text not in the
+        // answer.
         const upTo = free.token_ids!.indexOf(stopId) + 1;
         expect(stopped.choices[0]).toMatchObject({
           finish_reason: "stop",
@@ -489,7 +490,8 @@ describe.skipIf(origin === null)("allowed_token_ids, on the origin and in the is
       expect(ids).toHaveLength(16);
       expect(ids.every((id) => allowed.includes(id))).toBe(true);
       sampled.set(place, ids);
-      // Greedy: the first id is the listed one the model ranks highest (its raw logprobs, vLLM's, are unmasked).
+      // Greedy: the first id is the listed one the model ranks highest (its raw logprobs, vLLM's,
+      // are unmasked).
       const greedy = await (
         await call(
           app,

@@ -25,7 +25,8 @@ const FIRST_ADDED_ID = 8000;
 async function chatModel(name: string, chatTemplate: unknown): Promise<RegisteredModel> {
   if (typeof chatTemplate !== "string") throw new Error(`${name}: no chat template`);
   const sha256 = await sha256Hex(chatTokenizer);
-  // A generation manifest as llm-model writes it (CONTRACTS.md): tokenizer + generation.chatTemplate.
+  // A generation manifest as llm-model writes it (CONTRACTS.md): tokenizer +
+  // generation.chatTemplate.
   const withGeneration = {
     ...spam,
     name,

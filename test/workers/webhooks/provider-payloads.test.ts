@@ -45,7 +45,10 @@ const Notification = z.object({
 const adyenItemOf = (json: unknown) =>
   Notification.parse(json).notificationItems[0]!.NotificationRequestItem;
 
-/** Stripe's fixture charge under a fresh id and fingerprint (one card per test), otherwise unchanged. */
+/**
+ * Stripe's fixture charge under a fresh id and fingerprint (one card per test), otherwise
+ * unchanged.
+ */
 function stripeCharge(changes: Record<string, unknown> = {}) {
   const fingerprint = unique("fp");
   const card = { ...stripe.charge.payment_method_details.card, fingerprint };

@@ -19,7 +19,8 @@ import {
 } from "../../support/workers/fraud";
 
 describe("POST /v1/webhooks/stripe", () => {
-  // A cold model takes longer than the 1.5 s authorization deadline to load (then the policy answers).
+  // A cold model takes longer than the 1.5 s authorization deadline to load (then the policy
+  // answers).
   beforeAll(async () => {
     await SELF.fetch(`${BASE}/v2/models/fraud-gru/ready`, {
       headers: { authorization: `Bearer ${TEST_SECRETS.API_KEYS.split(",")[0]}` },

@@ -77,7 +77,8 @@ describe.skipIf(origin === null)(
         toolChoice: { type: "tool", toolName: "get_weather" },
         prompt: "What is the weather in Paris?",
         temperature: 0,
-        // The tiny LLM's context is 512 tokens: the tools, the call and its result take ~460 of them.
+        // The tiny LLM's context is 512 tokens: the tools, the call and its result take ~460 of
+        // them.
         maxOutputTokens: 40,
         maxRetries: 0,
         stopWhen: stepCountIs(2),

@@ -27,7 +27,10 @@ export class CardHistory extends DurableObject<Env> {
     createCardSchema(this.sql);
   }
 
-  /** The payment's decision if it has one (recording this delivery), else the history to score it against. */
+  /**
+   * The payment's decision if it has one (recording this delivery), else the history to score it
+   * against.
+   */
   async prepare(delivery: Delivery, at: number, size: number): Promise<Prepared> {
     const decided = this.ctx.storage.transactionSync(() => {
       const existing = this.decision(delivery.transactionKey);

@@ -8,7 +8,10 @@ export const MIGRATIONS = [
 
 const verified = new WeakSet<D1Database>();
 
-/** The migrations not applied to `db` (empty when all are); a complete schema is remembered per isolate. */
+/**
+ * The migrations not applied to `db` (empty when all are); a complete schema is remembered per
+ * isolate.
+ */
 export async function missingMigrations(db: D1Database): Promise<string[]> {
   if (verified.has(db)) return [];
   const { results } = await db

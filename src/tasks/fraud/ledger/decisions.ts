@@ -11,7 +11,9 @@ export interface Decision {
   cardId: string;
   score: number;
   label: "LEGIT" | "SUSPECT" | "FRAUD";
-  /** Whether the payment goes through: our decision (Issuing), or the provider's (notifications). */
+  /**
+   * Whether the payment goes through: our decision (Issuing), or the provider's (notifications).
+   */
   approved: boolean;
   decidedBy: "model" | "provider";
   model: string;
@@ -71,7 +73,9 @@ function statementFor(db: D1Database, entry: OutboxEntry): D1PreparedStatement {
     );
 }
 
-/** Copies outbox entries into D1 in one batch; idempotent, so a replay after a crash is harmless. */
+/**
+ * Copies outbox entries into D1 in one batch; idempotent, so a replay after a crash is harmless.
+ */
 export async function copyToD1(db: D1Database, entries: readonly OutboxEntry[]): Promise<void> {
   if (entries.length === 0) return;
   await db.batch(entries.map((entry) => statementFor(db, entry)));

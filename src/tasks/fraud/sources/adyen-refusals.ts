@@ -16,7 +16,9 @@ const ERRORS: Readonly<Record<string, string>> = {
   "issuer unavailable": "Technical Glitch",
 };
 
-/** The model's errors for a refusal reason (Adyen sends it in `reason`, sometimes with a suffix). */
+/**
+ * The model's errors for a refusal reason (Adyen sends it in `reason`, sometimes with a suffix).
+ */
 export function errorsForRefusal(reason: string | undefined): string[] {
   if (reason === undefined) return [];
   const normalized = reason.trim().toLowerCase();

@@ -6,10 +6,16 @@ import { TransactionSchema, type Transaction, type TransactionInput } from "../t
 export type SourceEvent =
   | {
       kind: "transaction";
-      /** One key per payment, however many events describe it: `stripe:ch_…`, `stripe:iauth_…`, `adyen:<pspReference>`. */
+      /**
+       * One key per payment, however many events describe it: `stripe:ch_…`, `stripe:iauth_…`,
+       * `adyen:<pspReference>`.
+       */
       key: string;
       transaction: Transaction;
-      /** The provider's own outcome for notifications of a decided payment; absent when we decide (Issuing). */
+      /**
+       * The provider's own outcome for notifications of a decided payment; absent when we decide
+       * (Issuing).
+       */
       providerApproved?: boolean;
     }
   | {

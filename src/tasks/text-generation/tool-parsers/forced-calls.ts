@@ -8,7 +8,10 @@
 import { type ForcedToolMode, type ToolCall, type ToolCallDelta, toolCallId } from "./tool-parser";
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
-/** The structure between a list item's start and its name's first character, then between the name and its arguments. */
+/**
+ * The structure between a list item's start and its name's first character, then between the name
+ * and its arguments.
+ */
 const BEFORE_NAME = ["{", '"name"', ":", '"'];
 const BEFORE_ARGUMENTS = [",", '"parameters"', ":"];
 
@@ -38,7 +41,9 @@ export class ToolCallReader {
     private readonly newId: () => string = toolCallId,
   ) {}
 
-  /** The next piece of generated text → the deltas it completes (consecutive ones of a call merged). */
+  /**
+   * The next piece of generated text → the deltas it completes (consecutive ones of a call merged).
+   */
   push(text: string): ToolCallDelta[] {
     this.deltas = [];
     if (this.mode.kind === "named") {

@@ -50,7 +50,10 @@ export class Llama3JsonToolReader extends RegionReader {
     }
   }
 
-  /** An object's end: a call's arguments finished; anything else content before the first call, dropped after it. */
+  /**
+   * An object's end: a call's arguments finished; anything else content before the first call,
+   * dropped after it.
+   */
   private close(region: ObjectRegion, closed: boolean): void {
     this.out.read(region, region.body);
     this.out.end(region, region.body, closed, this.out.calls.length === 0 ? region.body : "");

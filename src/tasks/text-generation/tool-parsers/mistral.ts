@@ -106,7 +106,10 @@ export class MistralToolReader extends RegionReader {
   }
 }
 
-/** A v11 call's text as the object the shared reader reads, `{"name": …, "arguments": <as written>` (undefined: no arguments yet). */
+/**
+ * A v11 call's text as the object the shared reader reads, `{"name": …, "arguments": <as written>`
+ * (undefined: no arguments yet).
+ */
 function namedBody(text: string): string | undefined {
   const brace = text.indexOf("{");
   if (brace === -1) return undefined;

@@ -223,7 +223,10 @@ export class PythonicToolReader extends RegionReader {
   /** Everything written so far; a list is read on from right after its last call read. */
   private text = "";
   private resume = 0;
-  /** "list" while the output may still be a call list; "content" once it is not; "done" after the list. */
+  /**
+   * "list" while the output may still be a call list; "content" once it is not; "done" after the
+   * list.
+   */
   private mode: "undecided" | "list" | "content" | "done" = "undecided";
   /** Llama 4's tags were around the output: <|python_end|> is dropped wherever it comes. */
   private tags = false;

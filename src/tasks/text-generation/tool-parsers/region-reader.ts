@@ -8,7 +8,10 @@ import type { ToolCall, ToolCallDelta, ToolReading, ToolTextReader } from "./too
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
 
-/** The length of the longest suffix of `text` that is a proper prefix of `tag` (vLLM's partial_tag_overlap). */
+/**
+ * The length of the longest suffix of `text` that is a proper prefix of `tag` (vLLM's
+ * partial_tag_overlap).
+ */
 export function partialTagOverlap(text: string, tag: string): number {
   for (let length = Math.min(text.length, tag.length - 1); length > 0; length -= 1) {
     if (text.endsWith(tag.slice(0, length))) return length;
@@ -35,7 +38,9 @@ export interface Region {
   call?: number;
   /** The object's own "name", once its string is whole. */
   name?: string;
-  /** Where the arguments' value may start (after its key and colon), and where it ends when known. */
+  /**
+   * Where the arguments' value may start (after its key and colon), and where it ends when known.
+   */
   valueAt?: number;
   valueEnd?: number;
   /** How much of the text the arguments' reader has seen. */
@@ -61,7 +66,10 @@ export const newRegion = (): Region => ({
   keys: { at: 0, depth: 0, inString: false, escaped: false, stringStart: 0, nameNext: false },
 });
 
-/** Reads the object's own keys in `body` as far as it goes: its name and where its arguments' value starts and ends. */
+/**
+ * Reads the object's own keys in `body` as far as it goes: its name and where its arguments' value
+ * starts and ends.
+ */
 function scanKeys(region: Region, body: string, argumentKeys: readonly string[]): void {
   const scan = region.keys;
   for (
@@ -259,7 +267,9 @@ export const newObjectRegion = (): ObjectRegion => ({
   escaped: false,
 });
 
-/** One more character of an object region (its first is its `{`): true when it closes the object. */
+/**
+ * One more character of an object region (its first is its `{`): true when it closes the object.
+ */
 export function objectCloses(region: ObjectRegion, char: string): boolean {
   region.body += char;
   if (region.inString) {

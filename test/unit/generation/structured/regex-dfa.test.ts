@@ -36,7 +36,10 @@ function random(seed: number): () => number {
   return () => ((state = (state * 1103515245 + 12345) % 2 ** 31), state / 2 ** 31);
 }
 
-/** A string the DFA accepts, by a random walk over its transitions that stops at an accepting state (undefined: none found). */
+/**
+ * A string the DFA accepts, by a random walk over its transitions that stops at an accepting state
+ * (undefined: none found).
+ */
 function walk(dfa: ByteDfa, next: () => number, maxBytes = 120): Uint8Array | undefined {
   const bytes: number[] = [];
   let state = 0;

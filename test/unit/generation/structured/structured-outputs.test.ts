@@ -108,7 +108,8 @@ describe("the JSON automaton", () => {
       expect(accepts(ANY_VALUE, mutated), show(mutated)).toBe(isJson(mutated));
       if (isJson(mutated)) agreedValid += 1;
     }
-    expect(agreedValid).toBeGreaterThan(1000); // the corpus holds valid documents too, not only broken ones
+    // the corpus holds valid documents too, not only broken ones
+    expect(agreedValid).toBeGreaterThan(1000);
   });
 
   it("writes compact JSON only: no whitespace between tokens, none after the value", () => {
@@ -221,7 +222,8 @@ const SCHEMAS = {
     required: ["a", "b", "c", "d", "e", "f", "g"],
   },
   "a top-level enum of mixed values": { enum: ["a", 1, null, true, { b: [1] }] },
-  // pydantic's constr(pattern=…) and zod's .regex() write `pattern`: an ECMA-262 search, anchored or not.
+  // pydantic's constr(pattern=…) and zod's .regex() write `pattern`: an ECMA-262 search, anchored
+  // or not.
   "string patterns (anchored, searched, escapes in the content, non-ASCII)": {
     type: "object",
     properties: {
@@ -249,7 +251,10 @@ const SCHEMAS = {
   },
 } satisfies Record<string, object>;
 
-/** The first byte of a shortest way from inside a string to outside it (breadth first, states by key). */
+/**
+ * The first byte of a shortest way from inside a string to outside it (breadth first, states by
+ * key).
+ */
 function towardClose(states: readonly Stack[]): number | undefined {
   const closes = (from: readonly Stack[]) => from.some((stack) => stack.frame.t !== "string");
   const seen = new Set([stateKey(states)]);
@@ -273,7 +278,9 @@ function towardClose(states: readonly Stack[]): number | undefined {
   return undefined;
 }
 
-/** A random walk through what the automaton allows, closing values once it has gone on long enough. */
+/**
+ * A random walk through what the automaton allows, closing values once it has gone on long enough.
+ */
 function generate(shape: Shape, rng: Prng): Uint8Array {
   const out: number[] = [];
   let states = start(shape);
@@ -284,14 +291,16 @@ function generate(shape: Shape, rng: Prng): Uint8Array {
       const next = states.flatMap((stack) => step(stack, byte));
       if (next.length > 0) allowed.push([byte, next]);
     }
-    if (allowed.length === 0 && states.some(canEnd)) return Uint8Array.from(out); // a closed value: only the end may follow
+    // a closed value: only the end may follow
+    if (allowed.length === 0 && states.some(canEnd)) return Uint8Array.from(out);
     expect(allowed.length, `dead end after ${show(out)}`).toBeGreaterThan(0);
     // Inside a string only its quote closes (a } or ] there is content).
     const inString = states.every((stack) => stack.frame.t === "string");
     const closing = allowed.filter(
       ([byte]) => out.length > 40 && (inString ? [0x22] : [0x22, 0x7d, 0x5d]).includes(byte),
     );
-    // Long enough and a string that cannot close yet (its pattern still owes characters): head for the nearest way out of it.
+    // Long enough and a string that cannot close yet (its pattern still owes characters): head for
+    // the nearest way out of it.
     const toward =
       out.length > 40 && inString && closing.length === 0 ? towardClose(states) : undefined;
     const pool =
@@ -353,7 +362,8 @@ describe("JSON Schema → automaton", () => {
     ]);
     expect(verdicts.map(([ours]) => ours)).toEqual(verdicts.map(([, ajvs]) => ajvs));
     expect(verdicts.filter(([ours]) => ours).length).toBe(3);
-    // A \u escape is not taken where a pattern (or a length bound) reads the string, even for a valid content.
+    // A \u escape is not taken where a pattern (or a length bound) reads the string, even for a
+    // valid content.
     expect(accepts(shape, utf8.encode(JSON.stringify(good).replace("ABC", "\\u0041BC")))).toBe(
       false,
     );
@@ -418,7 +428,8 @@ describe("JSON Schema → automaton", () => {
         );
       for (let n = 0; n < 500; n += 1) {
         const text = `${rng.next() < 0.5 ? "-" : ""}${Math.floor(rng.next() * 10)}.${Math.floor(rng.next() * 1000)}`;
-        // Sound: whatever is taken validates (a fraction is written only where none can leave the range).
+        // Sound: whatever is taken validates (a fraction is written only where none can leave the
+        // range).
         if (accepts(shape, utf8.encode(text)))
           expect(validate(JSON.parse(text)), `${text} in ${JSON.stringify(schema)}`).toBe(true);
       }
@@ -497,7 +508,8 @@ describe("JSON Schema → automaton", () => {
     expect(refused({ type: "strin" })?.[0]).toBe("/type");
     expect(refused({ type: "array", items: [{ type: "string" }] })?.[0]).toBe("/items");
     expect(refused(false)?.[0]).toBe("");
-    // A chain of $refs counts toward the depth limit (it would otherwise recurse once per link, past the stack).
+    // A chain of $refs counts toward the depth limit (it would otherwise recurse once per link,
+    // past the stack).
     const chain: Record<string, unknown> = { A20000: { type: "string" } };
     for (let i = 0; i < 20000; i += 1) chain[`A${i}`] = { $ref: `#/$defs/A${i + 1}` };
     expect(refused({ $defs: chain, $ref: "#/$defs/A0" })?.[1]).toMatch(/deeper than 32/);
@@ -529,7 +541,8 @@ describe("token masks over the tiny LLM's vocabulary", () => {
       },
       required: ["s", "t"],
     };
-    // A pattern that owes 20 characters at its end under a bound: the length left decides which tokens fit long before the bound is near.
+    // A pattern that owes 20 characters at its end under a bound: the length left decides which
+    // tokens fit long before the bound is near.
     const owing = {
       type: "object",
       properties: { p: { type: "string", pattern: "^[a-z ]*x{20}$", maxLength: 60 } },

@@ -86,7 +86,8 @@ describe("completion chunk template", () => {
       usage: null,
       logprobs: null,
     },
-    // With logprobs: one token and its dict, several (a stream interval), -Infinity and tiny values, a None entry.
+    // With logprobs: one token and its dict, several (a stream interval), -Infinity and tiny
+    // values, a None entry.
     {
       tokenIds: [55],
       finishReason: null,

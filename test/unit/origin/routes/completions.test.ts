@@ -47,7 +47,10 @@ const Response = z.object({
     }),
   ),
 });
-/** vLLM's CompletionLogProbs, as the origin writes it (no None entries: every token has its logprobs). */
+/**
+ * vLLM's CompletionLogProbs, as the origin writes it (no None entries: every token has its
+ * logprobs).
+ */
 const LogProbs = z.strictObject({
   text_offset: z.array(z.number()),
   token_logprobs: z.array(z.number()),
@@ -78,8 +81,8 @@ function expectSameTops(
 
 /**
  * Checks one choice's logprobs against its token ids as vLLM writes them with
- * return_tokens_as_token_ids: one entry per token, each dict the sampled token first and at
- * most `count` more, a distribution's log-probabilities; for greedy, the sampled token the likeliest.
+ * return_tokens_as_token_ids: one entry per token, each dict the sampled token first and at most
+ * `count` more, a distribution's log-probabilities; for greedy, the sampled token the likeliest.
  */
 function expectLogprobs(
   logprobs: LogProbs,
@@ -91,7 +94,8 @@ function expectLogprobs(
   expect(logprobs.tokens).toEqual(tokens);
   expect(logprobs.token_logprobs).toHaveLength(tokenIds.length);
   expect(logprobs.top_logprobs).toHaveLength(tokenIds.length);
-  // vLLM's offsets: the text sent before the chunk ("" here), then each previous token string's length.
+  // vLLM's offsets: the text sent before the chunk ("" here), then each previous token string's
+  // length.
   expect(logprobs.text_offset).toEqual(tokens.map((_, i) => tokens.slice(0, i).join("").length));
   logprobs.top_logprobs.forEach((top, i) => {
     const entries = Object.entries(top);
@@ -492,7 +496,8 @@ describe("origin /v1/completions (vLLM protocol)", () => {
       // logit_bias as vLLM's SamplingParams.from_optional: integer keys, ids within the vocabulary.
       [{ prompt: [1, 2], logit_bias: { x: 1 } }, 400, "logit_bias"],
       [{ prompt: [1, 2], logit_bias: { "99999": 1 } }, 400, "logit_bias"],
-      // allowed_token_ids as vLLM's SamplingParams._validate_allowed_token_ids: not empty, within the vocabulary.
+      // allowed_token_ids as vLLM's SamplingParams._validate_allowed_token_ids: not empty, within
+      // the vocabulary.
       [{ prompt: [1, 2], allowed_token_ids: [] }, 400, "allowed_token_ids"],
       [{ prompt: [1, 2], allowed_token_ids: [5, 99_999] }, 400, "allowed_token_ids"],
       [{ prompt: [1, 2], stop: ["x"] }, 400, "stop"],
@@ -759,7 +764,8 @@ describe("origin with a stream interval (ORIGIN_STREAM_INTERVAL, vLLM's --stream
           null,
           "length",
         ]);
-        // A stop token inside an interval: the chunk goes out with it, vLLM's stop_reason naming it.
+        // A stop token inside an interval: the chunk goes out with it, vLLM's stop_reason naming
+        // it.
         const stopId = greedyIds[6]!;
         const upTo = greedyIds.indexOf(stopId) + 1;
         const stopped = await streamed({ max_tokens: 10, stop_token_ids: [stopId] });

@@ -90,7 +90,10 @@ function client(url: () => string) {
   };
 }
 
-/** Entries `from`.. of `actual` against `expected`'s: the same tokens, the same dict keys in order, values within `tolerance`. */
+/**
+ * Entries `from`.. of `actual` against `expected`'s: the same tokens, the same dict keys in order,
+ * values within `tolerance`.
+ */
 function expectEntries(
   actual: LogProbs,
   from: number,
@@ -107,7 +110,10 @@ function expectEntries(
   });
 }
 
-/** vLLM's echoed logprobs for `promptIds` then `generated`: names, the None first entry, offsets, the token first in each dict. */
+/**
+ * vLLM's echoed logprobs for `promptIds` then `generated`: names, the None first entry, offsets,
+ * the token first in each dict.
+ */
 function expectEchoShape(
   logprobs: LogProbs,
   promptIds: readonly number[],
@@ -167,7 +173,8 @@ describe("echo on the origin's FP32 graph", () => {
     });
     expect(choice.usage).toMatchObject({ prompt_tokens: promptIds.length, completion_tokens: 5 });
     expectEchoShape(choice.logprobs!, promptIds, greedyIds.slice(0, 5), 3);
-    // Streamed: the first chunk echoes the prompt (its ids even without return_token_ids), later chunks their own token.
+    // Streamed: the first chunk echoes the prompt (its ids even without return_token_ids), later
+    // chunks their own token.
     const streamed = await chunks(body);
     expect(streamed.map((chunk) => chunk.prompt_token_ids)).toEqual([
       promptIds,
@@ -189,7 +196,8 @@ describe("echo on the origin's FP32 graph", () => {
     expect(streamed.flatMap((chunk) => chunk.logprobs!.top_logprobs)).toEqual(
       choice.logprobs!.top_logprobs,
     );
-    // Echo without logprobs: only the prompt's ids on the first chunk; not streamed, nothing changes.
+    // Echo without logprobs: only the prompt's ids on the first chunk; not streamed, nothing
+    // changes.
     const plain = await chunks({
       prompt: promptIds,
       echo: true,
@@ -302,7 +310,10 @@ describe("echo on the origin's INT8 graph (its default)", () => {
   }, STARTUP_MS);
   afterAll(() => origin?.stop());
 
-  /** The graph's logprobs for `ids` computed whole, every position's logits at once, as the origin's echo prefill. */
+  /**
+   * The graph's logprobs for `ids` computed whole, every position's logits at once, as the origin's
+   * echo prefill.
+   */
   async function scored(ids: readonly number[], count: number): Promise<LogProbs> {
     const n = ids.length;
     const int64 = (values: Iterable<number>, dims: number[]) =>
@@ -354,7 +365,8 @@ describe("echo on the origin's INT8 graph (its default)", () => {
       expectEntries(echoed.logprobs!, 1, await scored(prompt, 5), 1e-6);
       expect((await whole(echo)).logprobs).toEqual(echoed.logprobs);
       // A generation computes its tokens one step at a time, the echo all at once: per-tensor
-      // activation scales differ, so the logprobs do too (measured: mean 0.03, at most 0.26 over 240 tokens).
+      // activation scales differ, so the logprobs do too (measured: mean 0.03, at most 0.26 over
+      // 240 tokens).
       generated.logprobs!.token_logprobs.forEach((value, i) =>
         differences.push(Math.abs(value! - echoed.logprobs!.token_logprobs[promptIds.length + i]!)),
       );

@@ -36,7 +36,10 @@ const [CLOSE_BRACE, QUOTE] = [tokenizer.tokenToId("}")!, tokenizer.tokenToId('"'
 
 const ajv = new Ajv2020({ strict: false });
 
-/** A pydantic model's schema (model_json_schema()): $defs and $ref, an enum, integers, an Optional, a bounded list, constr(max_length=…). */
+/**
+ * A pydantic model's schema (model_json_schema()): $defs and $ref, an enum, integers, an Optional,
+ * a bounded list, constr(max_length=…).
+ */
 const PERSON = {
   $defs: {
     Address: {
@@ -88,7 +91,10 @@ const VllmError = z.object({
   }),
 });
 
-/** The output's text, checked: "stop" parses and validates (or is one of the choices), "length" is a prefix the automaton takes. */
+/**
+ * The output's text, checked: "stop" parses and validates (or is one of the choices), "length" is a
+ * prefix the automaton takes.
+ */
 function expectValid(choice: Choice, spec: StructuredOutputs, maxTokens: number): void {
   const ids = choice.token_ids.filter((id) => id !== EOS);
   if (choice.finish_reason === "length") {
@@ -198,7 +204,8 @@ describe("structured outputs on the origin's /v1/completions", () => {
       expect(choice.finish_reason).toBe("stop");
       expectValid(choice, spec, 200);
     }
-    // The same constraint as structured_outputs.json, the schema as a JSON string (vLLM's `str | dict`): the same ids.
+    // The same constraint as structured_outputs.json, the schema as a JSON string (vLLM's `str |
+    // dict`): the same ids.
     const again = await whole({
       structured_outputs: { json: JSON.stringify(PERSON), disable_any_whitespace: true },
       max_tokens: 200,
@@ -249,7 +256,8 @@ describe("structured outputs on the origin's /v1/completions", () => {
   it("meets allowed_token_ids with the grammar's mask, and leaves the shared mask of the next request whole", async () => {
     const spec = { choice: CHOICES };
     const free = await whole({ structured_outputs: spec, max_tokens: 16, temperature: 0 });
-    // Ban the greedy choice's first token: another choice is written, and then the unrestricted request is as before.
+    // Ban the greedy choice's first token: another choice is written, and then the unrestricted
+    // request is as before.
     const allowed = [...Array(512).keys()].filter((id) => id !== free.token_ids[0]);
     const other = await whole({
       structured_outputs: spec,
@@ -440,7 +448,8 @@ describe("structured outputs on the origin's /v1/completions", () => {
         /^response_format\.json_schema\.schema: \/not: the keyword "not" is not supported/,
       ],
       [{ structured_outputs: { json: "{not json" } }, "structured_outputs.json", /not valid JSON/],
-      // vLLM's checks (completion/protocol.py validate_response_format, check_structured_outputs_count; sampling_params.py __post_init__).
+      // vLLM's checks (completion/protocol.py validate_response_format,
+      // check_structured_outputs_count; sampling_params.py __post_init__).
       [
         { response_format: { type: "json_schema" } },
         "response_format",

@@ -16,7 +16,10 @@ const tick = (ms: number, signal: AbortSignal) =>
     });
   });
 
-/** A choice that yields `name:0 … name:(count − 1)`, `every` ms apart, then perhaps throws; records whether it was aborted. */
+/**
+ * A choice that yields `name:0 … name:(count − 1)`, `every` ms apart, then perhaps throws; records
+ * whether it was aborted.
+ */
 function choice(name: string, count: number, every: number, log: string[], failAfter?: number) {
   return (signal: AbortSignal) =>
     (async function* () {

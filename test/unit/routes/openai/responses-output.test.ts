@@ -25,7 +25,10 @@ const response = (status: string, output: unknown[]) => ({
   tools: [],
 });
 
-/** The frames of one stream: `TEXT` pushed in pieces of `size` characters, the items closed, the Response completed. */
+/**
+ * The frames of one stream: `TEXT` pushed in pieces of `size` characters, the items closed, the
+ * Response completed.
+ */
 function frames(size: number): { body: string; output: unknown[] } {
   const write = eventWriter();
   const items = new OutputItems(toolReader({ kind: "auto", parser: "hermes" }, callId), write);

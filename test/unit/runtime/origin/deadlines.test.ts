@@ -65,7 +65,8 @@ describe("deadlines", () => {
     vi.advanceTimersByTime(10);
     limits.phase(300, "went silent");
     expect(timers).toHaveBeenCalledTimes(1);
-    // The first timer fires at 300 ms, early for the idle phase (due at 320): re-armed for the rest.
+    // The first timer fires at 300 ms, early for the idle phase (due at 320): re-armed for the
+    // rest.
     vi.advanceTimersByTime(299);
     expect(limits.signal.aborted).toBe(false);
     vi.advanceTimersByTime(1);

@@ -74,7 +74,8 @@ describe.each(Object.entries(engines))("createOrtRuntime on %s", (_, engine) => 
     const kept = Object.fromEntries(
       Object.entries(first).map(([name, tensor]) => [name, (tensor.data as Float32Array).slice()]),
     );
-    // Two more runs of other inputs and shapes: the pool ORT would reuse is the same size or larger.
+    // Two more runs of other inputs and shapes: the pool ORT would reuse is the same size or
+    // larger.
     const second = (await runtime.tensors!.run(feeds(300, 0))).outputs;
     await runtime.tensors!.run(feeds(400, 3));
     for (const [name, tensor] of Object.entries(first)) {

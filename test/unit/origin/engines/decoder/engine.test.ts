@@ -19,7 +19,10 @@ import { GREEDY } from "../../../../../src/generation/sampler";
 import { ONE_THREAD, tinyLlmFp32 } from "../../../../support/tiny-llm-fp32";
 import { metricValue } from "../../../../support/metric-value";
 
-/** A prefilled row whose `filled` columns are the first of row `row` of `data` ([rows, kvHeads, length, headDim]). */
+/**
+ * A prefilled row whose `filled` columns are the first of row `row` of `data` ([rows, kvHeads,
+ * length, headDim]).
+ */
 const prefilled = (data: Float32Array[], row: number, length: number, filled: number) => ({
   kind: "prefill" as const,
   segments: [{ data, row, length, from: 0, count: filled }],
@@ -116,7 +119,8 @@ describe("decoder engine", () => {
   });
 
   it("continues each request as it would alone while rows leave from the middle of the batch and newcomers take their places", async () => {
-    // Rows finish in the order 1, 3, 0, 4, 2: each leaving row is filled by the last row that stays.
+    // Rows finish in the order 1, 3, 0, 4, 2: each leaving row is filled by the last row that
+    // stays.
     const first = [
       [1, 40, 41, 42],
       [1, 50, 51],
@@ -220,9 +224,11 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
     ]).toEqual([41, 0]);
     expect(cached.prefixCacheBytes).toBe(0); // its first block was new: only remembered
     expect(await run(cached, prompt)).toEqual(expected);
-    expect(cached.prefixCacheBytes).toBe(2 * 16 * 6 * 1024); // seen before: two blocks of 16 tokens kept, 6 KB each (4 layers × K/V × 3 heads × 64 FP32)
+    // seen before: two blocks of 16 tokens kept, 6 KB each (4 layers × K/V × 3 heads × 64 FP32)
+    expect(cached.prefixCacheBytes).toBe(2 * 16 * 6 * 1024);
     expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(0);
-    // The first step says how much of the prompt came from the cache (vLLM's num_cached_tokens); later steps do not.
+    // The first step says how much of the prompt came from the cache (vLLM's num_cached_tokens);
+    // later steps do not.
     const steps: { tokenId: number; cachedTokens?: number }[] = [];
     for await (const step of cached.submit(params(prompt), new AbortController().signal).steps)
       steps.push(step);
@@ -257,7 +263,8 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
     ];
     expect(await Promise.all(prompts.map((prompt) => run(cached, prompt)))).toEqual(expected);
     expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(48 + 48 + 16 + 0 + 48);
-    expect(counter("origin_prefill_runs_total") - runs).toBe(2); // the prompt without a cached prefix runs apart
+    // the prompt without a cached prefix runs apart
+    expect(counter("origin_prefill_runs_total") - runs).toBe(2);
     // The second prompt's own blocks were kept: it now reuses all five of its whole blocks.
     expect(await run(cached, prompts[1]!)).toEqual(expected[1]);
     expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(160 + 80);
@@ -275,7 +282,8 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
     for (const prompt of prompts) expected.push(await run(uncached, prompt));
     const hits = () => metricValue(smallRegistry.render(), "vllm:prefix_cache_hits_total");
     for (let pass = 0; pass < 3; pass++) {
-      // Together (hits and misses in one admission: the misses' blocks take the places of the hits'), then one by one.
+      // Together (hits and misses in one admission: the misses' blocks take the places of the
+      // hits'), then one by one.
       expect(await Promise.all(prompts.map((prompt) => run(small, prompt)))).toEqual(expected);
       for (const [i, prompt] of prompts.entries())
         expect(await run(small, prompt), `pass ${pass}, prompt ${i}`).toEqual(expected[i]);
@@ -290,7 +298,9 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
     const [reusing, filling] = [
       [...system, ...system.slice(1, 41)],
       [...opening, ...ids(85, 30)],
-    ]; // 40 and 101 tokens to compute: admitted together; the first repeats the system prompt, so its continuation depends on the reused keys/values
+      // 40 and 101 tokens to compute: admitted together; the first repeats the system prompt, so
+      // its continuation depends on the reused keys/values
+    ];
     const before = hits();
     expect(await Promise.all([run(small, reusing), run(small, filling)])).toEqual([
       await run(uncached, reusing),
@@ -303,7 +313,10 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
 describe("prefix cache blocks (origin/engines/decoder/prefix-cache.ts)", () => {
   const shape = { layers: 1, kvHeads: 1, headDim: 2 };
   const blockBytes = 2 * 16 * 2 * 4;
-  /** A prefilled row of `n` columns whose values name their column: [1 row, 1 head, n, 2] per tensor. */
+  /**
+   * A prefilled row of `n` columns whose values name their column: [1 row, 1 head, n, 2] per
+   * tensor.
+   */
   const row = (n: number, tag: number): Segment[] => [
     {
       data: [0, 1].map((t) =>
@@ -323,12 +336,15 @@ describe("prefix cache blocks (origin/engines/decoder/prefix-cache.ts)", () => {
     const cache = new PrefixCache(shape, 3 * blockBytes);
     const a = prompt(2, 10);
     cache.insert(blocks(a), row(a.length, 1000));
-    expect([cache.match(blocks(a)).length, cache.bytes]).toEqual([0, 0]); // a first block never seen before: remembered, nothing kept
+    // a first block never seen before: remembered, nothing kept
+    expect([cache.match(blocks(a)).length, cache.bytes]).toEqual([0, 0]);
     cache.insert(blocks(a), row(a.length, 1000));
     expect(cache.match(blocks(a)).length).toBe(2);
-    expect(cache.match(blocks([...a.slice(0, 16), 99, ...a.slice(17)])).length).toBe(1); // its second block differs
+    // its second block differs
+    expect(cache.match(blocks([...a.slice(0, 16), 99, ...a.slice(17)])).length).toBe(1);
     expect(cache.match(blocks([5, ...a.slice(1)])).length).toBe(0); // its first block differs
-    expect(cache.match(blocks(a.slice(0, 16))).length).toBe(0); // a prompt of one block computes its last token
+    // a prompt of one block computes its last token
+    expect(cache.match(blocks(a.slice(0, 16))).length).toBe(0);
     const out = [new Float32Array(2 * 32 * 2), new Float32Array(2 * 32 * 2)];
     cache.gather(cache.match(blocks(a)), out, 1, 32); // into row 1 of [2, 1, 32, 2]
     expect([out[0]![64 + 2 * 17], out[1]![64 + 2 * 31 + 1]]).toEqual([1017, 1131]);
@@ -496,7 +512,8 @@ describe("KV cache layout (origin/engines/decoder/kv-cache.ts)", () => {
   it("keeps rows in place when rows only join, moves them when a row leaves, and regrows with capacity", () => {
     const shape = { layers: 1, kvHeads: 2, headDim: 3 };
     const cache = new KvCache(shape);
-    // A prefill's presents: [rows, kvHeads, length, headDim], value = 1000·tag + 100·head + 10·column + d.
+    // A prefill's presents: [rows, kvHeads, length, headDim], value = 1000·tag + 100·head +
+    // 10·column + d.
     const presents = (tags: number[], length: number) =>
       [0, 1].map(() =>
         Float32Array.from({ length: tags.length * 2 * length * 3 }, (_, i) => {

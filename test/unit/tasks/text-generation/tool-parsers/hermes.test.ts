@@ -29,7 +29,10 @@ function whole(text: string): Joined {
   };
 }
 
-/** Every way of cutting: one character at a time, every stream interval up to 8, and seeded random cuts. */
+/**
+ * Every way of cutting: one character at a time, every stream interval up to 8, and seeded random
+ * cuts.
+ */
 function expectSameAnyCut(text: string): Joined {
   const expected = whole(text);
   const withoutIds = (joined: Joined) => ({
