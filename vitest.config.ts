@@ -18,7 +18,7 @@ const workers = (
 ): TestProjectInlineConfiguration => ({
   plugins: [
     cloudflareTest(async () => ({
-      wrangler: { configPath: "./wrangler.toml" },
+      wrangler: { configPath: "./wrangler.jsonc" },
       miniflare: {
         bindings: {
           ...TEST_SECRETS,

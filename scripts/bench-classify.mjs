@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import { Tokenizer } from "@huggingface/tokenizers";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
+import { unstable_readConfig } from "wrangler";
 import { loadSplits } from "./spam/dataset.mjs";
 import { percentile, summary, timeInterleaved } from "./lib/stats.mjs";
 import { startOrigin } from "./lib/origin.mjs";
@@ -251,14 +252,13 @@ for (let i = 0; i < RESTARTS; i++) {
 function createEmptyWorker() {
   const dir = resolve("node_modules/.cache/bench-empty-worker");
   mkdirSync(dir, { recursive: true });
-  const config = readFileSync("wrangler.toml", "utf8");
-  const setting = (name) => new RegExp(`^${name} = .*$`, "m").exec(config)?.[0] ?? "";
+  const { compatibility_date, compatibility_flags } = unstable_readConfig({
+    config: "wrangler.jsonc",
+  });
   writeFileSync(join(dir, "index.js"), 'export default { fetch: () => new Response("ok") };\n');
-  writeFileSync(
-    join(dir, "wrangler.toml"),
-    `name = "bench-empty"\nmain = "index.js"\n${setting("compatibility_date")}\n${setting("compatibility_flags")}\n`,
-  );
-  return join(dir, "wrangler.toml");
+  const config = { name: "bench-empty", main: "index.js", compatibility_date, compatibility_flags };
+  writeFileSync(join(dir, "wrangler.json"), `${JSON.stringify(config, null, 2)}\n`);
+  return join(dir, "wrangler.json");
 }
 if (!options["cold-only"]) {
   const worker = await startWorker();

@@ -36,7 +36,7 @@ function moduleType(file, rules) {
  *   Its API_KEYS: `vars`' own, or a fresh key (`headers` send it), whatever .dev.vars holds.
  * @returns {Promise<{ url: string, pid: number, apiKey: string, headers: { authorization: string }, stop: () => Promise<void> }>} `pid`: the workerd process
  */
-export async function startBundledWorker({ config = "wrangler.toml", vars, persistTo }) {
+export async function startBundledWorker({ config = "wrangler.jsonc", vars, persistTo }) {
   const keyed = withApiKey(vars);
   const outdir = mkdtempSync(join(tmpdir(), "workerd-bundle-"));
   execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, "--config", config], {

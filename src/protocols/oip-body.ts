@@ -15,7 +15,7 @@ export interface OipBody {
 
 export const HEADER_LENGTH = "inference-header-content-length";
 
-/** The limit when none is configured: wrangler.toml's MAX_BODY_BYTES default. */
+/** The limit when none is configured: wrangler.jsonc's MAX_BODY_BYTES default. */
 const DEFAULT_MAX_BYTES = 1_048_576;
 
 function tooLarge(maxBytes: number, inflated: boolean): ServiceError {
