@@ -4,7 +4,6 @@
 // once per charge (an authorization's .created once per iauth_), or recorded as not scored with the
 // reason, and acknowledged.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import Stripe from "stripe";
 import type { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
 import { describe, type SourceEvent } from "../../tasks/fraud/sources/source-event";
@@ -72,7 +71,7 @@ stripeWebhook.post("/", async (c) => {
 
   switch (event.type) {
     case "issuing_authorization.request": {
-      c.header("stripe-version", event.api_version ?? Stripe.API_VERSION);
+      c.header("stripe-version", event.api_version);
       const policy = c.env.ISSUING_UNSCORED_POLICY === "approve";
       const source = sourceOf(IssuingAuthorizationSchema, event, fromIssuingAuthorization);
       const unscored = async (reason: string) => {
