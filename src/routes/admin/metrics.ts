@@ -1,7 +1,5 @@
-// GET /metrics: this isolate's gauges in Prometheus text — the WASM memory onnxruntime-web
-// holds, the sessions it has created and which models are loaded. Per isolate (a
-// deployment has many); the memory benchmark (scripts/measure-memory.mjs) reads it beside
-// the inspector's V8 heap figure.
+// GET /metrics: this isolate's gauges in Prometheus text — the WASM memory onnxruntime-web holds,
+// the sessions it has created and which models are loaded.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { wasmMemoryBytes, wasmSessionsCreated } from "../../runtime";
 import { problemResponses } from "../http/problems";
@@ -22,6 +20,10 @@ const metricsRoute = createRoute({
   },
 });
 
+/**
+ * Per isolate (a deployment has many); the memory benchmark (scripts/measure-memory.mjs) reads it
+ * beside the inspector's V8 heap figure.
+ */
 export const metricsRoutes = new OpenAPIHono<AppEnv>();
 metricsRoutes.use("/metrics", requireApiKey);
 metricsRoutes.openapi(metricsRoute, (c) => {

@@ -1,12 +1,15 @@
 // GET /openapi.json: the OpenAPI 3.1 document, generated from the routes' zod schemas and
-// problemResponses(). test/unit/routes/admin/openapi-lint.test.ts lints the committed copy
-// (openapi.json, kept equal to what the Worker serves by test/workers/admin/openapi.test.ts) with
-// Redocly and swagger-parser; test/workers/http/fuzz.test.ts checks answers against it.
+// problemResponses().
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/services";
 
 export const OPENAPI_PATH = "/openapi.json";
 
+/**
+ * The committed copy (openapi.json) must stay equal to what the Worker serves:
+ * test/workers/admin/openapi.test.ts compares them, test/unit/routes/admin/openapi-lint.test.ts
+ * lints it (Redocly, swagger-parser) and test/workers/http/fuzz.test.ts checks answers against it.
+ */
 export function documentApi(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

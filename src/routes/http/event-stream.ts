@@ -1,11 +1,5 @@
-// How a route streams a task's events, for text generation and image generation alike: the
-// first event is read before answering, so a refusal (429/503 with Retry-After, 502, 504) is
-// a plain HTTP error and never a half-sent stream (for an origin LLM the first event is the
-// origin's 200, so its prefill overlaps the response's start); then SSE, ending as the
-// protocol's format says: by default (chat-style) `data: [DONE]`, after a `data: {"error": …}`
-// event if the work fails mid-stream. The client leaving
-// (request.signal under the enable_request_signal flag, or the body stream's cancel) aborts
-// the work behind it.
+// How a route streams a task's events, for text and image generation alike: the first event is read
+// before answering, so a refusal is a plain HTTP error and never a half-sent stream.
 import { toServiceError } from "../../errors/problem";
 import type { ServiceError } from "../../errors/service-error";
 
@@ -30,7 +24,12 @@ export interface StartedEvents<E> {
   abort(): void;
 }
 
-/** Starts the work with the client's signal (plus its own abort) and reads its first event. */
+/**
+ * Starts the work with the client's signal (plus its own abort) and reads its first event.
+ *
+ * Refusals this turns into HTTP errors: 429/503 with Retry-After, 502, 504. For an origin LLM the
+ * first event is the origin's 200, so its prefill overlaps the response's start.
+ */
 export async function startEvents<E>(
   generate: (signal: AbortSignal) => AsyncGenerator<E>,
   clientSignal: AbortSignal,
@@ -131,6 +130,10 @@ const chatError = (failure: ServiceError) =>
 
 /**
  * The SSE response of started work: its events, then the format's end (or its error if it fails).
+ *
+ * The stream ends as the protocol's format says: by default (chat-style) `data: [DONE]`, after a
+ * `data: {"error": …}` event if the work fails mid-stream. The client leaving (request.signal under
+ * the enable_request_signal flag, or the body stream's cancel) aborts the work behind it.
  */
 export function sseResponse<E>(
   started: StartedEvents<E>,

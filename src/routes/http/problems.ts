@@ -1,7 +1,6 @@
-// The error side of every route, in one place: which dialect a path's clients read (plain
-// RFC 9457, Open Inference Protocol, OpenAI), the members each dialect adds, and the
-// problem+json responses a route definition documents. The renderer (errors.ts) and the
-// OpenAPI document both follow `errorDialect`, so what is documented is what is sent.
+// The error side of every route: which dialect a path's clients read (plain RFC 9457, Open
+// Inference Protocol, OpenAI), the members each adds, and the problem+json responses a route
+// documents.
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES, type ServiceError } from "../../errors/service-error";
 
@@ -11,6 +10,9 @@ export type ErrorDialect = "problem" | "oip" | "openai";
 const OPENAI_ROOT_PATHS = new Set(["/tokenize", "/detokenize"]);
 
 /** OIP clients (Triton's, KServe's) decode `error` from every `/v2` answer; OpenAI SDKs read
+ *
+ * The renderer (render-errors.ts) and the OpenAPI document both follow it, so what is documented is
+ * what is sent.
  *  `error.message` on every `/v1` route except the payment webhooks, which providers call. */
 export function errorDialect(path: string): ErrorDialect {
   if (path === "/v2" || path.startsWith("/v2/")) return "oip";

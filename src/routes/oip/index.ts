@@ -1,7 +1,5 @@
-// Open Inference Protocol v2 (KServe / Triton REST) for every edge model: server and model
-// health, metadata, inference (JSON tensors or Triton's binary tensor data, compressed or
-// not, through the shared codec in src/protocols/), and the Triton extensions clients probe:
-// model configuration and the model repository index.
+// Open Inference Protocol v2 (KServe / Triton REST) for every edge model: health, metadata,
+// inference through the shared codec (src/protocols/), and the Triton extensions clients probe.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ServiceError } from "../../errors/service-error";

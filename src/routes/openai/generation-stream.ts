@@ -1,7 +1,5 @@
-// Runs a request's text generations (its `n` choices, one generation each) for a route over
-// the shared event stream (../event-stream.ts): each one's first event is read before
-// answering — the origin's acceptance (its 200, before the first token) or the first text —
-// then SSE frames per token, `[DONE]` at the end.
+// Runs a request's text generations (its `n` choices) for a route over the shared event stream:
+// each one's first event is read before answering, then SSE frames per token.
 import type {
   PreparedPrompt,
   PromptTokenLogprobs,
@@ -52,6 +50,9 @@ export function startGeneration(
  * Starts one generation per run (a request's choices: `n` per prompt) and reads each one's
  * first event. If any is refused, the others are aborted and the first refusal by index is
  * thrown, so a refusal is an HTTP error before any choice streams.
+ *
+ * A choice's first event is the origin's acceptance (its 200, before the first token) or the first
+ * text.
  */
 export async function startGenerations(
   generator: TextGenerator,

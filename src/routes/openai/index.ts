@@ -1,7 +1,5 @@
 // OpenAI-compatible text generation: POST /v1/chat/completions and POST /v1/completions, streamed
-// (SSE chunks … `data: [DONE]`) or not. The official `openai` SDK and the AI SDK's
-// OpenAI-compatible provider work against these unmodified
-// (test/workers/openai/openai-clients.test.ts).
+// (SSE chunks … `data: [DONE]`) or not.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { capability, type ServedModel } from "../../tasks";

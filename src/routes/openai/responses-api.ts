@@ -1,15 +1,5 @@
 // OpenAI's Responses API, text only: POST /v1/responses over the chat generation (the same
-// template, sampler and stop handling as /v1/chat/completions), answered as the openai SDK's
-// `client.responses.create` and `.stream` read it (openai-node src/resources/responses/
-// responses.ts: Response, ResponseStreamEvent) and as vLLM serves it
-// (vllm/entrypoints/openai/serving_responses.py): one assistant message with one output_text part —
-// with function tools, function_call items, after the message of the text before them when the
-// model chose (tool_choice "auto"); `status` "incomplete" with `incomplete_details.reason`
-// "max_output_tokens" when the length ran out. Streamed, OpenAI's typed events, each named by its
-// type and numbered: response.created, response.in_progress, response.output_item.added,
-// response.content_part.added, response.output_text.delta per delta, then the .done events and
-// response.completed (or response.incomplete) last — no `data: [DONE]`, which is chat's; a failure
-// after the headers is response.failed, the Response with status "failed" and its error.
+// template, sampler and stop handling as /v1/chat/completions).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { capability } from "../../tasks";
 import type { TextEvent, TokenLogprobs, Usage } from "../../tasks/text-generation/text-generation";
@@ -204,6 +194,16 @@ const route = createRoute({
   },
 });
 
+/**
+ * One assistant message with one output_text part — with function tools, function_call items, after
+ * the message of the text before them when the model chose (tool_choice "auto"); `status`
+ * "incomplete" with `incomplete_details.reason` "max_output_tokens" when the length ran out.
+ * Streamed, OpenAI's typed events, each named by its type and numbered: response.created,
+ * response.in_progress, response.output_item.added, response.content_part.added,
+ * response.output_text.delta per delta, then the .done events and response.completed (or
+ * response.incomplete) last — no `data: [DONE]`, which is chat's; a failure after the headers is
+ * response.failed, the Response with status "failed" and its error.
+ */
 export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 responsesRoutes.use(requireApiKey);
 responsesRoutes.on("POST", "*", requireJson, limitBody);

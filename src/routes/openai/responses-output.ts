@@ -1,7 +1,5 @@
-// The Responses API's output items (responses-api.ts): the assistant message and function_call
-// items, and the typed stream events that announce, fill and close them, in the shapes of
-// openai-node src/resources/responses/responses.ts (ResponseOutputMessage,
-// ResponseFunctionToolCall, ResponseStreamEvent).
+// The Responses API's output items (the assistant message, function_call items) and the typed
+// stream events that announce, fill and close them.
 import { z } from "@hono/zod-openapi";
 import type { TokenLogprobs } from "../../tasks/text-generation/text-generation";
 import { chatLogprobs } from "./responses";

@@ -1,9 +1,6 @@
-// OpenAI's Responses API request (POST /v1/responses), text in and text out: what the openai
-// SDK's `client.responses.create` / `.stream` send (openai-node src/resources/responses/
-// responses.ts ResponseCreateParamsBase), and what vLLM serves of it (vllm-project/vllm
-// vllm/entrypoints/openai/protocol.py ResponsesRequest). As on the chat route, every field is
-// honoured, accepted at its neutral value, or refused with a 400 naming it; unknown fields
-// are refused too. No response is stored: there is nothing to retrieve or continue from.
+// OpenAI's Responses API request (POST /v1/responses), text in and out: every field honoured,
+// accepted at its neutral value, or refused with a 400 naming it. Nothing is stored, so nothing can
+// be retrieved or continued.
 import { z } from "@hono/zod-openapi";
 import type { ChatMessage } from "../../tokenizers/chat-template";
 import { MAX_LOGPROBS } from "../../generation/logprobs";

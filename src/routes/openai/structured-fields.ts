@@ -1,10 +1,5 @@
-// Structured outputs as clients ask for them: OpenAI's `response_format` (json_object, or
-// json_schema with the schema under `schema`) and vLLM's `structured_outputs` (json, regex,
-// choice, json_object), pinned to vLLM's request models (vllm/entrypoints/openai/engine/protocol.py
-// ResponseFormat and JsonSchemaResponseFormat; vllm/sampling_params.py StructuredOutputsParams).
-// As vLLM's, a response_format other than text overrides structured_outputs. Output is compact
-// JSON (vLLM's disable_any_whitespace), and objects write only their declared properties
-// (disable_additional_properties): both options are accepted at either value.
+// Structured outputs as clients ask for them: OpenAI's `response_format` and vLLM's
+// `structured_outputs`, read into the one format the task compiles.
 import { z } from "@hono/zod-openapi";
 import type { StructuredOutputs } from "../../generation/structured/structured-outputs";
 import {
@@ -68,6 +63,10 @@ export function responseFormatOf(
   return { type, json_schema };
 }
 
+/**
+ * Output is compact JSON (vLLM's disable_any_whitespace), and objects write only their declared
+ * properties (disable_additional_properties): both options are accepted at either value.
+ */
 export const StructuredOutputsField = z
   .object({
     json: z.union([Schema, z.string().max(65_536)]).nullish(),
@@ -111,6 +110,8 @@ interface Fields {
 /**
  * The request's constraint (undefined: none), its schema compiled here so that what cannot be
  * enforced is a 400 naming its place.
+ *
+ * As in vLLM, a response_format other than text overrides structured_outputs.
  */
 export function structuredOutputsOf(
   body: StructuredBody,

@@ -1,6 +1,5 @@
-// POST /tokenize and /detokenize (also under /v1/), in vLLM's shapes and paths
-// (vllm-project/vllm: vllm/entrypoints/openai/api_server.py routes, serving_tokenization.py):
-// a prompt or chat messages → {tokens, count, max_model_len}; token ids → {prompt}.
+// POST /tokenize and /detokenize (also under /v1/), in vLLM's shapes and paths: a prompt or chat
+// messages → {tokens, count, max_model_len}; token ids → {prompt}.
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import type { ServedModel } from "../../tasks";

@@ -1,6 +1,4 @@
-// Request and response shapes of /tokenize and /detokenize, as vLLM defines them
-// (vllm-project/vllm: vllm/entrypoints/openai/protocol.py TokenizeCompletionRequest,
-// TokenizeChatRequest, TokenizeResponse, DetokenizeRequest, DetokenizeResponse).
+// Request and response shapes of /tokenize and /detokenize, as vLLM defines them.
 import { z } from "@hono/zod-openapi";
 import { integerList } from "../http/integer-list";
 

@@ -1,8 +1,5 @@
-// POST /v1/webhooks/stripe: signature verified by the stripe SDK on the raw body (both ways within
-// 300 s); Issuing authorization requests answered {approved} within Stripe's 2 s budget, by the
-// model or, when it cannot score, by ISSUING_UNSCORED_POLICY; charges and payment intents decided
-// once per charge (an authorization's .created once per iauth_), or recorded as not scored with the
-// reason, and acknowledged.
+// POST /v1/webhooks/stripe: a signed Stripe event decided once per payment (or answered, for
+// Issuing authorizations), or recorded as not scored, then acknowledged.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
@@ -57,6 +54,12 @@ const acknowledged = (recorded: Recorded) =>
     ? { received: true, scored: true, duplicate: recorded.duplicate, decision: recorded.decision }
     : { received: true, scored: false, reason: recorded.reason };
 
+/**
+ * The signature is verified by the stripe SDK on the raw body (both ways within 300 s). Issuing
+ * authorization requests are answered {approved} within Stripe's 2 s budget, by the model or, when
+ * it cannot score, by ISSUING_UNSCORED_POLICY; charges and payment intents are decided once per
+ * charge (an authorization's .created once per iauth_).
+ */
 export const stripeWebhook = new OpenAPIHono<AppEnv>();
 stripeWebhook.post("/", async (c) => {
   const event = await verifyStripe(

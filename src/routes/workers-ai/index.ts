@@ -1,9 +1,5 @@
-// POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope). Text
-// classification: {text} → [{label, score}]. Image classification: {image: [bytes 0–255]} (the PNG
-// or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text generation:
-// {prompt | messages, raw, stream, max_tokens, temperature, top_p, top_k, seed, the three
-// penalties, tools, tool_choice} → {response, tool_calls?} or SSE `data: {"response": "…"}` …
-// `data: [DONE]`. The model's capabilities pick the shape.
+// POST /v1/run/{model}: the Workers AI binding's shapes (its output, not the REST envelope) for
+// text and image classification and text generation; the model's capabilities pick the shape.
 import { createRoute, OpenAPIHono, z, type Hook } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { capability } from "../../tasks";
@@ -223,6 +219,13 @@ function parseJson(text: string): { parsed: unknown } | undefined {
   }
 }
 
+/**
+ * Text classification: {text} → [{label, score}]. Image classification: {image: [bytes 0–255]} (the
+ * PNG or JPEG file's bytes) → [{label, score}], as @cf/microsoft/resnet-50 takes it. Text
+ * generation: {prompt | messages, raw, stream, max_tokens, temperature, top_p, top_k, seed, the
+ * three penalties, tools, tool_choice} → {response, tool_calls?} or SSE `data: {"response": "…"}` …
+ * `data: [DONE]`.
+ */
 export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook });
 runRoutes.use(requireApiKey);
 runRoutes.on("POST", "*", requireJson, limitBody);

@@ -1,6 +1,5 @@
-// The Workers AI text-to-image shape on POST /v1/run/{model}: {prompt, num_steps, guidance,
-// seed, height, width} → the PNG itself (image/png), as Workers AI's Stable Diffusion models
-// answer. Called by routes/run.ts when the model offers text-to-image.
+// The Workers AI text-to-image shape on POST /v1/run/{model}: {prompt, num_steps, guidance, seed,
+// height, width} → the PNG itself, as Workers AI's Stable Diffusion models answer.
 import { ServiceError } from "../../errors/service-error";
 import { capability, type ServedModel } from "../../tasks";
 import { emptyTimings } from "../../tasks/text-to-image/text-to-image";

@@ -1,12 +1,5 @@
-// Workers AI's traditional function calling on /v1/run/{model}
-// (developers.cloudflare.com/workers-ai/features/function-calling/traditional): `tools` in its
-// legacy shape {name, description, parameters} or OpenAI's {type: "function", function}; the
-// model chooses, its calls read by the parser its manifest names, as chat's tool_choice "auto"
-// reads them — or OpenAI's tool_choice, which workers-ai-provider (Cloudflare's AI SDK provider)
-// sends, forces a call as chat's does. Each call goes out in both shapes the binding's output
-// type joins (workers-types AiTextGenerationOutput.tool_calls: AiTextGenerationToolLegacyOutput
-// & AiTextGenerationToolOutput): {name, arguments: <the value>} beside {id, type, function:
-// {name, arguments: <the JSON text>}}.
+// Workers AI's traditional function calling on /v1/run/{model}: its legacy `tools` or OpenAI's,
+// read as chat reads them, each call answered in both shapes the binding's output joins.
 import { z } from "@hono/zod-openapi";
 import { ChatTool, FUNCTION_NAME, ToolChoice } from "../openai/tool-schemas";
 import {
@@ -60,6 +53,7 @@ export const RunToolChoice = ToolChoice.optional().openapi({
  * How the request's tools are used (undefined: text alone), as chat's tool_choice: without one
  * the model chooses, its calls read by its parser (a model without one refuses tools: 400
  * naming them); a forced call needs no parser, the sampler writes it.
+ * OpenAI's tool_choice is taken too: workers-ai-provider (Cloudflare's AI SDK provider) sends it.
  */
 export function runToolPlan(
   body: { tools?: z.infer<typeof RunTools>; tool_choice?: z.infer<typeof RunToolChoice> },
@@ -83,6 +77,10 @@ export function runToolPlan(
 /**
  * A call in both of the binding's shapes; `arguments` the value (the JSON text when it is not whole
  * JSON, e.g. cut by max_tokens).
+ *
+ * Both shapes the binding's output type joins (AiTextGenerationToolLegacyOutput &
+ * AiTextGenerationToolOutput): {name, arguments: <the value>} beside {id, type, function: {name,
+ * arguments: <the JSON text>}}.
  */
 export function runToolCall(call: ToolCall) {
   let value: unknown = call.function.arguments;

@@ -1,7 +1,5 @@
-// Runs an image generation for a route over the shared event stream (../event-stream.ts):
-// either collects the PNGs or streams OpenAI's image events — image_generation.partial_image
-// per preview, image_generation.completed per image, the last one ending the stream (OpenAI's
-// image stream has no `data: [DONE]`); a failure after the headers is an `error` event.
+// Runs an image generation for a route over the shared event stream: either collects the PNGs or
+// streams OpenAI's image events.
 import type {
   ImageEvent,
   ImageGenerator,
@@ -57,6 +55,11 @@ export interface ImageStreamFormat {
 const namedEvent = (data: { type: string } & Record<string, unknown>) =>
   `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 
+/**
+ * Streamed: image_generation.partial_image per preview, image_generation.completed per image, the
+ * last one ending the stream (OpenAI's image stream has no `data: [DONE]`); a failure after the
+ * headers is an `error` event.
+ */
 export function imageStreamResponse(started: StartedImages, format: ImageStreamFormat): Response {
   return sseResponse(started, {
     opening: () => "",

@@ -1,8 +1,5 @@
 // OpenAI Images: POST /v1/images/generations — b64_json PNGs, or with `stream: true` SSE
-// `image_generation.partial_image` previews and `image_generation.completed` images (shapes
-// of the openai package's ImageGenPartialImageEvent / ImageGenCompletedEvent and
-// ImagesResponse). The official `openai` SDK's images.generate works unmodified
-// (test/workers/openai/images/openai-client.test.ts).
+// partial-image previews and completed images.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../../errors/service-error";
 import { capability, type ServedModel, type Services } from "../../../tasks";

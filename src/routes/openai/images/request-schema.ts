@@ -1,12 +1,13 @@
-// The OpenAI Images request (POST /v1/images/generations) as this service takes it: OpenAI's
-// fields at the values that mean something here — sizes that are whole multiples of the
-// model's 28 × 28, b64_json only (the edge stores nothing to serve a `url` from), PNG only —
-// plus the diffusion loop's own knobs (steps, guidance_scale, scheduler, seed). Anything
-// else is refused with a 400 naming the field, never silently ignored.
+// The OpenAI Images request as this service takes it: OpenAI's fields at the values that mean
+// something here, plus the diffusion loop's own knobs; anything else is a 400 naming the field.
 import { z } from "@hono/zod-openapi";
 
 export const IMAGE_SIZES = ["28x28", "56x56", "112x112", "224x224"] as const;
 
+/**
+ * Sizes are whole multiples of the model's 28 × 28; b64_json only (the edge stores nothing to serve
+ * a `url` from); PNG only; plus the diffusion loop's steps, guidance_scale, scheduler and seed.
+ */
 export const ImageGenerationRequest = z
   .object({
     prompt: z.string().min(1).max(1000).openapi({ example: "a handwritten seven" }),
