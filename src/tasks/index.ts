@@ -1,7 +1,5 @@
-// The task registry: one served model per registered model, built once per isolate. A
-// served model exposes its capabilities — what a route may ask of it — so routes ask for
-// a capability by name instead of narrowing task types; a task never knows whether its
-// model runs in this isolate or on an origin.
+// The task registry: one served model per registered model, built once per isolate, exposing its
+// capabilities so routes ask for one by name.
 import { ServiceError } from "../errors/service-error";
 import { primaryGraph, type Graph, type Manifest } from "../models/manifest";
 import type { ModelRegistry, RegisteredModel } from "./registered-model";
@@ -40,6 +38,9 @@ const CAPABILITY_NAMES: Record<keyof Capabilities, string> = {
 
 export type ModelState = "unloaded" | "loading" | "ready" | "failed";
 
+/**
+ * A task never knows whether its model runs in this isolate or on an origin.
+ */
 export interface ServedModel {
   manifest: Manifest;
   capabilities: Capabilities;

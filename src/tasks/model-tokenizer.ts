@@ -1,8 +1,5 @@
-// One tokenizer per model file per isolate, shared by every task that reads it
-// (classification or generation, and /tokenize): read verified from the model's own files
-// and loaded once. Keyed by the model's file reader, so a registry that reads from R2 never
-// sees a tokenizer another registry loaded from the bundle. A failed load is not kept, so
-// the next request tries again (e.g. R2 was briefly down).
+// One tokenizer per model file per isolate, shared by every task that reads it (classification,
+// generation, /tokenize), read verified from the model's own files.
 import type { RegisteredModel } from "./registered-model";
 import { loadTextTokenizer } from "../tokenizers/load";
 import type { TextTokenizer } from "../tokenizers/tokenizer";
@@ -12,7 +9,13 @@ type FileReader = RegisteredModel["readFile"];
 // A per-isolate memo, listed with the others in src/isolate.ts.
 const loaded = new WeakMap<FileReader, Map<string, Promise<TextTokenizer>>>();
 
-/** The tokenizer in `spec.file` of this model, loaded at most once per isolate. */
+/**
+ * The tokenizer in `spec.file` of this model, loaded at most once per isolate.
+ *
+ * Keyed by the model's file reader, so a registry that reads from R2 never sees a tokenizer another
+ * registry loaded from the bundle. A failed load is not kept, so the next request tries again (e.g.
+ * R2 was briefly down).
+ */
 export function modelTokenizer(
   model: Pick<RegisteredModel, "readFile">,
   spec: { file: string; sha256: string },

@@ -1,7 +1,5 @@
-// Tokenization as a service of its own (vLLM's /tokenize and /detokenize): for any model
-// whose manifest names a tokenizer, with its chat template when the manifest has one
-// (manifest.generation.chatTemplate). Chat prompts are encoded segment by segment so that
-// only the template's markup becomes control ids (src/tokenizers/chat-template.ts).
+// Tokenization as a service of its own (vLLM's /tokenize and /detokenize) for any model whose
+// manifest names a tokenizer, with its chat template when it has one.
 import { z } from "zod";
 import { ServiceError } from "../errors/service-error";
 import type { RegisteredModel } from "./registered-model";
@@ -60,7 +58,12 @@ interface Loaded {
   specials: [number[], number[]];
 }
 
-/** The model's tokenization service, or undefined when its manifest names no tokenizer. */
+/**
+ * The model's tokenization service, or undefined when its manifest names no tokenizer.
+ *
+ * Chat prompts are encoded segment by segment so that only the template's markup becomes control
+ * ids (src/tokenizers/chat-template.ts).
+ */
 export function createTokenization(
   model: Pick<RegisteredModel, "manifest" | "readFile">,
 ): Tokenization | undefined {

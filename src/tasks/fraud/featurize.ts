@@ -1,6 +1,5 @@
-// IBM's 220-feature recipe (FRAUD.md), reproduced exactly, with every vocabulary and
-// scaling constant read from the model's manifest. Block order: Merchant State, Zip,
-// Merchant Name, Merchant City, MCC, Use Chip, Errors?, Time, Amount.
+// IBM's 220-feature recipe for the fraud model, reproduced exactly, with every vocabulary and
+// scaling constant read from the model's manifest.
 import type { FraudFeatures } from "../../models/manifest";
 import type { Transaction } from "./transaction";
 
@@ -117,7 +116,12 @@ function writeOneHot(
 const scale = (value: number, min: number, max: number) =>
   max === min ? 0 : (value - min) / (max - min);
 
-/** Writes one transaction's features into `out` at `offset`; returns the next offset. */
+/**
+ * Writes one transaction's features into `out` at `offset`; returns the next offset.
+ *
+ * Block order: Merchant State, Zip, Merchant Name, Merchant City, MCC, Use Chip, Errors?, Time,
+ * Amount.
+ */
 export function featurizeInto(
   out: Float32Array,
   offset: number,

@@ -1,11 +1,5 @@
-// Stop strings matched at the edge across token boundaries: text that could still be the
-// start of a stop string is held back, so no byte of a matched stop string is ever sent,
-// and held-back text that turns out not to be one is released (at the latest at the end).
-// Text pushed with `search: false` (vLLM's min_tokens) cannot hold a match: only a stop
-// string that ends in text pushed later counts (vllm/v1/engine/detokenizer.py
-// check_stop_strings, which searches from the last len(stop) - 1 characters already seen).
-// With `include` (vLLM's include_stop_str_in_output) the matched stop string is sent too, as
-// the text's end: the text is cut after it instead of before it.
+// Stop strings matched at the edge across token boundaries: text that could still start a stop
+// string is held back, so no byte of a matched one is ever sent.
 
 export interface StopMatch {
   /** Text safe to send now. */
@@ -21,6 +15,13 @@ export interface StopMatcher {
   flush(): string;
 }
 
+/**
+ * Held-back text that turns out not to be a stop string is released (at the latest at the end).
+ * Text pushed with `search: false` (vLLM's min_tokens) cannot hold a match: only a stop string that
+ * ends in text pushed later counts (as vLLM's check_stop_strings searches from the last len(stop) -
+ * 1 characters already seen). With `include` (vLLM's include_stop_str_in_output) the matched stop
+ * string is sent too, as the text's end: the text is cut after it instead of before it.
+ */
 export function stopMatcher(
   stops: readonly string[],
   options: { include?: boolean } = {},

@@ -1,7 +1,5 @@
-// Text generation: chat template → tokenize at the edge → the generation capability
-// (in-isolate decode loop or a vLLM origin: the task cannot tell) streams token ids →
-// incremental detokenization → stop strings → text deltas. A matched stop string, or the
-// consumer leaving, aborts the generation behind it.
+// Text generation: chat template → tokenize → the generation capability (in this isolate or on a
+// vLLM origin) → incremental detokenization → stop strings → text deltas.
 import { ServiceError } from "../../errors/service-error";
 import type { TextGenerationManifest } from "../../models/manifest";
 import type { RegisteredModel } from "../registered-model";
@@ -66,6 +64,9 @@ function contextExceeded(detail: string, field: string): ServiceError {
   return new ServiceError(400, "context_length_exceeded", detail, { field });
 }
 
+/**
+ * A matched stop string, or the consumer leaving, aborts the generation behind it.
+ */
 export function createTextGenerator(
   model: RegisteredModel & { manifest: TextGenerationManifest },
 ): TextGenerator {

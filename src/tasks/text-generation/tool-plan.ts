@@ -1,9 +1,5 @@
-// How a request's tools are used, as vLLM serves function calling
-// (vllm/entrypoints/openai/chat_completion/protocol.py, check_tool_usage and
-// _get_json_schema_from_tool): a named tool_choice or "required" is enforced token by token as
-// JSON (the function's parameters, or the list of {name, parameters} objects); "none" generates
-// text; "auto" lets the model choose, its calls read by the parser its manifest names (none:
-// "auto" is refused, as vLLM refuses it without --tool-call-parser).
+// How a request's tools are used, as vLLM serves function calling: forced choices enforced as JSON
+// token by token, "auto" read by the model's own parser, "none" plain text.
 import { ServiceError } from "../../errors/service-error";
 import type { ToolCallParser } from "../../models/manifest";
 import { compiledOrRefused, type StructuredRequest } from "./structured-format";
@@ -37,6 +33,11 @@ interface ToolBody {
 /**
  * How a request's tools are used: how its text is read, and the forced call's constraint (none for
  * "auto").
+ *
+ * A named tool_choice or "required" is enforced token by token as JSON (the function's parameters,
+ * or the list of {name, parameters} objects); "none" generates text; "auto" lets the model choose,
+ * its calls read by the parser its manifest names (none: "auto" is refused, as vLLM refuses it
+ * without --tool-call-parser).
  */
 export interface ToolPlan {
   mode: ToolMode;

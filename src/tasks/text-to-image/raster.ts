@@ -1,7 +1,5 @@
-// Turning the pipeline's float pixels into an output raster: latent previews through the
-// manifest's linear factors, [0, 1] floats to bytes, and a nearest-neighbour upscale to the
-// requested size (the supported sizes are whole multiples of the model's resolution, so
-// every source pixel becomes a square block: no resampling blur, and cheap).
+// The pipeline's float pixels as an output raster: latent previews through the manifest's linear
+// factors, [0, 1] floats to bytes, and a nearest-neighbour upscale.
 
 /** pixel ≈ bias + Σ_c factors[c] · x̂_0[c] at latent resolution, clamped to [0, 1]. */
 export function previewPixels(
@@ -30,7 +28,12 @@ export function toBytes(pixels: Float32Array): Uint8Array {
   return out;
 }
 
-/** Nearest-neighbour resize of a height × width raster to size × size. */
+/**
+ * Nearest-neighbour resize of a height × width raster to size × size.
+ *
+ * The supported sizes are whole multiples of the model's resolution, so every source pixel becomes
+ * a square block: no resampling blur, and cheap.
+ */
 export function upscale(gray: Uint8Array, height: number, width: number, size: number): Uint8Array {
   if (height === size && width === size) return gray;
   const out = new Uint8Array(size * size);

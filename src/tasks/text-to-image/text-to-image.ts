@@ -1,8 +1,5 @@
-// Text to image: tokenize the prompt at the edge → ids; draw the seeded noise at the edge
-// (image i from seed + i); the tensor-stream capability runs the loop (on the origin or in
-// this isolate: the task cannot tell) and streams predicted clean latents, then pixels;
-// previews from the latents with the manifest's linear factors, upscaled and PNG-encoded
-// here. The consumer leaving aborts the loop behind it.
+// Text to image: the prompt tokenized and the seeded noise drawn at the edge, the loop run by the
+// tensor-stream capability, previews and PNGs made here.
 import { ServiceError } from "../../errors/service-error";
 import { requestNoise, sizeOf, type SchedulerName } from "../../generation/diffusion";
 import { encodePng } from "../../images/png";
@@ -37,6 +34,10 @@ export interface ImageTimings {
   loopMs: number;
 }
 
+/**
+ * Image i is drawn from seed + i; the loop (on the origin or in this isolate: the task cannot tell)
+ * streams predicted clean latents, then pixels. The consumer leaving aborts the loop behind it.
+ */
 export interface ImageGenerator {
   readonly manifest: TextToImageManifest;
   /** The model's native side (28 for 28 × 28) and the sizes it serves. */

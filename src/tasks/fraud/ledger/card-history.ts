@@ -1,7 +1,5 @@
 // One Durable Object per card: its recent transactions, its decisions and the event ids that
-// reached them, in SQLite. The idempotency key, the history append and the decision are one
-// transaction (transactionSync): after any crash there is both or neither, and of concurrent
-// deliveries of one payment exactly one is first. D1 gets a copy through an outbox.
+// reached them, in SQLite, copied to D1 through an outbox.
 import { DurableObject } from "cloudflare:workers";
 import type { Transaction } from "../transaction";
 import { createCardSchema } from "./card-schema";
@@ -16,6 +14,11 @@ const RETRY_MS = 10_000;
 /** Where a test's fault hook aborts a commit (never set in production: see `faultAfter`). */
 export type FaultPoint = "event" | "history" | "decision";
 
+/**
+ * The idempotency key, the history append and the decision are one transaction (transactionSync):
+ * after any crash there is both or neither, and of concurrent deliveries of one payment exactly one
+ * is first.
+ */
 export class CardHistory extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** Test-only fault hook: tests set it through runInDurableObject; nothing else can reach it. */

@@ -1,11 +1,11 @@
-// Adyen's minor units, which are not ISO 4217's: Adyen's table is leading and differs from
-// the standard for CLP (2, ISO 0), CVE (0, ISO 2), IDR (0, ISO 2) and ISK (2, ISO 0).
-// Source: https://docs.adyen.com/development-resources/currency-codes (the "Decimals"
-// column and its note); the zero/three/one-decimal sets also in Adyen/adyen-web
-// packages/lib/src/utils/constants/currency-decimals.ts (which lists ISK as zero-decimal
-// for display; the API table above says 2 and is what notifications carry).
+// Adyen's minor units per currency, which are not ISO 4217's.
 import type { ExponentTable } from "./minor-units";
 
+/**
+ * Adyen's table is leading and differs from ISO 4217 for CLP (2, ISO 0), CVE (0, ISO 2), IDR (0,
+ * ISO 2) and ISK (2, ISO 0). adyen-web lists ISK as zero-decimal for display; the API's table says
+ * 2, and 2 is what notifications carry.
+ */
 export const ADYEN_EXPONENTS: ExponentTable = {
   CVE: 0,
   DJF: 0,

@@ -1,7 +1,5 @@
-// Adyen refusal reasons (https://docs.adyen.com/development-resources/refusal-reasons) in the
-// fraud model's error vocabulary (IBM TabFormer's `Errors?`): a refused AUTHORISATION is a
-// declined attempt, the signal card-testing leaves behind. Reasons without an equivalent
-// (e.g. "Refused", "FRAUD", "Blocked Card") add no error: the attempt still counts as declined.
+// Adyen refusal reasons in the fraud model's error vocabulary (IBM TabFormer's `Errors?`): a
+// refused AUTHORISATION is a declined attempt, the signal card-testing leaves behind.
 const ERRORS: Readonly<Record<string, string>> = {
   "cvc declined": "Bad CVV",
   "expired card": "Bad Expiration",
@@ -18,6 +16,9 @@ const ERRORS: Readonly<Record<string, string>> = {
 
 /**
  * The model's errors for a refusal reason (Adyen sends it in `reason`, sometimes with a suffix).
+ *
+ * Reasons without an equivalent (e.g. "Refused", "FRAUD", "Blocked Card") add no error: the attempt
+ * still counts as declined.
  */
 export function errorsForRefusal(reason: string | undefined): string[] {
   if (reason === undefined) return [];

@@ -1,6 +1,4 @@
-// Stripe's minor units, which are not ISO 4217's. Source: https://docs.stripe.com/currencies
-// ("Zero-decimal currencies", "Three-decimal currencies", "Special cases"), and
-// https://support.stripe.com/questions/deprecation-of-fractional-isk-charges-and-refunds.
+// Stripe's minor units per currency, which are not ISO 4217's.
 import type { ExponentTable } from "./minor-units";
 
 export const STRIPE_EXPONENTS: ExponentTable = {

@@ -1,10 +1,5 @@
-// Forced tool calls read out of the generated text as it arrives. The sampler was constrained
-// to JSON (tool-plan.ts builds the schema), so the text has one of two forms:
-//   - a named tool_choice: the function's arguments, the whole text;
-//   - tool_choice "required": vLLM's list `[{"name": "…", "parameters": {…}}, …]`.
-// The same reader frames the stream's deltas and the whole response's calls, so the streamed
-// arguments joined equal the response's byte for byte: each call's arguments are the exact
-// text the model wrote for them (not re-serialized, as vLLM's json.dumps would).
+// Forced tool calls (a named tool_choice, or "required") read out of the JSON the constrained
+// sampler writes, as it arrives.
 import { type ForcedToolMode, type ToolCall, type ToolCallDelta, toolCallId } from "./tool-parser";
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
@@ -29,6 +24,15 @@ type State =
   | { at: "between" }
   | { at: "closed" };
 
+/**
+ * The sampler was constrained to JSON (tool-plan.ts builds the schema), so the text has one of two
+ * forms:
+ *   - a named tool_choice: the function's arguments, the whole text;
+ *   - tool_choice "required": vLLM's list `[{"name": "…", "parameters": {…}}, …]`.
+ * The same reader frames the stream's deltas and the whole response's calls, so the streamed
+ * arguments joined equal the response's byte for byte: each call's arguments are the exact text the
+ * model wrote for them (not re-serialized, as vLLM's json.dumps would).
+ */
 export class ToolCallReader {
   /** The calls so far; the last one's arguments may be unfinished. */
   readonly calls: ToolCall[] = [];

@@ -1,17 +1,5 @@
-// tool_choice "auto" for a model that writes its calls in the Hermes format (Qwen 2.5 and 3,
-// Hermes 2 Pro and 3, …): `<tool_call>{"name": "…", "arguments": {…}}</tool_call>`, read as
-// vLLM's hermes parser reads it (vllm-project/vllm: vllm/tool_parsers/hermes_tool_parser.py,
-// Hermes2ProToolParser):
-//   - the text before the first <tool_call> is the message's content; a suffix that may be the
-//     start of the tag is held back until it is known not to be;
-//   - a call's name is sent as soon as it is written, then its arguments as they are written:
-//     the value after "arguments", read to its balanced end (braces in strings ignored);
-//   - text between and after the calls is dropped.
-// Two differences, both so that the streamed deltas joined equal the whole response:
-//   - the arguments are the JSON text the model wrote (vLLM's whole-response path re-serializes
-//     them with json.dumps, its stream sends them as written);
-//   - a <tool_call> region with no name in it is kept, as written, in the content (vLLM's
-//     stream drops it; its whole-response path turns the whole output into content).
+// tool_choice "auto" for models that write their calls in the Hermes format (Qwen 2.5 and 3, Hermes
+// 2 Pro and 3, …), read as vLLM's hermes parser reads them.
 import { newRegion, partialTagOverlap, RegionReader, type Region } from "./region-reader";
 
 const OPEN = "<tool_call>";
@@ -22,6 +10,19 @@ interface TagRegion extends Region {
   body: string;
 }
 
+/**
+ * The format: `<tool_call>{"name": "…", "arguments": {…}}</tool_call>`.
+ *   - the text before the first <tool_call> is the message's content; a suffix that may be the
+ *     start of the tag is held back until it is known not to be;
+ *   - a call's name is sent as soon as it is written, then its arguments as they are written:
+ *     the value after "arguments", read to its balanced end (braces in strings ignored);
+ *   - text between and after the calls is dropped.
+ * Two differences from vLLM, both so that the streamed deltas joined equal the whole response:
+ *   - the arguments are the JSON text the model wrote (vLLM's whole-response path re-serializes
+ *     them with json.dumps, its stream sends them as written);
+ *   - a <tool_call> region with no name in it is kept, as written, in the content (vLLM's
+ *     stream drops it; its whole-response path turns the whole output into content).
+ */
 export class HermesToolReader extends RegionReader {
   private region: TagRegion | undefined;
   /** Whether a <tool_call> was seen: text outside the calls then counts for nothing. */

@@ -1,13 +1,5 @@
-// tool_choice "auto" for Llama 3.1–3.3 and 4 models, which call by writing JSON objects (vLLM's
-// llama3_json / llama4_json parser: vllm-project/vllm
-// vllm/entrypoints/openai/tool_parsers/llama_tool_parser.py, Llama3JsonToolParser, and its
-// tests, tests/tool_parsers/test_llama3_json_tool_parser.py): `{"name": "…", "parameters": {…}}`
-// ("arguments" is taken too), perhaps after `<|python_tag|>`, several separated by `;` or
-// white space. An object is a call once both its name and its parameters' key are written; its
-// name is sent then, its arguments as written. Text before the first call is content (vLLM's
-// whole-response path drops it, its stream only calls when the output starts with the JSON);
-// after a call, text and objects that are not calls are dropped, as vLLM drops them. An object
-// that is not a call, before any call, is content as written, sent when it closes.
+// tool_choice "auto" for Llama 3.1–3.3 and 4 models, which call by writing JSON objects, read as
+// vLLM's llama3_json / llama4_json parser reads them.
 import {
   newObjectRegion,
   objectCloses,
@@ -18,6 +10,15 @@ import {
 
 const PYTHON_TAG = "<|python_tag|>";
 
+/**
+ * The format: `{"name": "…", "parameters": {…}}` ("arguments" is taken too), perhaps after
+ * `<|python_tag|>`, several separated by `;` or white space. An object is a call once both its name
+ * and its parameters' key are written; its name is sent then, its arguments as written. Text before
+ * the first call is content (vLLM's whole-response path drops it, its stream only calls when the
+ * output starts with the JSON); after a call, text and objects that are not calls are dropped, as
+ * vLLM drops them. An object that is not a call, before any call, is content as written, sent when
+ * it closes.
+ */
 export class Llama3JsonToolReader extends RegionReader {
   private region: ObjectRegion | undefined;
 

@@ -1,19 +1,5 @@
 // tool_choice "auto" for Mistral models, which call after a [TOOL_CALLS] token, read as vLLM's
-// mistral parser reads them (vllm-project/vllm: vllm/tool_parsers/mistral_tool_parser.py,
-// MistralToolParser; its tests, tests/tool_parsers/test_mistral_tool_parser.py). Two formats,
-// by the tokenizer a model was trained with:
-//   - v11 and later (Mistral Small 3.x, Magistral, Devstral, …): `[TOOL_CALLS]name{args}` per
-//     call, `[ARGS]` between the two where a Hugging Face tokenizer writes it;
-//   - before v11 (Mistral 7B v0.3, Mixtral): `[TOOL_CALLS] [{"name": …, "arguments": {…}}, …]`.
-// vLLM tells them apart by the tokenizer's vocabulary; here the text after the first
-// [TOOL_CALLS] does: a `[` starts the list. The text before the first [TOOL_CALLS] is content;
-// a call's name is sent once whole (at its arguments' `{`), then its arguments as written, to
-// their balanced end. Where this reader answers otherwise than vLLM, so that the streamed
-// deltas joined equal the whole response:
-//   - the arguments are the JSON written (vLLM's whole-response path re-serializes the list's,
-//     and a v11 call's run on to the next [TOOL_CALLS], trailing text included);
-//   - text after the calls is dropped (vLLM's pre-v11 stream sends it as content, its
-//     whole-response path drops it); a v11 call with no arguments is dropped, as vLLM drops it.
+// mistral parser reads them.
 import {
   newObjectRegion,
   objectCloses,
@@ -25,6 +11,21 @@ import {
 const BOT = "[TOOL_CALLS]";
 const ARGS = "[ARGS]";
 
+/**
+ * Two formats, by the tokenizer a model was trained with:
+ *   - v11 and later (Mistral Small 3.x, Magistral, Devstral, …): `[TOOL_CALLS]name{args}` per
+ *     call, `[ARGS]` between the two where a Hugging Face tokenizer writes it;
+ *   - before v11 (Mistral 7B v0.3, Mixtral): `[TOOL_CALLS] [{"name": …, "arguments": {…}}, …]`.
+ * vLLM tells them apart by the tokenizer's vocabulary; here the text after the first [TOOL_CALLS]
+ * does: a `[` starts the list. The text before the first [TOOL_CALLS] is content; a call's name is
+ * sent once whole (at its arguments' `{`), then its arguments as written, to their balanced end.
+ * Where this reader answers otherwise than vLLM, so that the streamed deltas joined equal the whole
+ * response:
+ *   - the arguments are the JSON written (vLLM's whole-response path re-serializes the list's,
+ *     and a v11 call's run on to the next [TOOL_CALLS], trailing text included);
+ *   - text after the calls is dropped (vLLM's pre-v11 stream sends it as content, its
+ *     whole-response path drops it); a v11 call with no arguments is dropped, as vLLM drops it.
+ */
 export class MistralToolReader extends RegionReader {
   /** Unknown until the first non-blank character after the first [TOOL_CALLS]. */
   private format: "named" | "list" | undefined;

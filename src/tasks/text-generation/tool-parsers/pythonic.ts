@@ -1,18 +1,5 @@
-// tool_choice "auto" for models that call in Python syntax, a list of calls with keyword
-// arguments (Llama 3.2, Llama 4, ToolACE, …): `[get_weather(city='Paris', days=3), now()]`,
-// read as vLLM's pythonic parser reads it (vllm-project/vllm:
-// vllm/tool_parsers/pythonic_tool_parser.py, PythonicToolParser; its tests,
-// tests/tool_parsers/test_pythonic_tool_parser.py). An output that starts with `[` and is such a
-// list is calls; any other output is content. Each argument is a literal (a string, number,
-// True/False/None, or a list or dict of them) and becomes JSON, as vLLM's `json.dumps` writes
-// it (`", "` and `": "` between items). Llama 4's form (vLLM's llama4_pythonic) may wrap the
-// list in <|python_start|> … <|python_end|>, which are dropped (vllm/tool_parsers/
-// llama4_pythonic_tool_parser.py). Where this reader answers otherwise, so that the streamed
-// deltas joined equal the whole response:
-//   - a call goes out whole once its `)` is written (vLLM streams its arguments as they parse);
-//   - a number keeps the digits written where they are JSON (vLLM's goes through a Python float);
-//   - text beyond ASCII stays as written (vLLM's llama4_pythonic escapes it as \uXXXX);
-//   - a list cut short keeps the calls it closed (vLLM's whole-response path makes it content).
+// tool_choice "auto" for models that call in Python syntax, a list of calls with keyword arguments
+// (Llama 3.2, Llama 4, ToolACE, …), read as vLLM's pythonic parser reads them.
 import { newRegion, partialTagOverlap, RegionReader } from "./region-reader";
 
 /** A call read whole; `end`: where the text after its `)` starts. */
@@ -219,6 +206,18 @@ class PythonicList {
 const PYTHON_START = "<|python_start|>";
 const PYTHON_END = "<|python_end|>";
 
+/**
+ * The format: `[get_weather(city='Paris', days=3), now()]`. An output that starts with `[` and is
+ * such a list is calls; any other output is content. Each argument is a literal (a string, number,
+ * True/False/None, or a list or dict of them) and becomes JSON, as vLLM's `json.dumps` writes it
+ * (`", "` and `": "` between items). Llama 4's form (vLLM's llama4_pythonic) may wrap the list in
+ * <|python_start|> … <|python_end|>, which are dropped. Where this reader answers otherwise than
+ * vLLM, so that the streamed deltas joined equal the whole response:
+ *   - a call goes out whole once its `)` is written (vLLM streams its arguments as they parse);
+ *   - a number keeps the digits written where they are JSON (vLLM's goes through a Python float);
+ *   - text beyond ASCII stays as written (vLLM's llama4_pythonic escapes it as \uXXXX);
+ *   - a list cut short keeps the calls it closed (vLLM's whole-response path makes it content).
+ */
 export class PythonicToolReader extends RegionReader {
   /** Everything written so far; a list is read on from right after its last call read. */
   private text = "";

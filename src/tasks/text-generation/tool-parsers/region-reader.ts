@@ -1,9 +1,4 @@
-// One tool call's JSON object, read as it is written — the part every tool-call format shares
-// (hermes-, llama3-, mistral- and pythonic-tool-reader.ts): the object's own
-// keys are found by a scan that skips nested values and strings, so a "name" inside the
-// arguments is not the call's; the name is sent once whole, as soon as it is written, then the
-// arguments as they are written — the value after the arguments' key, read to its balanced end
-// (braces in strings ignored), so exactly that value is sent, whatever follows it.
+// One tool call's JSON object, read as it is written: the part every tool-call format shares.
 import type { ToolCall, ToolCallDelta, ToolReading, ToolTextReader } from "./tool-parser";
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
@@ -128,7 +123,15 @@ function stringValue(literal: string): string | undefined {
   }
 }
 
-/** The calls read out of a text's call regions, and what each reading sends. */
+/**
+ * The calls read out of a text's call regions, and what each reading sends.
+ *
+ * Shared by the hermes, llama3-json, mistral and pythonic readers. The object's own keys are found
+ * by a scan that skips nested values and strings, so a "name" inside the arguments is not the
+ * call's; the name is sent once whole, as soon as it is written, then the arguments as they are
+ * written — the value after the arguments' key, read to its balanced end (braces in strings
+ * ignored), so exactly that value is sent, whatever follows it.
+ */
 export class RegionCalls {
   readonly calls: ToolCall[] = [];
   reading: ToolReading = { content: "", calls: [] };
