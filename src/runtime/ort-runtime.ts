@@ -1,12 +1,5 @@
-// One runtime over onnxruntime's common API, for every engine that implements it:
-// onnxruntime-web in the isolate (src/runtime/wasm) and onnxruntime-node on the
-// reference origin (origin/). One lazily created, cached session per graph; a run cannot
-// be interrupted inside ORT, so an aborted signal is checked before each one. Runs on one
-// session take turns: onnxruntime-web's run() puts its input and output name arrays on the
-// WASM stack and then awaits, so a second run begun meanwhile restores the stack under the
-// first and ORT reads emptied names ("input name cannot be empty", as in
-// huggingface/transformers.js#1234; onnxruntime-web 1.30.0 lib/wasm/wasm-core-impl.ts `run`).
-// In an isolate's one thread taking turns costs nothing: the runs could not overlap anyway.
+// One runtime over onnxruntime's common API, for onnxruntime-web in the isolate and
+// onnxruntime-node on the reference origin: one lazily created, cached session per graph.
 import type * as ort from "onnxruntime-web/wasm";
 import { ServiceError } from "../errors/service-error";
 import { checkFeeds, checkOutputNames } from "./feeds";
@@ -73,7 +66,15 @@ export interface OrtRuntimeOptions {
   preOptimized?: boolean;
 }
 
-/** A runtime whose model runs in this process with the given onnxruntime engine. */
+/**
+ * A runtime whose model runs in this process with the given onnxruntime engine.
+ *
+ * A run cannot be interrupted inside ORT, so an aborted signal is checked before each one. Runs on
+ * one session take turns: onnxruntime-web's run() puts its input and output name arrays on the WASM
+ * stack and then awaits, so a second run begun meanwhile restores the stack under the first and ORT
+ * reads emptied names ("input name cannot be empty"; see docs/sources.md). In an isolate's one
+ * thread taking turns costs nothing: the runs could not overlap anyway.
+ */
 export function createOrtRuntime(engine: OrtEngine, options: OrtRuntimeOptions): InferenceRuntime {
   let session: Promise<ort.InferenceSession> | undefined;
   /** The session's last run: the next one starts when it has settled. */

@@ -1,8 +1,5 @@
 // The service interface every inference runtime offers, as capabilities: tensors (one run),
-// generation (a stream of token-id steps) and, for diffusion later, tensor streams. A task
-// asks for the capability it needs and never knows whether its model runs in this isolate
-// (wasm), natively (the reference origin) or on a GPU origin over HTTP. Every call takes
-// an AbortSignal: a client that leaves stops the work behind it.
+// generation (a stream of token-id steps) and tensor streams.
 import type { Tensor } from "../tensors/tensor";
 import type { GenerationCapability } from "./generation";
 
@@ -54,6 +51,11 @@ export interface TensorStreamCapability {
   ): AsyncIterable<TensorStreamStep>;
 }
 
+/**
+ * A task asks for the capability it needs and never knows whether its model runs in this isolate
+ * (wasm), natively (the reference origin) or on a GPU origin over HTTP. Every call takes an
+ * AbortSignal: a client that leaves stops the work behind it.
+ */
 export interface InferenceRuntime {
   /**
    * wasm: onnxruntime-web in the isolate; native: onnxruntime-node (the reference origin); origin:

@@ -1,8 +1,5 @@
-// The OIP v2 origin runtime: the same tensor capability as the in-isolate one, but the graph runs
-// on a GPU origin that speaks the Open Inference Protocol v2 (Triton, KServe, or this repo's
-// reference origin in origin/). Feeds are checked here first, so the origin only ever sees
-// well-formed tensors; whatever the origin does wrong is a 5xx of ours, never a client's 4xx, and
-// never an unexplained 500.
+// The tensor capability over a GPU origin that speaks the Open Inference Protocol v2 (Triton,
+// KServe, or the reference origin in origin/).
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
 import { fromJsonTensor, toJsonTensor } from "../../protocols/oip-tensors";
@@ -72,7 +69,12 @@ function signatureMismatch(
   return undefined;
 }
 
-/** A runtime whose model runs on the origin named by ORIGIN_URL. */
+/**
+ * A runtime whose model runs on the origin named by ORIGIN_URL.
+ *
+ * Feeds are checked here first, so the origin only ever sees well-formed tensors; whatever the
+ * origin does wrong is a 5xx of ours, never a client's 4xx, and never an unexplained 500.
+ */
 export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntime {
   const { model, origin } = options;
   let verified: Promise<void> | undefined;

@@ -1,9 +1,5 @@
-// The tensor-stream capability over a diffusion origin (the reference origin's
-// /v2/models/{name}/generate_stream; src/protocols/tensor-stream.ts): tensors in, one OIP
-// tensor per SSE event back. Like the vLLM adapter: retries only before the first event,
-// an overloaded origin's 429/503 surface with Retry-After, the per-URL circuit breaker
-// fails fast while the origin is down, phase deadlines (connect, first event, idle gap),
-// and the caller's signal (the client leaving) aborts the origin request.
+// The tensor-stream capability over a diffusion origin (src/protocols/tensor-stream.ts): tensors
+// in, one OIP tensor per SSE event back.
 import { ServiceError } from "../../errors/service-error";
 import { sseData } from "../../protocols/sse";
 import {
@@ -75,7 +71,14 @@ const retryable = (error: unknown) =>
   error instanceof ServiceError &&
   (error.code === "upstream_error" || error.code === "upstream_timeout");
 
-/** A runtime whose model runs its loop on a tensor-stream origin. */
+/**
+ * A runtime whose model runs its loop on a tensor-stream origin.
+ *
+ * Like the vLLM adapter: retries only before the first event, an overloaded origin's 429/503
+ * surface with Retry-After, the per-URL circuit breaker fails fast while the origin is down, phase
+ * deadlines (connect, first event, idle gap), and the caller's signal (the client leaving) aborts
+ * the origin request.
+ */
 export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): InferenceRuntime {
   const { model, origin, breakers = createBreakers() } = options;
   const attempts = options.attempts ?? 1 + RETRY_DELAYS_MS.length;

@@ -1,15 +1,5 @@
-// The generation capability over a vLLM-compatible origin (vLLM itself, or the reference
-// origin in origin/): token ids out, token ids back, streamed. Retries happen only before
-// the first token; an overloaded origin's 429/503 surface with Retry-After before any
-// byte reaches the client; the circuit breaker fails fast while the origin is down; the
-// caller's signal (the client leaving, a stop string matched) aborts the origin request.
-// Once the origin has answered 200 the runtime says so with a step of no ids, so that a
-// streaming route can send its headers while the origin prefills; a retry after that, or a
-// first token that never comes, then ends the stream with an error event instead.
-// Per origin read, one step (the events already read, joined). The finish waits for the usage
-// chunk behind it (briefly: vLLM writes both at once) for the prompt tokens the origin's prefix
-// cache served; then the body is read to its end in the background so that workerd keeps the
-// connection for the next call.
+// The generation capability over a vLLM-compatible origin (vLLM itself, or the reference origin in
+// origin/): token ids out, token ids back, streamed.
 import { ServiceError } from "../../errors/service-error";
 import { SseParser } from "../../protocols/sse";
 import { completionRequest, ErrorEvent, errorMessage } from "../../protocols/vllm-completions";
@@ -115,7 +105,19 @@ const retryable = (error: unknown) =>
   error instanceof ServiceError &&
   (error.code === "upstream_error" || error.code === "upstream_timeout");
 
-/** A runtime whose model decodes on a vLLM-compatible origin. */
+/**
+ * A runtime whose model decodes on a vLLM-compatible origin.
+ *
+ * Retries happen only before the first token; an overloaded origin's 429/503 surface with
+ * Retry-After before any byte reaches the client; the circuit breaker fails fast while the origin
+ * is down; the caller's signal (the client leaving, a stop string matched) aborts the origin
+ * request. Once the origin has answered 200 the runtime says so with a step of no ids, so that a
+ * streaming route can send its headers while the origin prefills; a retry after that, or a first
+ * token that never comes, then ends the stream with an error event instead. Per origin read, one
+ * step (the events already read, joined). The finish waits for the usage chunk behind it (briefly:
+ * vLLM writes both at once) for the prompt tokens the origin's prefix cache served; then the body
+ * is read to its end in the background so that workerd keeps the connection for the next call.
+ */
 export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime {
   const { model, origin, breakers = createBreakers() } = options;
   const attempts = options.attempts ?? 1 + RETRY_DELAYS_MS.length;

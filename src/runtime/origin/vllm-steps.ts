@@ -1,7 +1,5 @@
-// The origin's vLLM completion chunks read into the generation capability's steps: each
-// chunk checked (by hand per token, zod only to describe a broken one), its ids, finish, stop
-// id and logprobs taken; the events of one origin read joined into one step; the usage chunk
-// behind the finish read for the prompt tokens the origin's prefix cache served.
+// The origin's vLLM completion chunks read into the generation capability's steps: each chunk
+// checked, its ids, finish, stop id and logprobs taken.
 import { ServiceError } from "../../errors/service-error";
 import {
   cachedTokensOf,
@@ -117,6 +115,10 @@ function choiceStep(
  * joined in order, the finish on it), so that the layers above and the client see one
  * write per origin read — joining only what is already there, never waiting for more.
  * A failure after some ids comes back beside them, to be thrown once they are sent.
+ *
+ * Each chunk is checked by hand per token (zod only describes a broken one); the events of one
+ * origin read are joined into one step; the usage chunk behind the finish is read for the prompt
+ * tokens the origin's prefix cache served.
  */
 export function stepOf(
   events: readonly string[],

@@ -1,7 +1,5 @@
-// The generation capability in this isolate: a decode loop over a decoder graph with a
-// KV cache (Hugging Face / Optimum decoder-with-past naming, CONTRACTS.md), run by the
-// tensor capability of the WASM runtime. Prefill once, then one token per run; the same
-// sampler and PRNG as the origin (src/generation/sampler.ts), so a seed gives the same text.
+// The generation capability in this isolate: a decode loop over a decoder graph with a KV cache,
+// run by the WASM runtime's tensor capability.
 import { tokenLogprob, type TokenLogprob } from "../../generation/logprobs";
 import { createPrng, hasPenalties, sample, TokenHistory } from "../../generation/sampler";
 import { ServiceError } from "../../errors/service-error";
@@ -98,7 +96,13 @@ function randomSeed(): number {
   return (high & 0x1fffff) * 2 ** 32 + low;
 }
 
-/** Generation over a decoder graph run in this isolate (batch 1, one token per step). */
+/**
+ * Generation over a decoder graph run in this isolate (batch 1, one token per step).
+ *
+ * Inputs and outputs are named as Hugging Face Optimum's decoder-with-past exports name them.
+ * Prefill once, then one token per run; the same sampler and PRNG as the origin
+ * (src/generation/sampler.ts), so a seed gives the same text.
+ */
 export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): GenerationCapability {
   return {
     contextLength: shape.contextLength,
