@@ -1,35 +1,5 @@
-// The token sampler both decode loops share — the origin's batched engine and the edge's
-// in-isolate loop — so one seed gives the same ids in both places (given the same logits).
-// Pure: logits row in, token id out; no onnxruntime, no I/O.
-//
-// The specification, which both places rely on:
-//   PRNG   xoshiro128** (Blackman & Vigna), its 128-bit state filled by SplitMix32 from
-//          the seed: for a seed s (a safe integer), lo = s mod 2^32, hi = floor(s / 2^32)
-//          mod 2^32; the SplitMix32 state starts at lo ^ mix32(hi) and yields the four
-//          state words in order. A uniform draw is (next() >>> 8) / 2^24, in [0, 1).
-//   adjust first, on a float64 copy of the logits (when any of these is set), in vLLM's
-//          order (vllm/v1/sample/sampler.py: its logit-bias processor, then apply_penalties
-//          of vllm/model_executor/layers/utils.py; before temperature, greedy included):
-//          0. allowed ids: every id a structured output's mask (this step's, vLLM's grammar
-//             bitmask) or vLLM's allowed_token_ids leaves out gets -Infinity;
-//          0'. logit bias: each listed id's bias is added to its logit;
-//          penalties (with the request's history):
-//          a. repetition (≠ 1): each id in the prompt or generated so far: a logit > 0 is
-//             multiplied by 1 / penalty, any other by the penalty (CTRL's; the prompt counts);
-//          b. frequency and presence: each id generated so far (the prompt does not count)
-//             loses frequency × its count, then presence once (OpenAI's definition).
-//   greedy temperature 0 (or topK 1): the largest logit; ties go to the lowest id.
-//   sample 1. suppressed ids get -Infinity (min_tokens, before a stop may be sampled);
-//          2. z = logit / temperature (float64);
-//          3. top-k (k ≥ 1): keep the k largest z, ordered by (z desc, id asc);
-//          4. softmax over what is kept (its total summed in ascending id order);
-//          5. top-p (< 1): in (p desc, id asc) order keep the shortest prefix whose sum
-//             reaches top_p (at least one id);
-//          6. min-p (> 0): keep ids whose p ≥ min_p × the largest p;
-//          7. one draw u: walk the kept ids in ascending id order, adding p, and return
-//             the first id where the running sum exceeds u × (sum of kept p, in
-//             ascending id order); the last kept id if rounding leaves none.
-//   One draw per sampled token, none for greedy tokens.
+// The token sampler both decode loops share (the origin's batched engine and the edge's in-isolate
+// loop), so one seed gives the same ids in both places. Pure: logits row in, token id out.
 
 /** Sampling parameters as vLLM names them, normalized: topK 0 = off, topP 1 = off, minP 0 = off. */
 export interface SamplingParams {
@@ -90,7 +60,12 @@ export function xoshiro128StarStar(state: readonly [number, number, number, numb
   };
 }
 
-/** xoshiro128** seeded as the header specifies. */
+/**
+ * xoshiro128** (Blackman & Vigna), its 128-bit state filled by SplitMix32 from the seed: for a
+ * seed s (a safe integer), lo = s mod 2^32, hi = floor(s / 2^32) mod 2^32; the SplitMix32 state
+ * starts at lo ^ mix32(hi) and yields the four state words in order. A uniform draw is
+ * (next() >>> 8) / 2^24, in [0, 1).
+ */
 export function createPrng(seed: number): Prng {
   if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer, got ${seed}`);
   const lo = ((seed % 2 ** 32) + 2 ** 32) % 2 ** 32;
@@ -134,8 +109,19 @@ export class TokenHistory {
 }
 
 /**
- * The logits adjusted as the header says (a float64 copy): the allowed ids, the logit bias,
+ * The logits adjusted as below (a float64 copy): the allowed ids, the logit bias,
  * then the penalties when a history is given; the same logits when there is nothing to apply.
+ *
+ * Applied first, on a float64 copy of the logits (when any of these is set), in vLLM's order (its
+ * logit-bias processor, then apply_penalties; before temperature, greedy included):
+ *   0. allowed ids: every id a structured output's mask (this step's, vLLM's grammar bitmask) or
+ *      vLLM's allowed_token_ids leaves out gets -Infinity;
+ *   0'. logit bias: each listed id's bias is added to its logit;
+ *   penalties (with the request's history):
+ *   a. repetition (≠ 1): each id in the prompt or generated so far: a logit > 0 is multiplied by
+ *      1 / penalty, any other by the penalty (CTRL's; the prompt counts);
+ *   b. frequency and presence: each id generated so far (the prompt does not count) loses
+ *      frequency × its count, then presence once (OpenAI's definition).
  */
 export function adjustLogits(
   logits: ArrayLike<number>,
@@ -180,7 +166,11 @@ export function isGreedy(params: SamplingParams): boolean {
   return params.temperature === 0 || params.topK === 1;
 }
 
-/** The largest logit's id, the lowest id among equals; suppressed ids never win unless all are. */
+/**
+ * The largest logit's id, the lowest id among equals; suppressed ids never win unless all are.
+ *
+ * Greedy (temperature 0, or topK 1): the largest logit; ties go to the lowest id.
+ */
 export function argmax(
   logits: ArrayLike<number>,
   suppressed: ReadonlySet<number> = new Set(),
@@ -223,11 +213,24 @@ function sortedKept(keep: Uint8Array, values: Float64Array, kept: number): Float
 
 /**
  * Picks the next token from one row of logits (the vocabulary's scores) following the
- * header's specification. `suppressed` ids cannot be picked (unless every id is). Sums
- * (the softmax's total, the kept mass) run in ascending id order. `history` (the request's
- * prompt and generated ids) is what the penalties read; without it none is applied (the
- * logit bias still is). `mask`, this step's structured-output mask, keeps only the ids set
- * to 1 in it (the caller ends the output instead of sampling where it keeps none).
+ * specification below, which both decode loops rely on. `suppressed` ids cannot be picked
+ * (unless every id is). Sums (the softmax's total, the kept mass) run in ascending id order.
+ * `history` (the request's prompt and generated ids) is what the penalties read; without it none
+ * is applied (the logit bias still is). `mask`, this step's structured-output mask, keeps only
+ * the ids set to 1 in it (the caller ends the output instead of sampling where it keeps none).
+ *
+ * After adjustLogits, in order:
+ *   1. suppressed ids get -Infinity (min_tokens, before a stop may be sampled);
+ *   2. z = logit / temperature (float64);
+ *   3. top-k (k ≥ 1): keep the k largest z, ordered by (z desc, id asc);
+ *   4. softmax over what is kept (its total summed in ascending id order);
+ *   5. top-p (< 1): in (p desc, id asc) order keep the shortest prefix whose sum reaches top_p
+ *      (at least one id);
+ *   6. min-p (> 0): keep ids whose p ≥ min_p × the largest p;
+ *   7. one draw u: walk the kept ids in ascending id order, adding p, and return the first id
+ *      where the running sum exceeds u × (sum of kept p, in ascending id order); the last kept
+ *      id if rounding leaves none.
+ * One draw per sampled token, none for greedy tokens.
  */
 export function sample(
   raw: ArrayLike<number>,

@@ -1,11 +1,13 @@
 // DDIM with eta 0 (deterministic), as diffusers' DDIMScheduler.step computes it for an
-// epsilon-predicting model (huggingface/diffusers src/diffusers/schedulers/scheduling_ddim.py):
-//   prev_t = t − numTrainTimesteps // steps
-//   x̂_0 = (x_t − sqrt(1 − ᾱ_t) ε) / sqrt(ᾱ_t)       (clamped to ±1 with clip_sample)
-//   x_{prev} = sqrt(ᾱ_prev) x̂_0 + sqrt(1 − ᾱ_prev) ε  (ᾱ_prev = 1 or ᾱ_0 past the start)
+// epsilon-predicting model.
 import { alphasCumprod, inferenceTimesteps, type ScheduleConfig } from "./schedule";
 import type { Scheduler } from "./scheduler";
 
+/**
+ *   prev_t = t − numTrainTimesteps // steps
+ *   x̂_0 = (x_t − sqrt(1 − ᾱ_t) ε) / sqrt(ᾱ_t)       (clamped to ±1 with clip_sample)
+ *   x_{prev} = sqrt(ᾱ_prev) x̂_0 + sqrt(1 − ᾱ_prev) ε  (ᾱ_prev = 1 or ᾱ_0 past the start)
+ */
 export function createDdim(config: ScheduleConfig, steps: number): Scheduler {
   const cumprod = alphasCumprod(config);
   const finalAlpha = (config.setAlphaToOne ?? true) ? 1 : (cumprod[0] ?? 1);

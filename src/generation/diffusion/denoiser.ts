@@ -1,7 +1,5 @@
-// One image's denoising loop as a state machine: it says what UNet rows its next step needs
-// (the scaled sample at its timestep, conditional and unconditional) and takes the
-// predictions back. The loop that drives it owns the batching: the origin packs rows of
-// every active request into one UNet run, the in-isolate loop the rows of one request.
+// One image's denoising loop as a state machine: it says what UNet rows its next step needs and
+// takes the predictions back, so whoever drives it owns the batching.
 import { guide } from "./guidance";
 import type { Scheduler, SchedulerName } from "./scheduler";
 import { createScheduler } from "./schedulers";
@@ -13,6 +11,11 @@ export interface DenoiseParams {
   guidanceScale: number;
 }
 
+/**
+ * Its next step needs the scaled sample at its timestep, conditional and unconditional. The loop
+ * that drives it owns the batching: the origin packs rows of every active request into one UNet
+ * run, the in-isolate loop the rows of one request.
+ */
 export interface Denoiser {
   readonly steps: number;
   /** Steps done so far. */

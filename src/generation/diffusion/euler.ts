@@ -1,9 +1,5 @@
 // Euler (the ODE solver of Karras et al., no churn), as diffusers' EulerDiscreteScheduler computes
-// it for an epsilon-predicting model (huggingface/diffusers
-// src/diffusers/schedulers/scheduling_euler_discrete.py):
-//   σ(t) = sqrt((1 − ᾱ_t) / ᾱ_t), linearly interpolated at the inference timesteps, then a final 0
-//   UNet input = x / sqrt(σ² + 1); init noise sigma = σ_max ("linspace", "trailing") or sqrt(σ_max² + 1)
-//   x̂_0 = x − σ ε;  x_next = x + (x − x̂_0)/σ · (σ_next − σ) = x + ε (σ_next − σ)
+// it for an epsilon-predicting model.
 import { alphasCumprod, inferenceTimesteps, type ScheduleConfig } from "./schedule";
 import type { Scheduler } from "./scheduler";
 
@@ -21,6 +17,12 @@ export function eulerSigmas(config: ScheduleConfig, timesteps: readonly number[]
   return [...timesteps.map((t) => interpolate(table, t)), 0];
 }
 
+/**
+ *   σ(t) = sqrt((1 − ᾱ_t) / ᾱ_t), linearly interpolated at the inference timesteps, then a final 0
+ *   UNet input = x / sqrt(σ² + 1); init noise sigma = σ_max ("linspace", "trailing")
+ *     or sqrt(σ_max² + 1)
+ *   x̂_0 = x − σ ε;  x_next = x + (x − x̂_0)/σ · (σ_next − σ) = x + ε (σ_next − σ)
+ */
 export function createEuler(config: ScheduleConfig, steps: number): Scheduler {
   const timesteps = inferenceTimesteps(config, steps, false);
   const sigmas = eulerSigmas(config, timesteps);

@@ -1,7 +1,5 @@
-// The whole loop for one request, all its images batched together each step: encode the
-// prompts, denoise, stream each reported step's predicted clean latents, decode. The
-// in-isolate runtime runs it as is; the origin's engine drives the same denoisers but
-// batches rows across requests (origin/engines/diffusion).
+// The whole diffusion loop for one request, all its images batched together each step: encode the
+// prompts, denoise, stream each reported step's predicted clean latents, decode.
 import type { Tensor } from "../../tensors/tensor";
 import { createDenoiser } from "./denoiser";
 import {
@@ -24,6 +22,9 @@ export interface DiffusionStep {
 /**
  * Streams `latent` [n, C, H, W] per reported step, then `image` [n, 1, H, W]; checks `signal`
  * between steps.
+ *
+ * The in-isolate runtime runs it as is; the origin's engine drives the same denoisers but batches
+ * rows across requests (origin/engines/diffusion).
  */
 export async function* diffusionLoop(
   graphs: DiffusionGraphs,

@@ -1,13 +1,16 @@
-// The seeded initial noise, specified once (CONTRACTS2.md "Seeded initial noise") and drawn
-// identically at the edge, on the origin and in the Python reference that wrote the
-// fixtures: uniform draws from createPrng(seed) (xoshiro128** seeded by SplitMix32,
-// u = (next() >>> 8) / 2^24), normals by Box–Muller in float64, pairwise — r = sqrt(−2 ln(1 − u1)),
-// z0 = r cos(2π u2), z1 = r sin(2π u2) — emitted z0 then z1, each rounded to float32, filling
-// the latent in C order (an odd count drops the last z1). Standard normals: the loop scales
-// them by the scheduler's init noise sigma.
+// The seeded initial noise, drawn identically at the edge, on the origin and in the Python
+// reference that wrote the fixtures.
 import { createPrng } from "../sampler";
 
-/** `count` standard normal float32 values drawn from `seed`. */
+/**
+ * `count` standard normal float32 values drawn from `seed`.
+ *
+ * Uniform draws from createPrng(seed) (xoshiro128** seeded by SplitMix32, u = (next() >>> 8) /
+ * 2^24), normals by Box–Muller in float64, pairwise — r = sqrt(−2 ln(1 − u1)), z0 = r cos(2π u2),
+ * z1 = r sin(2π u2) — emitted z0 then z1, each rounded to float32, filling the latent in C order
+ * (an odd count drops the last z1). Standard normals: the loop scales them by the scheduler's init
+ * noise sigma.
+ */
 export function gaussianNoise(seed: number, count: number): Float32Array {
   const prng = createPrng(seed);
   const out = new Float32Array(count);

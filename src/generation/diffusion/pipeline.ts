@@ -1,7 +1,5 @@
-// The text-to-image pipeline around the denoisers: the prompt ids' attention mask and the
-// empty prompt (classifier-free guidance's unconditional input), the text encoder, the
-// latent → VAE input scaling, and which steps a stream reports. Pure over three graph
-// functions, so the origin (onnxruntime-node) and the isolate (onnxruntime-web) share it.
+// The text-to-image pipeline around the denoisers: prompt masks, the text encoder, latent scaling
+// and which steps a stream reports; pure over three graph functions.
 import type { DenoiseParams } from "./denoiser";
 import type { ScheduleConfig } from "./schedule";
 import type { UnetRun } from "./unet-batch";
@@ -16,7 +14,13 @@ export interface DiffusionSpec {
   scheduler: ScheduleConfig;
 }
 
-/** The three graphs as functions over flat arrays (rows first). */
+/**
+ * The three graphs as functions over flat arrays (rows first).
+ *
+ * The prompt ids' attention mask and the empty prompt (classifier-free guidance's unconditional
+ * input) are made here. Pure over these functions, so the origin (onnxruntime-node) and the isolate
+ * (onnxruntime-web) share the pipeline.
+ */
 export interface DiffusionGraphs {
   /** input_ids, attention_mask INT64 [rows, L] → text_embeds FP32 [rows, E]. */
   encodeText(

@@ -1,8 +1,5 @@
-// The noise schedule shared by both schedulers, as diffusers builds it
-// (huggingface/diffusers src/diffusers/schedulers/scheduling_ddim.py and
-// scheduling_euler_discrete.py, __init__ and set_timesteps): betas per beta_schedule,
-// alphas_cumprod, and the inference timesteps per timestep_spacing. Float64 throughout
-// (diffusers keeps these in float32: differences stay below 1e-6 relative).
+// The noise schedule both schedulers share, as diffusers builds it: betas, alphas_cumprod and the
+// inference timesteps, in float64.
 
 export type BetaSchedule = "linear" | "scaled_linear" | "squaredcos_cap_v2";
 export type TimestepSpacing = "leading" | "trailing" | "linspace";
@@ -70,6 +67,8 @@ export function alphasCumprod(config: ScheduleConfig): Float64Array {
 }
 
 /** The inference timesteps, highest first, per timestep_spacing (integers for DDIM; Euler's
+ *
+ * Float64 throughout, where diffusers keeps these in float32: differences stay below 1e-6 relative.
  * "linspace" keeps the fractional ones, `integer: false`). */
 export function inferenceTimesteps(
   config: ScheduleConfig,

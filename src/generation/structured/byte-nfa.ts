@@ -1,6 +1,5 @@
 // A regex's syntax tree (regex-syntax.ts) as a Thompson NFA over bytes, for regex.ts's subset
-// construction: each character set becomes the UTF-8 byte sequences of its code points (the
-// way Rust's regex-syntax splits ranges), bounded repetitions are copies.
+// construction.
 import { SchemaError } from "./schema-error";
 import type { Node } from "./regex-syntax";
 
@@ -65,7 +64,12 @@ function utf8Bytes(code: number): number[] {
   ];
 }
 
-/** A Thompson NFA over bytes: each state's byte-range edges and ε-edges. */
+/**
+ * A Thompson NFA over bytes: each state's byte-range edges and ε-edges.
+ *
+ * Each character set becomes the UTF-8 byte sequences of its code points (split into ranges the way
+ * Rust's regex-syntax splits them); bounded repetitions are copies.
+ */
 export class Nfa {
   readonly edges: { lo: number; hi: number; to: number }[][] = [];
   readonly epsilon: number[][] = [];

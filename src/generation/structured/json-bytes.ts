@@ -1,7 +1,5 @@
-// A pushdown automaton over bytes for the values a Shape admits. A state is a set of stacks
-// (a union may go several ways until a byte decides); stacks are immutable linked frames, so
-// trying a byte never copies one and a token's bytes can be tried from the same state for
-// every token of the vocabulary.
+// A pushdown automaton over bytes for the values a Shape admits, stepped one byte at a time without
+// copying its stacks.
 import type { Frame, Stack } from "./json-frames";
 import { numberEnds, numberNext, numberStart } from "./json-number";
 import type { Property, Shape } from "./shapes";
@@ -51,7 +49,13 @@ function sameStack(stack: Stack): readonly Stack[] {
   return self;
 }
 
-/** The state before a value of `shape`, its first byte not yet read. */
+/**
+ * The state before a value of `shape`, its first byte not yet read.
+ *
+ * A state is a set of stacks (a union may go several ways until a byte decides); stacks are
+ * immutable linked frames, so trying a byte never copies one and a token's bytes can be tried from
+ * the same state for every token of the vocabulary.
+ */
 export function start(shape: Shape): readonly Stack[] {
   // A regex may match the empty output: its start state is already a state that may end.
   if (shape.kind === "regex") return [push({ t: "regex", dfa: shape.dfa, state: 0 }, undefined)];

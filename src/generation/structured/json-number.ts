@@ -1,5 +1,5 @@
-// A JSON number, byte by byte (RFC 8259's grammar as phases), held within a range where the
-// schema sets one (number-range.ts): what the byte automaton (json-bytes.ts) keeps per number.
+// A JSON number, byte by byte, held within a range where the schema sets one (number-range.ts):
+// what the byte automaton keeps per number.
 import { fractionAllowed, wholeFeasible, wholeInRange, type NumberRange } from "./number-range";
 
 type NumberPhase =

@@ -1,9 +1,5 @@
-// JSON Schema → Shape, for the keywords whose every constraint the byte automaton can keep.
-// Output always validates against the schema: a keyword that would constrain what we cannot
-// enforce (multipleOf, format, …) is refused, naming its place, rather than ignored;
-// annotations (title, description, …) are ignored. Objects write their declared properties in
-// the declared order (optional ones may be left out), as OpenAI's strict mode does, which is a
-// subset of what `additionalProperties` allows. `oneOf` is read as `anyOf` (as xgrammar does).
+// JSON Schema → Shape, for the keywords whose every constraint the byte automaton can keep; a
+// keyword it cannot enforce is refused, naming its place, never ignored.
 import { openWaysAtStart } from "./json-bytes";
 import { hasWholeNumber, numberRange } from "./number-range";
 import { ByteDfa, MAX_DFA_STATES } from "./regex";
@@ -78,7 +74,15 @@ function isOfType(value: unknown, type: TypeName): boolean {
   }
 }
 
-/** Compiles a JSON Schema (the object under `response_format.json_schema.schema`). */
+/**
+ * Compiles a JSON Schema (the object under `response_format.json_schema.schema`).
+ *
+ * Output always validates against the schema: a keyword that would constrain what we cannot enforce
+ * (multipleOf, format, …) is refused rather than ignored; annotations (title, description, …) are
+ * ignored. Objects write their declared properties in the declared order (optional ones may be left
+ * out), as OpenAI's strict mode does, which is a subset of what `additionalProperties` allows.
+ * `oneOf` is read as `anyOf` (as xgrammar does).
+ */
 export function compileSchema(schema: unknown): Shape {
   const root = schema;
   const refs = new Map<string, Shape>();

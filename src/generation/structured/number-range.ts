@@ -1,8 +1,5 @@
-// A number's minimum/maximum, kept digit by digit. A bounded number is written as a whole
-// number within the range, or as a whole part I with a fraction where every value between I
-// and I ± 1 lies in the range (so no fraction digit can leave it); never with an exponent.
-// Digits are allowed only while some whole number in range still starts with them, so a
-// bounded number can always be finished. Exact: BigInt, not floats, for the whole part.
+// A number's minimum/maximum, kept digit by digit so that a bounded number can always be finished
+// inside its range.
 
 export interface NumberRange {
   /** The whole numbers allowed: [lo, hi] (undefined: unbounded on that side). */
@@ -18,6 +15,11 @@ export interface NumberRange {
 /**
  * The range of JSON Schema's minimum/maximum and their exclusive forms (numbers); undefined where
  * none is set.
+ *
+ * A bounded number is written as a whole number within the range, or as a whole part I with a
+ * fraction where every value between I and I ± 1 lies in the range (so no fraction digit can leave
+ * it); never with an exponent. Digits are allowed only while some whole number in range still
+ * starts with them. Exact: BigInt, not floats, for the whole part.
  */
 export function numberRange(bounds: {
   minimum?: number;

@@ -1,9 +1,5 @@
-// The regex syntax structured outputs take (regex.ts compiles it): the part Python's `re`
-// and JavaScript share — literals, escapes, `.`, classes (non-ASCII ranges too), `\d` `\w`
-// (ASCII) and `\s` (JavaScript's white space) and their negations, groups (capturing,
-// non-capturing, named), alternation, greedy and lazy quantifiers, `^` and `$` only at the
-// pattern's ends — parsed to character sets over code points. Backreferences, lookaround,
-// `\b`, possessive quantifiers and flags are refused by name, with their position.
+// The regex syntax structured outputs take (regex.ts compiles it): the part Python's `re` and
+// JavaScript share, parsed to character sets over code points.
 import { SchemaError } from "./schema-error";
 
 const MAX_REPEAT = 1000;
@@ -79,6 +75,11 @@ function complement(ranges: Ranges): [number, number][] {
 /**
  * Parses a pattern; `offset`: where the pattern the client wrote starts in `source` (positions in
  * errors are told in it).
+ *
+ * Taken: literals, escapes, `.`, classes (non-ASCII ranges too), `\d` `\w` (ASCII) and `\s`
+ * (JavaScript's white space) and their negations, groups (capturing, non-capturing, named),
+ * alternation, greedy and lazy quantifiers, `^` and `$` only at the pattern's ends. Backreferences,
+ * lookaround, `\b`, possessive quantifiers and flags are refused by name, with their position.
  */
 export function parseRegex(source: string, offset = 0): Node {
   return new Parser(source, offset).parse();

@@ -1,7 +1,5 @@
-// vLLM's `structured_outputs.regex`: the whole output matches the pattern. The pattern (parsed
-// by regex-syntax.ts) is compiled to a byte-level DFA, so the token masks walk bytes as the
-// JSON automaton does: a Thompson NFA over bytes (byte-nfa.ts), then subset construction, up
-// to MAX_DFA_STATES; each state knows the fewest and most characters left to a match.
+// vLLM's `structured_outputs.regex`: the whole output matches the pattern, compiled to a byte-level
+// DFA so the token masks walk bytes as the JSON automaton does.
 import { SchemaError } from "./schema-error";
 import { Nfa } from "./byte-nfa";
 import { parseRegex } from "./regex-syntax";
@@ -85,7 +83,12 @@ function charsToMatch(
   return { fewest, most };
 }
 
-/** A DFA over bytes: state 0 is the start; `next` −1 where a byte is refused. */
+/**
+ * A DFA over bytes: state 0 is the start; `next` −1 where a byte is refused.
+ *
+ * Built from a Thompson NFA over bytes (byte-nfa.ts) by subset construction, up to MAX_DFA_STATES;
+ * each state knows the fewest and most characters left to a match.
+ */
 export class ByteDfa {
   private readonly fewest: Float32Array;
   private readonly most: Float32Array;

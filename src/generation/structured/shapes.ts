@@ -1,7 +1,5 @@
-// What a structured output may look like, as the byte automaton (json-bytes.ts) reads it:
-// the JSON values a schema admits (a subset JSON Schema compiles to, json-schema.ts), or a
-// choice among literal texts. Compact JSON: no whitespace outside strings, as vLLM's
-// `disable_any_whitespace` (a model cannot loop on spaces between tokens).
+// What a structured output may look like, as the byte automaton (json-bytes.ts) reads it: the JSON
+// values a schema admits, or a choice among literal texts.
 
 import type { NumberRange } from "./number-range";
 import type { ByteDfa } from "./regex";
@@ -16,6 +14,10 @@ export interface Property {
   readonly required: boolean;
 }
 
+/**
+ * Compact JSON: no whitespace outside strings, as vLLM's `disable_any_whitespace` (a model cannot
+ * loop on spaces between tokens).
+ */
 export type Shape =
   /**
    * An object of declared properties, written in the declared order (optional ones may be left

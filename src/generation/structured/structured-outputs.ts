@@ -1,6 +1,5 @@
-// Structured outputs as they cross from the edge to an engine: vLLM's `structured_outputs`
-// (vllm/sampling_params.py StructuredOutputsParams, one constraint of: json, regex, choice,
-// json_object), which both the vLLM adapter sends and the reference origin reads.
+// Structured outputs as they cross from the edge to an engine: vLLM's `structured_outputs` (one of
+// json, regex, choice, json_object), sent by the vLLM adapter and read by the reference origin.
 import { compileSchema } from "./json-schema";
 import { ByteDfa } from "./regex";
 import { choiceOf, JSON_OBJECT, type Shape } from "./shapes";

@@ -1,7 +1,5 @@
-// Structured outputs at the token level: which ids of a vocabulary may come next, so that a
-// sampler keeps only those (vLLM's grammar bitmask, applied before its sampler). The
-// vocabulary's byte strings sit in a trie, walked once per step from the automaton's state:
-// a shared prefix is tried once, and a subtree the state refuses is never entered.
+// Structured outputs at the token level: which ids of a vocabulary may come next, so that a sampler
+// keeps only those (vLLM's grammar bitmask).
 import { canEnd, start, step, type Stack } from "./json-bytes";
 import { stateKey } from "./state-key";
 import { SCHEMA_LIMITS, SchemaError } from "./schema-error";
@@ -21,6 +19,9 @@ interface TrieNode {
  * and the masks it has walked, by state: a state met again (inside a long string, the same
  * schema in the next request) costs a lookup, not a walk. The cache holds at most
  * `cacheBytes` of masks (one byte per id each), least recently used out first.
+ *
+ * The vocabulary's byte strings, walked once per step from the automaton's state: a shared prefix
+ * is tried once, and a subtree the state refuses is never entered.
  */
 export class VocabularyTrie {
   private readonly root: TrieNode = { children: new Map(), ids: [] };
