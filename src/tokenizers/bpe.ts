@@ -1,9 +1,5 @@
-// The BPE model over the compact vocabulary: a word's UTF-8 bytes → initial symbols
-// (bytes for byte-level models; characters, else <0xNN> byte fallback, else unk) → merges
-// applied lowest rank first, leftmost on ties — the order of the Rust crate's
-// Word::merge_all. Words are cached (bounded) by their text. SentencePiece-style words
-// (a whole text: no pre-tokenizer split) are cut where no merge can cross (the header's
-// wordBreaks), so each piece is short, cached, and merged by the linear scan.
+// The BPE model over the compact vocabulary: a word's bytes → initial symbols → merges applied
+// lowest rank first, leftmost on ties, as the Rust crate merges them.
 import type { CompactHeader, CompactVocab } from "./compact-format";
 import { MinHeap } from "./min-heap";
 
@@ -15,6 +11,13 @@ const CACHE_MAX_CHARS = 256;
 const SCAN_LIMIT = 64;
 const NO_MERGE = 0x7fffffff;
 
+/**
+ * Initial symbols are bytes for byte-level models; characters, else <0xNN> byte fallback, else unk.
+ * The merge order is that of the Rust crate's Word::merge_all. Words are cached (bounded) by their
+ * text. SentencePiece-style words (a whole text: no pre-tokenizer split) are cut where no merge can
+ * cross (the compact header's wordBreaks), so each piece is short, cached, and merged by the linear
+ * scan.
+ */
 export class BpeModel {
   private readonly cache = new Map<string, readonly number[]>();
   private bytes = new Uint8Array(1024);

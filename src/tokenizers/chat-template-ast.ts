@@ -1,7 +1,5 @@
-// Parses a chat template and rewrites its tree for the edge renderer: `| tojson` becomes a
-// call to Python's json.dumps (the library's own filter formats numbers the JavaScript
-// way), and, in the marked variant, control-token text that the template itself emits is
-// replaced by markers so the rendered prompt tells template markup from message text.
+// Parses a chat template and rewrites its tree for the edge renderer: `| tojson` as Python's
+// json.dumps, and, in the marked variant, the template's own control-token text as markers.
 import { parse, tokenize } from "@huggingface/jinja";
 import { STRIP_FUNCTION, TOJSON_FUNCTION } from "./chat-template-environment";
 
@@ -15,7 +13,12 @@ function isNode(value: unknown): value is Node {
   );
 }
 
-/** Parses as transformers compiles: trim_blocks and lstrip_blocks. */
+/**
+ * Parses as transformers compiles: trim_blocks and lstrip_blocks.
+ *
+ * `| tojson` becomes a call to Python's json.dumps because the library's own filter formats numbers
+ * the JavaScript way.
+ */
 export function parseTemplate(source: string): Program {
   const program = parse(tokenize(source, { trim_blocks: true, lstrip_blocks: true }));
   rewriteTojson(program);

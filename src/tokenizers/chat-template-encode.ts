@@ -1,8 +1,5 @@
-// Encoding a rendered chat prompt: trusted segments (the template's markup) with special
-// tokens parsed, untrusted ones (message and tool text) with parseSpecialTokens: false —
-// and, since that option only covers *special* tokens (as the Rust crate's
-// encode_special_tokens does), markup tokens that are merely "added" (DeepSeek V3's
-// <｜User｜>, Qwen 3's <tool_call>) are broken apart when a user types them.
+// Encoding a rendered chat prompt: the template's markup with special tokens parsed, message and
+// tool text without, so a user cannot type a control token.
 import {
   compileChatTemplate,
   templateMarkupCandidates,
@@ -42,7 +39,13 @@ export function chatMarkup(
   return { tokens, parsedAnyway };
 }
 
-/** Ids of a rendered prompt; text from messages never yields a markup token's id. */
+/**
+ * Ids of a rendered prompt; text from messages never yields a markup token's id.
+ *
+ * parseSpecialTokens: false only covers *special* tokens (as the Rust crate's encode_special_tokens
+ * does), so markup tokens that are merely "added" (DeepSeek V3's <｜User｜>, Qwen 3's <tool_call>)
+ * are broken apart when a user types them.
+ */
 export function encodeChat(
   tokenizer: TextTokenizer,
   segments: readonly ChatSegment[],

@@ -1,7 +1,5 @@
-// The template environment transformers gives chat templates, rebuilt for
-// @huggingface/jinja: raise_exception, strftime_now, range, Python's tojson (through the
-// call the parser's `| tojson` is rewritten into, see chat-template-ast.ts), and variables
-// whose JSON numbers print as Python prints them.
+// The template environment transformers gives chat templates, rebuilt for @huggingface/jinja:
+// raise_exception, strftime_now, range, Python's tojson, Python-printed numbers.
 import { Environment } from "@huggingface/jinja";
 import { JsonNumber } from "./chat-template-json";
 import { strftime } from "./chat-template-strftime";
@@ -18,7 +16,11 @@ export type TemplateValue =
   | readonly TemplateValue[]
   | { readonly [key: string]: TemplateValue };
 
-/** The name `x | tojson(...)` is rewritten to call. */
+/**
+ * The name `x | tojson(...)` is rewritten to call.
+ *
+ * See chat-template-ast.ts, which rewrites the parser's `| tojson` into this call.
+ */
 export const TOJSON_FUNCTION = "__python_tojson";
 
 /** The name `s.strip(chars)` (and lstrip/rstrip) is rewritten to call. */

@@ -1,9 +1,13 @@
-// JSON numbers as Python sees them. Chat templates print tool schemas with `tojson`, which
-// transformers implements as Python's json.dumps: a schema's `1.0` stays `1.0`, `1e-05`
-// stays `1e-05` and a 20-digit integer keeps every digit. JSON.parse loses all three, so
-// request bodies that feed a template are also parsed here, keeping each number's kind.
+// JSON numbers as Python sees them: request bodies that feed a template are parsed here, so a
+// schema's `1.0`, `1e-05` or 20-digit integer prints as json.dumps prints it.
 
-/** A number from JSON source, with the text Python's json.dumps would print for it. */
+/**
+ * A number from JSON source, with the text Python's json.dumps would print for it.
+ *
+ * Chat templates print tool schemas with `tojson`, which transformers implements as Python's
+ * json.dumps: `1.0` stays `1.0`, `1e-05` stays `1e-05` and a 20-digit integer keeps every digit.
+ * JSON.parse loses all three.
+ */
 export class JsonNumber {
   readonly value: number;
   /** `int` (no fraction or exponent in the source) or `float`, as Python's json.loads reads it. */

@@ -1,6 +1,5 @@
-// Messages as the template sees them. Content given as a list of text parts is flattened
-// the way vLLM does for string-format templates: the parts' texts joined with "\n"
-// (vllm-project/vllm: vllm/entrypoints/chat_utils.py, `_parse_chat_message_content_parts`).
+// Messages as the template sees them: content given as a list of text parts is flattened the way
+// vLLM does for string-format templates.
 import type { TemplateValue } from "./chat-template-environment";
 import { JsonNumber } from "./chat-template-json";
 

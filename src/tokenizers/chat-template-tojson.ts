@@ -1,8 +1,5 @@
-// The `tojson` filter as transformers defines it for chat templates: Python's
-// json.dumps(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False)
-// (huggingface/transformers: src/transformers/utils/chat_template_utils.py). The
-// interpreter hands this function raw values: Maps and arrays of runtime values, strings,
-// numbers; numbers read from JSON keep their Python form through `pythonNumbers`.
+// The `tojson` filter as transformers defines it for chat templates: Python's json.dumps(x,
+// ensure_ascii=False, indent=None, separators=None, sort_keys=False).
 import { pythonFloatRepr, pythonJsonString } from "./chat-template-json";
 
 /** Runtime number values whose Python text differs from JavaScript's (1.0, big ints). */
@@ -42,7 +39,12 @@ export function dumpsOptions(args: readonly unknown[]): DumpsOptions {
   };
 }
 
-/** json.dumps of one value. */
+/**
+ * json.dumps of one value.
+ *
+ * The interpreter hands this function raw values: Maps and arrays of runtime values, strings,
+ * numbers; numbers read from JSON keep their Python form through `pythonNumbers`.
+ */
 export function pythonDumps(value: unknown, options: DumpsOptions, depth = 0): string {
   if (isRuntimeValue(value)) {
     const python = pythonNumbers.get(value);

@@ -1,13 +1,5 @@
-// Chat templates rendered exactly as transformers renders them, and split into segments so
-// that only the template's own markup can become control tokens: text typed into a
-// message that spells `<|im_start|>` or `<|eot_id|>` stays text.
-//
-// How the split is found: the template is rendered twice — as written (the prompt, byte
-// for byte), and with every control token that the template itself emits (string literals
-// in output positions, bos_token/eos_token) replaced by a marker that no input contains.
-// Markers are trusted segments, everything between them untrusted. Both renders must agree
-// once markers are put back; if they do not, the template inspects control-token text
-// inside the messages and the request is refused rather than guessed at.
+// Chat templates rendered exactly as transformers renders them, and split into segments so that
+// only the template's own markup can become control tokens.
 import { Interpreter } from "@huggingface/jinja";
 import { ServiceError } from "../errors/service-error";
 import { markEmittedLiterals, parseTemplate, type Program } from "./chat-template-ast";
@@ -54,7 +46,17 @@ const MARKER_CANDIDATES = Array.from({ length: 256 }, (_, i) => String.fromCharC
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Parses a template once; renders as often as needed. A template that does not parse throws. */
+/**
+ * Parses a template once; renders as often as needed. A template that does not parse throws.
+ *
+ * Text typed into a message that spells `<|im_start|>` or `<|eot_id|>` stays text. How the split is
+ * found: the template is rendered twice — as written (the prompt, byte for byte), and with every
+ * control token that the template itself emits (string literals in output positions,
+ * bos_token/eos_token) replaced by a marker that no input contains. Markers are trusted segments,
+ * everything between them untrusted. Both renders must agree once markers are put back; if they do
+ * not, the template inspects control-token text inside the messages and the request is refused
+ * rather than guessed at.
+ */
 export function compileChatTemplate(source: string, options: ChatTemplateOptions): ChatTemplate {
   const now = options.now ?? (() => new Date());
   const plain = parseTemplate(source);

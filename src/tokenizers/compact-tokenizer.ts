@@ -1,7 +1,5 @@
-// The edge tokenizer: loads the compact form (views over the file's bytes, no vocabulary
-// parsing) and encodes/decodes as the Rust `tokenizers` crate does for BPE tokenizers
-// (byte-level and SentencePiece-style with byte fallback). Proven against the Rust
-// binding by test/slow/compact-tokenizer-parity.test.ts.
+// The edge tokenizer: loads the compact form (views over the file's bytes, no vocabulary parsing)
+// and encodes/decodes BPE tokenizers as the Rust `tokenizers` crate does.
 import { AddedTokenMatcher, addedTokens, type AddedToken } from "./added-tokens";
 import { BpeModel } from "./bpe";
 import { readCompact, type CompactHeader, type CompactVocab } from "./compact-format";
@@ -9,6 +7,10 @@ import { ChunkDecoder } from "./decode";
 import { compilePreTokenizer, normalize, type CompiledPreTokenizer } from "./pre-tokenize";
 import type { TextTokenizer } from "./tokenizer";
 
+/**
+ * Byte-level and SentencePiece-style with byte fallback. Proven against the Rust binding by
+ * test/slow/compact-tokenizer-parity.test.ts.
+ */
 export class CompactTokenizer implements TextTokenizer {
   readonly vocabSize: number;
   /** Ids of the tokenizer_config.json's bos/eos/pad tokens (null when it names none). */

@@ -1,7 +1,5 @@
-// Decoding as the Rust crate does it: every token — added ones as their content — goes through the
-// decoder chain (special ones are dropped first with skipSpecialTokens). Byte-level, Replace,
-// ByteFallback and Fuse chains work on bytes with a single UTF-8 decode (invalid UTF-8 → U+FFFD, as
-// Rust's from_utf8_lossy); others on strings.
+// Decoding as the Rust crate does it: every token through the decoder chain, on bytes with one
+// UTF-8 decode for byte-level chains, on strings for the rest.
 import type { CompactHeader, CompactVocab, DecoderStep } from "./compact-format";
 
 // ignoreBOM: a leading U+FEFF is text (Rust keeps it), not a byte-order mark to drop.
@@ -12,6 +10,11 @@ const REPLACEMENT = [0xef, 0xbf, 0xbd];
 /** A ByteFallback token, "<0xNN>" (Rust: six bytes, "<0x" … ">", hex). */
 const FALLBACK_TOKEN = /^<0x[0-9A-Fa-f]{2}>$/;
 
+/**
+ * Added tokens decode as their content; special ones are dropped first with skipSpecialTokens.
+ * Byte-level, Replace, ByteFallback and Fuse chains work on bytes with a single UTF-8 decode
+ * (invalid UTF-8 → U+FFFD, as Rust's from_utf8_lossy); others on strings.
+ */
 export class ChunkDecoder {
   /** For each byte-fallback token id, its byte (else -1). */
   private readonly fallbackByte: Int16Array;

@@ -1,6 +1,5 @@
-// Hugging Face tokenizer.json loading through @huggingface/tokenizers (pure JS), behind the
-// TextTokenizer interface. It gives the Rust `tokenizers` ids (checked on the held-out
-// texts by test/unit/tokenizers/tokenizer-parity.test.ts) but parses the whole JSON on load.
+// Hugging Face tokenizer.json loaded through @huggingface/tokenizers (pure JS), behind the
+// TextTokenizer interface; it parses the whole JSON on load.
 import { Tokenizer } from "@huggingface/tokenizers";
 import type { TextTokenizer } from "./tokenizer";
 
@@ -10,7 +9,11 @@ interface TokenizerJson {
 }
 
 /** Parses a verified tokenizer.json (bytes as stored) into a ready tokenizer. Decoding skips
- * transformers' clean_up_tokenization_spaces unless the config asks: the Rust decode has none. */
+ * transformers' clean_up_tokenization_spaces unless the config asks: the Rust decode has none.
+ *
+ * It gives the Rust `tokenizers` ids (checked on the held-out texts by
+ * test/unit/tokenizers/tokenizer-parity.test.ts).
+ */
 export function loadTokenizer(
   tokenizerJson: Uint8Array,
   tokenizerConfig: Record<string, unknown> = { clean_up_tokenization_spaces: false },

@@ -1,11 +1,5 @@
-// Incremental detokenization for streaming. Byte-level tokenizers (the compact form's
-// `tokenPieces`) decode each token once: its bytes go through one streaming UTF-8 decoder,
-// which holds back an unfinished character and emits U+FFFD exactly where a decode of the
-// whole sequence would — so deltas joined equal the full decode byte for byte. Other
-// tokenizers (SentencePiece chains that strip or fuse, @huggingface/tokenizers) use vLLM's
-// window: decode prefix offset … end, emit what extends the window's previous text once it
-// no longer ends in U+FFFD (vllm-project/vllm vllm/transformers_utils/detokenizer_utils.py,
-// detokenize_incrementally).
+// Incremental detokenization for streaming, so that the deltas joined equal the full decode byte
+// for byte.
 import type { TextTokenizer } from "./tokenizer";
 
 export interface StreamDetokenizer {
@@ -17,6 +11,14 @@ export interface StreamDetokenizer {
   readonly ids: readonly number[];
 }
 
+/**
+ * Byte-level tokenizers (the compact form's `tokenPieces`) decode each token once: its bytes go
+ * through one streaming UTF-8 decoder, which holds back an unfinished character and emits U+FFFD
+ * exactly where a decode of the whole sequence would. Other tokenizers (SentencePiece chains that
+ * strip or fuse, @huggingface/tokenizers) use vLLM's window (detokenize_incrementally): decode
+ * prefix offset … end, emit what extends the window's previous text once it no longer ends in
+ * U+FFFD.
+ */
 export function streamDetokenizer(
   tokenizer: TextTokenizer,
   { skipSpecialTokens = true }: { skipSpecialTokens?: boolean } = {},

@@ -1,5 +1,5 @@
-// The tokenizer interface the edge codes against (CONTRACTS.md), whichever implementation
-// loads behind it: the compact binary form, or @huggingface/tokenizers over tokenizer.json.
+// The tokenizer interface the edge codes against, whichever implementation loads behind it: the
+// compact binary form, or @huggingface/tokenizers over tokenizer.json.
 
 export interface EncodeOptions {
   /** BOS/EOS per the tokenizer's post-processor (default false). */

@@ -67,9 +67,10 @@ export function alphasCumprod(config: ScheduleConfig): Float64Array {
 }
 
 /** The inference timesteps, highest first, per timestep_spacing (integers for DDIM; Euler's
+ * "linspace" keeps the fractional ones, `integer: false`).
  *
  * Float64 throughout, where diffusers keeps these in float32: differences stay below 1e-6 relative.
- * "linspace" keeps the fractional ones, `integer: false`). */
+ */
 export function inferenceTimesteps(
   config: ScheduleConfig,
   steps: number,

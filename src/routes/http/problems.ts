@@ -10,10 +10,11 @@ export type ErrorDialect = "problem" | "oip" | "openai";
 const OPENAI_ROOT_PATHS = new Set(["/tokenize", "/detokenize"]);
 
 /** OIP clients (Triton's, KServe's) decode `error` from every `/v2` answer; OpenAI SDKs read
+ *  `error.message` on every `/v1` route except the payment webhooks, which providers call.
  *
  * The renderer (render-errors.ts) and the OpenAPI document both follow it, so what is documented is
  * what is sent.
- *  `error.message` on every `/v1` route except the payment webhooks, which providers call. */
+ */
 export function errorDialect(path: string): ErrorDialect {
   if (path === "/v2" || path.startsWith("/v2/")) return "oip";
   if ((path === "/v1" || path.startsWith("/v1/")) && !path.startsWith("/v1/webhooks/"))
