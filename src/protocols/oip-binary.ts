@@ -1,6 +1,5 @@
 // Triton's binary tensor data extension: a tensor's elements as raw little-endian bytes, row-major;
-// BYTES elements each as a 4-byte little-endian length then the bytes; BOOL as one byte per
-// element. Spec: triton-inference-server/server docs/protocol/extension_binary_data.md.
+// BYTES elements each length-prefixed; BOOL one byte per element.
 import { ServiceError } from "../errors/service-error";
 import { elementCount, type DataType, type Tensor } from "../tensors/tensor";
 

@@ -1,8 +1,5 @@
-// Reads an Open Inference Protocol request body as the clients send it: JSON whatever the
-// Content-Type says, as Triton reads it (its Python client sends none, curl -d sends a form
-// type, fetch a text type), optionally gzip/deflate
-// compressed, optionally followed by Triton binary tensor data whose JSON header length is
-// given by `Inference-Header-Content-Length`. Raw and inflated sizes are both bounded.
+// Reads an Open Inference Protocol request body as clients send it: JSON whatever the Content-Type
+// says, optionally compressed, optionally followed by Triton binary tensor data.
 import { ServiceError } from "../errors/service-error";
 import { parseBoundedJson } from "./bounded-json";
 
@@ -123,7 +120,14 @@ function headerLength(request: Request, total: number): number | undefined {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-/** Reads, inflates, splits and parses an OIP request body (pure over the Request). */
+/**
+ * Reads, inflates, splits and parses an OIP request body (pure over the Request).
+ *
+ * JSON whatever the Content-Type says, as Triton reads it (its Python client sends none, curl -d
+ * sends a form type, fetch a text type), optionally gzip/deflate compressed, optionally followed by
+ * binary tensor data whose JSON header length is given by `Inference-Header-Content-Length`. Raw
+ * and inflated sizes are both bounded.
+ */
 export async function readOipBody(
   request: Request,
   options: { maxBytes: number },

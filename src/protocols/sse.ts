@@ -1,10 +1,13 @@
-// Server-sent events, read side: splits a byte stream into the `data:` payloads of its
-// events (WHATWG EventSource parsing, reduced to what vLLM and OpenAI send). It runs once
-// per streamed token, so it is a plain parser fed chunk by chunk (no generator or stream
-// hop per event), decoding bytes itself with a streaming TextDecoder rather than through a
-// TextDecoderStream, whose extra stream hop per chunk cost the edge more CPU than anything
-// else it does per token (scripts/llm/relay-worker.js measures such hops).
+// Server-sent events, read side: splits a byte stream into the `data:` payloads of its events, fed
+// chunk by chunk.
 
+/**
+ * WHATWG EventSource parsing, reduced to what vLLM and OpenAI send. It runs once per streamed
+ * token, so it is a plain parser fed chunk by chunk (no generator or stream hop per event),
+ * decoding bytes itself with a streaming TextDecoder rather than through a TextDecoderStream, whose
+ * extra stream hop per chunk cost the edge more CPU than anything else it does per token
+ * (scripts/llm/relay-worker.js measures such hops).
+ */
 export class SseParser {
   private readonly decoder = new TextDecoder();
   private buffer = "";

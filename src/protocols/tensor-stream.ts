@@ -1,10 +1,5 @@
-// The tensor-stream protocol between the edge and a diffusion origin (README "Tensor-stream
-// protocol"): Triton's generate_stream route with an OIP-like body — tensors in, named parameters —
-// and, because Triton's generate events are flat text fields, a schema of our own for the events:
-// one OIP tensor object per SSE event,
-//   data: {"step": k, "final": false, "outputs": [{"name": "latent", "datatype": "FP32", "shape": [n, C, H, W], "data": [...]}]}
-// the last with `final: true` and the decoded `image` [n, 1, H, W] in [0, 1], then
-// `data: [DONE]`; a failure after the first event is `data: {"error": {...}}` then [DONE].
+// The tensor-stream protocol between the edge and a diffusion origin: tensors in, named parameters,
+// and one OIP tensor object per SSE event back.
 import { z } from "zod";
 
 export const STREAM_SCHEDULERS = ["ddim", "euler"] as const;
@@ -53,6 +48,14 @@ export const OutputTensor = z.object({
   data: z.array(z.number()),
 });
 
+/**
+ * Triton's generate_stream route shape, but because Triton's generate events are flat text fields,
+ * a schema of our own for the events (docs/origin-protocols.md):
+ *   data: {"step": k, "final": false, "outputs": [{"name": "latent", "datatype": "FP32",
+ *          "shape": [n, C, H, W], "data": [...]}]}
+ * the last with `final: true` and the decoded `image` [n, 1, H, W] in [0, 1], then `data: [DONE]`;
+ * a failure after the first event is `data: {"error": {...}}` then [DONE].
+ */
 export const TensorStreamEvent = z.object({
   id: z.string().optional(),
   step: z.number().int().min(0),

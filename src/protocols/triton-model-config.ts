@@ -1,7 +1,5 @@
-// Triton's model configuration extension (`GET /v2/models/{m}/config`): a model's tensor
-// signature said in Triton's model-config JSON (triton-inference-server/common
-// protobuf/model_config.proto), so clients that read a model's config (tritonclient's
-// get_model_config) get one. Pure, for the edge and the reference origin alike.
+// Triton's model configuration extension (`GET /v2/models/{m}/config`): a model's tensor signature
+// in Triton's model-config JSON, for the edge and the reference origin alike.
 import type { DataType, TensorSpec } from "../tensors/tensor";
 
 /** Triton's `DataType` enum names; BYTES is TYPE_STRING there. */
@@ -30,6 +28,8 @@ const tensor = (spec: TensorSpec) => ({
 /**
  * max_batch_size 0: the manifests declare every dimension, the batch one included, so dims
  * are the full shapes (-1 = any size), as Triton reads them for a non-batching model.
+ *
+ * So that clients that read a model's config (tritonclient's get_model_config) get one.
  */
 export function modelConfig(model: {
   name: string;

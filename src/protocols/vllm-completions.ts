@@ -1,18 +1,14 @@
 // vLLM's OpenAI-compatible /v1/completions as the edge speaks it to a generation origin: the prompt
-// as token ids, token ids back in every chunk. Field names are vLLM's own: vllm-project/vllm
-// vllm/entrypoints/openai/protocol.py (CompletionRequest with
-// `return_token_ids`, `stop_token_ids`, `top_k`, `min_p`, the three penalties, `logit_bias`, `allowed_token_ids`, `stream_options`;
-// CompletionStreamResponse / CompletionResponseStreamChoice with `token_ids`,
-// `finish_reason`, `stop_reason`; ErrorResponse) and serving_completion.py (chunks as
-// `data: {json}`, `prompt_token_ids` in the first chunk, a final usage chunk with
-// `choices: []`, errors inside the stream as `data:` events, then `data: [DONE]`; logprobs as
-// `_create_completion_logprobs` writes them, tokens as "token_id:N" with
-// `return_tokens_as_token_ids`); structured outputs as `structured_outputs` (CompletionRequest
-// in vllm/entrypoints/openai/completion/protocol.py).
+// as token ids, token ids back in every chunk, field names vLLM's own.
 import { z } from "zod";
 import type { GenerationRequest, TokenLogprob } from "../generation/generation-request";
 
-/** The request body for one streamed generation. */
+/**
+ * The request body for one streamed generation.
+ *
+ * CompletionRequest's `return_token_ids`, `stop_token_ids`, `top_k`, `min_p`, the three penalties,
+ * `logit_bias`, `allowed_token_ids`, `stream_options`, and `structured_outputs`.
+ */
 export function completionRequest(model: string, request: GenerationRequest) {
   const { sampling } = request;
   // One count for both (vLLM's echo scores the prompt with the request's logprobs); the steps keep
@@ -94,6 +90,13 @@ const StreamChoice = z.object({
   stop_reason: z.union([z.number().int(), z.string()]).nullish(),
 });
 
+/**
+ * Chunks as vLLM's serving_completion.py writes them: `data: {json}`, `token_ids`, `finish_reason`,
+ * `stop_reason`, `prompt_token_ids` in the first chunk, a final usage chunk with `choices: []`,
+ * errors inside the stream as `data:` events, then `data: [DONE]`; logprobs as
+ * `_create_completion_logprobs` writes them, tokens as "token_id:N" with
+ * `return_tokens_as_token_ids`.
+ */
 export const CompletionChunk = z.object({
   id: z.string().optional(),
   object: z.string().optional(),
