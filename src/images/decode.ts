@@ -1,8 +1,5 @@
-// Image bytes → a luminance plane, with pure-JS decoders that run in workerd: fast-png for
-// PNG, jpeg-js for JPEG. The format is sniffed from the bytes (a Content-Type may lie), and
-// the declared dimensions are checked against the limits before any decoding: a PNG's IDAT
-// stream is also inflated once with a ceiling, so it cannot expand past what its header
-// declares before fast-png inflates it for real.
+// Image bytes → a luminance plane, with pure-JS decoders that run in workerd (fast-png, jpeg-js),
+// the declared dimensions checked against the limits before any decoding.
 import { decode as decodePngFile } from "fast-png";
 import { decode as decodeJpegFile } from "jpeg-js";
 import { pngLuma, rgbLuma } from "./grayscale";
@@ -83,6 +80,10 @@ function decodeJpeg(bytes: Uint8Array, limits: ImageLimits): GrayImage {
  * Decodes PNG or JPEG bytes to luminance; throws ImageError (too_large, unsupported, corrupt).
  * Bytes with no known signature are "unsupported", or "corrupt" when the caller declared them
  * an image (a Content-Type of image/png on random bytes is a broken image, not another type).
+ *
+ * The format is sniffed from the bytes (a Content-Type may lie), and the declared dimensions are
+ * checked against the limits before any decoding: a PNG's IDAT stream is also inflated once with a
+ * ceiling, so it cannot expand past what its header declares before fast-png inflates it for real.
  */
 export async function decodeImage(
   bytes: Uint8Array,

@@ -1,5 +1,5 @@
-// Reads a JPEG's frame dimensions from its markers (ITU-T T.81, B.2) without decoding:
-// SOI, then marker segments up to the first SOFn, whose header holds height and width.
+// Reads a JPEG's frame dimensions from its markers without decoding: SOI, then marker segments up
+// to the first SOFn, whose header holds height and width.
 import { ImageError } from "./image-error";
 import type { ImageLimits } from "./limits";
 

@@ -1,19 +1,5 @@
-// An image of one handwritten digit → the 28×28 "ink" plane a digit classifier reads
-// (MNIST's convention: ink = 1 on a 0 background), made the way MNIST itself was made
-// (LeCun et al., http://yann.lecun.com/exdb/mnist/): the digit's bounding box fitted into
-// 20×20 keeping its aspect ratio, antialiased, then placed in 28×28 so that its centre of
-// mass is the centre.
-//
-// The rule, step by step:
-// 1. Ink polarity: the median luminance of the image's outermost ring of pixels is its
-//    background; a light background (> 0.5) means dark ink, and the plane is inverted.
-// 2. Background level: ink = (value − background) / (1 − background), clamped to [0, 1], so
-//    grey paper reads as 0.
-// 3. An image already 28×28 is taken as it is after steps 1–2 (MNIST digits and the
-//    diffusion model's outputs are already framed that way; re-fitting would only blur them).
-// 4. Otherwise: bounding box of pixels with ink > 0.1 of the maximum; resized so its longer
-//    side is 20; pasted into 28×28 at the offset that puts its centre of mass at (14, 14)
-//    (clipped at the borders). A blank image gives an all-zero plane.
+// An image of one handwritten digit → the 28×28 "ink" plane a digit classifier reads, made the way
+// MNIST itself was made.
 import { resize } from "./resize";
 
 export const MNIST_SIZE = 28;
@@ -78,7 +64,21 @@ function crop(
   return out;
 }
 
-/** The 28×28 ink plane (row-major, in [0, 1]) of a digit image given as luminance. */
+/**
+ * The 28×28 ink plane (row-major, in [0, 1]) of a digit image given as luminance.
+ *
+ * The digit's bounding box is fitted into 20×20 keeping its aspect ratio, antialiased, then placed
+ * in 28×28 so that its centre of mass is the centre. The rule, step by step:
+ * 1. Ink polarity: the median luminance of the image's outermost ring of pixels is its
+ *    background; a light background (> 0.5) means dark ink, and the plane is inverted.
+ * 2. Background level: ink = (value − background) / (1 − background), clamped to [0, 1], so
+ *    grey paper reads as 0.
+ * 3. An image already 28×28 is taken as it is after steps 1–2 (MNIST digits and the
+ *    diffusion model's outputs are already framed that way; re-fitting would only blur them).
+ * 4. Otherwise: bounding box of pixels with ink > 0.1 of the maximum; resized so its longer
+ *    side is 20; pasted into 28×28 at the offset that puts its centre of mass at (14, 14)
+ *    (clipped at the borders). A blank image gives an all-zero plane.
+ */
 export function mnistPixels(luma: Float32Array, width: number, height: number): Float32Array {
   const ink = toInk(luma, width, height);
   if (width === MNIST_SIZE && height === MNIST_SIZE) return ink;

@@ -1,8 +1,5 @@
-// Reads a PNG's chunk layout without decoding it (PNG spec, https://www.w3.org/TR/png-3/):
-// the IHDR's dimensions and format, checked against the limits first, the zlib stream of
-// the IDAT chunks, and a copy of the file holding only the chunks the decoder needs
-// (IHDR, PLTE, tRNS, IDAT, IEND), so compressed ancillary chunks (iCCP, zTXt, iTXt) are
-// never inflated by it.
+// Reads a PNG's chunk layout without decoding it: the IHDR checked against the limits, the IDAT
+// zlib stream, and a copy holding only the chunks the decoder needs.
 import { ImageError } from "./image-error";
 import type { ImageLimits } from "./limits";
 
@@ -104,7 +101,12 @@ function checkIhdr(view: DataView, at: number, length: number, limits: ImageLimi
   };
 }
 
-/** The PNG's layout; throws ImageError ("too_large" before anything is allocated for pixels). */
+/**
+ * The PNG's layout; throws ImageError ("too_large" before anything is allocated for pixels).
+ *
+ * The copy keeps IHDR, PLTE, tRNS, IDAT and IEND, so compressed ancillary chunks (iCCP, zTXt, iTXt)
+ * are never inflated by the decoder.
+ */
 export function readPngLayout(bytes: Uint8Array, limits: ImageLimits): PngLayout {
   if (!hasPngSignature(bytes)) throw new ImageError("corrupt", "Not a PNG file (no PNG signature)");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -1,6 +1,5 @@
-// Separable resampling with a triangle (bilinear) filter whose support widens with the
-// downscale factor, so shrinking averages every input pixel instead of skipping some (the
-// antialiased "bilinear" of PIL's Image.resize; python-pillow/Pillow src/libImaging/Resample.c).
+// Separable resampling with a triangle (bilinear) filter whose support widens with the downscale
+// factor, so shrinking averages every input pixel (PIL's antialiased "bilinear").
 
 /** Weights of each output coordinate over the input axis: [start, weights] per output pixel. */
 function axisWeights(
