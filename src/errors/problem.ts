@@ -1,4 +1,4 @@
-// RFC 9457 rendering: one place turns any thrown value into application/problem+json.
+// Problem details rendering: one place turns any thrown value into application/problem+json.
 import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { ServiceError } from "./service-error";

@@ -1,5 +1,5 @@
-// The one error type of the service: every failure a client can see is a ServiceError,
-// rendered as RFC 9457 problem+json by the app's single onError handler.
+// The one error type of the service: every failure a client can see is a ServiceError, rendered as
+// problem+json by the app's single onError handler.
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 /** Stable machine-readable codes, the complete list (the README's error table lists each);
