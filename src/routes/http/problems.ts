@@ -1,6 +1,5 @@
-// The error side of every route: which dialect a path's clients read (plain RFC 9457, Open
-// Inference Protocol, OpenAI), the members each adds, and the problem+json responses a route
-// documents.
+// The error side of every route: which dialect a path's clients read (plain problem details, Open
+// Inference Protocol, OpenAI), the members each adds, and the problem+json responses it documents.
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES, type ServiceError } from "../../errors/service-error";
 

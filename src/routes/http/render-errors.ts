@@ -1,6 +1,5 @@
-// The single error renderer: every failure leaves as RFC 9457 application/problem+json,
-// unknown routes included, with the members its path's clients read (problems.ts).
-// Shared by the Worker and the reference origin (origin/).
+// The single error renderer, shared by the Worker and the reference origin: every failure leaves
+// as application/problem+json, unknown routes included, with the members its path's clients read.
 import type { Context, Hono } from "hono";
 import { problemResponse, toServiceError } from "../../errors/problem";
 import { ServiceError } from "../../errors/service-error";
