@@ -1,6 +1,7 @@
 // POST /v1/webhooks/stripe: a signed Stripe event decided once per payment (or answered, for
 // Issuing authorizations), or recorded as not scored, then acknowledged.
 import { OpenAPIHono } from "@hono/zod-openapi";
+import Stripe from "stripe";
 import type { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
 import { describe, type SourceEvent } from "../../tasks/fraud/sources/source-event";
@@ -74,7 +75,7 @@ stripeWebhook.post("/", async (c) => {
 
   switch (event.type) {
     case "issuing_authorization.request": {
-      c.header("stripe-version", event.api_version);
+      c.header("stripe-version", event.api_version ?? Stripe.API_VERSION);
       const policy = c.env.ISSUING_UNSCORED_POLICY === "approve";
       const source = sourceOf(IssuingAuthorizationSchema, event, fromIssuingAuthorization);
       const unscored = async (reason: string) => {

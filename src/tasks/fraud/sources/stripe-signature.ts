@@ -1,25 +1,14 @@
 // Stripe-Signature verified by the stripe SDK on the raw body, with the 300 s tolerance
 // applied both ways: the SDK refuses signatures older than the tolerance, this refuses ones
 // dated further ahead (a replayable forgery would otherwise stay valid for years).
-import type Stripe from "stripe";
+import Stripe from "stripe";
 import { z } from "zod";
 import { ServiceError } from "../../../errors/service-error";
 import { invalidRequest } from "../../../errors/invalid-request";
 
 export const TOLERANCE_SECONDS = 300;
 
-/**
- * The stripe SDK, evaluated on the first webhook rather than with the Worker's top level (its
- * 750 KB of modules would count against the start-up CPU limit), with its Web Crypto provider.
- */
-let sdk:
-  | Promise<{ Stripe: typeof Stripe; crypto: ReturnType<typeof Stripe.createSubtleCryptoProvider> }>
-  | undefined;
-const stripeSdk = () =>
-  (sdk ??= import("stripe").then(({ default: loaded }) => ({
-    Stripe: loaded,
-    crypto: loaded.createSubtleCryptoProvider(),
-  })));
+const cryptoProvider = Stripe.createSubtleCryptoProvider();
 
 /** The envelope every event must have; the SDK verifies the signature, not the shape. */
 const EventSchema = z.object({
@@ -28,8 +17,7 @@ const EventSchema = z.object({
   api_version: z.string().nullish(),
   data: z.object({ object: z.unknown() }),
 });
-/** The event, its api_version the SDK's own where the event names none. */
-export type StripeEvent = z.infer<typeof EventSchema> & { api_version: string };
+export type StripeEvent = z.infer<typeof EventSchema>;
 
 const invalid = (detail: string, cause?: unknown) =>
   new ServiceError(400, "invalid_request", detail, { field: "headers.stripe-signature", cause });
@@ -45,16 +33,13 @@ export async function verifyStripe(
     throw new ServiceError(503, "not_configured", "STRIPE_WEBHOOK_SECRET is not configured");
   if (!signature) throw invalid("Missing Stripe-Signature header");
   let event: unknown;
-  let apiVersion: string;
   try {
-    const { Stripe, crypto } = await stripeSdk();
-    apiVersion = Stripe.API_VERSION;
     event = await Stripe.webhooks.constructEventAsync(
       body,
       signature,
       secret,
       TOLERANCE_SECONDS,
-      crypto,
+      cryptoProvider,
     );
   } catch (error) {
     throw invalid("Stripe signature verification failed", error);
@@ -64,7 +49,6 @@ export async function verifyStripe(
     throw invalid(`Stripe signature timestamp is more than ${TOLERANCE_SECONDS} s in the future`);
   }
   const parsed = EventSchema.safeParse(event);
-  // An event without api_version is answered with the SDK's own.
-  if (parsed.success) return { ...parsed.data, api_version: parsed.data.api_version ?? apiVersion };
+  if (parsed.success) return parsed.data;
   throw invalidRequest(parsed.error, "body");
 }
