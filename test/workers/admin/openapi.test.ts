@@ -15,7 +15,7 @@ describe("GET /openapi.json", () => {
     expect(response.status).toBe(200);
     const document = await response.json<Document>();
     await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot(
-      "../../openapi.json",
+      "../../../openapi.json",
     );
   });
 
