@@ -43,7 +43,8 @@ export function readJpegSize(
       if (width > limits.maxSide || height > limits.maxSide || width * height > limits.maxPixels) {
         throw new ImageError(
           "too_large",
-          `JPEG declares ${width}x${height} pixels; at most ${limits.maxSide} a side and ${limits.maxPixels} pixels are decoded`,
+          `JPEG declares ${width}x${height} pixels; at most ${limits.maxSide} ` +
+            `a side and ${limits.maxPixels} pixels are decoded`,
         );
       }
       return { width, height };

@@ -76,7 +76,8 @@ function checkIhdr(view: DataView, at: number, length: number, limits: ImageLimi
   if (width > limits.maxSide || height > limits.maxSide || width * height > limits.maxPixels) {
     throw new ImageError(
       "too_large",
-      `PNG declares ${width}x${height} pixels; at most ${limits.maxSide} a side and ${limits.maxPixels} pixels are decoded`,
+      `PNG declares ${width}x${height} pixels; at most ${limits.maxSide} ` +
+        `a side and ${limits.maxPixels} pixels are decoded`,
     );
   }
   const channels = CHANNELS[colorType];

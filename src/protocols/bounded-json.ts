@@ -73,7 +73,8 @@ export function parseBoundedJson(text: string, maxDepth = MAX_JSON_DEPTH): unkno
     throw new ServiceError(
       400,
       "invalid_json",
-      `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      "The request body is not valid JSON: " +
+        `${error instanceof Error ? error.message : String(error)}`,
       {
         field: "body",
         cause: error,

@@ -76,7 +76,8 @@ export function decodeBinaryTensor(
   if (bytes.byteLength !== count * size) {
     throw invalid(
       field,
-      `${bytes.byteLength} bytes do not hold shape [${shape.join(", ")}] of ${datatype} (${count * size} bytes)`,
+      `${bytes.byteLength} bytes do not hold shape ` +
+        `[${shape.join(", ")}] of ${datatype} (${count * size} bytes)`,
     );
   }
   // A copy: the slice may sit at any offset of the body, typed arrays need aligned starts.

@@ -109,7 +109,8 @@ function headerLength(request: Request, total: number): number | undefined {
     throw new ServiceError(
       400,
       "invalid_request",
-      `Inference-Header-Content-Length must be a byte count within the ${total}-byte body, got "${value}"`,
+      "Inference-Header-Content-Length must be a byte " +
+        `count within the ${total}-byte body, got "${value}"`,
       {
         field: `headers.${HEADER_LENGTH}`,
       },

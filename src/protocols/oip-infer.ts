@@ -115,7 +115,8 @@ export async function parseInferRequest(
     if (offset + size > body.binary.byteLength) {
       throw invalid(
         `${field}.parameters.binary_data_size`,
-        `${size} bytes at offset ${offset} run past the ${body.binary.byteLength} bytes of binary data`,
+        `${size} bytes at offset ${offset} run past the ` +
+          `${body.binary.byteLength} bytes of binary data`,
       );
     }
     const data = decodeBinaryTensor(
@@ -130,7 +131,8 @@ export async function parseInferRequest(
   if (offset !== body.binary.byteLength) {
     throw invalid(
       "headers.inference-header-content-length",
-      `${body.binary.byteLength - offset} bytes of binary data after the JSON header belong to no input`,
+      `${body.binary.byteLength - offset} bytes of binary ` +
+        "data after the JSON header belong to no input",
     );
   }
 

@@ -120,7 +120,8 @@ export function fromJsonTensor(tensor: JsonTensor, field: string): Tensor {
     throw new ServiceError(
       422,
       "unprocessable_input",
-      `${field}.data: shape [${tensor.shape.join(", ")}] needs ${expected} values, got ${values.length}`,
+      `${field}.data: shape [${tensor.shape.join(", ")}] ` +
+        `needs ${expected} values, got ${values.length}`,
       {
         field: `${field}.data`,
       },

@@ -37,14 +37,16 @@ export function checkFeeds(
     ) {
       throw unprocessable(
         `inputs.${spec.name}.shape`,
-        `Input "${spec.name}" must have shape [${spec.shape.join(", ")}] (-1 = any size), got [${feed.shape.join(", ")}]`,
+        `Input "${spec.name}" must have shape [${spec.shape.join(", ")}] ` +
+          `(-1 = any size), got [${feed.shape.join(", ")}]`,
       );
     }
     const expected = elementCount(feed.shape);
     if (feed.data.length !== expected) {
       throw unprocessable(
         `inputs.${spec.name}.data`,
-        `Input "${spec.name}" with shape [${feed.shape.join(", ")}] needs ${expected} values, got ${feed.data.length}`,
+        `Input "${spec.name}" with shape [${feed.shape.join(", ")}] ` +
+          `needs ${expected} values, got ${feed.data.length}`,
       );
     }
   }

@@ -63,7 +63,11 @@ export function pythonDumps(value: unknown, options: DumpsOptions, depth = 0): s
   const outer = options.indent === null ? "" : `\n${options.indent.repeat(depth)}`;
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";
-    return `[${inner}${value.map((item) => pythonDumps(item, options, depth + 1)).join(itemSeparator + inner)}${outer}]`;
+    return (
+      `[${inner}` +
+      `${value.map((item) => pythonDumps(item, options, depth + 1)).join(itemSeparator + inner)}` +
+      `${outer}]`
+    );
   }
   if (value instanceof Map) {
     if (value.size === 0) return "{}";
@@ -71,7 +75,8 @@ export function pythonDumps(value: unknown, options: DumpsOptions, depth = 0): s
     if (options.sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const body = entries.map(
       ([key, item]) =>
-        `${pythonJsonString(key, options.ensureAscii)}${keySeparator}${pythonDumps(item, options, depth + 1)}`,
+        `${pythonJsonString(key, options.ensureAscii)}` +
+        `${keySeparator}${pythonDumps(item, options, depth + 1)}`,
     );
     return `{${inner}${body.join(itemSeparator + inner)}${outer}}`;
   }

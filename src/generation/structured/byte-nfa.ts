@@ -78,7 +78,8 @@ export class Nfa {
     if (this.edges.length >= MAX_NFA_STATES)
       throw new SchemaError(
         "",
-        `the regex expands to over ${MAX_NFA_STATES} automaton states (bounded repetitions are copies): simplify it`,
+        `the regex expands to over ${MAX_NFA_STATES} automaton ` +
+          "states (bounded repetitions are copies): simplify it",
       );
     this.edges.push([]);
     this.epsilon.push([]);

@@ -169,7 +169,8 @@ export class ByteDfa {
         if (budget.left <= 0)
           throw new SchemaError(
             "",
-            `the regex needs over ${MAX_DFA_STATES} automaton states (a schema's patterns together): simplify it`,
+            `the regex needs over ${MAX_DFA_STATES} automaton ` +
+              "states (a schema's patterns together): simplify it",
           );
         budget.left -= 1;
         id = sets.length;

@@ -27,7 +27,9 @@ export function stateKey(states: readonly Stack[], horizon = Infinity): string {
         const left = Math.min(frame.max - frame.chars, clip);
         const owed = Math.min(Math.max(0, frame.min - frame.chars), clip);
         parts.push(
-          `s${Number(frame.escape)}.${frame.hex}.${frame.cont}.${frame.lo}.${frame.hi}.${left}.${owed}${frame.dfa === undefined ? "" : `.#${identity(frame.dfa)}:${frame.dstate}`}`,
+          `s${Number(frame.escape)}.${frame.hex}.${frame.cont}.` +
+            `${frame.lo}.${frame.hi}.${left}.${owed}` +
+            `${frame.dfa === undefined ? "" : `.#${identity(frame.dfa)}:${frame.dstate}`}`,
         );
       } else {
         for (const value of Object.values(frame))

@@ -72,7 +72,8 @@ export class VocabularyTrie {
     if (states.length > MAX_OPEN_WAYS) {
       throw new SchemaError(
         "",
-        `the format leaves ${states.length} ways open at once here, over the limit of ${MAX_OPEN_WAYS} (anyOf options that start alike stay open together)`,
+        `the format leaves ${states.length} ways open at once here, over the limit ` +
+          `of ${MAX_OPEN_WAYS} (anyOf options that start alike stay open together)`,
       );
     }
     const walk = (node: TrieNode, from: readonly Stack[]) => {

@@ -29,10 +29,12 @@ metricsRoutes.use("/metrics", requireApiKey);
 metricsRoutes.openapi(metricsRoute, (c) => {
   const models = c.get("services").list();
   const lines = [
-    "# HELP edge_wasm_memory_bytes Linear memory held by onnxruntime-web's WASM instance in this isolate.",
+    "# HELP edge_wasm_memory_bytes Linear memory held by " +
+      "onnxruntime-web's WASM instance in this isolate.",
     "# TYPE edge_wasm_memory_bytes gauge",
     `edge_wasm_memory_bytes ${wasmMemoryBytes()}`,
-    "# HELP edge_wasm_sessions_created_total Model sessions onnxruntime-web has created in this isolate (preloaded ones at start-up).",
+    "# HELP edge_wasm_sessions_created_total Model sessions onnxruntime-web " +
+      "has created in this isolate (preloaded ones at start-up).",
     "# TYPE edge_wasm_sessions_created_total counter",
     `edge_wasm_sessions_created_total ${wasmSessionsCreated()}`,
     "# HELP edge_model_loaded Whether the model is loaded and verified in this isolate.",

@@ -35,7 +35,8 @@ export function documentApi(app: OpenAPIHono<AppEnv>): void {
       title: "Edge inference service",
       version: "0.1.0",
       description:
-        "Errors are application/problem+json (RFC 9457) with a stable `code`; /v2 errors add the Open Inference Protocol's `error` string, " +
+        "Errors are application/problem+json (RFC 9457) with a stable `code`; " +
+        "/v2 errors add the Open Inference Protocol's `error` string, " +
         "/v1 routes other than the webhooks add OpenAI's `error` object.",
     },
     servers: [{ url: "/", description: "The deployment serving this document" }],

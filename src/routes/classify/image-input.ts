@@ -51,7 +51,8 @@ export function dataUrlBytes(value: string, field: string): Uint8Array {
     throw new ServiceError(
       400,
       "invalid_request",
-      `${field}: remote image URLs are not fetched; send the image itself (a data: URL, multipart, or the raw bytes)`,
+      `${field}: remote image URLs are not fetched; send the ` +
+        "image itself (a data: URL, multipart, or the raw bytes)",
       { field },
     );
   }
@@ -69,7 +70,8 @@ export function dataUrlBytes(value: string, field: string): Uint8Array {
     throw new ServiceError(
       415,
       "unsupported_media_type",
-      `${field}: ${type || "text/plain"} is not a supported image type (${IMAGE_MEDIA_TYPES.join(", ")})`,
+      `${field}: ${type || "text/plain"} is not a supported ` +
+        `image type (${IMAGE_MEDIA_TYPES.join(", ")})`,
       { field },
     );
   }

@@ -71,11 +71,16 @@ const route = createRoute({
   summary: "A card's stored transaction history and fraud decisions",
   request: {
     params: z.object({
-      card: z.string().min(1).max(255).openapi({
-        description:
-          "The card id as stored (e.g. fingerprint:…, an Issuing ic_…, adyen:<alias>); URL-encode it",
-        example: "fingerprint:AOB934RVNwzk6xtn",
-      }),
+      card: z
+        .string()
+        .min(1)
+        .max(255)
+        .openapi({
+          description:
+            "The card id as stored (e.g. fingerprint:…, an " +
+            "Issuing ic_…, adyen:<alias>); URL-encode it",
+          example: "fingerprint:AOB934RVNwzk6xtn",
+        }),
     }),
   },
   responses: {

@@ -109,7 +109,8 @@ export const OpenAIProblemSchema = z
       })
       .openapi({
         description:
-          "OpenAI's error object, read by OpenAI SDKs (message = detail, code = code, param = field)",
+          "OpenAI's error object, read by OpenAI SDKs " +
+          "(message = detail, code = code, param = field)",
       }),
   })
   .openapi("OpenAIProblem");
@@ -122,16 +123,23 @@ const SCHEMAS = {
 
 /** Every status a route may answer with a problem, and what it means in general. */
 const DESCRIPTIONS = {
-  400: "Invalid request: a field missing, mistyped or out of range (`invalid_request`), a body that is not JSON (`invalid_json`), or a prompt longer than the model's context (`context_length_exceeded`)",
+  400:
+    "Invalid request: a field missing, mistyped or out of range " +
+    "(`invalid_request`), a body that is not JSON (`invalid_json`), or a " +
+    "prompt longer than the model's context (`context_length_exceeded`)",
   401: "Missing or wrong credentials (`unauthorized`)",
   404: "Unknown model, version or route (`model_not_found`, `not_found`)",
   413: "Body over MAX_BODY_BYTES, or a request over a size limit (`payload_too_large`)",
   415: "Body not sent as application/json (`unsupported_media_type`)",
   422: "Valid JSON the model or task cannot take (`unprocessable_input`)",
   429: "The GPU origin is at capacity (`rate_limited`); retry after Retry-After",
-  500: "A store failed while recording (`internal_error`); the caller retries (documented only where a route answers it on purpose)",
+  500:
+    "A store failed while recording (`internal_error`); the caller " +
+    "retries (documented only where a route answers it on purpose)",
   502: "The GPU origin failed or answered something unexpected (`upstream_error`)",
-  503: "A model not ready, a secret not configured, or the GPU origin unavailable (`model_not_ready`, `not_configured`, `upstream_unavailable`); retry later",
+  503:
+    "A model not ready, a secret not configured, or the GPU origin unavailable " +
+    "(`model_not_ready`, `not_configured`, `upstream_unavailable`); retry later",
   504: "The GPU origin did not answer in time (`upstream_timeout`)",
 } as const;
 

@@ -43,7 +43,8 @@ const sse = {
   "text/event-stream": {
     schema: z.string().openapi({
       description:
-        '`data: {chunk}` events, then `data: [DONE]`; a failure after the first byte is a `data: {"error": …}` event before [DONE]',
+        "`data: {chunk}` events, then `data: [DONE]`; a failure after " +
+        'the first byte is a `data: {"error": …}` event before [DONE]',
     }),
   },
 };
@@ -222,7 +223,10 @@ completionRoutes.openapi(completionRoute, async (c) => {
   const n = body.n ?? 1;
   const limit = body.stream ? MAX_STREAMS : MAX_PROMPTS;
   if (body.prompt.length * n > limit) {
-    const detail = `${body.prompt.length} prompts × n = ${n} is ${body.prompt.length * n} generations; at most ${limit} per request${body.stream ? " when streamed (six connections at once)" : ""}`;
+    const detail =
+      `${body.prompt.length} prompts × n = ${n} is ` +
+      `${body.prompt.length * n} generations; at most ${limit} per ` +
+      `request${body.stream ? " when streamed (six connections at once)" : ""}`;
     throw new ServiceError(400, "invalid_request", detail, { field: "prompt" });
   }
   const prompts: PreparedPrompt[] = [];

@@ -90,7 +90,8 @@ export const ResponsesRequest = z
       ])
       .openapi({
         description:
-          "A user message's text, or a list of items: messages (user, system, developer, assistant) with text content, function_call and function_call_output",
+          "A user message's text, or a list of items: messages (user, system, developer, " +
+          "assistant) with text content, function_call and function_call_output",
       }),
     instructions: z
       .string()
@@ -129,7 +130,9 @@ export const ResponsesRequest = z
     }),
     tool_choice: ResponsesToolChoice.nullish().openapi({
       description:
-        '"none": text; "required" or {"type": "function", "name"}: function_call output items, enforced token by token as JSON; "auto" (the default with tools): the model chooses, its calls read by the parser its manifest names (a model without one: 400)',
+        '"none": text; "required" or {"type": "function", "name"}: function_call output ' +
+        'items, enforced token by token as JSON; "auto" (the default with tools): the model ' +
+        "chooses, its calls read by the parser its manifest names (a model without one: 400)",
     }),
     parallel_tool_calls: z
       .boolean()
@@ -152,7 +155,8 @@ export const ResponsesRequest = z
       .nullish()
       .openapi({
         description:
-          '"message.output_text.logprobs": each output token\'s logprob (and top_logprobs alternatives) on the text part and its deltas',
+          '"message.output_text.logprobs": each output token\'s logprob ' +
+          "(and top_logprobs alternatives) on the text part and its deltas",
       }),
     previous_response_id: refused("previous_response_id"),
     conversation: refused("conversation"),
@@ -165,7 +169,9 @@ export const ResponsesRequest = z
       .max(MAX_LOGPROBS)
       .nullish()
       .openapi({
-        description: `With include message.output_text.logprobs: this many likeliest tokens at each position (0–${MAX_LOGPROBS})`,
+        description:
+          "With include message.output_text.logprobs: this many " +
+          `likeliest tokens at each position (0–${MAX_LOGPROBS})`,
       }),
     max_tool_calls: refused("max_tool_calls"),
     prompt_cache_retention: neutral(z.literal("in_memory"), '"in_memory"'),

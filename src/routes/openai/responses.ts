@@ -20,17 +20,22 @@ export const UsageSchema = z
     prompt_tokens: z.number().int(),
     completion_tokens: z.number().int(),
     total_tokens: z.number().int(),
-    prompt_tokens_details: z.object({ cached_tokens: z.number().int() }).optional().openapi({
-      description:
-        "The prompt tokens the GPU origin's prefix cache served (as OpenAI's; vLLM's with --enable-prompt-tokens-details), when the origin reports them",
-    }),
+    prompt_tokens_details: z
+      .object({ cached_tokens: z.number().int() })
+      .optional()
+      .openapi({
+        description:
+          "The prompt tokens the GPU origin's prefix cache served (as OpenAI's; " +
+          "vLLM's with --enable-prompt-tokens-details), when the origin reports them",
+      }),
   })
   .openapi("Usage");
 const FinishReason = z.enum(["stop", "length", "tool_calls"]);
 /** vLLM's extra field, beside OpenAI's: what stopped generation. */
 const StopReason = z.union([z.string(), z.number().int(), z.null()]).openapi({
   description:
-    "vLLM: the stop string that matched, or the stop token id that ended generation (not the model's EOS); null otherwise",
+    "vLLM: the stop string that matched, or the stop token id " +
+    "that ended generation (not the model's EOS); null otherwise",
 });
 
 const TopLogprob = z
@@ -62,7 +67,8 @@ export const CompletionLogprobs = z
   .object({
     text_offset: z.array(z.number().int()).openapi({
       description:
-        "As vLLM's: where each token starts, counting the text sent before and the tokens' own lengths",
+        "As vLLM's: where each token starts, counting the " +
+        "text sent before and the tokens' own lengths",
     }),
     token_logprobs: z.array(z.number().nullable()),
     tokens: z.array(z.string()),
@@ -74,18 +80,27 @@ export const CompletionLogprobs = z
   .nullable()
   .openapi("CompletionLogprobs", {
     description:
-      "With logprobs: n, one entry per generated token (a stop token included), after one per prompt token with echo (the first: null logprob and dict); null otherwise",
+      "With logprobs: n, one entry per generated token (a stop token included), after " +
+      "one per prompt token with echo (the first: null logprob and dict); null otherwise",
   });
 
 /** vLLM's return_token_ids: the ids the model was given, and those it generated. */
-const PromptTokenIds = z.array(z.number().int()).optional().openapi({
-  description:
-    "vLLM, with return_token_ids: the prompt's token ids as the model was given them (after the chat template)",
-});
-const TokenIds = z.array(z.number().int()).optional().openapi({
-  description:
-    "vLLM, with return_token_ids: the generated token ids, a stop token included (as many as the usage's completion_tokens)",
-});
+const PromptTokenIds = z
+  .array(z.number().int())
+  .optional()
+  .openapi({
+    description:
+      "vLLM, with return_token_ids: the prompt's token ids " +
+      "as the model was given them (after the chat template)",
+  });
+const TokenIds = z
+  .array(z.number().int())
+  .optional()
+  .openapi({
+    description:
+      "vLLM, with return_token_ids: the generated token ids, a stop " +
+      "token included (as many as the usage's completion_tokens)",
+  });
 
 /** A value for each choice, by its index: a batch's choices have prompts of their own. */
 export type PerChoice<T> = (index: number) => T;
@@ -173,15 +188,23 @@ export const ChatCompletionResponse = z
         index: z.number().int(),
         message: z.object({
           role: z.literal("assistant"),
-          content: z.string().nullable().openapi({
-            description:
-              "The text; with tools, the text before the calls (null when none, and always for a forced call)",
-          }),
+          content: z
+            .string()
+            .nullable()
+            .openapi({
+              description:
+                "The text; with tools, the text before the calls " +
+                "(null when none, and always for a forced call)",
+            }),
           refusal: z.null(),
-          tool_calls: z.array(ToolCallSchema).optional().openapi({
-            description:
-              'The calls the model made (a named tool_choice, "required", or "auto" when it chose to), each one\'s arguments the JSON text the model wrote',
-          }),
+          tool_calls: z
+            .array(ToolCallSchema)
+            .optional()
+            .openapi({
+              description:
+                'The calls the model made (a named tool_choice, "required", or "auto" ' +
+                "when it chose to), each one's arguments the JSON text the model wrote",
+            }),
         }),
         logprobs: ChatLogprobs,
         finish_reason: FinishReason,

@@ -35,7 +35,8 @@ export const ResponseFormat = z
   .nullish()
   .openapi({
     description:
-      'OpenAI: {"type": "json_object"} (a JSON object) or {"type": "json_schema", "json_schema": {"name", "schema"}}; compact JSON, enforced token by token',
+      'OpenAI: {"type": "json_object"} (a JSON object) or {"type": "json_schema", ' +
+      '"json_schema": {"name", "schema"}}; compact JSON, enforced token by token',
   });
 
 /**
@@ -51,7 +52,8 @@ export const TextFormat = z
   .nullish()
   .openapi({
     description:
-      '{"type": "text"}, {"type": "json_object"}, or {"type": "json_schema", "name", "schema"}: compact JSON, enforced token by token',
+      '{"type": "text"}, {"type": "json_object"}, or {"type": "json_schema", ' +
+      '"name", "schema"}: compact JSON, enforced token by token',
   });
 
 /** A Responses API text.format as the response_format it means. */
@@ -72,10 +74,16 @@ export const StructuredOutputsField = z
     json: z.union([Schema, z.string().max(65_536)]).nullish(),
     json_object: z.literal(true).nullish(),
     choice: z.array(z.string().min(1).max(1024)).min(1).max(MAX_CHOICES).nullish(),
-    regex: z.string().min(1).max(4096).nullish().openapi({
-      description:
-        "A pattern the whole output matches (Python's and JavaScript's shared syntax; the README lists what is supported)",
-    }),
+    regex: z
+      .string()
+      .min(1)
+      .max(4096)
+      .nullish()
+      .openapi({
+        description:
+          "A pattern the whole output matches (Python's and JavaScript's " +
+          "shared syntax; the README lists what is supported)",
+      }),
     grammar: refused("grammar"),
     structural_tag: refused("structural_tag"),
     whitespace_pattern: refused("whitespace_pattern"),
@@ -93,7 +101,9 @@ export const StructuredOutputsField = z
   )
   .nullish()
   .openapi({
-    description: `vLLM: one of json (a JSON Schema), json_object (true), choice (1–${MAX_CHOICES} texts, the output is exactly one) or regex (the output matches it whole)`,
+    description:
+      `vLLM: one of json (a JSON Schema), json_object (true), choice (1–${MAX_CHOICES} ` +
+      "texts, the output is exactly one) or regex (the output matches it whole)",
   });
 
 interface StructuredBody {

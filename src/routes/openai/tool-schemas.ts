@@ -36,7 +36,10 @@ export const ToolChoice = z
   .nullish()
   .openapi({
     description:
-      '"none": text; "required": one or more calls of the tools; {"type": "function", "function": {"name"}}: that function — both enforced token by token as JSON; "auto" (the default with tools): the model chooses, its calls read by the parser its manifest names (a model without one: 400)',
+      '"none": text; "required": one or more calls of the tools; {"type": ' +
+      '"function", "function": {"name"}}: that function — both enforced token by ' +
+      'token as JSON; "auto" (the default with tools): the model chooses, its ' +
+      "calls read by the parser its manifest names (a model without one: 400)",
   });
 
 export const toolFields = {

@@ -70,7 +70,8 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
     path: "/stripe",
     operationId: "stripeWebhook",
     summary:
-      "Stripe webhook: Issuing authorization requests decided, charges and payment intents scored once per charge",
+      "Stripe webhook: Issuing authorization requests decided, " +
+      "charges and payment intents scored once per charge",
     security: [],
     request: {
       headers: z.object({
@@ -83,7 +84,8 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
     responses: {
       200: {
         description:
-          "Acknowledged: decided, duplicate of a decided payment, recorded as not scored, or ignored",
+          "Acknowledged: decided, duplicate of a decided " +
+          "payment, recorded as not scored, or ignored",
         content: { "application/json": { schema: StripeAcknowledgement } },
       },
       // 400 also: a missing or invalid Stripe-Signature (bad HMAC, older or newer than 300 s); 500:
@@ -97,7 +99,8 @@ export function documentWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void
     path: "/adyen",
     operationId: "adyenWebhook",
     summary:
-      "Adyen standard notification: every item's HMAC verified, AUTHORISATION items scored once per pspReference",
+      "Adyen standard notification: every item's HMAC verified, " +
+      "AUTHORISATION items scored once per pspReference",
     security: [],
     request: {
       body: { required: true, content: { "application/json": { schema: AdyenNotification } } },

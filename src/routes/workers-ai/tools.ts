@@ -25,7 +25,9 @@ export const RunTools = z
   .optional()
   .openapi({
     description:
-      'Workers AI function calling: {name, description, parameters} or {type: "function", function}; the model chooses whether to call (a model whose manifest names a tool-call parser)',
+      "Workers AI function calling: {name, description, parameters} " +
+      'or {type: "function", function}; the model chooses whether ' +
+      "to call (a model whose manifest names a tool-call parser)",
   });
 
 /**
@@ -46,7 +48,8 @@ export function chatToolsOf(sent: readonly unknown[]): unknown[] {
  */
 export const RunToolChoice = ToolChoice.optional().openapi({
   description:
-    'With tools: "auto" (the default: the model chooses), "none", "required" (at least one call), or {"type": "function", "function": {"name"}} (that call)',
+    'With tools: "auto" (the default: the model chooses), "none", "required" (at ' +
+    'least one call), or {"type": "function", "function": {"name"}} (that call)',
 });
 
 /**

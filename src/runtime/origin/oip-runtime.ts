@@ -63,7 +63,10 @@ function signatureMismatch(
       other.shape.length === spec.shape.length &&
       other.shape.every((dim, i) => dim === -1 || spec.shape[i] === -1 || dim === spec.shape[i]);
     if (!compatible) {
-      return `declares "${spec.name}" as ${other.datatype} [${other.shape.join(", ")}], the manifest as ${spec.datatype} [${spec.shape.join(", ")}]`;
+      return (
+        `declares "${spec.name}" as ${other.datatype} [${other.shape.join(", ")}], ` +
+        `the manifest as ${spec.datatype} [${spec.shape.join(", ")}]`
+      );
     }
   }
   return undefined;
@@ -88,7 +91,10 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
       );
     }
     const root = origin.url.replace(/\/+$/, "");
-    return `${root}/v2/models/${encodeURIComponent(model.name)}/versions/${encodeURIComponent(model.version)}`;
+    return (
+      `${root}/v2/models/${encodeURIComponent(model.name)}` +
+      `/versions/${encodeURIComponent(model.version)}`
+    );
   };
 
   /** One call; `response.text()`/`json()` must be read before the returned promise's
@@ -134,7 +140,8 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
     const parsed = await call("", {}, signal, async (metadata) => {
       if (!metadata.ok)
         throw upstream(
-          `The GPU origin does not serve ${model.name} ${model.version} (${metadata.status}: ${await reason(metadata)})`,
+          `The GPU origin does not serve ${model.name} ${model.version} ` +
+            `(${metadata.status}: ${await reason(metadata)})`,
         );
       return MetadataResponse.safeParse(await metadata.json().catch(() => undefined));
     });
@@ -159,7 +166,8 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
       !shapeMatches(spec.shape, output.shape)
     ) {
       throw upstream(
-        `The GPU origin returned output "${output.name}" as ${output.datatype} [${output.shape.join(", ")}], not as the manifest declares`,
+        `The GPU origin returned output "${output.name}" as ${output.datatype} ` +
+          `[${output.shape.join(", ")}], not as the manifest declares`,
       );
     }
     try {

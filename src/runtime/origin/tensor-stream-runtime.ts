@@ -89,7 +89,10 @@ export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): 
         "not_configured",
         `Model "${model.name}" runs on the GPU origin, and no origin URL is set for it`,
       );
-    return `${origin.url.replace(/\/+$/, "")}/v2/models/${encodeURIComponent(model.name)}/generate_stream`;
+    return (
+      `${origin.url.replace(/\/+$/, "")}/v2/models/` +
+      `${encodeURIComponent(model.name)}/generate_stream`
+    );
   };
 
   async function open(body: string, limits: Deadlines): Promise<ReadableStream<Uint8Array>> {
@@ -130,7 +133,8 @@ export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): 
       if (typeof json === "object" && json !== null && "error" in json) {
         const failed = TensorStreamError.safeParse(json);
         throw upstream(
-          `The GPU origin failed mid-stream: ${failed.success ? streamErrorMessage(failed.data) : "an unreadable error event"}`,
+          "The GPU origin failed mid-stream: " +
+            `${failed.success ? streamErrorMessage(failed.data) : "an unreadable error event"}`,
         );
       }
       const event = TensorStreamEvent.safeParse(json);

@@ -60,7 +60,8 @@ function readStep(
   ) {
     const failed = ErrorEvent.safeParse(json);
     throw upstream(
-      `The GPU origin failed mid-stream: ${failed.success ? errorMessage(failed.data) : "an unreadable error event"}`,
+      "The GPU origin failed mid-stream: " +
+        `${failed.success ? errorMessage(failed.data) : "an unreadable error event"}`,
     );
   }
   // Checked by hand per token; zod runs only to describe a chunk that fails the check.

@@ -55,7 +55,8 @@ export async function requireSchema(stores: FraudStores): Promise<void> {
   throw new ServiceError(
     503,
     "not_configured",
-    `The D1 database lacks migration ${missing.join(", ")}: run \`wrangler d1 migrations apply DB\``,
+    `The D1 database lacks migration ${missing.join(", ")}: ` +
+      "run `wrangler d1 migrations apply DB`",
     {
       headers: { "retry-after": "60" },
     },

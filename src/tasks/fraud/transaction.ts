@@ -20,8 +20,9 @@ export const TransactionSchema = z
     card_id: z.string().min(1).max(255),
     /** ISO 8601 with offset, or Unix seconds. */
     timestamp: Timestamp,
-    /** Decimal amount in major units (e.g. 134.09 USD); sources/ convert each provider's minor units.
-     *  Large amounts are real (VND 1,500,000,000 ≈ USD 60,000): bounded only to stay an exact double. */
+    /** Decimal amount in major units (e.g. 134.09 USD); sources/ convert each provider's minor
+     *  units. Large amounts are real (VND 1,500,000,000 ≈ USD 60,000): bounded only to stay an
+     *  exact double. */
     amount: z.number().finite().nonnegative().max(1e15),
     currency: z
       .string()

@@ -113,7 +113,9 @@ export function toolPlanOf(
     throw new ServiceError(
       400,
       "invalid_request",
-      `tool_choice "auto"${detail} needs a parser for the model's own tool-call format, and model ${model.name} names none: send tool_choice "required", a named function (${names.namedChoice}), or "none"`,
+      `tool_choice "auto"${detail} needs a parser for the model's own ` +
+        `tool-call format, and model ${model.name} names none: send tool_choice ` +
+        `"required", a named function (${names.namedChoice}), or "none"`,
       { field: body.tool_choice == null ? names.defaultChoice : "tool_choice" },
     );
   }
@@ -181,7 +183,8 @@ function requiredSchema(
           throw new ServiceError(
             400,
             "invalid_request",
-            `${field}: another tool defines ${key}/${name} differently; with tool_choice "required" the tools' definitions share one namespace`,
+            `${field}: another tool defines ${key}/${name} differently; with ` +
+              'tool_choice "required" the tools\' definitions share one namespace',
             { field },
           );
         }
@@ -221,6 +224,9 @@ function requiredPath(
   const definition = /^\/(\$defs|definitions)\/([^/]+)(.*)$/.exec(path);
   const owner = definition === null ? undefined : owners.get(`${definition[1]}/${definition[2]}`);
   if (owner !== undefined)
-    return `${names.parameters(owner)}.${definition![1]}.${definition![2]}${definition![3]!.replaceAll("/", ".")}`;
+    return (
+      `${names.parameters(owner)}.${definition![1]}.` +
+      `${definition![2]}${definition![3]!.replaceAll("/", ".")}`
+    );
   return "tools";
 }

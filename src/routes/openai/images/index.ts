@@ -25,13 +25,17 @@ const route = createRoute({
   responses: {
     200: {
       description:
-        "The images as base64 PNGs, or SSE events: `image_generation.partial_image` (previews), `image_generation.completed` (one per image; the last ends the stream, no `data: [DONE]`)",
+        "The images as base64 PNGs, or SSE events: " +
+        "`image_generation.partial_image` (previews), `image_generation.completed` " +
+        "(one per image; the last ends the stream, no `data: [DONE]`)",
       content: {
         "application/json": { schema: ImagesResponse },
         "text/event-stream": {
           schema: z.string().openapi({
             description:
-              '`event: <type>` + `data: {event}` frames; a failure after the first byte is the last one, `event: error` with `data: {"type": "error", "error": {message, type, code, param}}`',
+              "`event: <type>` + `data: {event}` frames; a failure after " +
+              "the first byte is the last one, `event: error` with `data: " +
+              '{"type": "error", "error": {message, type, code, param}}`',
           }),
         },
       },

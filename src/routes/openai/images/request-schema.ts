@@ -35,14 +35,25 @@ export const ImageGenerationRequest = z
       })
       .nullish(),
     output_format: z.enum(["png"], { error: "only png is supported" }).nullish(),
-    stream: z.boolean().nullish().openapi({
-      description:
-        "SSE: image_generation.partial_image events, then image_generation.completed per image, then [DONE]",
-    }),
-    partial_images: z.number().int().min(0).max(3).nullish().openapi({
-      description:
-        "Previews per image when streaming (0–3), drawn at the edge from the predicted clean latents",
-    }),
+    stream: z
+      .boolean()
+      .nullish()
+      .openapi({
+        description:
+          "SSE: image_generation.partial_image events, then " +
+          "image_generation.completed per image, then [DONE]",
+      }),
+    partial_images: z
+      .number()
+      .int()
+      .min(0)
+      .max(3)
+      .nullish()
+      .openapi({
+        description:
+          "Previews per image when streaming (0–3), drawn " +
+          "at the edge from the predicted clean latents",
+      }),
     steps: z
       .number()
       .int()

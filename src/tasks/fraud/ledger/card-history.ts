@@ -83,7 +83,8 @@ export class CardHistory extends DurableObject<Env> {
       this.fault("decision");
       this.enqueue({ kind: "decision", decision });
       this.sql.exec(
-        "DELETE FROM history WHERE transaction_key NOT IN (SELECT transaction_key FROM history ORDER BY at DESC, transaction_key DESC LIMIT ?)",
+        "DELETE FROM history WHERE transaction_key NOT IN (SELECT transaction_key " +
+          "FROM history ORDER BY at DESC, transaction_key DESC LIMIT ?)",
         KEEP,
       );
       return { decision, duplicate: false };
@@ -158,7 +159,8 @@ export class CardHistory extends DurableObject<Env> {
   private history(transactionKey: string, at: number, size: number): Transaction[] {
     const rows = this.sql
       .exec<{ body: string }>(
-        `SELECT body FROM history WHERE transaction_key != ? AND (at < ? OR (at = ? AND transaction_key < ?))
+        "SELECT body FROM history WHERE transaction_key != ? AND " +
+          `(at < ? OR (at = ? AND transaction_key < ?))
          ORDER BY at DESC, transaction_key DESC LIMIT ?`,
         transactionKey,
         at,
@@ -184,7 +186,8 @@ export class CardHistory extends DurableObject<Env> {
       receivedAt: new Date().toISOString(),
     };
     const inserted = this.sql.exec(
-      "INSERT INTO events (event_id, transaction_key, body) VALUES (?, ?, ?) ON CONFLICT (event_id) DO NOTHING",
+      "INSERT INTO events (event_id, transaction_key, body) " +
+        "VALUES (?, ?, ?) ON CONFLICT (event_id) DO NOTHING",
       event.eventId,
       event.transactionKey,
       JSON.stringify(event),

@@ -29,7 +29,8 @@ export function createCardSchema(sql: SqlStorage): void {
     .one().n;
   if (legacy > 0) {
     sql.exec(
-      "INSERT OR IGNORE INTO history (transaction_key, at, body) SELECT 'legacy:' || event_id, at, body FROM transactions",
+      "INSERT OR IGNORE INTO history (transaction_key, at, body) " +
+        "SELECT 'legacy:' || event_id, at, body FROM transactions",
     );
     sql.exec("DROP TABLE transactions");
   }

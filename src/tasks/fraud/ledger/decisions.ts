@@ -50,9 +50,11 @@ function statementFor(db: D1Database, entry: OutboxEntry): D1PreparedStatement {
   const { decision: d } = entry;
   return db
     .prepare(
-      `INSERT INTO decisions (transaction_key, event_id, provider, event_type, transaction_id, card_id, score, label, approved,
+      "INSERT INTO decisions (transaction_key, event_id, provider, event_type, transaction_id, " +
+        `card_id, score, label, approved,
          decided_by, model, model_version, history_length, transaction_at, decided_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_key) DO NOTHING`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ` +
+        "ON CONFLICT (transaction_key) DO NOTHING",
     )
     .bind(
       d.transactionKey,

@@ -16,7 +16,8 @@ export interface UnscoredEvent {
 export async function recordUnscored(db: D1Database, event: UnscoredEvent): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO unscored_events (event_id, provider, event_type, object_id, transaction_key, reason, approved, received_at)
+      "INSERT INTO unscored_events (event_id, provider, event_type, object_id, transaction_key, " +
+        `reason, approved, received_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`,
     )
     .bind(

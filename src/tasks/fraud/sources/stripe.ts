@@ -262,6 +262,8 @@ export function fromPaymentIntent(
     kind: "unscored",
     objectId: intent.id,
     key: `stripe:${latest}`,
-    reason: `a PaymentIntent carries no card data; its charge ${latest} is scored from the charge.* events`,
+    reason:
+      "a PaymentIntent carries no card data; its charge " +
+      `${latest} is scored from the charge.* events`,
   };
 }

@@ -114,5 +114,8 @@ export class MistralToolReader extends RegionReader {
 function namedBody(text: string): string | undefined {
   const brace = text.indexOf("{");
   if (brace === -1) return undefined;
-  return `{"name": ${JSON.stringify(text.slice(0, brace).replaceAll(ARGS, "").trim())}, "arguments": ${text.slice(brace)}`;
+  return (
+    `{"name": ${JSON.stringify(text.slice(0, brace).replaceAll(ARGS, "").trim())}, ` +
+    `"arguments": ${text.slice(brace)}`
+  );
 }
