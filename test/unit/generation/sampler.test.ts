@@ -49,21 +49,25 @@ describe("PRNG", () => {
     ]);
   });
 
-  it("seeds by SplitMix32 as specified (values from an independent Python rendering of the spec)", () => {
-    const draws = (seed: number) => Array.from({ length: 4 }, createPrng(seed).next);
-    expect(draws(0)).toEqual([
-      0.8868539333343506, 0.2639589309692383, 0.01247495412826538, 0.6732364892959595,
-    ]);
-    expect(draws(42)).toEqual([
-      0.6606156826019287, 0.12688004970550537, 0.11170190572738647, 0.8149393796920776,
-    ]);
-    expect(draws(-1)).toEqual([
-      0.7191298007965088, 0.05179238319396973, 0.8594059348106384, 0.7152802348136902,
-    ]);
-    expect(draws(2 ** 40 + 7)).toEqual([
-      0.8698235750198364, 0.603121280670166, 0.6630866527557373, 0.2604905366897583,
-    ]);
-  });
+  it(
+    "seeds by SplitMix32 as specified (values from " +
+      "an independent Python rendering of the spec)",
+    () => {
+      const draws = (seed: number) => Array.from({ length: 4 }, createPrng(seed).next);
+      expect(draws(0)).toEqual([
+        0.8868539333343506, 0.2639589309692383, 0.01247495412826538, 0.6732364892959595,
+      ]);
+      expect(draws(42)).toEqual([
+        0.6606156826019287, 0.12688004970550537, 0.11170190572738647, 0.8149393796920776,
+      ]);
+      expect(draws(-1)).toEqual([
+        0.7191298007965088, 0.05179238319396973, 0.8594059348106384, 0.7152802348136902,
+      ]);
+      expect(draws(2 ** 40 + 7)).toEqual([
+        0.8698235750198364, 0.603121280670166, 0.6630866527557373, 0.2604905366897583,
+      ]);
+    },
+  );
 
   it("refuses a seed that is not a safe integer", () => {
     expect(() => createPrng(0.5)).toThrow(RangeError);
@@ -151,13 +155,17 @@ describe("logit bias and penalties", () => {
   };
   const logits = [2, -1, 0.5, 3, -2, 0];
 
-  it("repetition divides the logits > 0 and multiplies the others, of prompt and generated ids alike", () => {
-    // vllm/_custom_ops.py apply_repetition_penalties_torch: where(logits > 0, 1 / p, p) over
-    // prompt_mask | output_mask.
-    expect(
-      Array.from(adjustLogits(logits, { ...GREEDY, repetitionPenalty: 2 }, history())),
-    ).toEqual([1, -2, 0.25, 1.5, -2, 0]);
-  });
+  it(
+    "repetition divides the logits > 0 and multiplies " +
+      "the others, of prompt and generated ids alike",
+    () => {
+      // vllm/_custom_ops.py apply_repetition_penalties_torch: where(logits > 0, 1 / p, p) over
+      // prompt_mask | output_mask.
+      expect(
+        Array.from(adjustLogits(logits, { ...GREEDY, repetitionPenalty: 2 }, history())),
+      ).toEqual([1, -2, 0.25, 1.5, -2, 0]);
+    },
+  );
 
   it("frequency (× count) and presence (once) reach generated ids only, after repetition", () => {
     // vllm/model_executor/layers/utils.py apply_penalties: logits -= f × output_bin_counts; logits
@@ -196,113 +204,125 @@ describe("logit bias and penalties", () => {
     expect(adjustLogits(row, { ...GREEDY, frequencyPenalty: 1 })).toBe(row);
   });
 
-  it("allowed ids (vLLM's allowed_token_ids) mask every other id before the bias: greedy picks the best listed, sampling draws only listed ids", () => {
-    const row = [2, 1, 0.5, 3, -2, 0];
-    expect(Array.from(adjustLogits(row, { ...GREEDY, allowedTokenIds: [1, 2, 99] }))).toEqual([
-      -Infinity,
-      1,
-      0.5,
-      -Infinity,
-      -Infinity,
-      -Infinity,
-    ]);
-    expect(
-      Array.from(
-        adjustLogits(row, {
-          ...GREEDY,
-          allowedTokenIds: [2, 5],
-          logitBias: [
-            [5, 1],
-            [0, 10],
-          ],
-        }),
-      ),
-    ).toEqual([-Infinity, -Infinity, 0.5, -Infinity, -Infinity, 1]);
-    expect(sample(row, { ...GREEDY, allowedTokenIds: [4, 1] }, createPrng(0))).toBe(1);
-    const rng = createPrng(5);
-    const drawn = new Set(
-      Array.from({ length: 500 }, () =>
-        sample(row, { ...params({ temperature: 2 }), allowedTokenIds: [4, 5] }, rng),
-      ),
-    );
-    expect([...drawn].sort()).toEqual([4, 5]);
-    // A suppressed id (min_tokens' stop ids) stays out unless nothing else is allowed.
-    expect(sample(row, { ...GREEDY, allowedTokenIds: [1, 3] }, createPrng(0), new Set([3]))).toBe(
-      1,
-    );
-    expect(sample(row, { ...GREEDY, allowedTokenIds: [3] }, createPrng(0), new Set([3]))).toBe(3);
-  });
-
-  it("a structured output's mask keeps only its ids, with allowed ids too; a complete output's stop id wins over min_tokens", () => {
-    const row = [2, 1, 0.5, 3, -2, 0];
-    const mask = Uint8Array.from([0, 1, 1, 0, 1, 0]);
-    expect(Array.from(adjustLogits(row, GREEDY, undefined, mask))).toEqual([
-      -Infinity,
-      1,
-      0.5,
-      -Infinity,
-      -2,
-      -Infinity,
-    ]);
-    expect(
-      Array.from(adjustLogits(row, { ...GREEDY, allowedTokenIds: [2, 3, 4] }, undefined, mask)),
-    ).toEqual([-Infinity, -Infinity, 0.5, -Infinity, -2, -Infinity]);
-    expect(sample(row, GREEDY, createPrng(0), new Set(), undefined, mask)).toBe(1);
-    const rng = createPrng(9);
-    expect(
-      new Set(
-        Array.from({ length: 500 }, () =>
-          sample(row, params({ temperature: 3 }), rng, new Set(), undefined, mask),
-        ),
-      ),
-    ).toEqual(new Set([1, 2, 4]));
-    // Only the stop id (5) left by the grammar: it is picked even while min_tokens suppresses it.
-    const done = Uint8Array.from([0, 0, 0, 0, 0, 1]);
-    expect(sample(row, GREEDY, createPrng(0), new Set([5]), undefined, done)).toBe(5);
-    expect(
-      sample(row, params({ temperature: 1 }), createPrng(0), new Set([5]), undefined, done),
-    ).toBe(5);
-  });
-
-  it("adds the logit bias first, with or without a history; repetition then sees the biased sign", () => {
-    expect(
-      Array.from(
-        adjustLogits(logits, {
-          ...GREEDY,
-          logitBias: [
-            [4, 100],
-            [0, -2.5],
-            [99, 5],
-          ],
-        }),
-      ),
-    ).toEqual([-0.5, -1, 0.5, 3, 98, 0]);
-    // id 0: 2 - 2.5 = -0.5, then × 2 (no longer > 0); id 3: (3 + 1) / 2 = 2.
-    expect(
-      Array.from(
-        adjustLogits(
-          logits,
-          {
+  it(
+    "allowed ids (vLLM's allowed_token_ids) mask every other id before the " +
+      "bias: greedy picks the best listed, sampling draws only listed ids",
+    () => {
+      const row = [2, 1, 0.5, 3, -2, 0];
+      expect(Array.from(adjustLogits(row, { ...GREEDY, allowedTokenIds: [1, 2, 99] }))).toEqual([
+        -Infinity,
+        1,
+        0.5,
+        -Infinity,
+        -Infinity,
+        -Infinity,
+      ]);
+      expect(
+        Array.from(
+          adjustLogits(row, {
             ...GREEDY,
-            repetitionPenalty: 2,
+            allowedTokenIds: [2, 5],
             logitBias: [
-              [0, -2.5],
-              [3, 1],
+              [5, 1],
+              [0, 10],
             ],
-          },
-          history(),
+          }),
         ),
-      ),
-    ).toEqual([-1, -2, 0.25, 2, -2, 0]);
-    // -100 bans a token as OpenAI documents, greedy or sampled.
-    expect(sample(logits, { ...GREEDY, logitBias: [[3, -100]] }, createPrng(0))).toBe(0);
-    const rng = createPrng(2);
-    expect(
-      Array.from({ length: 500 }, () =>
-        sample(logits, { ...params({}), logitBias: [[3, -100]] }, rng),
-      ),
-    ).not.toContain(3);
-  });
+      ).toEqual([-Infinity, -Infinity, 0.5, -Infinity, -Infinity, 1]);
+      expect(sample(row, { ...GREEDY, allowedTokenIds: [4, 1] }, createPrng(0))).toBe(1);
+      const rng = createPrng(5);
+      const drawn = new Set(
+        Array.from({ length: 500 }, () =>
+          sample(row, { ...params({ temperature: 2 }), allowedTokenIds: [4, 5] }, rng),
+        ),
+      );
+      expect([...drawn].sort()).toEqual([4, 5]);
+      // A suppressed id (min_tokens' stop ids) stays out unless nothing else is allowed.
+      expect(sample(row, { ...GREEDY, allowedTokenIds: [1, 3] }, createPrng(0), new Set([3]))).toBe(
+        1,
+      );
+      expect(sample(row, { ...GREEDY, allowedTokenIds: [3] }, createPrng(0), new Set([3]))).toBe(3);
+    },
+  );
+
+  it(
+    "a structured output's mask keeps only its ids, with allowed " +
+      "ids too; a complete output's stop id wins over min_tokens",
+    () => {
+      const row = [2, 1, 0.5, 3, -2, 0];
+      const mask = Uint8Array.from([0, 1, 1, 0, 1, 0]);
+      expect(Array.from(adjustLogits(row, GREEDY, undefined, mask))).toEqual([
+        -Infinity,
+        1,
+        0.5,
+        -Infinity,
+        -2,
+        -Infinity,
+      ]);
+      expect(
+        Array.from(adjustLogits(row, { ...GREEDY, allowedTokenIds: [2, 3, 4] }, undefined, mask)),
+      ).toEqual([-Infinity, -Infinity, 0.5, -Infinity, -2, -Infinity]);
+      expect(sample(row, GREEDY, createPrng(0), new Set(), undefined, mask)).toBe(1);
+      const rng = createPrng(9);
+      expect(
+        new Set(
+          Array.from({ length: 500 }, () =>
+            sample(row, params({ temperature: 3 }), rng, new Set(), undefined, mask),
+          ),
+        ),
+      ).toEqual(new Set([1, 2, 4]));
+      // Only the stop id (5) left by the grammar: it is picked even while min_tokens suppresses it.
+      const done = Uint8Array.from([0, 0, 0, 0, 0, 1]);
+      expect(sample(row, GREEDY, createPrng(0), new Set([5]), undefined, done)).toBe(5);
+      expect(
+        sample(row, params({ temperature: 1 }), createPrng(0), new Set([5]), undefined, done),
+      ).toBe(5);
+    },
+  );
+
+  it(
+    "adds the logit bias first, with or without a " +
+      "history; repetition then sees the biased sign",
+    () => {
+      expect(
+        Array.from(
+          adjustLogits(logits, {
+            ...GREEDY,
+            logitBias: [
+              [4, 100],
+              [0, -2.5],
+              [99, 5],
+            ],
+          }),
+        ),
+      ).toEqual([-0.5, -1, 0.5, 3, 98, 0]);
+      // id 0: 2 - 2.5 = -0.5, then × 2 (no longer > 0); id 3: (3 + 1) / 2 = 2.
+      expect(
+        Array.from(
+          adjustLogits(
+            logits,
+            {
+              ...GREEDY,
+              repetitionPenalty: 2,
+              logitBias: [
+                [0, -2.5],
+                [3, 1],
+              ],
+            },
+            history(),
+          ),
+        ),
+      ).toEqual([-1, -2, 0.25, 2, -2, 0]);
+      // -100 bans a token as OpenAI documents, greedy or sampled.
+      expect(sample(logits, { ...GREEDY, logitBias: [[3, -100]] }, createPrng(0))).toBe(0);
+      const rng = createPrng(2);
+      expect(
+        Array.from({ length: 500 }, () =>
+          sample(logits, { ...params({}), logitBias: [[3, -100]] }, rng),
+        ),
+      ).not.toContain(3);
+    },
+  );
 
   it("change what greedy picks, and the sampled distribution, only when a history is given", () => {
     const penalized = { ...GREEDY, frequencyPenalty: 2 };
@@ -331,25 +351,28 @@ describe("logit bias and penalties", () => {
 });
 
 describe("tokenLogprob", () => {
-  it("is the log_softmax of the row: the generated id's and the top ids', most likely first", () => {
-    const logits = [1, 2, 3, 2, -1];
-    const norm = Math.log(Math.exp(1) + Math.exp(2) + Math.exp(3) + Math.exp(2) + Math.exp(-1));
-    const { logprob, top } = tokenLogprob(logits, 4, 3);
-    expect(logprob).toBeCloseTo(-1 - norm, 12);
-    expect(top.map(([id]) => id)).toEqual([2, 1, 3]); // 2 and 3 tie: the lower id first
-    top.forEach(([id, value]) => expect(value).toBeCloseTo(logits[id]! - norm, 12));
-    // Probabilities given as logits come back as their logs.
-    const halves = tokenLogprob(
-      [Math.log(0.5), Math.log(0.25), Math.log(0.125), Math.log(0.125)],
-      1,
-      4,
-    );
-    expect(halves.logprob).toBeCloseTo(Math.log(0.25), 12);
-    expect(halves.top.map(([id]) => id)).toEqual([0, 1, 2, 3]);
-    halves.top.forEach(([, value], i) =>
-      expect(value).toBeCloseTo(Math.log([0.5, 0.25, 0.125, 0.125][i]!), 12),
-    );
-  });
+  it(
+    "is the log_softmax of the row: the generated " + "id's and the top ids', most likely first",
+    () => {
+      const logits = [1, 2, 3, 2, -1];
+      const norm = Math.log(Math.exp(1) + Math.exp(2) + Math.exp(3) + Math.exp(2) + Math.exp(-1));
+      const { logprob, top } = tokenLogprob(logits, 4, 3);
+      expect(logprob).toBeCloseTo(-1 - norm, 12);
+      expect(top.map(([id]) => id)).toEqual([2, 1, 3]); // 2 and 3 tie: the lower id first
+      top.forEach(([id, value]) => expect(value).toBeCloseTo(logits[id]! - norm, 12));
+      // Probabilities given as logits come back as their logs.
+      const halves = tokenLogprob(
+        [Math.log(0.5), Math.log(0.25), Math.log(0.125), Math.log(0.125)],
+        1,
+        4,
+      );
+      expect(halves.logprob).toBeCloseTo(Math.log(0.25), 12);
+      expect(halves.top.map(([id]) => id)).toEqual([0, 1, 2, 3]);
+      halves.top.forEach(([, value], i) =>
+        expect(value).toBeCloseTo(Math.log([0.5, 0.25, 0.125, 0.125][i]!), 12),
+      );
+    },
+  );
 
   it("sorts the top by logprob desc, ties to the lower id, whatever order the ids come in", () => {
     expect(tokenLogprob([0, 5, 5, 1, 5], 0, 2).top.map(([id]) => id)).toEqual([1, 2]);

@@ -239,7 +239,8 @@ describe("digit-diffusion graphs (onnxruntime-web WASM, in Node)", () => {
   });
 });
 
-// --- An independent loop from the contract (diffusers' DDIM eta 0 / Euler discrete, "trailing"). ---
+// --- An independent loop from the contract (diffusers' DDIM eta 0 / Euler discrete,
+// "trailing"). ---
 function alphasCumprod(): Float64Array {
   const { numTrainTimesteps: n, betaSchedule, betaStart, betaEnd } = diffusion.scheduler;
   const out = new Float64Array(n);
@@ -321,10 +322,14 @@ async function runLoop(c: z.infer<typeof LoopCase>): Promise<Float32Array> {
 
 describe("digit-diffusion loop (ONNX graphs) vs the Python reference", () => {
   for (const c of loops) {
-    it(`${c.scheduler} ${c.steps} steps, guidance ${c.guidanceScale}, "${c.prompt}" seed ${c.seed}`, async () => {
-      const image = await runLoop(c);
-      // measured ≤ 6.3e-5 (the fixture rounds to 1e-4)
-      expect(maxDiff(image, c.image)).toBeLessThan(5e-4);
-    });
+    it(
+      `${c.scheduler} ${c.steps} steps, guidance ` +
+        `${c.guidanceScale}, "${c.prompt}" seed ${c.seed}`,
+      async () => {
+        const image = await runLoop(c);
+        // measured ≤ 6.3e-5 (the fixture rounds to 1e-4)
+        expect(maxDiff(image, c.image)).toBeLessThan(5e-4);
+      },
+    );
   }
 });

@@ -51,23 +51,27 @@ function f1(predicted: number[]): number {
 }
 
 describe("spam-classifier on the held-out test split", () => {
-  it("measures what its manifest says and meets the targets: F1 ≥ 0.97, agreement ≥ 99.5%, size ≤ 30%", async () => {
-    const [int8, fp32] = await Promise.all([
-      predict(manifest.graphs.model!.file),
-      predict(manifest.graphs.reference!.file),
-    ]);
-    expect(splits.test.length).toBe(manifest.evaluation.examples);
-    const int8F1 = f1(int8);
-    const agreement = int8.filter((label, i) => label === fp32[i]).length / int8.length;
-    expect(int8F1).toBeCloseTo(manifest.evaluation.int8.f1, 3);
-    expect(f1(fp32)).toBeCloseTo(manifest.evaluation.fp32.f1, 3);
-    expect(agreement).toBeCloseTo(manifest.evaluation.agreement, 3);
-    // The targets: INT8 F1 ≥ 0.97, agreement ≥ 99.5%, INT8 file ≤ 30% of FP32.
-    expect(int8F1).toBeGreaterThanOrEqual(0.97);
-    expect(agreement).toBeGreaterThanOrEqual(0.995);
-    const bytes = (file: string) => readFileSync(`${dir}/${file}`).byteLength;
-    expect(
-      bytes(manifest.graphs.model!.file) / bytes(manifest.graphs.reference!.file),
-    ).toBeLessThanOrEqual(0.3);
-  });
+  it(
+    "measures what its manifest says and meets the " +
+      "targets: F1 ≥ 0.97, agreement ≥ 99.5%, size ≤ 30%",
+    async () => {
+      const [int8, fp32] = await Promise.all([
+        predict(manifest.graphs.model!.file),
+        predict(manifest.graphs.reference!.file),
+      ]);
+      expect(splits.test.length).toBe(manifest.evaluation.examples);
+      const int8F1 = f1(int8);
+      const agreement = int8.filter((label, i) => label === fp32[i]).length / int8.length;
+      expect(int8F1).toBeCloseTo(manifest.evaluation.int8.f1, 3);
+      expect(f1(fp32)).toBeCloseTo(manifest.evaluation.fp32.f1, 3);
+      expect(agreement).toBeCloseTo(manifest.evaluation.agreement, 3);
+      // The targets: INT8 F1 ≥ 0.97, agreement ≥ 99.5%, INT8 file ≤ 30% of FP32.
+      expect(int8F1).toBeGreaterThanOrEqual(0.97);
+      expect(agreement).toBeGreaterThanOrEqual(0.995);
+      const bytes = (file: string) => readFileSync(`${dir}/${file}`).byteLength;
+      expect(
+        bytes(manifest.graphs.model!.file) / bytes(manifest.graphs.reference!.file),
+      ).toBeLessThanOrEqual(0.3);
+    },
+  );
 });

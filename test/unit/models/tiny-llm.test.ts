@@ -189,37 +189,45 @@ describe("tiny LLM (models/tiny-llm)", () => {
     });
   });
 
-  it("files match the manifest's sha256 and sizes; the fixtures were made from this FP32 graph", () => {
-    for (const graph of Object.values(manifest.graphs)) {
-      expect(sha256(`${dir}/${graph.file}`)).toBe(graph.sha256);
-      expect(readFileSync(`${dir}/${graph.file}`).length).toBe(graph.bytes);
-    }
-    expect(sha256(`${dir}/${manifest.tokenizer.file}`)).toBe(manifest.tokenizer.sha256);
-    expect(readFileSync(`${dir}/${manifest.tokenizer.file}`).length).toBe(manifest.tokenizer.bytes);
-    expect(sha256(`${dir}/${manifest.tokenizer.source.file}`)).toBe(
-      manifest.tokenizer.source.sha256,
-    );
-    // The shipped compact form is the source compiled by today's compiler (the parity tests check
-    // that one).
-    expect(
-      Buffer.compare(
-        readFileSync(`${dir}/${manifest.tokenizer.file}`),
-        Buffer.from(compactTokenizer(dir)),
-      ),
-    ).toBe(0);
-    expect(fixture.modelSha256).toBe(manifest.graphs["decoder-fp32"].sha256);
-    expect(fp32.inputNames.slice(0, 3)).toEqual(["input_ids", "attention_mask", "position_ids"]);
-    expect(fp32.inputNames).toHaveLength(3 + 2 * gen.layers);
-    expect(fp32.outputNames).toEqual(manifest.graphs["decoder-fp32"].outputs.map((o) => o.name));
-  });
+  it(
+    "files match the manifest's sha256 and sizes; " + "the fixtures were made from this FP32 graph",
+    () => {
+      for (const graph of Object.values(manifest.graphs)) {
+        expect(sha256(`${dir}/${graph.file}`)).toBe(graph.sha256);
+        expect(readFileSync(`${dir}/${graph.file}`).length).toBe(graph.bytes);
+      }
+      expect(sha256(`${dir}/${manifest.tokenizer.file}`)).toBe(manifest.tokenizer.sha256);
+      expect(readFileSync(`${dir}/${manifest.tokenizer.file}`).length).toBe(
+        manifest.tokenizer.bytes,
+      );
+      expect(sha256(`${dir}/${manifest.tokenizer.source.file}`)).toBe(
+        manifest.tokenizer.source.sha256,
+      );
+      // The shipped compact form is the source compiled by today's compiler (the parity tests check
+      // that one).
+      expect(
+        Buffer.compare(
+          readFileSync(`${dir}/${manifest.tokenizer.file}`),
+          Buffer.from(compactTokenizer(dir)),
+        ),
+      ).toBe(0);
+      expect(fixture.modelSha256).toBe(manifest.graphs["decoder-fp32"].sha256);
+      expect(fp32.inputNames.slice(0, 3)).toEqual(["input_ids", "attention_mask", "position_ids"]);
+      expect(fp32.inputNames).toHaveLength(3 + 2 * gen.layers);
+      expect(fp32.outputNames).toEqual(manifest.graphs["decoder-fp32"].outputs.map((o) => o.name));
+    },
+  );
 
-  it("the KV-cache loop on model.fp32.onnx gives PyTorch's greedy 32 ids on all 20 prompts", async () => {
-    expect(fixture.prompts).toHaveLength(20);
-    for (const prompt of fixture.prompts) {
-      const { ids } = await greedy(fp32, [prompt.promptIds], fixture.newTokens);
-      expect(ids[0], prompt.document).toEqual(prompt.greedyIds);
-    }
-  });
+  it(
+    "the KV-cache loop on model.fp32.onnx gives " + "PyTorch's greedy 32 ids on all 20 prompts",
+    async () => {
+      expect(fixture.prompts).toHaveLength(20);
+      for (const prompt of fixture.prompts) {
+        const { ids } = await greedy(fp32, [prompt.promptIds], fixture.newTokens);
+        expect(ids[0], prompt.document).toEqual(prompt.greedyIds);
+      }
+    },
+  );
 
   it("prefill logits match PyTorch's checkpoints", async () => {
     for (const checkpoint of fixture.logitsCheckpoints) {
@@ -270,46 +278,50 @@ describe("tiny LLM (models/tiny-llm)", () => {
     }
   });
 
-  it(`INT8 perplexity on held-out text is the manifest's (within ${INT8_PERPLEXITY_TOLERANCE * 100} %)`, async () => {
-    const check = manifest.evaluation.int8Check;
-    const int8 = await ort.InferenceSession.create(`${dir}/${manifest.graphs.decoder.file}`, {
-      intraOpNumThreads: 1,
-    });
-    const rust = tokenizers.Tokenizer.fromFile(`${dir}/${manifest.tokenizer.source.file}`);
-    let nll = 0;
-    let tokens = 0;
-    for (const doc of loadSplits().test.slice(0, check.documents)) {
-      const ids = [
-        ...(await rust.encode(doc.text, null, { addSpecialTokens: true })).getIds(),
-        gen.eosTokenId,
-      ].slice(0, gen.contextLength);
-      expect(ids[0]).toBe(gen.bosTokenId);
-      const seq = ids.length - 1;
-      const out = await int8.run({
-        input_ids: int64(ids.slice(0, seq), [1, seq]),
-        attention_mask: int64(new Array<number>(seq).fill(1), [1, seq]),
-        position_ids: int64(
-          ids.slice(0, seq).map((_, i) => i),
-          [1, seq],
-        ),
-        ...emptyPast(1),
+  it(
+    "INT8 perplexity on held-out text is the manifest's " +
+      `(within ${INT8_PERPLEXITY_TOLERANCE * 100} %)`,
+    async () => {
+      const check = manifest.evaluation.int8Check;
+      const int8 = await ort.InferenceSession.create(`${dir}/${manifest.graphs.decoder.file}`, {
+        intraOpNumThreads: 1,
       });
-      const logits = logitsOf(out);
-      for (let k = 0; k < seq; k += 1) {
-        const row = logits.subarray(k * gen.vocabSize, (k + 1) * gen.vocabSize);
-        const max = Math.max(...row);
-        const logSum = max + Math.log(row.reduce((sum, v) => sum + Math.exp(v - max), 0));
-        nll += logSum - row[ids[k + 1]!]!;
-        tokens += 1;
+      const rust = tokenizers.Tokenizer.fromFile(`${dir}/${manifest.tokenizer.source.file}`);
+      let nll = 0;
+      let tokens = 0;
+      for (const doc of loadSplits().test.slice(0, check.documents)) {
+        const ids = [
+          ...(await rust.encode(doc.text, null, { addSpecialTokens: true })).getIds(),
+          gen.eosTokenId,
+        ].slice(0, gen.contextLength);
+        expect(ids[0]).toBe(gen.bosTokenId);
+        const seq = ids.length - 1;
+        const out = await int8.run({
+          input_ids: int64(ids.slice(0, seq), [1, seq]),
+          attention_mask: int64(new Array<number>(seq).fill(1), [1, seq]),
+          position_ids: int64(
+            ids.slice(0, seq).map((_, i) => i),
+            [1, seq],
+          ),
+          ...emptyPast(1),
+        });
+        const logits = logitsOf(out);
+        for (let k = 0; k < seq; k += 1) {
+          const row = logits.subarray(k * gen.vocabSize, (k + 1) * gen.vocabSize);
+          const max = Math.max(...row);
+          const logSum = max + Math.log(row.reduce((sum, v) => sum + Math.exp(v - max), 0));
+          nll += logSum - row[ids[k + 1]!]!;
+          tokens += 1;
+        }
       }
-    }
-    expect(tokens).toBe(check.tokens);
-    const perplexity = Math.exp(nll / tokens);
-    expect(Math.abs(perplexity / check.perplexity - 1)).toBeLessThanOrEqual(
-      INT8_PERPLEXITY_TOLERANCE,
-    );
-    expect(manifest.evaluation.perplexity.int8).toBeLessThanOrEqual(
-      manifest.evaluation.perplexity.kneserNeyTrigram * 0.9,
-    );
-  });
+      expect(tokens).toBe(check.tokens);
+      const perplexity = Math.exp(nll / tokens);
+      expect(Math.abs(perplexity / check.perplexity - 1)).toBeLessThanOrEqual(
+        INT8_PERPLEXITY_TOLERANCE,
+      );
+      expect(manifest.evaluation.perplexity.int8).toBeLessThanOrEqual(
+        manifest.evaluation.perplexity.kneserNeyTrigram * 0.9,
+      );
+    },
+  );
 });

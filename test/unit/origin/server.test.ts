@@ -57,24 +57,27 @@ describe("reference origin", () => {
       expect((await call(`/v2/models/${name}/ready`)).status).toBe(200);
   });
 
-  it("serves metadata and runs the INT8 graph natively: the logits of the reference fixture", async () => {
-    const metadata = await (await call("/v2/models/spam-classifier")).json();
-    expect(metadata).toMatchObject({
-      name: "spam-classifier",
-      inputs: [{ name: "input_ids", datatype: "INT64" }, { name: "attention_mask" }],
-    });
-    for (const { ids, logits } of reference.cases.slice(0, 4)) {
-      const response = await infer(feeds(ids));
-      expect(response.status).toBe(200);
-      const body = (await response.json()) as {
-        id: string;
-        outputs: { name: string; shape: number[]; data: number[] }[];
-      };
-      expect(body.id).toBe("req-7");
-      expect(body.outputs[0]!.shape).toEqual([1, 2]);
-      body.outputs[0]!.data.forEach((value, j) => expect(value).toBeCloseTo(logits[0]![j]!, 4));
-    }
-  });
+  it(
+    "serves metadata and runs the INT8 graph " + "natively: the logits of the reference fixture",
+    async () => {
+      const metadata = await (await call("/v2/models/spam-classifier")).json();
+      expect(metadata).toMatchObject({
+        name: "spam-classifier",
+        inputs: [{ name: "input_ids", datatype: "INT64" }, { name: "attention_mask" }],
+      });
+      for (const { ids, logits } of reference.cases.slice(0, 4)) {
+        const response = await infer(feeds(ids));
+        expect(response.status).toBe(200);
+        const body = (await response.json()) as {
+          id: string;
+          outputs: { name: string; shape: number[]; data: number[] }[];
+        };
+        expect(body.id).toBe("req-7");
+        expect(body.outputs[0]!.shape).toEqual([1, 2]);
+        body.outputs[0]!.data.forEach((value, j) => expect(value).toBeCloseTo(logits[0]![j]!, 4));
+      }
+    },
+  );
 
   it("answers bad requests with problem+json naming the field, never a 500", async () => {
     const cases: [Promise<Response>, number, string | undefined][] = [
@@ -104,60 +107,64 @@ describe("reference origin", () => {
     }
   });
 
-  it("speaks Triton's extensions through the shared codec: any Content-Type, binary tensors both ways, model config", async () => {
-    const { ids, logits } = reference.cases[0]!;
-    const asText = await call("/v2/models/spam-classifier/infer", {
-      method: "POST",
-      body: JSON.stringify(feeds(ids)),
-      headers: { "content-type": "text/plain" },
-    });
-    expect(asText.status).toBe(200);
-    const header = new TextEncoder().encode(
-      JSON.stringify({
-        inputs: [
-          {
-            name: "input_ids",
-            shape: [1, ids.length],
-            datatype: "INT64",
-            parameters: { binary_data_size: ids.length * 8 },
-          },
-          {
-            name: "attention_mask",
-            shape: [1, ids.length],
-            datatype: "INT64",
-            data: ids.map(() => 1),
-          },
-        ],
-        outputs: [{ name: "logits", parameters: { binary_data: true } }],
-      }),
-    );
-    const body = new Uint8Array(header.byteLength + ids.length * 8);
-    body.set(header);
-    body.set(new Uint8Array(BigInt64Array.from(ids, BigInt).buffer), header.byteLength);
-    const binary = await call("/v2/models/spam-classifier/infer", {
-      method: "POST",
-      body,
-      headers: {
-        "content-type": "application/octet-stream",
-        "inference-header-content-length": String(header.byteLength),
-      },
-    });
-    expect(binary.status).toBe(200);
-    const length = Number(binary.headers.get("inference-header-content-length"));
-    const bytes = new Uint8Array(await binary.arrayBuffer());
-    const json = JSON.parse(new TextDecoder().decode(bytes.subarray(0, length))) as {
-      outputs: { name: string; parameters: { binary_data_size: number } }[];
-    };
-    expect(json.outputs[0]!.parameters.binary_data_size).toBe(8);
-    const values = new Float32Array(bytes.slice(length).buffer);
-    values.forEach((value, j) => expect(value).toBeCloseTo(logits[0]![j]!, 4));
-    const config = await (await call("/v2/models/spam-classifier/config")).json();
-    expect(config).toMatchObject({
-      name: "spam-classifier",
-      platform: "onnxruntime_onnx",
-      input: [{ name: "input_ids", data_type: "TYPE_INT64" }, { name: "attention_mask" }],
-    });
-  });
+  it(
+    "speaks Triton's extensions through the shared codec: " +
+      "any Content-Type, binary tensors both ways, model config",
+    async () => {
+      const { ids, logits } = reference.cases[0]!;
+      const asText = await call("/v2/models/spam-classifier/infer", {
+        method: "POST",
+        body: JSON.stringify(feeds(ids)),
+        headers: { "content-type": "text/plain" },
+      });
+      expect(asText.status).toBe(200);
+      const header = new TextEncoder().encode(
+        JSON.stringify({
+          inputs: [
+            {
+              name: "input_ids",
+              shape: [1, ids.length],
+              datatype: "INT64",
+              parameters: { binary_data_size: ids.length * 8 },
+            },
+            {
+              name: "attention_mask",
+              shape: [1, ids.length],
+              datatype: "INT64",
+              data: ids.map(() => 1),
+            },
+          ],
+          outputs: [{ name: "logits", parameters: { binary_data: true } }],
+        }),
+      );
+      const body = new Uint8Array(header.byteLength + ids.length * 8);
+      body.set(header);
+      body.set(new Uint8Array(BigInt64Array.from(ids, BigInt).buffer), header.byteLength);
+      const binary = await call("/v2/models/spam-classifier/infer", {
+        method: "POST",
+        body,
+        headers: {
+          "content-type": "application/octet-stream",
+          "inference-header-content-length": String(header.byteLength),
+        },
+      });
+      expect(binary.status).toBe(200);
+      const length = Number(binary.headers.get("inference-header-content-length"));
+      const bytes = new Uint8Array(await binary.arrayBuffer());
+      const json = JSON.parse(new TextDecoder().decode(bytes.subarray(0, length))) as {
+        outputs: { name: string; parameters: { binary_data_size: number } }[];
+      };
+      expect(json.outputs[0]!.parameters.binary_data_size).toBe(8);
+      const values = new Float32Array(bytes.slice(length).buffer);
+      values.forEach((value, j) => expect(value).toBeCloseTo(logits[0]![j]!, 4));
+      const config = await (await call("/v2/models/spam-classifier/config")).json();
+      expect(config).toMatchObject({
+        name: "spam-classifier",
+        platform: "onnxruntime_onnx",
+        input: [{ name: "input_ids", data_type: "TYPE_INT64" }, { name: "attention_mask" }],
+      });
+    },
+  );
 
   it("requires its Bearer key on model routes", async () => {
     expect((await call("/v2/models/spam-classifier", {}, null)).status).toBe(401);

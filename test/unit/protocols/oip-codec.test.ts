@@ -170,35 +170,38 @@ describe("parseInferRequest and encodeInferResponse", () => {
     });
   }
 
-  it("decodes binary inputs, gzip or not, and encodes binary outputs with the header length", async () => {
-    for (const gzip of [false, true]) {
-      const call = await parseInferRequest(binaryRequest({ gzip }), options);
-      expect(call.inputs.ids).toEqual({
-        datatype: "INT64",
-        shape: [2],
-        data: new BigInt64Array([7n, -8n]),
-      });
-      expect(call.binaryOutput("anything")).toBe(true);
-      const response = encodeInferResponse(
-        {
+  it(
+    "decodes binary inputs, gzip or not, and " + "encodes binary outputs with the header length",
+    async () => {
+      for (const gzip of [false, true]) {
+        const call = await parseInferRequest(binaryRequest({ gzip }), options);
+        expect(call.inputs.ids).toEqual({
+          datatype: "INT64",
+          shape: [2],
+          data: new BigInt64Array([7n, -8n]),
+        });
+        expect(call.binaryOutput("anything")).toBe(true);
+        const response = encodeInferResponse(
+          {
+            model_name: "m",
+            id: call.id,
+            outputs: { y: { datatype: "BYTES", shape: [1], data: ["ok"] } },
+          },
+          call,
+        );
+        const length = Number(response.headers.get("inference-header-content-length"));
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        expect(JSON.parse(Buffer.from(bytes.subarray(0, length)).toString())).toEqual({
           model_name: "m",
-          id: call.id,
-          outputs: { y: { datatype: "BYTES", shape: [1], data: ["ok"] } },
-        },
-        call,
-      );
-      const length = Number(response.headers.get("inference-header-content-length"));
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      expect(JSON.parse(Buffer.from(bytes.subarray(0, length)).toString())).toEqual({
-        model_name: "m",
-        id: "x",
-        outputs: [
-          { name: "y", datatype: "BYTES", shape: [1], parameters: { binary_data_size: 6 } },
-        ],
-      });
-      expect(Array.from(bytes.subarray(length))).toEqual([2, 0, 0, 0, 111, 107]);
-    }
-  });
+          id: "x",
+          outputs: [
+            { name: "y", datatype: "BYTES", shape: [1], parameters: { binary_data_size: 6 } },
+          ],
+        });
+        expect(Array.from(bytes.subarray(length))).toEqual([2, 0, 0, 0, 111, 107]);
+      }
+    },
+  );
 
   it("JSON FP16 data becomes half floats and back", async () => {
     const request = new Request("http://x/", {

@@ -23,10 +23,24 @@ import { circuitBreaker } from "../../../src/runtime/origin/circuit-breaker";
  * nulls included).
  */
 const VLLM_STREAM = `${[
-  'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[{"index":0,"text":" the","logprobs":null,"finish_reason":null,"stop_reason":null,"token_ids":[262],"prompt_token_ids":[1,464,1110]}],"usage":null}',
-  'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[{"index":0,"text":" house","logprobs":null,"finish_reason":null,"stop_reason":null,"token_ids":[1402]}],"usage":null}',
-  'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[{"index":0,"text":"","logprobs":null,"finish_reason":"stop","stop_reason":2,"token_ids":[2]}],"usage":null}',
-  'data: {"id":"cmpl-8f1c","object":"text_completion","created":1763870000,"model":"tiny-llm","choices":[],"usage":{"prompt_tokens":3,"total_tokens":6,"completion_tokens":3,"prompt_tokens_details":null}}',
+  "data: " +
+    '{"id":"cmpl-8f1c","object":"text_completion","created":1763870000,' +
+    '"model":"tiny-llm","choices":[{"index":0,"text":" ' +
+    'the","logprobs":null,"finish_reason":null,"stop_reason":null,' +
+    '"token_ids":[262],"prompt_token_ids":[1,464,1110]}],"usage":null}',
+  "data: " +
+    '{"id":"cmpl-8f1c","object":"text_completion","created":1763870000,' +
+    '"model":"tiny-llm","choices":[{"index":0,"text":" ' +
+    'house","logprobs":null,"finish_reason":null,' +
+    '"stop_reason":null,"token_ids":[1402]}],"usage":null}',
+  "data: " +
+    '{"id":"cmpl-8f1c","object":"text_completion","created":1763870000,' +
+    '"model":"tiny-llm","choices":[{"index":0,"text":"","logprobs":null,' +
+    '"finish_reason":"stop","stop_reason":2,"token_ids":[2]}],"usage":null}',
+  "data: " +
+    '{"id":"cmpl-8f1c","object":"text_completion","created":1763870000,' +
+    '"model":"tiny-llm","choices":[],"usage":{"prompt_tokens":3,' +
+    '"total_tokens":6,"completion_tokens":3,"prompt_tokens_details":null}}',
   "data: [DONE]",
 ].join("\n\n")}\n\n`;
 
@@ -66,40 +80,48 @@ describe("vLLM /v1/completions wire format", () => {
     });
   });
 
-  it("sends the penalties under vLLM's names when set, and leaves them out at their neutral values", () => {
-    const body = (penalties: Record<string, number>) =>
-      completionRequest("tiny-llm", {
-        promptIds: [1, 464],
-        maxTokens: 8,
-        stopTokenIds: [],
-        sampling: { temperature: 0, topP: 1, topK: 0, minP: 0, ...penalties },
-      });
-    expect(
-      body({ presencePenalty: 0.5, frequencyPenalty: -1, repetitionPenalty: 1.3 }),
-    ).toMatchObject({ presence_penalty: 0.5, frequency_penalty: -1, repetition_penalty: 1.3 });
-    expect(
-      Object.keys(body({ presencePenalty: 0, frequencyPenalty: 0, repetitionPenalty: 1 })).filter(
-        (key) => key.endsWith("_penalty"),
-      ),
-    ).toEqual([]);
-  });
+  it(
+    "sends the penalties under vLLM's names when " +
+      "set, and leaves them out at their neutral values",
+    () => {
+      const body = (penalties: Record<string, number>) =>
+        completionRequest("tiny-llm", {
+          promptIds: [1, 464],
+          maxTokens: 8,
+          stopTokenIds: [],
+          sampling: { temperature: 0, topP: 1, topK: 0, minP: 0, ...penalties },
+        });
+      expect(
+        body({ presencePenalty: 0.5, frequencyPenalty: -1, repetitionPenalty: 1.3 }),
+      ).toMatchObject({ presence_penalty: 0.5, frequency_penalty: -1, repetition_penalty: 1.3 });
+      expect(
+        Object.keys(body({ presencePenalty: 0, frequencyPenalty: 0, repetitionPenalty: 1 })).filter(
+          (key) => key.endsWith("_penalty"),
+        ),
+      ).toEqual([]);
+    },
+  );
 
-  it("sends logit_bias as vLLM's dict of token-id strings when set, and leaves it out when empty", () => {
-    const body = (logitBias: Array<[number, number]>) =>
-      completionRequest("tiny-llm", {
-        promptIds: [1, 464],
-        maxTokens: 8,
-        stopTokenIds: [],
-        sampling: { temperature: 0, topP: 1, topK: 0, minP: 0, logitBias },
-      });
-    expect(
-      body([
-        [300, 5],
-        [7, -100],
-      ]),
-    ).toMatchObject({ logit_bias: { "300": 5, "7": -100 } });
-    expect(body([])).not.toHaveProperty("logit_bias");
-  });
+  it(
+    "sends logit_bias as vLLM's dict of token-id " +
+      "strings when set, and leaves it out when empty",
+    () => {
+      const body = (logitBias: Array<[number, number]>) =>
+        completionRequest("tiny-llm", {
+          promptIds: [1, 464],
+          maxTokens: 8,
+          stopTokenIds: [],
+          sampling: { temperature: 0, topP: 1, topK: 0, minP: 0, logitBias },
+        });
+      expect(
+        body([
+          [300, 5],
+          [7, -100],
+        ]),
+      ).toMatchObject({ logit_bias: { "300": 5, "7": -100 } });
+      expect(body([])).not.toHaveProperty("logit_bias");
+    },
+  );
 
   it("sends allowed_token_ids under vLLM's name when set, and leaves it out otherwise", () => {
     const base = {
@@ -117,46 +139,53 @@ describe("vLLM /v1/completions wire format", () => {
     expect(completionRequest("tiny-llm", base)).not.toHaveProperty("allowed_token_ids");
   });
 
-  it("sends a structured output as vLLM's structured_outputs (StructuredOutputsParams: json, choice or json_object), compact JSON asked for", () => {
-    const base = {
-      promptIds: [1, 464],
-      maxTokens: 8,
-      stopTokenIds: [],
-      sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 },
-    };
-    const matcher = () => {
-      throw new Error("an origin request never builds a matcher");
-    };
-    const schema = { type: "object", properties: { a: { type: "integer" } }, required: ["a"] };
-    expect(
-      completionRequest("tiny-llm", { ...base, structured: { spec: { json: schema }, matcher } }),
-    ).toMatchObject({ structured_outputs: { json: schema, disable_any_whitespace: true } });
-    expect(
-      completionRequest("tiny-llm", {
-        ...base,
-        structured: { spec: { choice: ["yes", "no"] }, matcher },
-      }),
-    ).toMatchObject({ structured_outputs: { choice: ["yes", "no"] } });
-    expect(
-      completionRequest("tiny-llm", {
-        ...base,
-        structured: { spec: { json_object: true }, matcher },
-      }),
-    ).toMatchObject({ structured_outputs: { json_object: true } });
-    expect(completionRequest("tiny-llm", base)).not.toHaveProperty("structured_outputs");
-  });
+  it(
+    "sends a structured output as vLLM's structured_outputs " +
+      "(StructuredOutputsParams: json, choice or json_object), compact JSON asked for",
+    () => {
+      const base = {
+        promptIds: [1, 464],
+        maxTokens: 8,
+        stopTokenIds: [],
+        sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 },
+      };
+      const matcher = () => {
+        throw new Error("an origin request never builds a matcher");
+      };
+      const schema = { type: "object", properties: { a: { type: "integer" } }, required: ["a"] };
+      expect(
+        completionRequest("tiny-llm", { ...base, structured: { spec: { json: schema }, matcher } }),
+      ).toMatchObject({ structured_outputs: { json: schema, disable_any_whitespace: true } });
+      expect(
+        completionRequest("tiny-llm", {
+          ...base,
+          structured: { spec: { choice: ["yes", "no"] }, matcher },
+        }),
+      ).toMatchObject({ structured_outputs: { choice: ["yes", "no"] } });
+      expect(
+        completionRequest("tiny-llm", {
+          ...base,
+          structured: { spec: { json_object: true }, matcher },
+        }),
+      ).toMatchObject({ structured_outputs: { json_object: true } });
+      expect(completionRequest("tiny-llm", base)).not.toHaveProperty("structured_outputs");
+    },
+  );
 
-  it("passes vLLM's ignore_eos and min_tokens (SamplingParams) through when a client sets them", () => {
-    const body = completionRequest("tiny-llm", {
-      promptIds: [1, 464],
-      maxTokens: 8,
-      stopTokenIds: [6],
-      minTokens: 4,
-      ignoreEos: true,
-      sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 },
-    });
-    expect(body).toMatchObject({ stop_token_ids: [6], ignore_eos: true, min_tokens: 4 });
-  });
+  it(
+    "passes vLLM's ignore_eos and min_tokens " + "(SamplingParams) through when a client sets them",
+    () => {
+      const body = completionRequest("tiny-llm", {
+        promptIds: [1, 464],
+        maxTokens: 8,
+        stopTokenIds: [6],
+        minTokens: 4,
+        ignoreEos: true,
+        sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 },
+      });
+      expect(body).toMatchObject({ stop_token_ids: [6], ignore_eos: true, min_tokens: 4 });
+    },
+  );
 
   it("reads vLLM's chunks, split anywhere, into ids, finish and stop reasons", async () => {
     for (const cut of [1, 7, 64, 4096]) {
@@ -260,24 +289,28 @@ describe("vLLM /v1/completions wire format", () => {
     expect(variants.filter((variant) => !isCompletionChunk(variant)).length).toBeGreaterThan(20);
   });
 
-  it("asks for logprobs with the tokens named by id (return_tokens_as_token_ids), only when wanted", () => {
-    const base = {
-      promptIds: [1, 464],
-      maxTokens: 8,
-      stopTokenIds: [],
-      sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 },
-    };
-    expect(completionRequest("tiny-llm", { ...base, logprobs: 3 })).toMatchObject({
-      logprobs: 3,
-      return_tokens_as_token_ids: true,
-    });
-    expect(completionRequest("tiny-llm", { ...base, logprobs: 0 })).toMatchObject({
-      logprobs: 0,
-      return_tokens_as_token_ids: true,
-    });
-    expect(completionRequest("tiny-llm", base)).not.toHaveProperty("logprobs");
-    expect(completionRequest("tiny-llm", base)).not.toHaveProperty("return_tokens_as_token_ids");
-  });
+  it(
+    "asks for logprobs with the tokens named by id " +
+      "(return_tokens_as_token_ids), only when wanted",
+    () => {
+      const base = {
+        promptIds: [1, 464],
+        maxTokens: 8,
+        stopTokenIds: [],
+        sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 },
+      };
+      expect(completionRequest("tiny-llm", { ...base, logprobs: 3 })).toMatchObject({
+        logprobs: 3,
+        return_tokens_as_token_ids: true,
+      });
+      expect(completionRequest("tiny-llm", { ...base, logprobs: 0 })).toMatchObject({
+        logprobs: 0,
+        return_tokens_as_token_ids: true,
+      });
+      expect(completionRequest("tiny-llm", base)).not.toHaveProperty("logprobs");
+      expect(completionRequest("tiny-llm", base)).not.toHaveProperty("return_tokens_as_token_ids");
+    },
+  );
 
   // A chunk as vLLM streams it with logprobs: 2 and return_tokens_as_token_ids
   // (serving_completion.py _create_completion_logprobs: tokens "token_id:N", each dict the sampled
@@ -309,43 +342,47 @@ describe("vLLM /v1/completions wire format", () => {
     usage: null,
   };
 
-  it("reads vLLM's logprobs into ids: the likeliest first, the sampled one dropped where it is not among them", () => {
-    expect(isCompletionChunk(WITH_LOGPROBS)).toBe(true);
-    const [choice] = CompletionChunk.parse(WITH_LOGPROBS).choices;
-    expect(logprobsOf(choice!.logprobs!, [262, 1402], 2)).toEqual([
-      {
-        logprob: -0.25,
-        top: [
-          [262, -0.25],
-          [7, -2.0],
-        ],
-      },
-      {
-        logprob: -3.5,
-        top: [
-          [9, -0.5],
-          [33, -1.25],
-        ],
-      },
-    ]);
-    expect(logprobsOf(choice!.logprobs!, [262, 1402], 0)).toEqual([
-      { logprob: -0.25, top: [] },
-      { logprob: -3.5, top: [] },
-    ]);
-    // Misaligned or named by text (an origin without return_tokens_as_token_ids): said, not
-    // guessed.
-    expect(logprobsOf(choice!.logprobs!, [262], 2)).toMatch(/2 tokens beside 1 token_ids/);
-    expect(logprobsOf(choice!.logprobs!, [262, 1403], 2)).toMatch(/not token_id:1403/);
-    expect(
-      logprobsOf({ ...choice!.logprobs!, tokens: [" the", " house"] }, [262, 1402], 2),
-    ).toMatch(/return_tokens_as_token_ids/);
-    expect(
-      logprobsOf({ ...choice!.logprobs!, top_logprobs: [{ " the": -0.25 }, {}] }, [262, 1402], 2),
-    ).toMatch(/not a token id/);
-    expect(
-      logprobsOf({ ...choice!.logprobs!, token_logprobs: [null, -3.5] }, [262, 1402], 2),
-    ).toMatch(/with a logprob/);
-  });
+  it(
+    "reads vLLM's logprobs into ids: the likeliest first, " +
+      "the sampled one dropped where it is not among them",
+    () => {
+      expect(isCompletionChunk(WITH_LOGPROBS)).toBe(true);
+      const [choice] = CompletionChunk.parse(WITH_LOGPROBS).choices;
+      expect(logprobsOf(choice!.logprobs!, [262, 1402], 2)).toEqual([
+        {
+          logprob: -0.25,
+          top: [
+            [262, -0.25],
+            [7, -2.0],
+          ],
+        },
+        {
+          logprob: -3.5,
+          top: [
+            [9, -0.5],
+            [33, -1.25],
+          ],
+        },
+      ]);
+      expect(logprobsOf(choice!.logprobs!, [262, 1402], 0)).toEqual([
+        { logprob: -0.25, top: [] },
+        { logprob: -3.5, top: [] },
+      ]);
+      // Misaligned or named by text (an origin without return_tokens_as_token_ids): said, not
+      // guessed.
+      expect(logprobsOf(choice!.logprobs!, [262], 2)).toMatch(/2 tokens beside 1 token_ids/);
+      expect(logprobsOf(choice!.logprobs!, [262, 1403], 2)).toMatch(/not token_id:1403/);
+      expect(
+        logprobsOf({ ...choice!.logprobs!, tokens: [" the", " house"] }, [262, 1402], 2),
+      ).toMatch(/return_tokens_as_token_ids/);
+      expect(
+        logprobsOf({ ...choice!.logprobs!, top_logprobs: [{ " the": -0.25 }, {}] }, [262, 1402], 2),
+      ).toMatch(/not a token id/);
+      expect(
+        logprobsOf({ ...choice!.logprobs!, token_logprobs: [null, -3.5] }, [262, 1402], 2),
+      ).toMatch(/with a logprob/);
+    },
+  );
 
   it("checks logprobs by hand exactly as the zod schema does", () => {
     const logprobs = WITH_LOGPROBS.choices[0]!.logprobs;
@@ -417,75 +454,82 @@ describe("vLLM /v1/completions wire format", () => {
     usage: null,
   };
 
-  it("asks for the prompt's logprobs as vLLM's echo, one token at least, the larger count for both", () => {
-    const base = {
-      promptIds: [1, 464],
-      maxTokens: 0,
-      stopTokenIds: [],
-      sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 },
-    };
-    expect(completionRequest("tiny-llm", { ...base, promptLogprobs: 2 })).toMatchObject({
-      echo: true,
-      logprobs: 2,
-      return_tokens_as_token_ids: true,
-      max_tokens: 1,
-    });
-    expect(
-      completionRequest("tiny-llm", { ...base, maxTokens: 5, promptLogprobs: 1, logprobs: 4 }),
-    ).toMatchObject({ echo: true, logprobs: 4, max_tokens: 5 });
-    expect(completionRequest("tiny-llm", { ...base, maxTokens: 5 })).not.toHaveProperty("echo");
-  });
+  it(
+    "asks for the prompt's logprobs as vLLM's echo, " +
+      "one token at least, the larger count for both",
+    () => {
+      const base = {
+        promptIds: [1, 464],
+        maxTokens: 0,
+        stopTokenIds: [],
+        sampling: { temperature: 0, topP: 1, topK: 0, minP: 0 },
+      };
+      expect(completionRequest("tiny-llm", { ...base, promptLogprobs: 2 })).toMatchObject({
+        echo: true,
+        logprobs: 2,
+        return_tokens_as_token_ids: true,
+        max_tokens: 1,
+      });
+      expect(
+        completionRequest("tiny-llm", { ...base, maxTokens: 5, promptLogprobs: 1, logprobs: 4 }),
+      ).toMatchObject({ echo: true, logprobs: 4, max_tokens: 5 });
+      expect(completionRequest("tiny-llm", { ...base, maxTokens: 5 })).not.toHaveProperty("echo");
+    },
+  );
 
-  it("reads the echoed prompt's logprobs off the first chunk, and the chunk's own after them", () => {
-    expect(isCompletionChunk(ECHOED)).toBe(true);
-    const [choice] = CompletionChunk.parse(ECHOED).choices;
-    const read = echoedLogprobsOf(choice!.logprobs!, [1, 464, 1110], 1);
-    if (typeof read === "string") throw new Error(read);
-    expect(read.prompt).toEqual([
-      null,
-      { logprob: -4.5, top: [[5, -1.0]] },
-      { logprob: -2.25, top: [[8, -0.75]] },
-    ]);
-    expect(read.rest.tokens).toEqual(["token_id:262"]);
-    expect(echoedLogprobsOf(choice!.logprobs!, [1, 464, 1111], 1)).toMatch(/not token_id:1111/);
-    expect(echoedLogprobsOf(choice!.logprobs!, [2, 464, 1110], 1)).toMatch(/first token/);
-    expect(echoedLogprobsOf(choice!.logprobs!, [1, 464, 1110, 262, 9], 1)).toMatch(
-      /4 tokens beside a prompt of 5/,
-    );
+  it(
+    "reads the echoed prompt's logprobs off the " + "first chunk, and the chunk's own after them",
+    () => {
+      expect(isCompletionChunk(ECHOED)).toBe(true);
+      const [choice] = CompletionChunk.parse(ECHOED).choices;
+      const read = echoedLogprobsOf(choice!.logprobs!, [1, 464, 1110], 1);
+      if (typeof read === "string") throw new Error(read);
+      expect(read.prompt).toEqual([
+        null,
+        { logprob: -4.5, top: [[5, -1.0]] },
+        { logprob: -2.25, top: [[8, -0.75]] },
+      ]);
+      expect(read.rest.tokens).toEqual(["token_id:262"]);
+      expect(echoedLogprobsOf(choice!.logprobs!, [1, 464, 1111], 1)).toMatch(/not token_id:1111/);
+      expect(echoedLogprobsOf(choice!.logprobs!, [2, 464, 1110], 1)).toMatch(/first token/);
+      expect(echoedLogprobsOf(choice!.logprobs!, [1, 464, 1110, 262, 9], 1)).toMatch(
+        /4 tokens beside a prompt of 5/,
+      );
 
-    // Through the adapter's step reader: the prompt's logprobs on the first step only, its own
-    // token's beside them.
-    const chunk = JSON.stringify(ECHOED);
-    const prompt = { ids: [1, 464, 1110], count: 1, read: false };
-    const first = stepOf([chunk], new Set([2]), 1, prompt);
-    expect(first.step).toMatchObject({
-      tokenIds: [262],
-      logprobs: [{ logprob: -0.25, top: [[262, -0.25]] }],
-      promptLogprobs: read.prompt,
-    });
-    expect(prompt.read).toBe(true);
-    const next = JSON.stringify({
-      ...WITH_LOGPROBS,
-      choices: [
-        {
-          ...WITH_LOGPROBS.choices[0],
-          token_ids: [262],
-          logprobs: {
-            ...WITH_LOGPROBS.choices[0]!.logprobs,
-            text_offset: [0],
-            token_logprobs: [-0.25],
-            tokens: ["token_id:262"],
-            top_logprobs: [{ "token_id:262": -0.25 }],
+      // Through the adapter's step reader: the prompt's logprobs on the first step only, its own
+      // token's beside them.
+      const chunk = JSON.stringify(ECHOED);
+      const prompt = { ids: [1, 464, 1110], count: 1, read: false };
+      const first = stepOf([chunk], new Set([2]), 1, prompt);
+      expect(first.step).toMatchObject({
+        tokenIds: [262],
+        logprobs: [{ logprob: -0.25, top: [[262, -0.25]] }],
+        promptLogprobs: read.prompt,
+      });
+      expect(prompt.read).toBe(true);
+      const next = JSON.stringify({
+        ...WITH_LOGPROBS,
+        choices: [
+          {
+            ...WITH_LOGPROBS.choices[0],
+            token_ids: [262],
+            logprobs: {
+              ...WITH_LOGPROBS.choices[0]!.logprobs,
+              text_offset: [0],
+              token_logprobs: [-0.25],
+              tokens: ["token_id:262"],
+              top_logprobs: [{ "token_id:262": -0.25 }],
+            },
           },
-        },
-      ],
-    });
-    expect(stepOf([next], new Set([2]), 1, prompt).step).not.toHaveProperty("promptLogprobs");
-    // An origin that does not echo (no prompt entries) is a 502, not a guess.
-    expect(
-      stepOf([next], new Set([2]), 1, { ids: [1, 464, 1110], count: 1, read: false }).failure,
-    ).toMatchObject({ status: 502 });
-  });
+        ],
+      });
+      expect(stepOf([next], new Set([2]), 1, prompt).step).not.toHaveProperty("promptLogprobs");
+      // An origin that does not echo (no prompt entries) is a 502, not a guess.
+      expect(
+        stepOf([next], new Set([2]), 1, { ids: [1, 464, 1110], count: 1, read: false }).failure,
+      ).toMatchObject({ status: 502 });
+    },
+  );
 
   it("recognises vLLM's error events, new and old shapes", () => {
     const newer = ErrorEvent.parse({
@@ -507,27 +551,30 @@ describe("vLLM /v1/completions wire format", () => {
 });
 
 describe("sseData", () => {
-  it("reads LF, CRLF and CR line ends, multi-line data and comments, split at any byte", async () => {
-    const events = ['{"a":1}', "first\nsecond", "é ✓ 👩‍👩‍👧", "[DONE]"];
-    const frame = (data: string, eol: string) =>
-      `: comment${eol}event: message${eol}${data
-        .split("\n")
-        .map((line) => `data: ${line}`)
-        .join(eol)}${eol}${eol}`;
-    for (const eol of ["\n", "\r\n", "\r"]) {
-      const text =
-        `id: 1${eol}${eol}` +
-        events.map((data) => frame(data, eol)).join("") +
-        "data:no-space" +
-        eol +
-        eol;
-      for (const cut of [1, 2, 3, 5, 4096]) {
-        const got: string[] = [];
-        for await (const data of sseData(streamOf(text, cut))) got.push(data);
-        expect(got, `${JSON.stringify(eol)} cut ${cut}`).toEqual([...events, "no-space"]);
+  it(
+    "reads LF, CRLF and CR line ends, multi-line " + "data and comments, split at any byte",
+    async () => {
+      const events = ['{"a":1}', "first\nsecond", "é ✓ 👩‍👩‍👧", "[DONE]"];
+      const frame = (data: string, eol: string) =>
+        `: comment${eol}event: message${eol}${data
+          .split("\n")
+          .map((line) => `data: ${line}`)
+          .join(eol)}${eol}${eol}`;
+      for (const eol of ["\n", "\r\n", "\r"]) {
+        const text =
+          `id: 1${eol}${eol}` +
+          events.map((data) => frame(data, eol)).join("") +
+          "data:no-space" +
+          eol +
+          eol;
+        for (const cut of [1, 2, 3, 5, 4096]) {
+          const got: string[] = [];
+          for await (const data of sseData(streamOf(text, cut))) got.push(data);
+          expect(got, `${JSON.stringify(eol)} cut ${cut}`).toEqual([...events, "no-space"]);
+        }
       }
-    }
-  });
+    },
+  );
 
   it("yields an event the stream ends without a blank line after", async () => {
     const got: string[] = [];
@@ -537,28 +584,32 @@ describe("sseData", () => {
 });
 
 describe("circuit breaker", () => {
-  it("opens after the threshold, fails fast with Retry-After, lets one probe through after the cooldown", () => {
-    let now = 0;
-    const breaker = circuitBreaker({ threshold: 3, cooldownMs: 5000, now: () => now });
-    for (let i = 0; i < 3; i += 1) {
-      breaker.check();
+  it(
+    "opens after the threshold, fails fast with " +
+      "Retry-After, lets one probe through after the cooldown",
+    () => {
+      let now = 0;
+      const breaker = circuitBreaker({ threshold: 3, cooldownMs: 5000, now: () => now });
+      for (let i = 0; i < 3; i += 1) {
+        breaker.check();
+        breaker.failure();
+      }
+      expect(breaker.state()).toBe("open");
+      expect(() => breaker.check()).toThrow(
+        expect.objectContaining({ status: 503, headers: { "retry-after": "5" } }),
+      );
+      now = 5000;
+      breaker.check(); // the probe
+      expect(breaker.state()).toBe("half-open");
+      // only one probe at a time
+      expect(() => breaker.check()).toThrow(expect.objectContaining({ status: 503 }));
       breaker.failure();
-    }
-    expect(breaker.state()).toBe("open");
-    expect(() => breaker.check()).toThrow(
-      expect.objectContaining({ status: 503, headers: { "retry-after": "5" } }),
-    );
-    now = 5000;
-    breaker.check(); // the probe
-    expect(breaker.state()).toBe("half-open");
-    // only one probe at a time
-    expect(() => breaker.check()).toThrow(expect.objectContaining({ status: 503 }));
-    breaker.failure();
-    expect(breaker.state()).toBe("open");
-    now = 10_000;
-    breaker.check();
-    breaker.success();
-    expect(breaker.state()).toBe("closed");
-    breaker.check();
-  });
+      expect(breaker.state()).toBe("open");
+      now = 10_000;
+      breaker.check();
+      breaker.success();
+      expect(breaker.state()).toBe("closed");
+      breaker.check();
+    },
+  );
 });

@@ -99,7 +99,8 @@ describe.skipIf(!present)(
       }
     });
 
-    it("every step's predicted clean latent and the final image match (image within 2e-4: the fixture is rounded to 1e-4)", {
+    it("every step's predicted clean latent and the final image " +
+      "match (image within 2e-4: the fixture is rounded to 1e-4)", {
       timeout: 120_000,
     }, async () => {
       const { defaults, ...spec } = manifest!.diffusion;
@@ -150,7 +151,8 @@ describe.skipIf(!present)(
           ...fixture.image.map((value, i) => Math.abs(value - (image?.[i] ?? NaN))),
         );
         console.log(
-          `${fixture.prompt} (${fixture.scheduler}, ${fixture.steps} steps): max |Δ| image ${worst.toExponential(2)}`,
+          `${fixture.prompt} (${fixture.scheduler}, ${fixture.steps} ` +
+            `steps): max |Δ| image ${worst.toExponential(2)}`,
         );
         expect(worst, fixture.prompt).toBeLessThan(2e-4);
       }

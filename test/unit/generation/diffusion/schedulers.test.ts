@@ -39,15 +39,19 @@ describe("noise schedule", () => {
     cumprod.forEach((value, t) => expect(value).toBeCloseTo(0.9 ** (t + 1), 12));
   });
 
-  it("scaled_linear: β_0 = 0.00085, β_999 = 0.012, ᾱ_0 = 0.99915, and Stable Diffusion's σ_max = 14.6146", () => {
-    const b = betas(sd);
-    expect(b[0]).toBeCloseTo(0.00085, 12);
-    expect(b[999]).toBeCloseTo(0.012, 12);
-    const cumprod = alphasCumprod(sd);
-    expect(cumprod[0]).toBeCloseTo(0.99915, 12);
-    const sigmaMax = Math.sqrt((1 - cumprod[999]!) / cumprod[999]!);
-    expect(sigmaMax).toBeCloseTo(14.6146, 3);
-  });
+  it(
+    "scaled_linear: β_0 = 0.00085, β_999 = 0.012, ᾱ_0 " +
+      "= 0.99915, and Stable Diffusion's σ_max = 14.6146",
+    () => {
+      const b = betas(sd);
+      expect(b[0]).toBeCloseTo(0.00085, 12);
+      expect(b[999]).toBeCloseTo(0.012, 12);
+      const cumprod = alphasCumprod(sd);
+      expect(cumprod[0]).toBeCloseTo(0.99915, 12);
+      const sigmaMax = Math.sqrt((1 - cumprod[999]!) / cumprod[999]!);
+      expect(sigmaMax).toBeCloseTo(14.6146, 3);
+    },
+  );
 
   it("squaredcos_cap_v2 caps β at 0.999", () => {
     const b = betas({ ...sd, betaSchedule: "squaredcos_cap_v2" });
@@ -76,17 +80,21 @@ describe("noise schedule", () => {
 });
 
 describe("DDIM (eta 0)", () => {
-  it("one step on known inputs: x̂_0 = (x − sqrt(1−ᾱ_t) ε)/sqrt(ᾱ_t), x_prev = sqrt(ᾱ_prev) x̂_0 + sqrt(1−ᾱ_prev) ε", () => {
-    // 5 steps over 10 timesteps ("leading"): t = 8, 6, 4, 2, 0; the first step goes 8 → 6.
-    const ddim = createScheduler("ddim", constant, 5);
-    expect(ddim.timesteps).toEqual([8, 6, 4, 2, 0]);
-    expect(ddim.initNoiseSigma).toBe(1);
-    const [a8, a6] = [0.9 ** 9, 0.9 ** 7];
-    const { predOriginal, prevSample } = ddim.step(Float32Array.of(0.5), 0, Float32Array.of(1));
-    const x0 = (1 - Math.sqrt(1 - a8) * 0.5) / Math.sqrt(a8);
-    expect(predOriginal[0]).toBeCloseTo(x0, 6);
-    expect(prevSample[0]).toBeCloseTo(Math.sqrt(a6) * x0 + Math.sqrt(1 - a6) * 0.5, 6);
-  });
+  it(
+    "one step on known inputs: x̂_0 = (x − sqrt(1−ᾱ_t) " +
+      "ε)/sqrt(ᾱ_t), x_prev = sqrt(ᾱ_prev) x̂_0 + sqrt(1−ᾱ_prev) ε",
+    () => {
+      // 5 steps over 10 timesteps ("leading"): t = 8, 6, 4, 2, 0; the first step goes 8 → 6.
+      const ddim = createScheduler("ddim", constant, 5);
+      expect(ddim.timesteps).toEqual([8, 6, 4, 2, 0]);
+      expect(ddim.initNoiseSigma).toBe(1);
+      const [a8, a6] = [0.9 ** 9, 0.9 ** 7];
+      const { predOriginal, prevSample } = ddim.step(Float32Array.of(0.5), 0, Float32Array.of(1));
+      const x0 = (1 - Math.sqrt(1 - a8) * 0.5) / Math.sqrt(a8);
+      expect(predOriginal[0]).toBeCloseTo(x0, 6);
+      expect(prevSample[0]).toBeCloseTo(Math.sqrt(a6) * x0 + Math.sqrt(1 - a6) * 0.5, 6);
+    },
+  );
 
   it("the last step lands on x̂_0 (set_alpha_to_one)", () => {
     const ddim = createScheduler("ddim", constant, 5);
@@ -129,12 +137,15 @@ describe("Euler discrete", () => {
     ); // leading: t = 6, 3, 0
   });
 
-  it("Stable Diffusion's schedule, 20 leading steps: σ_0 = σ(951), init sigma = sqrt(σ_0² + 1)", () => {
-    const euler = createScheduler("euler", sd, 20);
-    const cumprod = alphasCumprod(sd);
-    const sigma0 = Math.sqrt((1 - cumprod[951]!) / cumprod[951]!);
-    expect(euler.initNoiseSigma).toBeCloseTo(Math.sqrt(sigma0 ** 2 + 1), 9);
-  });
+  it(
+    "Stable Diffusion's schedule, 20 leading steps: " + "σ_0 = σ(951), init sigma = sqrt(σ_0² + 1)",
+    () => {
+      const euler = createScheduler("euler", sd, 20);
+      const cumprod = alphasCumprod(sd);
+      const sigma0 = Math.sqrt((1 - cumprod[951]!) / cumprod[951]!);
+      expect(euler.initNoiseSigma).toBeCloseTo(Math.sqrt(sigma0 ** 2 + 1), 9);
+    },
+  );
 
   it("one step: input scaled by 1/sqrt(σ²+1), x̂_0 = x − σ ε, x_next = x + ε (σ_next − σ)", () => {
     const linspace: ScheduleConfig = { ...constant, timestepSpacing: "linspace" };

@@ -100,11 +100,15 @@ describe("structured_outputs.regex as a byte DFA", () => {
     });
   }
 
-  it("the empty match: a pattern that matches nothing but the empty output accepts at its start", () => {
-    const dfa = ByteDfa.compile("(a{0})");
-    expect(dfa.accepting[0]).toBe(1);
-    expect(dfa.matches(utf8.encode("a"))).toBe(false);
-  });
+  it(
+    "the empty match: a pattern that matches nothing " +
+      "but the empty output accepts at its start",
+    () => {
+      const dfa = ByteDfa.compile("(a{0})");
+      expect(dfa.accepting[0]).toBe(1);
+      expect(dfa.matches(utf8.encode("a"))).toBe(false);
+    },
+  );
 
   it("refuses by name what it cannot enforce", () => {
     for (const [pattern, why] of [

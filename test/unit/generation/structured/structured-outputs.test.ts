@@ -73,44 +73,51 @@ function randomValue(rng: Prng, depth = 0): unknown {
 }
 
 describe("the JSON automaton", () => {
-  it("takes every compact JSON value, every prefix of it stays alive, and it may end exactly at the end", () => {
-    const rng = createPrng(7);
-    for (let n = 0; n < 400; n += 1) {
-      const bytes = utf8.encode(JSON.stringify(randomValue(rng)));
-      let states = start(ANY_VALUE);
-      for (const [i, byte] of bytes.entries()) {
-        states = states.flatMap((stack) => step(stack, byte));
-        expect(states.length, `${show(bytes)} at ${i}`).toBeGreaterThan(0);
+  it(
+    "takes every compact JSON value, every prefix of " +
+      "it stays alive, and it may end exactly at the end",
+    () => {
+      const rng = createPrng(7);
+      for (let n = 0; n < 400; n += 1) {
+        const bytes = utf8.encode(JSON.stringify(randomValue(rng)));
+        let states = start(ANY_VALUE);
+        for (const [i, byte] of bytes.entries()) {
+          states = states.flatMap((stack) => step(stack, byte));
+          expect(states.length, `${show(bytes)} at ${i}`).toBeGreaterThan(0);
+        }
+        expect(states.some(canEnd)).toBe(true);
       }
-      expect(states.some(canEnd)).toBe(true);
-    }
-  });
+    },
+  );
 
-  it("agrees with JSON.parse on 20,000 mutated documents (bytes changed, dropped, inserted)", () => {
-    const rng = createPrng(11);
-    const alphabet = utf8.encode('{}[]",:\\0123456789-+.eEtrufalsn\u00e9\u00ffxu');
-    const extra = [0x01, 0x7f, 0x80, 0xbf, 0xc0, 0xc3, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0xff];
-    let agreedValid = 0;
-    for (let n = 0; n < 20000; n += 1) {
-      const bytes = [...utf8.encode(JSON.stringify(randomValue(rng)))];
-      for (let edits = 1 + Math.floor(rng.next() * 2); edits > 0; edits -= 1) {
-        const at = Math.floor(rng.next() * (bytes.length + 1));
-        const byte =
-          rng.next() < 0.8
-            ? alphabet[Math.floor(rng.next() * alphabet.length)]!
-            : extra[Math.floor(rng.next() * extra.length)]!;
-        const kind = Math.floor(rng.next() * 3);
-        if (kind === 0) bytes.splice(at, 1, byte);
-        else if (kind === 1) bytes.splice(at, 1);
-        else bytes.splice(at, 0, byte);
+  it(
+    "agrees with JSON.parse on 20,000 mutated " + "documents (bytes changed, dropped, inserted)",
+    () => {
+      const rng = createPrng(11);
+      const alphabet = utf8.encode('{}[]",:\\0123456789-+.eEtrufalsn\u00e9\u00ffxu');
+      const extra = [0x01, 0x7f, 0x80, 0xbf, 0xc0, 0xc3, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0xff];
+      let agreedValid = 0;
+      for (let n = 0; n < 20000; n += 1) {
+        const bytes = [...utf8.encode(JSON.stringify(randomValue(rng)))];
+        for (let edits = 1 + Math.floor(rng.next() * 2); edits > 0; edits -= 1) {
+          const at = Math.floor(rng.next() * (bytes.length + 1));
+          const byte =
+            rng.next() < 0.8
+              ? alphabet[Math.floor(rng.next() * alphabet.length)]!
+              : extra[Math.floor(rng.next() * extra.length)]!;
+          const kind = Math.floor(rng.next() * 3);
+          if (kind === 0) bytes.splice(at, 1, byte);
+          else if (kind === 1) bytes.splice(at, 1);
+          else bytes.splice(at, 0, byte);
+        }
+        const mutated = Uint8Array.from(bytes);
+        expect(accepts(ANY_VALUE, mutated), show(mutated)).toBe(isJson(mutated));
+        if (isJson(mutated)) agreedValid += 1;
       }
-      const mutated = Uint8Array.from(bytes);
-      expect(accepts(ANY_VALUE, mutated), show(mutated)).toBe(isJson(mutated));
-      if (isJson(mutated)) agreedValid += 1;
-    }
-    // the corpus holds valid documents too, not only broken ones
-    expect(agreedValid).toBeGreaterThan(1000);
-  });
+      // the corpus holds valid documents too, not only broken ones
+      expect(agreedValid).toBeGreaterThan(1000);
+    },
+  );
 
   it("writes compact JSON only: no whitespace between tokens, none after the value", () => {
     expect(accepts(ANY_VALUE, utf8.encode('{"a":[1,2]}'))).toBe(true);
@@ -330,50 +337,55 @@ describe("JSON Schema → automaton", () => {
     });
   }
 
-  it("a pattern is matched against the string's content, escapes decoded: taken and refused as Ajv decides", () => {
-    const schema =
-      SCHEMAS["string patterns (anchored, searched, escapes in the content, non-ASCII)"];
-    const shape = compileSchema(schema);
-    const validate = ajv.compile(schema);
-    const good = {
-      sku: "ABC-123",
-      slug: "a-b2",
-      note: "is ok",
-      email: "a@b.io",
-      quoted: '"hi"',
-      euro: "12,50 €",
-    };
-    const texts = [
-      good,
-      { ...good, quoted: '"hi"\n' },
-      { ...good, note: "all fine here" },
-      { ...good, sku: "ABC-1234" },
-      { ...good, sku: "abc-123" },
-      { ...good, slug: "a--b" },
-      { ...good, note: "nothing" },
-      { ...good, email: "a b@c.io" },
-      { ...good, quoted: '"h"i"' },
-      { ...good, euro: "12,5 €" },
-      { ...good, euro: "12 $" },
-    ].map((value) => JSON.stringify(value));
-    const verdicts = texts.map((text) => [
-      accepts(shape, utf8.encode(text)),
-      validate(JSON.parse(text)),
-    ]);
-    expect(verdicts.map(([ours]) => ours)).toEqual(verdicts.map(([, ajvs]) => ajvs));
-    expect(verdicts.filter(([ours]) => ours).length).toBe(3);
-    // A \u escape is not taken where a pattern (or a length bound) reads the string, even for a
-    // valid content.
-    expect(accepts(shape, utf8.encode(JSON.stringify(good).replace("ABC", "\\u0041BC")))).toBe(
-      false,
-    );
-  });
+  it(
+    "a pattern is matched against the string's content, " +
+      "escapes decoded: taken and refused as Ajv decides",
+    () => {
+      const schema =
+        SCHEMAS["string patterns (anchored, searched, escapes in the content, non-ASCII)"];
+      const shape = compileSchema(schema);
+      const validate = ajv.compile(schema);
+      const good = {
+        sku: "ABC-123",
+        slug: "a-b2",
+        note: "is ok",
+        email: "a@b.io",
+        quoted: '"hi"',
+        euro: "12,50 €",
+      };
+      const texts = [
+        good,
+        { ...good, quoted: '"hi"\n' },
+        { ...good, note: "all fine here" },
+        { ...good, sku: "ABC-1234" },
+        { ...good, sku: "abc-123" },
+        { ...good, slug: "a--b" },
+        { ...good, note: "nothing" },
+        { ...good, email: "a b@c.io" },
+        { ...good, quoted: '"h"i"' },
+        { ...good, euro: "12,5 €" },
+        { ...good, euro: "12 $" },
+      ].map((value) => JSON.stringify(value));
+      const verdicts = texts.map((text) => [
+        accepts(shape, utf8.encode(text)),
+        validate(JSON.parse(text)),
+      ]);
+      expect(verdicts.map(([ours]) => ours)).toEqual(verdicts.map(([, ajvs]) => ajvs));
+      expect(verdicts.filter(([ours]) => ours).length).toBe(3);
+      // A \u escape is not taken where a pattern (or a length bound) reads the string, even for a
+      // valid content.
+      expect(accepts(shape, utf8.encode(JSON.stringify(good).replace("ABC", "\\u0041BC")))).toBe(
+        false,
+      );
+    },
+  );
 
   it("takes valid instances written in declared order, and refuses invalid ones", () => {
     const shape = compileSchema(SCHEMAS["pydantic model with $defs, enums and Optional"]);
     const ok = [
       '{"name":"Ann","age":31,"color":"red"}',
-      '{"name":"","age":-2,"color":"blue","address":{"street":"Main","zip":12345},"tags":["a","b"]}',
+      '{"name":"","age":-2,"color":"blue",' +
+        '"address":{"street":"Main","zip":12345},"tags":["a","b"]}',
       '{"name":"x","age":0,"color":"green","address":null}',
     ];
     const bad = [
@@ -409,66 +421,77 @@ describe("JSON Schema → automaton", () => {
     ]);
   });
 
-  it("keeps a number's range exactly: every whole number from -300 to 300, and 3,000 random decimals, against Ajv", () => {
-    const schemas = [
-      { type: "integer", minimum: -17, maximum: 123 },
-      { type: "integer", exclusiveMinimum: -17, exclusiveMaximum: 123 },
-      { type: "number", minimum: -2.5, maximum: 7.25 },
-      { type: "number", exclusiveMinimum: 0, maximum: 1 },
-      { type: "integer", minimum: 5 },
-      { type: "number", maximum: -0.5 },
-    ];
-    const rng = createPrng(21);
-    for (const schema of schemas) {
-      const shape = compileSchema(schema);
-      const validate = ajv.compile(schema);
-      for (let n = -300; n <= 300; n += 1)
-        expect(accepts(shape, utf8.encode(String(n))), `${n} in ${JSON.stringify(schema)}`).toBe(
-          validate(n),
-        );
-      for (let n = 0; n < 500; n += 1) {
-        const text = `${rng.next() < 0.5 ? "-" : ""}${Math.floor(rng.next() * 10)}.${Math.floor(rng.next() * 1000)}`;
-        // Sound: whatever is taken validates (a fraction is written only where none can leave the
-        // range).
-        if (accepts(shape, utf8.encode(text)))
-          expect(validate(JSON.parse(text)), `${text} in ${JSON.stringify(schema)}`).toBe(true);
+  it(
+    "keeps a number's range exactly: every whole number from " +
+      "-300 to 300, and 3,000 random decimals, against Ajv",
+    () => {
+      const schemas = [
+        { type: "integer", minimum: -17, maximum: 123 },
+        { type: "integer", exclusiveMinimum: -17, exclusiveMaximum: 123 },
+        { type: "number", minimum: -2.5, maximum: 7.25 },
+        { type: "number", exclusiveMinimum: 0, maximum: 1 },
+        { type: "integer", minimum: 5 },
+        { type: "number", maximum: -0.5 },
+      ];
+      const rng = createPrng(21);
+      for (const schema of schemas) {
+        const shape = compileSchema(schema);
+        const validate = ajv.compile(schema);
+        for (let n = -300; n <= 300; n += 1)
+          expect(accepts(shape, utf8.encode(String(n))), `${n} in ${JSON.stringify(schema)}`).toBe(
+            validate(n),
+          );
+        for (let n = 0; n < 500; n += 1) {
+          const text =
+            `${rng.next() < 0.5 ? "-" : ""}${Math.floor(rng.next() * 10)}` +
+            `.${Math.floor(rng.next() * 1000)}`;
+          // Sound: whatever is taken validates (a fraction is written only where none can leave the
+          // range).
+          if (accepts(shape, utf8.encode(text)))
+            expect(validate(JSON.parse(text)), `${text} in ${JSON.stringify(schema)}`).toBe(true);
+        }
       }
-    }
-    // A fraction is taken where every one stays in the range, and no exponent within a range.
-    const unit = compileSchema({ type: "number", minimum: 0, maximum: 1 });
-    expect(
-      ["0.5", "0.999", "1", "1.0", "-0.0", "1e0"].map((text) => accepts(unit, utf8.encode(text))),
-    ).toEqual([true, true, true, false, false, false]);
-    // zod's int() bounds (±MAX_SAFE_INTEGER), exactly at the edge.
-    const safe = compileSchema({
-      type: "integer",
-      minimum: -9007199254740991,
-      maximum: 9007199254740991,
-    });
-    expect(
-      [
-        "9007199254740991",
-        "9007199254740992",
-        "-9007199254740991",
-        "-9007199254740992",
-        "90071992547409910",
-      ].map((text) => accepts(safe, utf8.encode(text))),
-    ).toEqual([true, false, true, false, false]);
-  });
+      // A fraction is taken where every one stays in the range, and no exponent within a range.
+      const unit = compileSchema({ type: "number", minimum: 0, maximum: 1 });
+      expect(
+        ["0.5", "0.999", "1", "1.0", "-0.0", "1e0"].map((text) => accepts(unit, utf8.encode(text))),
+      ).toEqual([true, true, true, false, false, false]);
+      // zod's int() bounds (±MAX_SAFE_INTEGER), exactly at the edge.
+      const safe = compileSchema({
+        type: "integer",
+        minimum: -9007199254740991,
+        maximum: 9007199254740991,
+      });
+      expect(
+        [
+          "9007199254740991",
+          "9007199254740992",
+          "-9007199254740991",
+          "-9007199254740992",
+          "90071992547409910",
+        ].map((text) => accepts(safe, utf8.encode(text))),
+      ).toEqual([true, false, true, false, false]);
+    },
+  );
 
-  it("refuses a union whose options start alike past the matcher's 64 open ways, when compiled", () => {
-    const consts = { anyOf: Array.from({ length: 500 }, (_, i) => ({ const: `v${i}` })) };
-    expect(() => compileSchema(consts)).toThrow(
-      expect.objectContaining({
-        path: "/anyOf",
-        message: expect.stringContaining("500 alternatives"),
-      }),
-    );
-    // The same values in one enum are one literal, one way open; options that start unlike pass.
-    expect(() => compileSchema({ enum: consts.anyOf.map((option) => option.const) })).not.toThrow();
-    const unlike = { anyOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }] };
-    expect(() => compileSchema(unlike)).not.toThrow();
-  });
+  it(
+    "refuses a union whose options start alike " + "past the matcher's 64 open ways, when compiled",
+    () => {
+      const consts = { anyOf: Array.from({ length: 500 }, (_, i) => ({ const: `v${i}` })) };
+      expect(() => compileSchema(consts)).toThrow(
+        expect.objectContaining({
+          path: "/anyOf",
+          message: expect.stringContaining("500 alternatives"),
+        }),
+      );
+      // The same values in one enum are one literal, one way open; options that start unlike pass.
+      expect(() =>
+        compileSchema({ enum: consts.anyOf.map((option) => option.const) }),
+      ).not.toThrow();
+      const unlike = { anyOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }] };
+      expect(() => compileSchema(unlike)).not.toThrow();
+    },
+  );
 
   it("refuses what it cannot enforce, naming the place in the schema", () => {
     const refused = (schema: unknown) => {
@@ -532,110 +555,131 @@ describe("token masks over the tiny LLM's vocabulary", () => {
   const trie = new VocabularyTrie(size, pieces);
   const EOS = [...Array(size).keys()].find((id) => pieces(id).length === 0)!;
 
-  it("the trie's (cached) mask equals trying every id's bytes one by one, long bounded strings included", () => {
-    const long = {
-      type: "object",
-      properties: {
-        s: { type: "string", minLength: 20, maxLength: 40 },
-        t: { type: "string", maxLength: 3 },
-      },
-      required: ["s", "t"],
-    };
-    // A pattern that owes 20 characters at its end under a bound: the length left decides which
-    // tokens fit long before the bound is near.
-    const owing = {
-      type: "object",
-      properties: { p: { type: "string", pattern: "^[a-z ]*x{20}$", maxLength: 60 } },
-      required: ["p"],
-    };
-    for (const schema of [SCHEMAS["pydantic model with $defs, enums and Optional"], long, owing]) {
-      const shape = shapeOf({ json: schema });
-      const rng = createPrng(3);
-      for (let walk = 0; walk < 3; walk += 1) {
-        const matcher = new TokenMatcher(shape, trie, pieces);
-        let states = start(shape);
-        for (let n = 0; n < 80 && !matcher.complete; n += 1) {
-          const mask = matcher.allowed([EOS]);
-          const brute = Array.from({ length: size }, (_, id) =>
-            pieces(id).length > 0 && VocabularyTrie.advance(states, pieces(id)).length > 0 ? 1 : 0,
-          );
-          expect([...mask].map((bit, id) => (id === EOS ? 0 : bit))).toEqual(brute);
-          const allowed = [...mask.keys()].filter((id) => mask[id] === 1 && id !== EOS);
-          const id = allowed[Math.floor(rng.next() * allowed.length)]!;
-          expect(matcher.accept(id)).toBe(true);
-          states = VocabularyTrie.advance(states, pieces(id));
+  it(
+    "the trie's (cached) mask equals trying every id's " +
+      "bytes one by one, long bounded strings included",
+    () => {
+      const long = {
+        type: "object",
+        properties: {
+          s: { type: "string", minLength: 20, maxLength: 40 },
+          t: { type: "string", maxLength: 3 },
+        },
+        required: ["s", "t"],
+      };
+      // A pattern that owes 20 characters at its end under a bound: the length left decides which
+      // tokens fit long before the bound is near.
+      const owing = {
+        type: "object",
+        properties: { p: { type: "string", pattern: "^[a-z ]*x{20}$", maxLength: 60 } },
+        required: ["p"],
+      };
+      for (const schema of [
+        SCHEMAS["pydantic model with $defs, enums and Optional"],
+        long,
+        owing,
+      ]) {
+        const shape = shapeOf({ json: schema });
+        const rng = createPrng(3);
+        for (let walk = 0; walk < 3; walk += 1) {
+          const matcher = new TokenMatcher(shape, trie, pieces);
+          let states = start(shape);
+          for (let n = 0; n < 80 && !matcher.complete; n += 1) {
+            const mask = matcher.allowed([EOS]);
+            const brute = Array.from({ length: size }, (_, id) =>
+              pieces(id).length > 0 && VocabularyTrie.advance(states, pieces(id)).length > 0
+                ? 1
+                : 0,
+            );
+            expect([...mask].map((bit, id) => (id === EOS ? 0 : bit))).toEqual(brute);
+            const allowed = [...mask.keys()].filter((id) => mask[id] === 1 && id !== EOS);
+            const id = allowed[Math.floor(rng.next() * allowed.length)]!;
+            expect(matcher.accept(id)).toBe(true);
+            states = VocabularyTrie.advance(states, pieces(id));
+          }
         }
       }
-    }
-  });
+    },
+  );
 
-  it("masks are cached by state: a state met again gets the same mask, and a cache of one mask still answers right", () => {
-    const small = new VocabularyTrie(size, pieces, size); // room for one mask
-    const shape = shapeOf({ json: SCHEMAS["pydantic model with $defs, enums and Optional"] });
-    const [cached, uncached] = [
-      new TokenMatcher(shape, trie, pieces),
-      new TokenMatcher(shape, small, pieces),
-    ];
-    const quote = [...Array(size).keys()].find(
-      (id) => pieces(id).length === 1 && pieces(id)[0] === 0x22,
-    )!;
-    const open = [...Array(size).keys()].find(
-      (id) => pieces(id).length === 1 && pieces(id)[0] === 0x7b,
-    )!;
-    for (const matcher of [cached, uncached]) expect(matcher.accept(open)).toBe(true);
-    expect(cached.allowed([EOS])).toBe(cached.allowed([EOS])); // the same array: a lookup
-    expect([...uncached.allowed([EOS])]).toEqual([...cached.allowed([EOS])]);
-    for (const matcher of [cached, uncached]) expect(matcher.accept(quote)).toBe(true);
-    expect([...uncached.allowed([EOS])]).toEqual([...cached.allowed([EOS])]);
-  });
-
-  it("random generations under json_object and a schema parse and validate once a stop id ends them", () => {
-    for (const spec of [
-      { json_object: true as const },
-      { json: SCHEMAS["arrays with bounds, numbers, booleans, const"] },
-    ]) {
-      const validate = ajv.compile("json" in spec ? (spec.json as object) : { type: "object" });
-      const rng = createPrng(5);
-      let ended = 0;
-      for (let n = 0; n < 40; n += 1) {
-        const matcher = new TokenMatcher(shapeOf(spec), trie, pieces);
-        const bytes: number[] = [];
-        for (let steps = 0; steps < 400; steps += 1) {
-          const mask = matcher.allowed([EOS]);
-          if (mask[EOS] === 1 && (steps > 30 || rng.next() < 0.5)) break;
-          const allowed = [...mask.keys()].filter((id) => mask[id] === 1 && id !== EOS);
-          if (allowed.length === 0 && mask[EOS] === 1) break;
-          expect(allowed.length).toBeGreaterThan(0);
-          // Prefer short tokens late, so values close (a walk over whole tokens rarely does).
-          const closing =
-            steps > 30 ? allowed.filter((id) => [0x22, 0x7d, 0x5d].includes(pieces(id)[0]!)) : [];
-          const pool = closing.length > 0 ? closing : allowed;
-          const id = pool[Math.floor(rng.next() * pool.length)]!;
-          expect(matcher.accept(id)).toBe(true);
-          bytes.push(...pieces(id));
-        }
-        if (!matcher.complete) continue;
-        ended += 1;
-        const value: unknown = JSON.parse(strictUtf8.decode(Uint8Array.from(bytes)));
-        expect(validate(value), JSON.stringify(value)).toBe(true);
-      }
-      expect(ended).toBeGreaterThan(30);
-    }
-  });
-
-  it("a stop id is allowed only once the output is complete, and alone after a closed value", () => {
-    const matcher = new TokenMatcher(JSON_OBJECT, trie, pieces);
-    expect(matcher.allowed([EOS])[EOS]).toBe(0);
-    for (const byte of utf8.encode("{}")) {
-      const id = [...Array(size).keys()].find(
-        (candidate) => pieces(candidate).length === 1 && pieces(candidate)[0] === byte,
+  it(
+    "masks are cached by state: a state met again gets the " +
+      "same mask, and a cache of one mask still answers right",
+    () => {
+      const small = new VocabularyTrie(size, pieces, size); // room for one mask
+      const shape = shapeOf({ json: SCHEMAS["pydantic model with $defs, enums and Optional"] });
+      const [cached, uncached] = [
+        new TokenMatcher(shape, trie, pieces),
+        new TokenMatcher(shape, small, pieces),
+      ];
+      const quote = [...Array(size).keys()].find(
+        (id) => pieces(id).length === 1 && pieces(id)[0] === 0x22,
       )!;
-      expect(matcher.accept(id)).toBe(true);
-    }
-    const mask = matcher.allowed([EOS]);
-    expect([...mask.keys()].filter((id) => mask[id] === 1)).toEqual([EOS]);
-    expect(matcher.accept([...Array(size).keys()].find((id) => pieces(id).length > 0)!)).toBe(
-      false,
-    );
-  });
+      const open = [...Array(size).keys()].find(
+        (id) => pieces(id).length === 1 && pieces(id)[0] === 0x7b,
+      )!;
+      for (const matcher of [cached, uncached]) expect(matcher.accept(open)).toBe(true);
+      expect(cached.allowed([EOS])).toBe(cached.allowed([EOS])); // the same array: a lookup
+      expect([...uncached.allowed([EOS])]).toEqual([...cached.allowed([EOS])]);
+      for (const matcher of [cached, uncached]) expect(matcher.accept(quote)).toBe(true);
+      expect([...uncached.allowed([EOS])]).toEqual([...cached.allowed([EOS])]);
+    },
+  );
+
+  it(
+    "random generations under json_object and a schema " +
+      "parse and validate once a stop id ends them",
+    () => {
+      for (const spec of [
+        { json_object: true as const },
+        { json: SCHEMAS["arrays with bounds, numbers, booleans, const"] },
+      ]) {
+        const validate = ajv.compile("json" in spec ? (spec.json as object) : { type: "object" });
+        const rng = createPrng(5);
+        let ended = 0;
+        for (let n = 0; n < 40; n += 1) {
+          const matcher = new TokenMatcher(shapeOf(spec), trie, pieces);
+          const bytes: number[] = [];
+          for (let steps = 0; steps < 400; steps += 1) {
+            const mask = matcher.allowed([EOS]);
+            if (mask[EOS] === 1 && (steps > 30 || rng.next() < 0.5)) break;
+            const allowed = [...mask.keys()].filter((id) => mask[id] === 1 && id !== EOS);
+            if (allowed.length === 0 && mask[EOS] === 1) break;
+            expect(allowed.length).toBeGreaterThan(0);
+            // Prefer short tokens late, so values close (a walk over whole tokens rarely does).
+            const closing =
+              steps > 30 ? allowed.filter((id) => [0x22, 0x7d, 0x5d].includes(pieces(id)[0]!)) : [];
+            const pool = closing.length > 0 ? closing : allowed;
+            const id = pool[Math.floor(rng.next() * pool.length)]!;
+            expect(matcher.accept(id)).toBe(true);
+            bytes.push(...pieces(id));
+          }
+          if (!matcher.complete) continue;
+          ended += 1;
+          const value: unknown = JSON.parse(strictUtf8.decode(Uint8Array.from(bytes)));
+          expect(validate(value), JSON.stringify(value)).toBe(true);
+        }
+        expect(ended).toBeGreaterThan(30);
+      }
+    },
+  );
+
+  it(
+    "a stop id is allowed only once the output " + "is complete, and alone after a closed value",
+    () => {
+      const matcher = new TokenMatcher(JSON_OBJECT, trie, pieces);
+      expect(matcher.allowed([EOS])[EOS]).toBe(0);
+      for (const byte of utf8.encode("{}")) {
+        const id = [...Array(size).keys()].find(
+          (candidate) => pieces(candidate).length === 1 && pieces(candidate)[0] === byte,
+        )!;
+        expect(matcher.accept(id)).toBe(true);
+      }
+      const mask = matcher.allowed([EOS]);
+      expect([...mask.keys()].filter((id) => mask[id] === 1)).toEqual([EOS]);
+      expect(matcher.accept([...Array(size).keys()].find((id) => pieces(id).length > 0)!)).toBe(
+        false,
+      );
+    },
+  );
 });

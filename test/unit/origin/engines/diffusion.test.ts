@@ -116,25 +116,32 @@ describe.skipIf(!present)("origin diffusion engine (tensor-stream protocol)", ()
     expect(image?.data.every((value) => value >= 0 && value <= 1)).toBe(true);
   });
 
-  it("is deterministic: same ids and noise → the same image; the origin's seeded noise is the edge's", async () => {
-    const request = body(1, { steps: 5, scheduler: "euler", preview_every: 0 }, true, 77);
-    const [a, b] = [
-      await (await post("generate", request)).json(),
-      await (await post("generate", request)).json(),
-    ];
-    expect(a).toEqual(b);
-    const seeded = await (
-      await post(
-        "generate",
-        body(1, { steps: 5, scheduler: "euler", preview_every: 0, seed: 77 }, false),
-      )
-    ).json();
-    expect(seeded).toEqual(a);
-    const other = await (
-      await post("generate", body(1, { steps: 5, scheduler: "euler", preview_every: 0 }, true, 78))
-    ).json();
-    expect(other).not.toEqual(a);
-  });
+  it(
+    "is deterministic: same ids and noise → the same " +
+      "image; the origin's seeded noise is the edge's",
+    async () => {
+      const request = body(1, { steps: 5, scheduler: "euler", preview_every: 0 }, true, 77);
+      const [a, b] = [
+        await (await post("generate", request)).json(),
+        await (await post("generate", request)).json(),
+      ];
+      expect(a).toEqual(b);
+      const seeded = await (
+        await post(
+          "generate",
+          body(1, { steps: 5, scheduler: "euler", preview_every: 0, seed: 77 }, false),
+        )
+      ).json();
+      expect(seeded).toEqual(a);
+      const other = await (
+        await post(
+          "generate",
+          body(1, { steps: 5, scheduler: "euler", preview_every: 0 }, true, 78),
+        )
+      ).json();
+      expect(other).not.toEqual(a);
+    },
+  );
 
   it("concurrent requests share UNet runs (rows per run > one image's 2)", async () => {
     const [runs, rows] = [

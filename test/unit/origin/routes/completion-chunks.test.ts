@@ -154,74 +154,83 @@ describe("completion chunk template", () => {
 });
 
 describe("completion logprobs (vLLM's CompletionLogProbs)", () => {
-  it("names tokens token_id:N, puts the sampled one first in each dict, then the top in rank order without repeating an id", () => {
-    const logprobs = completionLogprobs(
-      [12, 55],
-      [
-        {
-          logprob: -1.5,
-          top: [
-            [55, -0.25],
-            [12, -1.5],
-            [300, -3.125],
-          ],
-        },
-        {
-          logprob: -0.25,
-          top: [
-            [55, -0.25],
-            [12, -1.5],
-          ],
-        },
-      ],
-    );
-    expect(Object.keys(logprobs)).toEqual([
-      "text_offset",
-      "token_logprobs",
-      "tokens",
-      "top_logprobs",
-    ]);
-    expect(logprobs.tokens).toEqual(["token_id:12", "token_id:55"]);
-    expect(logprobs.token_logprobs).toEqual([-1.5, -0.25]);
-    expect(logprobs.top_logprobs.map((top) => Object.entries(top ?? {}))).toEqual([
-      [
-        ["token_id:12", -1.5],
-        ["token_id:55", -0.25],
-        ["token_id:300", -3.125],
-      ],
-      [
-        ["token_id:55", -0.25],
-        ["token_id:12", -1.5],
-      ],
-    ]);
-    // vLLM's offsets: the text sent before, then each previous token string's length.
-    expect(logprobs.text_offset).toEqual([0, "token_id:12".length]);
-    expect(
-      completionLogprobs([12, 55, 7], [undefined, undefined, undefined], 4).text_offset,
-    ).toEqual([4, 15, 26]);
-  });
+  it(
+    "names tokens token_id:N, puts the sampled one first in each " +
+      "dict, then the top in rank order without repeating an id",
+    () => {
+      const logprobs = completionLogprobs(
+        [12, 55],
+        [
+          {
+            logprob: -1.5,
+            top: [
+              [55, -0.25],
+              [12, -1.5],
+              [300, -3.125],
+            ],
+          },
+          {
+            logprob: -0.25,
+            top: [
+              [55, -0.25],
+              [12, -1.5],
+            ],
+          },
+        ],
+      );
+      expect(Object.keys(logprobs)).toEqual([
+        "text_offset",
+        "token_logprobs",
+        "tokens",
+        "top_logprobs",
+      ]);
+      expect(logprobs.tokens).toEqual(["token_id:12", "token_id:55"]);
+      expect(logprobs.token_logprobs).toEqual([-1.5, -0.25]);
+      expect(logprobs.top_logprobs.map((top) => Object.entries(top ?? {}))).toEqual([
+        [
+          ["token_id:12", -1.5],
+          ["token_id:55", -0.25],
+          ["token_id:300", -3.125],
+        ],
+        [
+          ["token_id:55", -0.25],
+          ["token_id:12", -1.5],
+        ],
+      ]);
+      // vLLM's offsets: the text sent before, then each previous token string's length.
+      expect(logprobs.text_offset).toEqual([0, "token_id:12".length]);
+      expect(
+        completionLogprobs([12, 55, 7], [undefined, undefined, undefined], 4).text_offset,
+      ).toEqual([4, 15, 26]);
+    },
+  );
 
-  it("clamps -Infinity to -9999 as vLLM does, and writes vLLM's None entry for a token without logprobs", () => {
-    const logprobs = completionLogprobs(
-      [3, 4],
-      [
-        {
-          logprob: -Infinity,
-          top: [
-            [0, -0.5],
-            [3, -Infinity],
-          ],
-        },
-        undefined,
-      ],
-    );
-    expect(logprobs.token_logprobs).toEqual([-9999, null]);
-    expect(logprobs.top_logprobs).toEqual([{ "token_id:3": -9999, "token_id:0": -0.5 }, null]);
-    expect(logprobs.tokens).toEqual(["token_id:3", "token_id:4"]);
-    expect(JSON.stringify(logprobs)).toBe(
-      '{"text_offset":[0,10],"token_logprobs":[-9999,null],"tokens":["token_id:3","token_id:4"],"top_logprobs":[{"token_id:3":-9999,"token_id:0":-0.5},null]}',
-    );
-  });
+  it(
+    "clamps -Infinity to -9999 as vLLM does, and writes " +
+      "vLLM's None entry for a token without logprobs",
+    () => {
+      const logprobs = completionLogprobs(
+        [3, 4],
+        [
+          {
+            logprob: -Infinity,
+            top: [
+              [0, -0.5],
+              [3, -Infinity],
+            ],
+          },
+          undefined,
+        ],
+      );
+      expect(logprobs.token_logprobs).toEqual([-9999, null]);
+      expect(logprobs.top_logprobs).toEqual([{ "token_id:3": -9999, "token_id:0": -0.5 }, null]);
+      expect(logprobs.tokens).toEqual(["token_id:3", "token_id:4"]);
+      expect(JSON.stringify(logprobs)).toBe(
+        '{"text_offset":[0,10],"token_logprobs":[-9999,null],"tokens":["token_id:3",' +
+          '"token_id:4"],"top_logprobs":[{"token_id:3":-9999,"token_id:0":-0.5},null]}',
+      );
+    },
+  );
 
   it("with logprobs 0 keeps the sampled token alone in its dict", () => {
     expect(completionLogprobs([8], [{ logprob: -2, top: [] }]).top_logprobs).toEqual([

@@ -164,199 +164,219 @@ describe("origin /v1/completions (vLLM protocol)", () => {
   }, STARTUP_MS);
   afterAll(() => origin?.stop());
 
-  it("streams vLLM's chunks: prompt ids first, one token each, the finish, a usage chunk, [DONE]", async () => {
-    const response = await complete({
-      prompt: [1, 5, 6],
-      max_tokens: 3,
-      temperature: 0,
-      stream: true,
-      stream_options: { include_usage: true },
-      return_token_ids: true,
-      ignore_eos: true,
-    });
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toContain("text/event-stream");
-    const events = await readEvents(response);
-    expect(events.at(-1)).toBe("[DONE]");
-    const chunks = events.slice(0, -1).map((event) => JSON.parse(event));
-    expect(chunks).toHaveLength(4);
-    expect(shapeOf(chunks[0])).toEqual(shapeOf(vllm.streamChunkFirst));
-    expect(chunks[0].choices[0].prompt_token_ids).toEqual([1, 5, 6]);
-    expect(shapeOf(chunks[2])).toEqual(shapeOf(vllm.streamChunkLast));
-    expect(chunks[2].choices[0].finish_reason).toBe("length");
-    expect(shapeOf(chunks[3])).toEqual(shapeOf(vllm.streamUsageChunk));
-    expect(chunks[3].usage).toEqual({ prompt_tokens: 3, total_tokens: 6, completion_tokens: 3 });
-    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
-  });
-
-  it("reports the prompt tokens its prefix cache served in the stream's usage chunk (vLLM's prompt_tokens_details)", async () => {
-    const prompt = Array.from({ length: 40 }, (_, i) => 100 + ((i * 37) % 300));
-    const usages: unknown[] = [];
-    for (let pass = 0; pass < 3; pass++) {
-      const events = await readEvents(
-        await complete({
-          prompt,
-          max_tokens: 2,
-          temperature: 0,
-          stream: true,
-          stream_options: { include_usage: true },
-          return_token_ids: true,
-          ignore_eos: true,
-        }),
-      );
-      usages.push(JSON.parse(events.at(-2)!).usage);
-    }
-    // Seen, then kept (its two whole blocks), then served from the cache: 32 of its 40 tokens.
-    // Without cached tokens the key is absent, as vLLM dumps its usage chunk with exclude_none.
-    expect(usages).toEqual([
-      { prompt_tokens: 40, total_tokens: 42, completion_tokens: 2 },
-      { prompt_tokens: 40, total_tokens: 42, completion_tokens: 2 },
-      {
-        prompt_tokens: 40,
-        total_tokens: 42,
-        completion_tokens: 2,
-        prompt_tokens_details: { cached_tokens: 32 },
-      },
-    ]);
-  });
-
-  it("answers non-streamed requests in vLLM's CompletionResponse, the same ids as the stream", async () => {
-    const body = {
-      prompt: [1, 5, 6],
-      max_tokens: 3,
-      temperature: 0,
-      return_token_ids: true,
-      ignore_eos: true,
-    };
-    const json: unknown = await (await complete(body)).json();
-    expect(shapeOf(json)).toEqual(shapeOf(vllm.response));
-    const events = await readEvents(await complete({ ...body, stream: true }));
-    const streamed = events
-      .slice(0, -1)
-      .flatMap((event) =>
-        Chunk.parse(JSON.parse(event)).choices.flatMap((choice) => choice.token_ids ?? []),
-      );
-    expect(Response.parse(json).choices[0]!.token_ids).toEqual(streamed);
-  });
-
-  it("returns vLLM's logprobs in each chunk and in the whole response, tokens as token_id:N", async () => {
-    const { promptIds, greedyIds } = greedy.prompts[0]!;
-    const body = {
-      prompt: promptIds,
-      max_tokens: 8,
-      temperature: 0,
-      ignore_eos: true,
-      return_token_ids: true,
-      logprobs: 3,
-      return_tokens_as_token_ids: true,
-    };
-    const events = await readEvents(await complete({ ...body, stream: true }));
-    expect(events.at(-1)).toBe("[DONE]");
-    const choices = events
-      .slice(0, -1)
-      .map((event) => LogprobsChoice.parse(JSON.parse(event).choices[0]));
-    for (const choice of choices) expectLogprobs(choice.logprobs, choice.token_ids, 3, true);
-    // Asking for logprobs changes no token.
-    expect(choices.flatMap((choice) => choice.token_ids)).toEqual(greedyIds.slice(0, 8));
-    // Not streamed: the same entries, over the whole output.
-    const whole = LogprobsChoice.parse(
-      ((await (await complete(body)).json()) as { choices: unknown[] }).choices[0],
-    );
-    expect(whole.token_ids).toEqual(greedyIds.slice(0, 8));
-    expectLogprobs(whole.logprobs, whole.token_ids, 3, true);
-    expectSameTops(
-      whole.logprobs.top_logprobs,
-      choices.flatMap((choice) => choice.logprobs.top_logprobs),
-    );
-    // logprobs 0: the sampled token's alone; without logprobs, null as before.
-    const zero = LogprobsChoice.parse(
-      ((await (await complete({ ...body, logprobs: 0 })).json()) as { choices: unknown[] })
-        .choices[0],
-    );
-    expectLogprobs(zero.logprobs, zero.token_ids, 0, true);
-    expectSameTops(
-      zero.logprobs.top_logprobs,
-      whole.logprobs.top_logprobs.map((top, i) => ({
-        [whole.logprobs.tokens[i]!]: top[whole.logprobs.tokens[i]!]!,
-      })),
-    );
-    const plain = await readEvents(
-      await complete({
-        prompt: promptIds,
+  it(
+    "streams vLLM's chunks: prompt ids first, one " +
+      "token each, the finish, a usage chunk, [DONE]",
+    async () => {
+      const response = await complete({
+        prompt: [1, 5, 6],
         max_tokens: 3,
         temperature: 0,
+        stream: true,
+        stream_options: { include_usage: true },
+        return_token_ids: true,
         ignore_eos: true,
-        stream: true,
-      }),
-    );
-    for (const event of plain.slice(0, -1)) expect(event).toContain('"logprobs":null');
-    expect(
-      (
-        (await (await complete({ prompt: promptIds, max_tokens: 3 })).json()) as {
-          choices: { logprobs: unknown }[];
-        }
-      ).choices[0]!.logprobs,
-    ).toBeNull();
-  });
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toContain("text/event-stream");
+      const events = await readEvents(response);
+      expect(events.at(-1)).toBe("[DONE]");
+      const chunks = events.slice(0, -1).map((event) => JSON.parse(event));
+      expect(chunks).toHaveLength(4);
+      expect(shapeOf(chunks[0])).toEqual(shapeOf(vllm.streamChunkFirst));
+      expect(chunks[0].choices[0].prompt_token_ids).toEqual([1, 5, 6]);
+      expect(shapeOf(chunks[2])).toEqual(shapeOf(vllm.streamChunkLast));
+      expect(chunks[2].choices[0].finish_reason).toBe("length");
+      expect(shapeOf(chunks[3])).toEqual(shapeOf(vllm.streamUsageChunk));
+      expect(chunks[3].usage).toEqual({ prompt_tokens: 3, total_tokens: 6, completion_tokens: 3 });
+      expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+    },
+  );
 
-  it("gives the stop token that ends a request (a stop_token_id or EOS) its logprobs entry too", async () => {
-    const { promptIds, greedyIds } = greedy.prompts[0]!;
-    const stopId = greedyIds[4]!;
-    const upTo = greedyIds.indexOf(stopId) + 1;
-    const base = {
-      prompt: promptIds,
-      temperature: 0,
-      return_token_ids: true,
-      logprobs: 2,
-      return_tokens_as_token_ids: true,
-    };
-    const stopped = LogprobsChoice.parse(
-      (
-        (await (await complete({ ...base, max_tokens: 10, stop_token_ids: [stopId] })).json()) as {
-          choices: unknown[];
-        }
-      ).choices[0],
-    );
-    expect(stopped).toMatchObject({
-      token_ids: greedyIds.slice(0, upTo),
-      finish_reason: "stop",
-      stop_reason: stopId,
-    });
-    expectLogprobs(stopped.logprobs, stopped.token_ids, 2, true);
-    // EOS (id 2) forced by a logit bias after min_tokens: the logprobs are the model's own (vLLM's
-    // raw_logprobs, before the bias), so the two tokens before it read as they do without the bias.
-    const forced = await readEvents(
-      await complete({
-        ...base,
-        max_tokens: 10,
-        min_tokens: 2,
-        logit_bias: { "2": 100 },
-        stream: true,
-      }),
-    );
-    const choices = forced
-      .slice(0, -1)
-      .map((event) => LogprobsChoice.parse(JSON.parse(event).choices[0]));
-    expect(choices.flatMap((choice) => choice.token_ids)).toHaveLength(3);
-    expect(choices.at(-1)).toMatchObject({
-      token_ids: [2],
-      finish_reason: "stop",
-      stop_reason: null,
-    });
-    for (const choice of choices) expectLogprobs(choice.logprobs, choice.token_ids, 2, false);
-    const unbiased = LogprobsChoice.parse(
-      (
-        (await (await complete({ ...base, max_tokens: 2, min_tokens: 2 })).json()) as {
-          choices: unknown[];
-        }
-      ).choices[0],
-    );
-    expect(choices.slice(0, 2).flatMap((choice) => choice.token_ids)).toEqual(unbiased.token_ids);
-    expectSameTops(
-      choices.slice(0, 2).flatMap((choice) => choice.logprobs.top_logprobs),
-      unbiased.logprobs.top_logprobs,
-    );
-  });
+  it(
+    "reports the prompt tokens its prefix cache served in " +
+      "the stream's usage chunk (vLLM's prompt_tokens_details)",
+    async () => {
+      const prompt = Array.from({ length: 40 }, (_, i) => 100 + ((i * 37) % 300));
+      const usages: unknown[] = [];
+      for (let pass = 0; pass < 3; pass++) {
+        const events = await readEvents(
+          await complete({
+            prompt,
+            max_tokens: 2,
+            temperature: 0,
+            stream: true,
+            stream_options: { include_usage: true },
+            return_token_ids: true,
+            ignore_eos: true,
+          }),
+        );
+        usages.push(JSON.parse(events.at(-2)!).usage);
+      }
+      // Seen, then kept (its two whole blocks), then served from the cache: 32 of its 40 tokens.
+      // Without cached tokens the key is absent, as vLLM dumps its usage chunk with exclude_none.
+      expect(usages).toEqual([
+        { prompt_tokens: 40, total_tokens: 42, completion_tokens: 2 },
+        { prompt_tokens: 40, total_tokens: 42, completion_tokens: 2 },
+        {
+          prompt_tokens: 40,
+          total_tokens: 42,
+          completion_tokens: 2,
+          prompt_tokens_details: { cached_tokens: 32 },
+        },
+      ]);
+    },
+  );
+
+  it(
+    "answers non-streamed requests in vLLM's " + "CompletionResponse, the same ids as the stream",
+    async () => {
+      const body = {
+        prompt: [1, 5, 6],
+        max_tokens: 3,
+        temperature: 0,
+        return_token_ids: true,
+        ignore_eos: true,
+      };
+      const json: unknown = await (await complete(body)).json();
+      expect(shapeOf(json)).toEqual(shapeOf(vllm.response));
+      const events = await readEvents(await complete({ ...body, stream: true }));
+      const streamed = events
+        .slice(0, -1)
+        .flatMap((event) =>
+          Chunk.parse(JSON.parse(event)).choices.flatMap((choice) => choice.token_ids ?? []),
+        );
+      expect(Response.parse(json).choices[0]!.token_ids).toEqual(streamed);
+    },
+  );
+
+  it(
+    "returns vLLM's logprobs in each chunk and " + "in the whole response, tokens as token_id:N",
+    async () => {
+      const { promptIds, greedyIds } = greedy.prompts[0]!;
+      const body = {
+        prompt: promptIds,
+        max_tokens: 8,
+        temperature: 0,
+        ignore_eos: true,
+        return_token_ids: true,
+        logprobs: 3,
+        return_tokens_as_token_ids: true,
+      };
+      const events = await readEvents(await complete({ ...body, stream: true }));
+      expect(events.at(-1)).toBe("[DONE]");
+      const choices = events
+        .slice(0, -1)
+        .map((event) => LogprobsChoice.parse(JSON.parse(event).choices[0]));
+      for (const choice of choices) expectLogprobs(choice.logprobs, choice.token_ids, 3, true);
+      // Asking for logprobs changes no token.
+      expect(choices.flatMap((choice) => choice.token_ids)).toEqual(greedyIds.slice(0, 8));
+      // Not streamed: the same entries, over the whole output.
+      const whole = LogprobsChoice.parse(
+        ((await (await complete(body)).json()) as { choices: unknown[] }).choices[0],
+      );
+      expect(whole.token_ids).toEqual(greedyIds.slice(0, 8));
+      expectLogprobs(whole.logprobs, whole.token_ids, 3, true);
+      expectSameTops(
+        whole.logprobs.top_logprobs,
+        choices.flatMap((choice) => choice.logprobs.top_logprobs),
+      );
+      // logprobs 0: the sampled token's alone; without logprobs, null as before.
+      const zero = LogprobsChoice.parse(
+        ((await (await complete({ ...body, logprobs: 0 })).json()) as { choices: unknown[] })
+          .choices[0],
+      );
+      expectLogprobs(zero.logprobs, zero.token_ids, 0, true);
+      expectSameTops(
+        zero.logprobs.top_logprobs,
+        whole.logprobs.top_logprobs.map((top, i) => ({
+          [whole.logprobs.tokens[i]!]: top[whole.logprobs.tokens[i]!]!,
+        })),
+      );
+      const plain = await readEvents(
+        await complete({
+          prompt: promptIds,
+          max_tokens: 3,
+          temperature: 0,
+          ignore_eos: true,
+          stream: true,
+        }),
+      );
+      for (const event of plain.slice(0, -1)) expect(event).toContain('"logprobs":null');
+      expect(
+        (
+          (await (await complete({ prompt: promptIds, max_tokens: 3 })).json()) as {
+            choices: { logprobs: unknown }[];
+          }
+        ).choices[0]!.logprobs,
+      ).toBeNull();
+    },
+  );
+
+  it(
+    "gives the stop token that ends a request (a " + "stop_token_id or EOS) its logprobs entry too",
+    async () => {
+      const { promptIds, greedyIds } = greedy.prompts[0]!;
+      const stopId = greedyIds[4]!;
+      const upTo = greedyIds.indexOf(stopId) + 1;
+      const base = {
+        prompt: promptIds,
+        temperature: 0,
+        return_token_ids: true,
+        logprobs: 2,
+        return_tokens_as_token_ids: true,
+      };
+      const stopped = LogprobsChoice.parse(
+        (
+          (await (
+            await complete({ ...base, max_tokens: 10, stop_token_ids: [stopId] })
+          ).json()) as {
+            choices: unknown[];
+          }
+        ).choices[0],
+      );
+      expect(stopped).toMatchObject({
+        token_ids: greedyIds.slice(0, upTo),
+        finish_reason: "stop",
+        stop_reason: stopId,
+      });
+      expectLogprobs(stopped.logprobs, stopped.token_ids, 2, true);
+      // EOS (id 2) forced by a logit bias after min_tokens: the logprobs are the model's own
+      // (vLLM's raw_logprobs, before the bias), so the two tokens before it read as they do without
+      // the bias.
+      const forced = await readEvents(
+        await complete({
+          ...base,
+          max_tokens: 10,
+          min_tokens: 2,
+          logit_bias: { "2": 100 },
+          stream: true,
+        }),
+      );
+      const choices = forced
+        .slice(0, -1)
+        .map((event) => LogprobsChoice.parse(JSON.parse(event).choices[0]));
+      expect(choices.flatMap((choice) => choice.token_ids)).toHaveLength(3);
+      expect(choices.at(-1)).toMatchObject({
+        token_ids: [2],
+        finish_reason: "stop",
+        stop_reason: null,
+      });
+      for (const choice of choices) expectLogprobs(choice.logprobs, choice.token_ids, 2, false);
+      const unbiased = LogprobsChoice.parse(
+        (
+          (await (await complete({ ...base, max_tokens: 2, min_tokens: 2 })).json()) as {
+            choices: unknown[];
+          }
+        ).choices[0],
+      );
+      expect(choices.slice(0, 2).flatMap((choice) => choice.token_ids)).toEqual(unbiased.token_ids);
+      expectSameTops(
+        choices.slice(0, 2).flatMap((choice) => choice.logprobs.top_logprobs),
+        unbiased.logprobs.top_logprobs,
+      );
+    },
+  );
 
   it("samples the same tokens for a seed with and without logprobs", async () => {
     const seeded = {
@@ -384,102 +404,117 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     expect(await ids({ ...seeded, seed: 1 })).not.toEqual(plain);
   });
 
-  it(`continues ${greedy.prompts.length} prompts greedily exactly as PyTorch does on the FP32 graph, all in one batch`, async () => {
-    const results = await Promise.all(
-      greedy.prompts.map(({ promptIds }) =>
-        ids({ prompt: promptIds, max_tokens: greedy.newTokens, temperature: 0, ignore_eos: true }),
-      ),
-    );
-    results.forEach((result, i) =>
-      expect(result, `prompt ${i}`).toEqual(greedy.prompts[i]!.greedyIds),
-    );
-    // Twice more: the second time their first blocks have been seen, so their whole blocks are
-    // kept; the third time the prompts of 17 tokens or more reuse their first 16 tokens'
-    // keys/values from the prefix cache and compute only the rest.
-    const hits = await metric(origin.url, "vllm:prefix_cache_hits_total");
-    const Cached = Response.extend({
-      usage: z.object({
-        prompt_tokens_details: z.object({ cached_tokens: z.number() }).nullable(),
-      }),
-    });
-    let details: (number | null)[] = [];
-    for (const pass of ["seen", "cached"]) {
-      const again = await Promise.all(
-        greedy.prompts.map(async ({ promptIds }) =>
-          Cached.parse(
-            await (
-              await complete({
-                prompt: promptIds,
-                max_tokens: greedy.newTokens,
-                temperature: 0,
-                ignore_eos: true,
-                return_token_ids: true,
-              })
-            ).json(),
+  it(
+    `continues ${greedy.prompts.length} prompts greedily ` +
+      "exactly as PyTorch does on the FP32 graph, all in one batch",
+    async () => {
+      const results = await Promise.all(
+        greedy.prompts.map(({ promptIds }) =>
+          ids({
+            prompt: promptIds,
+            max_tokens: greedy.newTokens,
+            temperature: 0,
+            ignore_eos: true,
+          }),
+        ),
+      );
+      results.forEach((result, i) =>
+        expect(result, `prompt ${i}`).toEqual(greedy.prompts[i]!.greedyIds),
+      );
+      // Twice more: the second time their first blocks have been seen, so their whole blocks are
+      // kept; the third time the prompts of 17 tokens or more reuse their first 16 tokens'
+      // keys/values from the prefix cache and compute only the rest.
+      const hits = await metric(origin.url, "vllm:prefix_cache_hits_total");
+      const Cached = Response.extend({
+        usage: z.object({
+          prompt_tokens_details: z.object({ cached_tokens: z.number() }).nullable(),
+        }),
+      });
+      let details: (number | null)[] = [];
+      for (const pass of ["seen", "cached"]) {
+        const again = await Promise.all(
+          greedy.prompts.map(async ({ promptIds }) =>
+            Cached.parse(
+              await (
+                await complete({
+                  prompt: promptIds,
+                  max_tokens: greedy.newTokens,
+                  temperature: 0,
+                  ignore_eos: true,
+                  return_token_ids: true,
+                })
+              ).json(),
+            ),
           ),
-        ),
-      );
-      again.forEach((result, i) =>
-        expect(result.choices[0]!.token_ids, `prompt ${i}, ${pass}`).toEqual(
-          greedy.prompts[i]!.greedyIds,
-        ),
-      );
-      details = again.map((result) => result.usage.prompt_tokens_details?.cached_tokens ?? null);
-    }
-    const reusable = greedy.prompts.filter(({ promptIds }) => promptIds.length > 16).length;
-    expect(reusable).toBeGreaterThanOrEqual(5);
-    expect((await metric(origin.url, "vllm:prefix_cache_hits_total")) - hits).toBe(16 * reusable);
-    // Each response says what its prompt took from the cache, as vLLM with
-    // --enable-prompt-tokens-details: {cached_tokens} when some, null when none.
-    expect(details).toEqual(
-      greedy.prompts.map(({ promptIds }) => (promptIds.length > 16 ? 16 : null)),
-    );
-    expect(await metric(origin.url, "origin_prefix_cache_bytes")).toBeGreaterThan(0);
-  });
-
-  it("gives the same ids for the same seed, alone and sharing the batch with other requests", async () => {
-    const seeded = {
-      prompt: greedy.prompts[0]!.promptIds,
-      max_tokens: 24,
-      temperature: 0.9,
-      top_p: 0.95,
-      top_k: 50,
-      min_p: 0.01,
-      ignore_eos: true,
-    };
-    const alone = await ids({ ...seeded, seed: 1234 });
-    const crowd = await Promise.all([
-      ids({ ...seeded, seed: 1234 }),
-      ...[1, 2, 3, 4, 5].map((seed) =>
-        ids({ ...seeded, prompt: greedy.prompts[seed % greedy.prompts.length]!.promptIds, seed }),
-      ),
-    ]);
-    expect(crowd[0]).toEqual(alone);
-    expect(await ids({ ...seeded, seed: 99 })).not.toEqual(alone);
-  });
-
-  it("batches continuously: concurrent streams share decode steps and show as running together", async () => {
-    const steps = await metric(origin.url, "origin_decode_steps_total");
-    const rows = await metric(origin.url, "origin_decode_rows_total");
-    let maxRunning = 0;
-    const pending = Array.from({ length: 8 }, (_, i) =>
-      new Promise((resolve) => setTimeout(resolve, i * 5)).then(() =>
-        ids({ prompt: [1, 10 + i, 20 + i], max_tokens: 48, temperature: 0, ignore_eos: true }),
-      ),
-    );
-    const watcher = (async () => {
-      for (let i = 0; i < 20; i++) {
-        maxRunning = Math.max(maxRunning, await metric(origin.url, "vllm:num_requests_running"));
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        );
+        again.forEach((result, i) =>
+          expect(result.choices[0]!.token_ids, `prompt ${i}, ${pass}`).toEqual(
+            greedy.prompts[i]!.greedyIds,
+          ),
+        );
+        details = again.map((result) => result.usage.prompt_tokens_details?.cached_tokens ?? null);
       }
-    })();
-    await Promise.all([...pending, watcher]);
-    const stepsTaken = (await metric(origin.url, "origin_decode_steps_total")) - steps;
-    const rowsDecoded = (await metric(origin.url, "origin_decode_rows_total")) - rows;
-    expect(maxRunning).toBeGreaterThan(1);
-    expect(rowsDecoded).toBe(8 * 47); // the first token of each comes from its prefill
-    expect(stepsTaken).toBeLessThan(rowsDecoded / 2);
-  });
+      const reusable = greedy.prompts.filter(({ promptIds }) => promptIds.length > 16).length;
+      expect(reusable).toBeGreaterThanOrEqual(5);
+      expect((await metric(origin.url, "vllm:prefix_cache_hits_total")) - hits).toBe(16 * reusable);
+      // Each response says what its prompt took from the cache, as vLLM with
+      // --enable-prompt-tokens-details: {cached_tokens} when some, null when none.
+      expect(details).toEqual(
+        greedy.prompts.map(({ promptIds }) => (promptIds.length > 16 ? 16 : null)),
+      );
+      expect(await metric(origin.url, "origin_prefix_cache_bytes")).toBeGreaterThan(0);
+    },
+  );
+
+  it(
+    "gives the same ids for the same seed, alone " + "and sharing the batch with other requests",
+    async () => {
+      const seeded = {
+        prompt: greedy.prompts[0]!.promptIds,
+        max_tokens: 24,
+        temperature: 0.9,
+        top_p: 0.95,
+        top_k: 50,
+        min_p: 0.01,
+        ignore_eos: true,
+      };
+      const alone = await ids({ ...seeded, seed: 1234 });
+      const crowd = await Promise.all([
+        ids({ ...seeded, seed: 1234 }),
+        ...[1, 2, 3, 4, 5].map((seed) =>
+          ids({ ...seeded, prompt: greedy.prompts[seed % greedy.prompts.length]!.promptIds, seed }),
+        ),
+      ]);
+      expect(crowd[0]).toEqual(alone);
+      expect(await ids({ ...seeded, seed: 99 })).not.toEqual(alone);
+    },
+  );
+
+  it(
+    "batches continuously: concurrent streams share " + "decode steps and show as running together",
+    async () => {
+      const steps = await metric(origin.url, "origin_decode_steps_total");
+      const rows = await metric(origin.url, "origin_decode_rows_total");
+      let maxRunning = 0;
+      const pending = Array.from({ length: 8 }, (_, i) =>
+        new Promise((resolve) => setTimeout(resolve, i * 5)).then(() =>
+          ids({ prompt: [1, 10 + i, 20 + i], max_tokens: 48, temperature: 0, ignore_eos: true }),
+        ),
+      );
+      const watcher = (async () => {
+        for (let i = 0; i < 20; i++) {
+          maxRunning = Math.max(maxRunning, await metric(origin.url, "vllm:num_requests_running"));
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      await Promise.all([...pending, watcher]);
+      const stepsTaken = (await metric(origin.url, "origin_decode_steps_total")) - steps;
+      const rowsDecoded = (await metric(origin.url, "origin_decode_rows_total")) - rows;
+      expect(maxRunning).toBeGreaterThan(1);
+      expect(rowsDecoded).toBe(8 * 47); // the first token of each comes from its prefill
+      expect(stepsTaken).toBeLessThan(rowsDecoded / 2);
+    },
+  );
 
   it("refuses bad requests in vLLM's ErrorResponse shape, naming the field", async () => {
     const cases: [Record<string, unknown>, number, string | null][] = [
@@ -586,47 +621,56 @@ describe("origin /v1/completions (vLLM protocol)", () => {
     expect((await fetch(`${origin.url}/health`)).status).toBe(200);
   });
 
-  it("after a mass abort, reads 0 running and 0 waiting at the next scrape, and stops decoding", async () => {
-    const controllers = Array.from({ length: 24 }, () => new AbortController());
-    const readers = await Promise.all(
-      controllers.map(async (controller, i) => {
-        const response = await complete(
-          { prompt: [1, 30 + i], max_tokens: 400, temperature: 0, ignore_eos: true, stream: true },
-          KEY,
-          controller.signal,
-        );
-        const reader = response.body!.getReader();
-        await reader.read(); // the first token: the request is decoding
-        return reader;
-      }),
-    );
-    expect(await metric(origin.url, "vllm:num_requests_running")).toBeGreaterThan(0);
-    const aborted = await metric(
-      origin.url,
-      "vllm:request_success_total",
-      'finished_reason="abort"',
-    );
-    controllers.forEach((controller) => controller.abort());
-    await Promise.all(readers.map((reader) => reader.cancel().catch(() => undefined)));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await metric(origin.url, "vllm:num_requests_running")).toBe(0);
-    expect(await metric(origin.url, "vllm:num_requests_waiting")).toBe(0);
-    // The gauges are the HTTP thread's own; the abort count comes back from the engine's thread.
-    for (
-      let i = 0;
-      i < 100 &&
-      (await metric(origin.url, "vllm:request_success_total", 'finished_reason="abort"')) <
-        aborted + 24;
-      i++
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await metric(origin.url, "vllm:request_success_total", 'finished_reason="abort"')).toBe(
-      aborted + 24,
-    );
-    const tokens = await metric(origin.url, "vllm:generation_tokens_total");
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await metric(origin.url, "vllm:generation_tokens_total")).toBe(tokens);
-  });
+  it(
+    "after a mass abort, reads 0 running and 0 " + "waiting at the next scrape, and stops decoding",
+    async () => {
+      const controllers = Array.from({ length: 24 }, () => new AbortController());
+      const readers = await Promise.all(
+        controllers.map(async (controller, i) => {
+          const response = await complete(
+            {
+              prompt: [1, 30 + i],
+              max_tokens: 400,
+              temperature: 0,
+              ignore_eos: true,
+              stream: true,
+            },
+            KEY,
+            controller.signal,
+          );
+          const reader = response.body!.getReader();
+          await reader.read(); // the first token: the request is decoding
+          return reader;
+        }),
+      );
+      expect(await metric(origin.url, "vllm:num_requests_running")).toBeGreaterThan(0);
+      const aborted = await metric(
+        origin.url,
+        "vllm:request_success_total",
+        'finished_reason="abort"',
+      );
+      controllers.forEach((controller) => controller.abort());
+      await Promise.all(readers.map((reader) => reader.cancel().catch(() => undefined)));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await metric(origin.url, "vllm:num_requests_running")).toBe(0);
+      expect(await metric(origin.url, "vllm:num_requests_waiting")).toBe(0);
+      // The gauges are the HTTP thread's own; the abort count comes back from the engine's thread.
+      for (
+        let i = 0;
+        i < 100 &&
+        (await metric(origin.url, "vllm:request_success_total", 'finished_reason="abort"')) <
+          aborted + 24;
+        i++
+      )
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(
+        await metric(origin.url, "vllm:request_success_total", 'finished_reason="abort"'),
+      ).toBe(aborted + 24);
+      const tokens = await metric(origin.url, "vllm:generation_tokens_total");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await metric(origin.url, "vllm:generation_tokens_total")).toBe(tokens);
+    },
+  );
 });
 
 describe("origin queue bound", () => {
@@ -708,7 +752,8 @@ describe("origin with the decoder graph as exported (ORIGIN_SPLIT_ATTENTION=fals
 
 describe("origin with a stream interval (ORIGIN_STREAM_INTERVAL, vLLM's --stream-interval)", () => {
   it(
-    "sends the first token alone, then 4 per chunk, the rest with the finish: the same ids as without it",
+    "sends the first token alone, then 4 per chunk, the " +
+      "rest with the finish: the same ids as without it",
     async () => {
       const origin = await startOrigin({
         ORIGIN_STREAM_INTERVAL: "4",
@@ -806,7 +851,8 @@ describe("origin with a stream interval (ORIGIN_STREAM_INTERVAL, vLLM's --stream
 
 describe("origin whose decoder fails", () => {
   it(
-    "ends a stream with vLLM's error event and [DONE], answers a non-streamed request with a 500 ErrorResponse, and stays up",
+    "ends a stream with vLLM's error event and [DONE], answers a " +
+      "non-streamed request with a 500 ErrorResponse, and stays up",
     async () => {
       // A manifest that claims a fifth layer: the graph has no present.4.*, so every prefill fails.
       const dir = mkdtempSync(join(tmpdir(), "origin-broken-"));

@@ -140,137 +140,156 @@ describe("echo on the origin's FP32 graph", () => {
   }, STARTUP_MS);
   afterAll(() => origin?.stop());
 
-  it("scores a greedy continuation sent back as a prompt as its generation scored it, and continues it as PyTorch does", async () => {
-    for (const { promptIds, greedyIds } of greedy.prompts.slice(0, 4)) {
-      const generated = await whole({
+  it(
+    "scores a greedy continuation sent back as a prompt as its " +
+      "generation scored it, and continues it as PyTorch does",
+    async () => {
+      for (const { promptIds, greedyIds } of greedy.prompts.slice(0, 4)) {
+        const generated = await whole({
+          prompt: promptIds,
+          max_tokens: 12,
+          logprobs: 5,
+          ignore_eos: true,
+          return_token_ids: true,
+        });
+        expect(generated.token_ids).toEqual(greedyIds.slice(0, 12));
+        const echoed = await whole({
+          prompt: [...promptIds, ...greedyIds.slice(0, 12)],
+          echo: true,
+          logprobs: 5,
+          max_tokens: 1,
+          return_token_ids: true,
+        });
+        expect(echoed.token_ids).toEqual(greedyIds.slice(12, 13));
+        expectEntries(echoed.logprobs!, promptIds.length, generated.logprobs!, 1e-4);
+      }
+    },
+  );
+
+  it(
+    "writes vLLM's echo: a null first entry, the prompt's entries then " +
+      "the generated ones, token_ids the generated only; streamed as not",
+    async () => {
+      const { promptIds, greedyIds } = greedy.prompts[4]!;
+      const body = { prompt: promptIds, echo: true, logprobs: 3, max_tokens: 5, ignore_eos: true };
+      const choice = await whole({ ...body, return_token_ids: true });
+      expect(choice).toMatchObject({
+        text: "",
+        prompt_token_ids: promptIds,
+        token_ids: greedyIds.slice(0, 5),
+      });
+      expect(choice.usage).toMatchObject({ prompt_tokens: promptIds.length, completion_tokens: 5 });
+      expectEchoShape(choice.logprobs!, promptIds, greedyIds.slice(0, 5), 3);
+      // Streamed: the first chunk echoes the prompt (its ids even without return_token_ids), later
+      // chunks their own token.
+      const streamed = await chunks(body);
+      expect(streamed.map((chunk) => chunk.prompt_token_ids)).toEqual([
+        promptIds,
+        null,
+        null,
+        null,
+        null,
+      ]);
+      expect(streamed.map((chunk) => chunk.token_ids)).toEqual([null, null, null, null, null]);
+      expect(streamed.map((chunk) => chunk.logprobs!.tokens.length)).toEqual([
+        promptIds.length + 1,
+        1,
+        1,
+        1,
+        1,
+      ]);
+      expectEchoShape(streamed[0]!.logprobs!, promptIds, greedyIds.slice(0, 1), 3);
+      expect(streamed.flatMap((chunk) => chunk.logprobs!.tokens)).toEqual(choice.logprobs!.tokens);
+      expect(streamed.flatMap((chunk) => chunk.logprobs!.top_logprobs)).toEqual(
+        choice.logprobs!.top_logprobs,
+      );
+      // Echo without logprobs: only the prompt's ids on the first chunk; not streamed, nothing
+      // changes.
+      const plain = await chunks({
         prompt: promptIds,
-        max_tokens: 12,
+        echo: true,
+        max_tokens: 2,
+        return_token_ids: true,
+      });
+      expect(plain).toMatchObject([
+        { logprobs: null, prompt_token_ids: promptIds, token_ids: greedyIds.slice(0, 1) },
+        { logprobs: null, prompt_token_ids: null },
+      ]);
+      expect(await whole({ prompt: promptIds, echo: true, max_tokens: 2 })).toMatchObject({
+        text: "",
+        logprobs: null,
+        prompt_token_ids: null,
+        token_ids: null,
+      });
+    },
+  );
+
+  it(
+    "never takes an echoed prompt from the " + "prefix cache: the same numbers cold and warm",
+    async () => {
+      const prompt = [
+        1,
+        ...greedy.prompts.flatMap(({ promptIds }) => promptIds.slice(1)).slice(0, 40),
+      ];
+      const echo = {
+        prompt,
+        echo: true,
         logprobs: 5,
+        max_tokens: 3,
+        ignore_eos: true,
+        return_token_ids: true,
+      };
+      const cold = await whole(echo);
+      let warm = 0;
+      for (let pass = 0; pass < 3; pass++)
+        warm =
+          (await whole({ prompt, max_tokens: 3, ignore_eos: true })).usage.prompt_tokens_details
+            ?.cached_tokens ?? 0;
+      expect(warm).toBe(32); // the prompt's two whole blocks are cached now
+      const again = await whole(echo);
+      expect(again.usage.prompt_tokens_details).toBeNull();
+      expect(again.logprobs).toEqual(cold.logprobs);
+      expect(again.token_ids).toEqual(cold.token_ids);
+    },
+  );
+
+  it(
+    "prefills echoed prompts of different lengths " + "beside a plain request, each as it is alone",
+    async () => {
+      const [a, b, c] = [greedy.prompts[5]!, greedy.prompts[7]!, greedy.prompts[6]!];
+      const echo = (promptIds: number[]) => ({
+        prompt: promptIds,
+        echo: true,
+        logprobs: 2,
+        max_tokens: 4,
         ignore_eos: true,
         return_token_ids: true,
       });
-      expect(generated.token_ids).toEqual(greedyIds.slice(0, 12));
-      const echoed = await whole({
-        prompt: [...promptIds, ...greedyIds.slice(0, 12)],
-        echo: true,
-        logprobs: 5,
-        max_tokens: 1,
+      const plain = {
+        prompt: c.promptIds,
+        max_tokens: 8,
+        ignore_eos: true,
         return_token_ids: true,
+      };
+      const alone = [
+        await whole(echo(a.promptIds)),
+        await whole(echo(b.promptIds)),
+        await whole(plain),
+      ];
+      const together = await Promise.all([
+        whole(echo(a.promptIds)),
+        whole(echo(b.promptIds)),
+        whole(plain),
+      ]);
+      together.forEach((choice, i) => expect(choice.token_ids).toEqual(alone[i]!.token_ids));
+      expect(together[2]).toMatchObject({
+        token_ids: c.greedyIds.slice(0, 8),
+        logprobs: null,
+        prompt_token_ids: c.promptIds,
       });
-      expect(echoed.token_ids).toEqual(greedyIds.slice(12, 13));
-      expectEntries(echoed.logprobs!, promptIds.length, generated.logprobs!, 1e-4);
-    }
-  });
-
-  it("writes vLLM's echo: a null first entry, the prompt's entries then the generated ones, token_ids the generated only; streamed as not", async () => {
-    const { promptIds, greedyIds } = greedy.prompts[4]!;
-    const body = { prompt: promptIds, echo: true, logprobs: 3, max_tokens: 5, ignore_eos: true };
-    const choice = await whole({ ...body, return_token_ids: true });
-    expect(choice).toMatchObject({
-      text: "",
-      prompt_token_ids: promptIds,
-      token_ids: greedyIds.slice(0, 5),
-    });
-    expect(choice.usage).toMatchObject({ prompt_tokens: promptIds.length, completion_tokens: 5 });
-    expectEchoShape(choice.logprobs!, promptIds, greedyIds.slice(0, 5), 3);
-    // Streamed: the first chunk echoes the prompt (its ids even without return_token_ids), later
-    // chunks their own token.
-    const streamed = await chunks(body);
-    expect(streamed.map((chunk) => chunk.prompt_token_ids)).toEqual([
-      promptIds,
-      null,
-      null,
-      null,
-      null,
-    ]);
-    expect(streamed.map((chunk) => chunk.token_ids)).toEqual([null, null, null, null, null]);
-    expect(streamed.map((chunk) => chunk.logprobs!.tokens.length)).toEqual([
-      promptIds.length + 1,
-      1,
-      1,
-      1,
-      1,
-    ]);
-    expectEchoShape(streamed[0]!.logprobs!, promptIds, greedyIds.slice(0, 1), 3);
-    expect(streamed.flatMap((chunk) => chunk.logprobs!.tokens)).toEqual(choice.logprobs!.tokens);
-    expect(streamed.flatMap((chunk) => chunk.logprobs!.top_logprobs)).toEqual(
-      choice.logprobs!.top_logprobs,
-    );
-    // Echo without logprobs: only the prompt's ids on the first chunk; not streamed, nothing
-    // changes.
-    const plain = await chunks({
-      prompt: promptIds,
-      echo: true,
-      max_tokens: 2,
-      return_token_ids: true,
-    });
-    expect(plain).toMatchObject([
-      { logprobs: null, prompt_token_ids: promptIds, token_ids: greedyIds.slice(0, 1) },
-      { logprobs: null, prompt_token_ids: null },
-    ]);
-    expect(await whole({ prompt: promptIds, echo: true, max_tokens: 2 })).toMatchObject({
-      text: "",
-      logprobs: null,
-      prompt_token_ids: null,
-      token_ids: null,
-    });
-  });
-
-  it("never takes an echoed prompt from the prefix cache: the same numbers cold and warm", async () => {
-    const prompt = [
-      1,
-      ...greedy.prompts.flatMap(({ promptIds }) => promptIds.slice(1)).slice(0, 40),
-    ];
-    const echo = {
-      prompt,
-      echo: true,
-      logprobs: 5,
-      max_tokens: 3,
-      ignore_eos: true,
-      return_token_ids: true,
-    };
-    const cold = await whole(echo);
-    let warm = 0;
-    for (let pass = 0; pass < 3; pass++)
-      warm =
-        (await whole({ prompt, max_tokens: 3, ignore_eos: true })).usage.prompt_tokens_details
-          ?.cached_tokens ?? 0;
-    expect(warm).toBe(32); // the prompt's two whole blocks are cached now
-    const again = await whole(echo);
-    expect(again.usage.prompt_tokens_details).toBeNull();
-    expect(again.logprobs).toEqual(cold.logprobs);
-    expect(again.token_ids).toEqual(cold.token_ids);
-  });
-
-  it("prefills echoed prompts of different lengths beside a plain request, each as it is alone", async () => {
-    const [a, b, c] = [greedy.prompts[5]!, greedy.prompts[7]!, greedy.prompts[6]!];
-    const echo = (promptIds: number[]) => ({
-      prompt: promptIds,
-      echo: true,
-      logprobs: 2,
-      max_tokens: 4,
-      ignore_eos: true,
-      return_token_ids: true,
-    });
-    const plain = { prompt: c.promptIds, max_tokens: 8, ignore_eos: true, return_token_ids: true };
-    const alone = [
-      await whole(echo(a.promptIds)),
-      await whole(echo(b.promptIds)),
-      await whole(plain),
-    ];
-    const together = await Promise.all([
-      whole(echo(a.promptIds)),
-      whole(echo(b.promptIds)),
-      whole(plain),
-    ]);
-    together.forEach((choice, i) => expect(choice.token_ids).toEqual(alone[i]!.token_ids));
-    expect(together[2]).toMatchObject({
-      token_ids: c.greedyIds.slice(0, 8),
-      logprobs: null,
-      prompt_token_ids: c.promptIds,
-    });
-    for (const i of [0, 1]) expectEntries(together[i]!.logprobs!, 0, alone[i]!.logprobs!, 1e-4);
-  });
+      for (const i of [0, 1]) expectEntries(together[i]!.logprobs!, 0, alone[i]!.logprobs!, 1e-4);
+    },
+  );
 
   it("refuses what it does not serve, naming the field", async () => {
     for (const [body, param] of [
@@ -348,112 +367,122 @@ describe("echo on the origin's INT8 graph (its default)", () => {
     };
   }
 
-  it("gives the graph's own numbers for the whole prompt, and a generation's within the graph's quantization noise", async () => {
-    const differences: number[] = [];
-    for (const { promptIds } of greedy.prompts.slice(0, 4)) {
-      const generated = await whole({
-        prompt: promptIds,
-        max_tokens: 12,
-        logprobs: 5,
-        ignore_eos: true,
-        return_token_ids: true,
-      });
-      const prompt = [...promptIds, ...generated.token_ids!];
-      const echo = { prompt, echo: true, logprobs: 5, max_tokens: 1, return_token_ids: true };
-      const echoed = await whole(echo);
-      expectEchoShape(echoed.logprobs!, prompt, echoed.token_ids!, 5);
-      expectEntries(echoed.logprobs!, 1, await scored(prompt, 5), 1e-6);
-      expect((await whole(echo)).logprobs).toEqual(echoed.logprobs);
-      // A generation computes its tokens one step at a time, the echo all at once: per-tensor
-      // activation scales differ, so the logprobs do too (measured: mean 0.03, at most 0.26 over
-      // 240 tokens).
-      generated.logprobs!.token_logprobs.forEach((value, i) =>
-        differences.push(Math.abs(value! - echoed.logprobs!.token_logprobs[promptIds.length + i]!)),
-      );
-    }
-    expect(differences.reduce((sum, d) => sum + d, 0) / differences.length).toBeLessThan(0.06);
-    expect(Math.max(...differences)).toBeLessThan(0.5);
-  });
+  it(
+    "gives the graph's own numbers for the whole prompt, and " +
+      "a generation's within the graph's quantization noise",
+    async () => {
+      const differences: number[] = [];
+      for (const { promptIds } of greedy.prompts.slice(0, 4)) {
+        const generated = await whole({
+          prompt: promptIds,
+          max_tokens: 12,
+          logprobs: 5,
+          ignore_eos: true,
+          return_token_ids: true,
+        });
+        const prompt = [...promptIds, ...generated.token_ids!];
+        const echo = { prompt, echo: true, logprobs: 5, max_tokens: 1, return_token_ids: true };
+        const echoed = await whole(echo);
+        expectEchoShape(echoed.logprobs!, prompt, echoed.token_ids!, 5);
+        expectEntries(echoed.logprobs!, 1, await scored(prompt, 5), 1e-6);
+        expect((await whole(echo)).logprobs).toEqual(echoed.logprobs);
+        // A generation computes its tokens one step at a time, the echo all at once: per-tensor
+        // activation scales differ, so the logprobs do too (measured: mean 0.03, at most 0.26 over
+        // 240 tokens).
+        generated.logprobs!.token_logprobs.forEach((value, i) =>
+          differences.push(
+            Math.abs(value! - echoed.logprobs!.token_logprobs[promptIds.length + i]!),
+          ),
+        );
+      }
+      expect(differences.reduce((sum, d) => sum + d, 0) / differences.length).toBeLessThan(0.06);
+      expect(Math.max(...differences)).toBeLessThan(0.5);
+    },
+  );
 });
 
 describe("prompt logprobs in the engine in-process (the HTTP-thread path)", () => {
-  it("computes them alike from every-position logits_index and from a graph without one, in a run apart from plain prompts", async () => {
-    const { generation, bytes } = await tinyLlmFp32();
-    const registry = new Registry();
-    const limits = {
-      maxBatch: 8,
-      maxWaiting: 8,
-      prefillTokensPerStep: 2048,
-      prefixCacheBytes: 64 << 20,
-    };
-    const metrics = createVllmMetrics(registry, () => [], generation.contextLength);
-    const rewritten = new DecoderEngine(
-      "tiny-llm",
-      await createSession(
-        lastPositionLogits(splitAttention(bytes, generation.layers)!)!,
-        ONE_THREAD,
-      ),
-      generation,
-      limits,
-      metrics,
-      true,
-      await createSession(lastPositionLogits(bytes)!, ONE_THREAD),
-    );
-    const exported = new DecoderEngine(
-      "tiny-llm",
-      await createSession(bytes, ONE_THREAD),
-      generation,
-      limits,
-      createVllmMetrics(new Registry(), () => [], generation.contextLength),
-      false,
-    );
-    const params = (promptIds: number[], promptLogprobs?: number): GenerationParams => ({
-      promptIds,
-      maxTokens: 3,
-      minTokens: 0,
-      sampling: GREEDY,
-      seed: 1,
-      stopTokenIds: [],
-      ignoreEos: true,
-      logprobs: 4,
-      ...(promptLogprobs === undefined ? {} : { promptLogprobs }),
-    });
-    const first = async (engine: DecoderEngine, request: GenerationParams) => {
-      const steps: GenerationStep[] = [];
-      for await (const step of engine.submit(request, new AbortController().signal).steps)
-        steps.push(step);
-      expect(steps.slice(1).every((step) => step.promptLogprobs === undefined)).toBe(true);
-      return steps[0]!;
-    };
-    const [a, b, plain] = [
-      greedy.prompts[8]!.promptIds,
-      greedy.prompts[9]!.promptIds,
-      greedy.prompts[10]!.promptIds,
-    ];
-    const [runs, queries] = [
-      metricValue(registry.render(), "origin_prefill_runs_total"),
-      metricValue(registry.render(), "vllm:prefix_cache_queries_total"),
-    ];
-    // Submitted together: one admission, two runs (the plain prompt, then both echoed prompts).
-    const together = await Promise.all([
-      first(rewritten, params(a, 4)),
-      first(rewritten, params(b, 4)),
-      first(rewritten, params(plain)),
-    ]);
-    expect(metricValue(registry.render(), "origin_prefill_runs_total") - runs).toBe(2);
-    expect(metricValue(registry.render(), "vllm:prefix_cache_queries_total") - queries).toBe(
-      plain.length,
-    );
-    expect(together[2]!.promptLogprobs).toBeUndefined();
-    for (const [i, prompt] of [a, b].entries()) {
-      const got = together[i]!.promptLogprobs!;
-      const expected = (await first(exported, params(prompt, 4))).promptLogprobs!;
-      expect(got).toHaveLength(prompt.length);
-      expect(got[0]).toBeNull();
-      got.slice(1).forEach((entry, j) => {
-        expect(entry!.top.map(([id]) => id)).toEqual(expected[j + 1]!.top.map(([id]) => id));
-        expect(Math.abs(entry!.logprob - expected[j + 1]!.logprob)).toBeLessThan(1e-4);
+  it(
+    "computes them alike from every-position logits_index and " +
+      "from a graph without one, in a run apart from plain prompts",
+    async () => {
+      const { generation, bytes } = await tinyLlmFp32();
+      const registry = new Registry();
+      const limits = {
+        maxBatch: 8,
+        maxWaiting: 8,
+        prefillTokensPerStep: 2048,
+        prefixCacheBytes: 64 << 20,
+      };
+      const metrics = createVllmMetrics(registry, () => [], generation.contextLength);
+      const rewritten = new DecoderEngine(
+        "tiny-llm",
+        await createSession(
+          lastPositionLogits(splitAttention(bytes, generation.layers)!)!,
+          ONE_THREAD,
+        ),
+        generation,
+        limits,
+        metrics,
+        true,
+        await createSession(lastPositionLogits(bytes)!, ONE_THREAD),
+      );
+      const exported = new DecoderEngine(
+        "tiny-llm",
+        await createSession(bytes, ONE_THREAD),
+        generation,
+        limits,
+        createVllmMetrics(new Registry(), () => [], generation.contextLength),
+        false,
+      );
+      const params = (promptIds: number[], promptLogprobs?: number): GenerationParams => ({
+        promptIds,
+        maxTokens: 3,
+        minTokens: 0,
+        sampling: GREEDY,
+        seed: 1,
+        stopTokenIds: [],
+        ignoreEos: true,
+        logprobs: 4,
+        ...(promptLogprobs === undefined ? {} : { promptLogprobs }),
       });
-    }
-  });
+      const first = async (engine: DecoderEngine, request: GenerationParams) => {
+        const steps: GenerationStep[] = [];
+        for await (const step of engine.submit(request, new AbortController().signal).steps)
+          steps.push(step);
+        expect(steps.slice(1).every((step) => step.promptLogprobs === undefined)).toBe(true);
+        return steps[0]!;
+      };
+      const [a, b, plain] = [
+        greedy.prompts[8]!.promptIds,
+        greedy.prompts[9]!.promptIds,
+        greedy.prompts[10]!.promptIds,
+      ];
+      const [runs, queries] = [
+        metricValue(registry.render(), "origin_prefill_runs_total"),
+        metricValue(registry.render(), "vllm:prefix_cache_queries_total"),
+      ];
+      // Submitted together: one admission, two runs (the plain prompt, then both echoed prompts).
+      const together = await Promise.all([
+        first(rewritten, params(a, 4)),
+        first(rewritten, params(b, 4)),
+        first(rewritten, params(plain)),
+      ]);
+      expect(metricValue(registry.render(), "origin_prefill_runs_total") - runs).toBe(2);
+      expect(metricValue(registry.render(), "vllm:prefix_cache_queries_total") - queries).toBe(
+        plain.length,
+      );
+      expect(together[2]!.promptLogprobs).toBeUndefined();
+      for (const [i, prompt] of [a, b].entries()) {
+        const got = together[i]!.promptLogprobs!;
+        const expected = (await first(exported, params(prompt, 4))).promptLogprobs!;
+        expect(got).toHaveLength(prompt.length);
+        expect(got[0]).toBeNull();
+        got.slice(1).forEach((entry, j) => {
+          expect(entry!.top.map(([id]) => id)).toEqual(expected[j + 1]!.top.map(([id]) => id));
+          expect(Math.abs(entry!.logprob - expected[j + 1]!.logprob)).toBeLessThan(1e-4);
+        });
+      }
+    },
+  );
 });

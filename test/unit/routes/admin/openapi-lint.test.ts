@@ -37,7 +37,8 @@ describe("openapi.json", () => {
     const report = LintReport.parse(JSON.parse(stdout.slice(stdout.indexOf("{"))));
     const problems = report.problems.map(
       (problem) =>
-        `${problem.severity} ${problem.ruleId} ${problem.location[0]?.pointer ?? ""}: ${problem.message}`,
+        `${problem.severity} ${problem.ruleId} ` +
+        `${problem.location[0]?.pointer ?? ""}: ${problem.message}`,
     );
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });

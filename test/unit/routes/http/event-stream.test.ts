@@ -45,25 +45,30 @@ async function started(
 }
 
 describe("mergeEvents", () => {
-  it("yields every choice's events with its index, first events first, then as they come", async () => {
-    const log: string[] = [];
-    const merged = mergeEvents(await started(log, choice("a", 3, 30, log), choice("b", 3, 5, log)));
-    const seen: (readonly [number, string])[] = [];
-    for await (const event of merged.events) seen.push(event);
-    expect(seen.slice(0, 2)).toEqual([
-      [0, "a:0"],
-      [1, "b:0"],
-    ]);
-    expect(seen.slice(2, 4)).toEqual([
-      [1, "b:1"],
-      [1, "b:2"],
-    ]);
-    expect(seen.slice(4)).toEqual([
-      [0, "a:1"],
-      [0, "a:2"],
-    ]);
-    expect(log).toEqual([]);
-  });
+  it(
+    "yields every choice's events with its " + "index, first events first, then as they come",
+    async () => {
+      const log: string[] = [];
+      const merged = mergeEvents(
+        await started(log, choice("a", 3, 30, log), choice("b", 3, 5, log)),
+      );
+      const seen: (readonly [number, string])[] = [];
+      for await (const event of merged.events) seen.push(event);
+      expect(seen.slice(0, 2)).toEqual([
+        [0, "a:0"],
+        [1, "b:0"],
+      ]);
+      expect(seen.slice(2, 4)).toEqual([
+        [1, "b:1"],
+        [1, "b:2"],
+      ]);
+      expect(seen.slice(4)).toEqual([
+        [0, "a:1"],
+        [0, "a:2"],
+      ]);
+      expect(log).toEqual([]);
+    },
+  );
 
   it("a choice that fails fails the merged stream and aborts the others", async () => {
     const log: string[] = [];

@@ -7,22 +7,29 @@ import { toServiceError } from "../../../../src/errors/problem";
 import { dialectMembers, errorDialect } from "../../../../src/routes/http/problems";
 
 describe("toServiceError", () => {
-  it("maps Hono's malformed-JSON 400 onto invalid_json and its 415 onto unsupported_media_type", () => {
-    expect(
-      toServiceError(new HTTPException(400, { message: "Malformed JSON in request body" })),
-    ).toMatchObject({ status: 400, code: "invalid_json", field: "body" });
-    expect(
-      toServiceError(new HTTPException(415, { message: "Unsupported Media Type" })),
-    ).toMatchObject({ status: 415, code: "unsupported_media_type", field: "headers.content-type" });
-    expect(toServiceError(new HTTPException(413))).toMatchObject({
-      status: 413,
-      code: "payload_too_large",
-    });
-    expect(toServiceError(new HTTPException(404))).toMatchObject({
-      status: 404,
-      code: "not_found",
-    });
-  });
+  it(
+    "maps Hono's malformed-JSON 400 onto invalid_json " + "and its 415 onto unsupported_media_type",
+    () => {
+      expect(
+        toServiceError(new HTTPException(400, { message: "Malformed JSON in request body" })),
+      ).toMatchObject({ status: 400, code: "invalid_json", field: "body" });
+      expect(
+        toServiceError(new HTTPException(415, { message: "Unsupported Media Type" })),
+      ).toMatchObject({
+        status: 415,
+        code: "unsupported_media_type",
+        field: "headers.content-type",
+      });
+      expect(toServiceError(new HTTPException(413))).toMatchObject({
+        status: 413,
+        code: "payload_too_large",
+      });
+      expect(toServiceError(new HTTPException(404))).toMatchObject({
+        status: 404,
+        code: "not_found",
+      });
+    },
+  );
 
   it("keeps a zod failure a 400 naming the field, and anything else a 500", () => {
     const zodError = z.object({ amount: z.number() }).safeParse({ amount: "x" }).error;

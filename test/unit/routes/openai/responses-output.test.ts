@@ -9,7 +9,9 @@ import { callId, eventWriter, OutputItems } from "../../../../src/routes/openai/
 import { toolReader } from "../../../../src/tasks/text-generation/tool-parsers";
 
 const TEXT =
-  'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>';
+  'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": ' +
+  '{"city": "Paris"}}\n</tool_call>\n<tool_call>{"name": ' +
+  '"get_time", "arguments": {"zone": "CET"}}</tool_call>';
 
 const response = (status: string, output: unknown[]) => ({
   id: "resp_1",
@@ -84,45 +86,50 @@ describe("Responses output items with tool_choice auto", () => {
   });
 
   for (const size of [1, 3, 7, 1000]) {
-    it(`streamed in pieces of ${size}: the openai SDK's accumulator builds the same items from the events`, async () => {
-      const { body, output } = frames(size);
-      const client = new OpenAI({
-        apiKey: "k",
-        baseURL: "https://edge.test/v1",
-        maxRetries: 0,
-        fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }),
-      });
-      const stream = client.responses.stream({ model: "tiny-llm", input: "Weather?" });
-      const types: string[] = [];
-      let text = "";
-      const args: Record<number, string> = {};
-      for await (const event of stream) {
-        types.push(event.type);
-        if (event.type === "response.output_text.delta") text += event.delta;
-        if (event.type === "response.function_call_arguments.delta")
-          args[event.output_index] = (args[event.output_index] ?? "") + event.delta;
-      }
-      const final = await stream.finalResponse();
-      // The SDK parses what it finalizes (parsed_arguments: null beside each call).
-      expect(final.output).toMatchObject(output);
-      expect(text).toBe("Let me look.\n");
-      expect(args).toEqual({ 1: '{"city": "Paris"}', 2: '{"zone": "CET"}' });
-      expect(types.filter((type) => !type.endsWith(".delta"))).toEqual([
-        "response.created",
-        "response.in_progress",
-        "response.output_item.added",
-        "response.content_part.added",
-        "response.output_text.done",
-        "response.content_part.done",
-        "response.output_item.done",
-        "response.output_item.added",
-        "response.function_call_arguments.done",
-        "response.output_item.done",
-        "response.output_item.added",
-        "response.function_call_arguments.done",
-        "response.output_item.done",
-        "response.completed",
-      ]);
-    });
+    it(
+      `streamed in pieces of ${size}: the openai SDK's ` +
+        "accumulator builds the same items from the events",
+      async () => {
+        const { body, output } = frames(size);
+        const client = new OpenAI({
+          apiKey: "k",
+          baseURL: "https://edge.test/v1",
+          maxRetries: 0,
+          fetch: async () =>
+            new Response(body, { headers: { "content-type": "text/event-stream" } }),
+        });
+        const stream = client.responses.stream({ model: "tiny-llm", input: "Weather?" });
+        const types: string[] = [];
+        let text = "";
+        const args: Record<number, string> = {};
+        for await (const event of stream) {
+          types.push(event.type);
+          if (event.type === "response.output_text.delta") text += event.delta;
+          if (event.type === "response.function_call_arguments.delta")
+            args[event.output_index] = (args[event.output_index] ?? "") + event.delta;
+        }
+        const final = await stream.finalResponse();
+        // The SDK parses what it finalizes (parsed_arguments: null beside each call).
+        expect(final.output).toMatchObject(output);
+        expect(text).toBe("Let me look.\n");
+        expect(args).toEqual({ 1: '{"city": "Paris"}', 2: '{"zone": "CET"}' });
+        expect(types.filter((type) => !type.endsWith(".delta"))).toEqual([
+          "response.created",
+          "response.in_progress",
+          "response.output_item.added",
+          "response.content_part.added",
+          "response.output_text.done",
+          "response.content_part.done",
+          "response.output_item.done",
+          "response.output_item.added",
+          "response.function_call_arguments.done",
+          "response.output_item.done",
+          "response.output_item.added",
+          "response.function_call_arguments.done",
+          "response.output_item.done",
+          "response.completed",
+        ]);
+      },
+    );
   }
 });

@@ -56,33 +56,37 @@ describe("deadlines", () => {
     expect(cleared.timedOut()).toBe(false);
   });
 
-  it("a later phase keeps the armed timer, an earlier one re-arms it: one timer for connect → first token → idle", () => {
-    const limits = deadlines(undefined);
-    const timers = vi.spyOn(globalThis, "setTimeout");
-    limits.phase(300, "did not answer");
-    vi.advanceTimersByTime(10);
-    limits.phase(600, "sent no first token");
-    vi.advanceTimersByTime(10);
-    limits.phase(300, "went silent");
-    expect(timers).toHaveBeenCalledTimes(1);
-    // The first timer fires at 300 ms, early for the idle phase (due at 320): re-armed for the
-    // rest.
-    vi.advanceTimersByTime(299);
-    expect(limits.signal.aborted).toBe(false);
-    vi.advanceTimersByTime(1);
-    expect(limits.signal.reason instanceof ServiceError && limits.signal.reason.message).toMatch(
-      /went silent within 300 ms/,
-    );
-    timers.mockRestore();
+  it(
+    "a later phase keeps the armed timer, an earlier one " +
+      "re-arms it: one timer for connect → first token → idle",
+    () => {
+      const limits = deadlines(undefined);
+      const timers = vi.spyOn(globalThis, "setTimeout");
+      limits.phase(300, "did not answer");
+      vi.advanceTimersByTime(10);
+      limits.phase(600, "sent no first token");
+      vi.advanceTimersByTime(10);
+      limits.phase(300, "went silent");
+      expect(timers).toHaveBeenCalledTimes(1);
+      // The first timer fires at 300 ms, early for the idle phase (due at 320): re-armed for the
+      // rest.
+      vi.advanceTimersByTime(299);
+      expect(limits.signal.aborted).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(limits.signal.reason instanceof ServiceError && limits.signal.reason.message).toMatch(
+        /went silent within 300 ms/,
+      );
+      timers.mockRestore();
 
-    const shorter = deadlines(undefined);
-    shorter.phase(1000, "sent no first token");
-    shorter.phase(50, "went silent");
-    vi.advanceTimersByTime(50);
-    expect(shorter.signal.reason instanceof ServiceError && shorter.signal.reason.message).toMatch(
-      /went silent within 50 ms/,
-    );
-  });
+      const shorter = deadlines(undefined);
+      shorter.phase(1000, "sent no first token");
+      shorter.phase(50, "went silent");
+      vi.advanceTimersByTime(50);
+      expect(
+        shorter.signal.reason instanceof ServiceError && shorter.signal.reason.message,
+      ).toMatch(/went silent within 50 ms/);
+    },
+  );
 
   it("follows the caller's signal", () => {
     const caller = new AbortController();

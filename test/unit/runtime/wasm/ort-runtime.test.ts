@@ -111,21 +111,24 @@ describe.each(Object.entries(engines))("runs begun together on %s", (_, engine) 
     together.forEach((result, i) => expect(result.outputs.logits!.data).toEqual(alone[i]));
   });
 
-  it("a run whose signal aborts while it waits its turn does not run, and the next one does", async () => {
-    const graph = manifest.graphs[manifest.generation.graph]!;
-    const runtime = createOrtRuntime(engine, {
-      inputs: graph.inputs,
-      outputs: graph.outputs,
-      loadModel: async () => new Uint8Array(readFileSync(`${DIR}/${graph.file}`)),
-    });
-    await runtime.load();
-    const controller = new AbortController();
-    const first = runtime.tensors!.run(feeds(200, 0));
-    const waiting = runtime.tensors!.run(feeds(300, 0), { signal: controller.signal });
-    controller.abort(new DOMException("client left", "AbortError"));
-    const third = runtime.tensors!.run(feeds(400, 0));
-    await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
-    expect((await first).outputs.logits).toBeDefined();
-    expect((await third).outputs.logits).toBeDefined();
-  });
+  it(
+    "a run whose signal aborts while it waits " + "its turn does not run, and the next one does",
+    async () => {
+      const graph = manifest.graphs[manifest.generation.graph]!;
+      const runtime = createOrtRuntime(engine, {
+        inputs: graph.inputs,
+        outputs: graph.outputs,
+        loadModel: async () => new Uint8Array(readFileSync(`${DIR}/${graph.file}`)),
+      });
+      await runtime.load();
+      const controller = new AbortController();
+      const first = runtime.tensors!.run(feeds(200, 0));
+      const waiting = runtime.tensors!.run(feeds(300, 0), { signal: controller.signal });
+      controller.abort(new DOMException("client left", "AbortError"));
+      const third = runtime.tensors!.run(feeds(400, 0));
+      await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
+      expect((await first).outputs.logits).toBeDefined();
+      expect((await third).outputs.logits).toBeDefined();
+    },
+  );
 });

@@ -58,45 +58,55 @@ describe("stopMatcher", () => {
     expect(run(["a", "b"], [""])).toEqual({ out: "ab", stop: undefined });
   });
 
-  it("with include (vLLM's include_stop_str_in_output) ends the text after the stop string, whatever the deltas", () => {
-    const text = "one, two; three";
-    for (let seed = 1; seed < 20; seed++) {
-      const matcher = stopMatcher([";", "tw"], { include: true });
-      let out = "";
-      let stop: string | undefined;
-      for (const delta of cuts(text, seed)) {
-        const match = matcher.push(delta);
-        out += match.text;
-        if ((stop = match.stop) !== undefined) break;
+  it(
+    "with include (vLLM's include_stop_str_in_output) ends " +
+      "the text after the stop string, whatever the deltas",
+    () => {
+      const text = "one, two; three";
+      for (let seed = 1; seed < 20; seed++) {
+        const matcher = stopMatcher([";", "tw"], { include: true });
+        let out = "";
+        let stop: string | undefined;
+        for (const delta of cuts(text, seed)) {
+          const match = matcher.push(delta);
+          out += match.text;
+          if ((stop = match.stop) !== undefined) break;
+        }
+        expect({ out, stop }).toEqual({ out: "one, tw", stop: "tw" });
       }
-      expect({ out, stop }).toEqual({ out: "one, tw", stop: "tw" });
-    }
-  });
+    },
+  );
 
-  describe("text pushed with search: false (vLLM's min_tokens, vllm/v1/engine/detokenizer.py)", () => {
-    it("holds no match: a stop string wholly inside it is sent as text", () => {
-      const matcher = stopMatcher(["ab"]);
-      expect(matcher.push("xaby", { search: false })).toEqual({ text: "xaby" });
-      expect(matcher.push("zz")).toEqual({ text: "zz" });
-    });
+  describe(
+    "text pushed with search: false (vLLM's " + "min_tokens, vllm/v1/engine/detokenizer.py)",
+    () => {
+      it("holds no match: a stop string wholly inside it is sent as text", () => {
+        const matcher = stopMatcher(["ab"]);
+        expect(matcher.push("xaby", { search: false })).toEqual({ text: "xaby" });
+        expect(matcher.push("zz")).toEqual({ text: "zz" });
+      });
 
-    it("a stop string that begins in it and ends after it counts, and nothing of it is sent", () => {
-      const matcher = stopMatcher(["abc"]);
-      expect(matcher.push("xab", { search: false })).toEqual({ text: "x" });
-      expect(matcher.push("cd")).toEqual({ text: "", stop: "abc" });
-    });
+      it(
+        "a stop string that begins in it and ends " + "after it counts, and nothing of it is sent",
+        () => {
+          const matcher = stopMatcher(["abc"]);
+          expect(matcher.push("xab", { search: false })).toEqual({ text: "x" });
+          expect(matcher.push("cd")).toEqual({ text: "", stop: "abc" });
+        },
+      );
 
-    it("a shorter stop string completed inside held-back text does not count later", () => {
-      // "abc" is held back as the start of "abcd"; "ab" inside it ended while searching was off.
-      const matcher = stopMatcher(["ab", "abcd"]);
-      expect(matcher.push("abc", { search: false })).toEqual({ text: "" });
-      expect(matcher.push("x")).toEqual({ text: "abcx" });
-      expect(matcher.push("ab")).toEqual({ text: "", stop: "ab" });
-    });
+      it("a shorter stop string completed inside held-back text does not count later", () => {
+        // "abc" is held back as the start of "abcd"; "ab" inside it ended while searching was off.
+        const matcher = stopMatcher(["ab", "abcd"]);
+        expect(matcher.push("abc", { search: false })).toEqual({ text: "" });
+        expect(matcher.push("x")).toEqual({ text: "abcx" });
+        expect(matcher.push("ab")).toEqual({ text: "", stop: "ab" });
+      });
 
-    it("the same text pushed with search on matches as before", () => {
-      const matcher = stopMatcher(["ab"]);
-      expect(matcher.push("xaby")).toEqual({ text: "x", stop: "ab" });
-    });
-  });
+      it("the same text pushed with search on matches as before", () => {
+        const matcher = stopMatcher(["ab"]);
+        expect(matcher.push("xaby")).toEqual({ text: "x", stop: "ab" });
+      });
+    },
+  );
 });

@@ -95,73 +95,82 @@ describe("decoder engine on its own thread", () => {
     return steps;
   };
 
-  it("decodes the same tokens, with the same finish, as the engine in-process on the same graph, batched or alone", async () => {
-    const prompts = [
-      [1, 40, 41, 42, 43],
-      [1, 50, 51, 52],
-      [1, 60, 61, 62, 63, 64],
-      [1, 7, 8],
-    ];
-    const inProcess = await Promise.all(
-      prompts.map((prompt) => drain(local.submit(params(prompt), new AbortController().signal))),
-    );
-    const together = await Promise.all(
-      prompts.map((prompt) => drain(thread.submit(params(prompt), new AbortController().signal))),
-    );
-    const alone = [];
-    for (const prompt of prompts)
-      alone.push(await drain(thread.submit(params(prompt), new AbortController().signal)));
-    expect(together).toEqual(inProcess);
-    expect(alone).toEqual(inProcess);
-    expect(inProcess[0]).toHaveLength(24);
-    expect(inProcess[0]!.at(-1)!.finishReason).toBe("length");
-  });
+  it(
+    "decodes the same tokens, with the same finish, as the " +
+      "engine in-process on the same graph, batched or alone",
+    async () => {
+      const prompts = [
+        [1, 40, 41, 42, 43],
+        [1, 50, 51, 52],
+        [1, 60, 61, 62, 63, 64],
+        [1, 7, 8],
+      ];
+      const inProcess = await Promise.all(
+        prompts.map((prompt) => drain(local.submit(params(prompt), new AbortController().signal))),
+      );
+      const together = await Promise.all(
+        prompts.map((prompt) => drain(thread.submit(params(prompt), new AbortController().signal))),
+      );
+      const alone = [];
+      for (const prompt of prompts)
+        alone.push(await drain(thread.submit(params(prompt), new AbortController().signal)));
+      expect(together).toEqual(inProcess);
+      expect(alone).toEqual(inProcess);
+      expect(inProcess[0]).toHaveLength(24);
+      expect(inProcess[0]!.at(-1)!.finishReason).toBe("length");
+    },
+  );
 
-  it("carries each token's logprobs across the thread, the first step's cached-token count beside them", async () => {
-    const steps = async (request: { steps: AsyncIterable<GenerationStep> }) => {
-      const out: GenerationStep[] = [];
-      for await (const step of request.steps) out.push(step);
-      return out;
-    };
-    const prompts = [
-      [1, 40, 41, 42, 43],
-      [1, 7, 8],
-    ];
-    const asked = (prompt: number[], stopTokenIds: number[] = []): GenerationParams => ({
-      ...params(prompt, 8),
-      logprobs: 3,
-      stopTokenIds,
-    });
-    const inProcess = await Promise.all(
-      prompts.map((prompt) => steps(local.submit(asked(prompt), new AbortController().signal))),
-    );
-    const threaded = await Promise.all(
-      prompts.map((prompt) => steps(thread.submit(asked(prompt), new AbortController().signal))),
-    );
-    expect(threaded).toEqual(inProcess);
-    // Ending on a stop token of its own (the fourth it generated): that token has its logprob too.
-    const stopId = inProcess[1]![3]!.tokenId;
-    const stopped = await steps(
-      local.submit(asked(prompts[1]!, [stopId]), new AbortController().signal),
-    );
-    expect(
-      await steps(thread.submit(asked(prompts[1]!, [stopId]), new AbortController().signal)),
-    ).toEqual(stopped);
-    expect(stopped.at(-1)).toMatchObject({
-      tokenId: stopId,
-      finishReason: "stop",
-      stopReason: stopId,
-      logprob: { logprob: expect.any(Number) },
-    });
-    expect(inProcess[0]![0]).toMatchObject({ cachedTokens: 0 });
-    for (const step of inProcess.flat()) expect(step.logprob?.top).toHaveLength(3);
-    // Not asked: no logprob on any step.
-    expect(
-      (await steps(thread.submit(params([1, 7, 8], 4), new AbortController().signal))).some(
-        (step) => "logprob" in step,
-      ),
-    ).toBe(false);
-  });
+  it(
+    "carries each token's logprobs across the thread, " +
+      "the first step's cached-token count beside them",
+    async () => {
+      const steps = async (request: { steps: AsyncIterable<GenerationStep> }) => {
+        const out: GenerationStep[] = [];
+        for await (const step of request.steps) out.push(step);
+        return out;
+      };
+      const prompts = [
+        [1, 40, 41, 42, 43],
+        [1, 7, 8],
+      ];
+      const asked = (prompt: number[], stopTokenIds: number[] = []): GenerationParams => ({
+        ...params(prompt, 8),
+        logprobs: 3,
+        stopTokenIds,
+      });
+      const inProcess = await Promise.all(
+        prompts.map((prompt) => steps(local.submit(asked(prompt), new AbortController().signal))),
+      );
+      const threaded = await Promise.all(
+        prompts.map((prompt) => steps(thread.submit(asked(prompt), new AbortController().signal))),
+      );
+      expect(threaded).toEqual(inProcess);
+      // Ending on a stop token of its own (the fourth it generated): that token has its logprob
+      // too.
+      const stopId = inProcess[1]![3]!.tokenId;
+      const stopped = await steps(
+        local.submit(asked(prompts[1]!, [stopId]), new AbortController().signal),
+      );
+      expect(
+        await steps(thread.submit(asked(prompts[1]!, [stopId]), new AbortController().signal)),
+      ).toEqual(stopped);
+      expect(stopped.at(-1)).toMatchObject({
+        tokenId: stopId,
+        finishReason: "stop",
+        stopReason: stopId,
+        logprob: { logprob: expect.any(Number) },
+      });
+      expect(inProcess[0]![0]).toMatchObject({ cachedTokens: 0 });
+      for (const step of inProcess.flat()) expect(step.logprob?.top).toHaveLength(3);
+      // Not asked: no logprob on any step.
+      expect(
+        (await steps(thread.submit(params([1, 7, 8], 4), new AbortController().signal))).some(
+          (step) => "logprob" in step,
+        ),
+      ).toBe(false);
+    },
+  );
 
   it("relays the engine's metrics into this thread's registry", async () => {
     const [tokens, requests, steps] = [
@@ -180,73 +189,87 @@ describe("decoder engine on its own thread", () => {
     );
   });
 
-  it("counts an aborted request out of the gauges and the queue bound at once, and decodes no more rows for it", async () => {
-    const controllers = Array.from(
-      { length: limits.maxBatch + limits.maxWaiting },
-      () => new AbortController(),
-    );
-    const requests = controllers.map((controller, i) =>
-      thread.submit(params([1, 20 + i, 21], 400), controller.signal),
-    );
-    expect(() => thread.submit(params([1, 2]), new AbortController().signal)).toThrow(
-      expect.objectContaining({ status: 429 }),
-    );
-    // Wait until the batch is decoding: the first four have a token each; the last two wait.
-    await Promise.all(
-      requests.slice(0, limits.maxBatch).map(async (request) => {
-        for await (const _ of request.steps) break;
-      }),
-    );
-    expect(thread.runningCount).toBe(limits.maxBatch);
-    expect(thread.waitingCount).toBe(limits.maxWaiting);
-    const abortedBefore = aborted();
-    for (const controller of controllers) controller.abort();
-    // Synchronously, before the engine thread has heard of the aborts.
-    expect([thread.runningCount, thread.waitingCount]).toEqual([0, 0]);
-    // The engine runs ahead of this thread's relay: once it has counted the aborts, every step
-    // it decoded before them has been counted too; after them, at most the step that was
-    // already set up carries their rows.
-    for (let i = 0; i < 400 && aborted() < abortedBefore + controllers.length; i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(aborted()).toBe(abortedBefore + controllers.length);
-    const [rows, steps] = [metric("origin_decode_rows_total"), metric("origin_decode_steps_total")];
-    const survivor = thread.submit(params([1, 30, 31], 12), new AbortController().signal);
-    expect(await drain(survivor)).toHaveLength(12);
-    const [rowsAfter, stepsAfter] = [
-      metric("origin_decode_rows_total") - rows,
-      metric("origin_decode_steps_total") - steps,
-    ];
-    expect(stepsAfter).toBeGreaterThanOrEqual(11);
-    expect(rowsAfter - stepsAfter).toBeLessThanOrEqual(limits.maxBatch);
-    for (const request of requests) expect(await drain(request)).toBeDefined();
-  });
+  it(
+    "counts an aborted request out of the gauges and the " +
+      "queue bound at once, and decodes no more rows for it",
+    async () => {
+      const controllers = Array.from(
+        { length: limits.maxBatch + limits.maxWaiting },
+        () => new AbortController(),
+      );
+      const requests = controllers.map((controller, i) =>
+        thread.submit(params([1, 20 + i, 21], 400), controller.signal),
+      );
+      expect(() => thread.submit(params([1, 2]), new AbortController().signal)).toThrow(
+        expect.objectContaining({ status: 429 }),
+      );
+      // Wait until the batch is decoding: the first four have a token each; the last two wait.
+      await Promise.all(
+        requests.slice(0, limits.maxBatch).map(async (request) => {
+          for await (const _ of request.steps) break;
+        }),
+      );
+      expect(thread.runningCount).toBe(limits.maxBatch);
+      expect(thread.waitingCount).toBe(limits.maxWaiting);
+      const abortedBefore = aborted();
+      for (const controller of controllers) controller.abort();
+      // Synchronously, before the engine thread has heard of the aborts.
+      expect([thread.runningCount, thread.waitingCount]).toEqual([0, 0]);
+      // The engine runs ahead of this thread's relay: once it has counted the aborts, every step
+      // it decoded before them has been counted too; after them, at most the step that was
+      // already set up carries their rows.
+      for (let i = 0; i < 400 && aborted() < abortedBefore + controllers.length; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(aborted()).toBe(abortedBefore + controllers.length);
+      const [rows, steps] = [
+        metric("origin_decode_rows_total"),
+        metric("origin_decode_steps_total"),
+      ];
+      const survivor = thread.submit(params([1, 30, 31], 12), new AbortController().signal);
+      expect(await drain(survivor)).toHaveLength(12);
+      const [rowsAfter, stepsAfter] = [
+        metric("origin_decode_rows_total") - rows,
+        metric("origin_decode_steps_total") - steps,
+      ];
+      expect(stepsAfter).toBeGreaterThanOrEqual(11);
+      expect(rowsAfter - stepsAfter).toBeLessThanOrEqual(limits.maxBatch);
+      for (const request of requests) expect(await drain(request)).toBeDefined();
+    },
+  );
 
-  it("fails the requests of a thread that dies with 500, and serves the next ones on a new thread", async () => {
-    const request = thread.submit(params([1, 11, 12], 400), new AbortController().signal);
-    for await (const _ of request.steps) break;
-    // A bug in the engine thread: an exception nothing catches there (a submit without params).
-    const worker = (thread as unknown as { worker: Worker }).worker;
-    worker.postMessage({ type: "submit", id: -1, params: null, arrivedAt: 0 });
-    await expect(drain(request)).rejects.toSatisfy(
-      (error: unknown) => error instanceof ServiceError && error.status === 500,
-    );
-    expect(() => thread.submit(params([1, 2]), new AbortController().signal)).toThrow(
-      expect.objectContaining({ status: 503 }),
-    );
-    for (
-      let i = 0;
-      i < 200 && (thread as unknown as { worker: Worker | undefined }).worker === undefined;
-      i++
-    )
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(
-      await drain(thread.submit(params([1, 40, 41, 42, 43]), new AbortController().signal)),
-    ).toEqual(await drain(local.submit(params([1, 40, 41, 42, 43]), new AbortController().signal)));
-  });
+  it(
+    "fails the requests of a thread that dies with " +
+      "500, and serves the next ones on a new thread",
+    async () => {
+      const request = thread.submit(params([1, 11, 12], 400), new AbortController().signal);
+      for await (const _ of request.steps) break;
+      // A bug in the engine thread: an exception nothing catches there (a submit without params).
+      const worker = (thread as unknown as { worker: Worker }).worker;
+      worker.postMessage({ type: "submit", id: -1, params: null, arrivedAt: 0 });
+      await expect(drain(request)).rejects.toSatisfy(
+        (error: unknown) => error instanceof ServiceError && error.status === 500,
+      );
+      expect(() => thread.submit(params([1, 2]), new AbortController().signal)).toThrow(
+        expect.objectContaining({ status: 503 }),
+      );
+      for (
+        let i = 0;
+        i < 200 && (thread as unknown as { worker: Worker | undefined }).worker === undefined;
+        i++
+      )
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(
+        await drain(thread.submit(params([1, 40, 41, 42, 43]), new AbortController().signal)),
+      ).toEqual(
+        await drain(local.submit(params([1, 40, 41, 42, 43]), new AbortController().signal)),
+      );
+    },
+  );
 });
 
 describe("the completions route over an engine thread that dies mid-stream", () => {
-  it("sends the tokens the stream interval held back, then vLLM's error event and [DONE]", async () => {
+  it("sends the tokens the stream interval held " +
+    "back, then vLLM's error event and [DONE]", async () => {
     // The origin in-process (its app and model host as server.ts builds them) serving only the
     // tiny LLM, with an interval so long that every token after the first is held back.
     const dir = mkdtempSync(join(tmpdir(), "origin-flush-"));

@@ -32,25 +32,31 @@ function joined(
 const REQUIRED: ForcedToolMode = { kind: "required" };
 
 describe("ToolCallReader", () => {
-  it('"required": each call named, its arguments the exact text (nested, escaped, braces in strings)', () => {
-    const text =
-      '[{"name":"a","parameters":{"q":"}]\\"{","n":[1,{"x":{}}]}},{"name":"b-2","parameters":{}}]';
-    const calls = toolCallsIn(text, REQUIRED);
-    expect(calls.map((call) => call.function)).toEqual([
-      { name: "a", arguments: '{"q":"}]\\"{","n":[1,{"x":{}}]}' },
-      { name: "b-2", arguments: "{}" },
-    ]);
-    expect(
-      calls.every(
-        (call) => call.type === "function" && /^chatcmpl-tool-[0-9a-f]{32}$/.test(call.id),
-      ),
-    ).toBe(true);
-    expect(calls[0]!.id).not.toBe(calls[1]!.id);
-  });
+  it(
+    '"required": each call named, its arguments the ' +
+      "exact text (nested, escaped, braces in strings)",
+    () => {
+      const text =
+        '[{"name":"a","parameters":{"q":"}]\\"{","n":[1,' +
+        '{"x":{}}]}},{"name":"b-2","parameters":{}}]';
+      const calls = toolCallsIn(text, REQUIRED);
+      expect(calls.map((call) => call.function)).toEqual([
+        { name: "a", arguments: '{"q":"}]\\"{","n":[1,{"x":{}}]}' },
+        { name: "b-2", arguments: "{}" },
+      ]);
+      expect(
+        calls.every(
+          (call) => call.type === "function" && /^chatcmpl-tool-[0-9a-f]{32}$/.test(call.id),
+        ),
+      ).toBe(true);
+      expect(calls[0]!.id).not.toBe(calls[1]!.id);
+    },
+  );
 
   it("the same calls however the text is cut, down to one character at a time", () => {
     const text =
-      '[{"name":"get_weather","parameters":{"city":"Zürich ☃","unit":"celsius"}},{"name":"t","parameters":{"zone":"\\\\"}}]';
+      '[{"name":"get_weather","parameters":{"city":"Zürich ' +
+      '☃","unit":"celsius"}},{"name":"t","parameters":{"zone":"\\\\"}}]';
     const whole = toolCallsIn(text, REQUIRED).map((call) => ({
       name: call.function.name,
       arguments: call.function.arguments,
@@ -66,14 +72,18 @@ describe("ToolCallReader", () => {
     }
   });
 
-  it("whitespace between the list's tokens (a backend that writes it) is skipped; inside the arguments it is kept", () => {
-    const text =
-      ' [ { "name" : "a" , "parameters" : { "x" : 1 } } ,\n{"name":"b","parameters":7} ] ';
-    expect(toolCallsIn(text, REQUIRED).map((call) => call.function)).toEqual([
-      { name: "a", arguments: '{ "x" : 1 }' },
-      { name: "b", arguments: "7" },
-    ]);
-  });
+  it(
+    "whitespace between the list's tokens (a backend that " +
+      "writes it) is skipped; inside the arguments it is kept",
+    () => {
+      const text =
+        ' [ { "name" : "a" , "parameters" : { "x" : 1 } } ,\n{"name":"b","parameters":7} ] ';
+      expect(toolCallsIn(text, REQUIRED).map((call) => call.function)).toEqual([
+        { name: "a", arguments: '{ "x" : 1 }' },
+        { name: "b", arguments: "7" },
+      ]);
+    },
+  );
 
   it("an unfinished list: the calls so far, the last one's arguments as far as written", () => {
     expect(
@@ -92,21 +102,25 @@ describe("ToolCallReader", () => {
     ).toEqual(["a"]);
   });
 
-  it("a named function: one call, the whole text its arguments; its first delta carries id and name", () => {
-    const reader = new ToolCallReader({ kind: "named", name: "f" });
-    const first = reader.push('{"a"');
-    expect(first).toEqual([
-      {
-        index: 0,
-        id: reader.calls[0]!.id,
-        type: "function",
-        function: { name: "f", arguments: '{"a"' },
-      },
-    ]);
-    expect(reader.push("")).toEqual([]);
-    expect(reader.push(":1}")).toEqual([{ index: 0, function: { arguments: ":1}" } }]);
-    expect(reader.calls.map((call) => call.function)).toEqual([
-      { name: "f", arguments: '{"a":1}' },
-    ]);
-  });
+  it(
+    "a named function: one call, the whole text its " +
+      "arguments; its first delta carries id and name",
+    () => {
+      const reader = new ToolCallReader({ kind: "named", name: "f" });
+      const first = reader.push('{"a"');
+      expect(first).toEqual([
+        {
+          index: 0,
+          id: reader.calls[0]!.id,
+          type: "function",
+          function: { name: "f", arguments: '{"a"' },
+        },
+      ]);
+      expect(reader.push("")).toEqual([]);
+      expect(reader.push(":1}")).toEqual([{ index: 0, function: { arguments: ":1}" } }]);
+      expect(reader.calls.map((call) => call.function)).toEqual([
+        { name: "f", arguments: '{"a":1}' },
+      ]);
+    },
+  );
 });
