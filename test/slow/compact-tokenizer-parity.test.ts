@@ -137,25 +137,29 @@ describe.each(Object.entries(TOKENIZERS))(
       },
     );
 
-    it("adds BOS/EOS as the post-processor says, and skips special tokens in decode as Rust does", async () => {
-      const sample = texts.filter((_, i) => i % 10 === 0 || corpus[i]?.kind === "special");
-      const expected = await rustIds(rust, sample, true);
-      expect(
-        mismatches(
-          sample,
-          expected,
-          sample.map((text) => edge.encode(text, { addSpecialTokens: true })),
-        ),
-      ).toEqual([]);
-      const decoded = await rustTexts(rust, expected, true);
-      expect(
-        mismatches(
-          sample,
-          decoded,
-          expected.map((ids) => edge.decode(ids, { skipSpecialTokens: true })),
-        ),
-      ).toEqual([]);
-    });
+    it(
+      "adds BOS/EOS as the post-processor says, and " +
+        "skips special tokens in decode as Rust does",
+      async () => {
+        const sample = texts.filter((_, i) => i % 10 === 0 || corpus[i]?.kind === "special");
+        const expected = await rustIds(rust, sample, true);
+        expect(
+          mismatches(
+            sample,
+            expected,
+            sample.map((text) => edge.encode(text, { addSpecialTokens: true })),
+          ),
+        ).toEqual([]);
+        const decoded = await rustTexts(rust, expected, true);
+        expect(
+          mismatches(
+            sample,
+            decoded,
+            expected.map((ids) => edge.decode(ids, { skipSpecialTokens: true })),
+          ),
+        ).toEqual([]);
+      },
+    );
 
     it("keeps special-token strings as text with parseSpecialTokens: false", async () => {
       const json: { added_tokens: AddedTokenJson[] } = JSON.parse(readFileSync(files.json, "utf8"));

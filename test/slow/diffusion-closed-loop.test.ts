@@ -194,12 +194,14 @@ describe.skipIf(!present)("diffusion closed loop (issue 11 outcome 6)", () => {
       for (let j = 0; j < PIXELS; j++) diff += Math.abs(a[j]! - b[j]!) / (half * PIXELS);
     }
     console.log(
-      `closed loop, training vs held-out phrasing, same digit and seed: mean |pixel difference| ${diff.toFixed(4)}`,
+      "closed loop, training vs held-out phrasing, same digit " +
+        `and seed: mean |pixel difference| ${diff.toFixed(4)}`,
     );
     expect(diff).toBeGreaterThan(0);
   }, 600_000);
 
-  it("the edge's INT8 classifier labels ≥ 90% (training phrasings) / ≥ 80% (held-out phrasings) as the prompted digit", async () => {
+  it("the edge's INT8 classifier labels ≥ 90% (training phrasings) " +
+    "/ ≥ 80% (held-out phrasings) as the prompted digit", async () => {
     const manifest = Classifier.parse(
       JSON.parse(readFileSync(join(CLASSIFIER, "manifest.json"), "utf8")),
     );
@@ -226,13 +228,15 @@ describe.skipIf(!present)("diffusion closed loop (issue 11 outcome 6)", () => {
       });
       const accuracy = correct.reduce((a, b) => a + b, 0) / mine.length;
       console.log(
-        `closed loop, ${set} phrasings: accuracy ${accuracy.toFixed(3)}; per digit ${correct.map((c) => (c / SEEDS).toFixed(2)).join(" ")}`,
+        `closed loop, ${set} phrasings: accuracy ${accuracy.toFixed(3)}; ` +
+          `per digit ${correct.map((c) => (c / SEEDS).toFixed(2)).join(" ")}`,
       );
       expect(accuracy).toBeGreaterThanOrEqual(set === "training" ? 0.9 : 0.8);
     }
   }, 120_000);
 
-  it("is not a template: per-digit spread in the classifier's feature space is within a factor of real held-out digits'", async () => {
+  it("is not a template: per-digit spread in the classifier's " +
+    "feature space is within a factor of real held-out digits'", async () => {
     const manifest = Classifier.parse(
       JSON.parse(readFileSync(join(CLASSIFIER, "manifest.json"), "utf8")),
     );
@@ -281,22 +285,26 @@ describe.skipIf(!present)("diffusion closed loop (issue 11 outcome 6)", () => {
     }
     const mean = ratios.reduce((a, b) => a + b, 0) / DIGITS;
     console.log(
-      `closed loop, feature spread generated/real held-out per digit: ${ratios.map((r) => r.toFixed(2)).join(" ")}; mean ${mean.toFixed(2)}`,
+      "closed loop, feature spread generated/real held-out per digit: " +
+        `${ratios.map((r) => r.toFixed(2)).join(" ")}; mean ${mean.toFixed(2)}`,
     );
     expect(mean).toBeGreaterThanOrEqual(0.5);
     expect(mean).toBeLessThanOrEqual(2);
     for (const ratio of ratios) expect(ratio).toBeGreaterThanOrEqual(0.4);
   }, 120_000);
 
-  it("is not a copy: no generated image is nearer to a training image than real held-out digits are", () => {
+  it("is not a copy: no generated image is nearer to " +
+    "a training image than real held-out digits are", () => {
     const { train, test } = loadMnistSplit();
     const trainPixels = pack(train.map((d) => d.pixels));
     const gen = nearest(pack(generated.map((g) => g.pixels)), trainPixels).sort();
     const real = nearest(pack(test.map((d) => d.pixels)), trainPixels).sort();
     const describe = (name: string, s: Float64Array) =>
-      `${name}: min ${quantile(s, 0).toFixed(3)} p1 ${quantile(s, 0.01).toFixed(3)} p5 ${quantile(s, 0.05).toFixed(3)} median ${quantile(s, 0.5).toFixed(3)}`;
+      `${name}: min ${quantile(s, 0).toFixed(3)} p1 ${quantile(s, 0.01).toFixed(3)} ` +
+      `p5 ${quantile(s, 0.05).toFixed(3)} median ${quantile(s, 0.5).toFixed(3)}`;
     console.log(
-      `closed loop, nearest training image (pixel L2): ${describe("generated", gen)}; ${describe("real held-out", real)}`,
+      "closed loop, nearest training image (pixel L2): " +
+        `${describe("generated", gen)}; ${describe("real held-out", real)}`,
     );
     expect(quantile(gen, 0)).toBeGreaterThanOrEqual(quantile(real, 0));
     expect(quantile(gen, 0.05)).toBeGreaterThanOrEqual(0.9 * quantile(real, 0.05));

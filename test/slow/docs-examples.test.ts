@@ -177,7 +177,8 @@ describe("the docs' examples against the running service", () => {
     const wrapper =
       example.status === undefined
         ? `curl() { command curl --fail-with-body "$@"; }`
-        : `: > .statuses; curl() { command curl -s -w '%{stderr}%{http_code}\\n' "$@" 2>> .statuses; }`;
+        : ": > .statuses; curl() { command curl -s -w " +
+          "'%{stderr}%{http_code}\\n' \"$@\" 2>> .statuses; }";
     return run("bash", ["-c", `set -eo pipefail\n${wrapper}\n${example.code}`], { cwd, env });
   }
 

@@ -133,7 +133,9 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
       typeof body.logprobs === "number" &&
       body.logprobs > Number(maxLogprobs[1])
     ) {
-      const message = `Requested sample logprobs of ${body.logprobs}, which is greater than max allowed: ${maxLogprobs[1]}`;
+      const message =
+        `Requested sample logprobs of ${body.logprobs}, ` +
+        `which is greater than max allowed: ${maxLogprobs[1]}`;
       response
         .writeHead(400, { "content-type": "application/json" })
         .end(

@@ -48,7 +48,9 @@ export default async function setup(
       for (let step = 1; step <= 5; step += 1)
         response.write(`data: ${JSON.stringify({ step, final: false, outputs: [latent] })}\n\n`);
       response.end(
-        `data: ${JSON.stringify({ error: { message: "CUDA out of memory", code: "internal_error", status: 500 } })}\n\ndata: [DONE]\n\n`,
+        "data: " +
+          `${JSON.stringify({ error: { message: "CUDA out of memory", code: "internal_error", status: 500 } })}` +
+          "\n\ndata: [DONE]\n\n",
       );
       return;
     }

@@ -47,7 +47,8 @@ const binaryOutput = ajv.compile({
 function check(validate: ValidateFunction, value: unknown, what: string): void {
   if (!validate(value))
     expect.fail(
-      `${what} does not match the OIP specification: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value)}`,
+      `${what} does not match the OIP specification: ` +
+        `${ajv.errorsText(validate.errors)}\n${JSON.stringify(value)}`,
     );
 }
 

@@ -77,7 +77,9 @@ export class Conformance {
     const text = await response.text();
     const contentType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
     const body: unknown = /json/.test(contentType) ? JSON.parse(text) : text;
-    const where = `${context}: ${method} ${path} → ${response.status} ${contentType} ${text.slice(0, 300)}`;
+    const where =
+      `${context}: ${method} ${path} → ${response.status} ` +
+      `${contentType} ${text.slice(0, 300)}`;
 
     expect(response.status, where).not.toBe(500);
     const template = this.templateOf(path);
@@ -101,7 +103,8 @@ export class Conformance {
     const media = documented?.content?.[contentType];
     expect(
       media,
-      `${where}: content type not documented (${Object.keys(documented?.content ?? {}).join(", ")})`,
+      `${where}: content type not documented ` +
+        `(${Object.keys(documented?.content ?? {}).join(", ")})`,
     ).toBeDefined();
     if (media?.schema !== undefined) {
       const pointer = [

@@ -29,33 +29,47 @@ async function expectProblem(
 }
 
 describe("image input errors", () => {
-  it("refuses a small PNG declaring 50,000 x 50,000 pixels before inflating anything (413)", async () => {
-    const bomb = pngFile(ihdr(50_000, 50_000), chunk("IDAT", await zlib(new Uint8Array(1000))));
-    expect(bomb.length).toBeLessThan(200);
-    const detail = await expectProblem(
-      await postBytes(RAW, bomb, "image/png"),
-      413,
-      "payload_too_large",
-      "body",
-    );
-    expect(detail).toMatch(/50000x50000/);
-    await expectProblem(
-      await post("/v1/classify", {
-        model: "digit-classifier",
-        input: [dataUrl("image/png", pngOf(1)), dataUrl("image/png", bomb)],
-      }),
-      413,
-      "payload_too_large",
-      "input.1",
-    );
-  });
+  it(
+    "refuses a small PNG declaring 50,000 x " + "50,000 pixels before inflating anything (413)",
+    async () => {
+      const bomb = pngFile(ihdr(50_000, 50_000), chunk("IDAT", await zlib(new Uint8Array(1000))));
+      expect(bomb.length).toBeLessThan(200);
+      const detail = await expectProblem(
+        await postBytes(RAW, bomb, "image/png"),
+        413,
+        "payload_too_large",
+        "body",
+      );
+      expect(detail).toMatch(/50000x50000/);
+      await expectProblem(
+        await post("/v1/classify", {
+          model: "digit-classifier",
+          input: [dataUrl("image/png", pngOf(1)), dataUrl("image/png", bomb)],
+        }),
+        413,
+        "payload_too_large",
+        "input.1",
+      );
+    },
+  );
 
-  it("refuses IDAT data that inflates past what a small header declares (a deflate bomb, 413)", async () => {
-    // 64x64 gray needs 64 * 65 bytes; this stream inflates to 16 MiB from ~16 KiB.
-    const bomb = pngFile(ihdr(64, 64), chunk("IDAT", await zlib(new Uint8Array(16 * 1024 * 1024))));
-    expect(bomb.length).toBeLessThan(40_000);
-    await expectProblem(await postBytes(RAW, bomb, "image/png"), 413, "payload_too_large", "body");
-  });
+  it(
+    "refuses IDAT data that inflates past what a " + "small header declares (a deflate bomb, 413)",
+    async () => {
+      // 64x64 gray needs 64 * 65 bytes; this stream inflates to 16 MiB from ~16 KiB.
+      const bomb = pngFile(
+        ihdr(64, 64),
+        chunk("IDAT", await zlib(new Uint8Array(16 * 1024 * 1024))),
+      );
+      expect(bomb.length).toBeLessThan(40_000);
+      await expectProblem(
+        await postBytes(RAW, bomb, "image/png"),
+        413,
+        "payload_too_large",
+        "body",
+      );
+    },
+  );
 
   it("refuses a JPEG whose frame header declares more than the limit (413)", async () => {
     const { gray, width, height } = paperDigit(0);
@@ -104,38 +118,42 @@ describe("image input errors", () => {
     );
   });
 
-  it("refuses types that are not PNG or JPEG (415) and bytes of no image format via Workers AI (415)", async () => {
-    await expectProblem(
-      await postBytes(RAW, new Uint8Array([0x47, 0x49, 0x46, 0x38]), "image/gif"),
-      415,
-      "unsupported_media_type",
-      "headers.content-type",
-    );
-    await expectProblem(
-      await post("/v1/classify", {
-        model: "digit-classifier",
-        input: "data:image/gif;base64,R0lGODlhAQABAAAAACw=",
-      }),
-      415,
-      "unsupported_media_type",
-      "input",
-    );
-    await expectProblem(
-      await post("/v1/run/digit-classifier", { image: [0x47, 0x49, 0x46, 0x38, 0x39, 0x61] }),
-      415,
-      "unsupported_media_type",
-      "image",
-    );
-    const form = new FormData();
-    form.append("model", "digit-classifier");
-    form.append("file", new File(["hello"], "notes.txt", { type: "text/plain" }));
-    await expectProblem(
-      await postForm("/v1/classify", form),
-      415,
-      "unsupported_media_type",
-      "file",
-    );
-  });
+  it(
+    "refuses types that are not PNG or JPEG (415) and " +
+      "bytes of no image format via Workers AI (415)",
+    async () => {
+      await expectProblem(
+        await postBytes(RAW, new Uint8Array([0x47, 0x49, 0x46, 0x38]), "image/gif"),
+        415,
+        "unsupported_media_type",
+        "headers.content-type",
+      );
+      await expectProblem(
+        await post("/v1/classify", {
+          model: "digit-classifier",
+          input: "data:image/gif;base64,R0lGODlhAQABAAAAACw=",
+        }),
+        415,
+        "unsupported_media_type",
+        "input",
+      );
+      await expectProblem(
+        await post("/v1/run/digit-classifier", { image: [0x47, 0x49, 0x46, 0x38, 0x39, 0x61] }),
+        415,
+        "unsupported_media_type",
+        "image",
+      );
+      const form = new FormData();
+      form.append("model", "digit-classifier");
+      form.append("file", new File(["hello"], "notes.txt", { type: "text/plain" }));
+      await expectProblem(
+        await postForm("/v1/classify", form),
+        415,
+        "unsupported_media_type",
+        "file",
+      );
+    },
+  );
 
   it("refuses a body over MAX_BODY_BYTES (413)", async () => {
     const response = await postBytes(RAW, new Uint8Array(1_100_000), "image/png");

@@ -55,24 +55,28 @@ describe("POST /v1/classify with images", () => {
     );
   });
 
-  it("takes a raw JPEG of dark ink on white paper, bigger than 28x28 (inverted, fitted, centred)", async () => {
-    const picks = [3, 25, 47, 61, 88, 104, 127, 149, 166, 190];
-    let correct = 0;
-    for (const k of picks) {
-      const { gray, width, height } = paperDigit(k);
-      const response = await postBytes(
-        `/v1/classify?model=digit-classifier&top_k=1`,
-        jpegOf(gray, width, height),
-        "image/jpeg",
-      );
-      expect(response.status).toBe(200);
-      const body = await response.json<ImageClassifyBody>();
-      expect(body.results[0]!.image).toEqual({ format: "jpeg", width, height });
-      expect(body.results[0]!.labels).toHaveLength(1);
-      if (top(body) === String(fixture.labels[k])) correct++;
-    }
-    expect(correct).toBeGreaterThanOrEqual(9);
-  });
+  it(
+    "takes a raw JPEG of dark ink on white paper, " +
+      "bigger than 28x28 (inverted, fitted, centred)",
+    async () => {
+      const picks = [3, 25, 47, 61, 88, 104, 127, 149, 166, 190];
+      let correct = 0;
+      for (const k of picks) {
+        const { gray, width, height } = paperDigit(k);
+        const response = await postBytes(
+          `/v1/classify?model=digit-classifier&top_k=1`,
+          jpegOf(gray, width, height),
+          "image/jpeg",
+        );
+        expect(response.status).toBe(200);
+        const body = await response.json<ImageClassifyBody>();
+        expect(body.results[0]!.image).toEqual({ format: "jpeg", width, height });
+        expect(body.results[0]!.labels).toHaveLength(1);
+        if (top(body) === String(fixture.labels[k])) correct++;
+      }
+      expect(correct).toBeGreaterThanOrEqual(9);
+    },
+  );
 
   it("takes a multipart form with a file part and a model field", async () => {
     const form = new FormData();
@@ -104,28 +108,32 @@ describe("POST /v1/classify with images", () => {
     expect(top(await one.json<ImageClassifyBody>())).toBe(String(fixture.int8Predictions[77]));
   });
 
-  it("matches onnxruntime-node's INT8 predictions and the manifest's accuracy on 200 held-out digits", async () => {
-    const predictions: number[] = [];
-    for (let start = 0; start < fixture.labels.length; start += 50) {
-      const input = Array.from({ length: Math.min(50, fixture.labels.length - start) }, (_, i) =>
-        dataUrl("image/png", pngOf(start + i)),
+  it(
+    "matches onnxruntime-node's INT8 predictions and " +
+      "the manifest's accuracy on 200 held-out digits",
+    async () => {
+      const predictions: number[] = [];
+      for (let start = 0; start < fixture.labels.length; start += 50) {
+        const input = Array.from({ length: Math.min(50, fixture.labels.length - start) }, (_, i) =>
+          dataUrl("image/png", pngOf(start + i)),
+        );
+        const response = await post("/v1/classify", { model: "digit-classifier", input, top_k: 1 });
+        expect(response.status).toBe(200);
+        const body = await response.json<ImageClassifyBody>();
+        predictions.push(...body.results.map((result) => Number(result.labels[0]!.label)));
+      }
+      const agree = predictions.filter((p, i) => p === fixture.int8Predictions[i]).length;
+      const correct = predictions.filter((p, i) => p === fixture.labels[i]).length;
+      expect(agree).toBeGreaterThanOrEqual(fixture.labels.length - 1);
+      expect(Math.abs(correct / fixture.labels.length - fixture.int8Accuracy)).toBeLessThanOrEqual(
+        0.005,
       );
-      const response = await post("/v1/classify", { model: "digit-classifier", input, top_k: 1 });
-      expect(response.status).toBe(200);
-      const body = await response.json<ImageClassifyBody>();
-      predictions.push(...body.results.map((result) => Number(result.labels[0]!.label)));
-    }
-    const agree = predictions.filter((p, i) => p === fixture.int8Predictions[i]).length;
-    const correct = predictions.filter((p, i) => p === fixture.labels[i]).length;
-    expect(agree).toBeGreaterThanOrEqual(fixture.labels.length - 1);
-    expect(Math.abs(correct / fixture.labels.length - fixture.int8Accuracy)).toBeLessThanOrEqual(
-      0.005,
-    );
-    // The subset's accuracy is within sampling error of the whole held-out set's.
-    expect(correct / fixture.labels.length).toBeGreaterThanOrEqual(
-      manifest.evaluation.int8.accuracy - 0.02,
-    );
-  });
+      // The subset's accuracy is within sampling error of the whole held-out set's.
+      expect(correct / fixture.labels.length).toBeGreaterThanOrEqual(
+        manifest.evaluation.int8.accuracy - 0.02,
+      );
+    },
+  );
 });
 
 describe("POST /v1/run/{model} with {image} (Workers AI shape)", () => {

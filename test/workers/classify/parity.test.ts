@@ -23,11 +23,15 @@ const manifest = TextClassificationSchema.parse(bundledModels[0]?.manifest);
 const TOLERANCE = 1e-4;
 
 describe("INT8 logits in workerd vs onnxruntime-node", () => {
-  it("the fixture was made with the shipped model (or the source of its build-time optimized form)", () => {
-    const graph = manifest.graphs.model!;
-    expect(modelSha256).toBe(graph.optimized?.source.sha256 ?? graph.sha256);
-    expect(cases.length).toBeGreaterThanOrEqual(8);
-  });
+  it(
+    "the fixture was made with the shipped model (or " +
+      "the source of its build-time optimized form)",
+    () => {
+      const graph = manifest.graphs.model!;
+      expect(modelSha256).toBe(graph.optimized?.source.sha256 ?? graph.sha256);
+      expect(cases.length).toBeGreaterThanOrEqual(8);
+    },
+  );
 
   it.each(cases.map((testCase, index) => [index, testCase] as const))(
     "case %i: OIP infer logits within 1e-4",

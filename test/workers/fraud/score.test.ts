@@ -46,21 +46,25 @@ describe("POST /v1/fraud/score", () => {
     },
   );
 
-  it("scores a batch in one run exactly as each account alone: a decision never depends on its batch-mates", async () => {
-    const batch = await (await post("/v1/fraud/score", { accounts })).json<ScoreBody>();
-    expect(batch.results.map((result) => result.transaction_id)).toEqual(
-      accounts.map((account) => account.transaction.id),
-    );
-    batch.results.forEach((result, i) =>
-      expect(Math.abs(result.score - histories[i]!.int8WasmScore)).toBeLessThanOrEqual(1e-6),
-    );
-    const reversed = await (
-      await post("/v1/fraud/score", { accounts: [...accounts].reverse() })
-    ).json<ScoreBody>();
-    expect(reversed.results.map((result) => result.score).reverse()).toEqual(
-      batch.results.map((result) => result.score),
-    );
-  });
+  it(
+    "scores a batch in one run exactly as each account " +
+      "alone: a decision never depends on its batch-mates",
+    async () => {
+      const batch = await (await post("/v1/fraud/score", { accounts })).json<ScoreBody>();
+      expect(batch.results.map((result) => result.transaction_id)).toEqual(
+        accounts.map((account) => account.transaction.id),
+      );
+      batch.results.forEach((result, i) =>
+        expect(Math.abs(result.score - histories[i]!.int8WasmScore)).toBeLessThanOrEqual(1e-6),
+      );
+      const reversed = await (
+        await post("/v1/fraud/score", { accounts: [...accounts].reverse() })
+      ).json<ScoreBody>();
+      expect(reversed.results.map((result) => result.score).reverse()).toEqual(
+        batch.results.map((result) => result.score),
+      );
+    },
+  );
 
   it("400 naming the field for a negative amount or a future date", async () => {
     const negative = structuredClone(accounts[0]!);
@@ -83,20 +87,24 @@ describe("POST /v1/fraud/score", () => {
     expect((await problem(response)).field).toBe("accounts.0.transaction.merchant.mcc");
   });
 
-  it("422 for history of another card, for a model that does not score fraud, and for too many accounts", async () => {
-    const mixed = structuredClone(accounts[0]!);
-    mixed.history[0]!.card_id = "someone-else";
-    const response = await post("/v1/fraud/score", { accounts: [mixed] });
-    expect(response.status).toBe(422);
-    expect((await problem(response)).field).toBe("accounts.0.history.0.card_id");
+  it(
+    "422 for history of another card, for a model that " +
+      "does not score fraud, and for too many accounts",
+    async () => {
+      const mixed = structuredClone(accounts[0]!);
+      mixed.history[0]!.card_id = "someone-else";
+      const response = await post("/v1/fraud/score", { accounts: [mixed] });
+      expect(response.status).toBe(422);
+      expect((await problem(response)).field).toBe("accounts.0.history.0.card_id");
 
-    expect((await post("/v1/fraud/score", { model: "spam-classifier", accounts })).status).toBe(
-      422,
-    );
-    expect(
-      (await post("/v1/fraud/score", { accounts: Array.from({ length: 65 }, () => accounts[0]) }))
-        .status,
-    ).toBe(422);
-    expect((await post("/v1/fraud/score", { model: "nope", accounts })).status).toBe(404);
-  });
+      expect((await post("/v1/fraud/score", { model: "spam-classifier", accounts })).status).toBe(
+        422,
+      );
+      expect(
+        (await post("/v1/fraud/score", { accounts: Array.from({ length: 65 }, () => accounts[0]) }))
+          .status,
+      ).toBe(422);
+      expect((await post("/v1/fraud/score", { model: "nope", accounts })).status).toBe(404);
+    },
+  );
 });

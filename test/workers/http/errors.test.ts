@@ -54,24 +54,28 @@ describe("request validation", () => {
     }
   });
 
-  it("each protocol's error member: OIP's string on /v2, OpenAI's object on /v1, none on webhooks", async () => {
-    const oip = await problem(await get("/v2/no-such-route"));
-    expect(oip).toMatchObject({
-      status: 404,
-      code: "not_found",
-      error: "No route for GET /v2/no-such-route",
-    });
-    const openai = await problem(await get("/v1/models/no-such-model"));
-    expect(openai.error).toEqual({
-      message: openai.detail,
-      type: "invalid_request_error",
-      code: "model_not_found",
-      param: "model",
-    });
-    const webhook = await problem(await post("/v1/webhooks/stripe", {}, { authorization: "" }));
-    expect(webhook).toMatchObject({ status: 400, field: "headers.stripe-signature" });
-    expect(webhook.error).toBeUndefined();
-  });
+  it(
+    "each protocol's error member: OIP's string on " +
+      "/v2, OpenAI's object on /v1, none on webhooks",
+    async () => {
+      const oip = await problem(await get("/v2/no-such-route"));
+      expect(oip).toMatchObject({
+        status: 404,
+        code: "not_found",
+        error: "No route for GET /v2/no-such-route",
+      });
+      const openai = await problem(await get("/v1/models/no-such-model"));
+      expect(openai.error).toEqual({
+        message: openai.detail,
+        type: "invalid_request_error",
+        code: "model_not_found",
+        param: "model",
+      });
+      const webhook = await problem(await post("/v1/webhooks/stripe", {}, { authorization: "" }));
+      expect(webhook).toMatchObject({ status: 400, field: "headers.stripe-signature" });
+      expect(webhook.error).toBeUndefined();
+    },
+  );
 
   it("415 for a body that is not JSON", async () => {
     const response = await post("/v1/classify", "model=spam-classifier", {

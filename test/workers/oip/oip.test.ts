@@ -151,19 +151,22 @@ describe("infer errors", () => {
     expect((await problem(response)).field).toBe("outputs.probabilities");
   });
 
-  it("422 when data does not fill the shape; 400 for a value the datatype cannot hold", async () => {
-    const short = feeds([[5, 6, 7]]);
-    short.inputs[0]!.shape = [1, 4];
-    const response = await post("/v2/models/spam-classifier/infer", short);
-    expect(response.status).toBe(422);
-    expect((await problem(response)).field).toBe("inputs.0.data");
+  it(
+    "422 when data does not fill the shape; " + "400 for a value the datatype cannot hold",
+    async () => {
+      const short = feeds([[5, 6, 7]]);
+      short.inputs[0]!.shape = [1, 4];
+      const response = await post("/v2/models/spam-classifier/infer", short);
+      expect(response.status).toBe(422);
+      expect((await problem(response)).field).toBe("inputs.0.data");
 
-    const bad = feeds([[5, 6, 7]]);
-    bad.inputs[0]!.data = [[5, 6.5, 7]];
-    const badResponse = await post("/v2/models/spam-classifier/infer", bad);
-    expect(badResponse.status).toBe(400);
-    expect((await problem(badResponse)).field).toBe("inputs.0.data.1");
-  });
+      const bad = feeds([[5, 6, 7]]);
+      bad.inputs[0]!.data = [[5, 6.5, 7]];
+      const badResponse = await post("/v2/models/spam-classifier/infer", bad);
+      expect(badResponse.status).toBe(400);
+      expect((await problem(badResponse)).field).toBe("inputs.0.data.1");
+    },
+  );
 
   it("400 for a malformed request and 404 for an unknown model", async () => {
     const malformed = await post("/v2/models/spam-classifier/infer", {
@@ -176,17 +179,21 @@ describe("infer errors", () => {
     expect((await problem(unknown)).field).toBe("name");
   });
 
-  it("422, not 500, when the model refuses valid-shaped data (a token id beyond the vocabulary)", async () => {
-    // 8,000 is the first id past the vocabulary, inside the graph's n-gram rows: still refused.
-    for (const id of [8_000, 999_999]) {
-      const response = await post("/v2/models/spam-classifier/infer", feeds([[5, id, 7]]));
-      expect(response.status).toBe(422);
-      expect(await problem(response)).toMatchObject({
-        code: "unprocessable_input",
-        field: "inputs",
-      });
-    }
-  });
+  it(
+    "422, not 500, when the model refuses valid-shaped " +
+      "data (a token id beyond the vocabulary)",
+    async () => {
+      // 8,000 is the first id past the vocabulary, inside the graph's n-gram rows: still refused.
+      for (const id of [8_000, 999_999]) {
+        const response = await post("/v2/models/spam-classifier/infer", feeds([[5, id, 7]]));
+        expect(response.status).toBe(422);
+        expect(await problem(response)).toMatchObject({
+          code: "unprocessable_input",
+          field: "inputs",
+        });
+      }
+    },
+  );
 
   it("an empty batch is answered, never a 500", async () => {
     const request = feeds([[5]]);

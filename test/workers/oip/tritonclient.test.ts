@@ -112,37 +112,44 @@ describe("tritonclient.http requests, replayed byte for byte", () => {
     expect(answer.output("logits")).toEqual(await jsonLogits());
   });
 
-  it("FP32 binary input at a model version, binary output: scores equal to the JSON route's", async () => {
-    const request = captured(fraudBinary);
-    const answer = await replay(request);
-    expect(answer.status).toBe(200);
-    expect(answer.header).toMatchObject({
-      model_name: "fraud-gru",
-      outputs: [{ name: "scores", datatype: "FP32", shape: [2] }],
-    });
-    const body = bodyOf(request);
-    const headerLength = Number(
-      request.headers.find(([name]) => name === "inference-header-content-length")?.[1],
-    );
-    const values = Array.from(new Float32Array(body.slice(headerLength).buffer));
-    const json = await oip("POST", request.path, {
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        inputs: [{ name: "transactions", shape: [7, 2, 180], datatype: "FP32", data: values }],
-      }),
-    });
-    expect(json.status).toBe(200);
-    expect(answer.output("scores")).toEqual(json.output("scores"));
-  });
+  it(
+    "FP32 binary input at a model version, binary " + "output: scores equal to the JSON route's",
+    async () => {
+      const request = captured(fraudBinary);
+      const answer = await replay(request);
+      expect(answer.status).toBe(200);
+      expect(answer.header).toMatchObject({
+        model_name: "fraud-gru",
+        outputs: [{ name: "scores", datatype: "FP32", shape: [2] }],
+      });
+      const body = bodyOf(request);
+      const headerLength = Number(
+        request.headers.find(([name]) => name === "inference-header-content-length")?.[1],
+      );
+      const values = Array.from(new Float32Array(body.slice(headerLength).buffer));
+      const json = await oip("POST", request.path, {
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          inputs: [{ name: "transactions", shape: [7, 2, 180], datatype: "FP32", data: values }],
+        }),
+      });
+      expect(json.status).toBe(200);
+      expect(answer.output("scores")).toEqual(json.output("scores"));
+    },
+  );
 
-  it("BYTES and FP16 tensors decode; the model then refuses the datatype by name (422 with error)", async () => {
-    const answer = await replay(captured(bytesFp16));
-    expect(answer.status).toBe(422);
-    expect(answer.header).toMatchObject({
-      code: "unprocessable_input",
-      field: "inputs.input_ids.datatype",
-    });
-  });
+  it(
+    "BYTES and FP16 tensors decode; the model then " +
+      "refuses the datatype by name (422 with error)",
+    async () => {
+      const answer = await replay(captured(bytesFp16));
+      expect(answer.status).toBe(422);
+      expect(answer.header).toMatchObject({
+        code: "unprocessable_input",
+        field: "inputs.input_ids.datatype",
+      });
+    },
+  );
 
   it("server metadata, model config and the repository index", async () => {
     const metadata = await replay(captured(serverMetadata));
@@ -213,51 +220,57 @@ describe("binary tensor extension both ways", () => {
     expect(binary.output("logits")).toEqual(answer.output("logits"));
   });
 
-  it("400 naming binary_data_size when the bytes do not fit the shape, or run past the body", async () => {
-    const short = await oip(
-      "POST",
-      "/v2/models/spam-classifier/infer",
-      binaryBody(spamHeader(24), int64([5, 6, 7]), int64([1, 1, 1, 1])),
-    );
-    expect(short.status).toBe(400);
-    expect(short.header.field).toBe("inputs.0.parameters.binary_data_size");
+  it(
+    "400 naming binary_data_size when the bytes " + "do not fit the shape, or run past the body",
+    async () => {
+      const short = await oip(
+        "POST",
+        "/v2/models/spam-classifier/infer",
+        binaryBody(spamHeader(24), int64([5, 6, 7]), int64([1, 1, 1, 1])),
+      );
+      expect(short.status).toBe(400);
+      expect(short.header.field).toBe("inputs.0.parameters.binary_data_size");
 
-    const past = await oip(
-      "POST",
-      "/v2/models/spam-classifier/infer",
-      binaryBody(spamHeader(), int64([5, 6, 7, 8])),
-    );
-    expect(past.status).toBe(400);
-    expect(past.header.field).toBe("inputs.1.parameters.binary_data_size");
-  });
+      const past = await oip(
+        "POST",
+        "/v2/models/spam-classifier/infer",
+        binaryBody(spamHeader(), int64([5, 6, 7, 8])),
+      );
+      expect(past.status).toBe(400);
+      expect(past.header.field).toBe("inputs.1.parameters.binary_data_size");
+    },
+  );
 
-  it("400 for bytes no input claims, a header length past the body, and data given twice", async () => {
-    const extra = await oip(
-      "POST",
-      "/v2/models/spam-classifier/infer",
-      binaryBody(spamHeader(), int64([5, 6, 7, 8]), int64([1, 1, 1, 1]), int64([9])),
-    );
-    expect(extra.status).toBe(400);
-    expect(extra.header.field).toBe("headers.inference-header-content-length");
+  it(
+    "400 for bytes no input claims, a header " + "length past the body, and data given twice",
+    async () => {
+      const extra = await oip(
+        "POST",
+        "/v2/models/spam-classifier/infer",
+        binaryBody(spamHeader(), int64([5, 6, 7, 8]), int64([1, 1, 1, 1]), int64([9])),
+      );
+      expect(extra.status).toBe(400);
+      expect(extra.header.field).toBe("headers.inference-header-content-length");
 
-    const request = binaryBody(spamHeader(), int64([5, 6, 7, 8]), int64([1, 1, 1, 1]));
-    const beyond = await oip("POST", "/v2/models/spam-classifier/infer", {
-      body: request.body,
-      headers: { "inference-header-content-length": "100000" },
-    });
-    expect(beyond.status).toBe(400);
-    expect(beyond.header.field).toBe("headers.inference-header-content-length");
+      const request = binaryBody(spamHeader(), int64([5, 6, 7, 8]), int64([1, 1, 1, 1]));
+      const beyond = await oip("POST", "/v2/models/spam-classifier/infer", {
+        body: request.body,
+        headers: { "inference-header-content-length": "100000" },
+      });
+      expect(beyond.status).toBe(400);
+      expect(beyond.header.field).toBe("headers.inference-header-content-length");
 
-    const header = spamHeader();
-    const both = binaryBody(
-      { inputs: [{ ...header.inputs[0], data: [5, 6, 7, 8] }, header.inputs[1]] },
-      int64([5, 6, 7, 8]),
-      int64([1, 1, 1, 1]),
-    );
-    const twice = await oip("POST", "/v2/models/spam-classifier/infer", both);
-    expect(twice.status).toBe(400);
-    expect(twice.header.field).toBe("inputs.0.data");
-  });
+      const header = spamHeader();
+      const both = binaryBody(
+        { inputs: [{ ...header.inputs[0], data: [5, 6, 7, 8] }, header.inputs[1]] },
+        int64([5, 6, 7, 8]),
+        int64([1, 1, 1, 1]),
+      );
+      const twice = await oip("POST", "/v2/models/spam-classifier/infer", both);
+      expect(twice.status).toBe(400);
+      expect(twice.header.field).toBe("inputs.0.data");
+    },
+  );
 
   it("400 for BYTES data whose length prefixes do not add up", async () => {
     const bytes = new Uint8Array([5, 0, 0, 0, 104, 105]); // claims 5 bytes, holds 2
@@ -302,23 +315,27 @@ describe("bodies as clients send them", () => {
     ],
   });
 
-  it("JSON whatever the Content-Type says, as Triton reads it (none, JSON, octet-stream, curl's form type)", async () => {
-    const types = [
-      "",
-      "application/json",
-      "application/octet-stream",
-      "application/x-www-form-urlencoded",
-      "text/plain;charset=UTF-8",
-    ];
-    for (const type of types) {
-      const body = encoder.encode(plain); // bytes: fetch adds no Content-Type of its own
-      const answer = await oip("POST", "/v2/models/spam-classifier/infer", {
-        body,
-        headers: type === "" ? {} : { "content-type": type },
-      });
-      expect(answer.status, type).toBe(200);
-    }
-  });
+  it(
+    "JSON whatever the Content-Type says, as Triton reads " +
+      "it (none, JSON, octet-stream, curl's form type)",
+    async () => {
+      const types = [
+        "",
+        "application/json",
+        "application/octet-stream",
+        "application/x-www-form-urlencoded",
+        "text/plain;charset=UTF-8",
+      ];
+      for (const type of types) {
+        const body = encoder.encode(plain); // bytes: fetch adds no Content-Type of its own
+        const answer = await oip("POST", "/v2/models/spam-classifier/infer", {
+          body,
+          headers: type === "" ? {} : { "content-type": type },
+        });
+        expect(answer.status, type).toBe(200);
+      }
+    },
+  );
 
   it("415 naming the header for an encoding other than gzip, deflate or identity", async () => {
     const brotli = await oip("POST", "/v2/models/spam-classifier/infer", {
@@ -340,7 +357,8 @@ describe("bodies as clients send them", () => {
 
   it("413 when a small gzip body inflates past MAX_BODY_BYTES (1 MiB)", async () => {
     const bomb = encoder.encode(
-      `{"inputs":[{"name":"input_ids","shape":[1],"datatype":"INT64","data":[1]}],"id":"${"a".repeat(2_000_000)}"}`,
+      '{"inputs":[{"name":"input_ids","shape":[1],"datatype":"INT64","data":[1]}],"id":"' +
+        `${"a".repeat(2_000_000)}"}`,
     );
     const compressed = await gzip(bomb);
     expect(compressed.byteLength).toBeLessThan(10_000);
@@ -369,7 +387,9 @@ describe("bodies as clients send them", () => {
 describe("deeply nested data (found by fuzzing)", () => {
   it("a 20 KB [[[[…]]]] in data is a 400 naming inputs.0.data, not a stack overflow", async () => {
     const depth = 10_000;
-    const body = `{"inputs":[{"name":"input_ids","shape":[1,1],"datatype":"INT64","data":${"[".repeat(depth)}1${"]".repeat(depth)}}]}`;
+    const body =
+      '{"inputs":[{"name":"input_ids","shape":[1,1],"datatype":"INT64","data":' +
+      `${"[".repeat(depth)}1${"]".repeat(depth)}}]}`;
     expect(body.length).toBeGreaterThan(20_000);
     const answer = await oip("POST", "/v2/models/spam-classifier/infer", {
       body,
@@ -379,12 +399,18 @@ describe("deeply nested data (found by fuzzing)", () => {
     expect(answer.header).toMatchObject({ code: "invalid_request", field: "inputs.0.data" });
   });
 
-  it("data nested deeper than its rank (but within the parser's bound) is a 400 naming it", async () => {
-    const body = `{"inputs":[{"name":"attention_mask","shape":[1,1],"datatype":"INT64","data":[1]},{"name":"input_ids","shape":[1,1],"datatype":"INT64","data":${"[".repeat(12)}1${"]".repeat(12)}}]}`;
-    const answer = await oip("POST", "/v2/models/spam-classifier/infer", { body });
-    expect(answer.status).toBe(400);
-    expect(answer.header.field).toBe("inputs.1.data");
-  });
+  it(
+    "data nested deeper than its rank (but within " + "the parser's bound) is a 400 naming it",
+    async () => {
+      const body =
+        '{"inputs":[{"name":"attention_mask","shape":[1,1],' +
+        '"datatype":"INT64","data":[1]},{"name":"input_ids","shape":[1,1],' +
+        `"datatype":"INT64","data":${"[".repeat(12)}1${"]".repeat(12)}}]}`;
+      const answer = await oip("POST", "/v2/models/spam-classifier/infer", { body });
+      expect(answer.status).toBe(400);
+      expect(answer.header.field).toBe("inputs.1.data");
+    },
+  );
 
   it("deep nesting elsewhere (parameters) is refused by name too", async () => {
     const body = `{"parameters":{"x":${"[".repeat(5000)}${"]".repeat(5000)}},"inputs":[]}`;

@@ -53,7 +53,8 @@ describe.skipIf(origin === null)("batched prompts, on the origin and in the isol
   ];
   for (const [place, appOf] of places) {
     describe(place, () => {
-      it("eight prompts (more than six run at once): each choice is its prompt's own answer, in order; the usage sums them", {
+      it("eight prompts (more than six run at once): each choice " +
+        "is its prompt's own answer, in order; the usage sums them", {
         timeout: 90_000,
       }, async () => {
         const app = await appOf();
@@ -78,7 +79,8 @@ describe.skipIf(origin === null)("batched prompts, on the origin and in the isol
         });
       });
 
-      it("lm-eval's batched loglikelihood request ([[ids], [ids]], echo, logprobs 1): each prompt scored as alone", {
+      it("lm-eval's batched loglikelihood request ([[ids], " +
+        "[ids]], echo, logprobs 1): each prompt scored as alone", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -124,7 +126,8 @@ describe.skipIf(origin === null)("batched prompts, on the origin and in the isol
         }
       });
 
-      it("streamed: each choice's chunks carry its index; joined, the non-streamed batch; one usage chunk for all", {
+      it("streamed: each choice's chunks carry its index; " +
+        "joined, the non-streamed batch; one usage chunk for all", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();

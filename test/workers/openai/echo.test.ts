@@ -93,7 +93,8 @@ describe.skipIf(origin === null)("echo with logprobs, on the origin and in the i
 
   for (const [place, appOf] of places) {
     describe(place, () => {
-      it("lm-eval's loglikelihood request: the continuation's logprobs are those the model gave it when generating, and greedy", {
+      it("lm-eval's loglikelihood request: the continuation's logprobs " +
+        "are those the model gave it when generating, and greedy", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -236,7 +237,8 @@ describe.skipIf(origin === null)("echo with logprobs, on the origin and in the i
         expect(echoed.choices[0]!.text).toBe(CONTEXT + bare.choices[0]!.text);
       });
 
-      it("streamed: the first chunk holds the prompt's text and logprobs; joined, the chunks are the whole answer", {
+      it("streamed: the first chunk holds the prompt's text " +
+        "and logprobs; joined, the chunks are the whole answer", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();

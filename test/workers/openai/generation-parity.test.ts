@@ -82,7 +82,8 @@ describe.skipIf(origin === null)(
       expect(inIsolate.choices[0]?.text).toBe(onOrigin.choices[0]?.text);
     });
 
-    it("n seeded choices give the same texts both places (the in-isolate loop runs them side by side)", {
+    it("n seeded choices give the same texts both places " +
+      "(the in-isolate loop runs them side by side)", {
       timeout: 120_000,
     }, async () => {
       const url = origin?.url ?? "";
@@ -107,7 +108,8 @@ describe.skipIf(origin === null)(
       expect(onOrigin.usage).toMatchObject(inIsolate.usage);
     });
 
-    it("streamed choices and requests side by side in one isolate share its session without a failed run (its runs take turns)", {
+    it("streamed choices and requests side by side in one isolate " +
+      "share its session without a failed run (its runs take turns)", {
       timeout: 120_000,
     }, async () => {
       // onnxruntime-web's overlapping runs on one session read emptied input names ("input name
@@ -155,7 +157,8 @@ describe.skipIf(origin === null)(
       });
     });
 
-    it("logit_bias and the presence, frequency and repetition penalties give the same text both places, and change it", {
+    it("logit_bias and the presence, frequency and repetition " +
+      "penalties give the same text both places, and change it", {
       timeout: 120_000,
     }, async () => {
       const url = origin?.url ?? "";

@@ -134,7 +134,8 @@ describe.skipIf(origin === null)("logprobs, on the origin and in the isolate", (
 
   for (const [place, appOf] of places) {
     describe(place, () => {
-      it("chat: one entry per generated token, top_logprobs sorted, greedy's token the likeliest; the text unchanged", {
+      it("chat: one entry per generated token, top_logprobs " +
+        "sorted, greedy's token the likeliest; the text unchanged", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -227,7 +228,8 @@ describe.skipIf(origin === null)("logprobs, on the origin and in the isolate", (
           expect(Object.keys(dict)).toHaveLength(1);
       });
 
-      it("a stop token id has its entry too (it is counted in the usage), and a stop string's token", {
+      it("a stop token id has its entry too (it is " +
+        "counted in the usage), and a stop string's token", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -339,16 +341,24 @@ describe.skipIf(origin === null)("bad logprobs requests: 400 naming the field", 
       "top_logprobs",
     ],
   ];
-  it("an origin that allows fewer (vLLM with --max-logprobs 5): its 400, naming logprobs, before any byte", async () => {
-    const limited = appOnOrigin(`${origin?.faultyUrl ?? ""}/max-logprobs-5`);
-    for (const stream of [false, true]) {
-      const response = await call(limited, "/v1/completions", completion({ logprobs: 6, stream }));
-      expect(response.status).toBe(400);
-      const answer = await problem(response);
-      expect(answer).toMatchObject({ field: "logprobs", error: { param: "logprobs" } });
-      expect(answer.detail).toContain("greater than max allowed: 5");
-    }
-  });
+  it(
+    "an origin that allows fewer (vLLM with --max-logprobs " +
+      "5): its 400, naming logprobs, before any byte",
+    async () => {
+      const limited = appOnOrigin(`${origin?.faultyUrl ?? ""}/max-logprobs-5`);
+      for (const stream of [false, true]) {
+        const response = await call(
+          limited,
+          "/v1/completions",
+          completion({ logprobs: 6, stream }),
+        );
+        expect(response.status).toBe(400);
+        const answer = await problem(response);
+        expect(answer).toMatchObject({ field: "logprobs", error: { param: "logprobs" } });
+        expect(answer.detail).toContain("greater than max allowed: 5");
+      }
+    },
+  );
 
   for (const [what, path, body, field] of cases) {
     it(`${what} → 400 naming ${field}`, async () => {

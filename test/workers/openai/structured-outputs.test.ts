@@ -91,7 +91,8 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
 
   for (const [place, appOf] of places) {
     describe(place, () => {
-      it("json_schema: greedy and seeded outputs that end with stop validate; the stream joins to the same text", {
+      it("json_schema: greedy and seeded outputs that end with " +
+        "stop validate; the stream joins to the same text", {
         timeout: 90_000,
       }, async () => {
         const app = await appOf();
@@ -132,7 +133,8 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
         greedy.set(place, [first.choices[0]!.message.content]);
       });
 
-      it("json_object: an object, compact; vLLM's structured_outputs.json takes the schema as JSON text too", {
+      it("json_object: an object, compact; vLLM's " +
+        "structured_outputs.json takes the schema as JSON text too", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -231,7 +233,8 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
         greedy.get(place)?.push(text);
       });
 
-      it("Workers AI's JSON Mode on /v1/run answers the parsed value; the Responses API's text.format writes the same JSON", {
+      it("Workers AI's JSON Mode on /v1/run answers the parsed " +
+        "value; the Responses API's text.format writes the same JSON", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -287,7 +290,8 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
         expect((await problem(cut)).field).toBe("max_tokens");
       });
 
-      it("max_tokens cuts a structured output short: finish_reason length, a prefix of a valid output", {
+      it("max_tokens cuts a structured output short: " +
+        "finish_reason length, a prefix of a valid output", {
         timeout: 30_000,
       }, async () => {
         const app = await appOf();
@@ -312,28 +316,31 @@ describe.skipIf(origin === null)("structured outputs, on the origin and in the i
     expect(greedy.get("in-isolate WASM loop")).toEqual(greedy.get("origin"));
   });
 
-  it("a union too wide for the origin's matcher is a 400 at the edge, before any origin call", async () => {
-    // Port 9 (discard) has nothing listening: a request that reached the origin would be a 5xx.
-    const unreachable = appOnOrigin("http://127.0.0.1:9");
-    const consts = { anyOf: Array.from({ length: 500 }, (_, i) => ({ const: `v${i}` })) };
-    for (const [extra, field] of [
-      [
-        { response_format: { type: "json_schema", json_schema: { name: "c", schema: consts } } },
-        "response_format.json_schema.schema.anyOf",
-      ],
-      [{ structured_outputs: { json: consts } }, "structured_outputs.json.anyOf"],
-    ] as const) {
-      const response = await call(unreachable, "/v1/chat/completions", {
-        model: "tiny-llm",
-        messages: [{ role: "user", content: "hi" }],
-        max_tokens: 8,
-        ...extra,
-      });
-      const answer = await problem(response);
-      expect([response.status, answer.field], answer.detail).toEqual([400, field]);
-      expect(answer.detail).toContain("500 alternatives start alike");
-    }
-  });
+  it(
+    "a union too wide for the origin's matcher " + "is a 400 at the edge, before any origin call",
+    async () => {
+      // Port 9 (discard) has nothing listening: a request that reached the origin would be a 5xx.
+      const unreachable = appOnOrigin("http://127.0.0.1:9");
+      const consts = { anyOf: Array.from({ length: 500 }, (_, i) => ({ const: `v${i}` })) };
+      for (const [extra, field] of [
+        [
+          { response_format: { type: "json_schema", json_schema: { name: "c", schema: consts } } },
+          "response_format.json_schema.schema.anyOf",
+        ],
+        [{ structured_outputs: { json: consts } }, "structured_outputs.json.anyOf"],
+      ] as const) {
+        const response = await call(unreachable, "/v1/chat/completions", {
+          model: "tiny-llm",
+          messages: [{ role: "user", content: "hi" }],
+          max_tokens: 8,
+          ...extra,
+        });
+        const answer = await problem(response);
+        expect([response.status, answer.field], answer.detail).toEqual([400, field]);
+        expect(answer.detail).toContain("500 alternatives start alike");
+      }
+    },
+  );
 
   it("what cannot be enforced is a 400 naming its place; malformed requests too", async () => {
     const app = await appInIsolate(origin?.faultyUrl ?? "");

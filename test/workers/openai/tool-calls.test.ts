@@ -131,7 +131,8 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
 
   for (const [place, appOf] of places) {
     describe(place, () => {
-      it("a named tool_choice: the function's arguments, finish_reason stop; the stream's deltas join to them", {
+      it("a named tool_choice: the function's arguments, " +
+        "finish_reason stop; the stream's deltas join to them", {
         timeout: 90_000,
       }, async () => {
         const app = await appOf();
@@ -161,7 +162,8 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
         greedy.set(place, [call!.function.arguments]);
       });
 
-      it('"required": calls of the listed tools (finish_reason tool_calls); the streamed deltas join to them; parallel_tool_calls false allows one', {
+      it('"required": calls of the listed tools (finish_reason tool_calls); the ' +
+        "streamed deltas join to them; parallel_tool_calls false allows one", {
         timeout: 90_000,
       }, async () => {
         const app = await appOf();
@@ -207,14 +209,17 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
         ]);
       });
 
-      it(`"auto" (the default with tools): the text before the model's <tool_call> blocks is content, each block a call (finish_reason tool_calls); the stream joins to the same`, {
+      it('"auto" (the default with tools): the text before the model\'s <tool_call> blocks is ' +
+        "content, each block a call (finish_reason tool_calls); the stream joins to the same", {
         timeout: 90_000,
       }, async () => {
         const app = await appOf();
         // The tiny model never writes a <tool_call> by itself: vLLM's structured_outputs choice
         // (allowed beside "auto", as vLLM allows it) makes it write one.
         const written =
-          'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n</tool_call>\n<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>';
+          'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": ' +
+          '{"city": "Paris", "unit": "celsius"}}\n</tool_call>\n<tool_call>{"name": ' +
+          '"get_time", "arguments": {"zone": "CET"}}</tool_call>';
         for (const body of [
           { tools: [WEATHER, TIME] },
           { tools: [WEATHER, TIME], tool_choice: "auto" },
@@ -245,7 +250,8 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
         }
       });
 
-      it('"auto" when the model writes text: content alone, no tool_calls, the finish reason of the text', {
+      it('"auto" when the model writes text: content alone, ' +
+        "no tool_calls, the finish reason of the text", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -266,7 +272,8 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
         );
       });
 
-      it("max_tokens cuts a call: finish_reason length, the arguments as far as they were written", {
+      it("max_tokens cuts a call: finish_reason length, " +
+        "the arguments as far as they were written", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -289,145 +296,169 @@ describe.skipIf(origin === null)("tool calls, on the origin and in the isolate",
     expect(greedy.get("in-isolate WASM loop")).toEqual(greedy.get("origin"));
   });
 
-  it("a conversation with tool calls and results reaches the template: tools listed, arguments as written, numbers kept", async () => {
-    const app = appOnOrigin(origin?.url ?? "");
-    const body = JSON.stringify({
-      model: "tiny-llm",
-      tools: [
-        {
-          type: "function",
-          function: {
-            name: "get_weather",
-            parameters: { type: "object", properties: { days: { type: "number", default: 1.5 } } },
-          },
-        },
-      ],
-      tool_choice: "none",
-      messages: [
-        { role: "user", content: "Weather?" },
-        {
-          role: "assistant",
-          content: null,
-          tool_calls: [
-            {
-              id: "call_1",
-              type: "function",
-              function: { name: "get_weather", arguments: '{"city": "Paris", "days": 2.0}' },
+  it(
+    "a conversation with tool calls and results reaches the " +
+      "template: tools listed, arguments as written, numbers kept",
+    async () => {
+      const app = appOnOrigin(origin?.url ?? "");
+      const body = JSON.stringify({
+        model: "tiny-llm",
+        tools: [
+          {
+            type: "function",
+            function: {
+              name: "get_weather",
+              parameters: {
+                type: "object",
+                properties: { days: { type: "number", default: 1.5 } },
+              },
             },
-          ],
+          },
+        ],
+        tool_choice: "none",
+        messages: [
+          { role: "user", content: "Weather?" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              {
+                id: "call_1",
+                type: "function",
+                function: { name: "get_weather", arguments: '{"city": "Paris", "days": 2.0}' },
+              },
+            ],
+          },
+          { role: "tool", tool_call_id: "call_1", content: "sunny" },
+        ],
+        max_tokens: 1,
+        return_token_ids: true,
+      });
+      // The schema's default written 1.0, as a Python client sends it: JSON.stringify cannot.
+      const response = await app.request(
+        "https://edge.test/v1/chat/completions",
+        {
+          method: "POST",
+          headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+          body: body.replace('"default":1.5', '"default":1.0'),
         },
-        { role: "tool", tool_call_id: "call_1", content: "sunny" },
-      ],
-      max_tokens: 1,
-      return_token_ids: true,
-    });
-    // The schema's default written 1.0, as a Python client sends it: JSON.stringify cannot.
-    const response = await app.request(
-      "https://edge.test/v1/chat/completions",
-      {
-        method: "POST",
-        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-        body: body.replace('"default":1.5', '"default":1.0'),
-      },
-      env,
-    );
-    expect(response.status, await response.clone().text()).toBe(200);
-    const { prompt_token_ids: ids } = await response.json<ChatResponse>();
-    const detokenized = await call(app, "/detokenize", { model: "tiny-llm", tokens: ids });
-    // As Python's jinja2 renders scripts/llm/chat-template.jinja (json.dumps for tojson): the
-    // tools' 1.0 and the earlier call's 2.0 kept as written.
-    expect((await detokenized.json<{ prompt: string }>()).prompt).toBe(
-      '<|bos|><|system|>\nFunctions, each called as <tool_call>{"name": …, "arguments": {…}}</tool_call>:\n' +
-        '{"name": "get_weather", "parameters": {"type": "object", "properties": {"days": {"type": "number", "default": 1.0}}}}<|end|>\n' +
-        "<|user|>\nWeather?<|end|>\n" +
-        '<|assistant|>\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": 2.0}}</tool_call><|end|>\n' +
-        "<|user|>\nResult of call_1: sunny<|end|>\n<|assistant|>\n",
-    );
-  });
+        env,
+      );
+      expect(response.status, await response.clone().text()).toBe(200);
+      const { prompt_token_ids: ids } = await response.json<ChatResponse>();
+      const detokenized = await call(app, "/detokenize", { model: "tiny-llm", tokens: ids });
+      // As Python's jinja2 renders scripts/llm/chat-template.jinja (json.dumps for tojson): the
+      // tools' 1.0 and the earlier call's 2.0 kept as written.
+      expect((await detokenized.json<{ prompt: string }>()).prompt).toBe(
+        "<|bos|><|system|>\nFunctions, each called as " +
+          '<tool_call>{"name": …, "arguments": {…}}</tool_call>:\n' +
+          '{"name": "get_weather", "parameters": {"type": "object", ' +
+          '"properties": {"days": {"type": "number", "default": 1.0}}}}<|end|>\n' +
+          "<|user|>\nWeather?<|end|>\n" +
+          '<|assistant|>\n<tool_call>{"name": "get_weather", "arguments": ' +
+          '{"city": "Paris", "days": 2.0}}</tool_call><|end|>\n' +
+          "<|user|>\nResult of call_1: sunny<|end|>\n<|assistant|>\n",
+      );
+    },
+  );
 
-  it('tool_choice "auto" or "none" with no tools, and "none" with tools, generate text', async () => {
-    const app = appOnOrigin(origin?.url ?? "");
-    for (const body of [
-      { tool_choice: "auto" },
-      { tool_choice: "none", tools: [WEATHER] },
-      { tool_choice: "auto", tools: [] },
-    ]) {
-      const answer = await chat(app, { ...body, max_tokens: 4 });
-      expect(typeof answer.choices[0]!.message.content).toBe("string");
-      expect(answer.choices[0]!.message.tool_calls).toBeUndefined();
-    }
-  });
+  it(
+    'tool_choice "auto" or "none" with no ' + 'tools, and "none" with tools, generate text',
+    async () => {
+      const app = appOnOrigin(origin?.url ?? "");
+      for (const body of [
+        { tool_choice: "auto" },
+        { tool_choice: "none", tools: [WEATHER] },
+        { tool_choice: "auto", tools: [] },
+      ]) {
+        const answer = await chat(app, { ...body, max_tokens: 4 });
+        expect(typeof answer.choices[0]!.message.content).toBe("string");
+        expect(answer.choices[0]!.message.tool_calls).toBeUndefined();
+      }
+    },
+  );
 
   // Each other parser on a manifest that names it: the text the model writes (forced with
   // structured_outputs.choice) read into content and calls, streamed the same.
   const PARSED: readonly [ToolCallParser, string, string | null][] = [
     [
       "llama3_json",
-      '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris", "unit": "celsius"}}; {"name": "get_time", "parameters": {"zone": "CET"}}',
+      '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris", ' +
+        '"unit": "celsius"}}; {"name": "get_time", "parameters": {"zone": "CET"}}',
       null,
     ],
     [
       "mistral",
-      'Sure.[TOOL_CALLS]get_weather{"city": "Paris", "unit": "celsius"}[TOOL_CALLS]get_time[ARGS]{"zone": "CET"}',
+      'Sure.[TOOL_CALLS]get_weather{"city": "Paris", "unit": ' +
+        '"celsius"}[TOOL_CALLS]get_time[ARGS]{"zone": "CET"}',
       "Sure.",
     ],
     ["pythonic", "[get_weather(city='Paris', unit='celsius'), get_time(zone='CET')]", null],
     [
       "llama4_pythonic",
-      "<|python_start|>[get_weather(city='Paris', unit='celsius'), get_time(zone='CET')]<|python_end|>",
+      "<|python_start|>[get_weather(city='Paris', " +
+        "unit='celsius'), get_time(zone='CET')]<|python_end|>",
       null,
     ],
   ];
   for (const [parser, written, content] of PARSED) {
-    it(`"auto" with the ${parser} parser: the model's calls, the text before them as content, streamed the same`, async () => {
-      const app = appOnOrigin(origin?.url ?? "", {}, (generation) => ({
-        ...generation,
-        toolCallParser: parser,
-      }));
-      const body = {
-        tools: [WEATHER, TIME],
-        structured_outputs: { choice: [written] },
-        temperature: 0,
-      };
-      const whole = await chat(app, body);
-      expect(whole.choices[0]!.message.content).toBe(content);
-      expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
-      const calls = whole.choices[0]!.message.tool_calls!.map((each) => [
-        each.function.name,
-        each.function.arguments,
-      ]);
-      expect(calls).toEqual([
-        ["get_weather", '{"city": "Paris", "unit": "celsius"}'],
-        ["get_time", '{"zone": "CET"}'],
-      ]);
-      const { chunks, calls: joined } = await streamed(app, body);
-      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe(
-        content ?? "",
-      );
-      expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
-    });
+    it(
+      `"auto" with the ${parser} parser: the model's calls, ` +
+        "the text before them as content, streamed the same",
+      async () => {
+        const app = appOnOrigin(origin?.url ?? "", {}, (generation) => ({
+          ...generation,
+          toolCallParser: parser,
+        }));
+        const body = {
+          tools: [WEATHER, TIME],
+          structured_outputs: { choice: [written] },
+          temperature: 0,
+        };
+        const whole = await chat(app, body);
+        expect(whole.choices[0]!.message.content).toBe(content);
+        expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+        const calls = whole.choices[0]!.message.tool_calls!.map((each) => [
+          each.function.name,
+          each.function.arguments,
+        ]);
+        expect(calls).toEqual([
+          ["get_weather", '{"city": "Paris", "unit": "celsius"}'],
+          ["get_time", '{"zone": "CET"}'],
+        ]);
+        const { chunks, calls: joined } = await streamed(app, body);
+        expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe(
+          content ?? "",
+        );
+        expect(joined.map(({ name, arguments: args }) => [name, args])).toEqual(calls);
+      },
+    );
   }
 
-  it('"auto" on a model whose manifest names no tool-call parser: 400 naming tool_choice, explicit or by default', async () => {
-    const app = appOnOrigin(
-      origin?.url ?? "",
-      {},
-      ({ toolCallParser: _, ...generation }) => generation,
-    );
-    for (const [body, detail] of [
-      [
-        { tools: [WEATHER], tool_choice: "auto" },
-        /needs a parser for the model's own tool-call format, and model tiny-llm names none/,
-      ],
-      [{ tools: [WEATHER] }, /the default when tools are sent/],
-    ] as const) {
-      const response = await call(app, "/v1/chat/completions", ask(body));
-      expect(response.status).toBe(400);
-      const answer = await problem(response);
-      expect(answer.field).toBe("tool_choice");
-      expect(answer.detail).toMatch(detail);
-    }
-  });
+  it(
+    '"auto" on a model whose manifest names no tool-call ' +
+      "parser: 400 naming tool_choice, explicit or by default",
+    async () => {
+      const app = appOnOrigin(
+        origin?.url ?? "",
+        {},
+        ({ toolCallParser: _, ...generation }) => generation,
+      );
+      for (const [body, detail] of [
+        [
+          { tools: [WEATHER], tool_choice: "auto" },
+          /needs a parser for the model's own tool-call format, and model tiny-llm names none/,
+        ],
+        [{ tools: [WEATHER] }, /the default when tools are sent/],
+      ] as const) {
+        const response = await call(app, "/v1/chat/completions", ask(body));
+        expect(response.status).toBe(400);
+        const answer = await problem(response);
+        expect(answer.field).toBe("tool_choice");
+        expect(answer.detail).toMatch(detail);
+      }
+    },
+  );
 
   describe("refusals name the field", () => {
     const app = () => appOnOrigin(origin?.url ?? "");
@@ -596,121 +627,137 @@ describe.skipIf(origin === null)("Workers AI tools on /v1/run/{model}", () => {
       ...body,
     });
 
-  it("tools in either shape reach the chat template alike; the text comes back as response, with no tool_calls", async () => {
-    const app = appOnOrigin(origin?.url ?? "");
-    const answers = [];
-    for (const body of [
-      {},
-      { tools: [LEGACY] },
-      { tools: [OPENAI] },
-      { prompt: "What is the weather in Paris?", messages: undefined, tools: [LEGACY] },
-    ]) {
-      const response = await run(app, body);
-      expect(response.status, await response.clone().text()).toBe(200);
-      answers.push(
-        await response.json<{
-          response: string;
-          tool_calls?: unknown;
+  it(
+    "tools in either shape reach the chat template alike; " +
+      "the text comes back as response, with no tool_calls",
+    async () => {
+      const app = appOnOrigin(origin?.url ?? "");
+      const answers = [];
+      for (const body of [
+        {},
+        { tools: [LEGACY] },
+        { tools: [OPENAI] },
+        { prompt: "What is the weather in Paris?", messages: undefined, tools: [LEGACY] },
+      ]) {
+        const response = await run(app, body);
+        expect(response.status, await response.clone().text()).toBe(200);
+        answers.push(
+          await response.json<{
+            response: string;
+            tool_calls?: unknown;
+            usage: { prompt_tokens: number };
+          }>(),
+        );
+      }
+      const [plain, legacy, openai, prompt] = answers;
+      expect(legacy!.usage.prompt_tokens).toBeGreaterThan(plain!.usage.prompt_tokens + 40);
+      expect(openai!.usage.prompt_tokens).toBe(legacy!.usage.prompt_tokens);
+      expect(prompt!.usage.prompt_tokens).toBe(legacy!.usage.prompt_tokens);
+      for (const answer of answers) {
+        expect(typeof answer.response).toBe("string");
+        expect(answer.tool_calls).toBeUndefined();
+      }
+      const streamed = await sseEvents(await run(app, { tools: [LEGACY], stream: true }));
+      expect(streamed.at(-1)).toBe("[DONE]");
+      const frames = streamed
+        .slice(0, -1)
+        .map((event) => JSON.parse(event) as { response: string; tool_calls?: unknown });
+      expect(frames.map((frame) => frame.response).join("")).toBe(legacy!.response);
+      expect(frames.every((frame) => frame.tool_calls === undefined)).toBe(true);
+    },
+  );
+
+  it(
+    'a tool\'s result goes back as {role: "tool", name, content}: ' +
+      "the same prompt as chat's tool message with that call id",
+    async () => {
+      const app = appOnOrigin(origin?.url ?? "");
+      const turns = (result: Record<string, unknown>) => [
+        { role: "user", content: "What is the weather in Paris?" },
+        { role: "assistant", content: "Checking." },
+        { role: "tool", content: "sunny, 21 C", ...result },
+      ];
+      const viaRun = await run(app, { tools: [LEGACY], messages: turns({ name: "get_weather" }) });
+      expect(viaRun.status, await viaRun.clone().text()).toBe(200);
+      const viaChat = await call(app, "/v1/chat/completions", {
+        model: "tiny-llm",
+        tools: [OPENAI],
+        tool_choice: "none",
+        messages: turns({ tool_call_id: "get_weather" }),
+        max_tokens: 8,
+        temperature: 0,
+      });
+      const [run_, chat_] = [
+        await viaRun.json<{ response: string; usage: { prompt_tokens: number } }>(),
+        await viaChat.json<{
+          choices: { message: { content: string } }[];
           usage: { prompt_tokens: number };
         }>(),
+      ];
+      expect(run_.usage.prompt_tokens).toBe(chat_.usage.prompt_tokens);
+      expect(run_.response).toBe(chat_.choices[0]!.message.content);
+    },
+  );
+
+  it(
+    "refusals name the field: raw, JSON Mode beside tools, a model without a tool-call parser, " +
+      "a malformed tool, a tool_choice it cannot honour, tool_calls where they do not belong",
+    async () => {
+      const app = appOnOrigin(origin?.url ?? "");
+      const parserless = appOnOrigin(
+        origin?.url ?? "",
+        {},
+        ({ toolCallParser: _, ...generation }) => generation,
       );
-    }
-    const [plain, legacy, openai, prompt] = answers;
-    expect(legacy!.usage.prompt_tokens).toBeGreaterThan(plain!.usage.prompt_tokens + 40);
-    expect(openai!.usage.prompt_tokens).toBe(legacy!.usage.prompt_tokens);
-    expect(prompt!.usage.prompt_tokens).toBe(legacy!.usage.prompt_tokens);
-    for (const answer of answers) {
-      expect(typeof answer.response).toBe("string");
-      expect(answer.tool_calls).toBeUndefined();
-    }
-    const streamed = await sseEvents(await run(app, { tools: [LEGACY], stream: true }));
-    expect(streamed.at(-1)).toBe("[DONE]");
-    const frames = streamed
-      .slice(0, -1)
-      .map((event) => JSON.parse(event) as { response: string; tool_calls?: unknown });
-    expect(frames.map((frame) => frame.response).join("")).toBe(legacy!.response);
-    expect(frames.every((frame) => frame.tool_calls === undefined)).toBe(true);
-  });
-
-  it("a tool's result goes back as {role: \"tool\", name, content}: the same prompt as chat's tool message with that call id", async () => {
-    const app = appOnOrigin(origin?.url ?? "");
-    const turns = (result: Record<string, unknown>) => [
-      { role: "user", content: "What is the weather in Paris?" },
-      { role: "assistant", content: "Checking." },
-      { role: "tool", content: "sunny, 21 C", ...result },
-    ];
-    const viaRun = await run(app, { tools: [LEGACY], messages: turns({ name: "get_weather" }) });
-    expect(viaRun.status, await viaRun.clone().text()).toBe(200);
-    const viaChat = await call(app, "/v1/chat/completions", {
-      model: "tiny-llm",
-      tools: [OPENAI],
-      tool_choice: "none",
-      messages: turns({ tool_call_id: "get_weather" }),
-      max_tokens: 8,
-      temperature: 0,
-    });
-    const [run_, chat_] = [
-      await viaRun.json<{ response: string; usage: { prompt_tokens: number } }>(),
-      await viaChat.json<{
-        choices: { message: { content: string } }[];
-        usage: { prompt_tokens: number };
-      }>(),
-    ];
-    expect(run_.usage.prompt_tokens).toBe(chat_.usage.prompt_tokens);
-    expect(run_.response).toBe(chat_.choices[0]!.message.content);
-  });
-
-  it("refusals name the field: raw, JSON Mode beside tools, a model without a tool-call parser, a malformed tool, a tool_choice it cannot honour, tool_calls where they do not belong", async () => {
-    const app = appOnOrigin(origin?.url ?? "");
-    const parserless = appOnOrigin(
-      origin?.url ?? "",
-      {},
-      ({ toolCallParser: _, ...generation }) => generation,
-    );
-    for (const [on, body, field] of [
-      [app, { prompt: "Hi", messages: undefined, raw: true, tools: [LEGACY] }, "raw"],
-      [app, { tools: [LEGACY], response_format: { type: "json_object" } }, "response_format"],
-      [parserless, { tools: [LEGACY] }, "tools"],
-      [app, { tools: [{ name: "get weather" }] }, "tools.0"],
-      [
-        app,
-        { tools: [LEGACY], tool_choice: { type: "function", function: { name: "get_time" } } },
-        "tool_choice.function.name",
-      ],
-      [app, { tool_choice: "required" }, "tool_choice"],
-      [
-        app,
-        {
-          messages: [
-            {
-              role: "user",
-              content: "Hi",
-              tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }],
-            },
-          ],
-        },
-        "messages.0.tool_calls",
-      ],
-      [
-        app,
-        {
-          messages: [
-            { role: "user", content: "Hi" },
-            {
-              role: "assistant",
-              content: "",
-              tool_calls: [
-                { id: "c", type: "function", function: { name: "f", arguments: "{city:" } },
-              ],
-            },
-          ],
-        },
-        "messages.1.tool_calls.0.function.arguments",
-      ],
-    ] as const) {
-      const response = await run(on, body);
-      expect(response.status, JSON.stringify(body)).toBe(400);
-      expect((await problem(response)).field).toMatch(new RegExp(`^${field.replace(".", "\\.")}`));
-    }
-  });
+      for (const [on, body, field] of [
+        [app, { prompt: "Hi", messages: undefined, raw: true, tools: [LEGACY] }, "raw"],
+        [app, { tools: [LEGACY], response_format: { type: "json_object" } }, "response_format"],
+        [parserless, { tools: [LEGACY] }, "tools"],
+        [app, { tools: [{ name: "get weather" }] }, "tools.0"],
+        [
+          app,
+          { tools: [LEGACY], tool_choice: { type: "function", function: { name: "get_time" } } },
+          "tool_choice.function.name",
+        ],
+        [app, { tool_choice: "required" }, "tool_choice"],
+        [
+          app,
+          {
+            messages: [
+              {
+                role: "user",
+                content: "Hi",
+                tool_calls: [
+                  { id: "c", type: "function", function: { name: "f", arguments: "{}" } },
+                ],
+              },
+            ],
+          },
+          "messages.0.tool_calls",
+        ],
+        [
+          app,
+          {
+            messages: [
+              { role: "user", content: "Hi" },
+              {
+                role: "assistant",
+                content: "",
+                tool_calls: [
+                  { id: "c", type: "function", function: { name: "f", arguments: "{city:" } },
+                ],
+              },
+            ],
+          },
+          "messages.1.tool_calls.0.function.arguments",
+        ],
+      ] as const) {
+        const response = await run(on, body);
+        expect(response.status, JSON.stringify(body)).toBe(400);
+        expect((await problem(response)).field).toMatch(
+          new RegExp(`^${field.replace(".", "\\.")}`),
+        );
+      }
+    },
+  );
 });

@@ -103,7 +103,8 @@ describe.skipIf(origin === null)("return_token_ids, on the origin and in the iso
 
   for (const [place, appOf] of places) {
     describe(place, () => {
-      it("chat: the templated prompt's ids once, the generated ids per choice; their text is the answer", {
+      it("chat: the templated prompt's ids once, the " +
+        "generated ids per choice; their text is the answer", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -123,7 +124,8 @@ describe.skipIf(origin === null)("return_token_ids, on the origin and in the iso
         expect(plain.choices[0]?.message.content).toBe(choice?.message.content);
       });
 
-      it("chat streamed: the role chunk carries the prompt's ids, the others their tokens' ids; joined, the whole answer's", {
+      it("chat streamed: the role chunk carries the prompt's ids, " +
+        "the others their tokens' ids; joined, the whole answer's", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -162,7 +164,8 @@ describe.skipIf(origin === null)("return_token_ids, on the origin and in the iso
         }
       });
 
-      it("completions: each choice with the prompt's ids and its own; streamed, the prompt's on the first chunk only", {
+      it("completions: each choice with the prompt's ids and its " +
+        "own; streamed, the prompt's on the first chunk only", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -205,7 +208,8 @@ describe.skipIf(origin === null)("return_token_ids, on the origin and in the iso
         );
       });
 
-      it("a stop token id and the token that completes a stop string are among the ids, as in the usage", {
+      it("a stop token id and the token that completes a " +
+        "stop string are among the ids, as in the usage", {
         timeout: 60_000,
       }, async () => {
         const app = await appOf();
@@ -297,7 +301,8 @@ describe.skipIf(origin === null)("continuous_usage_stats, on the origin and in t
     ["in-isolate WASM loop", async () => await appInIsolate(origin?.faultyUrl ?? "")],
   ];
   for (const [place, appOf] of places) {
-    it(`${place}: chat: every chunk carries the usage so far, the finish chunk the choice's, the last chunk all of it`, {
+    it(`${place}: chat: every chunk carries the usage so far, ` +
+      "the finish chunk the choice's, the last chunk all of it", {
       timeout: 60_000,
     }, async () => {
       const app = await appOf();
@@ -326,7 +331,8 @@ describe.skipIf(origin === null)("continuous_usage_stats, on the origin and in t
       for (const chunk of chunks) expect(chunk.choices[0] ?? {}).not.toHaveProperty("token_ids");
     });
 
-    it(`${place}: completions, n: 2 with return_token_ids: each chunk counts its own choice's tokens`, {
+    it(`${place}: completions, n: 2 with return_token_ids: ` +
+      "each chunk counts its own choice's tokens", {
       timeout: 60_000,
     }, async () => {
       const app = await appOf();
@@ -389,7 +395,8 @@ describe.skipIf(origin === null)("truncate_prompt_tokens", () => {
     ).toBe("context_length_exceeded");
   });
 
-  it("applies to chat after the template; a prompt already shorter (or -1, the context) is unchanged", {
+  it("applies to chat after the template; a prompt " +
+    "already shorter (or -1, the context) is unchanged", {
     timeout: 60_000,
   }, async () => {
     const whole = await (
@@ -429,7 +436,8 @@ describe.skipIf(origin === null)("truncate_prompt_tokens", () => {
       error: { param: "truncate_prompt_tokens" },
     });
     expect(above.detail).toBe(
-      "truncate_prompt_tokens value (513) is greater than max_model_len (512). Please, select a smaller truncation size.",
+      "truncate_prompt_tokens value (513) is greater than " +
+        "max_model_len (512). Please, select a smaller truncation size.",
     );
   });
 });
@@ -469,7 +477,8 @@ describe.skipIf(origin === null)("allowed_token_ids, on the origin and in the is
   ];
   const sampled = new Map<string, number[]>();
   for (const [place, appOf] of places) {
-    it(`${place}: only the listed ids come out, sampled or greedy; greedy takes the likeliest of them`, {
+    it(`${place}: only the listed ids come out, sampled ` +
+      "or greedy; greedy takes the likeliest of them", {
       timeout: 60_000,
     }, async () => {
       const app = await appOf();

@@ -108,25 +108,30 @@ describe("a model whose manifest says runtime: origin", () => {
     );
   });
 
-  it("passes the origin's refusal of the input on as 422, and checks feeds before calling it", async () => {
-    const app = appOnOrigin();
-    const outOfVocabulary = await request(app, `/v2/models/${manifest.name}/infer`, {
-      inputs: [
-        { name: "input_ids", shape: [1, 3], datatype: "INT64", data: [5, 8_000, 7] },
-        { name: "attention_mask", shape: [1, 3], datatype: "INT64", data: [1, 1, 1] },
-      ],
-    });
-    expect(outOfVocabulary.status).toBe(422);
-    expect((await problem(outOfVocabulary)).detail).toContain("indices element out of data bounds");
-    const wrongShape = await request(app, `/v2/models/${manifest.name}/infer`, {
-      inputs: [
-        { name: "input_ids", shape: [3], datatype: "INT64", data: [5, 6, 7] },
-        { name: "attention_mask", shape: [3], datatype: "INT64", data: [1, 1, 1] },
-      ],
-    });
-    expect(wrongShape.status).toBe(422);
-    expect((await problem(wrongShape)).field).toBe("inputs.input_ids.shape");
-  });
+  it(
+    "passes the origin's refusal of the input on " + "as 422, and checks feeds before calling it",
+    async () => {
+      const app = appOnOrigin();
+      const outOfVocabulary = await request(app, `/v2/models/${manifest.name}/infer`, {
+        inputs: [
+          { name: "input_ids", shape: [1, 3], datatype: "INT64", data: [5, 8_000, 7] },
+          { name: "attention_mask", shape: [1, 3], datatype: "INT64", data: [1, 1, 1] },
+        ],
+      });
+      expect(outOfVocabulary.status).toBe(422);
+      expect((await problem(outOfVocabulary)).detail).toContain(
+        "indices element out of data bounds",
+      );
+      const wrongShape = await request(app, `/v2/models/${manifest.name}/infer`, {
+        inputs: [
+          { name: "input_ids", shape: [3], datatype: "INT64", data: [5, 6, 7] },
+          { name: "attention_mask", shape: [3], datatype: "INT64", data: [1, 1, 1] },
+        ],
+      });
+      expect(wrongShape.status).toBe(422);
+      expect((await problem(wrongShape)).field).toBe("inputs.input_ids.shape");
+    },
+  );
 });
 
 describe("an origin model the origin cannot serve is not ready, with the reason", () => {
@@ -202,21 +207,24 @@ describe("an origin that fails during inference: 5xx of ours with the reason, ne
 });
 
 describe("readiness follows the origin after a failure", () => {
-  it("an origin that went away makes the model not ready until it answers its checks again", async () => {
-    const app = appOnOrigin({ url: `${origin.faultyUrl}/dies-1` });
-    expect((await request(app, `/v2/models/${manifest.name}/ready`)).status).toBe(200);
-    const failed = await request(app, "/v1/classify", { model: manifest.name, input: "hello" });
-    expect(failed.status).toBe(502);
-    expect((await problem(failed)).detail).toMatch(/503: origin shutting down/);
-    // The failure says nothing about the input, so readiness asks the origin again.
-    expect((await request(app, `/v2/models/${manifest.name}/ready`)).status).toBe(503);
-    expect((await request(app, "/v2/health/ready")).status).toBe(503);
-    const refused = await request(app, "/v1/classify", { model: manifest.name, input: "hello" });
-    expect(refused.status).toBe(503);
-    expect((await problem(refused)).detail).toMatch(
-      /does not serve spam-classifier .*503: origin shutting down/,
-    );
-  });
+  it(
+    "an origin that went away makes the model " + "not ready until it answers its checks again",
+    async () => {
+      const app = appOnOrigin({ url: `${origin.faultyUrl}/dies-1` });
+      expect((await request(app, `/v2/models/${manifest.name}/ready`)).status).toBe(200);
+      const failed = await request(app, "/v1/classify", { model: manifest.name, input: "hello" });
+      expect(failed.status).toBe(502);
+      expect((await problem(failed)).detail).toMatch(/503: origin shutting down/);
+      // The failure says nothing about the input, so readiness asks the origin again.
+      expect((await request(app, `/v2/models/${manifest.name}/ready`)).status).toBe(503);
+      expect((await request(app, "/v2/health/ready")).status).toBe(503);
+      const refused = await request(app, "/v1/classify", { model: manifest.name, input: "hello" });
+      expect(refused.status).toBe(503);
+      expect((await problem(refused)).detail).toMatch(
+        /does not serve spam-classifier .*503: origin shutting down/,
+      );
+    },
+  );
 
   it("an origin that failed once but answers its checks is ready again", async () => {
     const app = appOnOrigin({ url: `${origin.faultyUrl}/fail` });

@@ -40,7 +40,8 @@ beforeAll(async () => {
 
 describe("atomic decisions in the card's Durable Object", () => {
   it.each<FaultPoint>(["event", "history", "decision"])(
-    "a commit aborted after the %s write leaves neither history nor decision; the retry records both once",
+    "a commit aborted after the %s write leaves neither " +
+      "history nor decision; the retry records both once",
     async (point) => {
       const fingerprint = unique("fp");
       const card = `fingerprint:${fingerprint}`;
@@ -68,95 +69,116 @@ describe("atomic decisions in the card's Durable Object", () => {
     },
   );
 
-  it("an Issuing authorization aborted mid-commit is answered by the policy and leaves no orphan", async () => {
-    const card = unique("ic");
-    await runInDurableObject(stubOf(card), (instance) => {
-      instance.faultAfter = "history";
-    });
-    const response = await deliverStripe(
-      stripeEvent("issuing_authorization.request", issuingAuthorization(card)),
-    );
-    expect(await response.json()).toMatchObject({
-      approved: false,
-      metadata: { fraud_unscored: expect.stringContaining("fraud decision failed") },
-    });
-    expect(await cardView(card)).toEqual({ history: [], decisions: [], events: [] });
-  });
-
-  it("ten concurrent deliveries of one charge event: exactly one is first, all answer the same decision", async () => {
-    const fingerprint = unique("fp");
-    const event = stripeEvent("charge.succeeded", charge(fingerprint));
-    const bodies = await Promise.all(
-      Array.from({ length: 10 }, async () =>
-        (await deliverStripe(event)).json<{ duplicate: boolean; decision: unknown }>(),
-      ),
-    );
-    expect(bodies.filter((body) => !body.duplicate)).toHaveLength(1);
-    expect(new Set(bodies.map((body) => JSON.stringify(body.decision))).size).toBe(1);
-    const view = await cardView(`fingerprint:${fingerprint}`);
-    expect(view.history).toHaveLength(1);
-    expect(view.decisions).toHaveLength(1);
-  });
-
-  it("ten concurrent deliveries of one charge as different events (succeeded, captured, retries): one first", async () => {
-    const fingerprint = unique("fp");
-    const object = charge(fingerprint);
-    const events = Array.from({ length: 10 }, (_, i) =>
-      stripeEvent(i % 2 === 0 ? "charge.succeeded" : "charge.captured", object),
-    );
-    const bodies = await Promise.all(
-      events.map(async (event) => (await deliverStripe(event)).json<{ duplicate: boolean }>()),
-    );
-    expect(bodies.filter((body) => !body.duplicate)).toHaveLength(1);
-    const view = await cardView(`fingerprint:${fingerprint}`);
-    expect(view.history).toHaveLength(1);
-    expect(view.events).toHaveLength(10);
-  });
-
-  it("concurrent payments of one card: each decided once, each scored against a history that was committed", async () => {
-    const fingerprint = unique("fp");
-    const events = Array.from({ length: 8 }, (_, i) =>
-      stripeEvent("charge.succeeded", charge(fingerprint, T0 + i * 60)),
-    );
-    const responses = await Promise.all(events.map((event) => deliverStripe(event)));
-    expect(responses.map((response) => response.status)).toEqual(Array(8).fill(200));
-    const view = await cardView(`fingerprint:${fingerprint}`);
-    expect(view.history).toHaveLength(8);
-    expect(view.decisions).toHaveLength(8);
-    // No decision claims more history than existed before its transaction.
-    view.decisions.forEach((decision, i) =>
-      expect(decision.historyLength).toBeLessThanOrEqual(Math.min(i, 6)),
-    );
-  });
-
-  it("a card stored before this schema keeps its history (the event-keyed table is carried over)", async () => {
-    const card = unique("legacy");
-    const entry = {
-      id: "t1",
-      card_id: card,
-      timestamp: T0 * 1000,
-      amount: 1,
-      currency: "USD",
-      method: "chip",
-      merchant: { id: "m", mcc: "5411" },
-      errors: [],
-    };
-    await runInDurableObject(stubOf(card), (_, state) => {
-      const sql = state.storage.sql;
-      sql.exec(
-        "CREATE TABLE transactions (event_id TEXT PRIMARY KEY, at INTEGER NOT NULL, body TEXT NOT NULL)",
+  it(
+    "an Issuing authorization aborted mid-commit " +
+      "is answered by the policy and leaves no orphan",
+    async () => {
+      const card = unique("ic");
+      await runInDurableObject(stubOf(card), (instance) => {
+        instance.faultAfter = "history";
+      });
+      const response = await deliverStripe(
+        stripeEvent("issuing_authorization.request", issuingAuthorization(card)),
       );
-      sql.exec(
-        "INSERT INTO transactions VALUES (?, ?, ?)",
-        "evt_old",
-        entry.timestamp,
-        JSON.stringify(entry),
+      expect(await response.json()).toMatchObject({
+        approved: false,
+        metadata: { fraud_unscored: expect.stringContaining("fraud decision failed") },
+      });
+      expect(await cardView(card)).toEqual({ history: [], decisions: [], events: [] });
+    },
+  );
+
+  it(
+    "ten concurrent deliveries of one charge event: " +
+      "exactly one is first, all answer the same decision",
+    async () => {
+      const fingerprint = unique("fp");
+      const event = stripeEvent("charge.succeeded", charge(fingerprint));
+      const bodies = await Promise.all(
+        Array.from({ length: 10 }, async () =>
+          (await deliverStripe(event)).json<{ duplicate: boolean; decision: unknown }>(),
+        ),
       );
-      createCardSchema(sql);
-      expect(
-        sql.exec("SELECT count(*) AS n FROM sqlite_master WHERE name = 'transactions'").one().n,
-      ).toBe(0);
-    });
-    expect((await cardView(card)).history).toEqual([entry]);
-  });
+      expect(bodies.filter((body) => !body.duplicate)).toHaveLength(1);
+      expect(new Set(bodies.map((body) => JSON.stringify(body.decision))).size).toBe(1);
+      const view = await cardView(`fingerprint:${fingerprint}`);
+      expect(view.history).toHaveLength(1);
+      expect(view.decisions).toHaveLength(1);
+    },
+  );
+
+  it(
+    "ten concurrent deliveries of one charge as different " +
+      "events (succeeded, captured, retries): one first",
+    async () => {
+      const fingerprint = unique("fp");
+      const object = charge(fingerprint);
+      const events = Array.from({ length: 10 }, (_, i) =>
+        stripeEvent(i % 2 === 0 ? "charge.succeeded" : "charge.captured", object),
+      );
+      const bodies = await Promise.all(
+        events.map(async (event) => (await deliverStripe(event)).json<{ duplicate: boolean }>()),
+      );
+      expect(bodies.filter((body) => !body.duplicate)).toHaveLength(1);
+      const view = await cardView(`fingerprint:${fingerprint}`);
+      expect(view.history).toHaveLength(1);
+      expect(view.events).toHaveLength(10);
+    },
+  );
+
+  it(
+    "concurrent payments of one card: each decided once, " +
+      "each scored against a history that was committed",
+    async () => {
+      const fingerprint = unique("fp");
+      const events = Array.from({ length: 8 }, (_, i) =>
+        stripeEvent("charge.succeeded", charge(fingerprint, T0 + i * 60)),
+      );
+      const responses = await Promise.all(events.map((event) => deliverStripe(event)));
+      expect(responses.map((response) => response.status)).toEqual(Array(8).fill(200));
+      const view = await cardView(`fingerprint:${fingerprint}`);
+      expect(view.history).toHaveLength(8);
+      expect(view.decisions).toHaveLength(8);
+      // No decision claims more history than existed before its transaction.
+      view.decisions.forEach((decision, i) =>
+        expect(decision.historyLength).toBeLessThanOrEqual(Math.min(i, 6)),
+      );
+    },
+  );
+
+  it(
+    "a card stored before this schema keeps its " +
+      "history (the event-keyed table is carried over)",
+    async () => {
+      const card = unique("legacy");
+      const entry = {
+        id: "t1",
+        card_id: card,
+        timestamp: T0 * 1000,
+        amount: 1,
+        currency: "USD",
+        method: "chip",
+        merchant: { id: "m", mcc: "5411" },
+        errors: [],
+      };
+      await runInDurableObject(stubOf(card), (_, state) => {
+        const sql = state.storage.sql;
+        sql.exec(
+          "CREATE TABLE transactions (event_id TEXT PRIMARY " +
+            "KEY, at INTEGER NOT NULL, body TEXT NOT NULL)",
+        );
+        sql.exec(
+          "INSERT INTO transactions VALUES (?, ?, ?)",
+          "evt_old",
+          entry.timestamp,
+          JSON.stringify(entry),
+        );
+        createCardSchema(sql);
+        expect(
+          sql.exec("SELECT count(*) AS n FROM sqlite_master WHERE name = 'transactions'").one().n,
+        ).toBe(0);
+      });
+      expect((await cardView(card)).history).toEqual([entry]);
+    },
+  );
 });

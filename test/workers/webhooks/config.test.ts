@@ -28,50 +28,54 @@ describe("a D1 database without its migrations", () => {
   const app = createApp();
   const bare = () => ({ ...env, DB: env.EMPTY_DB });
 
-  it("webhooks answer 503 not_configured naming every missing migration; health/ready reports them", async () => {
-    const stripe = await app.request(
-      "/v1/webhooks/stripe",
-      await signedStripe(
-        stripeEvent("issuing_authorization.request", issuingAuthorization(unique("ic"))),
-      ),
-      bare(),
-      createExecutionContext(),
-    );
-    expect(stripe.status).toBe(503);
-    expect(stripe.headers.get("retry-after")).toBe("60");
-    expect(await stripe.json()).toMatchObject({
-      code: "not_configured",
-      detail: expect.stringMatching(/0001_decisions\.sql, 0002_transaction_decisions\.sql/),
-    });
+  it(
+    "webhooks answer 503 not_configured naming every " +
+      "missing migration; health/ready reports them",
+    async () => {
+      const stripe = await app.request(
+        "/v1/webhooks/stripe",
+        await signedStripe(
+          stripeEvent("issuing_authorization.request", issuingAuthorization(unique("ic"))),
+        ),
+        bare(),
+        createExecutionContext(),
+      );
+      expect(stripe.status).toBe(503);
+      expect(stripe.headers.get("retry-after")).toBe("60");
+      expect(await stripe.json()).toMatchObject({
+        code: "not_configured",
+        detail: expect.stringMatching(/0001_decisions\.sql, 0002_transaction_decisions\.sql/),
+      });
 
-    const adyen = await app.request(
-      "/v1/webhooks/adyen",
-      {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          live: "false",
-          notificationItems: [{ NotificationRequestItem: adyenItem(unique("A")) }],
-        }),
-      },
-      bare(),
-      createExecutionContext(),
-    );
-    expect(adyen.status).toBe(503);
-    expect(await adyen.json()).toMatchObject({
-      code: "not_configured",
-      detail: expect.stringContaining("0001_decisions.sql"),
-    });
+      const adyen = await app.request(
+        "/v1/webhooks/adyen",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            live: "false",
+            notificationItems: [{ NotificationRequestItem: adyenItem(unique("A")) }],
+          }),
+        },
+        bare(),
+        createExecutionContext(),
+      );
+      expect(adyen.status).toBe(503);
+      expect(await adyen.json()).toMatchObject({
+        code: "not_configured",
+        detail: expect.stringContaining("0001_decisions.sql"),
+      });
 
-    const health = await app.request("/v2/health/ready", {}, bare(), createExecutionContext());
-    expect(health.status).toBe(503);
-    expect(await health.json()).toMatchObject({
-      ready: false,
-      not_configured: {
-        missing_migrations: ["0001_decisions.sql", "0002_transaction_decisions.sql"],
-      },
-    });
-  });
+      const health = await app.request("/v2/health/ready", {}, bare(), createExecutionContext());
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({
+        ready: false,
+        not_configured: {
+          missing_migrations: ["0001_decisions.sql", "0002_transaction_decisions.sql"],
+        },
+      });
+    },
+  );
 
   it("names only what is still missing once the first migration is applied", async () => {
     await applyD1Migrations(env.EMPTY_DB, env.TEST_MIGRATIONS.slice(0, 1));

@@ -27,24 +27,28 @@ describe("POST /v1/webhooks/stripe", () => {
     });
   }, 120_000);
 
-  it("answers an Issuing authorization request with {approved} and Stripe-Version, after storing the decision", async () => {
-    const card = unique("ic");
-    const response = await deliverStripe(
-      stripeEvent("issuing_authorization.request", issuingAuthorization(card)),
-    );
-    expect(response.status).toBe(200);
-    expect(response.headers.get("stripe-version")).toBe("2025-09-30.clover");
-    const body = await response.json<{ approved: boolean; metadata: { fraud_label: string } }>();
-    expect(typeof body.approved).toBe("boolean");
-    const [decision] = await storedDecisions(card);
-    expect(decision).toMatchObject({
-      provider: "stripe",
-      event_type: "issuing_authorization.request",
-      model: "fraud-gru",
-    });
-    expect(decision?.label).toBe(body.metadata.fraud_label);
-    expect(await storedHistory(card)).toHaveLength(1);
-  });
+  it(
+    "answers an Issuing authorization request with {approved} " +
+      "and Stripe-Version, after storing the decision",
+    async () => {
+      const card = unique("ic");
+      const response = await deliverStripe(
+        stripeEvent("issuing_authorization.request", issuingAuthorization(card)),
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get("stripe-version")).toBe("2025-09-30.clover");
+      const body = await response.json<{ approved: boolean; metadata: { fraud_label: string } }>();
+      expect(typeof body.approved).toBe("boolean");
+      const [decision] = await storedDecisions(card);
+      expect(decision).toMatchObject({
+        provider: "stripe",
+        event_type: "issuing_authorization.request",
+        model: "fraud-gru",
+      });
+      expect(decision?.label).toBe(body.metadata.fraud_label);
+      expect(await storedHistory(card)).toHaveLength(1);
+    },
+  );
 
   it("a duplicate delivery returns the first decision and never appends twice", async () => {
     const card = unique("ic");
@@ -88,32 +92,37 @@ describe("POST /v1/webhooks/stripe", () => {
     expect((await storedDecisions(card)).at(-1)?.history_length).toBe(2);
   });
 
-  it("a D1 copy that fails does not lose the decision: the card's outbox replays it once D1 takes it", async () => {
-    const fingerprint = unique("fp");
-    const card = `fingerprint:${fingerprint}`;
-    const event = stripeEvent("charge.succeeded", {
-      id: unique("ch"),
-      created: T0,
-      amount: 1_250,
-      currency: "usd",
-      payment_method_details: { card: { fingerprint } },
-    });
-    await env.DB.prepare(
-      "CREATE TRIGGER refuse_decisions BEFORE INSERT ON decisions BEGIN SELECT RAISE(ABORT, 'disk full'); END",
-    ).run();
-    let response: Response;
-    try {
-      response = await deliverStripe(event);
-      expect(response.status).toBe(200);
-      expect(await storedDecisions(card)).toHaveLength(0);
-    } finally {
-      await env.DB.prepare("DROP TRIGGER refuse_decisions").run();
-    }
-    const view = await cardView(card); // reading the card replays its outbox
-    expect(view.decisions).toHaveLength(1);
-    expect(view.history).toHaveLength(1);
-    expect(await storedDecisions(card)).toHaveLength(1);
-  });
+  it(
+    "a D1 copy that fails does not lose the decision: " +
+      "the card's outbox replays it once D1 takes it",
+    async () => {
+      const fingerprint = unique("fp");
+      const card = `fingerprint:${fingerprint}`;
+      const event = stripeEvent("charge.succeeded", {
+        id: unique("ch"),
+        created: T0,
+        amount: 1_250,
+        currency: "usd",
+        payment_method_details: { card: { fingerprint } },
+      });
+      await env.DB.prepare(
+        "CREATE TRIGGER refuse_decisions BEFORE INSERT ON " +
+          "decisions BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+      ).run();
+      let response: Response;
+      try {
+        response = await deliverStripe(event);
+        expect(response.status).toBe(200);
+        expect(await storedDecisions(card)).toHaveLength(0);
+      } finally {
+        await env.DB.prepare("DROP TRIGGER refuse_decisions").run();
+      }
+      const view = await cardView(card); // reading the card replays its outbox
+      expect(view.decisions).toHaveLength(1);
+      expect(view.history).toHaveLength(1);
+      expect(await storedDecisions(card)).toHaveLength(1);
+    },
+  );
 
   it("rejects a bad signature with 400 and stores nothing", async () => {
     const card = unique("ic");
@@ -145,26 +154,30 @@ describe("POST /v1/webhooks/stripe", () => {
     expect(await response.json()).toMatchObject({ received: true, ignored: expect.any(String) });
   });
 
-  it("a signed authorization that cannot be scored gets ISSUING_UNSCORED_POLICY (decline) and is recorded with the reason", async () => {
-    const card = unique("ic");
-    const object = {
-      ...issuingAuthorization(card),
-      merchant_data: { category_code: "groceries", network_id: "1" },
-    };
-    const event = stripeEvent("issuing_authorization.request", object);
-    const response = await deliverStripe(event);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
-      approved: false,
-      metadata: { fraud_unscored: expect.stringContaining("merchant.mcc") },
-    });
-    expect(await unscoredEvent(event.id)).toMatchObject({
-      provider: "stripe",
-      approved: 0,
-      reason: expect.stringContaining("merchant.mcc"),
-    });
-    expect(await storedDecisions(card)).toHaveLength(0);
-  });
+  it(
+    "a signed authorization that cannot be scored gets " +
+      "ISSUING_UNSCORED_POLICY (decline) and is recorded with the reason",
+    async () => {
+      const card = unique("ic");
+      const object = {
+        ...issuingAuthorization(card),
+        merchant_data: { category_code: "groceries", network_id: "1" },
+      };
+      const event = stripeEvent("issuing_authorization.request", object);
+      const response = await deliverStripe(event);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({
+        approved: false,
+        metadata: { fraud_unscored: expect.stringContaining("merchant.mcc") },
+      });
+      expect(await unscoredEvent(event.id)).toMatchObject({
+        provider: "stripe",
+        approved: 0,
+        reason: expect.stringContaining("merchant.mcc"),
+      });
+      expect(await storedDecisions(card)).toHaveLength(0);
+    },
+  );
 
   it("the policy is configurable: approve", async () => {
     const app = createApp();
@@ -194,25 +207,28 @@ describe("POST /v1/webhooks/stripe", () => {
     });
   });
 
-  it("a transaction dated in the future is acknowledged as not scored, naming the field", async () => {
-    const fingerprint = unique("fp");
-    const future = Math.floor(Date.now() / 1000) + 7 * 86400;
-    const event = stripeEvent("charge.succeeded", {
-      id: unique("ch"),
-      created: future,
-      amount: 100,
-      currency: "usd",
-      payment_method_details: { card: { fingerprint } },
-    });
-    const response = await deliverStripe(event);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({
-      received: true,
-      scored: false,
-      reason: expect.stringContaining("timestamp"),
-    });
-    expect(await storedDecisions(`fingerprint:${fingerprint}`)).toHaveLength(0);
-  });
+  it(
+    "a transaction dated in the future is " + "acknowledged as not scored, naming the field",
+    async () => {
+      const fingerprint = unique("fp");
+      const future = Math.floor(Date.now() / 1000) + 7 * 86400;
+      const event = stripeEvent("charge.succeeded", {
+        id: unique("ch"),
+        created: future,
+        amount: 100,
+        currency: "usd",
+        payment_method_details: { card: { fingerprint } },
+      });
+      const response = await deliverStripe(event);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({
+        received: true,
+        scored: false,
+        reason: expect.stringContaining("timestamp"),
+      });
+      expect(await storedDecisions(`fingerprint:${fingerprint}`)).toHaveLength(0);
+    },
+  );
 
   // Through the route the clock is the Worker's when it checks, which a busy machine puts
   // seconds after the test's: a case near the boundary uses a margin no delay can eat (the
@@ -246,30 +262,34 @@ describe("POST /v1/webhooks/stripe", () => {
     expect(response.status).toBe(200);
   });
 
-  it("the 300 s tolerance's boundary, on a clock the test controls: 300 s ahead passes, 301 s does not", async () => {
-    const payload = JSON.stringify(
-      stripeEvent("issuing_authorization.request", issuingAuthorization(unique("ic"))),
-    );
-    const secret = TEST_SECRETS.STRIPE_WEBHOOK_SECRET;
-    // Our clock, on a whole second: `seconds` ahead of it is exactly that many seconds.
-    const now = Math.ceil(Date.now() / 1000) * 1000;
-    const signedAhead = (seconds: number) =>
-      Stripe.webhooks.generateTestHeaderStringAsync({
-        payload,
-        secret,
-        timestamp: now / 1000 + seconds,
-        cryptoProvider: Stripe.createSubtleCryptoProvider(),
+  it(
+    "the 300 s tolerance's boundary, on a clock the " +
+      "test controls: 300 s ahead passes, 301 s does not",
+    async () => {
+      const payload = JSON.stringify(
+        stripeEvent("issuing_authorization.request", issuingAuthorization(unique("ic"))),
+      );
+      const secret = TEST_SECRETS.STRIPE_WEBHOOK_SECRET;
+      // Our clock, on a whole second: `seconds` ahead of it is exactly that many seconds.
+      const now = Math.ceil(Date.now() / 1000) * 1000;
+      const signedAhead = (seconds: number) =>
+        Stripe.webhooks.generateTestHeaderStringAsync({
+          payload,
+          secret,
+          timestamp: now / 1000 + seconds,
+          cryptoProvider: Stripe.createSubtleCryptoProvider(),
+        });
+      const at = await signedAhead(TOLERANCE_SECONDS);
+      await expect(verifyStripe(payload, at, secret, now)).resolves.toMatchObject({
+        type: "issuing_authorization.request",
       });
-    const at = await signedAhead(TOLERANCE_SECONDS);
-    await expect(verifyStripe(payload, at, secret, now)).resolves.toMatchObject({
-      type: "issuing_authorization.request",
-    });
-    const beyond = await signedAhead(TOLERANCE_SECONDS + 1);
-    await expect(verifyStripe(payload, beyond, secret, now)).rejects.toMatchObject({
-      status: 400,
-      message: expect.stringContaining("future"),
-    });
-  });
+      const beyond = await signedAhead(TOLERANCE_SECONDS + 1);
+      await expect(verifyStripe(payload, beyond, secret, now)).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringContaining("future"),
+      });
+    },
+  );
 
   it("400 for a body that is not JSON", async () => {
     const response = await deliverStripe("not json at all");

@@ -62,100 +62,111 @@ describe.skipIf(origin === null)(
       expect((await streamed.usage).outputTokens).toBe(16);
     });
 
-    it("a named tool call, executed, then a second step that sends the call (assistant tool_calls) and its result (a tool message) back", async () => {
-      const { workersai, sent } = bindingOverHttp();
-      const seen: unknown[] = [];
-      const result = await generateText({
-        model: workersai("tiny-llm"),
-        tools: {
-          get_weather: tool({
-            description: "The weather in a city",
-            inputSchema: Weather,
-            execute: async (input) => (seen.push(input), { forecast: "sunny" }),
-          }),
-        },
-        toolChoice: { type: "tool", toolName: "get_weather" },
-        prompt: "What is the weather in Paris?",
-        temperature: 0,
-        // The tiny LLM's context is 512 tokens: the tools, the call and its result take ~460 of
-        // them.
-        maxOutputTokens: 40,
-        maxRetries: 0,
-        stopWhen: stepCountIs(2),
-        prepareStep: ({ stepNumber }) =>
-          stepNumber === 1 ? { toolChoice: "none" as const } : undefined,
-      });
-      expect(result.steps).toHaveLength(2);
-      const [first, second] = result.steps;
-      expect(first?.toolCalls.map((call) => call.toolName)).toEqual(["get_weather"]);
-      expect(seen).toHaveLength(1);
-      expect(Weather.parse(seen[0])).toEqual(seen[0]);
-      expect(second?.text.length).toBeGreaterThan(0);
-      // What the provider sent: OpenAI's tool_choice, then the history in its own shapes.
-      expect(sent.map((inputs) => inputs.tool_choice)).toEqual([
-        { type: "function", function: { name: "get_weather" } },
-        "none",
-      ]);
-      const history = sent[1]?.messages as {
-        role: string;
-        content: string;
-        tool_calls?: { id: string; function: { name: string; arguments: string } }[];
-        name?: string;
-        tool_call_id?: string;
-      }[];
-      const assistant = history.find((message) => message.role === "assistant");
-      expect(
-        assistant?.tool_calls?.map((call) => [
-          call.function.name,
-          JSON.parse(call.function.arguments) as unknown,
-        ]),
-      ).toEqual([["get_weather", seen[0]]]);
-      const toolResult = history.find((message) => message.role === "tool");
-      expect(toolResult).toMatchObject({
-        name: "get_weather",
-        tool_call_id: assistant?.tool_calls?.[0]?.id,
-      });
-      expect(JSON.parse(toolResult!.content)).toEqual({ forecast: "sunny" });
-      // The call and its result reached the template: the second prompt holds them.
-      expect(second!.usage.inputTokens!).toBeGreaterThan(first!.usage.inputTokens! + 20);
-    });
+    it(
+      "a named tool call, executed, then a second step that sends the " +
+        "call (assistant tool_calls) and its result (a tool message) back",
+      async () => {
+        const { workersai, sent } = bindingOverHttp();
+        const seen: unknown[] = [];
+        const result = await generateText({
+          model: workersai("tiny-llm"),
+          tools: {
+            get_weather: tool({
+              description: "The weather in a city",
+              inputSchema: Weather,
+              execute: async (input) => (seen.push(input), { forecast: "sunny" }),
+            }),
+          },
+          toolChoice: { type: "tool", toolName: "get_weather" },
+          prompt: "What is the weather in Paris?",
+          temperature: 0,
+          // The tiny LLM's context is 512 tokens: the tools, the call and its result take ~460 of
+          // them.
+          maxOutputTokens: 40,
+          maxRetries: 0,
+          stopWhen: stepCountIs(2),
+          prepareStep: ({ stepNumber }) =>
+            stepNumber === 1 ? { toolChoice: "none" as const } : undefined,
+        });
+        expect(result.steps).toHaveLength(2);
+        const [first, second] = result.steps;
+        expect(first?.toolCalls.map((call) => call.toolName)).toEqual(["get_weather"]);
+        expect(seen).toHaveLength(1);
+        expect(Weather.parse(seen[0])).toEqual(seen[0]);
+        expect(second?.text.length).toBeGreaterThan(0);
+        // What the provider sent: OpenAI's tool_choice, then the history in its own shapes.
+        expect(sent.map((inputs) => inputs.tool_choice)).toEqual([
+          { type: "function", function: { name: "get_weather" } },
+          "none",
+        ]);
+        const history = sent[1]?.messages as {
+          role: string;
+          content: string;
+          tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+          name?: string;
+          tool_call_id?: string;
+        }[];
+        const assistant = history.find((message) => message.role === "assistant");
+        expect(
+          assistant?.tool_calls?.map((call) => [
+            call.function.name,
+            JSON.parse(call.function.arguments) as unknown,
+          ]),
+        ).toEqual([["get_weather", seen[0]]]);
+        const toolResult = history.find((message) => message.role === "tool");
+        expect(toolResult).toMatchObject({
+          name: "get_weather",
+          tool_call_id: assistant?.tool_calls?.[0]?.id,
+        });
+        expect(JSON.parse(toolResult!.content)).toEqual({ forecast: "sunny" });
+        // The call and its result reached the template: the second prompt holds them.
+        expect(second!.usage.inputTokens!).toBeGreaterThan(first!.usage.inputTokens! + 20);
+      },
+    );
 
-    it("streamText with a forced call: the call arrives from the stream's tool_calls frame", async () => {
-      const { workersai } = bindingOverHttp();
-      const streamed = streamText({
-        model: workersai("tiny-llm"),
-        tools: { get_weather: tool({ inputSchema: Weather }) },
-        toolChoice: "required",
-        prompt: "What is the weather in Rome?",
-        temperature: 0,
-        maxRetries: 0,
-        maxOutputTokens: 120,
-      });
-      const calls = await streamed.toolCalls;
-      expect(calls.length).toBeGreaterThan(0);
-      for (const call of calls) {
-        expect(call.toolName).toBe("get_weather");
-        expect(Weather.parse(call.input)).toEqual(call.input);
-      }
-    });
+    it(
+      "streamText with a forced call: the call " + "arrives from the stream's tool_calls frame",
+      async () => {
+        const { workersai } = bindingOverHttp();
+        const streamed = streamText({
+          model: workersai("tiny-llm"),
+          tools: { get_weather: tool({ inputSchema: Weather }) },
+          toolChoice: "required",
+          prompt: "What is the weather in Rome?",
+          temperature: 0,
+          maxRetries: 0,
+          maxOutputTokens: 120,
+        });
+        const calls = await streamed.toolCalls;
+        expect(calls.length).toBeGreaterThan(0);
+        for (const call of calls) {
+          expect(call.toolName).toBe("get_weather");
+          expect(Weather.parse(call.input)).toEqual(call.input);
+        }
+      },
+    );
 
-    it("generateObject: Workers AI JSON Mode (response_format json_schema), the parsed value read back", async () => {
-      const { workersai, sent } = bindingOverHttp();
-      const Person = z.object({
-        name: z.string().max(12),
-        age: z.number().int().min(0).max(120),
-        color: z.enum(["red", "green", "blue"]),
-      });
-      const { object } = await generateObject({
-        model: workersai("tiny-llm"),
-        schema: Person,
-        prompt: "Describe a person.",
-        maxOutputTokens: 120,
-        temperature: 0,
-        maxRetries: 0,
-      });
-      expect(Person.parse(object)).toEqual(object);
-      expect((sent[0]!.response_format as { type: string }).type).toBe("json_schema");
-    });
+    it(
+      "generateObject: Workers AI JSON Mode (response_format " +
+        "json_schema), the parsed value read back",
+      async () => {
+        const { workersai, sent } = bindingOverHttp();
+        const Person = z.object({
+          name: z.string().max(12),
+          age: z.number().int().min(0).max(120),
+          color: z.enum(["red", "green", "blue"]),
+        });
+        const { object } = await generateObject({
+          model: workersai("tiny-llm"),
+          schema: Person,
+          prompt: "Describe a person.",
+          maxOutputTokens: 120,
+          temperature: 0,
+          maxRetries: 0,
+        });
+        expect(Person.parse(object)).toEqual(object);
+        expect((sent[0]!.response_format as { type: string }).type).toBe("json_schema");
+      },
+    );
   },
 );

@@ -59,35 +59,39 @@ describe.skipIf(origin === null)("the openai SDK's images.generate", () => {
     expect(types).toEqual(["image_generation.partial_image", "image_generation.completed"]);
   });
 
-  it("an origin failing mid-stream: the stream's error event is an APIError with our code and message", async () => {
-    const failing = appOnOrigin(`${origin?.filesUrl ?? ""}/fail-mid-stream`);
-    const sdk = new OpenAI({
-      apiKey: KEY,
-      baseURL: "https://edge.test/v1",
-      maxRetries: 0,
-      fetch: async (input, init) =>
-        failing.request(input instanceof Request ? input : String(input), init, env),
-    });
-    const params = {
-      model: "digit-diffusion",
-      prompt: "seven",
-      stream: true as const,
-      partial_images: 3,
-      steps: 20,
-      seed: 1,
-    };
-    const stream = await sdk.images.generate(params);
-    const types: string[] = [];
-    try {
-      for await (const event of stream) types.push(event.type);
-      expect.unreachable("the stream ended without its error");
-    } catch (error) {
-      if (!(error instanceof APIError)) throw error;
-      expect(error.code).toBe("upstream_error");
-      expect(error.message).toMatch(/CUDA out of memory/);
-    }
-    expect(types).toEqual(["image_generation.partial_image"]);
-  });
+  it(
+    "an origin failing mid-stream: the stream's error " +
+      "event is an APIError with our code and message",
+    async () => {
+      const failing = appOnOrigin(`${origin?.filesUrl ?? ""}/fail-mid-stream`);
+      const sdk = new OpenAI({
+        apiKey: KEY,
+        baseURL: "https://edge.test/v1",
+        maxRetries: 0,
+        fetch: async (input, init) =>
+          failing.request(input instanceof Request ? input : String(input), init, env),
+      });
+      const params = {
+        model: "digit-diffusion",
+        prompt: "seven",
+        stream: true as const,
+        partial_images: 3,
+        steps: 20,
+        seed: 1,
+      };
+      const stream = await sdk.images.generate(params);
+      const types: string[] = [];
+      try {
+        for await (const event of stream) types.push(event.type);
+        expect.unreachable("the stream ended without its error");
+      } catch (error) {
+        if (!(error instanceof APIError)) throw error;
+        expect(error.code).toBe("upstream_error");
+        expect(error.message).toMatch(/CUDA out of memory/);
+      }
+      expect(types).toEqual(["image_generation.partial_image"]);
+    },
+  );
 
   it("a refused field is a BadRequestError naming it", async () => {
     try {

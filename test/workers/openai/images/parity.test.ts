@@ -60,7 +60,8 @@ describe.skipIf(origin === null)(
           if (delta > 0) differing += 1;
         });
         console.log(
-          `parity ${scheduler} seed ${seed}: max |Δ| ${worst}/255, ${differing} of ${a.data.length} pixels differ`,
+          `parity ${scheduler} seed ${seed}: max |Δ| ${worst}/255, ` +
+            `${differing} of ${a.data.length} pixels differ`,
         );
         expect(worst, `${scheduler} seed ${seed}`).toBeLessThanOrEqual(1);
       }
