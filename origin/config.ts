@@ -76,7 +76,10 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) {
     throw new Error(
-      `Invalid origin configuration: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+      "Invalid origin configuration: " +
+        `${parsed.error.issues
+          .map((issue) => `${issue.path.join(".")}: ` + `${issue.message}`)
+          .join("; ")}`,
     );
   }
   const c = parsed.data;

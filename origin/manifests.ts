@@ -70,7 +70,8 @@ export function parseManifest(json: unknown, graphOverride?: string): OriginMani
   const graph = manifest.graphs[graphName];
   if (graph === undefined)
     throw new Error(
-      `Model "${name}" has no graph "${graphName}" (has ${Object.keys(manifest.graphs).join(", ")})`,
+      `Model "${name}" has no graph "${graphName}" ` +
+        `(has ${Object.keys(manifest.graphs).join(", ")})`,
     );
   return manifest.task === "text-generation"
     ? {

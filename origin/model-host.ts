@@ -161,7 +161,13 @@ export function createModelHost(config: OriginConfig): ModelHost {
             tokenizer === undefined ? undefined : loadVocabulary(tokenizer, generation.vocabSize),
           );
         }
-        model.mode = `${split === null ? "graph as exported" : `split attention${last === null ? "" : ", last-position logits"}${prefillGraph === null ? "" : "; prefill as exported, last-position logits"}`}; ${config.decoderThread ? "own thread" : "HTTP thread"}`;
+        model.mode =
+          `${
+            split === null
+              ? "graph as exported"
+              : `split attention${last === null ? "" : ", last-position logits"}` +
+                `${prefillGraph === null ? "" : "; prefill as exported, last-position logits"}`
+          }` + `; ${config.decoderThread ? "own thread" : "HTTP thread"}`;
       } else {
         model.tensor = await createTensorEngine(graph, bytes, settings);
       }

@@ -60,14 +60,16 @@ server.listen(config.port, config.host, () => {
     .map((model) => `${model.manifest.name} ${model.manifest.version}`)
     .join(", ");
   console.log(
-    `origin listening on http://${config.host}:${port} (execution providers: ${providers.join(", ")}): ${models}`,
+    `origin listening on http://${config.host}:${port} ` +
+      `(execution providers: ${providers.join(", ")}): ${models}`,
   );
 });
 void host.loaded.then(() => {
   const states = [...host.models.values()]
     .map((model) =>
       model.status === "ready"
-        ? `${model.manifest.name} ready on ${providers[0]}${model.mode === undefined ? "" : ` (${model.mode})`}`
+        ? `${model.manifest.name} ready on ` +
+          `${providers[0]}${model.mode === undefined ? "" : ` (${model.mode})`}`
         : `${model.manifest.name} ${model.status}`,
     )
     .join(", ");

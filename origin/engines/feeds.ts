@@ -30,13 +30,15 @@ export function checkFeeds(
     if (!shapeMatches(spec.shape, feed.shape)) {
       throw unprocessable(
         `inputs.${spec.name}.shape`,
-        `Input "${spec.name}" must have shape [${spec.shape.join(", ")}] (-1 = any size), got [${feed.shape.join(", ")}]`,
+        `Input "${spec.name}" must have shape [${spec.shape.join(", ")}] ` +
+          `(-1 = any size), got [${feed.shape.join(", ")}]`,
       );
     }
     if (feed.data.length !== elementCount(feed.shape)) {
       throw unprocessable(
         `inputs.${spec.name}.data`,
-        `Input "${spec.name}" with shape [${feed.shape.join(", ")}] needs ${elementCount(feed.shape)} values`,
+        `Input "${spec.name}" with shape [${feed.shape.join(", ")}] ` +
+          `needs ${elementCount(feed.shape)} values`,
       );
     }
   }

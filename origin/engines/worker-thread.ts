@@ -11,6 +11,8 @@ export function startWorker(module: URL, options: WorkerOptions): Worker {
     return new Worker(built, options);
   }
   const tsx = import.meta.resolve("tsx/esm/api");
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); })`;
+  const bootstrap =
+    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); ` +
+    `return import(${JSON.stringify(module.href)}); })`;
   return new Worker(bootstrap, { ...options, eval: true });
 }

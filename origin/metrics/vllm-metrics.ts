@@ -92,7 +92,8 @@ export function createVllmMetrics(
   );
   gauge(
     "origin_prefix_cache_bytes",
-    "Bytes of prompt keys/values kept for automatic prefix caching (at most ORIGIN_PREFIX_CACHE_MIB).",
+    "Bytes of prompt keys/values kept for automatic " +
+      "prefix caching (at most ORIGIN_PREFIX_CACHE_MIB).",
     (e) => e.prefixCacheBytes(),
   );
   // As prometheus_client's process collector (which vLLM's /metrics includes) names it; read
@@ -202,7 +203,8 @@ export function createVllmMetrics(
     decodeStepCpu: registry.add(
       new Counter(
         "origin_decode_step_cpu_seconds",
-        "Process CPU time spent in decode steps (robust to a shared machine's load, unlike wall time).",
+        "Process CPU time spent in decode steps (robust " +
+          "to a shared machine's load, unlike wall time).",
       ),
     ),
     prefillCpu: registry.add(
@@ -211,7 +213,8 @@ export function createVllmMetrics(
     prefillRuns: registry.add(
       new Counter(
         "origin_prefill_runs",
-        "Prefill runs (one onnxruntime run for the prompts admitted together): vllm:request_prefill_time_seconds_count / this is the mean group.",
+        "Prefill runs (one onnxruntime run for the prompts admitted together): " +
+          "vllm:request_prefill_time_seconds_count / this is the mean group.",
       ),
     ),
     decodeSteps: registry.add(

@@ -51,5 +51,10 @@ export function chunkWriter(head: ChunkHead): (chunk: TokenChunk) => string {
   const withLogprobs = (logprobs: CompletionLogProbs) =>
     `${beforeLogprobs}${JSON.stringify(logprobs)},"finish_reason":`;
   return ({ tokenIds, finishReason, stopReason, promptTokenIds, withIds, usage, logprobs }) =>
-    `${logprobs === null ? prefix : withLogprobs(logprobs)}${finishReason === null ? "null" : `"${finishReason}"`},"stop_reason":${stopReason === null ? "null" : String(stopReason)},"prompt_token_ids":${promptTokenIds === null ? "null" : `[${promptTokenIds.join(",")}]`},"token_ids":${withIds ? `[${tokenIds.join(",")}]` : "null"}}],"usage":${usage === null ? "null" : JSON.stringify(usage)}}\n\n`;
+    `${logprobs === null ? prefix : withLogprobs(logprobs)}` +
+    `${finishReason === null ? "null" : `"${finishReason}"`},"stop_reason":` +
+    `${stopReason === null ? "null" : String(stopReason)},"prompt_token_ids":` +
+    `${promptTokenIds === null ? "null" : `[${promptTokenIds.join(",")}]`}` +
+    `,"token_ids":${withIds ? `[${tokenIds.join(",")}]` : "null"}}],"usage":` +
+    `${usage === null ? "null" : JSON.stringify(usage)}}\n\n`;
 }

@@ -141,7 +141,8 @@ export function toGenerationParams(
   if (outOfVocab !== -1)
     throw badRequest(
       `prompt.${outOfVocab}`,
-      `prompt.${outOfVocab}: token id ${promptIds[outOfVocab]} is outside the vocabulary (${generation.vocabSize})`,
+      `prompt.${outOfVocab}: token id ${promptIds[outOfVocab]} ` +
+        `is outside the vocabulary (${generation.vocabSize})`,
     );
   const stopBeyond = (request.stop_token_ids ?? []).find((id) => id >= generation.vocabSize);
   if (stopBeyond !== undefined)
@@ -154,20 +155,25 @@ export function toGenerationParams(
   if (promptIds.length >= context) {
     throw badRequest(
       "prompt",
-      `The prompt (total length ${promptIds.length}) is too long to fit into the model (context length ${context}).`,
+      `The prompt (total length ${promptIds.length}) is too ` +
+        `long to fit into the model (context length ${context}).`,
     );
   }
   const maxTokens = request.max_tokens ?? context - promptIds.length;
   if (promptIds.length + maxTokens > context) {
     throw badRequest(
       "max_tokens",
-      `This model's maximum context length is ${context} tokens. However, you requested ${promptIds.length + maxTokens} tokens (${promptIds.length} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+      `This model's maximum context length is ${context} tokens. However, ` +
+        `you requested ${promptIds.length + maxTokens} tokens ` +
+        `(${promptIds.length} in the messages, ${maxTokens} in the ` +
+        "completion). Please reduce the length of the messages or completion.",
     );
   }
   if (request.min_tokens > maxTokens)
     throw badRequest(
       "min_tokens",
-      `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${request.min_tokens}.`,
+      "min_tokens must be less than or equal to " +
+        `max_tokens=${maxTokens}, got ${request.min_tokens}.`,
     );
   // vLLM's checks (vllm/sampling_params.py SamplingParams._validate_allowed_token_ids), its
   // messages.
@@ -195,7 +201,8 @@ export function toGenerationParams(
   if (logprobs !== undefined && logprobs > MAX_LOGPROBS)
     throw badRequest(
       "logprobs",
-      `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${MAX_LOGPROBS}`,
+      `Requested sample logprobs of ${logprobs}, which ` +
+        `is greater than max allowed: ${MAX_LOGPROBS}`,
     );
   // vLLM's to_sampling_params: an explicit prompt_logprobs (here only 0) wins over echo's
   // `logprobs`.

@@ -97,7 +97,8 @@ export function completionRoutes(
       throw new ServiceError(
         400,
         "invalid_request",
-        `Model "${manifest.name}" cannot serve structured outputs: its tokenizer gives no token bytes`,
+        `Model "${manifest.name}" cannot serve structured ` +
+          "outputs: its tokenizer gives no token bytes",
         { field: "structured_outputs" },
       );
     }

@@ -20,7 +20,8 @@ function checkVersion(model: HostedModel, version: string | undefined): void {
     throw new ServiceError(
       404,
       "model_not_found",
-      `Model "${model.manifest.name}" has no version ${version} (serving ${model.manifest.version})`,
+      `Model "${model.manifest.name}" has no version ` +
+        `${version} (serving ${model.manifest.version})`,
       { field: "version" },
     );
   }

@@ -115,7 +115,8 @@ export function structuredOutputsOf(
   ) {
     throw badRequest(
       "structured_outputs",
-      "You can only use one kind of constraints for structured outputs ('json', 'regex' or 'choice').",
+      "You can only use one kind of constraints for " +
+        "structured outputs ('json', 'regex' or 'choice').",
     );
   }
   if (rf?.type === "json_schema" && rf.json_schema == null)
@@ -130,7 +131,8 @@ export function structuredOutputsOf(
   if (set.length > 1)
     throw badRequest(
       "structured_outputs",
-      `You can only use one kind of structured outputs constraint but multiple are specified: ${set.join(", ")}`,
+      "You can only use one kind of structured outputs " +
+        `constraint but multiple are specified: ${set.join(", ")}`,
     );
   if (set.length === 0)
     throw badRequest(
@@ -140,7 +142,8 @@ export function structuredOutputsOf(
   if (so?.whitespace_pattern != null)
     throw badRequest(
       "structured_outputs.whitespace_pattern",
-      "structured_outputs.whitespace_pattern is not supported by this origin: its JSON is always compact (no whitespace between tokens)",
+      "structured_outputs.whitespace_pattern is not supported by this " +
+        "origin: its JSON is always compact (no whitespace between tokens)",
     );
   const kind = set[0]!;
   const fromFormat = rf !== undefined && rf.type !== "text";
@@ -150,7 +153,8 @@ export function structuredOutputsOf(
     case "grammar":
       throw badRequest(
         "structured_outputs.grammar",
-        "structured_outputs.grammar is not supported by this origin (json, json_object, choice and regex are)",
+        "structured_outputs.grammar is not supported by this " +
+          "origin (json, json_object, choice and regex are)",
       );
     case "structural_tag":
       throw fromFormat
@@ -160,7 +164,8 @@ export function structuredOutputsOf(
           )
         : badRequest(
             "structured_outputs.structural_tag",
-            "structured_outputs.structural_tag is not supported by this origin (json, json_object, choice and regex are)",
+            "structured_outputs.structural_tag is not supported by " +
+              "this origin (json, json_object, choice and regex are)",
           );
     case "json_object":
       if (fields.json_object !== true)
@@ -209,7 +214,8 @@ function compiled(spec: StructuredOutputs, field: string): StructuredOutputs {
   if (bytes > MAX_CONSTRAINT_BYTES)
     throw badRequest(
       field,
-      `${field}: the constraint takes ${bytes} bytes, over this origin's limit of ${MAX_CONSTRAINT_BYTES}`,
+      `${field}: the constraint takes ${bytes} bytes, ` +
+        `over this origin's limit of ${MAX_CONSTRAINT_BYTES}`,
     );
   try {
     shapeOf(spec);
