@@ -78,7 +78,8 @@ row(
   `${(png!.p50 / model!.p50).toFixed(2)}x`,
 );
 row(
-  `decode + preprocess: ${28 * SCALE}x${28 * SCALE} JPEG, dark ink on light paper (mean ${meanBytes(jpegs)} bytes)`,
+  `decode + preprocess: ${28 * SCALE}x${28 * SCALE} JPEG, ` +
+    `dark ink on light paper (mean ${meanBytes(jpegs)} bytes)`,
   jpeg!,
   `${(jpeg!.p50 / model!.p50).toFixed(2)}x`,
 );

@@ -6,7 +6,8 @@
 //             /v1/classify (text in: tokenize + run + softmax), p50/p99 of the round trip
 //   origin    the reference GPU origin (origin/, onnxruntime-node on CPU here) over loopback:
 //             OIP infer (ids in), what a model with `runtime: "origin"` costs beyond the edge
-//   cold      first /v1/classify after a fresh workerd start (ORT init, sha256, session, tokenizer),
+//   cold      first /v1/classify after a fresh workerd start (ORT init, sha256, session,
+//             tokenizer),
 //             wall and workerd CPU, phase by phase, beside wrangler dev's start-up and the CPU
 //             the Worker's own start-up costs (workerd CPU until ready beyond an empty Worker's)
 //   bundle    the deploy bundle's gzip size (scripts/bundle-size.mjs)
@@ -284,7 +285,8 @@ const row = (name, stats, note = "") =>
   console.log(`| ${name.padEnd(44)} | ${ms(stats.p50)} | ${ms(stats.p99)} | ${note}`);
 if (!options["cold-only"]) {
   console.log(
-    `\n${texts.length} held-out SpamAssassin texts, batch 1, mean ${meanTokens.toFixed(0)} tokens, one thread; ms`,
+    `\n${texts.length} held-out SpamAssassin texts, batch ` +
+      `1, mean ${meanTokens.toFixed(0)} tokens, one thread; ms`,
   );
   console.log(`| ${"path".padEnd(44)} |      p50 |      p99 | ratio (p50)`);
   console.log(`|${"-".repeat(46)}|----------|----------|------------`);
@@ -297,7 +299,8 @@ if (!options["cold-only"]) {
   row(
     "onnxruntime-web WASM INT8 in Node (session.run)",
     results.wasmInt8,
-    `${(results.wasmInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32, ${(results.wasmInt8.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8`,
+    `${(results.wasmInt8.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32, ` +
+      `${(results.wasmInt8.p50 / results.nativeInt8.p50).toFixed(2)}× native INT8`,
   );
   row("workerd: GET /v2/health/live (HTTP floor)", results.workerdHealth);
   row(
@@ -308,7 +311,8 @@ if (!options["cold-only"]) {
   row(
     "workerd: POST /v1/classify (text → labels)",
     results.workerdClassify,
-    `${(results.workerdClassify.p50 / results.nativeFp32.p50).toFixed(2)}× native FP32 incl. HTTP + tokenize`,
+    `${(results.workerdClassify.p50 / results.nativeFp32.p50).toFixed(2)}× ` +
+      "native FP32 incl. HTTP + tokenize",
   );
   row(
     "reference origin: POST /v2/models/…/infer",
@@ -322,7 +326,9 @@ for (const [k, checkout] of checkouts.entries()) {
   const firstWall = first.map((r) => r.wall[0]);
   console.log(`\ncold start (${checkout.name}, p50 over ${RESTARTS} fresh workerd starts):`);
   console.log(
-    `  first /v1/classify after a fresh workerd: ${p50(firstWall).toFixed(0)} ms wall (${firstWall.map((v) => v.toFixed(0)).join(", ")}), workerd CPU ${p50(first.map((r) => r.cpu[0])).toFixed(0)} ms`,
+    `  first /v1/classify after a fresh workerd: ${p50(firstWall).toFixed(0)} ` +
+      `ms wall (${firstWall.map((v) => v.toFixed(0)).join(", ")}), workerd CPU ` +
+      `${p50(first.map((r) => r.cpu[0])).toFixed(0)} ms`,
   );
   const starts = [...first, ...phases];
   const startCpu = p50(starts.map((r) => r.startCpuMs));
@@ -330,10 +336,14 @@ for (const [k, checkout] of checkouts.entries()) {
   const mainCpu =
     p50(starts.map((r) => r.startMainCpuMs)) - p50(emptyStarts.map((r) => r.startMainCpuMs));
   console.log(
-    `  wrangler dev start-up: ${p50(starts.map((r) => r.startMs)).toFixed(0)} ms wall; workerd CPU until ready ${startCpu.toFixed(0)} ms`,
+    `  wrangler dev start-up: ${p50(starts.map((r) => r.startMs)).toFixed(0)} ` +
+      `ms wall; workerd CPU until ready ${startCpu.toFixed(0)} ms`,
   );
   console.log(
-    `  the Worker's own start-up (bundle + top level: ORT, preloaded models): ${(startCpu - emptyCpu).toFixed(0)} ms CPU beyond an empty Worker's ${emptyCpu.toFixed(0)} ms, of which the main threads ${mainCpu.toFixed(0)} ms (the rest: V8's helper threads)`,
+    "  the Worker's own start-up (bundle + top level: ORT, preloaded " +
+      `models): ${(startCpu - emptyCpu).toFixed(0)} ms CPU beyond an ` +
+      `empty Worker's ${emptyCpu.toFixed(0)} ms, of which the main ` +
+      `threads ${mainCpu.toFixed(0)} ms (the rest: V8's helper threads)`,
   );
   console.log(`  ${"phase".padEnd(52)} ${"wall ms".padStart(8)} ${"CPU ms".padStart(8)}`);
   for (const [index, [name]] of PHASES.entries()) {
@@ -349,12 +359,15 @@ for (const [k, checkout] of checkouts.entries()) {
 if (checkouts.length === 2) {
   const ratio = (pick) => p50(cold[1].first.map(pick)) / p50(cold[0].first.map(pick));
   console.log(
-    `\nfirst /v1/classify, baseline ÷ this checkout: wall ×${ratio((r) => r.wall[0]).toFixed(2)}, workerd CPU ×${ratio((r) => r.cpu[0]).toFixed(2)}`,
+    "\nfirst /v1/classify, baseline ÷ this checkout: " +
+      `wall ×${ratio((r) => r.wall[0]).toFixed(2)}, ` +
+      `workerd CPU ×${ratio((r) => r.cpu[0]).toFixed(2)}`,
   );
   const startCpu = (k) => p50([...cold[k].first, ...cold[k].phases].map((r) => r.startCpuMs));
   const delta = startCpu(0) - startCpu(1);
   console.log(
-    `start-up, this checkout − baseline: workerd CPU until ready ${delta >= 0 ? "+" : ""}${delta.toFixed(0)} ms`,
+    "start-up, this checkout − baseline: workerd CPU until " +
+      `ready ${delta >= 0 ? "+" : ""}${delta.toFixed(0)} ms`,
   );
 }
 if (results.workerdClassify !== undefined)

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Fraud benchmark, side by side in one run:
 //   model     batch 16 (IBM's fixed batch), one thread, same machine, engines interleaved in
-//             blocks of 25 runs: our GRU (INT8 and FP32) in onnxruntime-web WASM (the edge engine) and
-//             native; IBM's published GRU in WASM and native (onnxruntime-node), FP32 — as
+//             blocks of 25 runs: our GRU (INT8 and FP32) in onnxruntime-web WASM (the edge engine)
+//             and native; IBM's published GRU in WASM and native (onnxruntime-node), FP32 — as
 //             ratios to our FP32 native (the project's goal) and to IBM's GRU native
 //   webhook   signed Stripe issuing_authorization.request events against `wrangler dev`
 //             on loopback with C in flight: webhook-to-decision latency p50/p99 (D1 write and
@@ -192,18 +192,24 @@ const ibmNative = p50Of("IBM GRU FP32, onnxruntime-node");
 const ownNative = p50Of("ours FP32, onnxruntime-node");
 const ratio = (p50, base) => (base ? `${(p50 / base).toFixed(2)}×` : "-");
 console.log(
-  `\nmodel latency, batch ${BATCH}, window 7, one thread, engines interleaved in blocks of ${BLOCK} runs; ms`,
+  `\nmodel latency, batch ${BATCH}, window 7, one thread, ` +
+    `engines interleaved in blocks of ${BLOCK} runs; ms`,
 );
 console.log(
-  "| model and runtime | p50 | p99 | p50 / ours FP32 native | p50 / IBM GRU native |\n|---|---|---|---|---|",
+  "| model and runtime | p50 | p99 | p50 / ours FP32 " +
+    "native | p50 / IBM GRU native |\n|---|---|---|---|---|",
 );
 for (const [name, { p50, p99 }] of rows)
   console.log(
-    `| ${name} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ${ratio(p50, ownNative)} | ${ratio(p50, ibmNative)} |`,
+    `| ${name} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ` +
+      `${ratio(p50, ownNative)} | ${ratio(p50, ibmNative)} |`,
   );
 console.log(
-  `\nStripe issuing_authorization.request → {approved}, ${EVENTS} events over 50 cards, ${CONCURRENCY} in flight, wrangler dev on loopback:`,
+  `\nStripe issuing_authorization.request → {approved}, ${EVENTS} events ` +
+    `over 50 cards, ${CONCURRENCY} in flight, wrangler dev on loopback:`,
 );
 console.log(
-  `p50 ${webhook.p50.toFixed(1)} ms, p99 ${webhook.p99.toFixed(1)} ms, ${webhook.perSecond.toFixed(0)} decisions/s (D1 write + Durable Object history per decision)`,
+  `p50 ${webhook.p50.toFixed(1)} ms, p99 ` +
+    `${webhook.p99.toFixed(1)} ms, ${webhook.perSecond.toFixed(0)} ` +
+    "decisions/s (D1 write + Durable Object history per decision)",
 );

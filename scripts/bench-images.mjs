@@ -93,7 +93,10 @@ async function streamed(body) {
 try {
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(
-    `digit-diffusion ${manifest.version}: ${STEPS} steps, ${manifest.diffusion.defaults.scheduler}, guidance ${manifest.diffusion.defaults.guidanceScale}; median of ${RUNS} runs; load average ${load}`,
+    `digit-diffusion ${manifest.version}: ${STEPS} steps, ` +
+      `${manifest.diffusion.defaults.scheduler}, guidance ` +
+      `${manifest.diffusion.defaults.guidanceScale}; median ` +
+      `of ${RUNS} runs; load average ${load}`,
   );
   const prompt = "a handwritten seven";
   const viaEdge = (seed) => ({ prompt, steps: STEPS, seed });
@@ -160,36 +163,54 @@ try {
   console.log("\nper image (ms, median)                      value");
   console.log(`origin: the loop straight (generate)        ${fmt(median(o))}`);
   console.log(
-    `edge → origin → edge (b64_json PNG)         ${fmt(median(e))}   (${median(e) >= median(o) ? "+" : "−"}${fmt(Math.abs(median(e) - median(o)))} vs the origin alone: within the noise of a busy machine)`,
+    `edge → origin → edge (b64_json PNG)         ${fmt(median(e))}   ` +
+      `(${median(e) >= median(o) ? "+" : "−"}${fmt(Math.abs(median(e) - median(o)))} ` +
+      "vs the origin alone: within the noise of a busy machine)",
   );
   console.log(`edge work: seeded noise                      ${fmt(work.edge.noiseMs)}`);
   console.log(
-    `edge work: one preview 28×28 / 224×224       ${fmt(work.edge.previewMs28)} / ${fmt(work.edge.previewMs224)}`,
+    "edge work: one preview 28×28 / 224×224       " +
+      `${fmt(work.edge.previewMs28)} / ${fmt(work.edge.previewMs224)}`,
   );
   console.log(
-    `edge work: final PNG 28×28 / 224×224         ${fmt(work.edge.pngMs28)} / ${fmt(work.edge.pngMs224)}`,
+    "edge work: final PNG 28×28 / 224×224         " +
+      `${fmt(work.edge.pngMs28)} / ${fmt(work.edge.pngMs224)}`,
   );
   console.log(
-    `edge work / origin compute (28×28, 3 previews) ${(((work.edge.noiseMs + 3 * work.edge.previewMs28 + work.edge.pngMs28) / median(o)) * 100).toFixed(3)} %`,
+    "edge work / origin compute (28×28, 3 previews) " +
+      `${(((work.edge.noiseMs + 3 * work.edge.previewMs28 + work.edge.pngMs28) / median(o)) * 100).toFixed(3)}` +
+      " %",
   );
   console.log(
-    `\nstreamed, partial_images 3: first preview ${fmt(median(first))} ms, completed ${fmt(median(done))} ms`,
+    "\nstreamed, partial_images 3: first preview " +
+      `${fmt(median(first))} ms, completed ${fmt(median(done))} ms`,
   );
   for (const rate of rates)
     console.log(
-      `${rate.concurrency} concurrent: ${rate.imagesPerSecond.toFixed(2)} images/s through the edge, mean UNet batch ${rate.meanBatchImages.toFixed(2)} images`,
+      `${rate.concurrency} concurrent: ${rate.imagesPerSecond.toFixed(2)} images/s ` +
+        `through the edge, mean UNet batch ${rate.meanBatchImages.toFixed(2)} images`,
     );
   console.log(
-    `  ratio 8 vs 1 concurrent: ${(rates[1].imagesPerSecond / rates[0].imagesPerSecond).toFixed(2)}×`,
+    "  ratio 8 vs 1 concurrent: " +
+      `${(rates[1].imagesPerSecond / rates[0].imagesPerSecond).toFixed(2)}×`,
   );
   console.log(
-    `\nloop per image, one thread (${STEPS} steps), warm (median of 3 after ${work.wasm.warmupLoops} / ${work.native.warmupLoops} loops): in-isolate WASM ${fmt(work.wasm.loopMs)} ms (CPU ${fmt(work.wasm.loopCpuMs)}, main thread ${fmt(work.wasm.loopMainThreadCpuMs)}), onnxruntime-node ${fmt(work.native.loopMs)} ms (CPU ${fmt(work.native.loopCpuMs)}, main thread ${fmt(work.native.loopMainThreadCpuMs)}): WASM/native, main-thread CPU ${(work.wasm.loopMainThreadCpuMs / work.native.loopMainThreadCpuMs).toFixed(2)}×`,
+    `\nloop per image, one thread (${STEPS} steps), warm (median of 3 after ` +
+      `${work.wasm.warmupLoops} / ${work.native.warmupLoops} loops): in-isolate WASM ` +
+      `${fmt(work.wasm.loopMs)} ms (CPU ${fmt(work.wasm.loopCpuMs)}, main thread ` +
+      `${fmt(work.wasm.loopMainThreadCpuMs)}), onnxruntime-node ` +
+      `${fmt(work.native.loopMs)} ms (CPU ${fmt(work.native.loopCpuMs)}, main thread ` +
+      `${fmt(work.native.loopMainThreadCpuMs)}): WASM/native, main-thread CPU ` +
+      `${(work.wasm.loopMainThreadCpuMs / work.native.loopMainThreadCpuMs).toFixed(2)}×`,
   );
   console.log(
-    `  the first loop (a fresh isolate, WASM still tiering up): in-isolate WASM ${fmt(work.wasm.coldMs)} ms, onnxruntime-node ${fmt(work.native.coldMs)} ms`,
+    "  the first loop (a fresh isolate, WASM still tiering up): in-isolate WASM " +
+      `${fmt(work.wasm.coldMs)} ms, onnxruntime-node ${fmt(work.native.coldMs)} ms`,
   );
   console.log(
-    `in-isolate pipeline memory (Node, onnxruntime-web): WASM linear memory ${work.memory.wasmLinearMB.toFixed(1)} MB, V8 heap +${work.memory.heapDeltaMB.toFixed(1)} MB`,
+    "in-isolate pipeline memory (Node, onnxruntime-web): WASM " +
+      `linear memory ${work.memory.wasmLinearMB.toFixed(1)} MB, ` +
+      `V8 heap +${work.memory.heapDeltaMB.toFixed(1)} MB`,
   );
 } finally {
   edge.stop();

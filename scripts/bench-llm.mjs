@@ -4,25 +4,28 @@
 //     for real (wrangler dev with `Content-Encoding: identity`, workers-sdk#7435), through
 //     the edge, through a relay Worker (scripts/llm/relay-worker.js: the HTTP floor of one
 //     more streaming hop), through the relay answering only at the origin's first chunk (as
-//     the edge did until it answered at the origin's 200) and straight to the origin; the edge's added TTFT fitted as a per-KB
-//     slope, vs the origin and beyond each relay, phase by phase; whether the edge reuses
-//     its connection to the origin;
+//     the edge did until it answered at the origin's 200) and straight to the origin; the edge's
+//     added TTFT fitted as a per-KB slope, vs the origin and beyond each relay, phase by phase;
+//     whether the edge reuses its connection to the origin;
 //   - the same as CPU, which a shared machine does not blur: the edge's own CPU per
 //     one-token request by prompt size (relay subtracted), and tokenizing alone through
 //     POST /tokenize at 0.25–16 KB (past the tiny LLM's context);
 //   - the edge's CPU per streamed token, read from the workerd processes (/proc/<pid>/task/*/
-//     schedstat, to the nanosecond), since timers are frozen inside the Worker, beside the floor: a Worker
-//     that only relays the origin's stream (scripts/llm/relay-worker.js), in the same run; under
-//     wrangler dev and, rounds interleaved, as `wrangler deploy` bundles it, in workerd alone
+//     schedstat, to the nanosecond), since timers are frozen inside the Worker, beside the floor: a
+//     Worker that only relays the origin's stream (scripts/llm/relay-worker.js), in the same run;
+//     under wrangler dev and, rounds interleaved, as `wrangler deploy` bundles it, in workerd alone
 //     (scripts/lib/workerd-bundle.mjs: no dev proxy, trace collector or inspector);
 //   - the in-isolate WASM decode loop's tokens/s, cold (a fresh isolate's first generation) and
 //     warm (after 20 s of generations) (scripts/lib/wasm-decode-rate.ts).
 // The origin is the reference origin (origin/, started here on loopback) unless --origin URL names
 // another (e.g. a vLLM serving the same model).
-//   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85] [--origin http://…]
+//   node scripts/bench-llm.mjs [--runs 12] [--tokens 32] [--sizes 0.1,0.25,0.5,0.85]
+//     [--origin http://…]
 //     [--cpu-tokens 2000] [--cpu-requests 80] [--cpu-rounds 4] [--no-wasm] [--cpu-only]
-//     [--stream-interval 1]   (the reference origin's ORIGIN_STREAM_INTERVAL: token ids per chunk, as vLLM's --stream-interval)
-//     [--ttft-only]           (the TTFT paths alone; each run prints a 95% bootstrap interval for the paired figure at 1 KB)
+//     [--stream-interval 1]   (the reference origin's ORIGIN_STREAM_INTERVAL: token ids per chunk,
+//                              as vLLM's --stream-interval)
+//     [--ttft-only]           (the TTFT paths alone; each run prints a 95% bootstrap interval for
+//                              the paired figure at 1 KB)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -189,7 +192,8 @@ function fit(points) {
   return { slope, intercept: my - slope * mx };
 }
 
-// --stream-interval N: the reference origin sends N token ids per chunk after the first (vLLM's --stream-interval).
+// --stream-interval N: the reference origin sends N token ids per chunk after the first
+// (vLLM's --stream-interval).
 // Without its prefix cache: each size's prompt is sent 40 times, and from its third time on the
 // origin would compute only its last block, so the sizes would no longer be the prefill they name
 // (and the edge's work after the origin's 200 would no longer overlap a prefill of them).
@@ -230,7 +234,8 @@ try {
   }
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(
-    `tiny LLM (${manifest.version}), graph "${manifest.generation.graph}"; ${RUNS} runs per size (median), ${TOKENS} new tokens, greedy; load average ${load}`,
+    `tiny LLM (${manifest.version}), graph "${manifest.generation.graph}"; ${RUNS} ` +
+      `runs per size (median), ${TOKENS} new tokens, greedy; load average ${load}`,
   );
   // TTFT: sizes and paths interleaved run by run (drift on a shared machine hits all alike).
   // Three paths per size: through the edge (text prompt), through the relay Worker (the same
@@ -303,11 +308,18 @@ try {
       originPerToken: med(c.o, "perToken"),
     }));
     console.log(
-      "\nprompt   ids   TTFT edge / relay / relay at 1st chunk / origin (ms)   edge − origin   − relay   − relay at 1st chunk   per-token edge / origin (ms)",
+      "\nprompt   ids   TTFT edge / relay / relay at 1st chunk / origin (ms)   edge " +
+        "− origin   − relay   − relay at 1st chunk   per-token edge / origin (ms)",
     );
     for (const r of rows) {
       console.log(
-        `${String(r.kb).padStart(4)} KB ${String(r.tokens).padStart(5)}   ${r.edgeTtft.toFixed(1).padStart(7)} / ${r.relayTtft.toFixed(1).padStart(6)} / ${r.firstTtft.toFixed(1).padStart(6)} / ${r.originTtft.toFixed(1).padEnd(8)}        ${(r.edgeTtft - r.originTtft).toFixed(2).padStart(7)}  ${(r.edgeTtft - r.relayTtft).toFixed(2).padStart(8)}  ${(r.edgeTtft - r.firstTtft).toFixed(2).padStart(8)}               ${r.edgePerToken.toFixed(2).padStart(6)} / ${r.originPerToken.toFixed(2)}`,
+        `${String(r.kb).padStart(4)} KB ${String(r.tokens).padStart(5)}   ` +
+          `${r.edgeTtft.toFixed(1).padStart(7)} / ${r.relayTtft.toFixed(1).padStart(6)} / ` +
+          `${r.firstTtft.toFixed(1).padStart(6)} / ${r.originTtft.toFixed(1).padEnd(8)}        ` +
+          `${(r.edgeTtft - r.originTtft).toFixed(2).padStart(7)}  ` +
+          `${(r.edgeTtft - r.relayTtft).toFixed(2).padStart(8)}  ` +
+          `${(r.edgeTtft - r.firstTtft).toFixed(2).padStart(8)}               ` +
+          `${r.edgePerToken.toFixed(2).padStart(6)} / ${r.originPerToken.toFixed(2)}`,
       );
     }
     // Paired too: each run's edge and relay requests ran back to back, so the median of the
@@ -324,7 +336,8 @@ try {
     }));
     const line = (key) => fit(rows.map((r) => [r.kb, r.edgeTtft - r[key]]));
     const describe = ({ intercept, slope }) =>
-      `${intercept.toFixed(2)} ms + ${slope.toFixed(2)} ms/KB → at 1 KB ≈ ${(intercept + slope).toFixed(2)} ms`;
+      `${intercept.toFixed(2)} ms + ${slope.toFixed(2)} ` +
+      `ms/KB → at 1 KB ≈ ${(intercept + slope).toFixed(2)} ms`;
     const added = line("originTtft");
     console.log(
       `edge's added TTFT vs the origin ≈ ${describe(added)} (least squares over the sizes above)`,
@@ -333,7 +346,10 @@ try {
     console.log(`beyond the relay answering at the first chunk ≈ ${describe(line("firstTtft"))}`);
     const pairedFit = fit(pairedRows.map((r) => [r.kb, r.relay]));
     console.log(
-      `paired (median of each run's edge − relay): ${pairedRows.map((r) => `${r.kb} KB ${r.relay.toFixed(2)}`).join(" · ")} ms → beyond the relay floor at 1 KB ≈ ${describe(pairedFit)} (goal ≤ 2 ms); beyond the relay at 1st chunk: ${pairedRows.map((r) => r.first.toFixed(2)).join(" · ")} ms`,
+      "paired (median of each run's edge − relay): " +
+        `${pairedRows.map((r) => `${r.kb} KB ${r.relay.toFixed(2)}`).join(" · ")} ms → ` +
+        `beyond the relay floor at 1 KB ≈ ${describe(pairedFit)} (goal ≤ 2 ms); beyond the ` +
+        `relay at 1st chunk: ${pairedRows.map((r) => r.first.toFixed(2)).join(" · ")} ms`,
     );
     // How far one run's paired figure can be trusted: the runs of each size resampled (bootstrap,
     // seeded), the medians and the fit recomputed; the 1 KB value's 2.5th–97.5th percentiles.
@@ -341,21 +357,28 @@ try {
       cases.map((c) => ({ kb: c.kb, diffs: c.e.map((run, i) => run.ttft - c.r[i].ttft) })),
     );
     console.log(
-      `paired at 1 KB, 95% bootstrap interval over this run's ${RUNS} runs per size: ${low.toFixed(2)}–${high.toFixed(2)} ms`,
+      "paired at 1 KB, 95% bootstrap interval over this run's " +
+        `${RUNS} runs per size: ${low.toFixed(2)}–${high.toFixed(2)} ms`,
     );
     // Phase by phase at each size: the hop (relay − origin: wrangler dev's proxy, workerd, the
     // outbound fetch), the response starting at the first token instead of the origin's headers
     // (relay at 1st chunk − relay), and the edge's own work (edge − relay at 1st chunk), whose
     // CPU part the next section measures alone.
     console.log(
-      "phases (ms, medians): streaming hop (relay − origin) · response starts at the 1st token (relay at 1st chunk − relay) · the edge's own (edge − relay at 1st chunk)",
+      "phases (ms, medians): streaming hop (relay − origin) · response starts at the 1st " +
+        "token (relay at 1st chunk − relay) · the edge's own (edge − relay at 1st chunk)",
     );
     for (const r of rows)
       console.log(
-        `${String(r.kb).padStart(4)} KB   ${(r.relayTtft - r.originTtft).toFixed(2).padStart(6)} · ${(r.firstTtft - r.relayTtft).toFixed(2).padStart(6)} · ${(r.edgeTtft - r.firstTtft).toFixed(2).padStart(6)}`,
+        `${String(r.kb).padStart(4)} KB   ` +
+          `${(r.relayTtft - r.originTtft).toFixed(2).padStart(6)} ` +
+          `· ${(r.firstTtft - r.relayTtft).toFixed(2).padStart(6)} ` +
+          `· ${(r.edgeTtft - r.firstTtft).toFixed(2).padStart(6)}`,
       );
     console.log(
-      `origin connections closed by 20 streams through the edge: ${Number.isNaN(closedByEdge) ? "n/a (no ss)" : closedByEdge} (0: workerd reuses its connection, the edge reading each origin body to its end)`,
+      "origin connections closed by 20 streams through the edge: " +
+        `${Number.isNaN(closedByEdge) ? "n/a (no ss)" : closedByEdge} (0: workerd ` +
+        "reuses its connection, the edge reading each origin body to its end)",
     );
     // The older floor: one trivial request through the edge, no outbound fetch.
     const floor = [];
@@ -366,7 +389,8 @@ try {
     }
     const floorMs = percentile(floor, 50);
     console.log(
-      `GET /v2/health/live through the edge (median of 20): ${floorMs.toFixed(2)} ms → added TTFT at 1 KB beyond it ≈ ${(added.intercept + added.slope - floorMs).toFixed(2)} ms`,
+      `GET /v2/health/live through the edge (median of 20): ${floorMs.toFixed(2)} ms → added ` +
+        `TTFT at 1 KB beyond it ≈ ${(added.intercept + added.slope - floorMs).toFixed(2)} ms`,
     );
   }
 
@@ -405,15 +429,19 @@ try {
         relay: used.get(`${c.kb}:relay`) / REQUESTS,
       });
     console.log(
-      `\nCPU per one-token request (the Worker's workerd, ${REQUESTS} requests per cell, 2 rounds interleaved): edge / relay floor (ms)`,
+      `\nCPU per one-token request (the Worker's workerd, ${REQUESTS} ` +
+        "requests per cell, 2 rounds interleaved): edge / relay floor (ms)",
     );
     for (const r of perRequest)
       console.log(
-        `${String(r.kb).padStart(5)} KB   ${r.edge.toFixed(2).padStart(6)} / ${r.relay.toFixed(2).padEnd(6)}   edge's own ${(r.edge - r.relay).toFixed(2)} ms`,
+        `${String(r.kb).padStart(5)} KB   ${r.edge.toFixed(2).padStart(6)} / ` +
+          `${r.relay.toFixed(2).padEnd(6)}   edge's own ${(r.edge - r.relay).toFixed(2)} ms`,
       );
     const own = fit(perRequest.map((r) => [r.kb, r.edge - r.relay]));
     console.log(
-      `edge's own CPU before the first token ≈ ${own.intercept.toFixed(2)} ms + ${own.slope.toFixed(2)} ms/KB → at 1 KB ≈ ${(own.intercept + own.slope).toFixed(2)} ms (on a quiet core, this much is added to TTFT beyond the relay floor; goal ≤ 2 ms)`,
+      `edge's own CPU before the first token ≈ ${own.intercept.toFixed(2)} ms + ` +
+        `${own.slope.toFixed(2)} ms/KB → at 1 KB ≈ ${(own.intercept + own.slope).toFixed(2)} ` +
+        "ms (on a quiet core, this much is added to TTFT beyond the relay floor; goal ≤ 2 ms)",
     );
   }
 
@@ -455,16 +483,19 @@ try {
       }
     }
     console.log(
-      `\nPOST /tokenize (tiny-llm) by prompt size, ${REQUESTS} requests each: the Worker's workerd CPU / wall median (ms)`,
+      `\nPOST /tokenize (tiny-llm) by prompt size, ${REQUESTS} ` +
+        "requests each: the Worker's workerd CPU / wall median (ms)",
     );
     for (const kb of sizes)
       console.log(
-        `${String(kb).padStart(5)} KB   ${(cpu.get(kb) / REQUESTS).toFixed(2).padStart(6)} / ${percentile(wall.get(kb), 50).toFixed(2)}`,
+        `${String(kb).padStart(5)} KB   ${(cpu.get(kb) / REQUESTS).toFixed(2).padStart(6)} ` +
+          `/ ${percentile(wall.get(kb), 50).toFixed(2)}`,
       );
     const cpuFit = fit(sizes.map((kb) => [kb, cpu.get(kb) / REQUESTS]));
     const wallFit = fit(sizes.map((kb) => [kb, percentile(wall.get(kb), 50)]));
     console.log(
-      `tokenizing at the edge: ${cpuFit.slope.toFixed(3)} ms CPU per KB (wall ${wallFit.slope.toFixed(3)} ms/KB), least squares over 0.25–16 KB`,
+      `tokenizing at the edge: ${cpuFit.slope.toFixed(3)} ms CPU per KB (wall ` +
+        `${wallFit.slope.toFixed(3)} ms/KB), least squares over 0.25–16 KB`,
     );
   }
 
@@ -551,36 +582,54 @@ try {
       cell.perToken = sum("ms") / tokens;
       cell.workerPerToken = sum("workerMs") / tokens;
       const rounds = cell.runs.map((run) => run.workerMs / run.tokens);
-      return `by round: ${rounds.map((ms) => ms.toFixed(3)).join(", ")}; median ${percentile(rounds, 50).toFixed(3)}; the first round, apart: ${(cell.warmup.workerMs / cell.warmup.tokens).toFixed(3)}`;
+      return (
+        `by round: ${rounds.map((ms) => ms.toFixed(3)).join(", ")}; ` +
+        `median ${percentile(rounds, 50).toFixed(3)}; the first round, ` +
+        `apart: ${(cell.warmup.workerMs / cell.warmup.tokens).toFixed(3)}`
+      );
     };
     console.log(
-      `\nworkerd CPU per streamed token (scheduler run time, /proc/<pid>/task/*/schedstat; ${streams} concurrent streams of ${perStream} tokens, ${CPU_ROUNDS} rounds interleaved after a first round of the same, reported apart (V8 optimizing the per-token path); origin stream interval ${options.origin ? "as configured there" : options["stream-interval"]}; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`,
+      "\nworkerd CPU per streamed token (scheduler run time, " +
+        `/proc/<pid>/task/*/schedstat; ${streams} concurrent streams of ${perStream} ` +
+        `tokens, ${CPU_ROUNDS} rounds interleaved after a first round of the same, ` +
+        "reported apart (V8 optimizing the per-token path); origin stream interval " +
+        `${options.origin ? "as configured there" : options["stream-interval"]}; load ` +
+        `average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")})`,
     );
     console.log(
-      `wrangler dev: ${"".padEnd(31)} both workerd   the Worker's workerd alone (no wrangler proxy)`,
+      `wrangler dev: ${"".padEnd(31)} both workerd   ` +
+        "the Worker's workerd alone (no wrangler proxy)",
     );
     for (const cell of devCells) {
       const rounds = summarize(cell);
       console.log(
-        `  ${cell.name.padEnd(44)} ${cell.perToken.toFixed(3)} ms      ${cell.workerPerToken.toFixed(3)} ms   (the Worker's alone ${rounds})`,
+        `  ${cell.name.padEnd(44)} ${cell.perToken.toFixed(3)} ms      ` +
+          `${cell.workerPerToken.toFixed(3)} ms   (the Worker's alone ${rounds})`,
       );
     }
     console.log(
-      "the deploy bundle in workerd alone (no wrangler dev: no proxy, trace collector or inspector):",
+      "the deploy bundle in workerd alone (no wrangler " +
+        "dev: no proxy, trace collector or inspector):",
     );
     for (const cell of bundledCells) {
       const rounds = summarize(cell);
       console.log(
-        `  ${cell.name.padEnd(44)} ${"".padEnd(13)} ${cell.workerPerToken.toFixed(3)} ms   (${rounds})`,
+        `  ${cell.name.padEnd(44)} ${"".padEnd(13)} ` +
+          `${cell.workerPerToken.toFixed(3)} ms   (${rounds})`,
       );
     }
     const above = ([own, js, native], key) =>
-      `above the JS relay floor: ${(own[key] - js[key]).toFixed(3)} ms; above the native pump: ${(own[key] - native[key]).toFixed(3)} ms`;
+      `above the JS relay floor: ${(own[key] - js[key]).toFixed(3)} ms; ` +
+      `above the native pump: ${(own[key] - native[key]).toFixed(3)} ms`;
     console.log(
-      `edge CPU per streamed token under wrangler dev: ${devCells[0].perToken.toFixed(3)} ms (${devCells[0].workerPerToken.toFixed(3)} ms without wrangler's proxy); ${above(devCells, "workerPerToken")}`,
+      "edge CPU per streamed token under wrangler dev: " +
+        `${devCells[0].perToken.toFixed(3)} ms (${devCells[0].workerPerToken.toFixed(3)} ` +
+        `ms without wrangler's proxy); ${above(devCells, "workerPerToken")}`,
     );
     console.log(
-      `edge CPU per streamed token, the deploy bundle in workerd alone: ${bundledCells[0].workerPerToken.toFixed(3)} ms (goal ≤ 0.2 ms); ${above(bundledCells, "workerPerToken")}`,
+      "edge CPU per streamed token, the deploy bundle in workerd " +
+        `alone: ${bundledCells[0].workerPerToken.toFixed(3)} ms ` +
+        `(goal ≤ 0.2 ms); ${above(bundledCells, "workerPerToken")}`,
     );
   }
 } finally {
@@ -604,7 +653,10 @@ for (const graph of options["no-wasm"] || TTFT_ONLY ? [] : Object.keys(manifest.
     .trim();
   const { cold, warm, warmupGenerations } = JSON.parse(line);
   const describe = (rate) =>
-    `${rate.tokensPerSecond.toFixed(0)} tokens/s wall, ${rate.tokensPerMainThreadCpuSecond.toFixed(0)} per main-thread CPU-second, ${rate.tokensPerCpuSecond.toFixed(0)} per process CPU-second; prefill ${rate.prefillMs.toFixed(1)} ms`;
+    `${rate.tokensPerSecond.toFixed(0)} tokens/s wall, ` +
+    `${rate.tokensPerMainThreadCpuSecond.toFixed(0)} per ` +
+    `main-thread CPU-second, ${rate.tokensPerCpuSecond.toFixed(0)} ` +
+    `per process CPU-second; prefill ${rate.prefillMs.toFixed(1)} ms`;
   console.log(
     `in-isolate WASM decode loop, graph ${graph} (64 new tokens after a 16-token prompt):`,
   );

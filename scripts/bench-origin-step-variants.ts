@@ -173,7 +173,8 @@ function groupQueryAttention(): Uint8Array {
       name: `${p}/attention`,
       input: [q, k, v, pastK, pastV, "seqlens_k", "total_sequence_length"],
       output: [`${p}/attention`, presentK, presentV],
-      attribute: [int("num_heads", heads), int("kv_num_heads", kvHeads)], // scale: its default 1/√headDim, the graph's
+      // scale: its default 1/√headDim, the graph's
+      attribute: [int("num_heads", heads), int("kv_num_heads", kvHeads)],
     });
     replaced.set(flat.output[0]!, `${p}/attention`);
     concatK.output = [`${p}/unused_k`];
@@ -343,17 +344,25 @@ for (let round = 0; round < ROUNDS; round++) {
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 console.log(
-  `decode step, in-process, onnxruntime-node CPU, 1 intra-op thread (ms wall / CPU, medians of ${ROUNDS} interleaved rounds × ${RUNS} runs)`,
+  "decode step, in-process, onnxruntime-node CPU, 1 intra-op thread (ms " +
+    `wall / CPU, medians of ${ROUNDS} interleaved rounds × ${RUNS} runs)`,
 );
 console.log(
-  `${"".padEnd(22)}${cells.map(({ rows, filled }) => `${rows} row${rows > 1 ? "s" : ""} @ ${filled}`.padStart(16)).join("")}   max |Δ logit| vs served`,
+  `${"".padEnd(22)}` +
+    `${cells
+      .map(({ rows, filled }) =>
+        (`${rows} row${rows > 1 ? "s" : ""} ` + `@ ${filled}`).padStart(16),
+      )
+      .join("")}` +
+    "   max |Δ logit| vs served",
 );
 for (const kind of kinds) {
   const row = cells.map(({ rows, capacity }) => {
     const cell = times.get(`${kind}|${rows}|${capacity}`)!;
-    return `${median(cell.map((t) => t.wall)).toFixed(2)}/${median(cell.map((t) => t.cpu)).toFixed(2)}`.padStart(
-      16,
-    );
+    return (
+      `${median(cell.map((t) => t.wall)).toFixed(2)}` +
+      `/${median(cell.map((t) => t.cpu)).toFixed(2)}`
+    ).padStart(16);
   });
   const delta =
     kind === "served"

@@ -2,8 +2,8 @@
 // Reference origin benchmark (origin/, onnxruntime-node, one intra-op thread), over loopback with
 // real SSE streams, side by side in one run:
 //   throughput  aggregate generated tokens/s at 1, 4, 16, 64 concurrent streams (closed loop:
-//               each stream a client sending requests back to back, ≥ --min-tokens per cell), per shape
-//               "context/new tokens" (prompt = context − new tokens): 64/32 and 512/256 (half
+//               each stream a client sending requests back to back, ≥ --min-tokens per cell), per
+//               shape "context/new tokens" (prompt = context − new tokens): 64/32 and 512/256 (half
 //               prompt, half generated, the same shape at both contexts) and 512/32 (a long
 //               prompt and a short answer, prefill-bound), and the ratio to
 //               one stream at the same context; also tokens per CPU-second of the origin
@@ -27,8 +27,10 @@
 // Cells are interleaved: every round runs every cell once, in a new order; medians are reported,
 // with the load average seen during the run. Usage: node scripts/bench-origin.mjs [--rounds 3]
 // [--min-tokens 2048] [--shapes 64/32,512/32,512/256] [--graph decoder]
-//          [--concurrency 1,4,16,64] [--no-steps] [--no-engine] [--no-http-thread]   (subsets, for quick comparisons)
-//          [--stream-interval 1]   (ORIGIN_STREAM_INTERVAL of the origins: token ids per chunk after the first, as vLLM's --stream-interval)
+//          [--concurrency 1,4,16,64] [--no-steps] [--no-engine] [--no-http-thread]
+//            (subsets, for quick comparisons)
+//          [--stream-interval 1]   (ORIGIN_STREAM_INTERVAL of the origins: token ids per chunk
+//                                   after the first, as vLLM's --stream-interval)
 //        (--contexts 64,512 --new-tokens 32: the shapes of every context with that many new tokens)
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -313,22 +315,31 @@ try {
 
   const cores = (await import("node:os")).cpus().length;
   console.log(
-    `origin benchmark: ${MODEL} graph "${graph}" (${manifest.graphs[graph].file}), onnxruntime-node CPU, 1 intra-op thread; shapes (context/new tokens per stream) ${SHAPES.map((shape) => shape.key).join(", ")}, greedy, ignore_eos; stream interval ${options["stream-interval"]}; ${ROUNDS} interleaved rounds, medians`,
+    `origin benchmark: ${MODEL} graph "${graph}" (${manifest.graphs[graph].file}), ` +
+      "onnxruntime-node CPU, 1 intra-op thread; shapes (context/new tokens per stream) " +
+      `${SHAPES.map((shape) => shape.key).join(", ")}, greedy, ignore_eos; stream ` +
+      `interval ${options["stream-interval"]}; ${ROUNDS} interleaved rounds, medians`,
   );
   console.log(
-    `machine: ${cores} cores, 1-min load average during the run ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} (median ${median(loads).toFixed(1)})\n`,
+    `machine: ${cores} cores, 1-min load average during the run ` +
+      `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} ` +
+      `(median ${median(loads).toFixed(1)})\n`,
   );
   console.log(
-    `closed loop: N clients, each sending requests back to back (≥ ${MIN_TOKENS} tokens per cell); aggregate = tokens that arrive while all N are busy / that time,`,
+    `closed loop: N clients, each sending requests back to back (≥ ${MIN_TOKENS} ` +
+      "tokens per cell); aggregate = tokens that arrive while all N are busy / that time,",
   );
   console.log(
-    "prefill and HTTP included; per CPU-s = all the cell's tokens / origin process CPU time (process_cpu_seconds_total);",
+    "prefill and HTTP included; per CPU-s = all the cell's tokens " +
+      "/ origin process CPU time (process_cpu_seconds_total);",
   );
   console.log(
-    "decode = tokens / wall time inside decode steps (origin_decode_step_seconds); decode per CPU-s = tokens / CPU time inside them",
+    "decode = tokens / wall time inside decode steps (origin_decode_step_seconds); " +
+      "decode per CPU-s = tokens / CPU time inside them",
   );
   console.log(
-    "  shape  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream  decode tok/s  ×1-stream  decode tok/CPU-s  ×1-stream",
+    "  shape  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream  " +
+      "decode tok/s  ×1-stream  decode tok/CPU-s  ×1-stream",
   );
   for (const { key: context } of SHAPES) {
     const single = median(results.get(`tp:${context}:1`).map((r) => r.tokensPerSecond));
@@ -344,18 +355,32 @@ try {
       const decode = median(rows.map((r) => r.decodeTokensPerSecond));
       const decodeCpu = median(rows.map((r) => r.decodeTokensPerCpuSecond));
       console.log(
-        `${String(context).padStart(7)}  ${String(streams).padStart(7)}  ${tps.toFixed(1).padStart(8)}  ${(tps / single).toFixed(2).padStart(8)}×  ${cpu.toFixed(1).padStart(12)}  ${(cpu / singleCpu).toFixed(2).padStart(8)}×  ${decode.toFixed(1).padStart(12)}  ${(decode / singleDecode).toFixed(2).padStart(8)}×  ${decodeCpu.toFixed(1).padStart(16)}  ${(decodeCpu / singleDecodeCpu).toFixed(2).padStart(8)}×`,
+        `${String(context).padStart(7)}  ${String(streams).padStart(7)}  ` +
+          `${tps.toFixed(1).padStart(8)}  ${(tps / single).toFixed(2).padStart(8)}×  ` +
+          `${cpu.toFixed(1).padStart(12)}  ${(cpu / singleCpu).toFixed(2).padStart(8)}×  ` +
+          `${decode.toFixed(1).padStart(12)}  ` +
+          `${(decode / singleDecode).toFixed(2).padStart(8)}×  ` +
+          `${decodeCpu.toFixed(1).padStart(16)}  ` +
+          `${(decodeCpu / singleDecodeCpu).toFixed(2).padStart(8)}×`,
       );
     }
   }
   console.log(
-    `the load generator (this process, on the same cores) used ${SHAPES.map(({ key }) => `${key}: ${CONCURRENCY.map((streams) => median(results.get(`tp:${key}:${streams}`).map((r) => r.clientMicrosPerToken)).toFixed(0)).join(" / ")}`).join("; ")} µs of CPU per token at ${CONCURRENCY.join(" / ")} streams`,
+    "the load generator (this process, on the same cores) used " +
+      `${SHAPES.map(
+        ({ key }) =>
+          `${key}: ` +
+          `${CONCURRENCY.map((streams) => median(results.get(`tp:${key}:${streams}`).map((r) => r.clientMicrosPerToken)).toFixed(0)).join(" / ")}`,
+      ).join("; ")}` +
+      ` µs of CPU per token at ${CONCURRENCY.join(" / ")} streams`,
   );
   console.log(
-    "\nsteady state (the same runs): tokens/s from the moment every client has its first token (the first burst of prefills done) to the moment the first",
+    "\nsteady state (the same runs): tokens/s from the moment every client has " +
+      "its first token (the first burst of prefills done) to the moment the first",
   );
   console.log(
-    "client is done, counted at the client (HTTP/SSE and the prefills of requests that join meanwhile included); beside the end-to-end rate:",
+    "client is done, counted at the client (HTTP/SSE and the prefills of " +
+      "requests that join meanwhile included); beside the end-to-end rate:",
   );
   console.log("  shape  streams  end-to-end tok/s  ×1-stream  steady-state tok/s  ×1-stream");
   for (const { key: context } of SHAPES) {
@@ -368,24 +393,31 @@ try {
         median(rows.map((r) => r.steadyTokensPerSecond)),
       ];
       console.log(
-        `${String(context).padStart(7)}  ${String(streams).padStart(7)}  ${tps.toFixed(1).padStart(16)}  ${(tps / single).toFixed(2).padStart(8)}×  ${steady.toFixed(1).padStart(19)}  ${(steady / singleSteady).toFixed(2).padStart(8)}×`,
+        `${String(context).padStart(7)}  ${String(streams).padStart(7)}  ` +
+          `${tps.toFixed(1).padStart(16)}  ${(tps / single).toFixed(2).padStart(8)}×  ` +
+          `${steady.toFixed(1).padStart(19)}  ` +
+          `${(steady / singleSteady).toFixed(2).padStart(8)}×`,
       );
     }
   }
   if (STEPS) {
     console.log(
-      `\ndecode step time, ms wall / CPU (a batch of 1 | of 16 rows), at context ≈16 (capacity 32) and ≈${contextLength - 10} (capacity ${contextLength}):`,
+      "\ndecode step time, ms wall / CPU (a batch of 1 | of 16 rows), at context " +
+        `≈16 (capacity 32) and ≈${contextLength - 10} (capacity ${contextLength}):`,
     );
     const cell = (mode, rows, context, key) =>
       median(results.get(`step:${mode}:${rows}:${context}`).map((r) => r[key]));
     for (const mode of ["split", "exported"]) {
       const label = mode === "split" ? "split attention (served)" : "graph as exported       ";
       const pair = (rows, context) =>
-        `${cell(mode, rows, context, "wall").toFixed(2)}/${cell(mode, rows, context, "cpu").toFixed(2)}`;
+        `${cell(mode, rows, context, "wall").toFixed(2)}` +
+        `/${cell(mode, rows, context, "cpu").toFixed(2)}`;
       const growth = (rows, key) =>
         (cell(mode, rows, 512, key) / cell(mode, rows, 16, key)).toFixed(2);
       console.log(
-        `  ${label}  1 row: ${pair(1, 16)} → ${pair(1, 512)} (growth ${growth(1, "wall")}× wall, ${growth(1, "cpu")}× CPU)   16 rows: ${pair(16, 16)} → ${pair(16, 512)} (growth ${growth(16, "wall")}×, ${growth(16, "cpu")}×)`,
+        `  ${label}  1 row: ${pair(1, 16)} → ${pair(1, 512)} (growth ` +
+          `${growth(1, "wall")}× wall, ${growth(1, "cpu")}× CPU)   16 rows: ${pair(16, 16)} ` +
+          `→ ${pair(16, 512)} (growth ${growth(16, "wall")}×, ${growth(16, "cpu")}×)`,
       );
     }
     const prefillWall = median(results.get("prefill:512").map((r) => r.wall));
@@ -393,37 +425,51 @@ try {
     const [step16, step512] = [cell("split", 1, 16, "wall"), cell("split", 1, 512, "wall")];
     const [step16Cpu, step512Cpu] = [cell("split", 1, 16, "cpu"), cell("split", 1, 512, "cpu")];
     console.log(
-      `goal: step growth 16 → ${contextLength - 10}: ${(step512 / step16).toFixed(2)}× wall, ${(step512Cpu / step16Cpu).toFixed(2)}× CPU (≤ 3.5×)`,
+      `goal: step growth 16 → ${contextLength - 10}: ${(step512 / step16).toFixed(2)}× ` +
+        `wall, ${(step512Cpu / step16Cpu).toFixed(2)}× CPU (≤ 3.5×)`,
     );
     console.log(
-      `recomputing the prefix at ${contextLength - 1} tokens (a prefill): ${prefillWall.toFixed(2)} ms wall / ${prefillCpu.toFixed(2)} ms CPU → the cached step is ${(prefillWall / step512).toFixed(1)}× (wall) / ${(prefillCpu / step512Cpu).toFixed(1)}× (CPU) faster (goal ≥ 20×)`,
+      `recomputing the prefix at ${contextLength - 1} tokens (a prefill): ` +
+        `${prefillWall.toFixed(2)} ms wall / ${prefillCpu.toFixed(2)} ms CPU ` +
+        `→ the cached step is ${(prefillWall / step512).toFixed(1)}× (wall) ` +
+        `/ ${(prefillCpu / step512Cpu).toFixed(1)}× (CPU) faster (goal ≥ 20×)`,
     );
   }
   console.log(
-    `\norigin CPU per request (ms; one stream's prompt and tokens): prefill + decode steps + the rest (HTTP/SSE, scheduling, sampling) = total; prefill work does not shrink with batching, so`,
+    "\norigin CPU per request (ms; one stream's prompt and tokens): " +
+      "prefill + decode steps + the rest (HTTP/SSE, scheduling, " +
+      "sampling) = total; prefill work does not shrink with batching, so",
   );
   console.log(
-    `"bound" = the ×1-stream per CPU-second ratio if the decode steps and the rest cost nothing at that concurrency:`,
+    '"bound" = the ×1-stream per CPU-second ratio if the decode ' +
+      "steps and the rest cost nothing at that concurrency:",
   );
   for (const { key: context } of SHAPES) {
     const part = (streams, key) =>
       median(results.get(`tp:${context}:${streams}`).map((r) => r.cpuPerStream[key]));
     const line = (streams) =>
-      `${part(streams, "prefill").toFixed(2)} + ${part(streams, "decode").toFixed(2)} + ${(part(streams, "total") - part(streams, "prefill") - part(streams, "decode")).toFixed(2)} = ${part(streams, "total").toFixed(2)}`;
+      `${part(streams, "prefill").toFixed(2)} + ${part(streams, "decode").toFixed(2)} + ` +
+      `${(part(streams, "total") - part(streams, "prefill") - part(streams, "decode")).toFixed(2)}` +
+      ` = ${part(streams, "total").toFixed(2)}`;
     if (CONCURRENCY.includes(16))
       console.log(
-        `  ${context.padStart(7)}: 1 stream ${line(1)};  16 streams ${line(16)};  bound at 16 ${(part(1, "total") / part(16, "prefill")).toFixed(2)}×`,
+        `  ${context.padStart(7)}: 1 stream ${line(1)};  16 streams ${line(16)};  ` +
+          `bound at 16 ${(part(1, "total") / part(16, "prefill")).toFixed(2)}×`,
       );
   }
   if (httpThread !== undefined) {
     console.log(
-      "\nthe decoder on its own thread (served) vs on the HTTP thread (ORIGIN_DECODER_THREAD=false; onnxruntime-node's run() is synchronous, so there every step",
+      "\nthe decoder on its own thread (served) vs on the HTTP " +
+        "thread (ORIGIN_DECODER_THREAD=false; onnxruntime-node's " +
+        "run() is synchronous, so there every step",
     );
     console.log(
-      "stalls the sockets and every SSE write the next step), same cells interleaved: tokens/s end to end, origin tokens per CPU-second",
+      "stalls the sockets and every SSE write the next step), same cells " +
+        "interleaved: tokens/s end to end, origin tokens per CPU-second",
     );
     console.log(
-      "  shape  streams  own thread tok/s  HTTP thread tok/s  own/HTTP  ×1-stream own | HTTP   tok/CPU-s own | HTTP",
+      "  shape  streams  own thread tok/s  HTTP thread tok/s  " +
+        "own/HTTP  ×1-stream own | HTTP   tok/CPU-s own | HTTP",
     );
     for (const { key: shape } of SHAPES) {
       for (const streams of HTTP_THREAD_STREAMS) {
@@ -436,7 +482,12 @@ try {
         const ratio = (prefix) =>
           (m(prefix, streams, "tokensPerSecond") / m(prefix, 1, "tokensPerSecond")).toFixed(2);
         console.log(
-          `${shape.padStart(7)}  ${String(streams).padStart(7)}  ${own.toFixed(1).padStart(16)}  ${http.toFixed(1).padStart(17)}  ${(own / http).toFixed(2).padStart(7)}×  ${ratio("tp").padStart(10)}× | ${ratio("http")}×  ${m("tp", streams, "tokensPerCpuSecond").toFixed(0).padStart(11)} | ${m("http", streams, "tokensPerCpuSecond").toFixed(0)}`,
+          `${shape.padStart(7)}  ${String(streams).padStart(7)}  ` +
+            `${own.toFixed(1).padStart(16)}  ${http.toFixed(1).padStart(17)}  ` +
+            `${(own / http).toFixed(2).padStart(7)}×  ` +
+            `${ratio("tp").padStart(10)}× | ${ratio("http")}×  ` +
+            `${m("tp", streams, "tokensPerCpuSecond").toFixed(0).padStart(11)} ` +
+            `| ${m("http", streams, "tokensPerCpuSecond").toFixed(0)}`,
         );
       }
     }
@@ -453,7 +504,11 @@ try {
   ]) {
     if (!CONCURRENCY.includes(16)) break;
     console.log(
-      `goals (${label}): 16 streams ${SHAPES.map((shape) => `at ${shape.key}: ${at(shape.key, 16, key).toFixed(2)}× (≥ ${goalOf(shape)}×)`).join("; ")}`,
+      `goals (${label}): 16 streams ` +
+        `${SHAPES.map(
+          (shape) =>
+            `at ${shape.key}: ${at(shape.key, 16, key).toFixed(2)}× ` + `(≥ ${goalOf(shape)}×)`,
+        ).join("; ")}`,
     );
   }
 } finally {
@@ -491,20 +546,29 @@ if (!options["no-engine"]) {
       .map((line) => ({ ...JSON.parse(line), shape: `${JSON.parse(line).context}/${newTokens}` }));
   });
   console.log(
-    "\nthe engine alone, in-process (no HTTP/SSE, no client; scripts/bench-origin-engine.ts, same cells and prompts, medians): tokens/s wall and per CPU-second;",
+    "\nthe engine alone, in-process (no HTTP/SSE, no client; scripts/bench-origin-engine.ts, " +
+      "same cells and prompts, medians): tokens/s wall and per CPU-second;",
   );
   console.log(
-    "origin CPU per request (ms) = prefill + decode steps + the rest (scheduling, sampling, metrics, the event loop)",
+    "origin CPU per request (ms) = prefill + decode steps + " +
+      "the rest (scheduling, sampling, metrics, the event loop)",
   );
   console.log(
-    "  shape  streams  tokens/s  ×1-stream  tokens/CPU-s  ×1-stream   CPU per request: prefill + steps + rest = total",
+    "  shape  streams  tokens/s  ×1-stream  tokens/CPU-s  " +
+      "×1-stream   CPU per request: prefill + steps + rest = total",
   );
   for (const { key: shape } of SHAPES) {
     const single = lines.find((line) => line.shape === shape && line.streams === 1);
     for (const line of lines.filter((entry) => entry.shape === shape)) {
       const { prefill, decode, total } = line.cpuPerStream;
       console.log(
-        `${shape.padStart(7)}  ${String(line.streams).padStart(7)}  ${line.tokensPerSecond.toFixed(1).padStart(8)}  ${single ? (line.tokensPerSecond / single.tokensPerSecond).toFixed(2).padStart(8) : "     n/a"}×  ${line.tokensPerCpuSecond.toFixed(1).padStart(12)}  ${single ? (line.tokensPerCpuSecond / single.tokensPerCpuSecond).toFixed(2).padStart(8) : "     n/a"}×   ${prefill.toFixed(2)} + ${decode.toFixed(2)} + ${(total - prefill - decode).toFixed(2)} = ${total.toFixed(2)}`,
+        `${shape.padStart(7)}  ${String(line.streams).padStart(7)}  ` +
+          `${line.tokensPerSecond.toFixed(1).padStart(8)}  ` +
+          `${single ? (line.tokensPerSecond / single.tokensPerSecond).toFixed(2).padStart(8) : "     n/a"}` +
+          `×  ${line.tokensPerCpuSecond.toFixed(1).padStart(12)}  ` +
+          `${single ? (line.tokensPerCpuSecond / single.tokensPerCpuSecond).toFixed(2).padStart(8) : "     n/a"}` +
+          `×   ${prefill.toFixed(2)} + ${decode.toFixed(2)} + ` +
+          `${(total - prefill - decode).toFixed(2)} = ${total.toFixed(2)}`,
       );
     }
   }

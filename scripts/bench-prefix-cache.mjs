@@ -147,12 +147,16 @@ await Promise.all(Object.values(origins).map((origin) => origin.stop()));
 const m = (workload, streams, name, field) =>
   median(results.get(`${workload}:${streams}:${name}`).map((result) => result[field]));
 console.log(
-  `prefix caching at the reference origin: ${MODEL} ${manifest.version}, graph "${graph}", onnxruntime-node CPU, one intra-op thread; ` +
-    `prompts of ${SYSTEM + SUFFIX} tokens (shared: ${SYSTEM} in common + ${SUFFIX} of their own; distinct: nothing in common), ${NEW_TOKENS} new tokens; ` +
-    `${ROUNDS} interleaved rounds (medians), ${Math.round((Date.now() - began) / 1000)} s; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}`,
+  `prefix caching at the reference origin: ${MODEL} ${manifest.version}, ` +
+    `graph "${graph}", onnxruntime-node CPU, one intra-op thread; ` +
+    `prompts of ${SYSTEM + SUFFIX} tokens (shared: ${SYSTEM} in common + ${SUFFIX} ` +
+    `of their own; distinct: nothing in common), ${NEW_TOKENS} new tokens; ` +
+    `${ROUNDS} interleaved rounds (medians), ${Math.round((Date.now() - began) / 1000)} ` +
+    `s; load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}`,
 );
 console.log(
-  "workload  streams  TTFT cached / uncached (ms)        tokens/s cached / uncached          origin CPU per request cached / uncached (ms)",
+  "workload  streams  TTFT cached / uncached (ms)        tokens/s cached " +
+    "/ uncached          origin CPU per request cached / uncached (ms)",
 );
 for (const workload of Object.keys(WORKLOADS)) {
   for (const streams of CONCURRENCY) {
@@ -164,7 +168,8 @@ for (const workload of Object.keys(WORKLOADS)) {
       return `${a.toFixed(digits)} / ${b.toFixed(digits)} (${(a / b).toFixed(2)}×)`.padEnd(34);
     };
     console.log(
-      `${workload.padEnd(8)}  ${String(streams).padStart(7)}  ${pair("ttft", 1)} ${pair("tokensPerSecond", 0)} ${pair("cpuPerRequest", 2)}`,
+      `${workload.padEnd(8)}  ${String(streams).padStart(7)}  ${pair("ttft", 1)} ` +
+        `${pair("tokensPerSecond", 0)} ${pair("cpuPerRequest", 2)}`,
     );
   }
 }
@@ -173,7 +178,8 @@ const rates = Object.entries(counted).map(
     `${workload} ${((hits / queries) * 100).toFixed(1)} % (${hits} of ${queries})`,
 );
 console.log(
-  `cached origin: prompt tokens found in the prefix cache: ${rates.join(", ")}; ${(blocks / 2 ** 20).toFixed(1)} MiB of blocks held at the end`,
+  `cached origin: prompt tokens found in the prefix cache: ${rates.join(", ")}; ` +
+    `${(blocks / 2 ** 20).toFixed(1)} MiB of blocks held at the end`,
 );
 const blockCost = JSON.parse(
   execFileSync(
@@ -183,6 +189,10 @@ const blockCost = JSON.parse(
   ),
 );
 console.log(
-  `in-process, per ${blockCost.tokens}-token prompt (scripts/bench-prefix-cache-blocks.ts, a full 64 MiB cache): its first block never seen (the doorkeeper) ${blockCost.insertUnseenMs.toFixed(3)} ms; ` +
-    `keeping its blocks ${blockCost.insertNewMs.toFixed(3)} ms when none was cached, ${blockCost.insertCachedMs.toFixed(3)} ms when all were; a lookup that misses ${blockCost.matchMissMs.toFixed(4)} ms`,
+  `in-process, per ${blockCost.tokens}-token prompt ` +
+    "(scripts/bench-prefix-cache-blocks.ts, a full 64 MiB cache): its first block " +
+    `never seen (the doorkeeper) ${blockCost.insertUnseenMs.toFixed(3)} ms; ` +
+    `keeping its blocks ${blockCost.insertNewMs.toFixed(3)} ms when none ` +
+    `was cached, ${blockCost.insertCachedMs.toFixed(3)} ms when all ` +
+    `were; a lookup that misses ${blockCost.matchMissMs.toFixed(4)} ms`,
 );

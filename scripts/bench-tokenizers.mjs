@@ -38,10 +38,14 @@ const sizes = documents.map((d) => d.length).sort((a, b) => a - b);
 const _docChars = sizes.reduce((a, b) => a + b, 0);
 const docBytes = documents.reduce((n, d) => n + Buffer.byteLength(d), 0);
 console.log(
-  `held-out documents: ${documents.length} SpamAssassin test-split mails, ${(docBytes / 1e6).toFixed(2)} MB UTF-8, median ${sizes[sizes.length >> 1]} chars, p90 ${sizes[Math.floor(sizes.length * 0.9)]}, max ${sizes.at(-1)}`,
+  `held-out documents: ${documents.length} SpamAssassin test-split mails, ` +
+    `${(docBytes / 1e6).toFixed(2)} MB UTF-8, median ${sizes[sizes.length >> 1]} ` +
+    `chars, p90 ${sizes[Math.floor(sizes.length * 0.9)]}, max ${sizes.at(-1)}`,
 );
 console.log(
-  `heap corpus: ${corpus.length} strings, ${(corpus.reduce((n, t) => n + t.length, 0) / 1e6).toFixed(2)} M UTF-16 units (scripts/tokenizers/corpus.mjs)`,
+  `heap corpus: ${corpus.length} strings, ` +
+    `${(corpus.reduce((n, t) => n + t.length, 0) / 1e6).toFixed(2)} ` +
+    "M UTF-16 units (scripts/tokenizers/corpus.mjs)",
 );
 
 const bundled = await build({
@@ -181,31 +185,40 @@ for (const name of names) {
     console.log(`!! ${name}: Rust gave ${rust.tokens} tokens, ours ${ours.tokens}`);
   rows.push({ name, ours, hf, rust, jsonBytes: readFileSync(files.json).length });
   console.log(
-    `\n${name}: ${ours.tokens} tokens in the held-out documents; tokenizer.json ${(rows.at(-1).jsonBytes / 1e6).toFixed(1)} MB, compact ${(ours.bytes / 1e6).toFixed(1)} MB`,
+    `\n${name}: ${ours.tokens} tokens in the held-out documents; ` +
+      `tokenizer.json ${(rows.at(-1).jsonBytes / 1e6).toFixed(1)} ` +
+      `MB, compact ${(ours.bytes / 1e6).toFixed(1)} MB`,
   );
   console.log(
-    "  impl                     load ms  ready ms  sha256 ms  heap empty/loaded/after corpus (MB)  encode MB/s  decode MB/s",
+    "  impl                     load ms  ready ms  sha256 ms  " +
+      "heap empty/loaded/after corpus (MB)  encode MB/s  decode MB/s",
   );
   const line = (label, r, extra = "") =>
     console.log(
       `  ${label.padEnd(24)} ${r.loadMs.toFixed(1).padStart(7)}  ${(r.readyMs ?? r.loadMs).toFixed(1).padStart(8)}  ${(r.sha256Ms ?? NaN).toFixed(1).padStart(9)}  ${
         r.heapBefore === undefined
           ? "".padStart(35)
-          : `${r.heapBefore.toFixed(1)} / ${r.heapLoaded.toFixed(1)} / ${r.heapCorpus.toFixed(1)}`.padStart(
-              35,
-            )
+          : (
+              `${r.heapBefore.toFixed(1)} / ` +
+              `${r.heapLoaded.toFixed(1)} / ${r.heapCorpus.toFixed(1)}`
+            ).padStart(35)
       }  ${mbps(r.encodeMs).padStart(11)}  ${mbps(r.decodeMs).padStart(11)}${extra}`,
     );
   line("compact (ours, workerd)", ours);
   if (hf !== undefined) line("@huggingface (workerd)", hf);
   line("Rust, 1 thread (Node)", rust, `  (RSS ${(rust.rss / 2 ** 20).toFixed(0)} MB)`);
   console.log(
-    `  ratios ours vs Rust 1T: encode ×${(rust.encodeMs / ours.encodeMs).toFixed(2)}, decode ×${(rust.decodeMs / ours.decodeMs).toFixed(2)}` +
+    `  ratios ours vs Rust 1T: encode ×${(rust.encodeMs / ours.encodeMs).toFixed(2)}, ` +
+      `decode ×${(rust.decodeMs / ours.decodeMs).toFixed(2)}` +
       (hf === undefined
         ? ""
-        : `; ours vs @huggingface: load ×${(hf.readyMs / ours.readyMs).toFixed(0)}, heap ×${((hf.heapLoaded - hf.heapBefore) / Math.max(0.1, ours.heapLoaded - ours.heapBefore)).toFixed(0)}, encode ×${(hf.encodeMs / ours.encodeMs).toFixed(2)}, decode ×${(hf.decodeMs / ours.decodeMs).toFixed(2)}`),
+        : `; ours vs @huggingface: load ×${(hf.readyMs / ours.readyMs).toFixed(0)}, heap ×` +
+          `${((hf.heapLoaded - hf.heapBefore) / Math.max(0.1, ours.heapLoaded - ours.heapBefore)).toFixed(0)}` +
+          `, encode ×${(hf.encodeMs / ours.encodeMs).toFixed(2)}, decode ×` +
+          `${(hf.decodeMs / ours.decodeMs).toFixed(2)}`),
   );
 }
 console.log(
-  `\nfigures: ${new Date().toISOString()}, node ${process.version}, ${(await import("node:os")).cpus()[0].model}`,
+  `\nfigures: ${new Date().toISOString()}, node ` +
+    `${process.version}, ${(await import("node:os")).cpus()[0].model}`,
 );

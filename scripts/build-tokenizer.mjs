@@ -16,7 +16,8 @@ function build(jsonPath, outPath) {
   writeFileSync(outPath, bytes);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   console.log(
-    `${outPath}: ${bytes.length} bytes, sha256 ${sha256} (${(performance.now() - started).toFixed(0)} ms from ${jsonPath})`,
+    `${outPath}: ${bytes.length} bytes, sha256 ${sha256} ` +
+      `(${(performance.now() - started).toFixed(0)} ms from ${jsonPath})`,
   );
   return { sha256, bytes: bytes.length };
 }

@@ -185,15 +185,21 @@ for (const model of MODELS) {
 
 if (rows.length) {
   console.log(
-    `\nIBM CCF models, input [7, 16, 220] (seeded, ~5% ones, last 2 columns uniform); ${INPUTS} inputs for accuracy, p50 of ${RUNS} runs, batch 16, one thread`,
+    "\nIBM CCF models, input [7, 16, 220] (seeded, ~5% ones, last 2 columns uniform); " +
+      `${INPUTS} inputs for accuracy, p50 of ${RUNS} runs, batch 16, one thread`,
   );
   console.log(
-    "| model | orig vs unrolled FP32, all steps: max / mean abs | INT8 (dynamic) vs FP32 last-step score: max / mean abs | INT8 (static) vs FP32: max / mean abs | INT8 native vs WASM max abs | size orig / unrolled FP32 / INT8 | p50 ms FP32 native | INT8 native | FP32 WASM | INT8 WASM |",
+    "| model | orig vs unrolled FP32, all steps: max / mean abs | INT8 " +
+      "(dynamic) vs FP32 last-step score: max / mean abs | INT8 (static) vs " +
+      "FP32: max / mean abs | INT8 native vs WASM max abs | size orig / unrolled " +
+      "FP32 / INT8 | p50 ms FP32 native | INT8 native | FP32 WASM | INT8 WASM |",
   );
   console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     console.log(
-      `| ${r.model} | ${fmt(r.exact)} / ${fmt(r.meanExact)} | ${fmt(r.maxQ)} / ${fmt(r.meanQ)} | ${fmt(r.maxS)} / ${fmt(r.meanS)} | ${fmt(r.webGap)} | ${r.sizes.join(" / ")} | ${r.p50.map((x) => x.toFixed(2)).join(" | ")} |`,
+      `| ${r.model} | ${fmt(r.exact)} / ${fmt(r.meanExact)} | ${fmt(r.maxQ)} / ` +
+        `${fmt(r.meanQ)} | ${fmt(r.maxS)} / ${fmt(r.meanS)} | ${fmt(r.webGap)} | ` +
+        `${r.sizes.join(" / ")} | ${r.p50.map((x) => x.toFixed(2)).join(" | ")} |`,
     );
   }
 }

@@ -234,7 +234,8 @@ const limits =
   options.check === undefined ? undefined : ceilings(readFileSync(options.check, "utf8"));
 const failures = [];
 console.log(
-  `| what is loaded | V8 heap idle | V8 heap peak, ${CONNECTIONS} connections | ORT WASM memory idle / peak | peak total (MB) | ceiling (MB) |`,
+  `| what is loaded | V8 heap idle | V8 heap peak, ${CONNECTIONS} connections ` +
+    "| ORT WASM memory idle / peak | peak total (MB) | ceiling (MB) |",
 );
 console.log("|---|---|---|---|---|---|");
 for (const row of ROWS.filter(
@@ -244,7 +245,9 @@ for (const row of ROWS.filter(
   const total = (figures.peakHeap + figures.peakWasm) / MB;
   const ceiling = limits?.get(row.name);
   console.log(
-    `| ${row.name} | ${mb(figures.idleHeap)} | ${mb(figures.peakHeap)} | ${mb(figures.idleWasm)} / ${mb(figures.peakWasm)} | ${total.toFixed(1)} | ${ceiling ?? "—"} |` +
+    `| ${row.name} | ${mb(figures.idleHeap)} | ${mb(figures.peakHeap)} ` +
+      `| ${mb(figures.idleWasm)} / ${mb(figures.peakWasm)} | ` +
+      `${total.toFixed(1)} | ${ceiling ?? "—"} |` +
       `  <!-- ${figures.sent} requests -->`,
   );
   if (limits !== undefined) {

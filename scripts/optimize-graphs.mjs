@@ -55,6 +55,7 @@ for (const dir of dirs) {
   };
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   console.log(
-    `${join(dir, outFile)}: ${bytes.length} bytes (source ${sourceBytes.length}), sha256 ${manifest.graphs[options.graph].sha256}`,
+    `${join(dir, outFile)}: ${bytes.length} bytes (source ` +
+      `${sourceBytes.length}), sha256 ${manifest.graphs[options.graph].sha256}`,
   );
 }

@@ -190,7 +190,9 @@ for (let kill = 1; kill <= KILLS && Date.now() < DEADLINE; kill++) {
   await worker.kill("SIGKILL");
   await loading;
   console.log(
-    `kill -9 #${kill} after ${((Date.now() - started) / 1000).toFixed(0)} s: ${stats.acknowledged} acknowledged so far, ${stats.failed - failedBefore} deliveries cut off by this kill`,
+    `kill -9 #${kill} after ${((Date.now() - started) / 1000).toFixed(0)} ` +
+      `s: ${stats.acknowledged} acknowledged so far, ` +
+      `${stats.failed - failedBefore} deliveries cut off by this kill`,
   );
   worker = await startWranglerDev({ persistTo: state, vars });
   await waitReady(worker.url);
@@ -248,17 +250,21 @@ const missingInD1 = [...decisionKeys].filter((key) => !copied.has(key)).length;
 rmSync(state, { recursive: true, force: true });
 
 console.log(
-  `\n${KILLS} × kill -9 under load (${CONCURRENCY} senders, ${CARDS * 2} cards, seed ${values.seed}) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  `\n${KILLS} × kill -9 under load (${CONCURRENCY} senders, ${CARDS * 2} cards, ` +
+    `seed ${values.seed}) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
 );
 console.log(
-  `deliveries: ${stats.sent} sent, ${stats.acknowledged} acknowledged (${stats.duplicates} duplicates, ${stats.policy} answered without a score), ${stats.failed} not acknowledged`,
+  `deliveries: ${stats.sent} sent, ${stats.acknowledged} acknowledged (${stats.duplicates} ` +
+    `duplicates, ${stats.policy} answered without a score), ${stats.failed} not acknowledged`,
 );
 console.log(
-  `stored: ${decisionKeys.size} decisions, ${historyEntries} history entries; D1 copy: ${decisionKeys.size - missingInD1}/${decisionKeys.size}`,
+  `stored: ${decisionKeys.size} decisions, ${historyEntries} history ` +
+    `entries; D1 copy: ${decisionKeys.size - missingInD1}/${decisionKeys.size}`,
 );
 console.log(`orphans (history without decision): ${orphans}`);
 console.log(
-  `losses (acknowledged, scored, no decision): ${losses}; acknowledged deliveries not recorded: ${unrecorded}`,
+  `losses (acknowledged, scored, no decision): ${losses}; ` +
+    `acknowledged deliveries not recorded: ${unrecorded}`,
 );
 console.log(`D1 decisions missing from the copy: ${missingInD1}`);
 const ok =

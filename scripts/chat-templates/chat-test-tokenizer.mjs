@@ -24,5 +24,6 @@ mkdirSync("test/fixtures/chat-tokenizer", { recursive: true });
 writeFileSync("test/fixtures/chat-tokenizer/tokenizer.json", text);
 const sha256 = createHash("sha256").update(text).digest("hex");
 console.log(
-  `test/fixtures/chat-tokenizer/tokenizer.json: ${text.length} bytes, sha256 ${sha256}, added ids ${base}..${base + added.length - 1}`,
+  `test/fixtures/chat-tokenizer/tokenizer.json: ${text.length} bytes, ` +
+    `sha256 ${sha256}, added ids ${base}..${base + added.length - 1}`,
 );

@@ -6,7 +6,8 @@
 // the contract's seeded noise), and the digit classifier's graph labels each image. Prints accuracy
 // per phrasing set and per digit.
 //
-//   node scripts/diffusion/closed-loop.mjs [--classifier models/digit-classifier] [--graph model] [--seeds 50] [--out file.json]
+//   node scripts/diffusion/closed-loop.mjs [--classifier models/digit-classifier] [--graph model]
+//     [--seeds 50] [--out file.json]
 //
 // The scheduler maths is written here from the contract (huggingface/diffusers scheduling_ddim.py /
 // scheduling_euler_discrete.py, cited): it is the scripts' independent copy, not the service's
@@ -221,14 +222,18 @@ for (const [name, held] of [
     perDigit: perDigit.map((a) => Number(a.toFixed(3))),
   };
   console.log(
-    `${name}: accuracy ${(correct / (10 * SEEDS)).toFixed(4)} (${correct}/${10 * SEEDS}); per digit ${perDigit.map((a) => a.toFixed(2)).join(" ")}`,
+    `${name}: accuracy ${(correct / (10 * SEEDS)).toFixed(4)} ` +
+      `(${correct}/${10 * SEEDS}); per digit ${perDigit.map((a) => a.toFixed(2)).join(" ")}`,
   );
 }
 console.log(
-  `classifier ${values.classifier} graph "${values.graph}"; ${diffusion.defaults.scheduler}, ${diffusion.defaults.steps} steps, guidance ${diffusion.defaults.guidanceScale}; ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  `classifier ${values.classifier} graph "${values.graph}"; ` +
+    `${diffusion.defaults.scheduler}, ${diffusion.defaults.steps} steps, guidance ` +
+    `${diffusion.defaults.guidanceScale}; ${((Date.now() - started) / 1000).toFixed(1)} s`,
 );
 if (values.out)
   writeFileSync(
     values.out,
-    `${JSON.stringify({ ...report, seconds: Math.round((Date.now() - started) / 100) / 10 }, null, 2)}\n`,
+    `${JSON.stringify({ ...report, seconds: Math.round((Date.now() - started) / 100) / 10 }, null, 2)}` +
+      "\n",
   );

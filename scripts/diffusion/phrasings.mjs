@@ -81,7 +81,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes(
     .map(({ text, digit }) => ({ text, digit }));
   const body = {
     description:
-      "Held-out prompt phrasings of the digit diffusion model: template x word pairings never trained on (scripts/diffusion/phrasings.mjs). Committed before training.",
+      "Held-out prompt phrasings of the digit diffusion model: template x word pairings " +
+      "never trained on (scripts/diffusion/phrasings.mjs). Committed before training.",
     phrasings,
   };
   writeFileSync(HELD_OUT_FILE, `${JSON.stringify(body, null, 2)}\n`);

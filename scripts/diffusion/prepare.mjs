@@ -98,5 +98,7 @@ writeFileSync(
   }),
 );
 console.log(
-  `digits: ${train.length} train, ${test.length} held out; phrasings: ${trainingPhrasings.length} train, ${heldOutTexts.size} held out; tokenizer ${VOCAB_SIZE} tokens, longest prompt ${longest} tokens`,
+  `digits: ${train.length} train, ${test.length} held out; phrasings: ` +
+    `${trainingPhrasings.length} train, ${heldOutTexts.size} held out; ` +
+    `tokenizer ${VOCAB_SIZE} tokens, longest prompt ${longest} tokens`,
 );

@@ -46,5 +46,6 @@ writeFileSync(
   `${JSON.stringify({ samples: chosen.length, ranges }, null, 1)}\n`,
 );
 console.log(
-  `calibrated ${probes.length} activations on ${chosen.length} training digits -> ${CACHE_DIR}/calibration.json`,
+  `calibrated ${probes.length} activations on ${chosen.length} ` +
+    `training digits -> ${CACHE_DIR}/calibration.json`,
 );

@@ -94,7 +94,10 @@ const evaluation = {
   },
   sizeRatio: round(bytes(INT8) / bytes(FP32)),
   validation: validation && {
-    note: `model selection only: train.py --validate --seed 1 trains one member on the training digits minus the last ${VALIDATION_PER_DIGIT} per digit and reports accuracy on those ${VALIDATION_PER_DIGIT * 10}; the held-out 2,000 were never used to choose anything`,
+    note:
+      "model selection only: train.py --validate --seed 1 trains one member on the training " +
+      `digits minus the last ${VALIDATION_PER_DIGIT} per digit and reports accuracy on those ` +
+      `${VALIDATION_PER_DIGIT * 10}; the held-out 2,000 were never used to choose anything`,
     examples: VALIDATION_PER_DIGIT * 10,
     seed: validation.seed ?? 1,
     fp32Accuracy: validation.history.at(-1).validationAccuracy,
@@ -111,7 +114,8 @@ const webMaxDiff = Math.max(
   ...webLogits.flatMap((row, i) => row.map((v, j) => Math.abs(v - int8Logits8bit[i][j]))),
 );
 console.log(
-  `onnxruntime-web INT8 vs onnxruntime-node: max |logit diff| ${webMaxDiff.toExponential(2)} over ${sample.length} digits`,
+  "onnxruntime-web INT8 vs onnxruntime-node: max |logit diff| " +
+    `${webMaxDiff.toExponential(2)} over ${sample.length} digits`,
 );
 
 // Fixture: the first FIXTURE_PER_DIGIT held-out digits of each class.
@@ -148,7 +152,8 @@ const manifest = {
   version: "1.0.0",
   task: "image-classification",
   description:
-    "Handwritten digit classifier (MNIST-style 28x28, two small CNNs averaged), INT8 weights and static INT8 activations",
+    "Handwritten digit classifier (MNIST-style 28x28, two small " +
+    "CNNs averaged), INT8 weights and static INT8 activations",
   runtime: "wasm",
   // Not preloaded: loading it while the isolate starts cost more start-up CPU than the
   // text models and made the isolate's first requests slower (docs/benchmarks.md, Cold start).
@@ -161,7 +166,10 @@ const manifest = {
     preprocess: "mnist",
     ink: "white-on-black",
     description:
-      "src/images/mnist-preprocess.ts: ink polarity from the border (light background inverted), background level removed; a 28x28 image is taken as it is, any other size has its bounding box fitted into 20x20 (aspect kept) and centred by mass in 28x28; values in [0, 1], ink = 1",
+      "src/images/mnist-preprocess.ts: ink polarity from the border (light " +
+      "background inverted), background level removed; a 28x28 image is " +
+      "taken as it is, any other size has its bounding box fitted into 20x20 " +
+      "(aspect kept) and centred by mass in 28x28; values in [0, 1], ink = 1",
   },
   evaluation,
   training: {
@@ -179,8 +187,17 @@ const manifest = {
     cpuSeconds: training.cpuSeconds,
     loadAverageAtStart: training.loadAverageAtStart,
     loadAverageAtEnd: training.loadAverageAtEnd,
-    timeNote: `the members trained in parallel, one thread each: ${Math.round(training.cpuSeconds / 60)} CPU-minutes in all, ${Math.round(training.wallSeconds / 60)} minutes of wall clock at a load average of ${training.loadAverageAtStart}-${training.loadAverageAtEnd} on 2 cores (wall time is the machine's load, not the model: ${Math.round(training.cpuSeconds / 2 / 60)} CPU-minutes per member)`,
-    quantization: `scripts/quantize.py --calibration --exact-ranges: Conv and Gemm weights int8 per output channel, activations static uint8 with ranges calibrated on ${calibration.samples} training digits (scripts/digits/calibrate.mjs)`,
+    timeNote:
+      "the members trained in parallel, one thread each: " +
+      `${Math.round(training.cpuSeconds / 60)} CPU-minutes in all, ` +
+      `${Math.round(training.wallSeconds / 60)} minutes of wall clock at a load ` +
+      `average of ${training.loadAverageAtStart}-${training.loadAverageAtEnd} ` +
+      "on 2 cores (wall time is the machine's load, not the model: " +
+      `${Math.round(training.cpuSeconds / 2 / 60)} CPU-minutes per member)`,
+    quantization:
+      "scripts/quantize.py --calibration --exact-ranges: Conv and Gemm weights " +
+      "int8 per output channel, activations static uint8 with ranges calibrated " +
+      `on ${calibration.samples} training digits (scripts/digits/calibrate.mjs)`,
   },
 };
 const SIGNATURE = {
@@ -194,7 +211,8 @@ manifest.graphs = {
 writeFileSync(join(MODEL_DIR, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 const fixture = {
   about:
-    "scripts/digits/evaluate.mjs: sheetPng (base64 PNG) holds these held-out digits in order, 20 per row, 28x28 each, 8-bit, ink = 255",
+    "scripts/digits/evaluate.mjs: sheetPng (base64 PNG) holds these " +
+    "held-out digits in order, 20 per row, 28x28 each, 8-bit, ink = 255",
   modelSha256: manifest.graphs.model.sha256,
   columns: SHEET_COLUMNS,
   indices: chosen,

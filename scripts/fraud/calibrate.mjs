@@ -2,7 +2,8 @@
 // Calibrates static INT8 activation ranges for the fraud model: runs the FP32 graph, with every
 // MatMul/Gemm input that scripts/quantize.py quantizes exposed as an extra output, on VALIDATION
 // windows (all fraud + 4,000 seeded non-fraud) and writes each one's min/max.
-//   node scripts/fraud/calibrate.mjs   (after scripts/fraud/train.py; writes .cache/fraud/calibration.json)
+//   node scripts/fraud/calibrate.mjs   (after scripts/fraud/train.py; writes
+//                                       .cache/fraud/calibration.json)
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
@@ -74,5 +75,6 @@ writeFileSync(
   `${JSON.stringify({ windows: chosen.length, fraud: fraud.length, ranges }, null, 1)}\n`,
 );
 console.log(
-  `calibrated ${probes.length} activations on ${chosen.length} validation windows (${fraud.length} fraud) -> ${CACHE}/calibration.json`,
+  `calibrated ${probes.length} activations on ${chosen.length} validation ` +
+    `windows (${fraud.length} fraud) -> ${CACHE}/calibration.json`,
 );

@@ -131,7 +131,11 @@ const suspectThreshold = Math.min(suspectPoint.threshold, fraudThreshold);
 const thresholds = {
   suspect: suspectThreshold,
   fraud: fraudThreshold,
-  rule: `score >= fraud -> FRAUD; else score >= suspect -> SUSPECT; else LEGIT. Chosen on the validation period with the INT8 model: fraud = the threshold with the highest recall at precision >= ${FRAUD_PRECISION}, suspect = the highest threshold with recall >= ${SUSPECT_RECALL}`,
+  rule:
+    "score >= fraud -> FRAUD; else score >= suspect -> SUSPECT; else LEGIT. " +
+    "Chosen on the validation period with the INT8 model: fraud = the " +
+    `threshold with the highest recall at precision >= ${FRAUD_PRECISION}, ` +
+    `suspect = the highest threshold with recall >= ${SUSPECT_RECALL}`,
   validation: {
     suspect: at(val.labels, scores.int8.validation, suspectThreshold),
     fraud: at(val.labels, scores.int8.validation, fraudThreshold),
@@ -198,7 +202,10 @@ writeFileSync(
   "test/fixtures/fraud-gru/windows.json",
   JSON.stringify({
     description:
-      "Card histories (raw TabFormer transactions, oldest first; the last one is scored). `window` is the model input [7][F] from scripts/fraud/features.py (left-padded with all-zero rows when fewer than 7 transactions). int8Score/fp32Score: onnxruntime-node 1.30, 1 thread; int8WasmScore: onnxruntime-web 1.30 WASM, 1 thread.",
+      "Card histories (raw TabFormer transactions, oldest first; the last one is scored). " +
+      "`window` is the model input [7][F] from scripts/fraud/features.py (left-padded with " +
+      "all-zero rows when fewer than 7 transactions). int8Score/fp32Score: " +
+      "onnxruntime-node 1.30, 1 thread; int8WasmScore: onnxruntime-web 1.30 WASM, 1 thread.",
     modelSha256: int8Sha,
     referenceSha256: fp32Sha,
     featureCount: F,
@@ -207,10 +214,19 @@ writeFileSync(
 );
 
 const split = meta.split;
-const world = JSON.parse(readFileSync(`${CACHE}/transactions.json`, "utf8")); // written by generate.mjs
+// written by generate.mjs
+const world = JSON.parse(readFileSync(`${CACHE}/transactions.json`, "utf8"));
 const evaluation = {
-  dataset: `scripts/fraud/generate.mjs seed ${world.seed}: ${world.users.toLocaleString("en-US")} synthetic users, ${world.cards.toLocaleString("en-US")} cards, ${meta.rows} TabFormer-schema transactions in 2019, ${meta.fraudRows} fraud (${round((100 * meta.fraudRows) / meta.rows, 3)}%)`,
-  split: `by time of the scored transaction (UTC): train ${split.train.from}..<${split.train.until}, validation ${split.validation.from}..<${split.validation.until}, test ${split.test.from}..<${split.test.until}; histories may reach back into earlier periods`,
+  dataset:
+    `scripts/fraud/generate.mjs seed ${world.seed}: ${world.users.toLocaleString("en-US")} ` +
+    `synthetic users, ${world.cards.toLocaleString("en-US")} cards, ${meta.rows} ` +
+    `TabFormer-schema transactions in 2019, ${meta.fraudRows} fraud ` +
+    `(${round((100 * meta.fraudRows) / meta.rows, 3)}%)`,
+  split:
+    "by time of the scored transaction (UTC): train " +
+    `${split.train.from}..<${split.train.until}, validation ` +
+    `${split.validation.from}..<${split.validation.until}, test ` +
+    `${split.test.from}..<${split.test.until}; histories may reach back into earlier periods`,
   examples: test.n,
   positives: split.test.positives,
   validationExamples: val.n,
@@ -225,7 +241,8 @@ const evaluation = {
   wasm: { maxAbsDifferenceVsNative: round(webDiff, 6), windowsChecked: webN },
   latency: {
     runtime:
-      "onnxruntime-node 1.30 (native CPU) vs onnxruntime-web 1.30 (WASM) in node 20, 1 thread, this build machine (shared, 2 cores)",
+      "onnxruntime-node 1.30 (native CPU) vs onnxruntime-web 1.30 " +
+      "(WASM) in node 20, 1 thread, this build machine (shared, 2 cores)",
     ...timing,
   },
 };
@@ -238,7 +255,10 @@ const manifest = {
   name: "fraud-gru",
   version: "1.1.0",
   task: "fraud-scoring",
-  description: `Card-fraud scorer over the last 7 transactions of a card (IBM TabFormer GRU architecture, hidden ${meta.training.hidden}), INT8 weights and static INT8 activations (calibrated on validation); trained on synthetic TabFormer-schema data`,
+  description:
+    "Card-fraud scorer over the last 7 transactions of a card (IBM TabFormer GRU " +
+    `architecture, hidden ${meta.training.hidden}), INT8 weights and static INT8 ` +
+    "activations (calibrated on validation); trained on synthetic TabFormer-schema data",
   runtime: "wasm",
   // Loaded and run once while the isolate starts (src/tasks/preload.ts).
   preload: true,
@@ -261,10 +281,12 @@ const manifest = {
   window: WINDOW,
   windowing: {
     order:
-      "per card (User, Card), transactions ordered by time; step 0 = oldest, step 6 = the transaction being scored",
+      "per card (User, Card), transactions ordered by time; " +
+      "step 0 = oldest, step 6 = the transaction being scored",
     layout: "time-major [7, batch, F]",
     padding:
-      "fewer than 6 earlier transactions -> the missing OLDEST steps are all-zero feature vectors (left padding); the scored transaction is always step 6",
+      "fewer than 6 earlier transactions -> the missing OLDEST steps are all-zero " +
+      "feature vectors (left padding); the scored transaction is always step 6",
     datetime: "Year/Month/Day/Time are wall-clock fields interpreted as UTC",
   },
   features,

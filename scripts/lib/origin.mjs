@@ -5,7 +5,8 @@ import { spawn } from "node:child_process";
 
 /**
  * @param {Record<string, string>} [env] extra environment (ORIGIN_API_KEY, ORIGIN_MODELS, …)
- * @returns {Promise<{ url: string, process: import("node:child_process").ChildProcess, stop: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, process: import("node:child_process").ChildProcess,
+ *   stop: () => Promise<void> }>}
  */
 export function startOrigin(env = {}) {
   const child = spawn("node_modules/.bin/tsx", ["origin/server.ts"], {

@@ -34,7 +34,8 @@ function moduleType(file, rules) {
  * Bundles the Worker of `config` and serves it in workerd.
  * @param {{ config?: string, vars: Record<string, string>, persistTo: string }} options
  *   Its API_KEYS: `vars`' own, or a fresh key (`headers` send it), whatever .dev.vars holds.
- * @returns {Promise<{ url: string, pid: number, apiKey: string, headers: { authorization: string }, stop: () => Promise<void> }>} `pid`: the workerd process
+ * @returns {Promise<{ url: string, pid: number, apiKey: string,
+ *   headers: { authorization: string }, stop: () => Promise<void> }>} `pid`: the workerd process
  */
 export async function startBundledWorker({ config = "wrangler.jsonc", vars, persistTo }) {
   const keyed = withApiKey(vars);

@@ -42,12 +42,15 @@ function emptyEnvFile() {
  * Starts `wrangler dev` with local state in `persistTo` and the given `--var`s; resolves once it is
  * ready. `stop()` ends it and its workerd; `kill(signal)` signals the whole process group (the soak
  * test kills it with SIGKILL) and resolves once wrangler has exited.
- * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean, config?: string, cwd?: string }} options
+ * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean,
+ *   config?: string, cwd?: string }} options
  *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`);
- *   `config`: another wrangler configuration than the repository's (e.g. a benchmark's relay Worker);
- *   `cwd`: the checkout to run (default: this one).
+ *   `config`: another wrangler configuration than the repository's (e.g. a benchmark's relay
+ *   Worker); `cwd`: the checkout to run (default: this one).
  *   Its API_KEYS: `vars`' own, or a fresh key (`apiKey`; `headers` send it).
- * @returns {Promise<{ url: string, pid: number, apiKey: string, headers: { authorization: string }, inspectorUrl?: string, startMs: number, stop: () => void, kill: (signal: NodeJS.Signals) => Promise<void> }>}
+ * @returns {Promise<{ url: string, pid: number, apiKey: string,
+ *   headers: { authorization: string }, inspectorUrl?: string, startMs: number, stop: () => void,
+ *   kill: (signal: NodeJS.Signals) => Promise<void> }>}
  */
 export async function startWranglerDev({
   persistTo,

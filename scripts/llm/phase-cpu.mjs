@@ -137,18 +137,23 @@ try {
   }
   const mean = (cell) => cell.ms.reduce((a, b) => a + b, 0) / cell.ms.length;
   console.log(
-    `workerd CPU per request (ms; the Worker's workerd alone, ${REQUESTS} requests per cell in ${ROUNDS} interleaved rounds; prompt ${options.kb} KB, ${ids.length} ids)`,
+    `workerd CPU per request (ms; the Worker's workerd alone, ${REQUESTS} requests per ` +
+      `cell in ${ROUNDS} interleaved rounds; prompt ${options.kb} KB, ${ids.length} ids)`,
   );
   for (const cell of cells)
     console.log(
-      `  ${cell.name.padEnd(46)} ${mean(cell).toFixed(3)}   (by round ${cell.ms.map((ms) => ms.toFixed(3)).join(", ")})`,
+      `  ${cell.name.padEnd(46)} ${mean(cell).toFixed(3)}   (by ` +
+        `round ${cell.ms.map((ms) => ms.toFixed(3)).join(", ")})`,
     );
   const [health, zod, beforeOrigin, , text, , native, js] = cells.map(mean);
   console.log(
-    `before the origin call, beyond GET /v2/health/live: ${(beforeOrigin - health).toFixed(3)} ms (of which a POST refused by zod: ${(zod - health).toFixed(3)} ms)`,
+    "before the origin call, beyond GET /v2/health/live: " +
+      `${(beforeOrigin - health).toFixed(3)} ms (of which a ` +
+      `POST refused by zod: ${(zod - health).toFixed(3)} ms)`,
   );
   console.log(
-    `one-token generation beyond the relay's native pump: ${(text - native).toFixed(3)} ms; beyond the JS relay: ${(text - js).toFixed(3)} ms`,
+    `one-token generation beyond the relay's native pump: ${(text - native).toFixed(3)} ` +
+      `ms; beyond the JS relay: ${(text - js).toFixed(3)} ms`,
   );
 } finally {
   edge?.stop();

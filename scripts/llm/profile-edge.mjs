@@ -5,7 +5,8 @@
 // and the workerd process's CPU per token over the same window (which also holds what V8 does not
 // see: workerd's HTTP in and out, and the profiler's own cost). Writes the .cpuprofile (open it in
 // Chrome DevTools) to --out.
-//   node scripts/llm/profile-edge.mjs [--streams 10] [--tokens 200] [--prompt-kb 0.1] [--rounds 1] [--interval 100 (µs; larger distorts less)] [--out /tmp/edge.cpuprofile]
+//   node scripts/llm/profile-edge.mjs [--streams 10] [--tokens 200] [--prompt-kb 0.1] [--rounds 1]
+//     [--interval 100 (µs; larger distorts less)] [--out /tmp/edge.cpuprofile]
 // (--tokens 1 --rounds 50 profiles the per-request path: parsing, tokenizing, the origin call.)
 import { writeFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -112,14 +113,19 @@ try {
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
     const { callFrame } = byId.get(id);
-    const key = `${callFrame.functionName || "(anonymous)"} ${callFrame.url.split("/").slice(-1)[0]}:${callFrame.lineNumber + 1}`;
+    const key =
+      `${callFrame.functionName || "(anonymous)"} ` +
+      `${callFrame.url.split("/").slice(-1)[0]}:${callFrame.lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + dt);
     total += dt;
   });
   const idle = self.get("(idle) :0") ?? 0;
   const busy = total - idle;
   console.log(
-    `${tokens} text frames in ${counts.length} streams; V8 busy ${(busy / 1000).toFixed(0)} ms (${(busy / 1000 / tokens).toFixed(3)} ms/token) of ${(total / 1000).toFixed(0)} ms sampled; workerd process CPU ${cpuMs.toFixed(0)} ms (${(cpuMs / tokens).toFixed(3)} ms/token)`,
+    `${tokens} text frames in ${counts.length} streams; V8 busy ` +
+      `${(busy / 1000).toFixed(0)} ms (${(busy / 1000 / tokens).toFixed(3)} ` +
+      `ms/token) of ${(total / 1000).toFixed(0)} ms sampled; workerd process ` +
+      `CPU ${cpuMs.toFixed(0)} ms (${(cpuMs / tokens).toFixed(3)} ms/token)`,
   );
   console.log("self time (ms)  share of busy  function");
   for (const [key, us] of [...self]
@@ -127,7 +133,8 @@ try {
     .sort((a, b) => b[1] - a[1])
     .slice(0, Number(options.top))) {
     console.log(
-      `${(us / 1000).toFixed(1).padStart(10)}  ${((100 * us) / busy).toFixed(1).padStart(8)} %   ${key}`,
+      `${(us / 1000).toFixed(1).padStart(10)}  ` +
+        `${((100 * us) / busy).toFixed(1).padStart(8)} %   ${key}`,
     );
   }
   console.log(`profile written to ${options.out}`);

@@ -111,14 +111,18 @@ try {
   });
   const base = results[0];
   console.log(
-    `fraud-gru, batch ${BATCH} ([7, ${BATCH}, 180] FP32), ${RUNS} requests per format, loopback wrangler dev`,
+    `fraud-gru, batch ${BATCH} ([7, ${BATCH}, 180] FP32), ` +
+      `${RUNS} requests per format, loopback wrangler dev`,
   );
   console.log("format        request bytes   ×json   p50 ms   p99 ms   p50 ×json");
   names.forEach((name, k) => {
     const bytes = formats[name][0].body.byteLength;
     const { p50, p99 } = results[k];
     console.log(
-      `${name.padEnd(12)} ${String(bytes).padStart(14)} ${(bytes / formats.json[0].body.byteLength).toFixed(3).padStart(7)} ${p50.toFixed(2).padStart(8)} ${p99.toFixed(2).padStart(8)} ${(p50 / base.p50).toFixed(2).padStart(11)}`,
+      `${name.padEnd(12)} ${String(bytes).padStart(14)} ` +
+        `${(bytes / formats.json[0].body.byteLength).toFixed(3).padStart(7)} ` +
+        `${p50.toFixed(2).padStart(8)} ${p99.toFixed(2).padStart(8)} ` +
+        `${(p50 / base.p50).toFixed(2).padStart(11)}`,
     );
   });
 } finally {

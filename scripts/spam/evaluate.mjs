@@ -151,7 +151,8 @@ for (const c of cases) {
   webMaxDiff = Math.max(webMaxDiff, ...webLogits.map((v, j) => Math.abs(v - c.logits[0][j])));
 }
 console.log(
-  `onnxruntime-web INT8 vs onnxruntime-node: max |logit diff| ${webMaxDiff.toExponential(2)} over ${cases.length} cases`,
+  "onnxruntime-web INT8 vs onnxruntime-node: max |logit diff| " +
+    `${webMaxDiff.toExponential(2)} over ${cases.length} cases`,
 );
 
 const training = JSON.parse(readFileSync(join(CACHE_DIR, "training.json"), "utf8"));

@@ -480,10 +480,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   for (const [kind, [count, chars]] of kinds)
     console.log(
-      `${kind.padEnd(12)} ${String(count).padStart(5)} strings ${String(chars).padStart(9)} UTF-16 units`,
+      `${kind.padEnd(12)} ${String(count).padStart(5)} ` +
+        `strings ${String(chars).padStart(9)} UTF-16 units`,
     );
   console.log(
-    `${"total".padEnd(12)} ${String(corpus.length).padStart(5)} strings ${String(corpus.reduce((n, e) => n + e.text.length, 0)).padStart(9)} UTF-16 units`,
+    `${"total".padEnd(12)} ${String(corpus.length).padStart(5)} strings ` +
+      `${String(corpus.reduce((n, e) => n + e.text.length, 0)).padStart(9)} UTF-16 units`,
   );
   const outAt = process.argv.indexOf("--out");
   if (outAt !== -1)
