@@ -78,7 +78,7 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
     throw new Error(
       "Invalid origin configuration: " +
         `${parsed.error.issues
-          .map((issue) => `${issue.path.join(".")}: ` + `${issue.message}`)
+          .map((issue) => `${issue.path.join(".")}: ${issue.message}`)
           .join("; ")}`,
     );
   }

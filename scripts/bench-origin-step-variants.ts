@@ -350,9 +350,7 @@ console.log(
 console.log(
   `${"".padEnd(22)}` +
     `${cells
-      .map(({ rows, filled }) =>
-        (`${rows} row${rows > 1 ? "s" : ""} ` + `@ ${filled}`).padStart(16),
-      )
+      .map(({ rows, filled }) => `${rows} row${rows > 1 ? "s" : ""} @ ${filled}`.padStart(16))
       .join("")}` +
     "   max |Δ logit| vs served",
 );

@@ -506,8 +506,7 @@ try {
     console.log(
       `goals (${label}): 16 streams ` +
         `${SHAPES.map(
-          (shape) =>
-            `at ${shape.key}: ${at(shape.key, 16, key).toFixed(2)}× ` + `(≥ ${goalOf(shape)}×)`,
+          (shape) => `at ${shape.key}: ${at(shape.key, 16, key).toFixed(2)}× (≥ ${goalOf(shape)}×)`,
         ).join("; ")}`,
     );
   }

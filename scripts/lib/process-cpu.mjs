@@ -75,7 +75,8 @@ function preciseCpuSeconds(pid) {
  * its proxy, listening on the dev server's own port, and the Worker's runtime behind it.
  * @param {number} root
  * @param {{ exceptPort?: number, precise?: boolean }} [options] `exceptPort`: leave out the
- *   workerd listening on this port (the proxy, a wrangler dev artifact a deployed Worker does not pay for);
+ *   workerd listening on this port (the proxy, a wrangler dev artifact a deployed Worker does not
+ *   pay for);
  *   `precise`: nanosecond run times from schedstat (for deltas) instead of 10 ms ticks
  */
 export function workerdCpuSeconds(root, { exceptPort, precise = false } = {}) {

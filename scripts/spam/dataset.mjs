@@ -49,8 +49,10 @@ const CP1252_LABELS =
   /^(us-ascii|ascii|iso-?8859-1|iso_8859-1|latin1|l1|cp819|windows-1252|cp1252|x-cp1252)$/;
 // windows-1252 bytes 0x80-0x9F; every other byte is its own code point.
 const CP1252_HIGH =
-  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
-  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
+  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021" +
+  "\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
+  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014" +
+  "\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
 
 function decodeCp1252(binary) {
   return binary.replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
