@@ -11,8 +11,7 @@ export const neutral = <T extends z.ZodType>(schema: T, what: string) =>
     .union([schema, z.null()], { error: `only ${what} is supported by this service` })
     .optional()
     .openapi({
-      description:
-        "Accepted only at its neutral value " + `(${what}); anything else is refused with 400`,
+      description: `Accepted only at its neutral value (${what}); anything else is refused with 400`,
     });
 
 export const refused = (name: string) =>
