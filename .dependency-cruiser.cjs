@@ -54,6 +54,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
+    // The origin's build output (gitignored) is not source.
+    exclude: { path: "^origin/dist/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { extensions: [".ts", ".mts", ".js", ".mjs"] },
