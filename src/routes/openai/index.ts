@@ -18,14 +18,10 @@ import {
   startGenerations,
 } from "./generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
-import {
-  chatMessages,
-  ChatCompletionRequest,
-  CompletionRequest,
-  MAX_PROMPTS,
-  MAX_STREAMS,
-  type PromptItem,
-} from "./request-schemas";
+import { ChatCompletionRequest } from "./chat-request";
+import { CompletionRequest, MAX_PROMPTS, type PromptItem } from "./completion-request";
+import { chatMessages } from "./chat-messages";
+import { MAX_STREAMS } from "./sampling-fields";
 import {
   chatCompletion,
   ChatCompletionResponse,

@@ -4,7 +4,8 @@
 import { z } from "@hono/zod-openapi";
 import type { ChatMessage } from "../../tokenizers/chat-template";
 import { MAX_LOGPROBS } from "../../generation/logprobs";
-import { neutral, refused, templateArguments } from "./request-schemas";
+import { neutral, refused } from "./field-policies";
+import { templateArguments } from "./chat-messages";
 import { TextFormat } from "./structured-fields";
 import type { ToolFieldNames } from "../../tasks/text-generation/tool-plan";
 import { FUNCTION_NAME, FunctionDefinition, type ChatTool, type ToolChoice } from "./tool-schemas";

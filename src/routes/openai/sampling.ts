@@ -1,7 +1,7 @@
 // OpenAI/vLLM request fields → the task's generation options (defaults as vLLM's).
 import { ServiceError } from "../../errors/service-error";
 import type { GenerationOptions } from "../../tasks/text-generation/text-generation";
-import type { samplingFields } from "./request-schemas";
+import type { samplingFields } from "./sampling-fields";
 import type { z } from "@hono/zod-openapi";
 import { structuredOutputsOf } from "./structured-fields";
 

@@ -20,7 +20,7 @@ import { losslessBody } from "../http/lossless-body";
 import { chatToolsOf, RunToolChoice, RunTools, runToolCall, runToolPlan } from "./tools";
 import { AssistantToolCall } from "../openai/tool-schemas";
 import { toolOptions } from "../../tasks/text-generation/tool-plan";
-import { templateToolCalls } from "../openai/request-schemas";
+import { templateToolCalls } from "../openai/chat-messages";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { parseBody, validationHook } from "../http/validation";
