@@ -3,7 +3,8 @@
 import { createRoute, OpenAPIHono, z, type Hook } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { capability } from "../../tasks";
-import { classifierOf, LabelScoreSchema, Text } from "../classify/index";
+import { classifierOf } from "../classify/index";
+import { LabelScoreSchema, Text } from "../classify/schemas";
 import { ImageBytes } from "../classify/image-input";
 import { collect, sseResponse, startGeneration } from "../openai/generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
