@@ -1,23 +1,26 @@
 // Open Inference Protocol v2 (KServe / Triton REST) for every edge model: health, metadata,
 // inference through the shared codec (src/protocols/), and the Triton extensions clients probe.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ServiceError } from "../../errors/service-error";
 import { readOipBody } from "../../protocols/oip-body";
-import {
-  encodeInferResponse,
-  InferRequestSchema,
-  parseInferRequest,
-} from "../../protocols/oip-infer";
+import { encodeInferResponse, parseInferRequest } from "../../protocols/oip-infer";
 import { modelConfig } from "../../protocols/triton-model-config";
 import { capability, type ServedModel } from "../../tasks";
 import { serverTiming } from "../http/server-timing";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import { validationHook } from "../http/validation";
 import { requireApiKey } from "../http/auth";
-import { IndexRequestSchema, repositoryIndex } from "./repository";
+import {
+  inferSpec,
+  liveRoute,
+  modelRoutes,
+  readyRoute,
+  repositoryIndexSpec,
+  serverRoute,
+} from "./openapi-routes";
+import { repositoryIndex } from "./repository";
 
 const SERVER = {
   name: "edge-inference",
@@ -33,33 +36,6 @@ const SERVER = {
 /** Largest tensor (elements) one infer request may send: keeps the isolate far from 128 MB. */
 const MAX_ELEMENTS = 1_000_000;
 
-const TensorMetadata = z.object({
-  name: z.string(),
-  datatype: z.string(),
-  shape: z.array(z.number()),
-});
-const ModelMetadata = z
-  .object({
-    name: z.string(),
-    versions: z.array(z.string()),
-    platform: z.string(),
-    inputs: z.array(TensorMetadata),
-    outputs: z.array(TensorMetadata),
-  })
-  .openapi("ModelMetadata");
-const Readiness = z
-  .object({ name: z.string(), ready: z.boolean(), error: z.string().optional() })
-  .openapi("ModelReady");
-const ServerReady = z
-  .object({ ready: z.boolean(), error: z.string().optional() })
-  .openapi("ServerReady");
-const ServerMetadata = z
-  .object({ name: z.string(), version: z.string(), extensions: z.array(z.string()) })
-  .openapi("ServerMetadata");
-
-const ModelParams = z.object({ name: z.string().min(1) });
-const VersionedParams = z.object({ name: z.string().min(1), version: z.string().min(1) });
-
 /** The version a request names, if its path has one. */
 const versionOf = (params: object): string | undefined =>
   "version" in params && typeof params.version === "string" ? params.version : undefined;
@@ -69,90 +45,14 @@ function versionCheck(model: ServedModel, version: string | undefined): void {
     throw new ServiceError(
       404,
       "model_not_found",
-      `Model "${model.manifest.name}" has no version ${version} (serving ${model.manifest.version})`,
+      `Model "${model.manifest.name}" has no version ${version} (serving ` +
+        `${model.manifest.version})`,
       {
         field: "version",
       },
     );
   }
 }
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
-/** The model routes, once per prefix; `versioned` adds the {version} path parameter. */
-const routes = (prefix: string, versioned: boolean) => {
-  const params = versioned ? VersionedParams : ModelParams;
-  const id = (operation: string) => (versioned ? `${operation}Version` : operation);
-  return {
-    metadata: createRoute({
-      method: "get",
-      path: prefix,
-      operationId: id("modelMetadata"),
-      summary: "Model metadata: name, versions, platform, input and output tensors",
-      request: { params },
-      responses: {
-        200: json(ModelMetadata, "Model metadata"),
-        ...problemResponses("oip", 401, 404),
-      },
-    }),
-    ready: createRoute({
-      method: "get",
-      path: `${prefix}/ready`,
-      operationId: id("modelReady"),
-      summary: "Model readiness: 200 when ready, 503 while loading or failed",
-      request: { params },
-      responses: {
-        200: json(Readiness, "Ready"),
-        503: json(Readiness, "Not ready"),
-        ...problemResponses("oip", 401, 404),
-      },
-    }),
-    config: createRoute({
-      method: "get",
-      path: `${prefix}/config`,
-      operationId: id("modelConfig"),
-      summary: "Triton model configuration",
-      request: { params },
-      responses: {
-        200: json(z.object({}).loose(), "Triton model configuration (model_config.proto as JSON)"),
-        ...problemResponses("oip", 401, 404),
-      },
-    }),
-  };
-};
-
-const serverRoute = createRoute({
-  method: "get",
-  path: "/v2",
-  operationId: "serverMetadata",
-  summary: "Server metadata: name, version and the protocol extensions it supports (also at /v2/)",
-  security: [],
-  responses: { 200: json(ServerMetadata, "Server metadata") },
-});
-
-const liveRoute = createRoute({
-  method: "get",
-  path: "/v2/health/live",
-  operationId: "serverLive",
-  summary: "Liveness: the server answers",
-  security: [],
-  responses: { 200: json(z.object({ live: z.boolean() }), "Live") },
-});
-
-const readyRoute = createRoute({
-  method: "get",
-  path: "/v2/health/ready",
-  operationId: "serverReady",
-  summary: "Readiness: 200 when every served model is ready, 503 otherwise",
-  security: [],
-  responses: {
-    200: json(ServerReady, "Every model is ready"),
-    503: json(ServerReady, "Some model is not ready"),
-  },
-});
 
 /**
  * Mounted at the root: the protocol's paths are all under /v2, and its server metadata answers at
@@ -199,29 +99,7 @@ oipRoutes.post("/v2/repository/index", async (c) => {
   const body = await readOipBody(c.req.raw, { maxBytes: Number(c.env.MAX_BODY_BYTES) });
   return c.json(repositoryIndex(c.get("services").list(), body.json), 200);
 });
-oipRoutes.openAPIRegistry.registerPath({
-  method: "post",
-  path: "/v2/repository/index",
-  operationId: "repositoryIndex",
-  summary: "Triton model repository index: every model with its state",
-  request: {
-    body: { required: false, content: { "application/json": { schema: IndexRequestSchema } } },
-  },
-  responses: {
-    200: json(
-      z.array(
-        z.object({
-          name: z.string(),
-          version: z.string(),
-          state: z.string(),
-          reason: z.string().optional(),
-        }),
-      ),
-      "Models and states",
-    ),
-    ...problemResponses("oip", 401, BODY_ERRORS),
-  },
-});
+oipRoutes.openAPIRegistry.registerPath(repositoryIndexSpec);
 
 async function infer(
   c: Context<AppEnv>,
@@ -255,7 +133,7 @@ for (const [prefix, versioned] of [
   ["/v2/models/{name}", false],
   ["/v2/models/{name}/versions/{version}", true],
 ] as const) {
-  const route = routes(prefix, versioned);
+  const route = modelRoutes(prefix, versioned);
   oipRoutes.openapi(route.metadata, (c) => {
     const params = c.req.valid("param");
     const { name } = params;
@@ -313,35 +191,7 @@ for (const [prefix, versioned] of [
 
   // The body is read by the codec (no Content-Type needed, gzip/deflate, binary tensors),
   // so the route is documented here and handled without the JSON validator.
-  oipRoutes.openAPIRegistry.registerPath({
-    method: "post",
-    path: `${prefix}/infer`,
-    operationId: versioned ? "modelInferVersion" : "modelInfer",
-    summary: "Run the model: JSON tensors or Triton's binary tensor extension",
-    request: {
-      params: versioned ? VersionedParams : ModelParams,
-      body: {
-        required: true,
-        description:
-          "JSON (any or no Content-Type, optionally gzip/deflate), or a JSON header of Inference-Header-Content-Length bytes followed by binary tensor data",
-        content: {
-          "application/json": { schema: InferRequestSchema.openapi("InferRequest") },
-          "application/octet-stream": { schema: { type: "string", format: "binary" } },
-        },
-      },
-    },
-    responses: {
-      200: {
-        description:
-          "Inference result: JSON, or a JSON header of Inference-Header-Content-Length bytes followed by binary output data",
-        content: {
-          "application/json": { schema: z.object({}).loose() },
-          "application/octet-stream": { schema: { type: "string", format: "binary" } },
-        },
-      },
-      ...problemResponses("oip", 401, BODY_ERRORS, MODEL_ERRORS),
-    },
-  });
+  oipRoutes.openAPIRegistry.registerPath(inferSpec(prefix, versioned));
   const honoPath = prefix.replace(/\{(\w+)\}/g, ":$1");
   oipRoutes.post(`${honoPath}/infer`, (c) =>
     infer(c, c.req.param("name") ?? "", c.req.param("version")),
