@@ -30,7 +30,9 @@ import {
   identity,
   type PerChoice,
 } from "./responses";
-import { chatChunks, completionChunks, type ChunkOptions } from "./stream-chunks";
+import { chatChunks } from "./chat-chunks";
+import { completionChunks } from "./completion-chunks";
+import type { ChunkOptions } from "./stream-chunks";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
 import { losslessBody } from "../http/lossless-body";

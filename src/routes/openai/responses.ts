@@ -1,4 +1,5 @@
-// OpenAI response shapes for chat completions and completions (streamed chunks: stream-chunks.ts).
+// OpenAI response shapes for chat completions and completions (streamed chunks: chat-chunks.ts,
+// completion-chunks.ts).
 import { z } from "@hono/zod-openapi";
 import { clampLogprob, completionLogProbs } from "../../protocols/vllm-completions";
 import type {

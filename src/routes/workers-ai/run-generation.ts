@@ -13,7 +13,7 @@ import type { AppEnv } from "../http/services";
 import { templateToolCalls } from "../openai/chat-messages";
 import { collect, sseResponse, startGeneration } from "../openai/generation-stream";
 import { generationOptions } from "../openai/sampling";
-import { workersAiChunks } from "../openai/stream-chunks";
+import { workersAiChunks } from "./run-chunks";
 import { structuredOutputsOf } from "../openai/structured-fields";
 import type { GenerationInput, Message } from "./schemas";
 import { chatToolsOf, runToolCall, runToolPlan } from "./tools";

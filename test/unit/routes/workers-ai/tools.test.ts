@@ -3,7 +3,7 @@
 // & AiTextGenerationToolOutput), and the stream's events — the text before the calls as
 // `{"response"}` deltas, the calls once whole.
 import { describe, expect, it } from "vitest";
-import { workersAiChunks } from "../../../../src/routes/openai/stream-chunks";
+import { workersAiChunks } from "../../../../src/routes/workers-ai/run-chunks";
 import type { ToolMode } from "../../../../src/tasks/text-generation/tool-parsers";
 import { chatToolsOf, runToolCall } from "../../../../src/routes/workers-ai/tools";
 
