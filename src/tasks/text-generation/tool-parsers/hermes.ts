@@ -1,6 +1,7 @@
 // tool_choice "auto" for models that write their calls in the Hermes format (Qwen 2.5 and 3, Hermes
 // 2 Pro and 3, …), read as vLLM's hermes parser reads them.
-import { newRegion, partialTagOverlap, RegionReader, type Region } from "./region-reader";
+import { newRegion, type Region } from "./call-region";
+import { partialTagOverlap, RegionReader } from "./region-reader";
 
 const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";

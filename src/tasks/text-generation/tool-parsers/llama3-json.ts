@@ -1,12 +1,7 @@
 // tool_choice "auto" for Llama 3.1–3.3 and 4 models, which call by writing JSON objects, read as
 // vLLM's llama3_json / llama4_json parser reads them.
-import {
-  newObjectRegion,
-  objectCloses,
-  partialTagOverlap,
-  RegionReader,
-  type ObjectRegion,
-} from "./region-reader";
+import { newObjectRegion, objectCloses, type ObjectRegion } from "./call-region";
+import { partialTagOverlap, RegionReader } from "./region-reader";
 
 const PYTHON_TAG = "<|python_tag|>";
 

@@ -1,12 +1,7 @@
 // tool_choice "auto" for Mistral models, which call after a [TOOL_CALLS] token, read as vLLM's
 // mistral parser reads them.
-import {
-  newObjectRegion,
-  objectCloses,
-  partialTagOverlap,
-  RegionReader,
-  type ObjectRegion,
-} from "./region-reader";
+import { newObjectRegion, objectCloses, type ObjectRegion } from "./call-region";
+import { partialTagOverlap, RegionReader } from "./region-reader";
 
 const BOT = "[TOOL_CALLS]";
 const ARGS = "[ARGS]";

@@ -1,6 +1,7 @@
 // tool_choice "auto" for models that call in Python syntax, a list of calls with keyword arguments
 // (Llama 3.2, Llama 4, ToolACE, …), read as vLLM's pythonic parser reads them.
-import { newRegion, partialTagOverlap, RegionReader } from "./region-reader";
+import { newRegion } from "./call-region";
+import { partialTagOverlap, RegionReader } from "./region-reader";
 
 /** A call read whole; `end`: where the text after its `)` starts. */
 interface ReadCall {
