@@ -1,8 +1,8 @@
 // vLLM's CompletionLogProbs from the engine's per-token logprobs, tokens named "token_id:N".
 import type { TokenLogprob } from "../../src/generation/logprobs";
-import { completionLogProbs, type CompletionLogProbs } from "../../src/protocols/vllm-completions";
+import { completionLogProbs, type CompletionLogProbs } from "../../src/protocols/vllm-logprobs";
 
-export type { CompletionLogProbs } from "../../src/protocols/vllm-completions";
+export type { CompletionLogProbs } from "../../src/protocols/vllm-logprobs";
 
 /**
  * Always "token_id:N", what vLLM writes with `return_tokens_as_token_ids` (which the edge

@@ -1,7 +1,7 @@
 // OpenAI's streamed chunks for completions: per-token text with vLLM's offsets for logprobs, the
 // echoed prompt, token ids when asked, and usage as asked.
 import type { z } from "@hono/zod-openapi";
-import { codePoints, completionLogProbs } from "../../protocols/vllm-completions";
+import { codePoints, completionLogProbs } from "../../protocols/vllm-logprobs";
 import type { PromptTokenLogprobs } from "../../tasks/text-generation/text-generation";
 import { jsonTemplate, type StreamFormat, type TextDelta } from "./generation-stream";
 import type { CompletionLogprobs, Done, ResponseIdentity } from "./responses";

@@ -1,7 +1,7 @@
 // OpenAI response shapes for chat completions and completions (streamed chunks: chat-chunks.ts,
 // completion-chunks.ts).
 import { z } from "@hono/zod-openapi";
-import { clampLogprob, completionLogProbs } from "../../protocols/vllm-completions";
+import { clampLogprob, completionLogProbs } from "../../protocols/vllm-logprobs";
 import type {
   TextEvent,
   TokenLogprobs,

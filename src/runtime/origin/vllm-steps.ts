@@ -1,15 +1,13 @@
 // The origin's vLLM completion chunks read into the generation capability's steps: each chunk
 // checked, its ids, finish, stop id and logprobs taken.
 import { ServiceError } from "../../errors/service-error";
+import { ErrorEvent, errorMessage } from "../../protocols/vllm-completions";
 import {
   cachedTokensOf,
   CompletionChunk,
-  echoedLogprobsOf,
-  ErrorEvent,
-  errorMessage,
   isCompletionChunk,
-  logprobsOf,
-} from "../../protocols/vllm-completions";
+} from "../../protocols/vllm-completion-chunk";
+import { echoedLogprobsOf, logprobsOf } from "../../protocols/vllm-logprobs";
 import type { GenerationStep } from "../runtime";
 
 /** The 502 of an origin that failed or sent what cannot be read. */

@@ -6,14 +6,12 @@
 // with `choices: []`; ErrorResponse as `{"error": {...}}` — serving_completion.py).
 import { describe, expect, it } from "vitest";
 import {
-  CompletionChunk,
   completionRequest,
-  echoedLogprobsOf,
   ErrorEvent,
   errorMessage,
-  isCompletionChunk,
-  logprobsOf,
 } from "../../../src/protocols/vllm-completions";
+import { CompletionChunk, isCompletionChunk } from "../../../src/protocols/vllm-completion-chunk";
+import { echoedLogprobsOf, logprobsOf } from "../../../src/protocols/vllm-logprobs";
 import { stepOf } from "../../../src/runtime/origin/vllm-steps";
 import { sseData } from "../../../src/protocols/sse";
 import { circuitBreaker } from "../../../src/runtime/origin/circuit-breaker";
