@@ -17,7 +17,7 @@ import { createVllmMetrics } from "../origin/metrics/vllm-metrics";
 import { readVerifiedFile } from "../origin/model-files";
 import { lastPositionLogits } from "../origin/onnx/last-logits";
 import { splitAttention } from "../origin/onnx/split-attention";
-import { GREEDY } from "../src/generation/sampler";
+import { GREEDY } from "../src/generation/sampling-params";
 
 const { values: options } = parseArgs({
   options: {

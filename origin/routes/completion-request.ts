@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { ServiceError } from "../../src/errors/service-error";
 import { MAX_LOGPROBS } from "../../src/generation/logprobs";
-import type { SamplingParams } from "../../src/generation/sampler";
+import type { SamplingParams } from "../../src/generation/sampling-params";
 import type { GenerationParams } from "../engines/decoder/generation-params";
 import type { GenerationConfig } from "../manifests";
 import {

@@ -47,7 +47,7 @@ const tokenizer = new Tokenizer(
   JSON.parse(readFileSync(join(dir, manifest.tokenizer.config), "utf8")),
 );
 
-// --- the contract's seeded noise (src/generation/sampler.ts createPrng, re-stated) ---
+// --- the contract's seeded noise (src/generation/prng.ts createPrng, re-stated) ---
 function mix32(v) {
   let z = v >>> 0;
   z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;

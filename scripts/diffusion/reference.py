@@ -30,7 +30,7 @@ def _rotl(x, k):
 
 
 class Prng:
-    """xoshiro128** seeded by SplitMix32, exactly as src/generation/sampler.ts createPrng."""
+    """xoshiro128** seeded by SplitMix32, exactly as src/generation/prng.ts createPrng."""
 
     def __init__(self, seed):
         lo = seed % 2**32

@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import * as ort from "onnxruntime-node";
-import { createPrng } from "../../src/generation/sampler";
+import { createPrng } from "../../src/generation/prng";
 import {
   shapeOf,
   TokenMatcher,

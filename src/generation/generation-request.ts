@@ -2,7 +2,7 @@
 // the origin's engines all speak. Text never crosses this line — the edge tokenizes,
 // detokenizes and matches stop strings.
 import type { TokenLogprob } from "./logprobs";
-import type { SamplingParams as SamplerParams } from "./sampler";
+import type { SamplingParams as SamplerParams } from "./sampling-params";
 import type { StructuredOutputs, TokenMatcher } from "./structured/structured-outputs";
 
 export type { TokenLogprob } from "./logprobs";

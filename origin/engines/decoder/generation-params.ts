@@ -1,7 +1,7 @@
 // What a generation request asks the decoder engine for and what each of its steps
 // answers: plain data, so it crosses to the engine's worker thread as it is.
 import type { TokenLogprob } from "../../../src/generation/logprobs";
-import type { SamplingParams } from "../../../src/generation/sampler";
+import type { SamplingParams } from "../../../src/generation/sampling-params";
 import type { StructuredOutputs } from "../../../src/generation/structured/structured-outputs";
 
 export type FinishReason = "stop" | "length" | "abort";

@@ -1,6 +1,7 @@
 // One generation request inside the decoder engine: what it asked for, where it stands,
 // and the channel its steps go out on.
-import { createPrng, hasPenalties, TokenHistory, type Prng } from "../../../src/generation/sampler";
+import { createPrng, type Prng } from "../../../src/generation/prng";
+import { hasPenalties, TokenHistory } from "../../../src/generation/logit-processors";
 import { Channel } from "./channel";
 import type { Constraint } from "./constraint";
 import type { GenerationParams, GenerationStep } from "./generation-params";

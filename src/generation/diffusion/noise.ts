@@ -1,6 +1,6 @@
 // The seeded initial noise, drawn identically at the edge, on the origin and in the Python
 // reference that wrote the fixtures.
-import { createPrng } from "../sampler";
+import { createPrng } from "../prng";
 
 /**
  * `count` standard normal float32 values drawn from `seed`.

@@ -93,7 +93,8 @@ export const samplingFields = {
         "with seed + i, as vLLM's",
     }),
   best_of: neutral(z.literal(1), "1"),
-  // Applied at the sampler, edge or origin, as vLLM applies them (src/generation/sampler.ts).
+  // Applied at the sampler, edge or origin, as vLLM applies them
+  // (src/generation/logit-processors.ts).
   presence_penalty: z
     .number()
     .min(-2)

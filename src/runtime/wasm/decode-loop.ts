@@ -1,7 +1,9 @@
 // The generation capability in this isolate: a decode loop over a decoder graph with a KV cache,
 // run by the WASM runtime's tensor capability.
 import { tokenLogprob, type TokenLogprob } from "../../generation/logprobs";
-import { createPrng, hasPenalties, sample, TokenHistory } from "../../generation/sampler";
+import { createPrng } from "../../generation/prng";
+import { hasPenalties, TokenHistory } from "../../generation/logit-processors";
+import { sample } from "../../generation/sampler";
 import { ServiceError } from "../../errors/service-error";
 import type { Tensor } from "../../tensors/tensor";
 import type { GenerationCapability, TensorCapability } from "../runtime";
@@ -101,7 +103,7 @@ function randomSeed(): number {
  *
  * Inputs and outputs are named as Hugging Face Optimum's decoder-with-past exports name them.
  * Prefill once, then one token per run; the same sampler and PRNG as the origin
- * (src/generation/sampler.ts), so a seed gives the same text.
+ * (src/generation/sampler.ts, prng.ts), so a seed gives the same text.
  */
 export function decodeLoop(decoder: TensorCapability, shape: DecoderShape): GenerationCapability {
   return {

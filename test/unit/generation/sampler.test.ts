@@ -1,20 +1,14 @@
-// The shared sampler (src/generation/sampler.ts): its PRNG against the xoshiro128**
-// reference outputs and an independent Python rendering of the seeding, and each
-// filter (temperature, top-k, top-p, min-p, suppression) and the penalties against
-// hand-computed cases; tokenLogprob (vLLM's raw logprobs) against a hand-computed log_softmax.
+// The shared sampler (src/generation/sampler.ts, prng.ts, logit-processors.ts): its PRNG
+// against the xoshiro128** reference outputs and an independent Python rendering of the
+// seeding, and each filter (temperature, top-k, top-p, min-p, suppression) and the penalties
+// against hand-computed cases; tokenLogprob (vLLM's raw logprobs) against a hand-computed
+// log_softmax.
 import { describe, expect, it } from "vitest";
 import { tokenLogprob } from "../../../src/generation/logprobs";
-import {
-  adjustLogits,
-  argmax,
-  createPrng,
-  GREEDY,
-  hasPenalties,
-  sample,
-  TokenHistory,
-  xoshiro128StarStar,
-  type SamplingParams,
-} from "../../../src/generation/sampler";
+import { adjustLogits, hasPenalties, TokenHistory } from "../../../src/generation/logit-processors";
+import { argmax, sample } from "../../../src/generation/sampler";
+import { createPrng, xoshiro128StarStar } from "../../../src/generation/prng";
+import { GREEDY, type SamplingParams } from "../../../src/generation/sampling-params";
 
 const params = (overrides: Partial<SamplingParams>): SamplingParams => ({
   temperature: 1,

@@ -12,7 +12,7 @@ import * as ort from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createPrng } from "../../../src/generation/sampler";
+import { createPrng } from "../../../src/generation/prng";
 import {
   ManifestSchema,
   TextToImageSchema,

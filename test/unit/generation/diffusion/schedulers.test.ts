@@ -15,7 +15,7 @@ import {
   requestNoise,
   type ScheduleConfig,
 } from "../../../../src/generation/diffusion";
-import { createPrng } from "../../../../src/generation/sampler";
+import { createPrng } from "../../../../src/generation/prng";
 
 const constant: ScheduleConfig = {
   numTrainTimesteps: 10,

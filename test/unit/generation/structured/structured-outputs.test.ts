@@ -20,7 +20,7 @@ import {
   TokenMatcher,
   VocabularyTrie,
 } from "../../../../src/generation/structured/structured-outputs";
-import { createPrng, type Prng } from "../../../../src/generation/sampler";
+import { createPrng, type Prng } from "../../../../src/generation/prng";
 import { loadTextTokenizer } from "../../../../src/tokenizers/load";
 
 const utf8 = new TextEncoder();

@@ -24,7 +24,7 @@ import { readVerifiedFile } from "../../../../origin/model-files";
 import { LOGITS_INDEX, lastPositionLogits } from "../../../../origin/onnx/last-logits";
 import { splitAttention } from "../../../../origin/onnx/split-attention";
 import { tokenLogprob } from "../../../../src/generation/logprobs";
-import { GREEDY } from "../../../../src/generation/sampler";
+import { GREEDY } from "../../../../src/generation/sampling-params";
 import { startOrigin } from "../../../../scripts/lib/origin.mjs";
 import { metricValue } from "../../../support/metric-value";
 import { ONE_THREAD, tinyLlmFp32 } from "../../../support/tiny-llm-fp32";

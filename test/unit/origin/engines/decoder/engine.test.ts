@@ -15,7 +15,7 @@ import { Registry } from "../../../../../origin/metrics/prometheus";
 import { createVllmMetrics } from "../../../../../origin/metrics/vllm-metrics";
 import { LOGITS_INDEX, lastPositionLogits } from "../../../../../origin/onnx/last-logits";
 import { splitAttention } from "../../../../../origin/onnx/split-attention";
-import { GREEDY } from "../../../../../src/generation/sampler";
+import { GREEDY } from "../../../../../src/generation/sampling-params";
 import { ONE_THREAD, tinyLlmFp32 } from "../../../../support/tiny-llm-fp32";
 import { metricValue } from "../../../../support/metric-value";
 

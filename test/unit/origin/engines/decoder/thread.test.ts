@@ -24,7 +24,7 @@ import { createVllmMetrics } from "../../../../../origin/metrics/vllm-metrics";
 import { lastPositionLogits } from "../../../../../origin/onnx/last-logits";
 import { splitAttention } from "../../../../../origin/onnx/split-attention";
 import { ServiceError } from "../../../../../src/errors/service-error";
-import { GREEDY } from "../../../../../src/generation/sampler";
+import { GREEDY } from "../../../../../src/generation/sampling-params";
 import { ONE_THREAD, tinyLlmFp32 } from "../../../../support/tiny-llm-fp32";
 import { metricValue } from "../../../../support/metric-value";
 
