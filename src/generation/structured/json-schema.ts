@@ -1,78 +1,21 @@
 // JSON Schema → Shape, for the keywords whose every constraint the byte automaton can keep; a
 // keyword it cannot enforce is refused, naming its place, never ignored.
 import { openWaysAtStart } from "./json-bytes";
-import { hasWholeNumber, numberRange } from "./number-range";
-import { ByteDfa, MAX_DFA_STATES } from "./regex";
-import { searchPattern } from "./regex-syntax";
+import { MAX_DFA_STATES } from "./regex";
+import { numberShape, stringShape } from "./scalar-schemas";
 import { SCHEMA_LIMITS, SchemaError } from "./schema-error";
+import {
+  ANNOTATIONS,
+  count,
+  isOfType,
+  isRecord,
+  KNOWN,
+  pointer,
+  TYPES,
+  typesOf,
+  type TypeName,
+} from "./schema-keywords";
 import { ANY_VALUE, jsonLiterals, property, type Shape } from "./shapes";
-
-const ANNOTATIONS = new Set([
-  "title",
-  "description",
-  "default",
-  "examples",
-  "$schema",
-  "$id",
-  "$comment",
-  "deprecated",
-  "readOnly",
-  "writeOnly",
-  "$defs",
-  "definitions",
-  "strict",
-]);
-const KNOWN = new Set([
-  ...ANNOTATIONS,
-  "type",
-  "enum",
-  "const",
-  "anyOf",
-  "oneOf",
-  "allOf",
-  "$ref",
-  "nullable",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "minItems",
-  "maxItems",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-]);
-const TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"] as const;
-type TypeName = (typeof TYPES)[number];
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-const pointer = (path: string, key: string | number) =>
-  `${path}/${String(key).replaceAll("~", "~0").replaceAll("/", "~1")}`;
-
-/** Whether a JSON value is of a JSON Schema type (integer: a number with no fraction). */
-function isOfType(value: unknown, type: TypeName): boolean {
-  switch (type) {
-    case "null":
-      return value === null;
-    case "boolean":
-      return typeof value === "boolean";
-    case "string":
-      return typeof value === "string";
-    case "number":
-      return typeof value === "number";
-    case "integer":
-      return Number.isInteger(value);
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return isRecord(value);
-  }
-}
 
 /**
  * Compiles a JSON Schema (the object under `response_format.json_schema.schema`).
@@ -102,7 +45,8 @@ export function compileSchema(schema: unknown): Shape {
     if (!isRecord(defs) || name === undefined || !(name in defs))
       throw new SchemaError(
         path,
-        `$ref ${JSON.stringify(ref)} is not a local #/$defs/… or #/definitions/… entry of this schema`,
+        `$ref ${JSON.stringify(ref)} is not a local #/$defs/… or #/definitions/… entry of this ` +
+          "schema",
       );
     // Compiled on first use, so that a definition may refer to itself.
     let compiled: Shape | undefined;
@@ -227,51 +171,11 @@ export function compileSchema(schema: unknown): Shape {
         return jsonLiterals([null]);
       case "boolean":
         return jsonLiterals([true, false]);
-      case "string": {
-        const minLength = count(node.minLength, pointer(path, "minLength"), 0);
-        const maxLength = count(node.maxLength, pointer(path, "maxLength"), Infinity);
-        if (minLength > maxLength)
-          throw new SchemaError(pointer(path, "minLength"), "minLength is above maxLength");
-        if (node.pattern === undefined) return { kind: "string", minLength, maxLength };
-        const at = pointer(path, "pattern");
-        if (typeof node.pattern !== "string") throw new SchemaError(at, "pattern must be a string");
-        try {
-          const { source, offset } = searchPattern(node.pattern);
-          const pattern = ByteDfa.compile(source, offset, dfaBudget);
-          if (!pattern.fits(0, minLength, maxLength))
-            throw new SchemaError(
-              at,
-              `no string of ${maxLength === Infinity ? `${minLength} or more` : `${minLength} to ${maxLength}`} characters matches the pattern`,
-            );
-          return { kind: "string", minLength, maxLength, pattern };
-        } catch (error) {
-          if (error instanceof SchemaError) throw new SchemaError(at, error.message);
-          throw error;
-        }
-      }
+      case "string":
+        return stringShape(node, path, dfaBudget);
       case "number":
-      case "integer": {
-        const bounds: Record<string, number> = {};
-        for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const) {
-          const value = node[key];
-          if (value === undefined) continue;
-          if (typeof value !== "number" || !Number.isFinite(value))
-            throw new SchemaError(pointer(path, key), `${key} must be a number`);
-          bounds[key] = value;
-        }
-        const range = numberRange(bounds);
-        if (range !== undefined && !hasWholeNumber(range)) {
-          throw new SchemaError(
-            pointer(path, "minimum" in bounds ? "minimum" : "exclusiveMinimum"),
-            "the range holds no whole number: a bounded number is written as a whole number, or a whole part whose every fraction stays in the range",
-          );
-        }
-        return {
-          kind: "number",
-          integer: type === "integer",
-          ...(range === undefined ? {} : { range }),
-        };
-      }
+      case "integer":
+        return numberShape(node, type, path);
       case "array": {
         const minItems = count(node.minItems, pointer(path, "minItems"), 0);
         const maxItems = count(node.maxItems, pointer(path, "maxItems"), Infinity);
@@ -361,29 +265,11 @@ function refuseTooWide(shape: Shape, path: string): void {
   if (ways > SCHEMA_LIMITS.openWays)
     throw new SchemaError(
       path,
-      `${ways} alternatives start alike and would stand open at once, over the limit of ${SCHEMA_LIMITS.openWays} (list such values in one enum instead)`,
+      `${ways} alternatives start alike and would stand open at once, over the limit of ` +
+        `${SCHEMA_LIMITS.openWays} (list such values in one enum instead)`,
     );
 }
 
 function union(options: Shape[]): Shape {
   return options.length === 1 ? options[0]! : { kind: "union", options };
-}
-
-function typesOf(type: unknown, path: string): TypeName[] | undefined {
-  if (type === undefined) return undefined;
-  const list = Array.isArray(type) ? type : [type];
-  if (list.length === 0) throw new SchemaError(path, "type must name at least one type");
-  for (const name of list)
-    if (!TYPES.includes(name as TypeName))
-      throw new SchemaError(path, `unknown type ${JSON.stringify(name)}`);
-  // integer is a subset of number: where both are listed, number covers it.
-  const names = list as TypeName[];
-  return names.includes("number") ? names.filter((name) => name !== "integer") : names;
-}
-
-function count(value: unknown, path: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)
-    throw new SchemaError(path, "must be a non-negative integer");
-  return value;
 }
