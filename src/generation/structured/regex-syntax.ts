@@ -1,76 +1,24 @@
 // The regex syntax structured outputs take (regex.ts compiles it): the part Python's `re` and
 // JavaScript share, parsed to character sets over code points.
 import { SchemaError } from "./schema-error";
+import {
+  complement,
+  CONTROL_ESCAPES,
+  DIGIT,
+  DOT,
+  normalize,
+  type Ranges,
+  SPACE,
+  WORD,
+} from "./code-point-sets";
 
 const MAX_REPEAT = 1000;
-const MAX_CODE_POINT = 0x10ffff;
 
-export type Ranges = readonly (readonly [number, number])[];
 export type Node =
   | { readonly t: "set"; readonly ranges: Ranges }
   | { readonly t: "cat"; readonly items: readonly Node[] }
   | { readonly t: "alt"; readonly options: readonly Node[] }
   | { readonly t: "rep"; readonly node: Node; readonly min: number; readonly max: number };
-
-const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [
-  [0x30, 0x39],
-  [0x41, 0x5a],
-  [0x5f, 0x5f],
-  [0x61, 0x7a],
-];
-// JavaScript's \s: WhiteSpace and LineTerminator (ECMA-262 22.2.2.9).
-const SPACE: Ranges = [
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-];
-/** `\n`, `\t`, … → their code points. */
-const CONTROL_ESCAPES: Readonly<Record<string, number>> = {
-  n: 0x0a,
-  t: 0x09,
-  r: 0x0d,
-  f: 0x0c,
-  v: 0x0b,
-  "0": 0,
-};
-// JavaScript's `.`: anything but a line terminator (so also what Python's `.` matches).
-const DOT: Ranges = [
-  [0, 0x09],
-  [0x0b, 0x0c],
-  [0x0e, 0x2027],
-  [0x202a, MAX_CODE_POINT],
-];
-
-/** Sorted, merged ranges. */
-function normalize(ranges: Ranges): [number, number][] {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const out: [number, number][] = [];
-  for (const [lo, hi] of sorted) {
-    const last = out.at(-1);
-    if (last !== undefined && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
-    else out.push([lo, hi]);
-  }
-  return out;
-}
-
-function complement(ranges: Ranges): [number, number][] {
-  const out: [number, number][] = [];
-  let next = 0;
-  for (const [lo, hi] of normalize(ranges)) {
-    if (lo > next) out.push([next, lo - 1]);
-    next = hi + 1;
-  }
-  if (next <= MAX_CODE_POINT) out.push([next, MAX_CODE_POINT]);
-  return out;
-}
 
 /**
  * Parses a pattern; `offset`: where the pattern the client wrote starts in `source` (positions in
@@ -301,50 +249,4 @@ class Parser {
         return single(char.codePointAt(0)!);
     }
   }
-}
-
-/**
- * JSON Schema's `pattern` (ECMA-262, a search: it may match anywhere in the string) as a
- * whole-string pattern: `[\s\S]*` before it unless it starts with `^`, after it unless it
- * ends with `$`. Anchors on separate top-level alternatives (`^a|b$`) are refused.
- */
-export function searchPattern(pattern: string): { source: string; offset: number } {
-  const anchoredStart = pattern.startsWith("^");
-  const anchoredEnd = endsWithAnchor(pattern);
-  const inner = pattern.slice(anchoredStart ? 1 : 0, anchoredEnd ? -1 : undefined);
-  if ((anchoredStart || anchoredEnd) && hasTopLevelAlternation(inner)) {
-    throw new SchemaError(
-      "",
-      "the regex anchors alternatives separately (^a|b$): group them, as ^(?:a|b)$",
-    );
-  }
-  const prefix = `${anchoredStart ? "" : "[\\s\\S]*"}(?:`;
-  // Positions in errors are told in the pattern as written (its ^ dropped, the prefix added).
-  return {
-    source: `${prefix}${inner})${anchoredEnd ? "" : "[\\s\\S]*"}`,
-    offset: prefix.length - (anchoredStart ? 1 : 0),
-  };
-}
-
-/** Whether the pattern ends with a `$` that is not escaped. */
-function endsWithAnchor(pattern: string): boolean {
-  if (!pattern.endsWith("$")) return false;
-  let backslashes = 0;
-  for (let at = pattern.length - 2; at >= 0 && pattern[at] === "\\"; at -= 1) backslashes += 1;
-  return backslashes % 2 === 0;
-}
-
-function hasTopLevelAlternation(pattern: string): boolean {
-  let depth = 0;
-  let inClass = false;
-  for (let at = 0; at < pattern.length; at += 1) {
-    const char = pattern[at];
-    if (char === "\\") at += 1;
-    else if (inClass) inClass = char !== "]";
-    else if (char === "[") inClass = true;
-    else if (char === "(") depth += 1;
-    else if (char === ")") depth -= 1;
-    else if (char === "|" && depth === 0) return true;
-  }
-  return false;
 }

@@ -2,7 +2,7 @@
 // a range the number automaton can keep.
 import { hasWholeNumber, numberRange } from "./number-range";
 import { ByteDfa } from "./regex";
-import { searchPattern } from "./regex-syntax";
+import { searchPattern } from "./search-pattern";
 import { SchemaError } from "./schema-error";
 import { count, pointer } from "./schema-keywords";
 import type { Shape } from "./shapes";
