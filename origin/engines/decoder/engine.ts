@@ -1,39 +1,21 @@
 // The decoder engine: continuous batching over a decoder graph with a KV cache, one decode step
 // for every running request at a time.
-import { ServiceError } from "../../../src/errors/service-error";
-import type { TokenLogprob } from "../../../src/generation/logprobs";
 import type { GenerationConfig } from "../../manifests";
 import type { EngineMetrics } from "../../metrics/vllm-metrics";
-import { ort } from "../onnx-session";
+import type { ort } from "../onnx-session";
 import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { threadCpuClock } from "../thread-cpu";
 import { admit, keptRows, prefillRuns, scored, type Admission } from "./admission";
 import { constraintOf } from "./constraint";
 import { KvCache, type RowSource } from "./kv-cache";
-import { sampleNext, stepOf } from "./next-token";
+import { atCapacity, type DecoderLimits } from "./limits";
 import { prefillBatch, prefilledRows, prefillFeeds, prefillOutputs } from "./prefill";
 import { BLOCK, PrefixCache } from "./prefix-cache";
 import type { GenerationParams } from "./generation-params";
 import { DecodeRequest, type RequestOptions } from "./request";
+import { StepBuffers, stepFeeds, stepFetches } from "./step-inputs";
+import { TokenOutput } from "./token-output";
 import type { Vocabulary } from "./vocabulary";
-
-export interface DecoderLimits {
-  maxBatch: number;
-  maxWaiting: number;
-  prefillTokensPerStep: number;
-  /** Most bytes of prompt keys/values kept for automatic prefix caching (0: none kept). */
-  prefixCacheBytes: number;
-}
-
-/** The 429 of a full queue (every row and queue place taken), with Retry-After. */
-export function atCapacity({ maxBatch, maxWaiting }: DecoderLimits): ServiceError {
-  return new ServiceError(
-    429,
-    "invalid_request",
-    `The origin is at capacity (${maxBatch} running, ${maxWaiting} waiting); retry shortly`,
-    { headers: { "retry-after": "1" } },
-  );
-}
 
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -49,7 +31,8 @@ const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
  * only the new column; with the graph as exported they are the whole cache plus it.
  * This file holds the queue, the loop, the decode step and the metrics; admission.ts picks
  * the rows that stay and the requests that join, prefill.ts builds a prefill run's inputs
- * and reads its outputs, next-token.ts samples a row's token and says what it means; a request
+ * and reads its outputs, step-inputs.ts a decode step's, token-output.ts sends each request's
+ * tokens (next-token.ts samples a row's token and says what it means) and ends it; a request
  * with a structured output gets its Constraint (constraint.ts) here, over the engine's vocabulary.
  */
 export class DecoderEngine {
@@ -59,8 +42,8 @@ export class DecoderEngine {
   private readonly cache: KvCache;
   private readonly prefixCache: PrefixCache | undefined;
   private readonly eos: ReadonlySet<number>;
-  private logits = new Float32Array(0);
-  private mask = new BigInt64Array(0);
+  private readonly buffers: StepBuffers;
+  private readonly output: TokenOutput;
   /**
    * Whether the graph takes `logits_index` (origin/onnx/last-logits.ts): logits for one position
    * per row.
@@ -100,7 +83,9 @@ export class DecoderEngine {
       limits.prefixCacheBytes > 0
         ? new PrefixCache(this.cache.shape, limits.prefixCacheBytes)
         : undefined;
+    this.buffers = new StepBuffers(limits.maxBatch);
     this.eos = new Set([generation.eosTokenId, ...generation.stopTokenIds]);
+    this.output = new TokenOutput(this, metrics, this.eos, generation.contextLength);
     this.lastLogits = session.inputNames.includes(LOGITS_INDEX);
     this.prefillLastLogits = prefillSession.inputNames.includes(LOGITS_INDEX);
     void this.loop();
@@ -148,89 +133,13 @@ export class DecoderEngine {
     const abort = () => {
       if (request.state === "finished") return;
       request.aborted = true;
-      this.finish(request, "abort");
+      this.output.finish(request, "abort");
     };
     if (signal.aborted) abort();
     else signal.addEventListener("abort", abort, { once: true });
     this.waiting.push(request);
     this.wake?.();
     return request;
-  }
-
-  private finish(request: DecodeRequest, reason: "stop" | "length" | "abort"): void {
-    if (request.state === "finished") return;
-    request.state = "finished";
-    request.steps.close();
-    const labels = this.metrics.labelsOf(this);
-    const now = performance.now();
-    this.metrics.requestSuccess.inc({ ...labels, finished_reason: reason });
-    this.metrics.e2eLatency.observe(labels, (now - request.arrivedAt) / 1000);
-    this.metrics.requestPromptTokens.observe(labels, request.params.promptIds.length);
-    this.metrics.requestGenerationTokens.observe(labels, request.generated.length);
-    if (request.generated.length > 1) {
-      this.metrics.timePerOutputToken.observe(
-        labels,
-        (request.lastTokenAt - request.firstTokenAt) / 1000 / (request.generated.length - 1),
-      );
-    }
-  }
-
-  /**
-   * Ends a request with an error: a client's (below 500) as it is, anything else the decoder's 500.
-   */
-  private fail(request: DecodeRequest, error: unknown): void {
-    if (request.state === "finished") return;
-    request.state = "finished";
-    request.steps.close(
-      error instanceof ServiceError && error.status < 500
-        ? error
-        : new ServiceError(500, "internal_error", "The decoder failed", { cause: error }),
-    );
-  }
-
-  /**
-   * Samples the request's next token from its logits row and sends it out (the first with its
-   * prompt's logprobs, when asked). A structured output the origin cannot keep (vocabulary.ts)
-   * fails its own request, not the batch.
-   */
-  private emit(
-    request: DecodeRequest,
-    logits: Float32Array,
-    prompt?: Array<TokenLogprob | null>,
-  ): void {
-    try {
-      this.sendNext(request, logits, prompt);
-    } catch (error) {
-      if (!(error instanceof ServiceError) || error.status >= 500) throw error;
-      this.fail(request, error);
-    }
-  }
-
-  private sendNext(
-    request: DecodeRequest,
-    logits: Float32Array,
-    prompt?: Array<TokenLogprob | null>,
-  ): void {
-    // A structured output ends with the token after which nothing may follow (next-token.ts);
-    // only one that allows no first token ends here, with none (the route refuses such choices).
-    if (request.generated.length === 0 && request.constraint?.ended === true) {
-      this.finish(request, "stop");
-      return;
-    }
-    const tokenId = sampleNext(request, logits, this.eos);
-    const now = performance.now();
-    const labels = this.metrics.labelsOf(this);
-    if (request.generated.length === 0) {
-      request.firstTokenAt = now;
-      this.metrics.timeToFirstToken.observe(labels, (now - request.arrivedAt) / 1000);
-    } else this.metrics.interTokenLatency.observe(labels, (now - request.lastTokenAt) / 1000);
-    request.lastTokenAt = now;
-    request.generated.push(tokenId);
-    request.pending = tokenId;
-    this.metrics.generationTokens.inc(labels);
-    const step = stepOf(request, tokenId, logits, this.eos, this.generation.contextLength, prompt);
-    request.steps.push(step);
-    if (step.finishReason !== null) this.finish(request, step.finishReason);
   }
 
   /**
@@ -258,7 +167,7 @@ export class DecoderEngine {
       lastLogits,
       vocabSize: this.generation.vocabSize,
       prefixCache: this.prefixCache,
-      emit: (request, logits, prompt) => this.emit(request, logits, prompt),
+      emit: (request, logits, prompt) => this.output.emit(request, logits, prompt),
     });
   }
 
@@ -267,42 +176,11 @@ export class DecoderEngine {
     const rows = this.running.length;
     const capacity = this.cache.capacity;
     const { vocabSize } = this.generation;
-    const width = capacity + 1;
-    if (this.mask.length < rows * width)
-      this.mask = new BigInt64Array(this.limits.maxBatch * width);
-    const mask = this.mask.subarray(0, rows * width);
-    mask.fill(0n);
-    this.running.forEach((request, row) => {
-      mask.fill(1n, row * width, row * width + request.filled);
-      mask[row * width + capacity] = 1n;
-    });
-    if (this.logits.length < rows * vocabSize)
-      this.logits = new Float32Array(this.limits.maxBatch * vocabSize);
-    const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor(
-        "int64",
-        BigInt64Array.from(this.running, (request) => BigInt(request.pending)),
-        [rows, 1],
-      ),
-      position_ids: new ort.Tensor(
-        "int64",
-        BigInt64Array.from(this.running, (request) => BigInt(request.filled)),
-        [rows, 1],
-      ),
-      attention_mask: new ort.Tensor("int64", mask, [rows, width]),
-      ...this.cache.pastFeeds(),
-    };
-    if (this.lastLogits)
-      feeds[LOGITS_INDEX] = new ort.Tensor("int64", new BigInt64Array(rows), [rows, 1, 1]);
+    const mask = this.buffers.maskOf(rows, capacity + 1);
+    const logits = this.buffers.logitsOf(rows, vocabSize);
+    const feeds = stepFeeds(this.running, this.cache, mask, this.lastLogits);
     const columns = this.splitAttention ? 1 : capacity + 1;
-    const fetches = {
-      logits: new ort.Tensor("float32", this.logits.subarray(0, rows * vocabSize), [
-        rows,
-        1,
-        vocabSize,
-      ]),
-      ...this.cache.presentFetches(columns),
-    };
+    const fetches = stepFetches(logits, rows, vocabSize, this.cache, columns);
     const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
     await this.session.run(feeds, fetches);
     const stepSeconds = (performance.now() - started) / 1000;
@@ -324,7 +202,7 @@ export class DecoderEngine {
       // An aborted row was decoded only because it aborted during this step; its token goes
       // nowhere.
       if (request.state === "running")
-        this.emit(request, this.logits.subarray(row * vocabSize, (row + 1) * vocabSize));
+        this.output.emit(request, logits.subarray(row * vocabSize, (row + 1) * vocabSize));
     });
   }
 
@@ -364,7 +242,7 @@ export class DecoderEngine {
         run.forEach(({ request }, i) => prefilled.set(request, sources[i]!));
       } catch (error) {
         // Requests between the queue and the batch: the loop's handler does not see them.
-        for (const { request } of admitted) this.fail(request, error);
+        for (const { request } of admitted) this.output.fail(request, error);
         throw error;
       }
     }
@@ -411,7 +289,7 @@ export class DecoderEngine {
         console.error(
           JSON.stringify({ event: "decode_failed", model: this.modelName, error: String(error) }),
         );
-        for (const request of [...this.running, ...this.waiting]) this.fail(request, error);
+        for (const request of [...this.running, ...this.waiting]) this.output.fail(request, error);
         this.running = [];
         this.waiting = [];
         this.cache.rebuild([]);

@@ -4,7 +4,7 @@ import type { TokenLogprob } from "../../../src/generation/logprobs";
 import type { GenerationConfig } from "../../manifests";
 import type { EngineMetricName } from "../../metrics/vllm-metrics";
 import type { SessionSettings } from "../onnx-session";
-import type { DecoderLimits } from "./engine";
+import type { DecoderLimits } from "./limits";
 import type { GenerationParams } from "./generation-params";
 import type { TokenizerFile } from "./vocabulary";
 

@@ -6,7 +6,7 @@ import { ServiceError } from "../../../src/errors/service-error";
 import type { VllmMetrics } from "../../metrics/vllm-metrics";
 import { startWorker } from "../worker-thread";
 import { Channel } from "./channel";
-import { atCapacity, type DecoderLimits } from "./engine";
+import { atCapacity, type DecoderLimits } from "./limits";
 import type { GenerationParams, GenerationStep } from "./generation-params";
 import {
   ADMITTED,

@@ -1,0 +1,20 @@
+// The decoder's limits (rows, queue, prefill budget, prefix cache) and the 429 of a full queue.
+import { ServiceError } from "../../../src/errors/service-error";
+
+export interface DecoderLimits {
+  maxBatch: number;
+  maxWaiting: number;
+  prefillTokensPerStep: number;
+  /** Most bytes of prompt keys/values kept for automatic prefix caching (0: none kept). */
+  prefixCacheBytes: number;
+}
+
+/** The 429 of a full queue (every row and queue place taken), with Retry-After. */
+export function atCapacity({ maxBatch, maxWaiting }: DecoderLimits): ServiceError {
+  return new ServiceError(
+    429,
+    "invalid_request",
+    `The origin is at capacity (${maxBatch} running, ${maxWaiting} waiting); retry shortly`,
+    { headers: { "retry-after": "1" } },
+  );
+}
