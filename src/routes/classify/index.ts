@@ -68,7 +68,7 @@ const classifyRoute = createRoute({
   },
 });
 
-export function classifierOf(model: ServedModel, field: string): TextClassifier {
+function classifierOf(model: ServedModel, field: string): TextClassifier {
   return capability(model, "textClassification", field);
 }
 

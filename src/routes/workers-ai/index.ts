@@ -2,7 +2,6 @@
 // text and image classification and text generation; the model's capabilities pick the shape.
 import { createRoute, OpenAPIHono, z, type Hook } from "@hono/zod-openapi";
 import { capability } from "../../tasks";
-import { classifierOf } from "../classify/index";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import { TextToImageRunInput } from "../openai/images/request-schema";
 import { runGeneration } from "./run-generation";
@@ -106,7 +105,7 @@ runRoutes.openapi(runRoute, async (c) => {
   // A text-to-image body sent to a text model: its fields are named in the 400.
   const body = "text" in valid || "image" in valid ? valid : parseBody(GenerationInput, valid);
   if ("text" in body) {
-    const classifier = classifierOf(model, "model");
+    const classifier = capability(model, "textClassification", "model");
     await requireReady(model);
     const { results, timings } = await classifier.classify(
       [body.text],

@@ -1,8 +1,8 @@
 // Forced tool calls (a named tool_choice, or "required") read out of the JSON the constrained
 // sampler writes, as it arrives.
+import { WHITESPACE } from "./call-region";
 import { type ForcedToolMode, type ToolCall, type ToolCallDelta, toolCallId } from "./tool-parser";
 
-const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
 /**
  * The structure between a list item's start and its name's first character, then between the name
  * and its arguments.
