@@ -2,10 +2,9 @@
 // tool_calls deltas as the calls are written; usage as asked, token ids when asked.
 import type { z } from "@hono/zod-openapi";
 import { jsonTemplate, type StreamFormat } from "./generation-stream";
+import { chatLogprobs, type ChatLogprobs } from "./response-logprobs";
 import {
-  chatLogprobs,
   toolFinishReason,
-  type ChatLogprobs,
   type Done,
   type PerChoice,
   type ResponseIdentity,

@@ -4,7 +4,8 @@ import type { z } from "@hono/zod-openapi";
 import { codePoints, completionLogProbs } from "../../protocols/vllm-logprobs";
 import type { PromptTokenLogprobs } from "../../tasks/text-generation/text-generation";
 import { jsonTemplate, type StreamFormat, type TextDelta } from "./generation-stream";
-import type { CompletionLogprobs, Done, ResponseIdentity } from "./responses";
+import type { CompletionLogprobs } from "./response-logprobs";
+import type { Done, ResponseIdentity } from "./responses";
 import { type ChunkOptions, perIndex, usageChunk, usageMembers } from "./stream-chunks";
 
 export function completionChunks(who: ResponseIdentity, options: ChunkOptions): StreamFormat {

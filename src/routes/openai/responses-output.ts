@@ -2,7 +2,7 @@
 // stream events that announce, fill and close them.
 import { z } from "@hono/zod-openapi";
 import type { TokenLogprobs } from "../../tasks/text-generation/text-generation";
-import { chatLogprobs } from "./responses";
+import { chatLogprobs } from "./response-logprobs";
 import type { ToolCall, ToolTextReader } from "../../tasks/text-generation/tool-parsers";
 
 const TopLogprob = z.object({
