@@ -6,6 +6,7 @@ import { authorizationMethods } from "../../tasks/fraud/transaction";
 import { problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { validationHook } from "../http/validation";
+import { DecisionSchema } from "./decision-schema";
 
 const StoredTransaction = z.object({
   id: z.string(),
@@ -25,24 +26,6 @@ const StoredTransaction = z.object({
   errors: z.array(z.string()),
 });
 
-const StoredDecision = z.object({
-  transactionKey: z.string(),
-  eventId: z.string(),
-  provider: z.enum(["stripe", "adyen", "api"]),
-  eventType: z.string(),
-  transactionId: z.string(),
-  cardId: z.string(),
-  score: z.number(),
-  label: z.enum(["LEGIT", "SUSPECT", "FRAUD"]),
-  approved: z.boolean(),
-  decidedBy: z.enum(["model", "provider"]),
-  model: z.string(),
-  modelVersion: z.string(),
-  historyLength: z.number().int(),
-  transactionAt: z.string(),
-  decidedAt: z.string(),
-});
-
 const CardResponse = z
   .object({
     card_id: z.string(),
@@ -50,7 +33,7 @@ const CardResponse = z
       description: "The latest transactions kept for scoring (up to 64), oldest first",
     }),
     decisions: z
-      .array(StoredDecision)
+      .array(DecisionSchema)
       .openapi({ description: "One per payment, by transaction time" }),
     events: z.array(
       z.object({

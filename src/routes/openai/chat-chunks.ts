@@ -3,12 +3,7 @@
 import type { z } from "@hono/zod-openapi";
 import { jsonTemplate, type StreamFormat } from "./generation-stream";
 import { chatLogprobs, type ChatLogprobs } from "./response-logprobs";
-import {
-  toolFinishReason,
-  type Done,
-  type PerChoice,
-  type ResponseIdentity,
-} from "./responses";
+import { toolFinishReason, type Done, type PerChoice, type ResponseIdentity } from "./responses";
 import { type ChunkOptions, perIndex, usageChunk, usageMembers } from "./stream-chunks";
 import {
   toolReader,

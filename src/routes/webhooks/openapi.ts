@@ -2,25 +2,8 @@
 // raw body before anything is parsed), so they are documented here rather than by createRoute.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
+import { DecisionSchema } from "../fraud/decision-schema";
 import { BODY_ERRORS, problemResponses } from "../http/problems";
-
-const Decision = z.object({
-  transactionKey: z.string(),
-  eventId: z.string(),
-  provider: z.enum(["stripe", "adyen", "api"]),
-  eventType: z.string(),
-  transactionId: z.string(),
-  cardId: z.string(),
-  score: z.number(),
-  label: z.enum(["LEGIT", "SUSPECT", "FRAUD"]),
-  approved: z.boolean(),
-  decidedBy: z.enum(["model", "provider"]),
-  model: z.string(),
-  modelVersion: z.string(),
-  historyLength: z.number().int(),
-  transactionAt: z.string(),
-  decidedAt: z.string(),
-});
 
 const StripeAcknowledgement = z.union([
   z
@@ -39,7 +22,7 @@ const StripeAcknowledgement = z.union([
     received: z.literal(true),
     scored: z.literal(true),
     duplicate: z.boolean(),
-    decision: Decision,
+    decision: DecisionSchema,
   }),
   z.object({ received: z.literal(true), scored: z.literal(false), reason: z.string() }),
   z.object({ received: z.literal(true), ignored: z.string() }),
