@@ -94,7 +94,7 @@ export async function startWranglerDev({
   child.stderr.on("data", (chunk) => (output = (output + chunk.toString()).slice(-2000)));
   await new Promise((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error("wrangler dev did not start in 120 s")),
+      () => reject(new Error(`wrangler dev did not start in 120 s:\n${output}`)),
       120_000,
     );
     child.stdout.on("data", (chunk) => {
