@@ -62,14 +62,17 @@ function setUpImageClassify() {
     showError(errors, error),
   );
 
+  let drawing = false;
+  let sequence = 0;
   const clear = () => {
     context.fillStyle = "#fff";
     context.fillRect(0, 0, canvas.width, canvas.height);
     result.replaceChildren();
+    delete result.dataset.best;
+    // An answer still on its way was for the drawing just cleared.
+    sequence++;
   };
   clear();
-  let drawing = false;
-  let sequence = 0;
   const at = (event: PointerEvent) => {
     const box = canvas.getBoundingClientRect();
     return [

@@ -42,6 +42,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
   let browser: Browser;
   let page: Page;
   const stops: Array<() => unknown> = [];
+  const problems: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -63,6 +64,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     });
     stops.push(() => browser.close());
     page = await browser.newPage();
+    page.on("pageerror", (error) => problems.push(`page error: ${String(error)}`));
+    page.on("console", (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) problems.push(message.text());
+    });
     await page.setViewport({ width: 1200, height: 860 });
   });
 
@@ -150,5 +155,175 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     expect(await page.$eval("#chat-stats", (node) => node.textContent)).toMatch(
       /tokens\/s .*usage: \d+ prompt \+ 24 completion/,
     );
+  });
+
+  it("shows the image previews the edge streams before the final image", async () => {
+    await openTab("images");
+    // In the page: the time each figure appears, in order.
+    await page.evaluate(() => {
+      const shown: Array<{ kind: string; at: number }> = [];
+      Reflect.set(window, "imageFigures", shown);
+      for (const id of ["images-previews", "images-final"]) {
+        const box = document.getElementById(id);
+        if (box === null) continue;
+        new MutationObserver((records) => {
+          for (const record of records)
+            for (const node of record.addedNodes)
+              if (node instanceof HTMLElement) shown.push({ kind: node.className, at: Date.now() });
+        }).observe(box, { childList: true });
+      }
+    });
+    await page.click("#images-send");
+    await page.waitForSelector("#images-final figure canvas");
+    const shown = (await page.evaluate(() => Reflect.get(window, "imageFigures"))) as Array<{
+      kind: string;
+    }>;
+    const kinds = shown.map(({ kind }) => kind);
+    expect(kinds.at(-1)).toBe("final");
+    expect(kinds.filter((kind) => kind === "preview").length).toBeGreaterThanOrEqual(1);
+    expect(kinds.indexOf("preview")).toBeLessThan(kinds.indexOf("final"));
+    // The final picture has ink on it: not a blank canvas.
+    const inked = await page.$eval("#images-final canvas", (canvas) => {
+      if (!(canvas instanceof HTMLCanvasElement)) return 0;
+      const pixels = canvas.getContext("2d")?.getImageData(0, 0, canvas.width, canvas.height);
+      const values = pixels?.data ?? new Uint8ClampedArray();
+      let min = 255;
+      let max = 0;
+      for (let i = 0; i < values.length; i += 4) {
+        min = Math.min(min, values[i] ?? 0);
+        max = Math.max(max, values[i] ?? 0);
+      }
+      return max - min;
+    });
+    expect(inked).toBeGreaterThan(100);
+    await page.screenshot({ path: join(SCREENSHOTS, "images.png") });
+  });
+
+  /** Draws strokes (lists of points in a 0–1 box) on the digit canvas with the mouse. */
+  async function drawDigit(strokes: ReadonlyArray<ReadonlyArray<readonly [number, number]>>) {
+    const box = await (await page.$("#digit-canvas"))?.boundingBox();
+    if (!box) throw new Error("no digit canvas");
+    for (const stroke of strokes) {
+      const [first, ...rest] = stroke;
+      if (first === undefined) continue;
+      await page.mouse.move(box.x + first[0] * box.width, box.y + first[1] * box.height);
+      await page.mouse.down();
+      for (const [x, y] of rest)
+        await page.mouse.move(box.x + x * box.width, box.y + y * box.height, { steps: 8 });
+      await page.mouse.up();
+    }
+  }
+
+  it("classifies a digit drawn on the canvas with the mouse", async () => {
+    await openTab("classify");
+    await page.waitForSelector("#classify-image-model option[value=digit-classifier]");
+    const best = () =>
+      page.waitForFunction(
+        () => document.querySelector<HTMLElement>("#classify-image-result")?.dataset.best,
+      );
+    await drawDigit([
+      [
+        [0.5, 0.15],
+        [0.5, 0.85],
+      ],
+    ]);
+    await best();
+    expect(await page.$eval("#classify-image-result", (node) => node.dataset.best)).toBe("1");
+
+    await page.click("#digit-clear");
+    await drawDigit([
+      [
+        [0.25, 0.2],
+        [0.75, 0.2],
+        [0.4, 0.85],
+      ],
+    ]);
+    await best();
+    expect(await page.$eval("#classify-image-result", (node) => node.dataset.best)).toBe("7");
+    await page.screenshot({ path: join(SCREENSHOTS, "classify.png") });
+
+    // Text: top-k bars.
+    await page.click("#classify-text-form button[type=submit]");
+    await page.waitForSelector("#classify-text-result .bars li");
+    const labels = await page.$$eval("#classify-text-result .label", (nodes) =>
+      nodes.map((node) => node.textContent),
+    );
+    expect(labels).toEqual(["spam", "ham"]);
+  });
+
+  it("replays a sample card's transactions, each with a score and label", async () => {
+    await openTab("fraud");
+    await page.click("#fraud-replay");
+    await page.waitForFunction(() => document.querySelectorAll("#fraud-rows tr").length === 7);
+    const labels = await page.$$eval("#fraud-rows tr td:nth-child(6)", (cells) =>
+      cells.map((cell) => cell.textContent),
+    );
+    for (const label of labels) expect(["LEGIT", "SUSPECT", "FRAUD"]).toContain(label);
+    const used = await page.$$eval("#fraud-rows tr td:nth-child(7)", (cells) =>
+      cells.map((cell) => Number(cell.textContent)),
+    );
+    expect(used[0]).toBe(0);
+    expect(used[6]).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SCREENSHOTS, "fraud.png") });
+  });
+
+  it("shows the API's problem for a bad parameter: title, detail and field", async () => {
+    await openTab("images");
+    await setValue(page, "#images-steps", "999");
+    await page.click("#images-send");
+    await page.waitForSelector("#images-error:not([hidden])");
+    const text = await page.$eval("#images-error", (node) => node.textContent ?? "");
+    expect(text).toMatch(/^400 /);
+    expect(text).toContain("Field: steps");
+    await setValue(page, "#images-steps", "20");
+
+    await openTab("chat");
+    await setValue(page, "#chat-temperature", "7");
+    await page.click("#chat-send");
+    await page.waitForSelector("#chat-error:not([hidden])");
+    expect(await page.$eval("#chat-error", (node) => node.textContent)).toContain(
+      "Field: temperature",
+    );
+    await page.screenshot({ path: join(SCREENSHOTS, "error.png") });
+    await setValue(page, "#chat-temperature", "0.8");
+  });
+
+  it("shows a text's tokens, and the models with this isolate's gauges", async () => {
+    await openTab("tokenizer");
+    await page.waitForSelector("#tokenizer-model option[value=tiny-llm]");
+    await setValue(page, "#tokenizer-model", "tiny-llm");
+    await page.click("#tokenizer-form button[type=submit]");
+    await page.waitForSelector("#tokenizer-output .token");
+    const tokens = await page.$$eval("#tokenizer-output .token", (nodes) =>
+      nodes.map((node) => ({ text: node.textContent, title: node.getAttribute("title") })),
+    );
+    expect(tokens.map(({ text }) => text).join("")).toContain("old house");
+    for (const { title } of tokens) expect(title).toMatch(/^id \d+$/);
+    await page.screenshot({ path: join(SCREENSHOTS, "tokenizer.png") });
+
+    await openTab("models");
+    await page.waitForFunction(() => document.querySelectorAll("#models-rows tr").length >= 5);
+    const rows = await page.$$eval("#models-rows tr", (trs) =>
+      trs.map((tr) => [...tr.children].map((cell) => cell.textContent)),
+    );
+    expect(rows).toContainEqual(expect.arrayContaining(["tiny-llm", "origin (GPU)"]));
+    expect(rows).toContainEqual(expect.arrayContaining(["digit-classifier", "edge (WASM)"]));
+    await page.waitForSelector("#metrics-charts figure svg polyline");
+    await page.screenshot({ path: join(SCREENSHOTS, "models.png") });
+  });
+
+  it("works in a narrow window (no horizontal scrolling of the page)", async () => {
+    await page.setViewport({ width: 380, height: 800 });
+    await openTab("chat");
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SCREENSHOTS, "narrow.png") });
+    await page.setViewport({ width: 1200, height: 860 });
+  });
+
+  it("raised no page errors and no Content-Security-Policy violations", () => {
+    expect(problems).toEqual([]);
   });
 });
