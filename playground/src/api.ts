@@ -18,6 +18,16 @@ export class ApiError extends Error {
 /** Fired when the service answers 401: the key box asks for a key. */
 export const KEY_REQUIRED = "playground:key-required";
 
+/** Fired after each answer's headers arrive: `detail` is {@link RequestFigure}. */
+export const REQUEST_DONE = "playground:request-done";
+
+export interface RequestFigure {
+  path: string;
+  status: number;
+  /** From the call to the answer's headers (the first event, for a stream). */
+  milliseconds: number;
+}
+
 function headersFor(init: RequestInit | undefined): Headers {
   const headers = new Headers(init?.headers);
   const key = readKey();
@@ -51,7 +61,14 @@ async function toApiError(response: Response): Promise<ApiError> {
 /** A same-origin request (relative paths only); throws ApiError on a non-2xx answer. */
 export async function call(path: string, init?: RequestInit): Promise<Response> {
   if (!path.startsWith("/")) throw new Error(`not a same-origin path: ${path}`);
+  const started = performance.now();
   const response = await fetch(path, { ...init, headers: headersFor(init), credentials: "omit" });
+  const figure: RequestFigure = {
+    path,
+    status: response.status,
+    milliseconds: performance.now() - started,
+  };
+  document.dispatchEvent(new CustomEvent(REQUEST_DONE, { detail: figure }));
   if (!response.ok) throw await toApiError(response);
   return response;
 }

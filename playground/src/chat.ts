@@ -55,6 +55,7 @@ function chatRequest(): Record<string, unknown> {
     body.tools = parseJson(tools, "tools");
     const choice = byId("chat-tool-choice", HTMLSelectElement).value;
     if (choice !== "auto") body.tool_choice = choice;
+    if (!input("chat-parallel").checked) body.parallel_tool_calls = false;
   }
   return body;
 }
@@ -133,6 +134,8 @@ export function setUpChat(): void {
         stats.textContent = figures(started, firstToken, pieces, usage, finish);
       });
       prettyPrintJson(output);
+      const rate = tokensPerSecond(firstToken, usage?.completion_tokens ?? pieces);
+      if (rate !== undefined) document.dispatchEvent(new CustomEvent(TOKEN_RATE, { detail: rate }));
       state.textContent = `done (${finish || "ended"})`;
     } catch (error) {
       state.textContent = signal.aborted ? "stopped" : "failed";
@@ -145,6 +148,15 @@ export function setUpChat(): void {
   }
 }
 
+/** Fired when a chat's stream ends: `detail` is its tokens/s after the first token. */
+export const TOKEN_RATE = "playground:token-rate";
+
+function tokensPerSecond(firstToken: number | undefined, tokens: number): number | undefined {
+  if (firstToken === undefined || tokens < 2) return undefined;
+  const seconds = (performance.now() - firstToken) / 1000;
+  return seconds > 0 ? (tokens - 1) / seconds : undefined;
+}
+
 function figures(
   started: number,
   firstToken: number | undefined,
@@ -152,13 +164,11 @@ function figures(
   usage: ChatChunk["usage"],
   finish: string,
 ): string {
-  const now = performance.now();
   const parts = [];
   if (firstToken !== undefined) {
     parts.push(`first token ${Math.round(firstToken - started)} ms`);
-    const seconds = (now - firstToken) / 1000;
-    const tokens = usage?.completion_tokens ?? pieces;
-    if (seconds > 0 && tokens > 1) parts.push(`${((tokens - 1) / seconds).toFixed(1)} tokens/s`);
+    const rate = tokensPerSecond(firstToken, usage?.completion_tokens ?? pieces);
+    if (rate !== undefined) parts.push(`${rate.toFixed(1)} tokens/s`);
   }
   if (usage)
     parts.push(

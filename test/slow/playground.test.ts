@@ -157,6 +157,63 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     );
   });
 
+  it("renders tool calls and structured output as such", async () => {
+    await page.click("#panel-chat summary");
+    // Greedy, so that the tiny model's strings end within the token budget.
+    await setValue(page, "#chat-max-tokens", "200");
+    await setValue(page, "#chat-temperature", "0");
+    const tools = [
+      {
+        type: "function",
+        function: {
+          name: "get_weather",
+          parameters: {
+            type: "object",
+            properties: { city: { type: "string" } },
+            required: ["city"],
+          },
+        },
+      },
+    ];
+    await page.$eval(
+      "#chat-tools",
+      (area, text) => {
+        if (area instanceof HTMLTextAreaElement) area.value = text;
+      },
+      JSON.stringify(tools),
+    );
+    await setValue(page, "#chat-tool-choice", "required");
+    await page.click("#chat-parallel");
+    await page.click("#chat-send");
+    await page.waitForFunction(() =>
+      /^done/.test(document.querySelector("#chat-state")?.textContent ?? ""),
+    );
+    expect(
+      await page.$$eval("#chat-tool-calls strong", (nodes) =>
+        nodes.map((node) => node.textContent),
+      ),
+    ).toEqual(["tool call: get_weather"]);
+    const args = await page.$eval("#chat-tool-calls pre", (node) => node.textContent ?? "");
+    await page.screenshot({ path: join(SCREENSHOTS, "tool-call.png") });
+    expect(Object.keys(JSON.parse(args))).toEqual(["city"]);
+
+    await page.$eval("#chat-tools", (area) => {
+      if (area instanceof HTMLTextAreaElement) area.value = "";
+    });
+    await setValue(page, "#chat-format", "json_schema");
+    await page.click("#chat-send");
+    await page.waitForFunction(() =>
+      /^done/.test(document.querySelector("#chat-state")?.textContent ?? ""),
+    );
+    const shown = await page.$eval("#chat-output", (node) => [node.className, node.textContent]);
+    expect(shown[0], String(shown[1])).toContain("json");
+    const answer = JSON.parse(await page.$eval("#chat-output", (node) => node.textContent ?? ""));
+    expect(Object.keys(answer).sort()).toEqual(["happy", "name"]);
+    expect(typeof answer.happy).toBe("boolean");
+    await setValue(page, "#chat-format", "text");
+    await setValue(page, "#chat-temperature", "0.8");
+  });
+
   it("shows the image previews the edge streams before the final image", async () => {
     await openTab("images");
     // In the page: the time each figure appears, in order.
@@ -197,6 +254,25 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     });
     expect(inked).toBeGreaterThan(100);
     await page.screenshot({ path: join(SCREENSHOTS, "images.png") });
+
+    // The same seed gives the same picture; another seed another one.
+    const finalPixels = () =>
+      page.$eval("#images-final canvas", (canvas) =>
+        canvas instanceof HTMLCanvasElement ? canvas.toDataURL("image/png") : "",
+      );
+    const first = await finalPixels();
+    const generate = async () => {
+      await page.click("#images-send");
+      await page.waitForFunction(
+        () => document.querySelector("#images-state")?.textContent === "done",
+      );
+    };
+    await generate();
+    expect(await finalPixels()).toBe(first);
+    await setValue(page, "#images-seed", "8");
+    await generate();
+    expect(await finalPixels()).not.toBe(first);
+    await setValue(page, "#images-seed", "7");
   });
 
   /** Draws strokes (lists of points in a 0–1 box) on the digit canvas with the mouse. */
@@ -309,6 +385,11 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     expect(rows).toContainEqual(expect.arrayContaining(["tiny-llm", "origin (GPU)"]));
     expect(rows).toContainEqual(expect.arrayContaining(["digit-classifier", "edge (WASM)"]));
     await page.waitForSelector("#metrics-charts figure svg polyline");
+    const own = await page.$$eval("#tab-charts figcaption", (nodes) =>
+      nodes.map((node) => node.textContent ?? ""),
+    );
+    expect(own.find((caption) => caption.startsWith("requests: "))).toBeDefined();
+    expect(own.find((caption) => caption.startsWith("chat tokens/s: "))).toBeDefined();
     await page.screenshot({ path: join(SCREENSHOTS, "models.png") });
   });
 
