@@ -92,6 +92,16 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     const api = await fetch(`${base}/v1/models`);
     expect(api.status).toBe(401);
     expect(api.headers.get("content-security-policy")).toBeNull();
+    for (const file of ["/app.js", "/styles.css"]) {
+      const asset = await fetch(`${base}${file}`);
+      expect(asset.status, file).toBe(200);
+      expect(asset.headers.get("content-security-policy"), file).toBe(csp);
+    }
+    for (const path of ["/_headers", "/no-such-page"]) {
+      const missing = await fetch(`${base}${path}`);
+      expect(missing.status, path).toBe(404);
+      expect(missing.headers.get("content-type"), path).toContain("application/problem+json");
+    }
 
     await page.waitForFunction(() =>
       /needs an API key/.test(document.querySelector("#api-key-note")?.textContent ?? ""),
