@@ -1,8 +1,8 @@
 // The Fraud tab: replay a sample card's transactions (each scored by POST /v1/fraud/score in the
-// context of the ones before it), or build one; and look up a card's stored history and decisions
-// (GET /v1/fraud/cards/{card}, written by the payment webhooks).
-import { call, postJson } from "./api";
+// context of the ones before it), or build one; the card lookup is fraud-card.ts.
+import { postJson } from "./api";
 import { byId, element, showError } from "./dom";
+import { labelBadge, setUpCardLookup } from "./fraud-card";
 
 interface Transaction {
   id: string;
@@ -68,7 +68,7 @@ export function setUpFraud(): void {
       element("td", result.score.toFixed(3)),
     );
     const label = element("td");
-    label.append(element("span", result.label, { class: `label-${result.label.toLowerCase()}` }));
+    label.append(labelBadge(result.label));
     row.append(label, element("td", String(result.history_used)));
     rows.append(row);
   }
@@ -105,23 +105,4 @@ export function setUpFraud(): void {
   });
 
   setUpCardLookup();
-}
-
-function setUpCardLookup() {
-  const output = byId("fraud-card", HTMLElement);
-  const errors = byId("fraud-card-error", HTMLElement);
-  byId("fraud-card-form", HTMLFormElement).addEventListener("submit", (event) => {
-    event.preventDefault();
-    const card = byId("fraud-card-id", HTMLInputElement).value;
-    void call(`/v1/fraud/cards/${encodeURIComponent(card)}`).then(
-      async (response) => {
-        showError(errors, undefined);
-        output.textContent = JSON.stringify(await response.json(), null, 2);
-      },
-      (error: unknown) => {
-        output.textContent = "";
-        showError(errors, error);
-      },
-    );
-  });
 }

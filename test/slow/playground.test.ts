@@ -1,10 +1,12 @@
 // The playground in a real browser: Debian's headless Chromium (driven by puppeteer-core, nothing
 // downloaded) against `wrangler dev` and the reference origin, both real processes on loopback.
 // It saves a screenshot of each tab to .cache/playground/ (docs/playground.png is one of them).
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOrigin } from "../../scripts/lib/origin.mjs";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
@@ -47,6 +49,12 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     state = mkdtempSync(join(tmpdir(), "playground-"));
+    const migrations = spawnSync(
+      "npx",
+      ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+      { encoding: "utf8", env: { ...process.env, CI: "true" } },
+    );
+    if (migrations.status !== 0) throw new Error(`migrations: ${migrations.stderr}`);
     const started = await startOrigin();
     stops.push(started.stop);
     origin = started.url;
@@ -354,6 +362,45 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     );
     expect(used[0]).toBe(0);
     expect(used[6]).toBeGreaterThan(0);
+
+    // A card the Stripe webhook recorded: its stored history and decision, shown as tables.
+    const charge = {
+      id: "ch_playground_1",
+      object: "charge",
+      created: 1569931200,
+      amount: 2500,
+      currency: "usd",
+      status: "succeeded",
+      payment_method_details: { type: "card", card: { fingerprint: "playgroundCard1" } },
+    };
+    const payload = JSON.stringify({
+      id: "evt_playground_1",
+      object: "event",
+      type: "charge.succeeded",
+      api_version: "2025-09-30.clover",
+      created: charge.created,
+      data: { object: charge },
+      livemode: false,
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: TEST_SECRETS.STRIPE_WEBHOOK_SECRET,
+    });
+    const webhook = await fetch(`${base}/v1/webhooks/stripe`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": signature },
+      body: payload,
+    });
+    expect(webhook.status, await webhook.text()).toBe(200);
+    await page.type("#fraud-card-id", "fingerprint:playgroundCard1");
+    await page.click("#fraud-card-form button[type=submit]");
+    await page.waitForSelector("#fraud-card table");
+    const cells = await page.$$eval("#fraud-card tbody tr td", (tds) =>
+      tds.map((td) => td.textContent ?? ""),
+    );
+    expect(cells).toContain("ch_playground_1");
+    expect(cells).toContain("25.00 USD");
+    expect(cells.some((cell) => ["LEGIT", "SUSPECT", "FRAUD"].includes(cell))).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, "fraud.png") });
   });
 
