@@ -2,7 +2,8 @@
 // downloaded) against `wrangler dev` and the reference origin, both real processes on loopback.
 // It saves a screenshot of each tab to .cache/playground/ (docs/playground.png is one of them).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
@@ -16,6 +17,7 @@ import { TEST_SECRETS } from "../support/secrets";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCREENSHOTS = join(import.meta.dirname, "../../.cache/playground");
 const KEY = TEST_SECRETS.API_KEYS.split(",")[0] ?? "";
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 if (!existsSync(CHROMIUM))
   console.warn(`playground test skipped: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
@@ -452,6 +454,43 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     expect(own.find((caption) => caption.startsWith("requests: "))).toBeDefined();
     expect(own.find((caption) => caption.startsWith("chat tokens/s: "))).toBeDefined();
     await page.screenshot({ path: join(SCREENSHOTS, "models.png") });
+  });
+
+  it("passes axe-core's WCAG 2 A/AA checks on every tab, and its tabs work from the keyboard", async () => {
+    // Runtime.evaluate is not subject to the page's CSP, so axe needs no inline script.
+    await page.evaluate(AXE);
+    for (const tab of ["chat", "images", "classify", "fraud", "tokenizer", "models"]) {
+      await openTab(tab);
+      const { violations, passed } = await page.evaluate(async () => {
+        const axe = Reflect.get(window, "axe") as {
+          run(
+            context: Document,
+            options: object,
+          ): Promise<{
+            passes: unknown[];
+            violations: Array<{ id: string; nodes: Array<{ target: unknown }> }>;
+          }>;
+        };
+        const result = await axe.run(document, {
+          runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+        });
+        return {
+          passed: result.passes.length,
+          violations: result.violations.map(
+            ({ id, nodes }) => `${id}: ${JSON.stringify(nodes[0]?.target)}`,
+          ),
+        };
+      });
+      expect(violations, tab).toEqual([]);
+      expect(passed, tab).toBeGreaterThan(5);
+    }
+    // Arrow keys move between tabs (the ARIA tabs pattern); the chosen tab shows its panel.
+    await page.focus("#tab-models");
+    await page.keyboard.press("ArrowRight");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("tab-chat");
+    expect(await page.$eval("#panel-chat", (panel) => panel.hidden)).toBe(false);
+    await page.keyboard.press("ArrowLeft");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("tab-models");
   });
 
   it("works in a narrow window (no horizontal scrolling of the page)", async () => {
