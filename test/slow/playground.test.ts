@@ -2,7 +2,7 @@
 // downloaded) against `wrangler dev` and the reference origin, both real processes on loopback.
 // It saves a screenshot of each tab to .cache/playground/ (docs/playground.png is one of them).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -285,6 +285,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
         canvas instanceof HTMLCanvasElement ? canvas.toDataURL("image/png") : "",
       );
     const first = await finalPixels();
+    // Kept for the Classify tab's upload: the edge's "handwritten seven", as the page drew it.
+    writeFileSync(join(SCREENSHOTS, "seven.png"), Buffer.from(first.split(",")[1] ?? "", "base64"));
     const generate = async () => {
       await page.click("#images-send");
       await page.waitForFunction(
@@ -342,6 +344,13 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     expect(await page.$eval("#classify-image-result", (node) => node.dataset.best)).toBe("7");
     await page.screenshot({ path: join(SCREENSHOTS, "classify.png") });
 
+    // An uploaded PNG: the seven the Images tab generated.
+    await page.click("#digit-clear");
+    const upload = await page.$("#classify-image-file");
+    await upload?.uploadFile(join(SCREENSHOTS, "seven.png"));
+    await best();
+    expect(await page.$eval("#classify-image-result", (node) => node.dataset.best)).toBe("7");
+
     // Text: top-k bars.
     await page.click("#classify-text-form button[type=submit]");
     await page.waitForSelector("#classify-text-result .bars li");
@@ -364,6 +373,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     );
     expect(used[0]).toBe(0);
     expect(used[6]).toBeGreaterThan(0);
+
+    // A transaction built in the form is scored after the replayed ones.
+    await setValue(page, "#fraud-amount", "5.20");
+    await setValue(page, "#fraud-method", "chip");
+    await setValue(page, "#fraud-mcc", "5411");
+    await page.click("#fraud-form button[type=submit]");
+    await page.waitForFunction(() => document.querySelectorAll("#fraud-rows tr").length === 8);
+    const built = await page.$$eval("#fraud-rows tr:last-child td", (cells) =>
+      cells.map((cell) => cell.textContent),
+    );
+    expect(built.slice(1, 4)).toEqual(["5.20 USD", "merchant-built (5411)", "chip"]);
+    expect(["LEGIT", "SUSPECT", "FRAUD"]).toContain(built[5]);
+    expect(Number(built[6])).toBeGreaterThan(0);
 
     // A card the Stripe webhook recorded: its stored history and decision, shown as tables.
     const charge = {
