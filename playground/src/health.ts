@@ -4,23 +4,12 @@
 import { call, REQUEST_DONE, type RequestFigure } from "./api";
 import { TOKEN_RATE } from "./chat";
 import { byId, element, showError } from "./dom";
+import { parseMetrics } from "./metrics-text";
 import { models } from "./models";
 
 const POLL_MS = 2000;
 const POINTS = 60;
 const SVG = "http://www.w3.org/2000/svg";
-
-/** `name{labels} value` lines of Prometheus text, summed per metric name. */
-export function parseMetrics(text: string): Map<string, number> {
-  const sums = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{[^}]*\})?\s+(\S+)/.exec(line);
-    if (match?.[1] === undefined || match[2] === undefined) continue;
-    const value = Number(match[2]);
-    if (Number.isFinite(value)) sums.set(match[1], (sums.get(match[1]) ?? 0) + value);
-  }
-  return sums;
-}
 
 function sparkline(values: readonly number[]): SVGSVGElement {
   const svg = document.createElementNS(SVG, "svg");
