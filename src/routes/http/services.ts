@@ -2,10 +2,17 @@
 import { createMiddleware } from "hono/factory";
 import type { FraudStores } from "../../tasks/fraud/ledger/ledger";
 import type { Services } from "../../tasks";
+import type { Principal } from "../../tasks/keys/authenticate";
 
 export type AppEnv = {
   Bindings: Env;
-  Variables: { services: Services; fraudStores: (env: Env) => FraudStores; requestId: string };
+  Variables: {
+    services: Services;
+    fraudStores: (env: Env) => FraudStores;
+    requestId: string;
+    /** Who the request's key is: set by the auth middleware (routes/http/auth.ts). */
+    principal: Principal;
+  };
 };
 
 /** Hands routes what the composition root built; routes never build runtimes or stores. */

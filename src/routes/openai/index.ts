@@ -8,7 +8,7 @@ import type { TemplateValue } from "../../tokenizers/chat-template";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { validationHook } from "../http/validation";
-import { requireApiKey } from "../http/auth";
+import { requireScope } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
 import {
   collectAll,
@@ -17,7 +17,7 @@ import {
   startGeneration,
   startGenerations,
 } from "./generation-stream";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import { ChatCompletionRequest } from "./chat-request";
 import { CompletionRequest, MAX_PROMPTS, type PromptItem } from "./completion-request";
 import { chatMessages } from "./chat-messages";
@@ -60,7 +60,7 @@ const chatRoute = createRoute({
       description: "The completion, or its SSE chunks",
       content: { "application/json": { schema: ChatCompletionResponse }, ...sse },
     },
-    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -77,7 +77,7 @@ const completionRoute = createRoute({
       description: "The completion, or its SSE chunks",
       content: { "application/json": { schema: CompletionResponse }, ...sse },
     },
-    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -132,7 +132,7 @@ async function echoText(
 
 /** POST /v1/chat/completions. */
 export const chatRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-chatRoutes.use(requireApiKey);
+chatRoutes.use(requireScope("generate"));
 chatRoutes.on("POST", "*", requireJson, limitBody);
 chatRoutes.openapi(chatRoute, async (c) => {
   const body = c.req.valid("json");
@@ -200,7 +200,7 @@ chatRoutes.openapi(chatRoute, async (c) => {
 
 /** POST /v1/completions. */
 export const completionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-completionRoutes.use(requireApiKey);
+completionRoutes.use(requireScope("generate"));
 completionRoutes.on("POST", "*", requireJson, limitBody);
 completionRoutes.openapi(completionRoute, async (c) => {
   const body = c.req.valid("json");

@@ -4,9 +4,9 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { capability } from "../../tasks";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
-import { requireApiKey } from "../http/auth";
+import { requireScope } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { validationHook } from "../http/validation";
 import { collect, startGeneration } from "./generation-stream";
@@ -47,7 +47,7 @@ const route = createRoute({
         },
       },
     },
-    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -62,7 +62,7 @@ const route = createRoute({
  * response.failed, the Response with status "failed" and its error.
  */
 export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-responsesRoutes.use(requireApiKey);
+responsesRoutes.use(requireScope("generate"));
 responsesRoutes.on("POST", "*", requireJson, limitBody);
 responsesRoutes.openapi(route, async (c) => {
   const body = c.req.valid("json");
