@@ -6,13 +6,15 @@ import { createMiddleware } from "hono/factory";
 import { ServiceError } from "../../errors/service-error";
 import { type AuthFailureReason, countAuthFailure } from "../../tasks/keys/auth-failures";
 import { authenticate, type Principal, recordUse } from "../../tasks/keys/authenticate";
+import type { LimitSnapshot } from "../../tasks/keys/limit-windows";
 import type { Scope } from "../../tasks/keys/scopes";
+import { limitRequest, writeLimitHeaders } from "./limits";
 import type { AppEnv } from "./services";
 import { waitUntil } from "./wait-until";
 
 export { parseApiKeys } from "../../tasks/keys/authenticate";
 
-type AuthEnv = { Bindings: Env; Variables: { principal: Principal } };
+type AuthEnv = { Bindings: Env; Variables: { principal: Principal; limits: LimitSnapshot } };
 
 const challenge = { "www-authenticate": 'Bearer realm="edge-inference"' };
 
@@ -32,10 +34,15 @@ function refuse(reason: Exclude<AuthFailureReason, "insufficient_scope">): never
   });
 }
 
-/** The request's principal, authenticated once per request (a later middleware reuses it). */
-async function principalOf<E extends AuthEnv>(c: Context<E>): Promise<Principal> {
+/**
+ * The request's principal, authenticated once per request (a later middleware reuses it), and
+ * its request counted against the key's rate. `first`: this call authenticated it.
+ */
+async function principalOf<E extends AuthEnv>(
+  c: Context<E>,
+): Promise<{ principal: Principal; first: boolean }> {
   const known = c.get("principal");
-  if (known !== undefined) return known;
+  if (known !== undefined) return { principal: known, first: false };
   const header = c.req.header("authorization");
   const match = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (header !== undefined && match?.[1] === undefined) refuse("malformed");
@@ -48,14 +55,24 @@ async function principalOf<E extends AuthEnv>(c: Context<E>): Promise<Principal>
   c.set("principal", result.principal);
   const used = recordUse(c.env.DB, result.principal);
   if (used !== undefined) waitUntil(c, used, "key_last_used");
-  return result.principal;
+  await limitRequest(c, result.principal);
+  return { principal: result.principal, first: true };
+}
+
+/** Authenticates (and limits) the request, checks its scope, runs the route, adds the headers. */
+async function guard<E extends AuthEnv>(
+  c: Context<E>,
+  next: () => Promise<void>,
+  scopeOf?: (c: Context<E>) => Scope,
+): Promise<void> {
+  const { principal, first } = await principalOf(c);
+  if (scopeOf !== undefined) authorize(principal, scopeOf(c));
+  await next();
+  if (first) writeLimitHeaders(c);
 }
 
 /** Any valid key (bootstrap, stored with any scope, anonymous in local dev). */
-export const requireApiKey = createMiddleware<AuthEnv>(async (c, next) => {
-  await principalOf(c);
-  return next();
-});
+export const requireApiKey = createMiddleware<AuthEnv>((c, next) => guard(c, next));
 
 /** 403 `insufficient_scope` naming `scope` unless the request's key holds it. */
 export function authorize(principal: Principal, scope: Scope): void {
@@ -76,16 +93,10 @@ export function authorize(principal: Principal, scope: Scope): void {
 
 /** A valid key holding `scope`. */
 export function requireScope(scope: Scope) {
-  return createMiddleware<AuthEnv>(async (c, next) => {
-    authorize(await principalOf(c), scope);
-    return next();
-  });
+  return createMiddleware<AuthEnv>((c, next) => guard(c, next, () => scope));
 }
 
 /** A valid key holding the scope `scopeOf` picks for this request (e.g. from the model). */
 export function requireScopeBy(scopeOf: (c: Context<AppEnv>) => Scope) {
-  return createMiddleware<AppEnv>(async (c, next) => {
-    authorize(await principalOf(c), scopeOf(c));
-    return next();
-  });
+  return createMiddleware<AppEnv>((c, next) => guard(c, next, scopeOf));
 }

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { FraudStores } from "../../tasks/fraud/ledger/ledger";
 import type { Services } from "../../tasks";
 import type { Principal } from "../../tasks/keys/authenticate";
+import type { LimitSnapshot } from "../../tasks/keys/limit-windows";
 
 export type AppEnv = {
   Bindings: Env;
@@ -12,6 +13,8 @@ export type AppEnv = {
     requestId: string;
     /** Who the request's key is: set by the auth middleware (routes/http/auth.ts). */
     principal: Principal;
+    /** The key's latest limit count, for the x-ratelimit-* headers (routes/http/limits.ts). */
+    limits: LimitSnapshot;
   };
 };
 

@@ -36,6 +36,7 @@ import type { ChunkOptions } from "./stream-chunks";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
 import { losslessBody } from "../http/lossless-body";
+import { meteredFor } from "../http/limits";
 
 const sse = {
   "text/event-stream": {
@@ -137,7 +138,7 @@ chatRoutes.on("POST", "*", requireJson, limitBody);
 chatRoutes.openapi(chatRoute, async (c) => {
   const body = c.req.valid("json");
   const model = findModel(c.get("services"), body.model, "model");
-  const generator = capability(model, "textGeneration", "model");
+  const generator = meteredFor(c, capability(model, "textGeneration", "model"));
   await requireReady(model);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   if (body.continue_final_message && body.add_generation_prompt !== false) {
@@ -205,7 +206,7 @@ completionRoutes.on("POST", "*", requireJson, limitBody);
 completionRoutes.openapi(completionRoute, async (c) => {
   const body = c.req.valid("json");
   const model = findModel(c.get("services"), body.model, "model");
-  const generator = capability(model, "textGeneration", "model");
+  const generator = meteredFor(c, capability(model, "textGeneration", "model"));
   await requireReady(model);
   // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
   const maxTokens = body.max_tokens ?? 16;

@@ -23,6 +23,7 @@ import {
 import { hex, messageItem } from "./responses-output";
 import { generationOptions } from "./sampling";
 import { responseFormatOf, structuredOutputsOf } from "./structured-fields";
+import { meteredFor } from "../http/limits";
 
 const route = createRoute({
   method: "post",
@@ -67,7 +68,7 @@ responsesRoutes.on("POST", "*", requireJson, limitBody);
 responsesRoutes.openapi(route, async (c) => {
   const body = c.req.valid("json");
   const model = findModel(c.get("services"), body.model, "model");
-  const generator = capability(model, "textGeneration", "model");
+  const generator = meteredFor(c, capability(model, "textGeneration", "model"));
   await requireReady(model);
   const maxTokens = body.max_output_tokens ?? undefined;
   const tools =

@@ -1,0 +1,117 @@
+// A key's limits at the edge: its request rate checked with authentication, its token budget
+// reserved per generation (tasks/keys/metered-generator.ts), both in the key's Durable Object;
+// OpenAI's x-ratelimit-* headers on every answer to a limited key, 429 with Retry-After over one.
+import type { Context } from "hono";
+import { ServiceError } from "../../errors/service-error";
+import type { Principal } from "../../tasks/keys/authenticate";
+import { keyLimiter } from "../../tasks/keys/key-limiter";
+import type { Admission, LimitSnapshot } from "../../tasks/keys/limit-windows";
+import { meteredGenerator } from "../../tasks/keys/metered-generator";
+import type { TextGenerator } from "../../tasks/text-generation/text-generation";
+import { waitUntil } from "./wait-until";
+
+type LimitsEnv = { Bindings: Env; Variables: { principal: Principal; limits: LimitSnapshot } };
+
+const hasLimits = (principal: Principal) => Object.keys(principal.limits).length > 0;
+
+/** OpenAI's reset durations: "20ms", "1s", "6m0s", "1h2m3s". */
+export function resetDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
+  const total = Math.ceil(ms / 1000);
+  const [hours, minutes, seconds] = [
+    Math.floor(total / 3600),
+    Math.floor(total / 60) % 60,
+    total % 60,
+  ];
+  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${minutes}m${seconds}s`;
+  return `${seconds}s`;
+}
+
+export function rateLimitHeaders(snapshot: LimitSnapshot): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const kind of ["requests", "tokens"] as const) {
+    const window = snapshot[kind];
+    if (window === undefined) continue;
+    headers[`x-ratelimit-limit-${kind}`] = String(window.limit);
+    headers[`x-ratelimit-remaining-${kind}`] = String(window.remaining);
+    headers[`x-ratelimit-reset-${kind}`] = resetDuration(window.resetMs);
+  }
+  return headers;
+}
+
+function refusal(admission: Extract<Admission, { admitted: false }>): ServiceError {
+  const detail = admission.tooLarge
+    ? `This request needs more tokens than the key's ${admission.limit} allows; ` +
+      "lower max_tokens or the prompt"
+    : `The key's ${admission.limit} is spent until its window resets`;
+  return new ServiceError(429, "rate_limited", detail, {
+    field: admission.limit.startsWith("tokens") ? "max_tokens" : "headers.authorization",
+    headers: {
+      "retry-after": String(Math.max(1, Math.ceil(admission.retryAfterMs / 1000))),
+      ...rateLimitHeaders(admission.snapshot),
+    },
+  });
+}
+
+/**
+ * Counts the request against its key's rate (when the key has limits) and, once answered,
+ * writes the x-ratelimit-* headers of the latest count. Throws the 429.
+ */
+export async function limitRequest<E extends LimitsEnv>(
+  c: Context<E>,
+  principal: Principal,
+): Promise<void> {
+  if (!hasLimits(principal)) return;
+  const admission = await keyLimiter(c.env.KEY_LIMITS, principal.keyId).admit({
+    id: crypto.randomUUID(),
+    requests: 1,
+    tokens: 0,
+    limits: principal.limits,
+  });
+  if (!admission.admitted) throw refusal(admission);
+  c.set("limits", admission.snapshot);
+}
+
+/** After the handler: the headers of the key's latest count, on whatever was answered. */
+export function writeLimitHeaders<E extends LimitsEnv>(c: Context<E>): void {
+  const snapshot = c.get("limits");
+  if (snapshot === undefined) return;
+  for (const [name, value] of Object.entries(rateLimitHeaders(snapshot)))
+    c.res.headers.set(name, value);
+}
+
+/** The request's generator, charging its key's token budget when the key has one. */
+export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGenerator) {
+  const principal = c.get("principal");
+  const { limits } = principal;
+  const budgeted =
+    limits.tokens_per_minute !== undefined ||
+    limits.tokens_per_day !== undefined ||
+    limits.tokens_per_month !== undefined;
+  if (!budgeted) return generator;
+  const limiter = keyLimiter(c.env.KEY_LIMITS, principal.keyId);
+  // Each reservation's settlement is awaited by waitUntil from the moment it is made: a client
+  // that leaves ends the request, and without it the isolate would drop the generation (and its
+  // settlement) instead of seeing the abort through to the finally that settles it.
+  const pending = new Map<string, (used: number) => void>();
+  return meteredGenerator(generator, {
+    async reserve(tokens) {
+      const id = crypto.randomUUID();
+      const admission = await limiter.admit({ id, requests: 0, tokens, limits });
+      if (!admission.admitted) throw refusal(admission);
+      c.set("limits", admission.snapshot);
+      const used = new Promise<number>((resolve) => pending.set(id, resolve));
+      waitUntil(
+        c,
+        used.then((tokens) => limiter.settle({ id, used: tokens, limits })),
+        "budget_settle",
+      );
+      return id;
+    },
+    settle(id, used) {
+      pending.get(id)?.(used);
+      pending.delete(id);
+    },
+  });
+}
