@@ -14,3 +14,22 @@ CREATE TABLE api_keys (
   last_used_at  TEXT,
   revoked_at    TEXT
 );
+
+-- The audit trail: one row per authenticated request, who (key id), what (route template,
+-- model, status, tokens, latency) and when; never a prompt, an output, a path's values (the
+-- route template is stored, not the path: a card id stays out) or a presented key. Written
+-- after the answer (waitUntil); rows older than 30 days are pruned (src/tasks/keys/audit.ts).
+CREATE TABLE audit_log (
+  id                INTEGER PRIMARY KEY AUTOINCREMENT,
+  key_id            TEXT NOT NULL,               -- key_…, bootstrap-<n> or anonymous
+  at                TEXT NOT NULL,               -- ISO 8601 (UTC), when the request arrived
+  method            TEXT NOT NULL,
+  route             TEXT NOT NULL,               -- e.g. /v1/fraud/cards/:card
+  model             TEXT,
+  status            INTEGER NOT NULL,
+  prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+  completion_tokens INTEGER NOT NULL DEFAULT 0,
+  latency_ms        INTEGER NOT NULL             -- until the answer's headers
+);
+CREATE INDEX audit_log_by_key ON audit_log (key_id, at);
+CREATE INDEX audit_log_by_time ON audit_log (at);

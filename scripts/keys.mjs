@@ -4,11 +4,12 @@
 //   BASE=https://… ADMIN_KEY=… node scripts/keys.mjs create --name chat --scope generate \
 //     [--scope classify] [--rpm 60] [--tpm 20000] [--tpd 1000000] [--tpmonth 20000000]
 //   node scripts/keys.mjs list | get <id> | rotate <id> | revoke <id>
+//   node scripts/keys.mjs activity <id> | usage <id>   (the audit trail; <id> may be bootstrap-1)
 import { parseArgs } from "node:util";
 
 const USAGE =
   "usage: keys.mjs create --name NAME --scope SCOPE… [--rpm N] [--tpm N] [--tpd N] [--tpmonth N]\n" +
-  "       keys.mjs list | get ID | rotate ID | revoke ID\n" +
+  "       keys.mjs list | get ID | rotate ID | revoke ID | activity ID | usage ID\n" +
   "env:   BASE (default http://127.0.0.1:8787), ADMIN_KEY (a key with the admin scope)";
 
 const base = (process.env.BASE ?? "http://127.0.0.1:8787").replace(/\/$/, "");
@@ -103,6 +104,12 @@ switch (command) {
     break;
   case "revoke":
     result = await call("DELETE", `/${needId()}`);
+    break;
+  case "activity":
+    result = await call("GET", `/${needId()}/activity`);
+    break;
+  case "usage":
+    result = await call("GET", `/${needId()}/usage?days=30`);
     break;
   default:
     console.error(`unknown command ${command}\n${USAGE}`);

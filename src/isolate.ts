@@ -43,6 +43,7 @@ let preloading: Promise<PreloadOutcome[]> | undefined;
  *   stored keys' lookups by hash (10 s each, 4,096 at most: a revocation elsewhere reaches this
  *   isolate within 10 s); when each key's last use was written (once a minute)
  * - tasks/keys/auth-failures: failed authentications by reason (for /metrics)
+ * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
  * - routes/http/body: the body-limit middleware per size (per MAX_BODY_BYTES value)
  * - routes/openai/models: when this isolate began serving, `created` (first /v1/models)
  */

@@ -8,6 +8,7 @@ import { limitBody, requireJson } from "../http/body";
 import { BODY_ERRORS, KEY_ERRORS, problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { validationHook } from "../http/validation";
+import { keyActivityRoutes } from "./key-activity";
 import { CreateKeyRequest, IssuedKeyView, KeyIdParams, KeyView, keyView } from "./key-schemas";
 
 const AUTH_ERRORS = [...KEY_ERRORS, 503] as const;
@@ -116,3 +117,6 @@ keyRoutes.openapi(revokeKeyRoute, async (c) => {
   if (record === undefined) throw noSuchKey(id);
   return c.json(keyView(record), 200);
 });
+
+// A key's audit trail and daily usage (key-activity.ts), behind the same admin scope.
+keyRoutes.route("/", keyActivityRoutes);

@@ -3,18 +3,23 @@
 // from tasks/keys (the API_KEYS bootstrap keys, stored keys, anonymous in local dev).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { toServiceError } from "../../errors/problem";
 import { ServiceError } from "../../errors/service-error";
 import { type AuthFailureReason, countAuthFailure } from "../../tasks/keys/auth-failures";
 import { authenticate, type Principal, recordUse } from "../../tasks/keys/authenticate";
 import type { LimitSnapshot } from "../../tasks/keys/limit-windows";
 import type { Scope } from "../../tasks/keys/scopes";
-import { limitRequest, writeLimitHeaders } from "./limits";
+import { auditRequest, type RequestUsage } from "./audit";
+import { limitHeaders, limitRequest } from "./limits";
 import type { AppEnv } from "./services";
 import { waitUntil } from "./wait-until";
 
 export { parseApiKeys } from "../../tasks/keys/authenticate";
 
-type AuthEnv = { Bindings: Env; Variables: { principal: Principal; limits: LimitSnapshot } };
+type AuthEnv = {
+  Bindings: Env;
+  Variables: { principal: Principal; limits: LimitSnapshot; usage: RequestUsage };
+};
 
 const challenge = { "www-authenticate": 'Bearer realm="edge-inference"' };
 
@@ -35,8 +40,8 @@ function refuse(reason: Exclude<AuthFailureReason, "insufficient_scope">): never
 }
 
 /**
- * The request's principal, authenticated once per request (a later middleware reuses it), and
- * its request counted against the key's rate. `first`: this call authenticated it.
+ * The request's principal, authenticated once per request (a later middleware reuses it).
+ * `first`: this call authenticated it.
  */
 async function principalOf<E extends AuthEnv>(
   c: Context<E>,
@@ -55,20 +60,42 @@ async function principalOf<E extends AuthEnv>(
   c.set("principal", result.principal);
   const used = recordUse(c.env.DB, result.principal);
   if (used !== undefined) waitUntil(c, used, "key_last_used");
-  await limitRequest(c, result.principal);
   return { principal: result.principal, first: true };
 }
 
-/** Authenticates (and limits) the request, checks its scope, runs the route, adds the headers. */
+/**
+ * Authenticates the request, counts it against its key's rate, checks its scope, runs the route;
+ * then the x-ratelimit-* headers and the audit row. A later guard of the same request (a
+ * sub-app's second middleware) only checks its scope.
+ */
 async function guard<E extends AuthEnv>(
   c: Context<E>,
   next: () => Promise<void>,
   scopeOf?: (c: Context<E>) => Scope,
 ): Promise<void> {
+  const startedAt = Date.now();
   const { principal, first } = await principalOf(c);
-  if (scopeOf !== undefined) authorize(principal, scopeOf(c));
-  await next();
-  if (first) writeLimitHeaders(c);
+  if (!first) {
+    if (scopeOf !== undefined) authorize(principal, scopeOf(c));
+    return next();
+  }
+  try {
+    await limitRequest(c, principal);
+    if (scopeOf !== undefined) authorize(principal, scopeOf(c));
+    await next();
+  } catch (error) {
+    // Refused here (429, 403): the error is rendered after this, with the limits' headers.
+    const refusal = toServiceError(error);
+    const withHeaders = new ServiceError(refusal.status, refusal.code, refusal.message, {
+      ...(refusal.field === undefined ? {} : { field: refusal.field }),
+      cause: refusal.cause,
+      headers: { ...limitHeaders(c), ...refusal.headers },
+    });
+    auditRequest(c, principal, startedAt, refusal.status);
+    throw withHeaders;
+  }
+  for (const [name, value] of Object.entries(limitHeaders(c))) c.res.headers.set(name, value);
+  auditRequest(c, principal, startedAt, c.res.status);
 }
 
 /** Any valid key (bootstrap, stored with any scope, anonymous in local dev). */

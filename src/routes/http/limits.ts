@@ -7,10 +7,14 @@ import type { Principal } from "../../tasks/keys/authenticate";
 import { keyLimiter } from "../../tasks/keys/key-limiter";
 import type { Admission, LimitSnapshot } from "../../tasks/keys/limit-windows";
 import { meteredGenerator } from "../../tasks/keys/metered-generator";
-import type { TextGenerator } from "../../tasks/text-generation/text-generation";
+import type { TextGenerator, Usage } from "../../tasks/text-generation/text-generation";
+import { type RequestUsage, requestUsage } from "./audit";
 import { waitUntil } from "./wait-until";
 
-type LimitsEnv = { Bindings: Env; Variables: { principal: Principal; limits: LimitSnapshot } };
+type LimitsEnv = {
+  Bindings: Env;
+  Variables: { principal: Principal; limits: LimitSnapshot; usage: RequestUsage };
+};
 
 const hasLimits = (principal: Principal) => Object.keys(principal.limits).length > 0;
 
@@ -73,15 +77,16 @@ export async function limitRequest<E extends LimitsEnv>(
   c.set("limits", admission.snapshot);
 }
 
-/** After the handler: the headers of the key's latest count, on whatever was answered. */
-export function writeLimitHeaders<E extends LimitsEnv>(c: Context<E>): void {
+/** The headers of the key's latest count (none for a key without limits). */
+export function limitHeaders<E extends LimitsEnv>(c: Context<E>): Record<string, string> {
   const snapshot = c.get("limits");
-  if (snapshot === undefined) return;
-  for (const [name, value] of Object.entries(rateLimitHeaders(snapshot)))
-    c.res.headers.set(name, value);
+  return snapshot === undefined ? {} : rateLimitHeaders(snapshot);
 }
 
-/** The request's generator, charging its key's token budget when the key has one. */
+/**
+ * The request's generator: its usage counted for the audit trail, and charged to its key's
+ * token budget when the key has one.
+ */
 export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGenerator) {
   const principal = c.get("principal");
   const { limits } = principal;
@@ -89,24 +94,30 @@ export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGe
     limits.tokens_per_minute !== undefined ||
     limits.tokens_per_day !== undefined ||
     limits.tokens_per_month !== undefined;
-  if (!budgeted) return generator;
-  const limiter = keyLimiter(c.env.KEY_LIMITS, principal.keyId);
+  const limiter = budgeted ? keyLimiter(c.env.KEY_LIMITS, principal.keyId) : undefined;
+  const usage = requestUsage(c);
+  usage.model = generator.manifest.name;
   // Each reservation's settlement is awaited by waitUntil from the moment it is made: a client
   // that leaves ends the request, and without it the isolate would drop the generation (and its
   // settlement) instead of seeing the abort through to the finally that settles it.
-  const pending = new Map<string, (used: number) => void>();
+  const pending = new Map<string, (used: Usage | undefined) => void>();
   return meteredGenerator(generator, {
     async reserve(tokens) {
       const id = crypto.randomUUID();
-      const admission = await limiter.admit({ id, requests: 0, tokens, limits });
-      if (!admission.admitted) throw refusal(admission);
-      c.set("limits", admission.snapshot);
-      const used = new Promise<number>((resolve) => pending.set(id, resolve));
-      waitUntil(
-        c,
-        used.then((tokens) => limiter.settle({ id, used: tokens, limits })),
-        "budget_settle",
+      if (limiter !== undefined) {
+        const admission = await limiter.admit({ id, requests: 0, tokens, limits });
+        if (!admission.admitted) throw refusal(admission);
+        c.set("limits", admission.snapshot);
+      }
+      const settled = new Promise<Usage | undefined>((resolve) => pending.set(id, resolve)).then(
+        async (used) => {
+          usage.promptTokens += used?.prompt_tokens ?? 0;
+          usage.completionTokens += used?.completion_tokens ?? 0;
+          await limiter?.settle({ id, used: used?.total_tokens ?? 0, limits });
+        },
       );
+      usage.settled.push(settled);
+      waitUntil(c, settled, "budget_settle");
       return id;
     },
     settle(id, used) {

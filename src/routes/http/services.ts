@@ -4,6 +4,7 @@ import type { FraudStores } from "../../tasks/fraud/ledger/ledger";
 import type { Services } from "../../tasks";
 import type { Principal } from "../../tasks/keys/authenticate";
 import type { LimitSnapshot } from "../../tasks/keys/limit-windows";
+import type { RequestUsage } from "./audit";
 
 export type AppEnv = {
   Bindings: Env;
@@ -15,6 +16,8 @@ export type AppEnv = {
     principal: Principal;
     /** The key's latest limit count, for the x-ratelimit-* headers (routes/http/limits.ts). */
     limits: LimitSnapshot;
+    /** What the request's generations used, for its audit row (routes/http/audit.ts). */
+    usage: RequestUsage;
   };
 };
 

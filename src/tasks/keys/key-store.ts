@@ -35,11 +35,11 @@ function toRecord(row: Row): ApiKeyRecord {
 }
 
 /** A database without the keys' table is an operator's error: 503 naming the migration. */
-async function guarded<T>(work: () => Promise<T>): Promise<T> {
+export async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof Error && /no such table: api_keys/.test(error.message)) {
+    if (error instanceof Error && /no such table: (api_keys|audit_log)/.test(error.message)) {
       throw new ServiceError(
         503,
         "not_configured",

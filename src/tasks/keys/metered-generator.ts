@@ -6,8 +6,8 @@ import type { TextGenerator, Usage } from "../text-generation/text-generation";
 export interface TokenMeter {
   /** Reserves `tokens` or throws the refusal (a 429 ServiceError). Returns the reservation's id. */
   reserve(tokens: number): Promise<string>;
-  /** Settles a reservation to `used` tokens (in the background). */
-  settle(id: string, used: number): void;
+  /** Settles a reservation to what the generation used (undefined: nothing, it never started). */
+  settle(id: string, usage: Usage | undefined): void;
 }
 
 export function meteredGenerator(generator: TextGenerator, meter: TokenMeter): TextGenerator {
@@ -33,7 +33,7 @@ export function meteredGenerator(generator: TextGenerator, meter: TokenMeter): T
           signal,
         );
       } finally {
-        meter.settle(id, usage?.total_tokens ?? 0);
+        meter.settle(id, usage);
       }
     },
   };

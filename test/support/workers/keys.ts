@@ -29,3 +29,28 @@ export async function issueKey(
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+export interface ActivityRow {
+  at: string;
+  method: string;
+  route: string;
+  model: string | null;
+  status: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  latency_ms: number;
+}
+
+/** A key's audit rows once `count` are there (they are written after the answers). */
+export async function activityOf(keyId: string, count: number): Promise<ActivityRow[]> {
+  let rows: ActivityRow[] = [];
+  for (let i = 0; i < 100; i++) {
+    const response = await SELF.fetch(`${BASE}/admin/keys/${keyId}/activity?limit=1000`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    rows = (await response.json<{ data: ActivityRow[] }>()).data;
+    if (rows.length >= count) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return rows;
+}

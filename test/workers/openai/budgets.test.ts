@@ -6,7 +6,7 @@ import { describe, expect, inject, it } from "vitest";
 import { perModelKey } from "../../../src/compose";
 import { keyLimiter } from "../../../src/tasks/keys/key-limiter";
 import { BASE, KEY, problem } from "../../support/workers/helpers";
-import { bearer, issueKey } from "../../support/workers/keys";
+import { activityOf, bearer, issueKey } from "../../support/workers/keys";
 
 const origin = inject("llmOrigin");
 const PROMPT = "The long story of the town began";
@@ -151,6 +151,11 @@ describe.skipIf(origin === null)("per-key limits", () => {
     }
     const charged = await settledMonth(issued.id);
     const reserved = 24 * (prompts / 24 + maxTokens);
+    // To the token: the budget charged equals what the audit trail says the 24 generated.
+    const rows = await activityOf(issued.id, 24);
+    expect(rows).toHaveLength(24);
+    const audited = rows.reduce((sum, row) => sum + row.prompt_tokens + row.completion_tokens, 0);
+    expect(charged).toBe(audited);
     // Charged what was generated: at least what the clients saw, far below the reservations.
     expect(charged).toBeGreaterThanOrEqual(prompts + received);
     expect(charged).toBeLessThan(prompts + received + 24 * 16);

@@ -43,8 +43,8 @@ function meter(refuse = false) {
       if (refuse) throw new Error("429");
       return "r1";
     },
-    settle(id, used) {
-      calls.push(`settle ${id} ${used}`);
+    settle(id, usage) {
+      calls.push(`settle ${id} ${usage?.total_tokens ?? 0}`);
     },
   };
   return { calls, value };
