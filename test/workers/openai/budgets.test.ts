@@ -78,6 +78,22 @@ describe.skipIf(origin === null)("per-key limits", () => {
     });
   });
 
+  it("sends them on streams and refusals of scope too", async () => {
+    const { key } = await issueKey(["generate"], { tokens_per_day: 100_000 });
+    const stream = await complete(key, { max_tokens: 3, stream: true });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toContain("text/event-stream");
+    expect(stream.headers.get("x-ratelimit-limit-tokens")).toBe("100000");
+    await stream.text();
+    const forbidden = await SELF.fetch(`${BASE}/v1/classify`, {
+      method: "POST",
+      headers: { ...bearer(key), "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.headers.get("x-ratelimit-limit-tokens")).toBe("100000");
+  });
+
   it("refuses a generation whose reservation exceeds the budget, before any byte", async () => {
     const { key } = await issueKey(["generate"], { tokens_per_month: 50 });
     const response = await complete(key, { max_tokens: 100, stream: true });
