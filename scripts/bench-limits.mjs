@@ -58,7 +58,7 @@ try {
       path: "/tokenize",
       body: { model: "tiny-llm", prompt: "The old house" },
     },
-    "POST /v1/completions, 1 token (rate + reserve + settle)": {
+    "POST /v1/completions, 1 token (rate and reserve in one call, settle)": {
       path: "/v1/completions",
       body: { model: "tiny-llm", prompt: "The old house", max_tokens: 1, temperature: 0 },
     },

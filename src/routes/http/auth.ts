@@ -10,7 +10,7 @@ import { authenticate, type Principal, recordUse } from "../../tasks/keys/authen
 import type { LimitSnapshot } from "../../tasks/keys/limit-windows";
 import type { Scope } from "../../tasks/keys/scopes";
 import { auditRequest, type RequestUsage } from "./audit";
-import { limitHeaders, limitRequest } from "./limits";
+import { countDeferred, type DeferredCount, limitHeaders, limitRequest } from "./limits";
 import type { AppEnv } from "./services";
 import { waitUntil } from "./wait-until";
 
@@ -18,7 +18,12 @@ export { parseApiKeys } from "../../tasks/keys/authenticate";
 
 type AuthEnv = {
   Bindings: Env;
-  Variables: { principal: Principal; limits: LimitSnapshot; usage: RequestUsage };
+  Variables: {
+    principal: Principal;
+    limits: LimitSnapshot;
+    usage: RequestUsage;
+    requestCount: DeferredCount;
+  };
 };
 
 const challenge = { "www-authenticate": 'Bearer realm="edge-inference"' };
@@ -72,6 +77,7 @@ async function guard<E extends AuthEnv>(
   c: Context<E>,
   next: () => Promise<void>,
   scopeOf?: (c: Context<E>) => Scope,
+  reservesTokens = false,
 ): Promise<void> {
   const startedAt = Date.now();
   const { principal, first } = await principalOf(c);
@@ -80,10 +86,12 @@ async function guard<E extends AuthEnv>(
     return next();
   }
   try {
-    await limitRequest(c, principal);
+    await limitRequest(c, principal, reservesTokens);
     if (scopeOf !== undefined) authorize(principal, scopeOf(c));
     await next();
+    await countDeferred(c, principal);
   } catch (error) {
+    await countDeferred(c, principal);
     // Refused here (429, 403): the error is rendered after this, with the limits' headers.
     const refusal = toServiceError(error);
     const withHeaders = new ServiceError(refusal.status, refusal.code, refusal.message, {
@@ -118,9 +126,15 @@ export function authorize(principal: Principal, scope: Scope): void {
   );
 }
 
-/** A valid key holding `scope`. */
-export function requireScope(scope: Scope) {
-  return createMiddleware<AuthEnv>((c, next) => guard(c, next, () => scope));
+/**
+ * A valid key holding `scope`. `reservesTokens`: every answer of the route's is a generation
+ * that reserves tokens first (meteredFor), so a limited key's request is counted in its first
+ * reservation, one call to the key's Durable Object instead of two.
+ */
+export function requireScope(scope: Scope, options: { reservesTokens?: boolean } = {}) {
+  return createMiddleware<AuthEnv>((c, next) =>
+    guard(c, next, () => scope, options.reservesTokens ?? false),
+  );
 }
 
 /** A valid key holding the scope `scopeOf` picks for this request (e.g. from the model). */

@@ -11,9 +11,19 @@ import type { TextGenerator, Usage } from "../../tasks/text-generation/text-gene
 import { type RequestUsage, requestUsage } from "./audit";
 import { waitUntil } from "./wait-until";
 
+/** A request whose count waits for its first token reservation (one object call, not two). */
+export interface DeferredCount {
+  deferred: boolean;
+}
+
 type LimitsEnv = {
   Bindings: Env;
-  Variables: { principal: Principal; limits: LimitSnapshot; usage: RequestUsage };
+  Variables: {
+    principal: Principal;
+    limits: LimitSnapshot;
+    usage: RequestUsage;
+    requestCount: DeferredCount;
+  };
 };
 
 const hasLimits = (principal: Principal) => Object.keys(principal.limits).length > 0;
@@ -59,14 +69,20 @@ function refusal(admission: Extract<Admission, { admitted: false }>): ServiceErr
 }
 
 /**
- * Counts the request against its key's rate (when the key has limits) and, once answered,
- * writes the x-ratelimit-* headers of the latest count. Throws the 429.
+ * Counts the request against its key's rate (when the key has limits); throws the 429. With
+ * `deferred`, a route that reserves tokens for its generations counts it in the first
+ * reservation instead (meteredFor), and countDeferred counts it if none was made.
  */
 export async function limitRequest<E extends LimitsEnv>(
   c: Context<E>,
   principal: Principal,
+  deferred = false,
 ): Promise<void> {
   if (!hasLimits(principal)) return;
+  if (deferred) {
+    c.set("requestCount", { deferred: true });
+    return;
+  }
   const admission = await keyLimiter(c.env.KEY_LIMITS, principal.keyId).admit({
     id: crypto.randomUUID(),
     requests: 1,
@@ -75,6 +91,31 @@ export async function limitRequest<E extends LimitsEnv>(
   });
   if (!admission.admitted) throw refusal(admission);
   c.set("limits", admission.snapshot);
+}
+
+/**
+ * After a route that was to count its request in a reservation but made none (refused before
+ * generating: a 400, an unknown model): counts it now, so refusals still spend the rate.
+ */
+export async function countDeferred<E extends LimitsEnv>(
+  c: Context<E>,
+  principal: Principal,
+): Promise<void> {
+  const count: DeferredCount | undefined = c.get("requestCount");
+  if (count === undefined || !count.deferred) return;
+  count.deferred = false;
+  try {
+    const admission = await keyLimiter(c.env.KEY_LIMITS, principal.keyId).admit({
+      id: crypto.randomUUID(),
+      requests: 1,
+      tokens: 0,
+      limits: principal.limits,
+    });
+    c.set("limits", admission.snapshot);
+  } catch (error) {
+    // The answer is already made: a count that failed is logged, not turned into an error.
+    console.error(JSON.stringify({ event: "request_count_failed", error: String(error) }));
+  }
 }
 
 /** The headers of the key's latest count (none for a key without limits). */
@@ -94,7 +135,8 @@ export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGe
     limits.tokens_per_minute !== undefined ||
     limits.tokens_per_day !== undefined ||
     limits.tokens_per_month !== undefined;
-  const limiter = budgeted ? keyLimiter(c.env.KEY_LIMITS, principal.keyId) : undefined;
+  const limiter = hasLimits(principal) ? keyLimiter(c.env.KEY_LIMITS, principal.keyId) : undefined;
+  const count: DeferredCount | undefined = c.get("requestCount");
   const usage = requestUsage(c);
   usage.model = generator.manifest.name;
   // Each reservation's settlement is awaited by waitUntil from the moment it is made: a client
@@ -104,8 +146,12 @@ export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGe
   return meteredGenerator(generator, {
     async reserve(tokens) {
       const id = crypto.randomUUID();
-      if (limiter !== undefined) {
-        const admission = await limiter.admit({ id, requests: 0, tokens, limits });
+      // The request's own count rides on its first reservation when the route deferred it.
+      const requests = count?.deferred === true ? 1 : 0;
+      if (count !== undefined) count.deferred = false;
+      const reserved = budgeted ? tokens : 0;
+      if (limiter !== undefined && (requests > 0 || reserved > 0)) {
+        const admission = await limiter.admit({ id, requests, tokens: reserved, limits });
         if (!admission.admitted) throw refusal(admission);
         c.set("limits", admission.snapshot);
       }
@@ -113,7 +159,7 @@ export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGe
         async (used) => {
           usage.promptTokens += used?.prompt_tokens ?? 0;
           usage.completionTokens += used?.completion_tokens ?? 0;
-          await limiter?.settle({ id, used: used?.total_tokens ?? 0, limits });
+          if (budgeted) await limiter?.settle({ id, used: used?.total_tokens ?? 0, limits });
         },
       );
       usage.settled.push(settled);

@@ -5,6 +5,7 @@ import type { Services } from "../../tasks";
 import type { Principal } from "../../tasks/keys/authenticate";
 import type { LimitSnapshot } from "../../tasks/keys/limit-windows";
 import type { RequestUsage } from "./audit";
+import type { DeferredCount } from "./limits";
 
 export type AppEnv = {
   Bindings: Env;
@@ -18,6 +19,8 @@ export type AppEnv = {
     limits: LimitSnapshot;
     /** What the request's generations used, for its audit row (routes/http/audit.ts). */
     usage: RequestUsage;
+    /** A limited key's request count, deferred to its first reservation (limits.ts). */
+    requestCount: DeferredCount;
   };
 };
 

@@ -133,7 +133,7 @@ async function echoText(
 
 /** POST /v1/chat/completions. */
 export const chatRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-chatRoutes.use(requireScope("generate"));
+chatRoutes.use(requireScope("generate", { reservesTokens: true }));
 chatRoutes.on("POST", "*", requireJson, limitBody);
 chatRoutes.openapi(chatRoute, async (c) => {
   const body = c.req.valid("json");
@@ -201,7 +201,7 @@ chatRoutes.openapi(chatRoute, async (c) => {
 
 /** POST /v1/completions. */
 export const completionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-completionRoutes.use(requireScope("generate"));
+completionRoutes.use(requireScope("generate", { reservesTokens: true }));
 completionRoutes.on("POST", "*", requireJson, limitBody);
 completionRoutes.openapi(completionRoute, async (c) => {
   const body = c.req.valid("json");

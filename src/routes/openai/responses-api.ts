@@ -63,7 +63,7 @@ const route = createRoute({
  * response.failed, the Response with status "failed" and its error.
  */
 export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-responsesRoutes.use(requireScope("generate"));
+responsesRoutes.use(requireScope("generate", { reservesTokens: true }));
 responsesRoutes.on("POST", "*", requireJson, limitBody);
 responsesRoutes.openapi(route, async (c) => {
   const body = c.req.valid("json");

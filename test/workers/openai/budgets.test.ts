@@ -94,6 +94,19 @@ describe.skipIf(origin === null)("per-key limits", () => {
     expect(forbidden.headers.get("x-ratelimit-limit-tokens")).toBe("100000");
   });
 
+  it("counts a generation route's refused requests against the rate too", async () => {
+    const { key } = await issueKey(["generate"], { requests_per_minute: 2 });
+    await awayFromMinuteEnd();
+    // Counted in the reservation when there is one, after the answer when there is none.
+    const invalid = await complete(key, { max_tokens: "many" });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get("x-ratelimit-remaining-requests")).toBe("1");
+    const valid = await complete(key, { max_tokens: 2 });
+    expect(valid.status).toBe(200);
+    expect(valid.headers.get("x-ratelimit-remaining-requests")).toBe("0");
+    expect((await complete(key, { max_tokens: 2 })).status).toBe(429);
+  });
+
   it("refuses a generation whose reservation exceeds the budget, before any byte", async () => {
     const { key } = await issueKey(["generate"], { tokens_per_month: 50 });
     const response = await complete(key, { max_tokens: 100, stream: true });
