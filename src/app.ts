@@ -4,6 +4,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
 import { fraudStores } from "./compose";
 import { isolate } from "./isolate";
+import { keyRoutes } from "./routes/admin/keys";
 import { metricsRoutes } from "./routes/admin/metrics";
 import { documentApi } from "./routes/admin/openapi";
 import { referenceRoutes } from "./routes/admin/reference";
@@ -53,6 +54,7 @@ export function createApp(
   app.route("/v1/webhooks", webhookRoutes);
   // Operators: Prometheus metrics; readers: the API reference page (public, like the document).
   app.route("/", metricsRoutes);
+  app.route("/admin/keys", keyRoutes);
   app.route("/", referenceRoutes);
 
   documentApi(app);

@@ -4,6 +4,7 @@ import { fraudStores } from "./compose";
 import { isolate } from "./isolate";
 
 export { CardHistory } from "./tasks/fraud/ledger/card-history";
+export { KeyLimiter } from "./tasks/keys/key-limiter";
 
 // The isolate starts by loading its preloaded models: evaluated with the top level, before the
 // first request, like ORT's own start.

@@ -39,7 +39,11 @@ let preloading: Promise<PreloadOutcome[]> | undefined;
  * - tasks/fraud/featurize: a feature list's column indexes (per manifest; weak)
  * - tasks/fraud/context, sources/adyen-signature: MERCHANT_PROFILE parsed; Adyen HMAC CryptoKeys
  *   (per configured value)
- * - routes/http/auth: the API keys' SHA-256 digests (per API_KEYS value)
+ * - tasks/keys/authenticate: the API_KEYS bootstrap keys' SHA-256 digests (per API_KEYS value);
+ *   stored keys' lookups by hash (10 s each, 4,096 at most: a revocation elsewhere reaches this
+ *   isolate within 10 s); when each key's last use was written (once a minute)
+ * - tasks/keys/auth-failures: failed authentications by reason (for /metrics)
+ * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
  * - routes/http/body: the body-limit middleware per size (per MAX_BODY_BYTES value)
  * - routes/openai/models: when this isolate began serving, `created` (first /v1/models)
  */

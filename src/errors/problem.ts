@@ -7,6 +7,7 @@ const TITLES: Record<ServiceError["code"], string> = {
   invalid_request: "Invalid request",
   invalid_json: "Malformed JSON body",
   unauthorized: "Unauthorized",
+  insufficient_scope: "Insufficient scope",
   not_found: "Not found",
   model_not_found: "Model not found",
   model_not_ready: "Model not ready",

@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   "invalid_request",
   "invalid_json",
   "unauthorized",
+  "insufficient_scope",
   "not_found",
   "model_not_found",
   "model_not_ready",

@@ -1,10 +1,11 @@
 // GET /metrics: this isolate's gauges in Prometheus text — the WASM memory onnxruntime-web holds,
-// the sessions it has created and which models are loaded.
+// the sessions it has created, which models are loaded, and failed authentications by reason.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { wasmMemoryBytes, wasmSessionsCreated } from "../../runtime";
-import { problemResponses } from "../http/problems";
+import { authFailures } from "../../tasks/keys/auth-failures";
+import { problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
-import { requireApiKey } from "../http/auth";
+import { requireScope } from "../http/auth";
 
 const metricsRoute = createRoute({
   method: "get",
@@ -16,7 +17,7 @@ const metricsRoute = createRoute({
       description: "Prometheus exposition format 0.0.4",
       content: { "text/plain": { schema: z.string() } },
     },
-    ...problemResponses("problem", 401),
+    ...problemResponses("problem", KEY_ERRORS),
   },
 });
 
@@ -25,7 +26,7 @@ const metricsRoute = createRoute({
  * beside the inspector's V8 heap figure.
  */
 export const metricsRoutes = new OpenAPIHono<AppEnv>();
-metricsRoutes.use("/metrics", requireApiKey);
+metricsRoutes.use("/metrics", requireScope("metrics"));
 metricsRoutes.openapi(metricsRoute, (c) => {
   const models = c.get("services").list();
   const lines = [
@@ -42,6 +43,12 @@ metricsRoutes.openapi(metricsRoute, (c) => {
     ...models.map(
       (model) =>
         `edge_model_loaded{model="${model.manifest.name}"} ${model.state() === "ready" ? 1 : 0}`,
+    ),
+    "# HELP edge_auth_failures_total Requests refused by this isolate's key check, by reason " +
+      "(missing, malformed, unknown, revoked, not_configured, insufficient_scope).",
+    "# TYPE edge_auth_failures_total counter",
+    ...authFailures().map(
+      ([reason, count]) => `edge_auth_failures_total{reason="${reason}"} ${count}`,
     ),
   ];
   return c.text(`${lines.join("\n")}\n`, 200, {

@@ -14,7 +14,10 @@ export function documentApi(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
     scheme: "bearer",
-    description: "One of the comma-separated keys in API_KEYS",
+    description:
+      "A key issued by /admin/keys, with the scopes a route needs (generate, classify, " +
+      "fraud:score, fraud:read, metrics, admin; 403 names a missing one), or one of the " +
+      "API_KEYS secret's bootstrap keys (every scope)",
   });
   app.openAPIRegistry.registerPath({
     method: "get",

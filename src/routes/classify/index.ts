@@ -24,11 +24,11 @@ import {
   TextClassifyResponse,
 } from "./schemas";
 import { serverTiming } from "../http/server-timing";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { parseBody, readJson, validationHook } from "../http/validation";
-import { requireApiKey } from "../http/auth";
+import { requireScope } from "../http/auth";
 import { limitBody, requireMediaType } from "../http/body";
 
 // The bodies are documented by reference (the schemas are registered below), not as zod
@@ -64,7 +64,7 @@ const classifyRoute = createRoute({
         "application/json": { schema: z.union([TextClassifyResponse, ImageClassifyResponse]) },
       },
     },
-    ...problemResponses("openai", 401, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -83,7 +83,7 @@ function checkBatch(count: number, maxBatch: number, field: string): void {
 }
 
 export const classifyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-classifyRoutes.use(requireApiKey);
+classifyRoutes.use(requireScope("classify"));
 // Texts as JSON; images as raw PNG/JPEG bodies, multipart forms or data URLs in JSON.
 classifyRoutes.on(
   "POST",

@@ -3,7 +3,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { authorizationMethods } from "../../tasks/fraud/transaction";
-import { problemResponses } from "../http/problems";
+import { problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { validationHook } from "../http/validation";
 import { DecisionSchema } from "./decision-schema";
@@ -72,7 +72,7 @@ const route = createRoute({
       content: { "application/json": { schema: CardResponse } },
     },
     // 400: the card id is empty or over 255 characters; 404: nothing is stored for this card.
-    ...problemResponses("openai", 400, 401, 404),
+    ...problemResponses("openai", 400, KEY_ERRORS, 404),
   },
 });
 

@@ -5,12 +5,12 @@ import { ServiceError } from "../../errors/service-error";
 import { TransactionSchema } from "../../tasks/fraud/transaction";
 import { capability } from "../../tasks";
 import { serverTiming } from "../http/server-timing";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { fraudCardRoutes } from "./cards";
 import { validationHook } from "../http/validation";
-import { requireApiKey } from "../http/auth";
+import { requireApiKey, requireScope } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
 
 /** History entries accepted per account; the model reads only the latest window − 1. */
@@ -60,12 +60,14 @@ const route = createRoute({
       description: "Score and label per transaction",
       content: { "application/json": { schema: ScoreResponse } },
     },
-    ...problemResponses("openai", 401, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
 export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 fraudRoutes.use(requireApiKey);
+fraudRoutes.use("/score", requireScope("fraud:score"));
+fraudRoutes.use("/cards/*", requireScope("fraud:read"));
 fraudRoutes.on("POST", "*", requireJson, limitBody);
 fraudRoutes.openapi(route, async (c) => {
   const body = c.req.valid("json");

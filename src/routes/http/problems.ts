@@ -127,12 +127,15 @@ const DESCRIPTIONS = {
     "Invalid request: a field missing, mistyped or out of range " +
     "(`invalid_request`), a body that is not JSON (`invalid_json`), or a " +
     "prompt longer than the model's context (`context_length_exceeded`)",
-  401: "Missing or wrong credentials (`unauthorized`)",
+  401: "Missing, wrong or revoked credentials (`unauthorized`)",
+  403: "The key lacks the scope this route needs (`insufficient_scope`, naming the scope)",
   404: "Unknown model, version or route (`model_not_found`, `not_found`)",
   413: "Body over MAX_BODY_BYTES, or a request over a size limit (`payload_too_large`)",
   415: "Body not sent as application/json (`unsupported_media_type`)",
   422: "Valid JSON the model or task cannot take (`unprocessable_input`)",
-  429: "The GPU origin is at capacity (`rate_limited`); retry after Retry-After",
+  429:
+    "The key's request rate or token budget is spent, or the GPU origin is at capacity " +
+    "(`rate_limited`); retry after Retry-After",
   500:
     "A store failed while recording (`internal_error`); the caller " +
     "retries (documented only where a route answers it on purpose)",
@@ -144,6 +147,12 @@ const DESCRIPTIONS = {
 } as const;
 
 export type ProblemStatus = keyof typeof DESCRIPTIONS;
+
+/**
+ * Statuses of every route behind a key: no valid key (401), a key without the route's scope
+ * (403), a key over its request rate or token budget (429).
+ */
+export const KEY_ERRORS = [401, 403, 429] as const satisfies readonly ProblemStatus[];
 
 /** Statuses every POST route with a JSON body can answer before its handler runs. */
 export const BODY_ERRORS = [400, 413, 415] as const satisfies readonly ProblemStatus[];

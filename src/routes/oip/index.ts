@@ -11,7 +11,7 @@ import { serverTiming } from "../http/server-timing";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { validationHook } from "../http/validation";
-import { requireApiKey } from "../http/auth";
+import { requireScope } from "../http/auth";
 import {
   inferSpec,
   liveRoute,
@@ -61,8 +61,8 @@ function versionCheck(model: ServedModel, version: string | undefined): void {
  * Content-Type, gzip/deflate, Triton binary tensors, bounded by MAX_BODY_BYTES raw and inflated).
  */
 export const oipRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-oipRoutes.use("/v2/models/*", requireApiKey);
-oipRoutes.use("/v2/repository/*", requireApiKey);
+oipRoutes.use("/v2/models/*", requireScope("classify"));
+oipRoutes.use("/v2/repository/*", requireScope("classify"));
 
 oipRoutes.openapi(serverRoute, (c) => c.json(SERVER, 200));
 oipRoutes.get("/v2/", (c) => c.json(SERVER));

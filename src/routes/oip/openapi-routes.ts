@@ -2,7 +2,7 @@
 // them to openapi() or registerPath in the order the document lists them.
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import { InferRequestSchema } from "../../protocols/oip-infer";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import { IndexRequestSchema } from "./repository";
 import {
   ModelMetadata,
@@ -31,7 +31,7 @@ export const modelRoutes = (prefix: string, versioned: boolean) => {
       request: { params },
       responses: {
         200: json(ModelMetadata, "Model metadata"),
-        ...problemResponses("oip", 401, 404),
+        ...problemResponses("oip", KEY_ERRORS, 404),
       },
     }),
     ready: createRoute({
@@ -43,7 +43,7 @@ export const modelRoutes = (prefix: string, versioned: boolean) => {
       responses: {
         200: json(Readiness, "Ready"),
         503: json(Readiness, "Not ready"),
-        ...problemResponses("oip", 401, 404),
+        ...problemResponses("oip", KEY_ERRORS, 404),
       },
     }),
     config: createRoute({
@@ -54,7 +54,7 @@ export const modelRoutes = (prefix: string, versioned: boolean) => {
       request: { params },
       responses: {
         200: json(z.object({}).loose(), "Triton model configuration (model_config.proto as JSON)"),
-        ...problemResponses("oip", 401, 404),
+        ...problemResponses("oip", KEY_ERRORS, 404),
       },
     }),
   };
@@ -111,7 +111,7 @@ export const repositoryIndexSpec: RouteConfig = {
       ),
       "Models and states",
     ),
-    ...problemResponses("oip", 401, BODY_ERRORS),
+    ...problemResponses("oip", KEY_ERRORS, BODY_ERRORS),
   },
 };
 
@@ -144,6 +144,6 @@ export const inferSpec = (prefix: string, versioned: boolean): RouteConfig => ({
         "application/octet-stream": { schema: { type: "string", format: "binary" } },
       },
     },
-    ...problemResponses("oip", 401, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("oip", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });

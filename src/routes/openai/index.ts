@@ -8,7 +8,7 @@ import type { TemplateValue } from "../../tokenizers/chat-template";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { validationHook } from "../http/validation";
-import { requireApiKey } from "../http/auth";
+import { requireScope } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
 import {
   collectAll,
@@ -17,7 +17,7 @@ import {
   startGeneration,
   startGenerations,
 } from "./generation-stream";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import { ChatCompletionRequest } from "./chat-request";
 import { CompletionRequest, MAX_PROMPTS, type PromptItem } from "./completion-request";
 import { chatMessages } from "./chat-messages";
@@ -36,6 +36,7 @@ import type { ChunkOptions } from "./stream-chunks";
 import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
 import { losslessBody } from "../http/lossless-body";
+import { meteredFor } from "../http/limits";
 
 const sse = {
   "text/event-stream": {
@@ -60,7 +61,7 @@ const chatRoute = createRoute({
       description: "The completion, or its SSE chunks",
       content: { "application/json": { schema: ChatCompletionResponse }, ...sse },
     },
-    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -77,7 +78,7 @@ const completionRoute = createRoute({
       description: "The completion, or its SSE chunks",
       content: { "application/json": { schema: CompletionResponse }, ...sse },
     },
-    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -132,12 +133,12 @@ async function echoText(
 
 /** POST /v1/chat/completions. */
 export const chatRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-chatRoutes.use(requireApiKey);
+chatRoutes.use(requireScope("generate", { reservesTokens: true }));
 chatRoutes.on("POST", "*", requireJson, limitBody);
 chatRoutes.openapi(chatRoute, async (c) => {
   const body = c.req.valid("json");
   const model = findModel(c.get("services"), body.model, "model");
-  const generator = capability(model, "textGeneration", "model");
+  const generator = meteredFor(c, capability(model, "textGeneration", "model"));
   await requireReady(model);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   if (body.continue_final_message && body.add_generation_prompt !== false) {
@@ -200,12 +201,12 @@ chatRoutes.openapi(chatRoute, async (c) => {
 
 /** POST /v1/completions. */
 export const completionRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-completionRoutes.use(requireApiKey);
+completionRoutes.use(requireScope("generate", { reservesTokens: true }));
 completionRoutes.on("POST", "*", requireJson, limitBody);
 completionRoutes.openapi(completionRoute, async (c) => {
   const body = c.req.valid("json");
   const model = findModel(c.get("services"), body.model, "model");
-  const generator = capability(model, "textGeneration", "model");
+  const generator = meteredFor(c, capability(model, "textGeneration", "model"));
   await requireReady(model);
   // OpenAI's legacy completions default to 16 tokens, as vLLM's do.
   const maxTokens = body.max_tokens ?? 16;

@@ -4,7 +4,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { primaryGraph } from "../../models/manifest";
 import type { Capabilities, ServedModel } from "../../tasks";
-import { problemResponses } from "../http/problems";
+import { problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { findModel } from "../../tasks/model-lookup";
 import { requireApiKey } from "../http/auth";
@@ -61,7 +61,7 @@ const route = createRoute({
       description: "Every model this deployment serves",
       content: { "application/json": { schema: ModelList } },
     },
-    ...problemResponses("openai", 401),
+    ...problemResponses("openai", KEY_ERRORS),
   },
 });
 
@@ -75,7 +75,7 @@ const retrieveRoute = createRoute({
   request: { params: z.object({ model: z.string().min(1) }) },
   responses: {
     200: { description: "The model", content: { "application/json": { schema: ModelCard } } },
-    ...problemResponses("openai", 401, 404),
+    ...problemResponses("openai", KEY_ERRORS, 404),
   },
 });
 

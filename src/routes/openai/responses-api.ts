@@ -4,9 +4,9 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { capability } from "../../tasks";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
-import { requireApiKey } from "../http/auth";
+import { requireScope } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { validationHook } from "../http/validation";
 import { collect, startGeneration } from "./generation-stream";
@@ -23,6 +23,7 @@ import {
 import { hex, messageItem } from "./responses-output";
 import { generationOptions } from "./sampling";
 import { responseFormatOf, structuredOutputsOf } from "./structured-fields";
+import { meteredFor } from "../http/limits";
 
 const route = createRoute({
   method: "post",
@@ -47,7 +48,7 @@ const route = createRoute({
         },
       },
     },
-    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -62,12 +63,12 @@ const route = createRoute({
  * response.failed, the Response with status "failed" and its error.
  */
 export const responsesRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-responsesRoutes.use(requireApiKey);
+responsesRoutes.use(requireScope("generate", { reservesTokens: true }));
 responsesRoutes.on("POST", "*", requireJson, limitBody);
 responsesRoutes.openapi(route, async (c) => {
   const body = c.req.valid("json");
   const model = findModel(c.get("services"), body.model, "model");
-  const generator = capability(model, "textGeneration", "model");
+  const generator = meteredFor(c, capability(model, "textGeneration", "model"));
   await requireReady(model);
   const maxTokens = body.max_output_tokens ?? undefined;
   const tools =

@@ -14,14 +14,14 @@ import {
   TokenizeRequest,
   TokenizeResponse,
 } from "./tokenize-schemas";
-import { BODY_ERRORS, problemResponses } from "../http/problems";
+import { BODY_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import { validationHook } from "../http/validation";
-import { requireApiKey } from "../http/auth";
+import { requireScope } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
 
 // 400: invalid request, a template error, or messages for a model without a chat template; 422: a
 // model without a tokenizer, or ids outside its vocabulary; 503: the tokenizer could not be loaded.
-const errors = problemResponses("openai", 401, BODY_ERRORS, 404, 422, 503);
+const errors = problemResponses("openai", KEY_ERRORS, BODY_ERRORS, 404, 422, 503);
 
 const tokenizeRoute = (operationSuffix: string) =>
   createRoute({
@@ -83,7 +83,7 @@ const templateRecord = (
 export function tokenizeRoutes(operationSuffix: string) {
   const routes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   for (const path of ["/tokenize", "/detokenize"])
-    routes.use(path, requireApiKey, requireJson, limitBody);
+    routes.use(path, requireScope("classify"), requireJson, limitBody);
   routes.openapi(tokenizeRoute(operationSuffix), async (c) => {
     const body = c.req.valid("json");
     const tokenization = tokenizationOf(findModel(c.get("services"), body.model, "model"));

@@ -2,7 +2,7 @@
 // text and image classification and text generation; the model's capabilities pick the shape.
 import { createRoute, OpenAPIHono, z, type Hook } from "@hono/zod-openapi";
 import { capability } from "../../tasks";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import { TextToImageRunInput } from "../openai/images/request-schema";
 import { runGeneration } from "./run-generation";
 import { runTextToImage } from "./run-image";
@@ -16,7 +16,7 @@ import { serverTiming } from "../http/server-timing";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { parseBody, validationHook } from "../http/validation";
-import { requireApiKey } from "../http/auth";
+import { requireScopeBy } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
 
 const runRoute = createRoute({
@@ -56,7 +56,7 @@ const runRoute = createRoute({
         },
       },
     },
-    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -94,7 +94,18 @@ const runBodyHook: Hook<unknown, AppEnv, string, unknown> = (result, c) => {
  * `data: [DONE]`.
  */
 export const runRoutes = new OpenAPIHono<AppEnv>({ defaultHook: runBodyHook });
-runRoutes.use(requireApiKey);
+runRoutes.use(
+  "/:model",
+  requireScopeBy((c) => {
+    // Generation (text or images) needs `generate`; classification, `classify`. An unknown model
+    // needs `classify` (its 404 says no more than /v1/models).
+    const model = c.get("services").get(c.req.param("model") ?? "");
+    const generates =
+      model?.capabilities.textGeneration !== undefined ||
+      model?.capabilities.textToImage !== undefined;
+    return generates ? "generate" : "classify";
+  }),
+);
 runRoutes.on("POST", "*", requireJson, limitBody);
 runRoutes.openapi(runRoute, async (c) => {
   const { model: name } = c.req.valid("param");

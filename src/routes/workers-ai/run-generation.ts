@@ -17,6 +17,7 @@ import { workersAiChunks } from "./run-chunks";
 import { structuredOutputsOf } from "../openai/structured-fields";
 import type { GenerationInput, Message } from "./schemas";
 import { chatToolsOf, runToolCall, runToolPlan } from "./tools";
+import { meteredFor } from "../http/limits";
 
 /**
  * The messages as the chat template reads them: a tool result's call named by its id, or by the
@@ -51,7 +52,7 @@ export async function runGeneration(
   model: ServedModel,
   body: GenerationInput,
 ): Promise<Response> {
-  const generator = capability(model, "textGeneration", "model");
+  const generator = meteredFor(c, capability(model, "textGeneration", "model"));
   // Workers AI's "unscoped prompt": turned into a user message for the chat template, unless raw.
   const prompted =
     body.prompt === undefined

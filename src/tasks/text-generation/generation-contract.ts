@@ -59,6 +59,12 @@ export interface GenerationOptions {
    * parser does: some models' <tool_call> tokens are special ones.
    */
   skipSpecialTokens?: boolean;
+  /**
+   * Called once when the generation ends, however it ends (done, failed, the consumer left),
+   * with the tokens it used: the prompt's once the engine accepted it, and every token
+   * generated. Not called when it was refused before the engine had it (nothing was used).
+   */
+  onUsage?: (usage: Usage) => void;
 }
 
 export interface Usage {

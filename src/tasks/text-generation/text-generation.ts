@@ -201,6 +201,7 @@ export function createTextGenerator(
       } finally {
         // Anything else (the consumer leaving, an error) stops the generation behind it.
         if (!ended) stopped.abort(new DOMException("generation ended", "AbortError"));
+        if (started) options.onUsage?.(usage());
       }
       const tail = matcher.push(detokenizer.flush(), { search: completionTokens > minTokens });
       const rest = tail.text + (tail.stop === undefined ? matcher.flush() : "");

@@ -63,7 +63,9 @@ describe("the OpenAPI document", () => {
       "200",
       "400",
       "401",
+      "403",
       "404",
+      "429",
     ]);
     expect(
       Object.keys(document.paths["/v1/webhooks/stripe"]?.post?.responses ?? {}).sort(),

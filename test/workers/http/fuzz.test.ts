@@ -3,7 +3,7 @@
 // content types, bad or missing keys, unknown paths and methods). Every answer must be
 // documented in /openapi.json and match its schema; no 500; every error is problem+json
 // with a known code and its dialect's members. A failure names the seed and request number.
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TEST_SECRETS } from "../../support/secrets";
 import { adyenItem, deliverStripe, stripeEvent, T0, unique } from "../../support/workers/fraud";
@@ -75,7 +75,7 @@ const fraudTensors = (): Json => ({
 });
 
 interface Target {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   path: string;
   body?: () => Json;
   /** A non-JSON body (an image file, a multipart form): its bytes are mutated instead. */
@@ -109,7 +109,26 @@ const MODELS = [
   ["digit-classifier", "1.0.0"],
 ] as const;
 
+/** A stored key the admin targets read, rotate and revoke (inserted before the run). */
+const FUZZ_KEY_ID = "key_f022f022f022f022";
+
 const TARGETS: Target[] = [
+  {
+    method: "POST",
+    path: "/admin/keys",
+    auth: "bearer",
+    body: () => ({
+      name: "fuzz",
+      scopes: ["generate", "classify"],
+      limits: { requests_per_minute: 600, tokens_per_day: 100_000 },
+    }),
+  },
+  { method: "GET", path: "/admin/keys", auth: "bearer" },
+  { method: "GET", path: `/admin/keys/${FUZZ_KEY_ID}`, auth: "bearer" },
+  { method: "POST", path: `/admin/keys/${FUZZ_KEY_ID}/rotate`, auth: "bearer" },
+  { method: "DELETE", path: `/admin/keys/${FUZZ_KEY_ID}`, auth: "bearer" },
+  { method: "GET", path: `/admin/keys/${FUZZ_KEY_ID}/activity?limit=5`, auth: "bearer" },
+  { method: "GET", path: "/admin/keys/bootstrap-1/usage?days=3", auth: "bearer" },
   {
     method: "POST",
     path: "/v1/classify",
@@ -706,6 +725,12 @@ describe("seeded fuzzing of every route", () => {
   let conformance: Conformance;
 
   beforeAll(async () => {
+    await env.DB.prepare(
+      "INSERT OR IGNORE INTO api_keys (id, name, key_hash, key_prefix, scopes, created_at) " +
+        "VALUES (?, 'fuzz', ?, 'ei_fuzzzz', '[\"classify\"]', '2026-11-27T00:00:00.000Z')",
+    )
+      .bind(FUZZ_KEY_ID, "f".repeat(64))
+      .run();
     const document = await (await SELF.fetch(`${BASE}/openapi.json`)).json<OpenApiDocument>();
     conformance = new Conformance(document);
   });
@@ -716,7 +741,9 @@ describe("seeded fuzzing of every route", () => {
       Object.keys(operations).map((method) => `${method.toUpperCase()} ${template}`),
     );
     const targeted = new Set(
-      TARGETS.map((target) => `${target.method} ${conformance.templateOf(target.path)}`),
+      TARGETS.map(
+        (target) => `${target.method} ${conformance.templateOf(target.path.split("?")[0]!)}`,
+      ),
     );
     expect(documented.filter((operation) => !targeted.has(operation))).toEqual([]);
   });

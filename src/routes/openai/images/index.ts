@@ -4,11 +4,11 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../../errors/service-error";
 import { capability, type ServedModel, type Services } from "../../../tasks";
 import type { ImageGenerator } from "../../../tasks/text-to-image/text-to-image";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../../http/problems";
+import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../../http/problems";
 import type { AppEnv } from "../../http/services";
 import { findModel, requireReady } from "../../../tasks/model-lookup";
 import { validationHook } from "../../http/validation";
-import { requireApiKey } from "../../http/auth";
+import { requireScope } from "../../http/auth";
 import { limitBody, requireJson } from "../../http/body";
 import { collectImages, imageStreamResponse, startImages, toBase64 } from "./image-stream";
 import { imageOptions } from "./options";
@@ -40,7 +40,7 @@ const route = createRoute({
         },
       },
     },
-    ...problemResponses("openai", 401, 429, BODY_ERRORS, MODEL_ERRORS),
+    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
   },
 });
 
@@ -66,7 +66,7 @@ const promptTokens = (ids: BigInt64Array, pad: number) =>
   ids.filter((id) => id !== BigInt(pad)).length;
 
 export const imageRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-imageRoutes.use(requireApiKey);
+imageRoutes.use(requireScope("generate"));
 imageRoutes.on("POST", "*", requireJson, limitBody);
 imageRoutes.openapi(route, async (c) => {
   const body = c.req.valid("json");

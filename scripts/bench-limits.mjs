@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// Per-key limits' cost at the edge, side by side in one run against `wrangler dev` and the
+// reference origin on loopback: the same requests with a stored key without limits ("off") and
+// one with a request rate and token budgets ("on": its Durable Object counts each request, and
+// each generation reserves and settles tokens). Interleaved in blocks, so a shared machine's
+// noise falls on both alike. Latency p50/p99 per request, and workerd's main-thread CPU per
+// request (where the isolates' JavaScript and the Durable Object run), with the differences.
+// Usage: npm run bench:limits [-- --runs 400 --warmup-ms 2000]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startOrigin } from "./lib/origin.mjs";
+import { summary } from "./lib/stats.mjs";
+import { findWorkerd, mainThreadCpuMs } from "./lib/workerd-cpu.mjs";
+import { startWranglerDev } from "./lib/wrangler-dev.mjs";
+
+const { values: options } = parseArgs({
+  options: {
+    runs: { type: "string", default: "400" },
+    "warmup-ms": { type: "string", default: "2000" },
+  },
+});
+const RUNS = Number(options.runs);
+const WARMUP_MS = Number(options["warmup-ms"]);
+const BLOCK = 25;
+
+const state = mkdtempSync(join(tmpdir(), "bench-limits-"));
+execFileSync(
+  "npx",
+  ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+  { stdio: "ignore" },
+);
+const origin = await startOrigin({});
+let worker;
+try {
+  worker = await startWranglerDev({ persistTo: state, vars: { ORIGIN_URL: origin.url } });
+  const issue = async (limits) => {
+    const response = await fetch(`${worker.url}/admin/keys`, {
+      method: "POST",
+      headers: { ...worker.headers, "content-type": "application/json" },
+      body: JSON.stringify({ name: "bench", scopes: ["generate", "classify"], limits }),
+    });
+    if (response.status !== 201) throw new Error(`${response.status} ${await response.text()}`);
+    return (await response.json()).key;
+  };
+  const keys = {
+    off: await issue({}),
+    on: await issue({
+      requests_per_minute: 1_000_000,
+      tokens_per_minute: 1_000_000_000,
+      tokens_per_day: 1_000_000_000,
+    }),
+  };
+  const workloads = {
+    "POST /tokenize (request rate: 1 DO call)": {
+      path: "/tokenize",
+      body: { model: "tiny-llm", prompt: "The old house" },
+    },
+    "POST /v1/completions, 1 token (rate and reserve in one call, settle)": {
+      path: "/v1/completions",
+      body: { model: "tiny-llm", prompt: "The old house", max_tokens: 1, temperature: 0 },
+    },
+  };
+  const call = async (key, { path, body }) => {
+    const response = await fetch(`${worker.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+  };
+  const workerd = findWorkerd(worker.pid) ?? [];
+  console.log(
+    `bench:limits — ${RUNS} requests per cell, blocks of ${BLOCK}, ${WARMUP_MS} ms warm-up;` +
+      " wrangler dev + reference origin on loopback, one request at a time",
+  );
+  console.log(
+    "| workload | limits | p50 ms | p99 ms | workerd main-thread CPU ms/request |\n" +
+      "| --- | --- | --- | --- | --- |",
+  );
+  for (const [label, workload] of Object.entries(workloads)) {
+    const times = { off: [], on: [] };
+    const cpu = { off: 0, on: 0 };
+    for (const mode of ["off", "on"]) {
+      const started = performance.now();
+      while (performance.now() - started < WARMUP_MS) await call(keys[mode], workload);
+    }
+    for (let start = 0; start < RUNS; start += BLOCK) {
+      for (const mode of start % (2 * BLOCK) === 0 ? ["off", "on"] : ["on", "off"]) {
+        const cpuBefore = mainThreadCpuMs(workerd);
+        for (let i = start; i < Math.min(start + BLOCK, RUNS); i++) {
+          const began = performance.now();
+          await call(keys[mode], workload);
+          times[mode].push(performance.now() - began);
+        }
+        cpu[mode] += mainThreadCpuMs(workerd) - cpuBefore;
+      }
+    }
+    const rows = Object.fromEntries(
+      ["off", "on"].map((mode) => [mode, { ...summary(times[mode]), cpu: cpu[mode] / RUNS }]),
+    );
+    for (const mode of ["off", "on"]) {
+      const row = rows[mode];
+      console.log(
+        `| ${label} | ${mode} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ` +
+          `${row.cpu.toFixed(3)} |`,
+      );
+    }
+    console.log(
+      `| ${label} | on − off | ${(rows.on.p50 - rows.off.p50).toFixed(2)} | ` +
+        `${(rows.on.p99 - rows.off.p99).toFixed(2)} | ${(rows.on.cpu - rows.off.cpu).toFixed(3)} |`,
+    );
+  }
+} finally {
+  worker?.stop();
+  await origin.stop();
+  rmSync(state, { recursive: true, force: true });
+}
