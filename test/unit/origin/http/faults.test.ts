@@ -37,6 +37,15 @@ async function arrivals(response: Response): Promise<number[]> {
   }
 }
 
+/** The process's environment without any fault setting, plus `extra`. */
+const envWith = (extra: Record<string, string> = {}) => ({
+  ...process.env,
+  ORIGIN_FAULT_CHUNK_DELAY_MS: undefined,
+  ORIGIN_FAULT_STALL_MS: undefined,
+  ORIGIN_FAULT_STALL_RATE: undefined,
+  ...extra,
+});
+
 describe("origin fault injection", () => {
   it("holds each streamed chunk back, and stalls a chosen request before its first", async () => {
     const slow = await arrivals(
@@ -61,14 +70,18 @@ describe("origin fault injection", () => {
   });
 
   it("reads its settings from the environment, off by default, the rate within 0–1", () => {
-    expect(readConfig({}).faults).toEqual({ chunkDelayMs: 0, stallMs: 0, stallRate: 0 });
+    expect(readConfig(envWith()).faults).toEqual({ chunkDelayMs: 0, stallMs: 0, stallRate: 0 });
     expect(
-      readConfig({
-        ORIGIN_FAULT_CHUNK_DELAY_MS: "5",
-        ORIGIN_FAULT_STALL_MS: "2000",
-        ORIGIN_FAULT_STALL_RATE: "0.05",
-      }).faults,
+      readConfig(
+        envWith({
+          ORIGIN_FAULT_CHUNK_DELAY_MS: "5",
+          ORIGIN_FAULT_STALL_MS: "2000",
+          ORIGIN_FAULT_STALL_RATE: "0.05",
+        }),
+      ).faults,
     ).toEqual({ chunkDelayMs: 5, stallMs: 2000, stallRate: 0.05 });
-    expect(() => readConfig({ ORIGIN_FAULT_STALL_RATE: "2" })).toThrow(/ORIGIN_FAULT_STALL_RATE/);
+    expect(() => readConfig(envWith({ ORIGIN_FAULT_STALL_RATE: "2" }))).toThrow(
+      /ORIGIN_FAULT_STALL_RATE/,
+    );
   });
 });
