@@ -56,6 +56,8 @@ export interface Fleet {
   busy(url: string): void;
   /** In-flight counts by URL (for tests and metrics). */
   inFlight(): Record<string, number>;
+  /** How many choices were made for each reason (affinity, hash, spill, …). */
+  reasons(): Record<string, number>;
 }
 
 export interface FleetOptions {
@@ -82,6 +84,7 @@ export function createFleet(options: FleetOptions): Fleet {
   const states = new Map<string, ReplicaState>();
   const affinity = new Map<number, string>();
   let turn = 0;
+  const reasons: Record<string, number> = {};
   const state = (url: string): ReplicaState => {
     let found = states.get(url);
     if (found === undefined) {
@@ -132,6 +135,7 @@ export function createFleet(options: FleetOptions): Fleet {
         servedBy: (hash) => affinity.get(hash),
         turn,
       });
+      reasons[choice.reason] = (reasons[choice.reason] ?? 0) + 1;
       return choice.order.map((view) => view.url);
     },
     lease(url) {
@@ -167,6 +171,7 @@ export function createFleet(options: FleetOptions): Fleet {
     busy(url) {
       state(url).busyUntil = now() + BUSY_MS;
     },
+    reasons: () => ({ ...reasons }),
     inFlight: () =>
       Object.fromEntries([...states].map(([url, replica]) => [url, replica.inFlight])),
   };
