@@ -77,7 +77,7 @@ function originRuntime(
     case "tensor-stream":
       if (manifest.task !== "text-to-image")
         throw new Error(`Model "${manifest.name}": tensor-stream serves text-to-image only`);
-      return createTensorStreamRuntime({ model: manifest, origin, breakers });
+      return createTensorStreamRuntime({ model: manifest, origin, breakers, fleet });
     case "oip-v2":
     case undefined: {
       const graph = primaryGraph(manifest);

@@ -6,6 +6,7 @@ import type { GenerationCapability, GenerationRequest, InferenceRuntime } from "
 import { createBreakers, type Breakers } from "./circuit-breaker";
 import { continuable, continuation } from "./continuation";
 import { replicasOf, type OriginConfig } from "./origin-config";
+import { noteRefusal, refused, RETRY_DELAYS_MS, retryable } from "./replica-failover";
 import { createFleet, type Fleet } from "./replica-pool";
 import { attemptGeneration } from "./vllm-attempt";
 
@@ -20,19 +21,6 @@ export interface VllmRuntimeOptions {
   /** Attempts before the first token on one replica (1 = no retry). */
   attempts?: number;
 }
-
-const RETRY_DELAYS_MS = [100, 400];
-
-const retryable = (error: unknown) =>
-  error instanceof ServiceError &&
-  (error.code === "upstream_error" || error.code === "upstream_timeout");
-
-/** A refusal that says the replica will not take work now (draining, full, circuit open). */
-const refused = (error: unknown): error is ServiceError =>
-  error instanceof ServiceError &&
-  (error.code === "upstream_unavailable" || error.code === "rate_limited");
-
-const retryAfterOf = (error: ServiceError) => Number(error.headers?.["retry-after"] ?? "1") || 1;
 
 /**
  * A runtime whose model decodes on a vLLM-compatible origin.
@@ -108,10 +96,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           throw new ServiceError(502, "upstream_error", "The GPU origin's steps ended early");
         } catch (error) {
           if (signal.aborted) throw signal.reason;
-          if (refused(error) && !alone) {
-            if (error.code === "rate_limited") fleet.busy(url);
-            else if (lease.breaker.available()) fleet.draining(url, retryAfterOf(error));
-          } else if (!retryable(error)) throw error;
+          if (refused(error) && !alone) noteRefusal(fleet, url, lease.breaker, error);
+          else if (!retryable(error)) throw error;
           lastError = error;
           if (generated.length === 0) continue;
           // After the first token: another replica continues, if the request allows it.
