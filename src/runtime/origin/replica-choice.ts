@@ -1,6 +1,7 @@
 // Which replica of a pool serves a request, as pure code: prefix affinity from the prompt's
 // token ids (chained block hashes, a longest-prefix index, weighted rendezvous hashing), bounded
-// load over in-flight counts, and health; it fails open when nothing is known to be healthy.
+// load over in-flight counts and the replicas' own reports, and health; it fails open when
+// nothing is known to be healthy.
 
 /** Tokens per block: vLLM's default block size, and the reference origin's. */
 export const BLOCK_TOKENS = 16;
@@ -16,6 +17,8 @@ export interface ReplicaView {
   readonly weight: number;
   /** Requests this isolate has in flight there. */
   readonly inFlight: number;
+  /** Requests running and waiting there: this isolate's and others' as it reported them lately. */
+  readonly reported?: number;
   /** False while draining, ejected (circuit open) or waiting for its probe. */
   readonly healthy: boolean;
   /** True while it recently said it is full (429): tried after the others, never excluded. */
@@ -59,8 +62,11 @@ function rendezvous(key: number, replica: ReplicaView): number {
   return -replica.weight / Math.log(unit);
 }
 
-/** In-flight count relative to weight: the least loaded first. */
-const relativeLoad = (replica: ReplicaView) => replica.inFlight / replica.weight;
+/** A replica's load: its fresh report of its queue, or this isolate's count if that is more. */
+const loadOf = (replica: ReplicaView) => Math.max(replica.inFlight, replica.reported ?? 0);
+
+/** Load relative to weight: the least loaded first. */
+const relativeLoad = (replica: ReplicaView) => loadOf(replica) / replica.weight;
 
 export interface Choice {
   /** Replicas in the order to try them: the first serves, the next take over on failure. */
@@ -80,15 +86,15 @@ export interface ChoiceInput {
   turn: number;
 }
 
-/** Moves replicas at or over their fair share of in-flight requests behind the others. */
+/** Moves replicas at or over their fair share of the load behind the others. */
 function boundLoad(order: ReplicaView[]): { order: ReplicaView[]; spilled: boolean } {
-  const total = order.reduce((sum, replica) => sum + replica.inFlight, 0);
+  const total = order.reduce((sum, replica) => sum + loadOf(replica), 0);
   const weights = order.reduce((sum, replica) => sum + replica.weight, 0);
   const under: ReplicaView[] = [];
   const over: ReplicaView[] = [];
   for (const replica of order) {
     const capacity = Math.ceil((LOAD_FACTOR * (total + 1) * replica.weight) / weights);
-    (replica.inFlight < capacity && replica.busy !== true ? under : over).push(replica);
+    (loadOf(replica) < capacity && replica.busy !== true ? under : over).push(replica);
   }
   over.sort((a, b) => Number(a.busy === true) - Number(b.busy === true));
   return { order: [...under, ...over], spilled: under[0] !== order[0] };

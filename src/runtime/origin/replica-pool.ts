@@ -17,6 +17,12 @@ const MAX_DRAIN_MS = 60_000;
 /** A replica that answered 429 is tried after the others for this long. */
 const BUSY_MS = 1_000;
 const PROBE_TIMEOUT_MS = 2_000;
+/**
+ * How long a replica's own report of its queue counts. A gauge that is stale or stuck high
+ * (vllm-project/vllm#29928) then stops counting, so a replica that says it is full still gets
+ * requests as this isolate's counts allow, and its next answer reports afresh.
+ */
+const REPORT_FRESH_MS = 2_000;
 
 interface ReplicaState {
   readonly breaker: CircuitBreaker;
@@ -27,6 +33,12 @@ interface ReplicaState {
   needsProbe: boolean;
   probing: boolean;
   busyUntil: number;
+  /**
+   * Requests of others (other isolates, other clients) running and waiting there, as its last
+   * report said (its count less this isolate's in flight then), and when.
+   */
+  others: number;
+  reportedAt: number;
 }
 
 /** One request's replica while it is there: `release` once it ends, whatever the outcome. */
@@ -54,6 +66,11 @@ export interface Fleet {
   draining(url: string, retryAfterSeconds: number): void;
   /** The replica answered 429: tried after the others for a moment. */
   busy(url: string): void;
+  /**
+   * The replica reported its queue (requests running + waiting, this isolate's included) on the
+   * answer to a request still leased.
+   */
+  reported(url: string, load: number): void;
   /** In-flight counts by URL (for tests and metrics). */
   inFlight(): Record<string, number>;
   /** How many choices were made for each reason (affinity, hash, spill, …). */
@@ -95,6 +112,8 @@ export function createFleet(options: FleetOptions): Fleet {
         needsProbe: false,
         probing: false,
         busyUntil: 0,
+        others: 0,
+        reportedAt: Number.NEGATIVE_INFINITY,
       };
       states.set(url, found);
     }
@@ -123,6 +142,9 @@ export function createFleet(options: FleetOptions): Fleet {
           url,
           weight,
           inFlight: replica.inFlight,
+          ...(at - replica.reportedAt <= REPORT_FRESH_MS
+            ? { reported: replica.inFlight + replica.others }
+            : {}),
           healthy: healthy(url, replica, probePath, at),
           busy: at < replica.busyUntil,
         };
@@ -170,6 +192,12 @@ export function createFleet(options: FleetOptions): Fleet {
     },
     busy(url) {
       state(url).busyUntil = now() + BUSY_MS;
+    },
+    reported(url, load) {
+      const replica = state(url);
+      // The report counts this isolate's requests there too, the one it came with included.
+      replica.others = Math.max(0, load - replica.inFlight);
+      replica.reportedAt = now();
     },
     reasons: () => ({ ...reasons }),
     inFlight: () =>

@@ -1,6 +1,11 @@
 // One call of a generation to one vLLM-compatible replica: the request sent, its phase deadlines,
 // the stream read into steps, the replica's circuit breaker told the outcome. Which replica, and
 // what happens after a failure, is vllm-runtime.ts's job.
+import {
+  type EndpointLoad,
+  LOAD_METRICS_HEADER,
+  parseEndpointLoad,
+} from "../../protocols/endpoint-load-metrics";
 import { SseParser } from "../../protocols/sse";
 import { completionRequest } from "../../protocols/vllm-completions";
 import type { GenerationRequest, GenerationStep } from "../runtime";
@@ -21,6 +26,8 @@ export interface Attempt {
   model: string;
   origin: OriginConfig;
   breaker: CircuitBreaker;
+  /** Told the replica's queue when its answer reports it (ORCA's endpoint-load-metrics). */
+  onLoad?: (load: EndpointLoad) => void;
 }
 
 /** Sends the request and waits for the response headers (the connect phase). */
@@ -84,6 +91,8 @@ export async function* attemptGeneration(
   try {
     const response = await open(attempt, request, limits, upstreamAbort.signal);
     breaker.success();
+    const load = parseEndpointLoad(response.headers.get(LOAD_METRICS_HEADER));
+    if (load !== undefined) attempt.onLoad?.(load);
     limits.phase(
       origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
       "sent no first token",

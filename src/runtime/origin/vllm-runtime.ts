@@ -74,7 +74,13 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           // A replica is checked when this request first turns to it; its retries are not.
           if (!again) lease.breaker.check();
           const steps = attemptGeneration(
-            { url, model: model.name, origin, breaker: lease.breaker },
+            {
+              url,
+              model: model.name,
+              origin,
+              breaker: lease.breaker,
+              onLoad: ({ running, waiting }) => fleet.reported(url, running + waiting),
+            },
             current,
             signal,
           );

@@ -5,6 +5,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { originConfig } from "../../../src/compose";
+import { parseEndpointLoad } from "../../../src/protocols/endpoint-load-metrics";
 import type { Replica } from "../../../src/runtime";
 import { appOnOrigin, call, originCounters, type App } from "../../support/workers/generation";
 import { problem } from "../../support/workers/helpers";
@@ -162,6 +163,18 @@ describe.skipIf(pool === null)("a model served by a pool of origins", () => {
     const { prompt_tokens, completion_tokens } = reference.usages[0]!.usage!;
     expect(killed.usages[0]!.usage).toMatchObject({ prompt_tokens, completion_tokens });
     expect(killed.done).toBe(true);
+  });
+
+  it("reads each replica's queue from ORCA's endpoint-load-metrics on its answers", async () => {
+    const response = await fetch(`${pool!.urls[0]}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "tiny-llm", prompt: [1, 333], max_tokens: 2, stream: true }),
+    });
+    const load = parseEndpointLoad(response.headers.get("endpoint-load-metrics"));
+    await response.text();
+    expect(load).toBeDefined();
+    expect(load!.running + load!.waiting).toBeGreaterThanOrEqual(0);
   });
 
   it("names a configuration mistake in its 503", async () => {

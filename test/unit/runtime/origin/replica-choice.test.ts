@@ -91,6 +91,19 @@ describe("replica choice", () => {
     expect(choice.reason).toBe("spill");
   });
 
+  it("counts a replica's own report of its queue when it exceeds this isolate's count", () => {
+    const hashes = blockHashes(ids(0, 32));
+    const home = choose({ hashes }).order[0]!.url;
+    const reported = ["http://a", "http://b", "http://c"].map((url) =>
+      replica(url, url === home ? { inFlight: 1, reported: 9 } : { inFlight: 1 }),
+    );
+    expect(choose({ replicas: reported, hashes }).order.at(-1)!.url).toBe(home);
+    const least = choose({
+      replicas: [replica("http://a", { reported: 5 }), replica("http://b", { inFlight: 2 })],
+    });
+    expect(least.order[0]!.url).toBe("http://b");
+  });
+
   it("skips unhealthy replicas, puts busy ones last, and fails open when none is healthy", () => {
     const hashes = blockHashes(ids(0, 32));
     const home = choose({ hashes }).order[0]!.url;

@@ -74,6 +74,21 @@ describe("the fleet", () => {
     expect(probes).toHaveLength(2);
   });
 
+  it("counts a replica's report of its queue for 2 s, then its own counts again", () => {
+    const { fleet, advance } = fleetAt(true);
+    const home = fleet.choose(pool, prompt, "/health")[0]!;
+    // Its own request is part of what it reports: alone, it does not count against it.
+    const lease = fleet.lease(home);
+    fleet.reported(home, 1);
+    lease.release();
+    expect(fleet.choose(pool, prompt, "/health")[0]).toBe(home);
+    fleet.reported(home, 50);
+    expect(fleet.choose(pool, prompt, "/health").at(-1)).toBe(home);
+    advance(2_001);
+    // A stale (or stuck) gauge no longer keeps it out of its turn.
+    expect(fleet.choose(pool, prompt, "/health")[0]).toBe(home);
+  });
+
   it("tries a busy replica last, and skips one whose circuit is open", () => {
     const breakers = createBreakers();
     const fleet = createFleet({ breakers, now: () => 0 });
