@@ -12,6 +12,8 @@ const FRESH_ISOLATE = [
   "test/workers/openai/images/parity.test.ts",
 ];
 
+const POOL = ["test/workers/pool/**/*.test.ts"];
+
 const workers = (
   name: string,
   test: NonNullable<TestProjectInlineConfiguration["test"]>,
@@ -51,7 +53,7 @@ export default defineConfig({
       },
       workers("workers", {
         include: ["test/workers/**/*.test.ts"],
-        exclude: FRESH_ISOLATE,
+        exclude: [...FRESH_ISOLATE, ...POOL],
         isolate: false,
         globalSetup: [
           "test/support/setup/ibm-models.ts",
@@ -59,6 +61,12 @@ export default defineConfig({
           "test/support/setup/llm-origin.ts",
           "test/support/setup/images-origin.ts",
         ],
+      }),
+      // Three more origin processes, started only for the pool's tests.
+      workers("workers-pool", {
+        include: POOL,
+        isolate: false,
+        globalSetup: ["test/support/setup/origin-pool.ts"],
       }),
       workers("workers-isolated", {
         include: FRESH_ISOLATE,

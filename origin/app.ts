@@ -7,6 +7,7 @@ import type { OriginConfig } from "./config";
 import { requireKey } from "./http/auth";
 import { Drain } from "./http/drain";
 import { renderErrors } from "./http/errors";
+import { faulty, injectFaults } from "./http/faults";
 import type { ModelHost } from "./model-host";
 import { completionRoutes } from "./routes/completions";
 import { generateStreamRoutes } from "./routes/generate-stream";
@@ -23,6 +24,7 @@ export function createOriginApp(
   const auth = requireKey(config.apiKey);
   app.use("/v2/models/*", auth);
   app.use("/v1/*", auth);
+  if (faulty(config.faults)) app.use("/v1/completions", injectFaults(config.faults));
   app.route("/", serviceRoutes(host, drain));
   app.route("/", oipRoutes(host, config.maxBodyBytes, drain));
   app.route("/", completionRoutes(host, config, drain));

@@ -80,6 +80,24 @@ export const FLAGS: readonly Flag[] = [
     value: "30000",
     help: "ms running requests get to finish after SIGTERM",
   },
+  {
+    flag: "--fault-chunk-delay",
+    env: "ORIGIN_FAULT_CHUNK_DELAY_MS",
+    value: "0",
+    help: "fault injection: ms each streamed completion chunk is held back",
+  },
+  {
+    flag: "--fault-stall",
+    env: "ORIGIN_FAULT_STALL_MS",
+    value: "0",
+    help: "fault injection: ms a stalled completion waits before its first chunk",
+  },
+  {
+    flag: "--fault-stall-rate",
+    env: "ORIGIN_FAULT_STALL_RATE",
+    value: "0",
+    help: "fault injection: share (0-1) of completions that stall",
+  },
 ];
 
 export const USAGE = [

@@ -1,6 +1,7 @@
 // The origin's configuration, read once from its environment (command-line flags are
 // folded into it first: cli.ts); invalid values stop the process at start.
 import { z } from "zod";
+import type { Faults } from "./http/faults";
 
 const LOOPBACK = ["127.0.0.1", "::1", "localhost"];
 
@@ -46,6 +47,12 @@ const ConfigSchema = z.object({
   ORIGIN_DECODER_THREAD: z.enum(["true", "false"]).default("true"),
   /** On SIGTERM/SIGINT: how long running requests may finish before they are cut. */
   ORIGIN_DRAIN_TIMEOUT_MS: integer(30_000, 0),
+  /** Fault injection (http/faults.ts): ms each streamed completion chunk is held back. */
+  ORIGIN_FAULT_CHUNK_DELAY_MS: integer(0, 0),
+  /** Fault injection: ms a stalled completion waits before its first chunk. */
+  ORIGIN_FAULT_STALL_MS: integer(0, 0),
+  /** Fault injection: the share of completions (0–1) that stall. */
+  ORIGIN_FAULT_STALL_RATE: z.coerce.number().min(0).max(1).default(0),
 });
 
 export interface OriginConfig {
@@ -69,6 +76,8 @@ export interface OriginConfig {
   streamInterval: number;
   /** On SIGTERM/SIGINT: milliseconds running requests get to finish before they are cut. */
   drainTimeoutMs: number;
+  /** Injected faults (tests and benchmarks of the edge's pools); all zero by default. */
+  faults: Faults;
 }
 
 /** Reads and checks the configuration; throws with every problem listed. */
@@ -104,5 +113,10 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
     decoderThread: c.ORIGIN_DECODER_THREAD === "true",
     streamInterval: c.ORIGIN_STREAM_INTERVAL,
     drainTimeoutMs: c.ORIGIN_DRAIN_TIMEOUT_MS,
+    faults: {
+      chunkDelayMs: c.ORIGIN_FAULT_CHUNK_DELAY_MS,
+      stallMs: c.ORIGIN_FAULT_STALL_MS,
+      stallRate: c.ORIGIN_FAULT_STALL_RATE,
+    },
   };
 }

@@ -1,6 +1,7 @@
 // Composition root: turns the Worker's env into configuration (each model's origin) and stores
 // (the fraud ledger). What is built once per isolate is src/isolate.ts; routes receive both.
 import { NO_ORIGIN, type OriginConfig } from "./runtime";
+import { poolConfig } from "./runtime/origin/pool-config";
 import { durableCards } from "./tasks/fraud/ledger/card-history";
 import { missingMigrations } from "./tasks/fraud/ledger/d1-schema";
 import { recordUnscored } from "./tasks/fraud/ledger/unscored-events";
@@ -26,7 +27,25 @@ function variable(env: Env, name: string): string | undefined {
 }
 
 /**
- * Where a model's origin is: ORIGIN_URL / ORIGIN_API_KEY and the timeouts
+ * A model's replicas: ORIGIN_POOL_<MODEL> or ORIGIN_URL_<MODEL> when either is set, else
+ * ORIGIN_POOL or ORIGIN_URL (docs/operations.md, "Origin pools").
+ */
+function originPool(env: Env, model: string | undefined) {
+  const at = (name: string) => {
+    const value = variable(env, name);
+    return value === undefined ? undefined : { name, value };
+  };
+  if (model !== undefined) {
+    const pool = at(perModelKey("ORIGIN_POOL", model));
+    const urls = at(perModelKey("ORIGIN_URL", model));
+    if (pool !== undefined || urls !== undefined) return poolConfig(pool, urls);
+  }
+  return poolConfig(at("ORIGIN_POOL"), at("ORIGIN_URL"));
+}
+
+/**
+ * Where a model's origin is: ORIGIN_URL or ORIGIN_POOL (one URL, or a pool of replicas),
+ * ORIGIN_API_KEY and the timeouts
  * (ORIGIN_TIMEOUT_MS, ORIGIN_FIRST_TOKEN_TIMEOUT_MS, ORIGIN_IDLE_TIMEOUT_MS), each
  * overridable per model with a `_<MODEL>` suffix (name upper-cased, non-alphanumerics → _).
  */
@@ -34,8 +53,11 @@ export function originConfig(env: Env, model?: string): OriginConfig {
   const read = (name: string) =>
     (model === undefined ? undefined : variable(env, perModelKey(name, model))) ??
     variable(env, name);
+  const pool = originPool(env, model);
   return {
-    url: read("ORIGIN_URL"),
+    url: "replicas" in pool ? pool.replicas[0]?.url : undefined,
+    replicas: "replicas" in pool ? pool.replicas : [],
+    ...("error" in pool ? { configError: pool.error } : {}),
     apiKey: read("ORIGIN_API_KEY"),
     timeoutMs: positive(read("ORIGIN_TIMEOUT_MS"), NO_ORIGIN.timeoutMs),
     firstTokenTimeoutMs: positive(read("ORIGIN_FIRST_TOKEN_TIMEOUT_MS"), undefined),

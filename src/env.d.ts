@@ -1,5 +1,8 @@
-// Bindings `wrangler types` cannot generate: optional secrets ([secrets] lists only required ones).
+// Bindings `wrangler types` cannot generate: optional secrets ([secrets] lists only required ones)
+// and optional variables (absent from wrangler.jsonc's vars).
 interface OptionalSecrets {
+  /** A pool of origin replicas as JSON (docs/operations.md, "Origin pools"); or ORIGIN_URL. */
+  ORIGIN_POOL?: string;
   /** Bearer key for the GPU origin, when it asks for one (`wrangler secret put ORIGIN_API_KEY`). */
   ORIGIN_API_KEY?: string;
 }

@@ -14,6 +14,26 @@ let services: Services | undefined;
 let preloading: Promise<PreloadOutcome[]> | undefined;
 
 /**
+ * Checks every origin model's configuration (ORIGIN_URL, ORIGIN_POOL, per-model variants) at
+ * start-up and logs each mistake, named, as `origin_config_invalid`; such a model answers 503
+ * `model_not_ready` with the same words until the configuration is fixed.
+ */
+function reportOriginConfig(served: Services): void {
+  for (const { manifest } of served.list()) {
+    if (manifest.runtime !== "origin") continue;
+    const { configError } = originConfig(env, manifest.name);
+    if (configError !== undefined)
+      console.error(
+        JSON.stringify({
+          event: "origin_config_invalid",
+          model: manifest.name,
+          error: configError,
+        }),
+      );
+  }
+}
+
+/**
  * The Worker's isolate reads its configuration from its env (cloudflare:workers) at each use, so a
  * variable changed between requests (as tests change theirs) is seen without keeping "the env of
  * the latest call".
@@ -23,6 +43,9 @@ let preloading: Promise<PreloadOutcome[]> | undefined;
  *   templates (tasks/); built at first use: at start-up, where the Worker preloads (src/index.ts)
  * - preload(): the preload's outcome, one per `preload` model; once, at start-up
  * - breakers: a circuit breaker per origin URL; at each URL's first call
+ * - the fleet (runtime/origin/replica-pool, held by the services' runtimes): per replica URL its
+ *   in-flight count, draining and busy marks, and the block hashes of the prompts it served
+ *   (65,536 at most); at each replica's first call
  *
  * Memos that stay beside the pure code they speed up (shared by edge and origin, bounded, each
  * keyed by what it was computed from, so they cannot go stale):
@@ -44,6 +67,7 @@ let preloading: Promise<PreloadOutcome[]> | undefined;
  *   isolate within 10 s); when each key's last use was written (once a minute)
  * - tasks/keys/auth-failures: failed authentications by reason (for /metrics)
  * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
+ * - runtime/origin/pool-config: parsed ORIGIN_POOL / ORIGIN_URL values (per value; 256 at most)
  * - routes/http/body: the body-limit middleware per size (per MAX_BODY_BYTES value)
  * - routes/openai/models: when this isolate began serving, `created` (first /v1/models)
  */
@@ -65,7 +89,10 @@ export const isolate = {
    * a model that failed loads on request as usual.
    */
   preload(): Promise<PreloadOutcome[]> {
-    preloading ??= preloadModels(isolate.services());
+    preloading ??= (() => {
+      reportOriginConfig(isolate.services());
+      return preloadModels(isolate.services());
+    })();
     return preloading;
   },
 };

@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
+import { formatEndpointLoad, LOAD_METRICS_HEADER } from "../../src/protocols/endpoint-load-metrics";
 import { ServiceError } from "../../src/errors/service-error";
 import type { OriginConfig } from "../config";
 import type { TokenLogprob } from "../../src/generation/logprobs";
@@ -248,6 +249,11 @@ export function completionRoutes(
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache",
         "x-request-id": head.id,
+        // The engine's queue as it takes this request, for the pools in front (ORCA's header).
+        [LOAD_METRICS_HEADER]: formatEndpointLoad({
+          running: decoder.runningCount,
+          waiting: decoder.waitingCount,
+        }),
       },
     });
   });

@@ -6,13 +6,14 @@ import { createOipRuntime } from "./origin/oip-runtime";
 import { NO_ORIGIN, type OriginConfig } from "./origin/origin-config";
 import { createVllmRuntime } from "./origin/vllm-runtime";
 import { createBreakers, type Breakers } from "./origin/circuit-breaker";
+import { createFleet, type Fleet } from "./origin/replica-pool";
 import { createTensorStreamRuntime } from "./origin/tensor-stream-runtime";
 import { decodeLoop } from "./wasm/decode-loop";
 import { createDiffusionLoopRuntime } from "./wasm/diffusion-loop";
 import { createWasmRuntime } from "./wasm/wasm-runtime";
 
 export type * from "./runtime";
-export { NO_ORIGIN, type OriginConfig } from "./origin/origin-config";
+export { NO_ORIGIN, type OriginConfig, type Replica } from "./origin/origin-config";
 export { wasmMemoryBytes, wasmSessionsCreated } from "./wasm/ort";
 
 /** Verified bytes of one of the model's graphs, by its name in `graphs`. */
@@ -60,6 +61,7 @@ function originRuntime(
   manifest: Manifest,
   origin: OriginConfig,
   breakers: Breakers,
+  fleet: Fleet,
 ): InferenceRuntime {
   switch (manifest.protocol) {
     case "vllm-completions":
@@ -70,11 +72,12 @@ function originRuntime(
         contextLength: manifest.generation.contextLength,
         origin,
         breakers,
+        fleet,
       });
     case "tensor-stream":
       if (manifest.task !== "text-to-image")
         throw new Error(`Model "${manifest.name}": tensor-stream serves text-to-image only`);
-      return createTensorStreamRuntime({ model: manifest, origin, breakers });
+      return createTensorStreamRuntime({ model: manifest, origin, breakers, fleet });
     case "oip-v2":
     case undefined: {
       const graph = primaryGraph(manifest);
@@ -103,6 +106,12 @@ function liveOrigin(read: () => OriginConfig): OriginConfig {
     get url() {
       return read().url;
     },
+    get replicas() {
+      return read().replicas;
+    },
+    get configError() {
+      return read().configError;
+    },
     get apiKey() {
       return read().apiKey;
     },
@@ -120,13 +129,15 @@ function liveOrigin(read: () => OriginConfig): OriginConfig {
 
 /**
  * The Worker's runtimes: each model where its manifest says, origin ones over their protocol,
- * their calls guarded by `breakers` (one per origin URL; default: a table of their own).
+ * their calls guarded by `breakers` (one per origin URL; default: a table of their own) and
+ * spread over each pool's replicas by one fleet (what these runtimes know of every replica).
  */
 export function edgeRuntimes(
   origin: OriginConfig | OriginFor = NO_ORIGIN,
   breakers: Breakers = createBreakers(),
 ) {
   const originFor: OriginFor = typeof origin === "function" ? origin : () => origin;
+  const fleet = createFleet({ breakers });
   return (manifest: Manifest, loadGraph: GraphLoader): InferenceRuntime => {
     switch (manifest.runtime) {
       case "wasm":
@@ -136,6 +147,7 @@ export function edgeRuntimes(
           manifest,
           typeof origin === "function" ? liveOrigin(() => originFor(manifest.name)) : origin,
           breakers,
+          fleet,
         );
       default: {
         const unknown: never = manifest.runtime;

@@ -6,6 +6,8 @@ import { ServiceError } from "../../errors/service-error";
 export interface CircuitBreaker {
   /** Throws 503 while open; lets one probe through once the cooldown is over. */
   check(): void;
+  /** True when check() would pass (closed, or its cooldown over and no probe out); no change. */
+  available(): boolean;
   success(): void;
   failure(): void;
   state(): "closed" | "open" | "half-open";
@@ -42,6 +44,7 @@ export function circuitBreaker({
       }
       probing = true;
     },
+    available: () => openedAt === undefined || (now() - openedAt >= cooldownMs && !probing),
     success() {
       failures = 0;
       openedAt = undefined;

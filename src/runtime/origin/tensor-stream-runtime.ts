@@ -9,24 +9,27 @@ import {
 } from "../../protocols/tensor-stream";
 import type { Tensor } from "../../tensors/tensor";
 import type { InferenceRuntime, TensorStreamCapability, TensorStreamStep } from "../runtime";
-import { createBreakers, type Breakers } from "./circuit-breaker";
+import { createBreakers, type Breakers, type CircuitBreaker } from "./circuit-breaker";
 import { deadlines, type Deadlines } from "./deadlines";
 import {
   DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
+  replicasOf,
   type OriginConfig,
 } from "./origin-config";
+import { failover, RETRY_DELAYS_MS } from "./replica-failover";
+import { createFleet, type Fleet } from "./replica-pool";
 
 export interface TensorStreamRuntimeOptions {
   model: { name: string };
   origin: OriginConfig;
   /** The breakers of the origins it calls (default: its own). */
   breakers?: Breakers;
-  /** Attempts before the first event (1 = no retry). */
+  /** What it knows of the replicas it calls (default: its own, over `breakers`). */
+  fleet?: Fleet;
+  /** Attempts before the first event on one replica (1 = no retry). */
   attempts?: number;
 }
-
-const RETRY_DELAYS_MS = [100, 400];
 
 const upstream = (detail: string, cause?: unknown) =>
   new ServiceError(502, "upstream_error", detail, { cause, headers: { "retry-after": "5" } });
@@ -67,35 +70,25 @@ function inputsOf(feeds: Record<string, Tensor>) {
   }));
 }
 
-const retryable = (error: unknown) =>
-  error instanceof ServiceError &&
-  (error.code === "upstream_error" || error.code === "upstream_timeout");
-
 /**
- * A runtime whose model runs its loop on a tensor-stream origin.
+ * A runtime whose model runs its loop on a tensor-stream origin, one URL or a pool.
  *
- * Like the vLLM adapter: retries only before the first event, an overloaded origin's 429/503
- * surface with Retry-After, the per-URL circuit breaker fails fast while the origin is down, phase
- * deadlines (connect, first event, idle gap), and the caller's signal (the client leaving) aborts
- * the origin request.
+ * Like the vLLM adapter: the least loaded healthy replica first, failover (or, with one replica,
+ * retries) only before the first event, an overloaded origin's 429/503 surface with Retry-After,
+ * the per-replica circuit breaker fails fast while it is down, phase deadlines (connect, first
+ * event, idle gap), and the caller's signal (the client leaving) aborts the origin request.
  */
 export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): InferenceRuntime {
   const { model, origin, breakers = createBreakers() } = options;
+  const fleet = options.fleet ?? createFleet({ breakers });
   const attempts = options.attempts ?? 1 + RETRY_DELAYS_MS.length;
-  const url = (): string => {
-    if (!origin.url)
-      throw new ServiceError(
-        503,
-        "not_configured",
-        `Model "${model.name}" runs on the GPU origin, and no origin URL is set for it`,
-      );
-    return (
-      `${origin.url.replace(/\/+$/, "")}/v2/models/` +
-      `${encodeURIComponent(model.name)}/generate_stream`
-    );
-  };
+  const path = `/v2/models/${encodeURIComponent(model.name)}/generate_stream`;
 
-  async function open(body: string, limits: Deadlines): Promise<ReadableStream<Uint8Array>> {
+  async function open(
+    url: string,
+    body: string,
+    limits: Deadlines,
+  ): Promise<ReadableStream<Uint8Array>> {
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: "text/event-stream",
@@ -104,7 +97,12 @@ export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): 
     limits.phase(origin.timeoutMs, "did not answer");
     let response: Response;
     try {
-      response = await fetch(url(), { method: "POST", headers, body, signal: limits.signal });
+      response = await fetch(`${url}${path}`, {
+        method: "POST",
+        headers,
+        body,
+        signal: limits.signal,
+      });
     } catch (error) {
       if (limits.signal.aborted) throw limits.signal.reason;
       throw upstream("The GPU origin could not be reached", error);
@@ -160,50 +158,52 @@ export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): 
     throw upstream("The GPU origin's stream ended before the image");
   }
 
+  /** One call to one replica, its breaker told the outcome. */
+  async function* attempt(
+    url: string,
+    breaker: CircuitBreaker,
+    body: string,
+    signal: AbortSignal,
+  ): AsyncGenerator<TensorStreamStep> {
+    const limits = deadlines(signal);
+    try {
+      const stream = await open(url, body, limits);
+      breaker.success();
+      yield* events(stream, limits);
+    } catch (caught) {
+      if (signal.aborted) throw signal.reason;
+      const error = limits.errorOf(caught);
+      if (
+        error instanceof ServiceError &&
+        error.status >= 500 &&
+        error.code !== "upstream_unavailable"
+      )
+        breaker.failure();
+      throw error;
+    } finally {
+      limits.abort(new DOMException("stream ended", "AbortError"));
+    }
+  }
+
   const tensorStream: TensorStreamCapability = {
     async *stream(feeds, { parameters, signal }) {
-      const base = url();
-      const breaker = breakers(base);
-      breaker.check();
+      const pool = replicasOf(origin, model.name);
       const body = JSON.stringify({ inputs: inputsOf(feeds), parameters: parameters ?? {} });
-      let lastError: unknown;
-      for (let attempt = 0; attempt < attempts; attempt += 1) {
-        if (attempt > 0)
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 1000));
-        signal.throwIfAborted();
-        const limits = deadlines(signal);
-        let yielded = false;
-        try {
-          const stream = await open(body, limits);
-          breaker.success();
-          for await (const step of events(stream, limits)) {
-            yielded = true;
-            yield step;
-          }
-          return;
-        } catch (caught) {
-          if (signal.aborted) throw signal.reason;
-          const error = limits.errorOf(caught);
-          if (
-            error instanceof ServiceError &&
-            error.status >= 500 &&
-            error.code !== "upstream_unavailable"
-          )
-            breaker.failure();
-          if (yielded || !retryable(error)) throw error;
-          lastError = error;
-        } finally {
-          limits.abort(new DOMException("stream ended", "AbortError"));
-        }
-      }
-      throw lastError;
+      yield* failover({
+        fleet,
+        pool,
+        probePath: "/v2/health/ready",
+        attempts,
+        signal,
+        call: (url, breaker) => attempt(url, breaker, body, signal),
+      });
     },
   };
 
   return {
     kind: "origin",
     async load() {
-      url();
+      replicasOf(origin, model.name);
     },
     tensorStream,
   };

@@ -1,18 +1,14 @@
 // The generation capability over a vLLM-compatible origin (vLLM itself, or the reference origin in
-// origin/): token ids out, token ids back, streamed.
+// origin/), one URL or a pool of replicas: token ids out, token ids back, streamed; a replica that
+// fails is stepped around, before the first token and after it.
 import { ServiceError } from "../../errors/service-error";
-import { SseParser } from "../../protocols/sse";
-import { completionRequest } from "../../protocols/vllm-completions";
-import { stepOf, upstream } from "./vllm-steps";
-import { awaitTail, drain, refusal } from "./vllm-response";
 import type { GenerationCapability, GenerationRequest, InferenceRuntime } from "../runtime";
 import { createBreakers, type Breakers } from "./circuit-breaker";
-import { deadlines, type Deadlines } from "./deadlines";
-import {
-  DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
-  DEFAULT_IDLE_TIMEOUT_MS,
-  type OriginConfig,
-} from "./origin-config";
+import { continuable, continuation } from "./continuation";
+import { replicasOf, type OriginConfig } from "./origin-config";
+import { noteRefusal, refused, RETRY_DELAYS_MS, retryable } from "./replica-failover";
+import { createFleet, type Fleet } from "./replica-pool";
+import { attemptGeneration } from "./vllm-attempt";
 
 export interface VllmRuntimeOptions {
   model: { name: string };
@@ -20,175 +16,107 @@ export interface VllmRuntimeOptions {
   origin: OriginConfig;
   /** The breakers of the origins it calls (default: its own). */
   breakers?: Breakers;
-  /** Attempts before the first token (1 = no retry). */
+  /** What it knows of the replicas it calls (default: its own, over `breakers`). */
+  fleet?: Fleet;
+  /** Attempts before the first token on one replica (1 = no retry). */
   attempts?: number;
 }
-
-const RETRY_DELAYS_MS = [100, 400];
-
-const retryable = (error: unknown) =>
-  error instanceof ServiceError &&
-  (error.code === "upstream_error" || error.code === "upstream_timeout");
 
 /**
  * A runtime whose model decodes on a vLLM-compatible origin.
  *
- * Retries happen only before the first token; an overloaded origin's 429/503 surface with
- * Retry-After before any byte reaches the client; the circuit breaker fails fast while the origin
- * is down; the caller's signal (the client leaving, a stop string matched) aborts the origin
- * request. Once the origin has answered 200 the runtime says so with a step of no ids, so that a
- * streaming route can send its headers while the origin prefills; a retry after that, or a first
- * token that never comes, then ends the stream with an error event instead. Per origin read, one
- * step (the events already read, joined). The finish waits for the usage chunk behind it (briefly:
- * vLLM writes both at once) for the prompt tokens the origin's prefix cache served; then the body
- * is read to its end in the background so that workerd keeps the connection for the next call.
+ * Each request's replicas come ranked by the fleet (prefix affinity from the prompt's ids, load,
+ * health). Before the first token, a replica that refuses (429, 503: it is marked busy or
+ * draining), fails or times out hands the request to the next; with one replica the rules are the
+ * single origin's: failures retried after 100 and 400 ms, refusals surfaced with their
+ * Retry-After, the circuit breaker failing fast while it is down. After tokens were sent, a
+ * replica that fails or stalls is replaced by another that continues from the prompt and the ids
+ * already generated (when the request allows it: continuation.ts); with no replica to continue,
+ * the error ends the stream as before. The caller's signal (the client leaving, a stop string
+ * matched) aborts the call in progress.
  */
 export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime {
   const { model, origin, breakers = createBreakers() } = options;
+  const fleet = options.fleet ?? createFleet({ breakers });
   const attempts = options.attempts ?? 1 + RETRY_DELAYS_MS.length;
-
-  const url = (): string => {
-    if (!origin.url)
-      throw new ServiceError(
-        503,
-        "not_configured",
-        `Model "${model.name}" runs on the GPU origin, and no origin URL is set for it`,
-      );
-    return `${origin.url.replace(/\/+$/, "")}/v1/completions`;
-  };
-
-  /** Sends the request and waits for the response headers (the connect phase). */
-  async function open(
-    request: GenerationRequest,
-    limits: Deadlines,
-    fetchSignal: AbortSignal,
-  ): Promise<Response> {
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: "text/event-stream",
-    };
-    if (origin.apiKey) headers.authorization = `Bearer ${origin.apiKey}`;
-    limits.phase(origin.timeoutMs, "did not answer");
-    let response: Response;
-    try {
-      response = await fetch(url(), {
-        method: "POST",
-        headers,
-        body: JSON.stringify(completionRequest(model.name, request)),
-        signal: fetchSignal,
-      });
-    } catch (error) {
-      if (limits.timedOut()) throw limits.signal.reason;
-      if (limits.signal.aborted) throw limits.signal.reason;
-      throw upstream("The GPU origin could not be reached", error);
-    }
-    if (!response.ok) throw await refusal(response);
-    if (response.body === null) throw upstream("The GPU origin sent no stream");
-    return response;
-  }
 
   const generation: GenerationCapability = {
     contextLength: options.contextLength,
-    async *generate(request, signal) {
+    async *generate(request: GenerationRequest, signal) {
       if (request.maxTokens <= 0 && request.promptLogprobs === undefined) {
         // Nothing to generate and nothing to score: no request to make.
         yield { tokenIds: [], finishReason: "length" };
         return;
       }
-      const base = url();
-      const breaker = breakers(base);
-      breaker.check();
-      let lastError: unknown;
+      const pool = replicasOf(origin, model.name);
+      const order = fleet.choose(pool, request.promptIds, "/health");
+      const alone = order.length === 1;
+      const generated: number[] = [];
+      const given = new Set<string>();
+      let current = request;
       let accepted = false;
-      for (let attempt = 0; attempt < attempts; attempt += 1) {
-        if (attempt > 0)
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt - 1] ?? 1000));
+      let lastError: unknown;
+      const tries = Math.max(attempts, order.length);
+      for (let attempt = 0, retry = 0; attempt < tries; attempt += 1) {
+        const url =
+          order.find((candidate) => !given.has(candidate)) ?? order[attempt % order.length]!;
+        const again = given.has(url);
+        if (again) {
+          // Every replica had its turn: wait as a single origin's retry does.
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[retry] ?? 1000));
+          retry += 1;
+        }
+        given.add(url);
         signal.throwIfAborted();
-        const limits = deadlines(signal);
-        let yielded = false;
-        const stopIds = new Set(request.stopTokenIds);
-        const prompt =
-          request.promptLogprobs === undefined
-            ? undefined
-            : { ids: request.promptIds, count: request.promptLogprobs, read: false };
-        let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-        // The fetch's own signal, fed by `limits` until the finish is read: after it, the
-        // caller's end (the task aborts its signal when it is done) must not cut the body the
-        // edge still drains.
-        const upstreamAbort = new AbortController();
-        const forward = () => upstreamAbort.abort(limits.signal.reason);
-        limits.signal.addEventListener("abort", forward, { once: true });
-        let finished = false;
+        const lease = fleet.lease(url);
+        const before = generated.length;
         try {
-          const response = await open(request, limits, upstreamAbort.signal);
-          breaker.success();
-          limits.phase(
-            origin.firstTokenTimeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
-            "sent no first token",
+          // A replica is checked when this request first turns to it; its retries are not.
+          if (!again) lease.breaker.check();
+          const steps = attemptGeneration(
+            {
+              url,
+              model: model.name,
+              origin,
+              breaker: lease.breaker,
+              onLoad: ({ running, waiting }) => fleet.reported(url, running + waiting),
+            },
+            current,
+            signal,
           );
-          if (!accepted) {
-            accepted = true;
-            yield { tokenIds: [] };
-          }
-          // read once per call, not per chunk
-          const idleMs = origin.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-          // One loop from the body's chunks to the steps: a plain parser, no generator in between.
-          reader = response.body!.getReader();
-          const parser = new SseParser();
-          for (;;) {
-            limits.signal.throwIfAborted();
-            const { done, value } = await reader.read();
-            const { step, failure, tailRead } = stepOf(
-              done ? parser.end() : parser.push(value),
-              stopIds,
-              request.logprobs,
-              prompt,
-            );
-            if (step !== undefined && request.maxTokens <= 0) {
-              // The prompt's logprobs alone: the one token asked for to get them is not the
-              // client's.
-              if (step.promptLogprobs === undefined)
-                throw failure ?? upstream("The GPU origin sent no prompt logprobs");
-              yield { tokenIds: [], finishReason: "length", promptLogprobs: step.promptLogprobs };
-              return;
+          for await (const step of steps) {
+            if (step.tokenIds.length === 0 && step.finishReason === undefined) {
+              if (!accepted) yield step;
+              accepted = true;
+              continue;
             }
-            if (step !== undefined) {
-              limits.phase(idleMs, "went silent mid-stream (no chunk)");
-              yielded = true;
-              finished = step.finishReason !== undefined;
-              if (finished && !tailRead && !done) await awaitTail(reader, parser, step);
-              yield step;
-              if (finished) return;
+            for (const id of step.tokenIds) generated.push(id);
+            if (step.finishReason !== undefined) {
+              fleet.served(url, request.promptIds);
+              if (current !== request && step.cachedTokens !== undefined)
+                step.cachedTokens = Math.min(step.cachedTokens, request.promptIds.length);
             }
-            if (failure !== undefined) throw failure;
-            if (done) throw upstream("The GPU origin's stream ended before a finish reason");
+            yield step;
+            if (step.finishReason !== undefined) return;
           }
-        } catch (caught) {
+          throw new ServiceError(502, "upstream_error", "The GPU origin's steps ended early");
+        } catch (error) {
           if (signal.aborted) throw signal.reason;
-          const error = limits.errorOf(caught);
-          if (
-            error instanceof ServiceError &&
-            error.status >= 500 &&
-            error.code !== "upstream_unavailable"
-          )
-            breaker.failure();
-          // After the first token the client has text: no retry, the route ends the stream with an
-          // error event.
-          if (yielded || !retryable(error)) throw error;
+          if (refused(error) && !alone) noteRefusal(fleet, url, lease.breaker, error);
+          else if (!retryable(error)) throw error;
           lastError = error;
-        } finally {
-          limits.signal.removeEventListener("abort", forward);
-          limits.clear();
-          if (finished && reader !== undefined) {
-            // The origin's tail (usage chunk, [DONE]) is read to the end, in the background, so
-            // workerd pools the connection: it reuses only a body read to its end.
-            void drain(reader);
-          } else {
-            // Whatever else ended the iteration (a stop string, the client leaving, an error) ends
-            // the origin request.
-            upstreamAbort.abort(new DOMException("generation ended", "AbortError"));
-            await reader?.cancel().catch(() => undefined);
+          if (generated.length === 0) continue;
+          // After the first token: another replica continues, if the request allows it.
+          if (alone || !continuable(request)) throw error;
+          if (generated.length > before) given.clear();
+          given.add(url);
+          if (generated.length >= request.maxTokens) {
+            yield { tokenIds: [], finishReason: "length" };
+            return;
           }
+          current = continuation(request, generated);
+        } finally {
+          lease.release();
         }
       }
       throw lastError;
@@ -199,7 +127,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
     kind: "origin",
     // The origin is asked at generation time; nothing to verify up front without costing a request.
     async load() {
-      url();
+      replicasOf(origin, model.name);
     },
     generation,
   };

@@ -213,6 +213,24 @@ describe.skipIf(origin === null)("images: OpenAI Images API and Workers AI's tex
     },
   );
 
+  it("a pool steps around a busy replica and an unreachable one, same image bytes", async () => {
+    const generate = (app: ReturnType<typeof appOnOrigin>) =>
+      call(app, "/v1/images/generations", { prompt: "seven", size: "28x28", steps: 4, seed: 3 });
+    const alone = await (await generate(app())).json<ImagesBody>();
+    const pooled = appOnOrigin("", {
+      replicas: [
+        { url: `${origin?.filesUrl ?? ""}/busy`, weight: 1 },
+        { url: "http://127.0.0.1:9", weight: 1 },
+        { url: origin?.url ?? "", weight: 1 },
+      ],
+    });
+    for (let request = 0; request < 3; request += 1) {
+      const response = await generate(pooled);
+      expect(response.status).toBe(200);
+      expect((await response.json<ImagesBody>()).data).toEqual(alone.data);
+    }
+  });
+
   it("the model is listed, and its OIP metadata and readiness answer without a 500", async () => {
     const get = (path: string) =>
       Promise.resolve(

@@ -1,0 +1,206 @@
+// What this isolate knows of each origin replica — in-flight requests, draining, recent "full"
+// answers, its circuit breaker, which prefixes it served — and the active probe that brings a
+// drained replica back; the choice itself is replica-choice.ts.
+import type { Breakers, CircuitBreaker } from "./circuit-breaker";
+import type { Replica } from "./pool-config";
+import {
+  blockHashes,
+  chooseReplicas,
+  type ReplicaView,
+  type RoutingPolicy,
+} from "./replica-choice";
+
+/** Block hashes remembered with the replica that served them (oldest forgotten first). */
+const AFFINITY_ENTRIES = 65_536;
+/** A draining replica's longest rest before it is probed again, whatever its Retry-After. */
+const MAX_DRAIN_MS = 60_000;
+/** A replica that answered 429 is tried after the others for this long. */
+const BUSY_MS = 1_000;
+const PROBE_TIMEOUT_MS = 2_000;
+/**
+ * How long a replica's own report of its queue counts. A gauge that is stale or stuck high
+ * (vllm-project/vllm#29928) then stops counting, so a replica that says it is full still gets
+ * requests as this isolate's counts allow, and its next answer reports afresh.
+ */
+const REPORT_FRESH_MS = 2_000;
+
+interface ReplicaState {
+  readonly breaker: CircuitBreaker;
+  inFlight: number;
+  /** Until when it gets no new requests (draining or a failed probe); then it is probed. */
+  restUntil: number;
+  /** Set while resting: a probe must answer before it takes requests again. */
+  needsProbe: boolean;
+  probing: boolean;
+  busyUntil: number;
+  /**
+   * Requests of others (other isolates, other clients) running and waiting there, as its last
+   * report said (its count less this isolate's in flight then), and when.
+   */
+  others: number;
+  reportedAt: number;
+}
+
+/** One request's replica while it is there: `release` once it ends, whatever the outcome. */
+export interface Lease {
+  readonly url: string;
+  readonly breaker: CircuitBreaker;
+  release(): void;
+}
+
+export interface Fleet {
+  /**
+   * The replicas of `pool` in the order to try them for a prompt (`promptIds` undefined: no
+   * affinity, least loaded first). `probePath`: what answers 200 when the replica is ready.
+   */
+  choose(
+    pool: readonly Replica[],
+    promptIds: readonly number[] | undefined,
+    probePath: string,
+  ): string[];
+  /** Counts a request in flight at `url` until the lease is released. */
+  lease(url: string): Lease;
+  /** Remembers that `url` now holds the prompt's prefix in its cache. */
+  served(url: string, promptIds: readonly number[]): void;
+  /** The replica refused new work (503 with Retry-After, or not ready): no new requests. */
+  draining(url: string, retryAfterSeconds: number): void;
+  /** The replica answered 429: tried after the others for a moment. */
+  busy(url: string): void;
+  /**
+   * The replica reported its queue (requests running + waiting, this isolate's included) on the
+   * answer to a request still leased.
+   */
+  reported(url: string, load: number): void;
+  /** In-flight counts by URL (for tests and metrics). */
+  inFlight(): Record<string, number>;
+  /** How many choices were made for each reason (affinity, hash, spill, …). */
+  reasons(): Record<string, number>;
+}
+
+export interface FleetOptions {
+  breakers: Breakers;
+  policy?: RoutingPolicy;
+  now?: () => number;
+  /** Sends a probe; default: fetch. */
+  probe?: (url: string) => Promise<boolean>;
+}
+
+async function fetchProbe(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** This isolate's view of every replica it calls (src/isolate.ts holds the Worker's). */
+export function createFleet(options: FleetOptions): Fleet {
+  const { breakers, policy = "affinity", now = Date.now, probe = fetchProbe } = options;
+  const states = new Map<string, ReplicaState>();
+  const affinity = new Map<number, string>();
+  let turn = 0;
+  const reasons: Record<string, number> = {};
+  const state = (url: string): ReplicaState => {
+    let found = states.get(url);
+    if (found === undefined) {
+      found = {
+        breaker: breakers(url),
+        inFlight: 0,
+        restUntil: 0,
+        needsProbe: false,
+        probing: false,
+        busyUntil: 0,
+        others: 0,
+        reportedAt: Number.NEGATIVE_INFINITY,
+      };
+      states.set(url, found);
+    }
+    return found;
+  };
+  /** Past its rest, a drained replica is probed (once at a time) before it takes requests. */
+  const healthy = (url: string, replica: ReplicaState, probePath: string, at: number) => {
+    if (!replica.breaker.available()) return false;
+    if (!replica.needsProbe) return true;
+    if (at < replica.restUntil || replica.probing) return false;
+    replica.probing = true;
+    void probe(`${url}${probePath}`).then((ready) => {
+      replica.probing = false;
+      if (ready) replica.needsProbe = false;
+      else replica.restUntil = now() + 5_000;
+    });
+    return false;
+  };
+  return {
+    choose(pool, promptIds, probePath) {
+      if (pool.length === 1) return [pool[0]!.url];
+      const at = now();
+      const views: ReplicaView[] = pool.map(({ url, weight }) => {
+        const replica = state(url);
+        return {
+          url,
+          weight,
+          inFlight: replica.inFlight,
+          ...(at - replica.reportedAt <= REPORT_FRESH_MS
+            ? { reported: replica.inFlight + replica.others }
+            : {}),
+          healthy: healthy(url, replica, probePath, at),
+          busy: at < replica.busyUntil,
+        };
+      });
+      turn = (turn + 1) % 1_000_000_007;
+      const choice = chooseReplicas({
+        replicas: views,
+        policy,
+        hashes: promptIds === undefined ? [] : blockHashes(promptIds),
+        servedBy: (hash) => affinity.get(hash),
+        turn,
+      });
+      reasons[choice.reason] = (reasons[choice.reason] ?? 0) + 1;
+      return choice.order.map((view) => view.url);
+    },
+    lease(url) {
+      const replica = state(url);
+      replica.inFlight += 1;
+      let released = false;
+      return {
+        url,
+        breaker: replica.breaker,
+        release() {
+          if (released) return;
+          released = true;
+          replica.inFlight -= 1;
+        },
+      };
+    },
+    served(url, promptIds) {
+      for (const hash of blockHashes(promptIds)) {
+        affinity.delete(hash);
+        affinity.set(hash, url);
+      }
+      while (affinity.size > AFFINITY_ENTRIES) {
+        const oldest = affinity.keys().next();
+        if (oldest.done) break;
+        affinity.delete(oldest.value);
+      }
+    },
+    draining(url, retryAfterSeconds) {
+      const replica = state(url);
+      replica.restUntil = now() + Math.min(MAX_DRAIN_MS, Math.max(1, retryAfterSeconds) * 1000);
+      replica.needsProbe = true;
+    },
+    busy(url) {
+      state(url).busyUntil = now() + BUSY_MS;
+    },
+    reported(url, load) {
+      const replica = state(url);
+      // The report counts this isolate's requests there too, the one it came with included.
+      replica.others = Math.max(0, load - replica.inFlight);
+      replica.reportedAt = now();
+    },
+    reasons: () => ({ ...reasons }),
+    inFlight: () =>
+      Object.fromEntries([...states].map(([url, replica]) => [url, replica.inFlight])),
+  };
+}

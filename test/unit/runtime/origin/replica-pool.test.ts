@@ -1,0 +1,101 @@
+// What the isolate knows of each replica (src/runtime/origin/replica-pool.ts): in-flight counts
+// from leases, a conversation sent back where its prefix went, a draining replica rested and then
+// probed back into rotation, a busy one tried last, an open circuit skipped.
+import { describe, expect, it } from "vitest";
+import { createBreakers } from "../../../../src/runtime/origin/circuit-breaker";
+import type { Replica } from "../../../../src/runtime/origin/pool-config";
+import { createFleet } from "../../../../src/runtime/origin/replica-pool";
+
+const pool: Replica[] = ["http://a", "http://b", "http://c"].map((url) => ({ url, weight: 1 }));
+const prompt = Array.from({ length: 64 }, (_, i) => 10 + i);
+
+/** A fleet on a clock of its own whose probes all answer `ready`. */
+function fleetAt(ready: boolean) {
+  let clock = 1_000_000;
+  const probes: string[] = [];
+  const fleet = createFleet({
+    breakers: createBreakers(),
+    now: () => clock,
+    probe: (url) => {
+      probes.push(url);
+      return Promise.resolve(ready);
+    },
+  });
+  return { fleet, probes, advance: (ms: number) => (clock += ms) };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe("the fleet", () => {
+  it("counts leases in flight until released, once", () => {
+    const { fleet } = fleetAt(true);
+    const first = fleet.lease("http://a");
+    fleet.lease("http://a");
+    expect(fleet.inFlight()).toEqual({ "http://a": 2 });
+    first.release();
+    first.release();
+    expect(fleet.inFlight()).toEqual({ "http://a": 1 });
+  });
+
+  it("sends the next turn of a conversation where the last one was served", () => {
+    const { fleet } = fleetAt(true);
+    const home = fleet.choose(pool, prompt, "/health")[0]!;
+    const elsewhere = pool.map((replica) => replica.url).find((url) => url !== home)!;
+    fleet.served(elsewhere, prompt);
+    const nextTurn = [...prompt, ...Array.from({ length: 40 }, (_, i) => 300 + i)];
+    expect(fleet.choose(pool, nextTurn, "/health")[0]).toBe(elsewhere);
+    expect(fleet.reasons()).toMatchObject({ affinity: 1 });
+  });
+
+  it("rests a draining replica, then takes it back once its probe answers 200", async () => {
+    const { fleet, probes, advance } = fleetAt(true);
+    const home = fleet.choose(pool, prompt, "/health")[0]!;
+    fleet.draining(home, 2);
+    expect(fleet.choose(pool, prompt, "/health")).not.toContain(home);
+    advance(2_000);
+    // Rest over: the probe goes out; until it answers, the replica stays out.
+    expect(fleet.choose(pool, prompt, "/health")).not.toContain(home);
+    expect(probes).toEqual([`${home}/health`]);
+    await settle();
+    expect(fleet.choose(pool, prompt, "/health")[0]).toBe(home);
+  });
+
+  it("keeps a replica out while its probe fails, and probes it again later", async () => {
+    const { fleet, probes, advance } = fleetAt(false);
+    fleet.draining("http://a", 1);
+    advance(1_000);
+    fleet.choose(pool, prompt, "/health");
+    await settle();
+    advance(1_000);
+    expect(fleet.choose(pool, prompt, "/health")).not.toContain("http://a");
+    expect(probes).toHaveLength(1);
+    advance(5_000);
+    fleet.choose(pool, prompt, "/health");
+    expect(probes).toHaveLength(2);
+  });
+
+  it("counts a replica's report of its queue for 2 s, then its own counts again", () => {
+    const { fleet, advance } = fleetAt(true);
+    const home = fleet.choose(pool, prompt, "/health")[0]!;
+    // Its own request is part of what it reports: alone, it does not count against it.
+    const lease = fleet.lease(home);
+    fleet.reported(home, 1);
+    lease.release();
+    expect(fleet.choose(pool, prompt, "/health")[0]).toBe(home);
+    fleet.reported(home, 50);
+    expect(fleet.choose(pool, prompt, "/health").at(-1)).toBe(home);
+    advance(2_001);
+    // A stale (or stuck) gauge no longer keeps it out of its turn.
+    expect(fleet.choose(pool, prompt, "/health")[0]).toBe(home);
+  });
+
+  it("tries a busy replica last, and skips one whose circuit is open", () => {
+    const breakers = createBreakers();
+    const fleet = createFleet({ breakers, now: () => 0 });
+    const home = fleet.choose(pool, prompt, "/health")[0]!;
+    fleet.busy(home);
+    expect(fleet.choose(pool, prompt, "/health").at(-1)).toBe(home);
+    for (let failure = 0; failure < 5; failure += 1) breakers("http://b").failure();
+    expect(fleet.choose(pool, undefined, "/health")).not.toContain("http://b");
+  });
+});

@@ -1,0 +1,197 @@
+// A model served by a pool of real reference origins on loopback, inside workerd: a conversation
+// keeps its replica (its prefix is cached there), a dead or draining replica is stepped around
+// before the first token, and a replica SIGKILLed mid-stream is replaced by another that
+// continues the greedy text byte for byte.
+import { env } from "cloudflare:test";
+import { describe, expect, inject, it } from "vitest";
+import { originConfig } from "../../../src/compose";
+import { parseEndpointLoad } from "../../../src/protocols/endpoint-load-metrics";
+import type { Replica } from "../../../src/runtime";
+import { appOnOrigin, call, originCounters, type App } from "../../support/workers/generation";
+import { problem } from "../../support/workers/helpers";
+
+const pool = inject("originPool");
+
+const replicas = (...urls: [string, number][]): Replica[] =>
+  urls.map(([url, weight]) => ({ url, weight }));
+
+/** An app over `pool`, its first URL standing for the whole as `url`. */
+const appOnPool = (members: Replica[], extra = {}) =>
+  appOnOrigin(members[0]!.url, { replicas: members, ...extra });
+
+interface Chunk {
+  choices: { text?: string; finish_reason: string | null }[];
+  usage?: { completion_tokens: number; prompt_tokens: number } | null;
+}
+
+/** Reads a streamed completion, calling `onText` after the first chunk with text. */
+async function streamed(response: Response, onText?: () => Promise<void>) {
+  expect(response.status).toBe(200);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const chunks: Chunk[] = [];
+  let done = false;
+  let called = false;
+  while (!done) {
+    const read = await reader.read();
+    if (read.done) break;
+    buffer += read.value;
+    const frames = buffer.split("\n\n");
+    buffer = frames.pop()!;
+    for (const frame of frames) {
+      if (!frame.startsWith("data: ")) continue;
+      if (frame === "data: [DONE]") done = true;
+      else chunks.push(JSON.parse(frame.slice(6)) as Chunk);
+    }
+    if (!called && onText !== undefined && chunks.some((c) => c.choices[0]?.text)) {
+      called = true;
+      await onText();
+    }
+  }
+  const text = chunks.map((chunk) => chunk.choices[0]?.text ?? "").join("");
+  const finishes = chunks.flatMap((chunk) => chunk.choices.map((c) => c.finish_reason));
+  const usages = chunks.filter((chunk) => chunk.usage);
+  return { text, finishes: finishes.filter((reason) => reason !== null), usages, done };
+}
+
+const long = (prompt: string) => ({
+  model: "tiny-llm",
+  prompt,
+  max_tokens: 300,
+  temperature: 0,
+  ignore_eos: true,
+  stream: true,
+  stream_options: { include_usage: true },
+});
+
+const control = (action: string, url: string) =>
+  fetch(`${pool!.control}/${action}?url=${encodeURIComponent(url)}`, { method: "POST" });
+
+describe.skipIf(pool === null)("a model served by a pool of origins", () => {
+  it("keeps each conversation on one replica, where its prefix is cached", async () => {
+    const app = appOnPool(replicas(...pool!.urls.map((url): [string, number] => [url, 1])));
+    const before = await Promise.all(pool!.urls.map(originCounters));
+    const cached: number[] = [];
+    for (let conversation = 0; conversation < 6; conversation += 1) {
+      const messages = [
+        { role: "user", content: `Conversation ${conversation}: tell me about the old house.` },
+      ];
+      for (let turn = 0; turn < 3; turn += 1) {
+        const answer = await (
+          await call(app, "/v1/chat/completions", {
+            model: "tiny-llm",
+            messages,
+            max_tokens: 24,
+            temperature: 0,
+          })
+        ).json<{
+          choices: { message: { content: string } }[];
+          usage: { prompt_tokens_details?: { cached_tokens: number } };
+        }>();
+        if (turn === 2) cached.push(answer.usage.prompt_tokens_details?.cached_tokens ?? 0);
+        messages.push({ role: "assistant", content: answer.choices[0]!.message.content });
+        messages.push({ role: "user", content: `And then, part ${turn + 2}?` });
+      }
+    }
+    // Turn 3 of every conversation found turn 2's blocks on its replica.
+    for (const tokens of cached) expect(tokens).toBeGreaterThanOrEqual(32);
+    const after = await Promise.all(pool!.urls.map(originCounters));
+    const served = after.map(
+      (counters, i) => counters.generationTokens - before[i]!.generationTokens,
+    );
+    // The conversations were spread: more than one replica decoded.
+    expect(served.filter((tokens) => tokens > 0).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("steps around a replica that cannot be reached, before the first token", async () => {
+    const app = appOnPool(replicas(["http://127.0.0.1:9", 1000], [pool!.urls[0]!, 1]));
+    for (let request = 0; request < 3; request += 1) {
+      const response = await call(app, "/v1/completions", {
+        model: "tiny-llm",
+        prompt: "The old house",
+        max_tokens: 8,
+      });
+      expect(response.status).toBe(200);
+    }
+  });
+
+  it("sends no new request to a draining replica, and lets its running stream finish", async () => {
+    const { url } = await (
+      await fetch(`${pool!.control}/spawn?chunkDelayMs=5`, { method: "POST" })
+    ).json<{ url: string }>();
+    const app = appOnPool(replicas([url, 1000], [pool!.urls[1]!, 1]));
+    let during: Response[] = [];
+    const running = await streamed(
+      await call(app, "/v1/completions", long("The old house stood")),
+      async () => {
+        await control("term", url);
+        // Draining: its POSTs answer 503 with Retry-After; the pool sends these elsewhere.
+        during = await Promise.all(
+          [0, 1, 2].map(() =>
+            call(app, "/v1/completions", { model: "tiny-llm", prompt: "The sea", max_tokens: 4 }),
+          ),
+        );
+      },
+    );
+    expect(during.map((response) => response.status)).toEqual([200, 200, 200]);
+    expect(running.finishes).toEqual(["length"]);
+    expect(running.done).toBe(true);
+  });
+
+  it("continues a stream whose replica is SIGKILLed, byte for byte as an uninterrupted run", async () => {
+    const survivor = pool!.urls[2]!;
+    const prompt = "The old house stood at the end of the road, and";
+    const reference = await streamed(
+      await call(appOnOrigin(survivor), "/v1/completions", long(prompt)),
+    );
+    expect(reference.finishes).toEqual(["length"]);
+    const { url: victim } = await (await fetch(`${pool!.control}/spawn`, { method: "POST" })).json<{
+      url: string;
+    }>();
+    const app = appOnPool(replicas([victim, 1000], [survivor, 1]));
+    const before = await originCounters(survivor);
+    const killed = await streamed(await call(app, "/v1/completions", long(prompt)), async () => {
+      await control("kill", victim);
+    });
+    const continued = (await originCounters(survivor)).generationTokens - before.generationTokens;
+    // The survivor decoded only what was left: the victim had sent some tokens before it died.
+    expect(continued).toBeGreaterThan(0);
+    expect(continued).toBeLessThan(300);
+    expect(killed.text).toBe(reference.text);
+    expect(killed.finishes).toEqual(["length"]);
+    expect(killed.usages).toHaveLength(1);
+    const { prompt_tokens, completion_tokens } = reference.usages[0]!.usage!;
+    expect(killed.usages[0]!.usage).toMatchObject({ prompt_tokens, completion_tokens });
+    expect(killed.done).toBe(true);
+  });
+
+  it("reads each replica's queue from ORCA's endpoint-load-metrics on its answers", async () => {
+    const response = await fetch(`${pool!.urls[0]}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "tiny-llm", prompt: [1, 333], max_tokens: 2, stream: true }),
+    });
+    const load = parseEndpointLoad(response.headers.get("endpoint-load-metrics"));
+    await response.text();
+    expect(load).toBeDefined();
+    expect(load!.running + load!.waiting).toBeGreaterThanOrEqual(0);
+  });
+
+  it("names a configuration mistake in its 503", async () => {
+    const config = originConfig(
+      { ...env, ORIGIN_POOL: '[{"url": "http://a:8000"}, {"url": "gpu-2"}]' },
+      "tiny-llm",
+    );
+    expect(config.configError).toBe("ORIGIN_POOL[1].url: must be an http(s) URL");
+    const app: App = appOnOrigin("", config);
+    const response = await call(app, "/v1/completions", {
+      model: "tiny-llm",
+      prompt: "The sea",
+      max_tokens: 4,
+    });
+    expect(response.status).toBe(503);
+    const body = await problem(response);
+    expect(body.code).toBe("model_not_ready");
+    expect(body.detail).toContain("ORIGIN_POOL[1].url: must be an http(s) URL");
+  });
+});
