@@ -4,6 +4,7 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { perModelKey } from "../../../src/compose";
+import { AUDIT_RETENTION_DAYS, recordAudit } from "../../../src/tasks/keys/audit";
 import { BASE, KEY } from "../../support/workers/helpers";
 import { activityOf, bearer, issueKey } from "../../support/workers/keys";
 
@@ -76,5 +77,42 @@ describe.skipIf(origin === null)("audit trail", () => {
       headers: bearer(issued.key),
     });
     expect(response.status).toBe(403);
+  });
+});
+
+describe("audit retention", () => {
+  it(`keeps ${AUDIT_RETENTION_DAYS} days: older rows are pruned as rows are written`, async () => {
+    const keyId = `key_${Date.now().toString(16).padStart(16, "0").slice(-16)}`;
+    const day = 86_400_000;
+    // An hour past any prune this isolate made, so this write prunes.
+    const at = Date.now() + 2 * 3_600_000;
+    const entry = {
+      keyId,
+      method: "GET",
+      route: "/v1/models",
+      model: undefined,
+      status: 200,
+      promptTokens: 0,
+      completionTokens: 0,
+      latencyMs: 1,
+    };
+    for (const age of [AUDIT_RETENTION_DAYS + 1, AUDIT_RETENTION_DAYS - 1]) {
+      await env.DB.prepare(
+        "INSERT INTO audit_log (key_id, at, method, route, status, latency_ms) " +
+          "VALUES (?, ?, 'GET', '/v1/models', 200, 1)",
+      )
+        .bind(keyId, new Date(at - age * day).toISOString())
+        .run();
+    }
+    await recordAudit(env.DB, { ...entry, at });
+    const { results } = await env.DB.prepare(
+      "SELECT at FROM audit_log WHERE key_id = ? ORDER BY at",
+    )
+      .bind(keyId)
+      .all<{ at: string }>();
+    expect(results.map((row) => row.at)).toEqual([
+      new Date(at - (AUDIT_RETENTION_DAYS - 1) * day).toISOString(),
+      new Date(at).toISOString(),
+    ]);
   });
 });
