@@ -9,6 +9,7 @@ import { createBreakers } from "./circuit-breaker";
 import { deadlines } from "./deadlines";
 import { replicasOf, type OriginConfig } from "./origin-config";
 import { createFleet, type Fleet } from "./replica-pool";
+import { originTraceHeaders } from "./trace-context";
 import { DataTypeSchema, shapeMatches, type Tensor, type TensorSpec } from "../../tensors/tensor";
 
 export interface OriginRuntimeOptions {
@@ -104,7 +105,8 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
     read: (response: Response) => Promise<T>,
   ): Promise<T> {
     const url = `${base(replica)}${path}`;
-    const headers = new Headers(init.headers);
+    const headers = new Headers({ ...originTraceHeaders() });
+    new Headers(init.headers).forEach((value, name) => headers.set(name, value));
     if (origin.apiKey) headers.set("authorization", `Bearer ${origin.apiKey}`);
     const limits = deadlines(signal);
     limits.phase(origin.timeoutMs, "did not answer");
