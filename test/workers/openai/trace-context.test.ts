@@ -11,8 +11,18 @@ const origin = inject("llmOrigin");
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";
 
-async function chat(prefix: string, headers: Record<string, string>): Promise<StubRequest> {
-  const app = appOnOrigin(`${origin!.faultyUrl}/${prefix}`);
+async function chat(
+  prefix: string,
+  headers: Record<string, string>,
+  before: string[] = [],
+): Promise<StubRequest> {
+  // `before`: replicas tried first (weight 1000), each refusing or failing.
+  const app = appOnOrigin(`${origin!.faultyUrl}/${prefix}`, {
+    replicas: [
+      ...before.map((url) => ({ url, weight: 1000 })),
+      { url: `${origin!.faultyUrl}/${prefix}`, weight: 1 },
+    ],
+  });
   const response = await app.request(
     "https://edge.test/v1/chat/completions",
     {
@@ -41,6 +51,14 @@ describe.skipIf(origin === null)("trace context toward the origin", () => {
     expect(seen.traceparent).toMatch(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`));
     expect(seen.traceparent).not.toContain(PARENT);
     expect(seen.requestId).toBe("client-request-37");
+  });
+
+  it("keeps the trace across a failover to another replica", async () => {
+    const seen = await chat("trace-5", { traceparent: `00-${TRACE}-${PARENT}-01` }, [
+      `${origin!.faultyUrl}/503`,
+      "http://127.0.0.1:9",
+    ]);
+    expect(seen.traceparent).toMatch(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`));
   });
 
   it("starts a new trace without one or with a broken one, and names the request", async () => {
