@@ -2,6 +2,7 @@
 // (keys, body guards) beside its routes; the OpenAPI document; the single error renderer.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
+import { withTrace } from "./runtime/origin/trace-context";
 import { fraudStores } from "./compose";
 import { isolate } from "./isolate";
 import { keyRoutes } from "./routes/admin/keys";
@@ -33,6 +34,17 @@ export function createApp(
 ) {
   const app = new OpenAPIHono<AppEnv>();
   app.use(requestId());
+  // Every origin call of the request carries its trace and id (runtime/origin/trace-context).
+  app.use((c, next) =>
+    withTrace(
+      {
+        traceparent: c.req.header("traceparent"),
+        tracestate: c.req.header("tracestate"),
+        requestId: c.get("requestId"),
+      },
+      next,
+    ),
+  );
   app.use(provideServices(servicesFor, storesFor));
 
   // OpenAI (and vLLM's extensions of it).

@@ -88,6 +88,7 @@ function originRuntime(
         inputs: graph.inputs,
         outputs: graph.outputs,
         origin,
+        fleet,
       });
     }
     default: {

@@ -34,6 +34,9 @@ export interface StubRequest {
   finished: boolean;
   /** The client's port: requests on one kept-alive connection share it. */
   clientPort: number | undefined;
+  /** The W3C trace context and request id the edge sent. */
+  traceparent: string | undefined;
+  requestId: string | undefined;
 }
 
 export interface VllmStub {
@@ -169,6 +172,8 @@ export async function startVllmStub(modelDir: string, graph?: string): Promise<V
       aborted: false,
       finished: false,
       clientPort: request.socket.remotePort,
+      traceparent: request.headers.traceparent as string | undefined,
+      requestId: request.headers["x-request-id"] as string | undefined,
     };
     requests.push(record);
     const abort = new AbortController();

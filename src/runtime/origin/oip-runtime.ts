@@ -5,8 +5,11 @@ import { ServiceError } from "../../errors/service-error";
 import { fromJsonTensor, toJsonTensor } from "../../protocols/oip-tensors";
 import { checkFeeds, checkOutputNames } from "../feeds";
 import type { InferenceRuntime, RunResult } from "../runtime";
+import { createBreakers } from "./circuit-breaker";
 import { deadlines } from "./deadlines";
-import type { OriginConfig } from "./origin-config";
+import { replicasOf, type OriginConfig } from "./origin-config";
+import { createFleet, type Fleet } from "./replica-pool";
+import { originTraceHeaders } from "./trace-context";
 import { DataTypeSchema, shapeMatches, type Tensor, type TensorSpec } from "../../tensors/tensor";
 
 export interface OriginRuntimeOptions {
@@ -14,6 +17,8 @@ export interface OriginRuntimeOptions {
   inputs: readonly TensorSpec[];
   outputs: readonly TensorSpec[];
   origin: OriginConfig;
+  /** What it knows of the replicas it calls (default: its own). */
+  fleet?: Fleet;
 }
 
 const WireTensor = z.object({
@@ -73,40 +78,35 @@ function signatureMismatch(
 }
 
 /**
- * A runtime whose model runs on the origin named by ORIGIN_URL.
+ * A runtime whose model runs on the origin named by ORIGIN_URL, or on a pool of replicas: each
+ * replica's metadata is checked before it serves, each call goes to the least loaded ready one,
+ * and one that fails (5xx, unreachable, too slow) passes the call to the next.
  *
  * Feeds are checked here first, so the origin only ever sees well-formed tensors; whatever the
  * origin does wrong is a 5xx of ours, never a client's 4xx, and never an unexplained 500.
  */
 export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntime {
   const { model, origin } = options;
-  let verified: Promise<void> | undefined;
+  const fleet = options.fleet ?? createFleet({ breakers: createBreakers() });
+  /** Each replica's check, shared by the requests waiting for it; a failed one is dropped. */
+  const verified = new Map<string, Promise<void>>();
 
-  const base = (): string => {
-    if (!origin.url) {
-      throw new ServiceError(
-        503,
-        "not_configured",
-        `Model "${model.name}" runs on the GPU origin, and ORIGIN_URL is not set`,
-      );
-    }
-    const root = origin.url.replace(/\/+$/, "");
-    return (
-      `${root}/v2/models/${encodeURIComponent(model.name)}` +
-      `/versions/${encodeURIComponent(model.version)}`
-    );
-  };
+  const base = (url: string): string =>
+    `${url}/v2/models/${encodeURIComponent(model.name)}` +
+    `/versions/${encodeURIComponent(model.version)}`;
 
   /** One call; `response.text()`/`json()` must be read before the returned promise's
    * deadline is cleared, so callers read the body inside `read`. */
   async function call<T>(
+    replica: string,
     path: string,
     init: RequestInit,
     signal: AbortSignal | undefined,
     read: (response: Response) => Promise<T>,
   ): Promise<T> {
-    const url = `${base()}${path}`;
-    const headers = new Headers(init.headers);
+    const url = `${base(replica)}${path}`;
+    const headers = new Headers({ ...originTraceHeaders() });
+    new Headers(init.headers).forEach((value, name) => headers.set(name, value));
     if (origin.apiKey) headers.set("authorization", `Bearer ${origin.apiKey}`);
     const limits = deadlines(signal);
     limits.phase(origin.timeoutMs, "did not answer");
@@ -136,8 +136,8 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
     return text.slice(0, 200) || `HTTP ${response.status}`;
   }
 
-  async function verify(signal: AbortSignal | undefined): Promise<void> {
-    const parsed = await call("", {}, signal, async (metadata) => {
+  async function verify(replica: string): Promise<void> {
+    const parsed = await call(replica, "", {}, undefined, async (metadata) => {
       if (!metadata.ok)
         throw upstream(
           `The GPU origin does not serve ${model.name} ${model.version} ` +
@@ -151,7 +151,7 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
       signatureMismatch(options.inputs, parsed.data.inputs) ??
       signatureMismatch(options.outputs, parsed.data.outputs);
     if (mismatch !== undefined) throw upstream(`The GPU origin's ${model.name} ${mismatch}`);
-    const ready = await call("/ready", {}, signal, async (response) => {
+    const ready = await call(replica, "/ready", {}, undefined, async (response) => {
       await response.body?.cancel();
       return response;
     });
@@ -177,29 +177,87 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
     }
   }
 
-  /**
-   * The origin failed in a way that says nothing about the input: check it again before trusting
-   * it.
-   */
-  function forget<T extends ServiceError>(error: T): T {
-    verified = undefined;
-    return error;
+  /** Verifies `replica` once for every request that waits on it (no request's signal aborts it). */
+  function verifyAt(replica: string): Promise<void> {
+    let attempt = verified.get(replica);
+    if (attempt === undefined) {
+      attempt = verify(replica);
+      const kept = attempt;
+      // A failed check is not cached: the next request asks the origin again.
+      kept.catch(() => {
+        if (verified.get(replica) === kept) verified.delete(replica);
+      });
+      verified.set(replica, kept);
+    }
+    return attempt;
+  }
+
+  /** A failure that says nothing about the input: the replica is checked again before use. */
+  const forgetting = (replica: string) => (error: unknown) => {
+    if (error instanceof ServiceError && error.status >= 500) verified.delete(replica);
+    throw error;
+  };
+
+  /** One inference on one replica; its failures drop the replica's check (forgetting). */
+  async function infer(
+    replica: string,
+    request: RequestInit,
+    signal: AbortSignal | undefined,
+    outputNames: readonly string[] | undefined,
+  ): Promise<RunResult> {
+    const started = performance.now();
+    const parsed = await call(replica, "/infer", request, signal, async (response) => {
+      if (response.status === 400 || response.status === 422) {
+        // The feeds matched the signature, so the origin refused their content: the caller's
+        // input.
+        throw new ServiceError(
+          422,
+          "unprocessable_input",
+          `The model could not run on this input: ${await reason(response)}`,
+          { field: "inputs" },
+        );
+      }
+      if (response.status === 413) {
+        throw new ServiceError(
+          413,
+          "payload_too_large",
+          `The GPU origin refused a request this large: ${await reason(response)}`,
+          { field: "inputs" },
+        );
+      }
+      if (!response.ok)
+        throw upstream(`The GPU origin failed (${response.status}: ${await reason(response)})`);
+      return InferResponse.safeParse(await response.json().catch(() => undefined));
+    }).catch(forgetting(replica));
+    if (!parsed.success)
+      throw upstream(
+        `The GPU origin sent an invalid inference response for ${model.name}`,
+        parsed.error,
+      );
+    const runMs = performance.now() - started;
+    const outputs = Object.fromEntries(
+      parsed.data.outputs.map((output) => [output.name, toTensor(output)]),
+    );
+    const missing = (outputNames ?? options.outputs.map((spec) => spec.name)).find(
+      (name) => outputs[name] === undefined,
+    );
+    if (missing !== undefined)
+      throw upstream(`The GPU origin's response has no output "${missing}"`);
+    return { outputs, timings: { runMs } } satisfies RunResult;
   }
 
   return {
     kind: "origin",
-    stillLoaded: () => verified !== undefined,
+    stillLoaded: () => verified.size > 0,
     async load() {
-      if (verified === undefined) {
-        // Verification is shared by every waiting request, so no one request's signal aborts it.
-        const attempt = verify(undefined);
-        // A failed check is not cached: the next request asks the origin again.
-        attempt.catch(() => {
-          if (verified === attempt) verified = undefined;
-        });
-        verified = attempt;
-      }
-      await verified;
+      const pool = replicasOf(origin, model.name);
+      if (pool.length === 1) return await verifyAt(pool[0]!.url);
+      // Ready once any replica is: the others are checked when a call first turns to them.
+      await Promise.any(pool.map((replica) => verifyAt(replica.url))).catch(
+        (failed: AggregateError) => {
+          throw failed.errors[0];
+        },
+      );
     },
     tensors: {
       run: async (feeds, { outputNames, signal } = {}) => {
@@ -209,57 +267,31 @@ export function createOipRuntime(options: OriginRuntimeOptions): InferenceRuntim
           inputs: Object.entries(feeds).map(([name, tensor]) => toJsonTensor(name, tensor)),
           ...(outputNames === undefined ? {} : { outputs: outputNames.map((name) => ({ name })) }),
         };
-        const started = performance.now();
         const request = {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify(body),
         };
-        let parsed: ReturnType<typeof InferResponse.safeParse>;
-        try {
-          parsed = await call("/infer", request, signal, async (response) => {
-            if (response.status === 400 || response.status === 422) {
-              // The feeds matched the signature, so the origin refused their content: the caller's
-              // input.
-              throw new ServiceError(
-                422,
-                "unprocessable_input",
-                `The model could not run on this input: ${await reason(response)}`,
-                { field: "inputs" },
-              );
-            }
-            if (response.status === 413) {
-              throw new ServiceError(
-                413,
-                "payload_too_large",
-                `The GPU origin refused a request this large: ${await reason(response)}`,
-                { field: "inputs" },
-              );
-            }
-            if (!response.ok)
-              throw forget(
-                upstream(`The GPU origin failed (${response.status}: ${await reason(response)})`),
-              );
-            return InferResponse.safeParse(await response.json().catch(() => undefined));
-          });
-        } catch (error) {
-          throw error instanceof ServiceError && error.status >= 500 ? forget(error) : error;
+        const pool = replicasOf(origin, model.name);
+        const order = fleet.choose(pool, undefined, "/v2/health/ready");
+        let lastError: unknown;
+        for (const replica of order) {
+          signal?.throwIfAborted();
+          const lease = fleet.lease(replica);
+          try {
+            if (order.length > 1) await verifyAt(replica);
+            return await infer(replica, request, signal, outputNames);
+          } catch (error) {
+            // One origin: its error as it is. A pool: the next replica, unless the input is at
+            // fault or the caller left.
+            if (order.length === 1 || signal?.aborted) throw error;
+            if (!(error instanceof ServiceError) || error.status < 500) throw error;
+            lastError = error;
+          } finally {
+            lease.release();
+          }
         }
-        if (!parsed.success)
-          throw upstream(
-            `The GPU origin sent an invalid inference response for ${model.name}`,
-            parsed.error,
-          );
-        const runMs = performance.now() - started;
-        const outputs = Object.fromEntries(
-          parsed.data.outputs.map((output) => [output.name, toTensor(output)]),
-        );
-        const missing = (outputNames ?? options.outputs.map((spec) => spec.name)).find(
-          (name) => outputs[name] === undefined,
-        );
-        if (missing !== undefined)
-          throw upstream(`The GPU origin's response has no output "${missing}"`);
-        return { outputs, timings: { runMs } } satisfies RunResult;
+        throw lastError;
       },
     },
   };

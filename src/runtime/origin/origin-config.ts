@@ -47,7 +47,7 @@ export function replicasOf(origin: OriginConfig, model: string): readonly Replic
     throw new ServiceError(
       503,
       "not_configured",
-      `Model "${model}" runs on the GPU origin, and no origin URL is set for it`,
+      `Model "${model}" runs on the GPU origin, and ORIGIN_URL is not set (nor ORIGIN_POOL)`,
     );
   return parsed.replicas;
 }

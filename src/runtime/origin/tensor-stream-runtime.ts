@@ -19,6 +19,7 @@ import {
 } from "./origin-config";
 import { failover, RETRY_DELAYS_MS } from "./replica-failover";
 import { createFleet, type Fleet } from "./replica-pool";
+import { originTraceHeaders } from "./trace-context";
 
 export interface TensorStreamRuntimeOptions {
   model: { name: string };
@@ -92,6 +93,7 @@ export function createTensorStreamRuntime(options: TensorStreamRuntimeOptions): 
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: "text/event-stream",
+      ...originTraceHeaders(),
     };
     if (origin.apiKey) headers.authorization = `Bearer ${origin.apiKey}`;
     limits.phase(origin.timeoutMs, "did not answer");

@@ -17,6 +17,7 @@ import {
   DEFAULT_IDLE_TIMEOUT_MS,
   type OriginConfig,
 } from "./origin-config";
+import { originTraceHeaders } from "./trace-context";
 import { awaitTail, drain, refusal } from "./vllm-response";
 import { stepOf, upstream } from "./vllm-steps";
 
@@ -40,6 +41,7 @@ async function open(
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "text/event-stream",
+    ...originTraceHeaders(),
   };
   if (origin.apiKey) headers.authorization = `Bearer ${origin.apiKey}`;
   limits.phase(origin.timeoutMs, "did not answer");

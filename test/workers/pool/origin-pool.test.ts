@@ -20,7 +20,13 @@ const appOnPool = (members: Replica[], extra = {}) =>
   appOnOrigin(members[0]!.url, { replicas: members, ...extra });
 
 interface Chunk {
-  choices: { text?: string; finish_reason: string | null }[];
+  choices: {
+    text?: string;
+    delta?: { content?: string };
+    finish_reason: string | null;
+    logprobs?: { tokens?: string[] } | null;
+  }[];
+  error?: { code: string };
   usage?: { completion_tokens: number; prompt_tokens: number } | null;
 }
 
@@ -43,15 +49,30 @@ async function streamed(response: Response, onText?: () => Promise<void>) {
       if (frame === "data: [DONE]") done = true;
       else chunks.push(JSON.parse(frame.slice(6)) as Chunk);
     }
-    if (!called && onText !== undefined && chunks.some((c) => c.choices[0]?.text)) {
+    const texted = chunks.some((c) => c.choices?.[0]?.text || c.choices?.[0]?.delta?.content);
+    if (!called && onText !== undefined && texted) {
       called = true;
       await onText();
     }
   }
-  const text = chunks.map((chunk) => chunk.choices[0]?.text ?? "").join("");
-  const finishes = chunks.flatMap((chunk) => chunk.choices.map((c) => c.finish_reason));
+  const text = chunks
+    .map((chunk) => chunk.choices?.[0]?.text ?? chunk.choices?.[0]?.delta?.content ?? "")
+    .join("");
+  const finishes = chunks.flatMap((chunk) => chunk.choices?.map((c) => c.finish_reason) ?? []);
+  const logprobs = chunks.reduce(
+    (sum, chunk) => sum + (chunk.choices?.[0]?.logprobs?.tokens?.length ?? 0),
+    0,
+  );
+  const errors = chunks.filter((chunk) => chunk.error !== undefined);
   const usages = chunks.filter((chunk) => chunk.usage);
-  return { text, finishes: finishes.filter((reason) => reason !== null), usages, done };
+  return {
+    text,
+    finishes: finishes.filter((reason) => reason !== null),
+    usages,
+    done,
+    logprobs,
+    errors,
+  };
 }
 
 const long = (prompt: string) => ({
@@ -163,6 +184,55 @@ describe.skipIf(pool === null)("a model served by a pool of origins", () => {
     const { prompt_tokens, completion_tokens } = reference.usages[0]!.usage!;
     expect(killed.usages[0]!.usage).toMatchObject({ prompt_tokens, completion_tokens });
     expect(killed.done).toBe(true);
+  });
+
+  it("carries seeded sampling and logprobs across a kill; a structured output is not continued", async () => {
+    const spawn = async () =>
+      (
+        await (
+          await fetch(`${pool!.control}/spawn?chunkDelayMs=10`, { method: "POST" })
+        ).json<{ url: string }>()
+      ).url;
+    const [victim, structuredVictim] = await Promise.all([spawn(), spawn()]);
+    const survivor = pool!.urls[1]!;
+    // Seeded sampling goes on validly (not the tokens an uninterrupted run would draw: the
+    // sampler's random stream restarts from the seed); logprobs keep coming, one per token.
+    const sampled = await streamed(
+      await call(appOnPool(replicas([victim, 1000], [survivor, 1])), "/v1/completions", {
+        ...long("The sea was calm and"),
+        max_tokens: 200,
+        temperature: 0.8,
+        seed: 5,
+        logprobs: 1,
+      }),
+      async () => {
+        await control("kill", victim);
+      },
+    );
+    expect(sampled.errors).toEqual([]);
+    expect(sampled.finishes).toEqual(["length"]);
+    expect(sampled.usages[0]!.usage!.completion_tokens).toBe(200);
+    expect(sampled.logprobs).toBe(200);
+    expect(sampled.done).toBe(true);
+    // The origin's automaton cannot start mid-output: the stream ends as with one origin.
+    const structured = await streamed(
+      await call(
+        appOnPool(replicas([structuredVictim, 1000], [survivor, 1])),
+        "/v1/chat/completions",
+        {
+          model: "tiny-llm",
+          messages: [{ role: "user", content: "Describe the house as JSON." }],
+          response_format: { type: "json_object" },
+          max_tokens: 200,
+          stream: true,
+        },
+      ),
+      async () => {
+        await control("kill", structuredVictim);
+      },
+    );
+    expect(structured.errors.map((chunk) => chunk.error!.code)).toEqual(["upstream_error"]);
+    expect(structured.done).toBe(true);
   });
 
   it("reads each replica's queue from ORCA's endpoint-load-metrics on its answers", async () => {

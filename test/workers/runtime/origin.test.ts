@@ -87,6 +87,27 @@ describe("a model whose manifest says runtime: origin", () => {
     });
   });
 
+  it("over a pool, steps around a replica that fails its inferences and one that is down", async () => {
+    const app = appOnOrigin({
+      replicas: [
+        { url: `${origin.faultyUrl}/fail-37`, weight: 1 },
+        { url: "http://127.0.0.1:9", weight: 1 },
+        { url: origin.url, weight: 1 },
+      ],
+    });
+    const inIsolate = await (
+      await post("/v1/classify", { model: manifest.name, input: texts })
+    ).json<Classified>();
+    for (let call = 0; call < 4; call += 1) {
+      const response = await request(app, "/v1/classify", { model: manifest.name, input: texts });
+      expect(response.status).toBe(200);
+      const viaPool = await response.json<Classified>();
+      expect(viaPool.results.map((result) => result.labels[0]!.label)).toEqual(
+        inIsolate.results.map((result) => result.labels[0]!.label),
+      );
+    }
+  });
+
   it("serves Open Inference Protocol tensors through the origin: the same logits", async () => {
     const ids = [2087, 314, 1220, 259];
     const body = {

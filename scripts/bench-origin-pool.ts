@@ -1,0 +1,338 @@
+// The edge's origin pools side by side in one run (src/runtime/origin/): three reference origins
+// on loopback (prefix caches on, fresh processes per cell), the edge's generation runtime in
+// Node over them, a seeded multi-turn workload (each turn resends the history, as chat clients
+// do; most conversations share one hot system prompt, the skew). Cells:
+//   affinity / round-robin   prefix-cache hit rate (the origins' vllm:prefix_cache_hits ÷
+//                            queries), time to first token, in-flight balance across replicas
+//   kill                     affinity, one replica SIGKILLed halfway: client-visible failures,
+//                            and every answer compared id for id with the affinity cell's
+//   stall / stall+detect     one replica stalls 2 s before the first chunk on 5% of requests:
+//                            p99 TTFT with the default first-token timeout, then with 1 s
+// and the routing decision's CPU per request. Affinity and round-robin run in interleaved rounds
+// (fresh origins each), so the machine's noise falls on both. Usage: npx tsx
+// scripts/bench-origin-pool.ts [--conversations 240] [--turns 4] [--concurrency 24]
+// [--chunk-delay 2] [--rounds 3] [--system 192] [--graph decoder]
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { GREEDY } from "../src/generation/sampling-params";
+import type { GenerationRequest } from "../src/runtime";
+import { createBreakers } from "../src/runtime/origin/circuit-breaker";
+import type { Replica } from "../src/runtime/origin/pool-config";
+import { blockHashes, type RoutingPolicy } from "../src/runtime/origin/replica-choice";
+import { createFleet, type Fleet } from "../src/runtime/origin/replica-pool";
+import { createVllmRuntime } from "../src/runtime/origin/vllm-runtime";
+import { originMetric } from "./lib/completion-stream.mjs";
+import { startOrigin } from "./lib/origin.mjs";
+import { percentile } from "./lib/stats.mjs";
+
+const { values: options } = parseArgs({
+  options: {
+    conversations: { type: "string", default: "240" },
+    turns: { type: "string", default: "4" },
+    concurrency: { type: "string", default: "24" },
+    "chunk-delay": { type: "string", default: "2" },
+    rounds: { type: "string", default: "3" },
+    system: { type: "string", default: "192" },
+    graph: { type: "string", default: "decoder" },
+  },
+});
+const CONVERSATIONS = Number(options.conversations);
+const TURNS = Number(options.turns);
+const CONCURRENCY = Number(options.concurrency);
+/** Each origin holds each chunk this long (a token's pace on a GPU), so streams overlap. */
+const CHUNK_DELAY = options["chunk-delay"]!;
+const ANSWER_TOKENS = 16;
+const ROUNDS = Number(options.rounds);
+const SYSTEM_TOKENS = Number(options.system);
+
+/** A seeded PRNG (mulberry32). */
+function rng(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+const idsOf = (random: () => number, count: number) =>
+  Array.from({ length: count }, () => 4 + Math.floor(random() * 500));
+
+interface Conversation {
+  system: number[];
+  users: number[][];
+}
+
+/** 70% of conversations open with one hot system prompt, the rest with one of eight others. */
+function workload(): Conversation[] {
+  const random = rng(37);
+  const hot = idsOf(random, SYSTEM_TOKENS);
+  const cold = Array.from({ length: 8 }, () => idsOf(random, SYSTEM_TOKENS));
+  return Array.from({ length: CONVERSATIONS }, () => ({
+    system: random() < 0.7 ? hot : cold[Math.floor(random() * 8)]!,
+    users: Array.from({ length: TURNS }, () => idsOf(random, 24 + Math.floor(random() * 16))),
+  }));
+}
+
+type Started = Awaited<ReturnType<typeof startOrigin>>;
+
+/** SIGKILLs the origin's server (startOrigin's process is tsx, its parent). */
+function kill(origin: Started): void {
+  const pid = origin.process.pid!;
+  for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/))
+    if (child) process.kill(Number(child), "SIGKILL");
+  origin.process.kill("SIGKILL");
+}
+
+interface Cell {
+  policy: RoutingPolicy;
+  firstTokenTimeoutMs?: number;
+  /** Environment of the third origin (a slow one). */
+  third?: Record<string, string>;
+  killHalfway?: boolean;
+  /** The decoder graph (default --graph: the INT8 one, whose prefill costs as on a server). */
+  graph?: string;
+}
+
+interface Outcome {
+  ttfts: number[];
+  answers: Map<string, number[]>;
+  failedBeforeFirstToken: number;
+  failedAfter: number;
+  hitRate: number;
+  /** Requests in flight on the replica when it was killed. */
+  inFlightAtKill: number;
+  reasons: Record<string, number>;
+  balance: { busiestOverQuietest: number; meanInFlight: number[]; served: number[] };
+}
+
+async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> {
+  const common = {
+    ORIGIN_GENERATION_GRAPH: cell.graph ?? options.graph!,
+    ORIGIN_FAULT_CHUNK_DELAY_MS: CHUNK_DELAY,
+  };
+  const origins = await Promise.all([
+    startOrigin(common),
+    startOrigin(common),
+    startOrigin({ ...common, ...cell.third }),
+  ]);
+  const replicas: Replica[] = origins.map((origin) => ({ url: origin.url, weight: 1 }));
+  const breakers = createBreakers();
+  const fleet: Fleet = createFleet({ breakers, policy: cell.policy });
+  const runtime = createVllmRuntime({
+    model: { name: "tiny-llm" },
+    contextLength: 512,
+    origin: {
+      url: replicas[0]!.url,
+      replicas,
+      apiKey: undefined,
+      timeoutMs: 10_000,
+      ...(cell.firstTokenTimeoutMs ? { firstTokenTimeoutMs: cell.firstTokenTimeoutMs } : {}),
+      idleTimeoutMs: 2_000,
+    },
+    breakers,
+    fleet,
+  });
+  const outcome: Outcome = {
+    ttfts: [],
+    answers: new Map(),
+    failedBeforeFirstToken: 0,
+    failedAfter: 0,
+    hitRate: 0,
+    inFlightAtKill: 0,
+    reasons: {},
+    balance: { busiestOverQuietest: 0, meanInFlight: [], served: [] },
+  };
+  const sums = replicas.map(() => 0);
+  let samples = 0;
+  const sampler = setInterval(() => {
+    const now = fleet.inFlight();
+    replicas.forEach((replica, i) => (sums[i]! += now[replica.url] ?? 0));
+    samples += 1;
+  }, 2);
+  const total = conversations.length * TURNS;
+  let started = 0;
+  let next = 0;
+  const converse = async () => {
+    for (let index = next++; index < conversations.length; index = next++) {
+      const { system, users } = conversations[index]!;
+      const history = [...system];
+      for (let turn = 0; turn < TURNS; turn += 1) {
+        history.push(...users[turn]!);
+        started += 1;
+        if (cell.killHalfway && started === Math.floor(total / 2)) {
+          outcome.inFlightAtKill = fleet.inFlight()[replicas[0]!.url] ?? 0;
+          kill(origins[0]!);
+        }
+        const request: GenerationRequest = {
+          promptIds: [...history],
+          maxTokens: ANSWER_TOKENS,
+          sampling: GREEDY,
+          stopTokenIds: [],
+          ignoreEos: true,
+        };
+        const begun = performance.now();
+        const ids: number[] = [];
+        try {
+          for await (const step of runtime.generation!.generate(
+            request,
+            new AbortController().signal,
+          )) {
+            if (ids.length === 0 && step.tokenIds.length > 0)
+              outcome.ttfts.push(performance.now() - begun);
+            ids.push(...step.tokenIds);
+          }
+        } catch {
+          if (ids.length === 0) outcome.failedBeforeFirstToken += 1;
+          else outcome.failedAfter += 1;
+          break;
+        }
+        outcome.answers.set(`${index}/${turn}`, ids);
+        history.push(...ids);
+      }
+    }
+  };
+  const before = await Promise.all(
+    origins.map(async (origin) => ({
+      hits: await originMetric(origin.url, "vllm:prefix_cache_hits_total"),
+      queries: await originMetric(origin.url, "vllm:prefix_cache_queries_total"),
+    })),
+  );
+  await Promise.all(Array.from({ length: CONCURRENCY }, converse));
+  clearInterval(sampler);
+  let hits = 0;
+  let queries = 0;
+  const served: number[] = [];
+  for (const [i, origin] of origins.entries()) {
+    const alive = !(cell.killHalfway && i === 0);
+    hits += alive
+      ? (await originMetric(origin.url, "vllm:prefix_cache_hits_total")) - before[i]!.hits
+      : 0;
+    queries += alive
+      ? (await originMetric(origin.url, "vllm:prefix_cache_queries_total")) - before[i]!.queries
+      : 0;
+    served.push(alive ? await originMetric(origin.url, "vllm:request_success_total") : Number.NaN);
+  }
+  outcome.hitRate = queries === 0 ? 0 : hits / queries;
+  outcome.reasons = fleet.reasons();
+  const means = sums.map((sum) => sum / Math.max(1, samples));
+  const alive = means.filter((_, i) => !(cell.killHalfway && i === 0));
+  outcome.balance = {
+    busiestOverQuietest: Math.max(...alive) / Math.max(1e-9, Math.min(...alive)),
+    meanInFlight: means,
+    served,
+  };
+  await Promise.all(origins.map((origin) => origin.stop()));
+  return outcome;
+}
+
+/** The routing decision alone: µs of CPU per request (choose + served), 3 replicas. */
+function routingCost(conversations: Conversation[]): { chooseUs: number; servedUs: number } {
+  const fleet = createFleet({ breakers: createBreakers(), policy: "affinity" });
+  const replicas: Replica[] = ["http://a:1", "http://b:1", "http://c:1"].map((url) => ({
+    url,
+    weight: 1,
+  }));
+  const prompts = conversations.map(({ system, users }) => [...system, ...users.flat()]);
+  const rounds = 20_000;
+  let cpu = process.cpuUsage();
+  for (let i = 0; i < rounds; i += 1)
+    fleet.choose(replicas, prompts[i % prompts.length]!, "/health");
+  const chooseUs = process.cpuUsage(cpu).user / rounds;
+  cpu = process.cpuUsage();
+  for (let i = 0; i < rounds; i += 1) fleet.served("http://a:1", prompts[i % prompts.length]!);
+  return { chooseUs, servedUs: process.cpuUsage(cpu).user / rounds };
+}
+
+/**
+ * The hit rate a single replica with an unbounded cache would reach on these prompts (in the
+ * order of the affinity cell's answers): whole blocks already seen as a prompt's prefix. It is
+ * the ceiling here, since the reference origin caches prompts' blocks, not generated ones.
+ */
+function idealHitRate(conversations: Conversation[], answers: Map<string, number[]>): number {
+  const seen = new Set<number>();
+  let hits = 0;
+  let tokens = 0;
+  for (let turn = 0; turn < TURNS; turn += 1)
+    conversations.forEach(({ system, users }, index) => {
+      const prompt = [...system];
+      for (let t = 0; t <= turn; t += 1) {
+        prompt.push(...users[t]!);
+        if (t < turn) prompt.push(...(answers.get(`${index}/${t}`) ?? []));
+      }
+      const hashes = blockHashes(prompt);
+      let reused = 0;
+      while (reused < hashes.length && seen.has(hashes[reused]!)) reused += 1;
+      hits += reused * 16;
+      tokens += prompt.length;
+      for (const hash of hashes) seen.add(hash);
+    });
+  return hits / tokens;
+}
+
+const conversations = workload();
+const stalls = { ORIGIN_FAULT_STALL_MS: "2000", ORIGIN_FAULT_STALL_RATE: "0.05" };
+const row = (name: string, outcome: Outcome) => ({
+  cell: name,
+  requests: outcome.answers.size,
+  "hit rate": outcome.hitRate.toFixed(3),
+  "TTFT p50 ms": percentile(outcome.ttfts, 50).toFixed(1),
+  "TTFT p99 ms": percentile(outcome.ttfts, 99).toFixed(0),
+  "TTFT max ms": Math.max(...outcome.ttfts).toFixed(0),
+  "in-flight busiest/quietest": outcome.balance.busiestOverQuietest.toFixed(2),
+  "mean in-flight": outcome.balance.meanInFlight.map((value) => value.toFixed(1)).join(" / "),
+  "failed before / after 1st token": `${outcome.failedBeforeFirstToken} / ${outcome.failedAfter}`,
+});
+const median = (values: number[]) => percentile(values, 50);
+
+// Affinity and round-robin in interleaved rounds (the order alternating), fresh origins each.
+const rows: ReturnType<typeof row>[] = [];
+const ratios = { hitRate: [] as number[], ttftP50: [] as number[] };
+let reference: Outcome | undefined;
+for (let round = 0; round < ROUNDS; round += 1) {
+  const order: RoutingPolicy[] =
+    round % 2 === 0 ? ["affinity", "round-robin"] : ["round-robin", "affinity"];
+  const outcomes = new Map<RoutingPolicy, Outcome>();
+  for (const policy of order) outcomes.set(policy, await run({ policy }, conversations));
+  const affinity = outcomes.get("affinity")!;
+  const roundRobin = outcomes.get("round-robin")!;
+  reference ??= affinity;
+  rows.push(row(`affinity, round ${round + 1}`, affinity));
+  rows.push(row(`round-robin, round ${round + 1}`, roundRobin));
+  ratios.hitRate.push(affinity.hitRate / roundRobin.hitRate);
+  ratios.ttftP50.push(percentile(affinity.ttfts, 50) / percentile(roundRobin.ttfts, 50));
+}
+// The kill is compared with a run without it on the FP32 graph: on INT8, a prompt computed
+// after a cached prefix may differ where two tokens are nearly tied (docs/origin-engine.md).
+const unkilled = await run({ policy: "affinity", graph: "decoder-fp32" }, conversations);
+const killed = await run(
+  { policy: "affinity", killHalfway: true, graph: "decoder-fp32" },
+  conversations,
+);
+rows.push(row("no kill (affinity, FP32)", unkilled));
+rows.push(row("kill (affinity, FP32)", killed));
+const stalled = await run({ policy: "affinity", third: stalls }, conversations);
+rows.push(row("stall, first-token timeout 60 s", stalled));
+const detected = await run(
+  { policy: "affinity", third: stalls, firstTokenTimeoutMs: 1_000 },
+  conversations,
+);
+rows.push(row("stall, first-token timeout 1 s", detected));
+console.table(rows);
+console.log(
+  `affinity ÷ round-robin per round: hit rate ${ratios.hitRate.map((r) => r.toFixed(2)).join(", ")}` +
+    ` (median ${median(ratios.hitRate).toFixed(2)}×); TTFT p50 ` +
+    `${ratios.ttftP50.map((r) => r.toFixed(2)).join(", ")} (median ${median(ratios.ttftP50).toFixed(2)}×)`,
+);
+console.log(
+  `ideal hit rate (one unbounded cache, prompts only): ${idealHitRate(conversations, reference!.answers).toFixed(3)}`,
+);
+console.log("choices by reason: affinity", reference!.reasons, "kill", killed.reasons);
+let same = 0;
+for (const [key, ids] of killed.answers)
+  if (JSON.stringify(ids) === JSON.stringify(unkilled.answers.get(key))) same += 1;
+console.log(
+  `kill: ${killed.inFlightAtKill} requests in flight on the killed replica; ` +
+    `${same} of ${killed.answers.size} answers id for id as in a run without the kill`,
+);
+console.log("routing decision (µs CPU per request, Node):", routingCost(conversations));
