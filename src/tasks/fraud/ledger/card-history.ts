@@ -8,6 +8,12 @@ import type { CardLedger, CardView, Committed, Delivery, Prepared } from "./ledg
 
 /** Transactions kept per card; far more than the model's window, for late (out-of-order) events. */
 const KEEP = 64;
+/** How soon after a commit the outbox is copied into D1 (commits meanwhile share the batch). */
+const COPY_DELAY_MS = 1000;
+/** Commits between two prunings of the history (it holds at most KEEP + PRUNE_EVERY entries). */
+const PRUNE_EVERY = 16;
+/** Outbox entries copied into D1 per batch. */
+const COPY_BATCH = 100;
 /** How soon the outbox is replayed into D1 again after a failed copy. */
 const RETRY_MS = 10_000;
 
@@ -23,6 +29,10 @@ export class CardHistory extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** Test-only fault hook: tests set it through runInDurableObject; nothing else can reach it. */
   faultAfter: FaultPoint | undefined;
+  /** When the alarm that copies the outbox will run, if this object set one since it started. */
+  private copyAt: number | undefined;
+  /** Commits since this object last pruned its history. */
+  private unpruned = PRUNE_EVERY;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -41,7 +51,7 @@ export class CardHistory extends DurableObject<Env> {
       return existing;
     });
     if (decided !== undefined) {
-      await this.flush();
+      await this.scheduleCopy(COPY_DELAY_MS);
       return { decided };
     }
     return { history: this.history(delivery.transactionKey, at, size), version: this.version() };
@@ -65,7 +75,7 @@ export class CardHistory extends DurableObject<Env> {
         return { decision: existing, duplicate: true };
       }
       if (version !== null && version !== this.version()) return { stale: true };
-      this.recordEvent(delivery);
+      const event = this.recordEvent(delivery, false);
       this.fault("event");
       this.sql.exec(
         "INSERT INTO history (transaction_key, at, body) VALUES (?, ?, ?)",
@@ -81,15 +91,22 @@ export class CardHistory extends DurableObject<Env> {
         JSON.stringify(decision),
       );
       this.fault("decision");
-      this.enqueue({ kind: "decision", decision });
-      this.sql.exec(
-        "DELETE FROM history WHERE transaction_key NOT IN (SELECT transaction_key " +
-          "FROM history ORDER BY at DESC, transaction_key DESC LIMIT ?)",
-        KEEP,
-      );
+      // One outbox entry carries the decision and its first delivery into D1.
+      this.enqueue({ kind: "decision", decision, ...(event === undefined ? {} : { event }) });
+      if (++this.unpruned >= PRUNE_EVERY) {
+        this.unpruned = 0;
+        this.sql.exec(
+          "DELETE FROM history WHERE transaction_key NOT IN (SELECT transaction_key " +
+            "FROM history ORDER BY at DESC, transaction_key DESC LIMIT ?)",
+          KEEP,
+        );
+      }
       return { decision, duplicate: false };
     });
-    if (!("stale" in committed)) await this.flush();
+    // No await between the transaction and setAlarm: both reach disk together (write
+    // coalescing), so an outbox entry always has an alarm that will copy it into D1. The copy
+    // itself runs in the alarm, off the provider's request path.
+    if (!("stale" in committed)) await this.scheduleCopy(COPY_DELAY_MS);
     return committed;
   }
 
@@ -116,17 +133,29 @@ export class CardHistory extends DurableObject<Env> {
 
   /** Replays the outbox into D1; an alarm retries while D1 cannot take it. */
   override async alarm(): Promise<void> {
+    this.copyAt = undefined;
     await this.flush();
+  }
+
+  /** Sets the alarm `ms` from now unless one is already due sooner. */
+  private scheduleCopy(ms: number): Promise<void> {
+    const at = Date.now() + ms;
+    if (this.copyAt !== undefined && this.copyAt <= at) return Promise.resolve();
+    this.copyAt = at;
+    return this.ctx.storage.setAlarm(at);
   }
 
   private async flush(): Promise<void> {
     const rows = this.sql
-      .exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox ORDER BY seq LIMIT 100")
+      .exec<{ seq: number; body: string }>(
+        "SELECT seq, body FROM outbox ORDER BY seq LIMIT ?",
+        COPY_BATCH,
+      )
       .toArray();
     const last = rows.at(-1);
     if (last === undefined) return;
-    // Before the copy: if it fails, or the process dies, the alarm replays the outbox.
-    await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
+    // Every entry was committed with an alarm set (and an alarm whose handler dies is run again),
+    // so a copy that fails here, or a process that dies during it, is replayed.
     try {
       await copyToD1(
         this.env.DB,
@@ -137,12 +166,12 @@ export class CardHistory extends DurableObject<Env> {
         `D1 copy of ${rows.length} outbox entries failed; retrying in ${RETRY_MS} ms`,
         error,
       );
+      await this.scheduleCopy(RETRY_MS);
       return;
     }
     this.sql.exec("DELETE FROM outbox WHERE seq <= ?", last.seq);
-    const left = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
-    if (left === 0) await this.ctx.storage.deleteAlarm();
-    else await this.flush();
+    // The alarm stays set: a commit during the copy may rely on it (a spare run finds nothing).
+    if (rows.length === COPY_BATCH) await this.flush();
   }
 
   private decision(transactionKey: string): Decision | undefined {
@@ -177,7 +206,11 @@ export class CardHistory extends DurableObject<Env> {
     return this.sql.exec<{ v: number }>("SELECT coalesce(max(rowid), 0) AS v FROM history").one().v;
   }
 
-  private recordEvent(delivery: Delivery): void {
+  /**
+   * Records a delivery once (its event id); `copy`: with its own outbox entry. Returns the event
+   * when it was new.
+   */
+  private recordEvent(delivery: Delivery, copy = true): DecisionEvent | undefined {
     const event: DecisionEvent = {
       eventId: delivery.eventId,
       transactionKey: delivery.transactionKey,
@@ -192,7 +225,9 @@ export class CardHistory extends DurableObject<Env> {
       event.transactionKey,
       JSON.stringify(event),
     ).rowsWritten;
-    if (inserted > 0) this.enqueue({ kind: "event", event });
+    if (inserted === 0) return undefined;
+    if (copy) this.enqueue({ kind: "event", event });
+    return event;
   }
 
   private enqueue(entry: OutboxEntry): void {

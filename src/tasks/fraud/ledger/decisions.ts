@@ -34,20 +34,26 @@ export interface DecisionEvent {
 
 /** What the Durable Object's outbox carries into D1. */
 export type OutboxEntry =
-  | { kind: "decision"; decision: Decision }
+  | { kind: "decision"; decision: Decision; event?: DecisionEvent }
   | { kind: "event"; event: DecisionEvent };
 
-function statementFor(db: D1Database, entry: OutboxEntry): D1PreparedStatement {
-  if (entry.kind === "event") {
-    const { event } = entry;
-    return db
-      .prepare(
-        `INSERT INTO decision_events (event_id, transaction_key, provider, event_type, received_at)
+function eventStatement(db: D1Database, event: DecisionEvent): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO decision_events (event_id, transaction_key, provider, event_type, received_at)
          VALUES (?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`,
-      )
-      .bind(event.eventId, event.transactionKey, event.provider, event.eventType, event.receivedAt);
-  }
-  const { decision: d } = entry;
+    )
+    .bind(event.eventId, event.transactionKey, event.provider, event.eventType, event.receivedAt);
+}
+
+function statementsFor(db: D1Database, entry: OutboxEntry): D1PreparedStatement[] {
+  if (entry.kind === "event") return [eventStatement(db, entry.event)];
+  const statements = [decisionStatement(db, entry.decision)];
+  if (entry.event !== undefined) statements.push(eventStatement(db, entry.event));
+  return statements;
+}
+
+function decisionStatement(db: D1Database, d: Decision): D1PreparedStatement {
   return db
     .prepare(
       "INSERT INTO decisions (transaction_key, event_id, provider, event_type, transaction_id, " +
@@ -80,5 +86,5 @@ function statementFor(db: D1Database, entry: OutboxEntry): D1PreparedStatement {
  */
 export async function copyToD1(db: D1Database, entries: readonly OutboxEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  await db.batch(entries.map((entry) => statementFor(db, entry)));
+  await db.batch(entries.flatMap((entry) => statementsFor(db, entry)));
 }
