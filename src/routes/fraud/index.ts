@@ -9,6 +9,10 @@ import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { fraudCardRoutes } from "./cards";
+import { ReasonSchema } from "./decision-schema";
+import { PLAYERS } from "../../tasks/fraud/attribution";
+import { reasonsFor } from "../../tasks/fraud/reasons";
+import { recentHistory } from "../../tasks/fraud/windows";
 import { validationHook } from "../http/validation";
 import { requireApiKey } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
@@ -29,6 +33,14 @@ const ScoreRequest = z
           .strict(),
       )
       .min(1),
+    explain: z
+      .boolean()
+      .default(false)
+      .openapi({
+        description:
+          "Also give each score's reason codes and its attribution over the model's feature " +
+          "groups (one model run per account instead of one per request)",
+      }),
   })
   .strict()
   .openapi("FraudScoreRequest");
@@ -44,6 +56,16 @@ const ScoreResponse = z
         score: z.number(),
         label: z.enum(["LEGIT", "SUSPECT", "FRAUD"]),
         history_used: z.number().int(),
+        reasons: z.array(ReasonSchema).optional(),
+        contributions: z
+          .record(z.enum(PLAYERS), z.number())
+          .optional()
+          .openapi({
+            description:
+              "With explain: every feature group's contribution; they sum to score − " +
+              "baseline_score within 1e-6",
+          }),
+        baseline_score: z.number().optional(),
       }),
     ),
   })
@@ -100,6 +122,28 @@ fraudRoutes.openapi(route, async (c) => {
     history: account.history,
     current: account.transaction,
   }));
+  if (body.explain) {
+    const explained = [];
+    for (const account of accounts) {
+      const result = await scorer.explain(account, c.req.raw.signal);
+      explained.push({
+        transaction_id: account.current.id,
+        card_id: account.current.card_id,
+        score: result.score,
+        label: result.label,
+        history_used: result.historyUsed,
+        reasons: reasonsFor(
+          result,
+          account.current,
+          recentHistory(account.history, account.current, scorer.manifest.window - 1),
+        ),
+        contributions: result.contributions,
+        baseline_score: result.baseline,
+      });
+    }
+    const { name, version } = scorer.manifest;
+    return c.json({ model: name, model_version: version, results: explained }, 200);
+  }
   const { results, timings } = await scorer.score(accounts, c.req.raw.signal);
   c.header("server-timing", serverTiming(timings));
   return c.json(

@@ -3,6 +3,7 @@
 // one transaction of the card's Durable Object before anyone is answered.
 import type { Decision } from "./ledger/decisions";
 import type { CardLedger, Delivery } from "./ledger/ledger";
+import { reasonsFor } from "./reasons";
 import type { FraudScorer } from "./scoring";
 import type { Transaction } from "./transaction";
 
@@ -46,9 +47,7 @@ export async function decide(
       scorer.manifest.window - 1,
     );
     if (prepared.decided !== undefined) return { decision: prepared.decided, duplicate: true };
-    const [result] = (await scorer.score([{ history: prepared.history, current: transaction }]))
-      .results;
-    if (result === undefined) throw new Error("the scorer returned no result");
+    const result = await scorer.explain({ history: prepared.history, current: transaction });
     const decision: Decision = {
       transactionKey: event.transactionKey,
       eventId: event.eventId,
@@ -65,6 +64,8 @@ export async function decide(
       historyLength: result.historyUsed,
       transactionAt: new Date(transaction.timestamp).toISOString(),
       decidedAt: new Date().toISOString(),
+      reasons: reasonsFor(result, transaction, prepared.history),
+      baselineScore: result.baseline,
     };
     // Another payment of the card committed meanwhile: score again with it in the history.
     const committed = await ledger.commit(

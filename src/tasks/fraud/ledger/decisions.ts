@@ -1,5 +1,6 @@
 // A fraud decision: one per payment (keyed on the provider's transaction id), made inside the
 // card's Durable Object together with its history entry, and copied into D1 from an outbox.
+import type { Reason } from "../reasons";
 export interface Decision {
   /** `stripe:ch_…`, `stripe:iauth_…`, `adyen:<pspReference>`: one decision per payment. */
   transactionKey: string;
@@ -21,6 +22,10 @@ export interface Decision {
   historyLength: number;
   transactionAt: string;
   decidedAt: string;
+  /** The top reasons, largest contribution first (absent on decisions made before reasons). */
+  reasons?: Reason[];
+  /** The score with every feature group absent; contributions sum to score − this. */
+  baselineScore?: number;
 }
 
 /** Every event delivery that reached a decided payment (the first one and the later ones). */
@@ -58,8 +63,8 @@ function decisionStatement(db: D1Database, d: Decision): D1PreparedStatement {
     .prepare(
       "INSERT INTO decisions (transaction_key, event_id, provider, event_type, transaction_id, " +
         `card_id, score, label, approved,
-         decided_by, model, model_version, history_length, transaction_at, decided_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ` +
+         decided_by, model, model_version, history_length, transaction_at, decided_at, reasons)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ` +
         "ON CONFLICT (transaction_key) DO NOTHING",
     )
     .bind(
@@ -78,6 +83,7 @@ function decisionStatement(db: D1Database, d: Decision): D1PreparedStatement {
       d.historyLength,
       d.transactionAt,
       d.decidedAt,
+      d.reasons === undefined ? null : JSON.stringify(d.reasons),
     );
 }
 
