@@ -15,3 +15,5 @@ CREATE TABLE fraud_outcomes (
 );
 
 CREATE INDEX fraud_outcomes_transaction ON fraud_outcomes (transaction_key);
+-- Live precision and recall read the decisions of a window.
+CREATE INDEX decisions_decided ON decisions (decided_at);

@@ -4,6 +4,7 @@ import { NO_ORIGIN, type OriginConfig } from "./runtime";
 import { durableCards } from "./tasks/fraud/ledger/card-history";
 import { missingMigrations } from "./tasks/fraud/ledger/d1-schema";
 import { recordUnscored } from "./tasks/fraud/ledger/unscored-events";
+import { labelCounts, recordOutcome } from "./tasks/fraud/outcomes/outcome-store";
 import type { FraudStores } from "./tasks/fraud/ledger/ledger";
 
 function positive(value: string | undefined, fallback: number): number;
@@ -49,5 +50,7 @@ export function fraudStores(env: Env): FraudStores {
     ledger: durableCards(env.CARD_HISTORY),
     missingMigrations: () => missingMigrations(env.DB),
     recordUnscored: (event) => recordUnscored(env.DB, event),
+    recordOutcome: (outcome) => recordOutcome(env.DB, outcome),
+    labelCounts: (since, until) => labelCounts(env.DB, since, until),
   };
 }

@@ -9,6 +9,7 @@ import { BODY_ERRORS, MODEL_ERRORS, problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { fraudCardRoutes } from "./cards";
+import { fraudPerformanceRoutes } from "./performance";
 import { ReasonSchema } from "./decision-schema";
 import { PLAYERS } from "../../tasks/fraud/attribution";
 import { reasonsFor } from "../../tasks/fraud/reasons";
@@ -162,5 +163,6 @@ fraudRoutes.openapi(route, async (c) => {
   );
 });
 
-// GET /v1/fraud/cards/{card} (cards.ts), mounted with the scoring route.
+// GET /v1/fraud/cards/{card} (cards.ts) and /v1/fraud/performance, mounted with the scoring route.
 fraudRoutes.route("/cards", fraudCardRoutes);
+fraudRoutes.route("/", fraudPerformanceRoutes);

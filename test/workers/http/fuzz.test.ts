@@ -175,6 +175,15 @@ const TARGETS: Target[] = [
   },
   {
     method: "POST",
+    path: "/v1/fraud/score",
+    auth: "bearer",
+    body: () => ({
+      explain: true,
+      accounts: [{ history: [transaction("h1")], transaction: transaction("t3") }],
+    }),
+  },
+  {
+    method: "POST",
     path: "/v2/models/spam-classifier/infer",
     auth: "bearer",
     body: () => spamTensors([1, 17, 42, 99]),
@@ -432,6 +441,12 @@ const TARGETS: Target[] = [
     body: () => ({ prompt: "digit 3", num_steps: 2, seed: 7 }),
   },
   { method: "GET", path: "/v1/fraud/cards/fuzz-card", auth: "bearer" },
+  { method: "GET", path: "/v1/fraud/performance", auth: "bearer" },
+  {
+    method: "GET",
+    path: "/v1/fraud/performance?since=2019-10-01T00:00:00Z&until=2019-11-01T00:00:00Z",
+    auth: "bearer",
+  },
   { method: "GET", path: "/v2", auth: "none" },
   { method: "GET", path: "/v2/", auth: "none" },
   { method: "POST", path: "/v2/repository/index", auth: "bearer", body: () => ({ ready: false }) },

@@ -4,6 +4,8 @@
 import type { Transaction } from "../transaction";
 import type { Decision, DecisionEvent } from "./decisions";
 import type { UnscoredEvent } from "./unscored-events";
+import type { Outcome } from "../outcomes/outcome";
+import type { LabelCounts } from "../outcomes/outcome-store";
 
 export type Prepared =
   | { decided: Decision }
@@ -43,4 +45,8 @@ export interface FraudStores {
   missingMigrations(): Promise<string[]>;
   /** An acknowledged event that could not be scored, kept for review. */
   recordUnscored(event: UnscoredEvent): Promise<void>;
+  /** An outcome a provider reported, once per event; true when this delivery was the first. */
+  recordOutcome(outcome: Outcome): Promise<boolean>;
+  /** Decisions of [since, until) against their payments' labels (live precision and recall). */
+  labelCounts(since: string, until: string): Promise<LabelCounts>;
 }
