@@ -17,3 +17,20 @@ CREATE TABLE fraud_outcomes (
 CREATE INDEX fraud_outcomes_transaction ON fraud_outcomes (transaction_key);
 -- Live precision and recall read the decisions of a window.
 CREATE INDEX decisions_decided ON decisions (decided_at);
+
+-- Rules on top of the model (CEL conditions with an action), versioned: a change is a new row,
+-- the current rule is its highest version. Decisions record the rules they triggered and the
+-- inputs rules read, so a draft rule can be backtested on past payments.
+CREATE TABLE fraud_rules (
+  id          TEXT NOT NULL,
+  version     INTEGER NOT NULL,
+  expression  TEXT NOT NULL,
+  action      TEXT NOT NULL CHECK (action IN ('allow', 'block', 'review', 'approve', 'decline')),
+  position    INTEGER NOT NULL,              -- the rule's order: lower first
+  enabled     INTEGER NOT NULL,
+  description TEXT NOT NULL,
+  created_at  TEXT NOT NULL,
+  PRIMARY KEY (id, version)
+);
+ALTER TABLE decisions ADD COLUMN rules_triggered TEXT;
+ALTER TABLE decisions ADD COLUMN rule_inputs TEXT;

@@ -39,6 +39,9 @@ let preloading: Promise<PreloadOutcome[]> | undefined;
  * - tasks/fraud/featurize: a feature list's column indexes (per manifest; weak)
  * - tasks/fraud/context, sources/adyen-signature: MERCHANT_PROFILE parsed; Adyen HMAC CryptoKeys
  *   (per configured value)
+ * - tasks/fraud/rules/rule-language: the CEL environment rules are checked against (one)
+ * - tasks/fraud/rules/rule-store: the enabled rules, compiled (per D1 binding; read again after
+ *   5 s, and at once after a PUT in this isolate)
  * - routes/http/auth: the API keys' SHA-256 digests (per API_KEYS value)
  * - routes/http/body: the body-limit middleware per size (per MAX_BODY_BYTES value)
  * - routes/openai/models: when this isolate began serving, `created` (first /v1/models)

@@ -11,6 +11,14 @@ export const ReasonSchema = z
   })
   .openapi("FraudReason");
 
+export const TriggeredRuleSchema = z
+  .object({
+    id: z.string(),
+    version: z.number().int(),
+    action: z.enum(["allow", "block", "review", "approve", "decline"]),
+  })
+  .openapi("FraudTriggeredRule");
+
 export const DecisionSchema = z.object({
   transactionKey: z.string(),
   eventId: z.string(),
@@ -33,5 +41,14 @@ export const DecisionSchema = z.object({
   }),
   baselineScore: z.number().optional().openapi({
     description: "The score with every feature group absent; all contributions sum to score − it",
+  }),
+  rulesTriggered: z.array(TriggeredRuleSchema).optional().openapi({
+    description: "Every enabled rule that matched, in order (Adyen's triggeredTransactionRules)",
+  }),
+  ruleAction: z.enum(["allow", "block", "review", "approve", "decline"]).optional().openapi({
+    description: "The deciding rule's action (the first match that is not review)",
+  }),
+  ruleInputs: z.record(z.string(), z.unknown()).optional().openapi({
+    description: "What the rules read about this payment: transaction, card, score, label",
   }),
 });

@@ -10,6 +10,7 @@ import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { fraudCardRoutes } from "./cards";
 import { fraudPerformanceRoutes } from "./performance";
+import { fraudRuleRoutes } from "./rules";
 import { ReasonSchema } from "./decision-schema";
 import { PLAYERS } from "../../tasks/fraud/attribution";
 import { reasonsFor } from "../../tasks/fraud/reasons";
@@ -89,7 +90,7 @@ const route = createRoute({
 
 export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 fraudRoutes.use(requireApiKey);
-fraudRoutes.on("POST", "*", requireJson, limitBody);
+fraudRoutes.on(["POST", "PUT"], "*", requireJson, limitBody);
 fraudRoutes.openapi(route, async (c) => {
   const body = c.req.valid("json");
   const model = findModel(c.get("services"), body.model ?? c.env.FRAUD_MODEL, "model");
@@ -166,3 +167,4 @@ fraudRoutes.openapi(route, async (c) => {
 // GET /v1/fraud/cards/{card} (cards.ts) and /v1/fraud/performance, mounted with the scoring route.
 fraudRoutes.route("/cards", fraudCardRoutes);
 fraudRoutes.route("/", fraudPerformanceRoutes);
+fraudRoutes.route("/", fraudRuleRoutes);

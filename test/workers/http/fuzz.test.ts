@@ -75,7 +75,7 @@ const fraudTensors = (): Json => ({
 });
 
 interface Target {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT";
   path: string;
   body?: () => Json;
   /** A non-JSON body (an image file, a multipart form): its bytes are mutated instead. */
@@ -442,6 +442,21 @@ const TARGETS: Target[] = [
   },
   { method: "GET", path: "/v1/fraud/cards/fuzz-card", auth: "bearer" },
   { method: "GET", path: "/v1/fraud/performance", auth: "bearer" },
+  { method: "GET", path: "/v1/fraud/rules", auth: "bearer" },
+  // A rule that can never decide another test's payment: no mutated string is a CEL condition
+  // that holds (they are unknown names or not CEL), and review changes no approval.
+  {
+    method: "PUT",
+    path: "/v1/fraud/rules/fuzz-rule",
+    auth: "bearer",
+    body: () => ({ expression: "false", action: "review", enabled: false }),
+  },
+  {
+    method: "POST",
+    path: "/v1/fraud/rules/backtest",
+    auth: "bearer",
+    body: () => ({ expression: "transaction.amount > 2000.0 && card.new_merchant" }),
+  },
   {
     method: "GET",
     path: "/v1/fraud/performance?since=2019-10-01T00:00:00Z&until=2019-11-01T00:00:00Z",

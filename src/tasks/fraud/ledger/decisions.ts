@@ -1,6 +1,8 @@
 // A fraud decision: one per payment (keyed on the provider's transaction id), made inside the
 // card's Durable Object together with its history entry, and copied into D1 from an outbox.
 import type { Reason } from "../reasons";
+import type { RuleInputs } from "../rules/rule-inputs";
+import type { RuleAction, TriggeredRule } from "../rules/rules";
 export interface Decision {
   /** `stripe:ch_…`, `stripe:iauth_…`, `adyen:<pspReference>`: one decision per payment. */
   transactionKey: string;
@@ -26,6 +28,12 @@ export interface Decision {
   reasons?: Reason[];
   /** The score with every feature group absent; contributions sum to score − this. */
   baselineScore?: number;
+  /** Every rule that matched, in order (Adyen's `triggeredTransactionRules`). */
+  rulesTriggered?: TriggeredRule[];
+  /** The deciding rule's action, if a rule matched. */
+  ruleAction?: RuleAction;
+  /** What rules read about this payment (kept for backtests). */
+  ruleInputs?: RuleInputs;
 }
 
 /** Every event delivery that reached a decided payment (the first one and the later ones). */
@@ -63,8 +71,9 @@ function decisionStatement(db: D1Database, d: Decision): D1PreparedStatement {
     .prepare(
       "INSERT INTO decisions (transaction_key, event_id, provider, event_type, transaction_id, " +
         `card_id, score, label, approved,
-         decided_by, model, model_version, history_length, transaction_at, decided_at, reasons)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ` +
+         decided_by, model, model_version, history_length, transaction_at, decided_at, reasons,
+         rules_triggered, rule_inputs)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ` +
         "ON CONFLICT (transaction_key) DO NOTHING",
     )
     .bind(
@@ -84,6 +93,8 @@ function decisionStatement(db: D1Database, d: Decision): D1PreparedStatement {
       d.transactionAt,
       d.decidedAt,
       d.reasons === undefined ? null : JSON.stringify(d.reasons),
+      d.rulesTriggered === undefined ? null : JSON.stringify(d.rulesTriggered),
+      d.ruleInputs === undefined ? null : JSON.stringify(d.ruleInputs),
     );
 }
 
