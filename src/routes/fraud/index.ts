@@ -11,6 +11,7 @@ import { findModel, requireReady } from "../../tasks/model-lookup";
 import { fraudCardRoutes } from "./cards";
 import { fraudPerformanceRoutes } from "./performance";
 import { fraudRuleRoutes } from "./rules";
+import { fraudDriftRoutes } from "./drift";
 import { ReasonSchema } from "./decision-schema";
 import { PLAYERS } from "../../tasks/fraud/attribution";
 import { reasonsFor } from "../../tasks/fraud/reasons";
@@ -168,3 +169,4 @@ fraudRoutes.openapi(route, async (c) => {
 fraudRoutes.route("/cards", fraudCardRoutes);
 fraudRoutes.route("/", fraudPerformanceRoutes);
 fraudRoutes.route("/", fraudRuleRoutes);
+fraudRoutes.route("/", fraudDriftRoutes);
