@@ -198,11 +198,33 @@ describe("atomic decisions in the card's Durable Object", () => {
     expect(await copied()).toEqual({ decisions: 0, events: 0 });
     expect(await runDurableObjectAlarm(stubOf(card))).toBe(true);
     expect(await copied()).toEqual({ decisions: 1, events: 1 });
+    // The copied entry leaves the outbox with the card's next write (here: reading a quiet card).
+    await cardView(card);
     const outbox = await runInDurableObject(
       stubOf(card),
       (_, state) =>
         state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
     );
     expect(outbox).toBe(0);
+  });
+});
+
+describe("the outbox", () => {
+  it("deletes copied entries in the next commit's own transaction, never before the copy", async () => {
+    const fingerprint = unique("fp");
+    const card = `fingerprint:${fingerprint}`;
+    const count = () =>
+      runInDurableObject(
+        stubOf(card),
+        (_, state) =>
+          state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+      );
+    await deliverStripe(stripeEvent("charge.succeeded", charge(fingerprint, T0)));
+    expect(await count()).toBe(1);
+    await runDurableObjectAlarm(stubOf(card)); // copied, still in the outbox
+    expect(await count()).toBe(1);
+    await deliverStripe(stripeEvent("charge.succeeded", charge(fingerprint, T0 + 60)));
+    expect(await count()).toBe(1); // the first deleted by this commit, which added its own
+    expect(await storedDecisions(card)).toHaveLength(2);
   });
 });

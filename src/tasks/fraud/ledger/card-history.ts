@@ -33,6 +33,13 @@ export class CardHistory extends DurableObject<Env> {
   private copyAt: number | undefined;
   /** Commits since this object last pruned its history. */
   private unpruned = PRUNE_EVERY;
+  /**
+   * Outbox entries up to this seq are in D1, and those up to `deletedThrough` are gone from the
+   * outbox: copied entries are deleted by the next commit's transaction, not by a write of their
+   * own (after a restart both are 0, and the outbox is copied again: D1's inserts are idempotent).
+   */
+  private copiedThrough = 0;
+  private deletedThrough = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -68,6 +75,7 @@ export class CardHistory extends DurableObject<Env> {
     decision: Decision,
     version: number | null,
   ): Promise<Committed> {
+    const dropping = this.copiedThrough;
     const committed = this.ctx.storage.transactionSync((): Committed => {
       const existing = this.decision(delivery.transactionKey);
       if (existing !== undefined) {
@@ -93,6 +101,8 @@ export class CardHistory extends DurableObject<Env> {
       this.fault("decision");
       // One outbox entry carries the decision and its first delivery into D1.
       this.enqueue({ kind: "decision", decision, ...(event === undefined ? {} : { event }) });
+      if (dropping > this.deletedThrough)
+        this.sql.exec("DELETE FROM outbox WHERE seq <= ?", dropping);
       if (++this.unpruned >= PRUNE_EVERY) {
         this.unpruned = 0;
         this.sql.exec(
@@ -106,7 +116,9 @@ export class CardHistory extends DurableObject<Env> {
     // No await between the transaction and setAlarm: both reach disk together (write
     // coalescing), so an outbox entry always has an alarm that will copy it into D1. The copy
     // itself runs in the alarm, off the provider's request path.
-    if (!("stale" in committed)) await this.scheduleCopy(COPY_DELAY_MS);
+    if ("stale" in committed) return committed;
+    if (!committed.duplicate) this.deletedThrough = Math.max(this.deletedThrough, dropping);
+    await this.scheduleCopy(COPY_DELAY_MS);
     return committed;
   }
 
@@ -148,12 +160,20 @@ export class CardHistory extends DurableObject<Env> {
   private async flush(): Promise<void> {
     const rows = this.sql
       .exec<{ seq: number; body: string }>(
-        "SELECT seq, body FROM outbox ORDER BY seq LIMIT ?",
+        "SELECT seq, body FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+        this.copiedThrough,
         COPY_BATCH,
       )
       .toArray();
     const last = rows.at(-1);
-    if (last === undefined) return;
+    if (last === undefined) {
+      // Nothing new: a card gone quiet deletes what it copied with a write of its own.
+      if (this.copiedThrough > this.deletedThrough) {
+        this.sql.exec("DELETE FROM outbox WHERE seq <= ?", this.copiedThrough);
+        this.deletedThrough = this.copiedThrough;
+      }
+      return;
+    }
     // Every entry was committed with an alarm set (and an alarm whose handler dies is run again),
     // so a copy that fails here, or a process that dies during it, is replayed.
     try {
@@ -169,7 +189,7 @@ export class CardHistory extends DurableObject<Env> {
       await this.scheduleCopy(RETRY_MS);
       return;
     }
-    this.sql.exec("DELETE FROM outbox WHERE seq <= ?", last.seq);
+    this.copiedThrough = Math.max(this.copiedThrough, last.seq);
     // The alarm stays set: a commit during the copy may rely on it (a spare run finds nothing).
     if (rows.length === COPY_BATCH) await this.flush();
   }
