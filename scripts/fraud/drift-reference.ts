@@ -1,8 +1,8 @@
 // The fraud model's reference distribution for drift monitoring: the training generator's world
-// (scripts/fraud/generate.mjs at the training seed), each sampled row decided as the edge decides
+// (scripts/fraud/generate.mjs at the seed scripts/fraud/build.sh trains on), each sampled row decided as the edge decides
 // it (its window, score and rule inputs), summarised per monitored feature as decile bins (numeric)
 // or category shares. Writes models/fraud-gru/drift-reference.json.
-// Usage: npx tsx scripts/fraud/drift-reference.ts [--seed 20240611 --users 800 --sample 6000]
+// Usage: npx tsx scripts/fraud/drift-reference.ts [--seed 20261122 --users 800 --sample 6000]
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -16,7 +16,7 @@ import { buildWindows } from "../../src/tasks/fraud/windows";
 
 const { values: options } = parseArgs({
   options: {
-    seed: { type: "string", default: "20240611" },
+    seed: { type: "string", default: "20261122" },
     users: { type: "string", default: "800" },
     sample: { type: "string", default: "6000" },
   },

@@ -444,6 +444,7 @@ const TARGETS: Target[] = [
   { method: "GET", path: "/v1/fraud/performance", auth: "bearer" },
   { method: "GET", path: "/v1/fraud/rules", auth: "bearer" },
   { method: "GET", path: "/v1/fraud/drift", auth: "bearer" },
+  { method: "GET", path: "/v1/fraud/export", auth: "bearer" },
   // A rule that can never decide another test's payment: no mutated string is a CEL condition
   // that holds (they are unknown names or not CEL), and review changes no approval.
   {

@@ -11,6 +11,7 @@ export interface RuleInputs {
     merchant_id: string;
     merchant_state: string;
     merchant_city: string;
+    merchant_zip: string;
     errors: string[];
     /** Hour of day, UTC (0–23). */
     hour: number;
@@ -53,6 +54,7 @@ export function ruleInputs(
       merchant_id: current.merchant.id,
       merchant_state: current.merchant.state ?? "",
       merchant_city: current.merchant.city ?? "",
+      merchant_zip: current.merchant.zip ?? "",
       errors: [...current.errors],
       hour: new Date(current.timestamp).getUTCHours(),
     },

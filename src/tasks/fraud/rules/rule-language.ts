@@ -29,6 +29,7 @@ function environment(): Environment {
         merchant_id: "string",
         merchant_state: "string",
         merchant_city: "string",
+        merchant_zip: "string",
         errors: "list<string>",
         hour: "double",
       },

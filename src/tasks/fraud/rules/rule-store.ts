@@ -79,6 +79,8 @@ export async function activeRules(db: D1Database, now = Date.now()): Promise<Act
 
 export interface BacktestRow {
   transactionKey: string;
+  cardId: string;
+  transactionAt: string;
   label: string;
   inputs: RuleInputs;
   /** 1: an outcome called the payment fraud; 0: outcomes, none fraud; null: no outcome. */
@@ -94,7 +96,7 @@ export async function backtestRows(
 ): Promise<BacktestRow[]> {
   const { results } = await db
     .prepare(
-      `SELECT d.transaction_key, d.label, d.rule_inputs,
+      `SELECT d.transaction_key, d.card_id, d.transaction_at, d.label, d.rule_inputs,
          (SELECT max(fraudulent) FROM fraud_outcomes o
           WHERE o.transaction_key = d.transaction_key) AS fraudulent
        FROM decisions d
@@ -104,12 +106,16 @@ export async function backtestRows(
     .bind(since, until, limit)
     .all<{
       transaction_key: string;
+      card_id: string;
+      transaction_at: string;
       label: string;
       rule_inputs: string;
       fraudulent: number | null;
     }>();
   return results.map((row) => ({
     transactionKey: row.transaction_key,
+    cardId: row.card_id,
+    transactionAt: row.transaction_at,
     label: row.label,
     inputs: JSON.parse(row.rule_inputs) as RuleInputs,
     fraudulent: row.fraudulent,
