@@ -1,10 +1,59 @@
 // GET /metrics: this isolate's gauges in Prometheus text — the WASM memory onnxruntime-web holds,
-// the sessions it has created and which models are loaded.
+// the sessions it has created and which models are loaded — and the fraud labels' live precision
+// and recall over the last 30 days (from D1, shared by every isolate).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { wasmMemoryBytes, wasmSessionsCreated } from "../../runtime";
 import { problemResponses } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { requireApiKey } from "../http/auth";
+import type { FraudStores } from "../../tasks/fraud/ledger/ledger";
+
+const WINDOW_DAYS = 30;
+
+/**
+ * The fraud gauges, from the decisions of the last WINDOW_DAYS and their outcomes; none while D1
+ * lacks the schema or cannot answer (the other gauges still come).
+ */
+async function fraudLines(stores: FraudStores): Promise<string[]> {
+  try {
+    if ((await stores.missingMigrations()).length > 0) return [];
+    const until = Date.now();
+    const counts = await stores.labelCounts(
+      new Date(until - WINDOW_DAYS * 86_400_000).toISOString(),
+      new Date(until).toISOString(),
+    );
+    const window = `window="${WINDOW_DAYS}d"`;
+    const rate = (part: number, whole: number) => (whole === 0 ? "NaN" : String(part / whole));
+    const labels = ["FRAUD", "SUSPECT"] as const;
+    return [
+      "# HELP edge_fraud_decisions Fraud decisions made in the window.",
+      "# TYPE edge_fraud_decisions gauge",
+      `edge_fraud_decisions{${window}} ${counts.decisions}`,
+      "# HELP edge_fraud_fraudulent Decided payments an outcome (dispute, chargeback, warning) " +
+        "called fraud.",
+      "# TYPE edge_fraud_fraudulent gauge",
+      `edge_fraud_fraudulent{${window}} ${counts.fraudulent}`,
+      "# HELP edge_fraud_precision Flagged payments that were fraud / flagged payments " +
+        "(SUSPECT: flagged SUSPECT or FRAUD).",
+      "# TYPE edge_fraud_precision gauge",
+      ...labels.map(
+        (label) =>
+          `edge_fraud_precision{label="${label}",${window}} ` +
+          rate(counts.caught[label], counts.flagged[label]),
+      ),
+      "# HELP edge_fraud_recall Fraud payments flagged / fraud payments.",
+      "# TYPE edge_fraud_recall gauge",
+      ...labels.map(
+        (label) =>
+          `edge_fraud_recall{label="${label}",${window}} ` +
+          rate(counts.caught[label], counts.fraudulent),
+      ),
+    ];
+  } catch (error) {
+    console.warn(JSON.stringify({ event: "fraud_metrics_unavailable", error: String(error) }));
+    return [];
+  }
+}
 
 const metricsRoute = createRoute({
   method: "get",
@@ -26,7 +75,7 @@ const metricsRoute = createRoute({
  */
 export const metricsRoutes = new OpenAPIHono<AppEnv>();
 metricsRoutes.use("/metrics", requireApiKey);
-metricsRoutes.openapi(metricsRoute, (c) => {
+metricsRoutes.openapi(metricsRoute, async (c) => {
   const models = c.get("services").list();
   const lines = [
     "# HELP edge_wasm_memory_bytes Linear memory held by " +
@@ -43,6 +92,7 @@ metricsRoutes.openapi(metricsRoute, (c) => {
       (model) =>
         `edge_model_loaded{model="${model.manifest.name}"} ${model.state() === "ready" ? 1 : 0}`,
     ),
+    ...(await fraudLines(c.var.fraudStores(c.env))),
   ];
   return c.text(`${lines.join("\n")}\n`, 200, {
     "content-type": "text/plain; version=0.0.4; charset=utf-8",

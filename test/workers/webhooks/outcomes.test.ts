@@ -174,6 +174,31 @@ describe("outcomes", () => {
     ]);
   });
 
+  it("shows live precision and recall on /metrics", async () => {
+    const charge = await decidedCharge();
+    const warning = { ...stripeOutcomes["radar.early_fraud_warning"], charge: charge.id };
+    await deliverStripe(stripeEvent("radar.early_fraud_warning.created", warning));
+    const response = await SELF.fetch(`${BASE}/metrics`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    const text = await response.text();
+    const fraudulent = Number(/^edge_fraud_fraudulent\{window="30d"\} (\d+)$/m.exec(text)?.[1]);
+    expect(fraudulent).toBeGreaterThanOrEqual(1);
+    for (const gauge of ["precision", "recall"])
+      for (const label of ["FRAUD", "SUSPECT"])
+        expect(text).toMatch(
+          new RegExp(
+            `^edge_fraud_${gauge}\\{label="${label}",window="30d"\\} (NaN|[0-9.e-]+)$`,
+            "m",
+          ),
+        );
+    const recall = Number(
+      /^edge_fraud_recall\{label="SUSPECT",window="30d"\} (.+)$/m.exec(text)?.[1],
+    );
+    expect(recall).toBeGreaterThanOrEqual(0);
+    expect(recall).toBeLessThanOrEqual(1);
+  });
+
   it("refuses a window that ends before it starts, naming the field", async () => {
     const response = await SELF.fetch(
       `${BASE}/v1/fraud/performance?since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z`,
