@@ -261,7 +261,17 @@ export class CardHistory extends DurableObject<Env> {
 
 /** The card ledger of the fraud task: one CardHistory object per card id. */
 export function durableCards(namespace: DurableObjectNamespace<CardHistory>): CardLedger {
-  const stub = (cardId: string) => namespace.get(namespace.idFromName(cardId));
+  // Built per request (src/compose.ts), so a decision's prepare and commit share one stub: the
+  // id is hashed from the card id once, and no stub outlives its request.
+  const stubs = new Map<string, DurableObjectStub<CardHistory>>();
+  const stub = (cardId: string) => {
+    let found = stubs.get(cardId);
+    if (found === undefined) {
+      found = namespace.get(namespace.idFromName(cardId));
+      stubs.set(cardId, found);
+    }
+    return found;
+  };
   return {
     prepare: (cardId: string, delivery: Delivery, at: number, size: number) =>
       stub(cardId).prepare(delivery, at, size),
