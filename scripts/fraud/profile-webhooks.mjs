@@ -4,7 +4,7 @@
 // C in flight, each sample charged to a stage by the functions on its stack (HTTP, signature,
 // parsing, featurizing, Durable Object transaction, model, outbox / D1, garbage collection).
 // Usage: node scripts/fraud/profile-webhooks.mjs [--events 300 --concurrency 16 --interval 100
-//   --top 25]
+//   --top 25 --stage HTTP (the functions list: only that stage's)]
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import Stripe from "stripe";
@@ -17,6 +17,7 @@ const { values: options } = parseArgs({
     concurrency: { type: "string", default: "16" },
     interval: { type: "string", default: "100" },
     top: { type: "string", default: "25" },
+    stage: { type: "string" },
   },
 });
 const EVENTS = Number(options.events);
@@ -180,6 +181,7 @@ function summarise(profile) {
   profile.samples.forEach((id, i) => {
     const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
     stages.set(stage(id), (stages.get(stage(id)) ?? 0) + ms);
+    if (options.stage !== undefined && !stage(id).startsWith(options.stage)) return;
     const name = `${frame(byId.get(id))} ← ${caller(id)}`;
     functions.set(name, (functions.get(name) ?? 0) + ms);
   });

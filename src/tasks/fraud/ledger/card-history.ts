@@ -17,6 +17,15 @@ const COPY_BATCH = 100;
 /** How soon the outbox is replayed into D1 again after a failed copy. */
 const RETRY_MS = 10_000;
 
+/**
+ * What a commit answers over RPC: the decision is sent back only when it is another one (the
+ * payment was decided meanwhile); the caller already holds its own.
+ */
+export type StoredCommit =
+  | { decision: Decision; duplicate: true }
+  | { duplicate: false }
+  | { stale: true };
+
 /** Where a test's fault hook aborts a commit (never set in production: see `faultAfter`). */
 export type FaultPoint = "event" | "history" | "decision";
 
@@ -74,9 +83,9 @@ export class CardHistory extends DurableObject<Env> {
     transaction: Transaction,
     decision: Decision,
     version: number | null,
-  ): Promise<Committed> {
+  ): Promise<StoredCommit> {
     const dropping = this.copiedThrough;
-    const committed = this.ctx.storage.transactionSync((): Committed => {
+    const committed = this.ctx.storage.transactionSync((): StoredCommit => {
       const existing = this.decision(delivery.transactionKey);
       if (existing !== undefined) {
         this.recordEvent(delivery);
@@ -111,7 +120,7 @@ export class CardHistory extends DurableObject<Env> {
           KEEP,
         );
       }
-      return { decision, duplicate: false };
+      return { duplicate: false };
     });
     // No await between the transaction and setAlarm: both reach disk together (write
     // coalescing), so an outbox entry always has an alarm that will copy it into D1. The copy
@@ -281,7 +290,15 @@ export function durableCards(namespace: DurableObjectNamespace<CardHistory>): Ca
       transaction: Transaction,
       decision: Decision,
       version: number | null,
-    ) => stub(cardId).commit(delivery, transaction, decision, version),
+    ) =>
+      stub(cardId)
+        .commit(delivery, transaction, decision, version)
+        .then(
+          (committed): Committed =>
+            "stale" in committed || committed.duplicate
+              ? committed
+              : { decision, duplicate: false },
+        ),
     view: (cardId: string) => stub(cardId).view(),
   };
 }
