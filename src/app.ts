@@ -11,6 +11,7 @@ import { referenceRoutes } from "./routes/admin/reference";
 import { classifyRoutes } from "./routes/classify";
 import { fraudRoutes } from "./routes/fraud";
 import { renderErrors } from "./routes/http/render-errors";
+import { countRequests } from "./routes/http/request-metrics";
 import { provideServices, type AppEnv } from "./routes/http/services";
 import { oipRoutes } from "./routes/oip";
 import { chatRoutes, completionRoutes } from "./routes/openai";
@@ -32,6 +33,7 @@ export function createApp(
   storesFor: (env: Env) => FraudStores = fraudStores,
 ) {
   const app = new OpenAPIHono<AppEnv>();
+  app.use(countRequests);
   app.use(requestId());
   app.use(provideServices(servicesFor, storesFor));
 

@@ -1,8 +1,10 @@
-// GET /metrics: this isolate's gauges in Prometheus text — the WASM memory onnxruntime-web holds,
-// the sessions it has created, which models are loaded, and failed authentications by reason.
+// GET /metrics: this isolate's figures in Prometheus text — the WASM memory onnxruntime-web holds,
+// the sessions it has created, which models are loaded, failed authentications by reason, and
+// (tasks/metrics/edge-metrics) requests, their durations, tokens and time to first token.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { wasmMemoryBytes, wasmSessionsCreated } from "../../runtime";
 import { authFailures } from "../../tasks/keys/auth-failures";
+import { renderEdgeMetrics } from "../../tasks/metrics/edge-metrics";
 import { problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { requireScope } from "../http/auth";
@@ -51,7 +53,7 @@ metricsRoutes.openapi(metricsRoute, (c) => {
       ([reason, count]) => `edge_auth_failures_total{reason="${reason}"} ${count}`,
     ),
   ];
-  return c.text(`${lines.join("\n")}\n`, 200, {
+  return c.text(`${lines.join("\n")}\n${renderEdgeMetrics()}`, 200, {
     "content-type": "text/plain; version=0.0.4; charset=utf-8",
   });
 });
