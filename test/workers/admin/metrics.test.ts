@@ -5,7 +5,7 @@ import { env, SELF } from "cloudflare:test";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { describe, expect, inject, it } from "vitest";
 import { metricValue } from "../../support/metric-value";
-import { appOnOrigin, call } from "../../support/workers/generation";
+import { bothPlaces, call } from "../../support/workers/generation";
 import { BASE, get, KEY } from "../../support/workers/helpers";
 
 const origin = inject("llmOrigin");
@@ -64,10 +64,10 @@ describe("the edge's request and generation metrics", () => {
     expect(buckets.at(-1)).toBe(count(after));
   });
 
-  it.skipIf(origin === null)(
-    "counts a generation's tokens and its time to first token",
-    async () => {
-      const app = appOnOrigin(origin?.url ?? "");
+  it.skipIf(origin === null).each(bothPlaces(origin))(
+    "counts a generation's tokens and its time to first token (%s)",
+    async (place, makeApp) => {
+      const app = await makeApp();
       const metrics = async () =>
         (
           await app.request(`${BASE}/metrics`, { headers: { authorization: `Bearer ${KEY}` } }, env)
@@ -92,7 +92,9 @@ describe("the edge's request and generation metrics", () => {
       expect(grew("edge_prompt_tokens_total")).toBeGreaterThanOrEqual(usage.prompt_tokens);
       expect(grew("edge_generation_tokens_total")).toBeGreaterThanOrEqual(usage.completion_tokens);
       expect(grew("edge_time_to_first_token_seconds_count")).toBeGreaterThanOrEqual(1);
-      expect(metricValue(after, "edge_time_to_first_token_seconds_sum", model)).toBeGreaterThan(0);
+      // workerd's clock moves only across I/O: the origin's stream is I/O, the WASM loop is not.
+      if (place === "origin")
+        expect(grew("edge_time_to_first_token_seconds_sum")).toBeGreaterThan(0);
     },
   );
 });
