@@ -13,7 +13,7 @@ import { createSession } from "./engines/onnx-session";
 import { createTensorEngine, type TensorEngine } from "./engines/tensor-engine";
 import { parseManifest, type OriginManifest } from "./manifests";
 import { createVllmMetrics, type VllmMetrics } from "./metrics/vllm-metrics";
-import { Registry } from "./metrics/prometheus";
+import { Registry } from "../src/protocols/prometheus";
 import { listModelFolders, readOptionalVerifiedFile, readVerifiedFile } from "./model-files";
 import { lastPositionLogits } from "./onnx/last-logits";
 import { splitAttention } from "./onnx/split-attention";

@@ -12,6 +12,7 @@ import { referenceRoutes } from "./routes/admin/reference";
 import { classifyRoutes } from "./routes/classify";
 import { fraudRoutes } from "./routes/fraud";
 import { renderErrors } from "./routes/http/render-errors";
+import { countRequests } from "./routes/http/request-metrics";
 import { provideServices, type AppEnv } from "./routes/http/services";
 import { oipRoutes } from "./routes/oip";
 import { chatRoutes, completionRoutes } from "./routes/openai";
@@ -33,6 +34,7 @@ export function createApp(
   storesFor: (env: Env) => FraudStores = fraudStores,
 ) {
   const app = new OpenAPIHono<AppEnv>();
+  app.use(countRequests);
   app.use(requestId());
   // Every origin call of the request carries its trace and id (runtime/origin/trace-context).
   app.use((c, next) =>

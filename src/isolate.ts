@@ -66,6 +66,9 @@ function reportOriginConfig(served: Services): void {
  *   stored keys' lookups by hash (10 s each, 4,096 at most: a revocation elsewhere reaches this
  *   isolate within 10 s); when each key's last use was written (once a minute)
  * - tasks/keys/auth-failures: failed authentications by reason (for /metrics)
+ * - tasks/metrics/edge-metrics: requests by method, route template and status class, their
+ *   durations, prompt and generated tokens and time to first token by model (for /metrics;
+ *   series bounded by the routes, methods and models)
  * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
  * - runtime/origin/pool-config: parsed ORIGIN_POOL / ORIGIN_URL values (per value; 256 at most)
  * - tasks/fraud/rules/rule-language: the CEL environment rules are checked against (one)

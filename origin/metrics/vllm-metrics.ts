@@ -1,6 +1,12 @@
 // The decoder engines' metrics under vLLM's own names, labels and buckets, so dashboards built for
 // vLLM read this origin unchanged.
-import { Counter, Gauge, Histogram, type Registry, ScrapedCounter } from "./prometheus";
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  type Registry,
+  ScrapedCounter,
+} from "../../src/protocols/prometheus";
 
 export interface EngineGauges {
   modelName: string;

@@ -1,11 +1,13 @@
-// The Models tab: every model with its task, where it runs and its state (GET /v1/models); this
-// isolate's gauges from GET /metrics polled while the tab is open; and what this tab measured of
-// its own calls (requests, latency, chat tokens/s). Each figure is a small chart.
+// The Models tab: every model with its task, where it runs and its state (GET /v1/models); the
+// isolate's traffic (requests, latency, tokens/s, rates between scrapes) and gauges from
+// GET /metrics polled while the tab is open; and what this tab measured of its own calls. Each
+// figure is a small chart.
 import { call, REQUEST_DONE, type RequestFigure } from "./api";
 import { TOKEN_RATE } from "./chat";
 import { byId, element, showError } from "./dom";
-import { parseMetrics } from "./metrics-text";
+import { parseMetrics, parseSamples } from "./metrics-text";
 import { models } from "./models";
+import { apiRequests, type Scrape, trafficRates } from "./traffic";
 
 const POLL_MS = 2000;
 const POINTS = 60;
@@ -62,11 +64,13 @@ class Charts {
 
 export function setUpHealth(panel: HTMLElement): void {
   const table = byId("models-rows", HTMLTableSectionElement);
+  const traffic = new Charts(byId("traffic-charts", HTMLElement));
   const gauges = new Charts(byId("metrics-charts", HTMLElement));
   const own = new Charts(byId("tab-charts", HTMLElement));
   const errors = byId("models-error", HTMLElement);
   let timer: ReturnType<typeof setInterval> | undefined;
   let requests = 0;
+  let previous: Scrape | undefined;
 
   document.addEventListener(REQUEST_DONE, (event) => {
     if (!(event instanceof CustomEvent)) return;
@@ -96,7 +100,14 @@ export function setUpHealth(panel: HTMLElement): void {
 
   async function poll() {
     const response = await call("/metrics");
-    for (const [name, value] of parseMetrics(await response.text())) gauges.add(name, value);
+    const text = await response.text();
+    const scrape = { at: performance.now(), samples: parseSamples(text) };
+    traffic.add("edge API requests", apiRequests(scrape));
+    if (previous !== undefined)
+      for (const [name, value] of trafficRates(previous, scrape)) traffic.add(name, value);
+    previous = scrape;
+    for (const [name, value] of parseMetrics(text)) gauges.add(name, value);
+    traffic.draw();
     gauges.draw();
     own.draw();
   }
@@ -110,6 +121,7 @@ export function setUpHealth(panel: HTMLElement): void {
   new MutationObserver(() => {
     clearInterval(timer);
     timer = undefined;
+    previous = undefined;
     if (panel.hidden) return;
     void refreshModels().catch((error: unknown) => showError(errors, error));
     tick();

@@ -513,6 +513,38 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     );
     expect(own.find((caption) => caption.startsWith("requests: "))).toBeDefined();
     expect(own.find((caption) => caption.startsWith("chat tokens/s: "))).toBeDefined();
+    // The edge's own request counter (its scrapes left out) grows on the chart with API calls.
+    const counted = () =>
+      page.$$eval("#traffic-charts figcaption", (nodes) => {
+        const caption = nodes
+          .map((node) => node.textContent ?? "")
+          .find((text) => text.startsWith("edge API requests: "));
+        return caption === undefined ? -1 : Number(caption.slice(19).replace(/\D/g, ""));
+      });
+    // Two scrapes read: the rates are drawn beside the counter.
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll("#traffic-charts figcaption")].some((node) =>
+        node.textContent?.startsWith("edge requests/s: "),
+      ),
+    );
+    const before = await counted();
+    expect(before).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } })).status,
+      ).toBe(200);
+    await page.waitForFunction(
+      (least) =>
+        [...document.querySelectorAll("#traffic-charts figcaption")].some((node) => {
+          const text = node.textContent ?? "";
+          return (
+            text.startsWith("edge API requests: ") &&
+            Number(text.slice(19).replace(/\D/g, "")) >= least
+          );
+        }),
+      { timeout: 10_000 },
+      before + 5,
+    );
     await page.screenshot({ path: join(SCREENSHOTS, "models.png") });
   });
 

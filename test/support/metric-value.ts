@@ -1,4 +1,4 @@
-// A sample's value from a Prometheus text rendering (origin/metrics/prometheus.ts): the first
+// A sample's value from a Prometheus text rendering (src/protocols/prometheus.ts): the first
 // line of the metric (labelled or not), with `labels` in it if given; 0 when absent.
 export function metricValue(rendered: string, name: string, labels = ""): number {
   const line = rendered

@@ -1,7 +1,7 @@
 // The diffusion engine's Prometheus metrics: UNet runs and their rows (rows / runs = the mean
 // batch), denoising steps per image (what a client that leaves stops), requests by outcome,
 // and the requests in the loop now.
-import { Counter, Gauge, Histogram, type Registry } from "../../metrics/prometheus";
+import { Counter, Gauge, Histogram, type Registry } from "../../../src/protocols/prometheus";
 
 export type DiffusionMetrics = ReturnType<typeof createDiffusionMetrics>;
 

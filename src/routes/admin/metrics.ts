@@ -1,10 +1,12 @@
-// GET /metrics: this isolate's gauges in Prometheus text — the WASM memory onnxruntime-web holds,
-// the sessions it has created, which models are loaded, failed authentications by reason — and
+// GET /metrics: this isolate's figures in Prometheus text — the WASM memory onnxruntime-web holds,
+// the sessions it has created, which models are loaded, failed authentications by reason,
+// (tasks/metrics/edge-metrics) requests, their durations, tokens and time to first token — and
 // the fraud labels' live precision and recall over the last 30 days (from D1, shared by every
 // isolate).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { wasmMemoryBytes, wasmSessionsCreated } from "../../runtime";
 import { authFailures } from "../../tasks/keys/auth-failures";
+import { renderEdgeMetrics } from "../../tasks/metrics/edge-metrics";
 import { problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { requireScope } from "../http/auth";
@@ -102,7 +104,7 @@ metricsRoutes.openapi(metricsRoute, async (c) => {
     ),
     ...(await fraudLines(c.var.fraudStores(c.env))),
   ];
-  return c.text(`${lines.join("\n")}\n`, 200, {
+  return c.text(`${lines.join("\n")}\n${renderEdgeMetrics()}`, 200, {
     "content-type": "text/plain; version=0.0.4; charset=utf-8",
   });
 });

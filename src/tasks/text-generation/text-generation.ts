@@ -8,6 +8,7 @@ import { streamDetokenizer } from "../../tokenizers/stream-detokenizer";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
 import { stopMatcher } from "./stop-strings";
 import { modelTokenizer } from "../model-tokenizer";
+import { recordFirstToken, recordTokens } from "../metrics/edge-metrics";
 import { logprobNamer, promptLogprobNamer, type TokenLogprobs } from "./token-names";
 import type { TextGenerator, Usage } from "./generation-contract";
 import { promptTokenIds } from "./prompt-tokens";
@@ -71,6 +72,7 @@ export function createTextGenerator(
         );
       }
       const text = await getTokenizer();
+      const begun = performance.now();
       const stopped = new AbortController();
       const combined = AbortSignal.any([signal, stopped.signal]);
       const detokenizer = streamDetokenizer(text, {
@@ -153,6 +155,11 @@ export function createTextGenerator(
             continue;
           }
           started = true;
+          if (
+            completionTokens === 0 &&
+            (step.tokenIds.length > 0 || step.stopTokenId !== undefined)
+          )
+            recordFirstToken(manifest.name, (performance.now() - begun) / 1000);
           if (step.promptLogprobs !== undefined && namePrompt !== undefined)
             yield { type: "prompt", logprobs: namePrompt(step.promptLogprobs, prompt.ids) };
           // vLLM's min_tokens (vllm/v1/engine/detokenizer.py): the text of the first minTokens
@@ -201,7 +208,10 @@ export function createTextGenerator(
       } finally {
         // Anything else (the consumer leaving, an error) stops the generation behind it.
         if (!ended) stopped.abort(new DOMException("generation ended", "AbortError"));
-        if (started) options.onUsage?.(usage());
+        if (started) {
+          options.onUsage?.(usage());
+          recordTokens(manifest.name, prompt.ids.length, completionTokens);
+        }
       }
       const tail = matcher.push(detokenizer.flush(), { search: completionTokens > minTokens });
       const rest = tail.text + (tail.stop === undefined ? matcher.flush() : "");

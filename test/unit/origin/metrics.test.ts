@@ -4,7 +4,7 @@
 import parsePrometheusTextFormat, { type PrometheusFamily } from "parse-prometheus-text-format";
 import { describe, expect, it } from "vitest";
 import { createDiffusionMetrics } from "../../../origin/engines/diffusion/metrics";
-import { Registry } from "../../../origin/metrics/prometheus";
+import { Registry } from "../../../src/protocols/prometheus";
 import { createVllmMetrics } from "../../../origin/metrics/vllm-metrics";
 
 /**

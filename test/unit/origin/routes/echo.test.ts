@@ -18,7 +18,7 @@ import type {
 } from "../../../../origin/engines/decoder/generation-params";
 import { createSession, ort } from "../../../../origin/engines/onnx-session";
 import { parseManifest, type GenerationConfig } from "../../../../origin/manifests";
-import { Registry } from "../../../../origin/metrics/prometheus";
+import { Registry } from "../../../../src/protocols/prometheus";
 import { createVllmMetrics } from "../../../../origin/metrics/vllm-metrics";
 import { readVerifiedFile } from "../../../../origin/model-files";
 import { LOGITS_INDEX, lastPositionLogits } from "../../../../origin/onnx/last-logits";

@@ -11,7 +11,7 @@ import type { GenerationParams } from "../../../../../origin/engines/decoder/gen
 import { readColumns, type Segment } from "../../../../../origin/engines/decoder/kv-segments";
 import { PrefixCache, PromptBlocks } from "../../../../../origin/engines/decoder/prefix-cache";
 import { createSession } from "../../../../../origin/engines/onnx-session";
-import { Registry } from "../../../../../origin/metrics/prometheus";
+import { Registry } from "../../../../../src/protocols/prometheus";
 import { createVllmMetrics } from "../../../../../origin/metrics/vllm-metrics";
 import { LOGITS_INDEX, lastPositionLogits } from "../../../../../origin/onnx/last-logits";
 import { splitAttention } from "../../../../../origin/onnx/split-attention";

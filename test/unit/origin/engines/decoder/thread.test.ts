@@ -19,7 +19,7 @@ import type {
 import { DecoderThread } from "../../../../../origin/engines/decoder/thread";
 import { createSession } from "../../../../../origin/engines/onnx-session";
 import { createModelHost } from "../../../../../origin/model-host";
-import { Registry } from "../../../../../origin/metrics/prometheus";
+import { Registry } from "../../../../../src/protocols/prometheus";
 import { createVllmMetrics } from "../../../../../origin/metrics/vllm-metrics";
 import { lastPositionLogits } from "../../../../../origin/onnx/last-logits";
 import { splitAttention } from "../../../../../origin/onnx/split-attention";

@@ -1,5 +1,5 @@
 // A minimal Prometheus registry in text exposition format 0.0.4: counters, gauges read at
-// scrape time (so a scrape sees the engines' present state) and histograms.
+// scrape time (so a scrape sees the present state) and histograms; shared by edge and origin.
 
 type Labels = Readonly<Record<string, string>>;
 
