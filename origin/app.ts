@@ -1,7 +1,7 @@
 // The origin's HTTP surface: its own Hono app over its own engines. Open Inference
 // Protocol v2 for tensor models, vLLM's /v1/completions for text-generation models,
 // /health, /v1/models and /metrics. Model routes need the Bearer key when one is set; once
-// draining, new work is refused. With tracing on, every request gets a server span.
+// draining, new work is refused. With tracing on, every POST gets a server span.
 import { Hono } from "hono";
 import type { OriginConfig } from "./config";
 import { requireKey } from "./http/auth";

@@ -1,5 +1,5 @@
 // OpenTelemetry tracing for the origin: when an OTLP endpoint is configured (the standard
-// OTEL_EXPORTER_OTLP_* variables), each request gets a server span continuing its W3C traceparent.
+// OTEL_EXPORTER_OTLP_* variables), each POST gets a server span continuing its W3C traceparent.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type Attributes,
@@ -91,7 +91,7 @@ export function recordFirstToken(span: Span, startedAt: number): void {
 }
 
 export interface Tracing {
-  /** Hono middleware: a server span per request, ended when its response has been sent. */
+  /** Hono middleware: a server span per POST, ended when its response has been sent. */
   middleware: MiddlewareHandler;
   /** Exports what is buffered and stops (on drain). */
   shutdown(): Promise<void>;
@@ -135,10 +135,12 @@ export function createTracing(env: NodeJS.ProcessEnv): Tracing | undefined {
   return { middleware: tracingMiddleware(tracer), shutdown: () => provider.shutdown() };
 }
 
-/** A server span per request, child of its traceparent (W3C), ended once the response is sent. */
+/** A server span per POST, child of its traceparent (W3C), ended once the response is sent. */
 export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<{ Bindings: NodeBindings }> {
   const propagator = new W3CTraceContextPropagator();
   return async (c, next) => {
+    // Model work is POST; health checks, metadata and /metrics scrapes would only be noise.
+    if (c.req.method !== "POST") return await next();
     const request = c.req.raw;
     const parent: Context = propagator.extract(ROOT_CONTEXT, request, getter);
     const socket = c.env?.incoming?.socket;
