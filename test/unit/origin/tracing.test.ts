@@ -1,6 +1,7 @@
 // The reference origin's OpenTelemetry spans, as a real process exporting over OTLP/HTTP to a
 // collector in this test: each request's span continues its W3C traceparent and carries the GenAI
-// attributes, a trace the caller did not sample is not exported, and tracing is off by default.
+// attributes, a trace the caller did not sample is not exported, what is buffered goes out on
+// SIGTERM, and tracing is off by default.
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tracingEnabled } from "../../../origin/tracing";
@@ -95,4 +96,28 @@ describe.skipIf(!existsSync("models/tiny-llm/manifest.json"))("origin spans over
     // Spans go out in order of their end: the unsampled request ended before the new root.
     expect(spans.some((span) => span.traceId === unsampled)).toBe(false);
   });
+
+  it(
+    "exports the spans still buffered when it is stopped (SIGTERM)",
+    async () => {
+      const late = await startOrigin({
+        ORIGIN_GENERATION_GRAPH: "decoder-fp32",
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        // No batch would go out during the test on its own.
+        OTEL_BSP_SCHEDULE_DELAY: "600000",
+      });
+      const trace = "6bf92f3577b34da6a3ce929d0e0e4738";
+      const response = await fetch(`${late.url}/v1/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", traceparent: `00-${trace}-${PARENT}-01` },
+        body: JSON.stringify({ model: "tiny-llm", prompt: [1, 2, 3], max_tokens: 2 }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+      expect(collector.spans.some((span) => span.traceId === trace)).toBe(false);
+      await late.stop();
+      await collector.until((all) => all.some((span) => span.traceId === trace));
+    },
+    STARTUP_MS,
+  );
 });
