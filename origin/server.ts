@@ -10,6 +10,7 @@ import { type OriginConfig, readConfig } from "./config";
 import { executionProvidersFor } from "./engines/onnx-session";
 import { Drain } from "./http/drain";
 import { createModelHost } from "./model-host";
+import { createTracing } from "./tracing";
 
 /** After the grace period, how long cut streams get to write their last events. */
 const CUT_FLUSH_MS = 5_000;
@@ -31,7 +32,9 @@ try {
 const providers = executionProvidersFor(config);
 const host = createModelHost(config);
 const drain = new Drain(Math.max(1, Math.ceil(config.drainTimeoutMs / 1000)));
-const app = createOriginApp(host, config, drain);
+// Off (no middleware at all) unless an OTLP endpoint is configured.
+const tracing = createTracing(process.env);
+const app = createOriginApp(host, config, drain, tracing);
 
 // Requests whose response has not ended yet (streams included): what a drain waits for.
 let active = 0;
@@ -95,6 +98,8 @@ async function shutDown(signal: string): Promise<void> {
   // (and bounds the wait).
   const bound = setTimeout(() => process.exit(0), ENGINE_STOP_MS);
   await host.close();
+  // The spans still buffered go out before the exit (bounded by the same timer).
+  await tracing?.shutdown().catch(() => undefined);
   clearTimeout(bound);
   log("drain_finished");
   process.exit(0);

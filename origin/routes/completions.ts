@@ -14,6 +14,7 @@ import { chunkWriter } from "./completion-chunks";
 import { completionLogprobs, echoedLogprobs } from "./completion-logprobs";
 import type { HostedModel, ModelHost } from "../model-host";
 import { CompletionRequestSchema, toGenerationParams } from "./completion-request";
+import { GEN_AI, recordFirstToken, recordGeneration, spanOf, startGeneration } from "../tracing";
 
 const encoder = new TextEncoder();
 const frame = (value: unknown) =>
@@ -82,6 +83,9 @@ export function completionRoutes(
 ): Hono {
   const app = new Hono();
   app.post("/v1/completions", async (c) => {
+    // Tracing off: no span, and nothing more is done per token than a comparison.
+    const span = spanOf(c.req.raw);
+    const startedAt = span === undefined ? 0 : performance.now();
     const raw = await readJsonBody(c, maxBodyBytes);
     const request = parseWith(CompletionRequestSchema, raw);
     const model = generationModel(host, request.model);
@@ -104,6 +108,14 @@ export function completionRoutes(
       );
     }
 
+    if (span !== undefined) {
+      startGeneration(span, {
+        operation: "text_completion",
+        model: manifest.name,
+        [GEN_AI.responseModel]: manifest.name,
+        [GEN_AI.maxTokens]: params.maxTokens,
+      });
+    }
     const abort = new AbortController();
     c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
     const generation = decoder.submit(params, AbortSignal.any([abort.signal, drain.expired]));
@@ -128,6 +140,7 @@ export function completionRoutes(
       let last: GenerationStep | undefined;
       let cachedTokens = 0;
       for await (const step of generation.steps) {
+        if (span !== undefined && ids.length === 0) recordFirstToken(span, startedAt);
         ids.push(step.tokenId);
         if (withLogprobs) logprobs.push(step.logprob);
         promptLogprobs ??= step.promptLogprobs;
@@ -137,6 +150,14 @@ export function completionRoutes(
       if (abort.signal.aborted)
         throw new ServiceError(400, "invalid_request", "Client disconnected");
       if (cut(last)) throw drain.error();
+      if (span !== undefined) {
+        recordGeneration(span, {
+          inputTokens: params.promptIds.length,
+          outputTokens: ids.length,
+          finishReason: last?.finishReason,
+          responseId: head.id,
+        });
+      }
       const choice = {
         index: 0,
         text: "",
@@ -206,6 +227,7 @@ export function completionRoutes(
         };
         try {
           for await (const step of generation.steps) {
+            if (span !== undefined && generated === 0) recordFirstToken(span, startedAt);
             generated += 1;
             cachedTokens = step.cachedTokens ?? cachedTokens;
             pending.push(step.tokenId);
@@ -232,9 +254,18 @@ export function completionRoutes(
             });
           }
         } catch (error) {
+          span?.recordException(error as Error);
           // Tokens held back by the stream interval go out before the error event.
           if (pending.length > 0) flush(null, null);
           send(vllmErrorBody(toServiceError(error)));
+        }
+        if (span !== undefined) {
+          recordGeneration(span, {
+            inputTokens: params.promptIds.length,
+            outputTokens: generated,
+            finishReason: last?.finishReason,
+            responseId: head.id,
+          });
         }
         if (abort.signal.aborted) return;
         send("[DONE]");

@@ -1,17 +1,20 @@
 // Global setup (Node side) for the origin-pool tests: three reference origins as real processes
 // on loopback (the tiny LLM's FP32 graph, prefix caches on), and a control server through which
-// a test inside workerd starts one more origin, SIGKILLs one mid-stream or SIGTERMs one (drain).
+// a test inside workerd starts one more origin (tracing to an OTLP collector here, if asked),
+// SIGKILLs one mid-stream or SIGTERMs one (drain).
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { ChildProcess } from "node:child_process";
 import type { TestProject } from "vitest/node";
 import { startOrigin } from "../../../scripts/lib/origin.mjs";
+import { startCollector } from "../otlp-collector";
 
 declare module "vitest" {
   export interface ProvidedContext {
     /**
-     * urls: three origins; control: POST /spawn[?chunkDelayMs=] → {url}, POST /kill?url= (SIGKILL),
-     * POST /term?url= (SIGTERM: it drains).
+     * urls: three origins; control: POST /spawn[?chunkDelayMs=][&otlp=1] → {url}, POST /kill?url=
+     * (SIGKILL), POST /term?url= (SIGTERM: it drains), GET /spans: what the spawned origins with
+     * otlp=1 exported (the collector's CollectedSpan[]).
      */
     originPool: { urls: string[]; control: string } | null;
   }
@@ -41,14 +44,23 @@ export default async function setup(
     return undefined;
   }
   const origins: Started[] = await Promise.all([start(), start(), start()]);
+  const collector = await startCollector();
   const byUrl = (url: string | null) => origins.find((origin) => origin.url === url);
   const control = createServer(async (request, response) => {
     request.resume();
+    if (request.method === "GET" && request.url === "/spans")
+      return response.writeHead(200).end(JSON.stringify(collector.spans));
     const query = new URL(request.url ?? "/", "http://control").searchParams;
     const path = new URL(request.url ?? "/", "http://control").pathname;
     if (request.method === "POST" && path === "/spawn") {
       // ?chunkDelayMs=: its streamed chunks held back (a slow GPU), so a test can act mid-stream.
-      const origin = await start({ ORIGIN_FAULT_CHUNK_DELAY_MS: query.get("chunkDelayMs") ?? "0" });
+      const origin = await start({
+        ORIGIN_FAULT_CHUNK_DELAY_MS: query.get("chunkDelayMs") ?? "0",
+        // Spans go to the collector, each batch 50 ms after its first span ends.
+        ...(query.get("otlp") === "1"
+          ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: "50" }
+          : {}),
+      });
       origins.push(origin);
       return response.writeHead(200).end(JSON.stringify({ url: origin.url }));
     }
@@ -70,5 +82,6 @@ export default async function setup(
     control.closeAllConnections();
     control.close();
     await Promise.all(origins.map((origin) => origin.stop()));
+    await collector.close();
   };
 }
