@@ -66,6 +66,8 @@ function reportOriginConfig(served: Services): void {
  *   stored keys' lookups by hash (10 s each, 4,096 at most: a revocation elsewhere reaches this
  *   isolate within 10 s); when each key's last use was written (once a minute)
  * - tasks/keys/auth-failures: failed authentications by reason (for /metrics)
+ * - runtime/origin/canary-monitor: per model with ORIGIN_CANARY, the canary's attempts over its
+ *   window (bounded), attempts by version and outcome, and whether it was rolled back
  * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
  * - runtime/origin/pool-config: parsed ORIGIN_POOL / ORIGIN_URL values (per value; 256 at most)
  * - routes/http/body: the body-limit middleware per size (per MAX_BODY_BYTES value)

@@ -1,7 +1,13 @@
 // GET /metrics: this isolate's gauges in Prometheus text — the WASM memory onnxruntime-web holds,
-// the sessions it has created, which models are loaded, and failed authentications by reason.
+// the sessions it has created, which models are loaded, failed authentications by reason, and
+// each canary's split, attempts by version and rollback.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { wasmMemoryBytes, wasmSessionsCreated } from "../../runtime";
+import {
+  canaryMetricLines,
+  canaryMonitor,
+  wasmMemoryBytes,
+  wasmSessionsCreated,
+} from "../../runtime";
 import { authFailures } from "../../tasks/keys/auth-failures";
 import { problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
@@ -50,6 +56,7 @@ metricsRoutes.openapi(metricsRoute, (c) => {
     ...authFailures().map(
       ([reason, count]) => `edge_auth_failures_total{reason="${reason}"} ${count}`,
     ),
+    ...canaryMetricLines(canaryMonitor.statuses()),
   ];
   return c.text(`${lines.join("\n")}\n`, 200, {
     "content-type": "text/plain; version=0.0.4; charset=utf-8",

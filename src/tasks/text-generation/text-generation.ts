@@ -104,6 +104,7 @@ export function createTextGenerator(
           stopTokenIds,
           minTokens,
           ignoreEos: options.ignoreEos ?? false,
+          ...(options.keyId === undefined ? {} : { keyId: options.keyId }),
           ...(options.logprobs === undefined ? {} : { logprobs: options.logprobs }),
           ...(options.promptLogprobs === undefined
             ? {}
@@ -148,7 +149,10 @@ export function createTextGenerator(
             step.finishReason === undefined &&
             step.stopTokenId === undefined
           ) {
-            if (!started) yield { type: "accepted" };
+            if (!started)
+              yield step.modelVersion === undefined
+                ? { type: "accepted" }
+                : { type: "accepted", modelVersion: step.modelVersion };
             started = true;
             continue;
           }
