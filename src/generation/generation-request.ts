@@ -49,6 +49,8 @@ export interface GenerationRequest {
   structured?: { readonly spec: StructuredOutputs; matcher(): TokenMatcher };
   /** The API key's id, which keeps a request on one version when a canary is sticky by key. */
   keyId?: string;
+  /** What names the conversation (a chat's turns up to its first user message), if known. */
+  conversationKey?: string;
 }
 
 export type FinishReason = "stop" | "length";

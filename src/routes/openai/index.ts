@@ -21,7 +21,7 @@ import {
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import { ChatCompletionRequest } from "./chat-request";
 import { CompletionRequest, MAX_PROMPTS, type PromptItem } from "./completion-request";
-import { chatMessages } from "./chat-messages";
+import { chatMessages, conversationKey } from "./chat-messages";
 import { MAX_STREAMS } from "./sampling-fields";
 import {
   chatCompletion,
@@ -181,6 +181,7 @@ chatRoutes.openapi(chatRoute, async (c) => {
     tokenIds,
     ...(logprobs === undefined ? {} : { logprobs }),
     ...toolOptions(plan),
+    conversationKey: conversationKey(body.messages),
   };
   const choices = await startGenerations(
     generator,

@@ -83,19 +83,24 @@ function fnv(items: ArrayLike<number>): number {
   return hash >>> 0;
 }
 
+const textHash = (text: string) => fnv(Array.from(text, (char) => char.codePointAt(0) ?? 0));
+
+/** What a request says of who sent it and which conversation it continues. */
+export interface StickyInput {
+  keyId?: string | undefined;
+  conversationKey?: string | undefined;
+  promptIds: readonly number[];
+}
+
 /**
  * A request's sticky key as a hash: its API key id when the canary is sticky by key (and the
- * request has one), else its conversation's prefix (the first 64 prompt ids, which a chat
- * client resends with every turn).
+ * request has one); else its conversation (a chat's messages up to its first user turn), or,
+ * without one, its prompt's first 64 ids (which a client resends with every turn).
  */
-export function stickyHash(
-  canary: CanaryConfig,
-  keyId: string | undefined,
-  promptIds: readonly number[],
-): number {
-  if (canary.sticky === "key" && keyId !== undefined)
-    return fnv(Array.from(keyId, (char) => char.codePointAt(0) ?? 0));
-  return fnv(promptIds.slice(0, STICKY_PREFIX_TOKENS));
+export function stickyHash(canary: CanaryConfig, request: StickyInput): number {
+  if (canary.sticky === "key" && request.keyId !== undefined) return textHash(request.keyId);
+  if (request.conversationKey !== undefined) return textHash(request.conversationKey);
+  return fnv(request.promptIds.slice(0, STICKY_PREFIX_TOKENS));
 }
 
 /** The version a sticky key is sent to: the canary for `weight` percent of keys. */
@@ -116,10 +121,10 @@ export function versionOrder(
   rolledBack: boolean,
 ): string[] {
   const versionOf = new Map(pool.map((replica) => [replica.url, replica.version]));
-  const own = order.filter((url) => versionOf.get(url) === version);
+  const first = rolledBack ? canary.stable : version;
+  const own = order.filter((url) => versionOf.get(url) === first);
   const others = order.filter(
-    (url) =>
-      versionOf.get(url) !== version && !(rolledBack && versionOf.get(url) === canary.canary),
+    (url) => versionOf.get(url) !== first && !(rolledBack && versionOf.get(url) === canary.canary),
   );
   return [...own, ...others];
 }

@@ -65,7 +65,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           : versionOrder(
               ranked,
               pool,
-              splitVersion(stickyHash(canary, request.keyId, request.promptIds), canary),
+              splitVersion(stickyHash(canary, request), canary),
               canary,
               canaries.rolledBack(model.name, canary),
             );

@@ -25,6 +25,8 @@ export type PromptInput =
 export interface GenerationOptions {
   /** The caller's API key id (a canary sticky by key keeps its requests on one version). */
   keyId?: string;
+  /** What names the conversation (a canary keeps its turns on one version); else its prefix. */
+  conversationKey?: string;
   /** Undefined: as many as the context leaves. */
   maxTokens: number | undefined;
   sampling: SamplingParams;

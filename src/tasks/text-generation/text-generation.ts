@@ -105,6 +105,9 @@ export function createTextGenerator(
           minTokens,
           ignoreEos: options.ignoreEos ?? false,
           ...(options.keyId === undefined ? {} : { keyId: options.keyId }),
+          ...(options.conversationKey === undefined
+            ? {}
+            : { conversationKey: options.conversationKey }),
           ...(options.logprobs === undefined ? {} : { logprobs: options.logprobs }),
           ...(options.promptLogprobs === undefined
             ? {}

@@ -66,18 +66,26 @@ describe("the split", () => {
   it("sends about `weight` percent of conversations to the canary", () => {
     const canary = canaryOf({ weight: 20 });
     const toCanary = prompts.filter(
-      (ids) => splitVersion(stickyHash(canary, undefined, ids), canary) === "v2",
+      (ids) => splitVersion(stickyHash(canary, { promptIds: ids }), canary) === "v2",
     ).length;
     expect(toCanary / prompts.length).toBeGreaterThan(0.17);
     expect(toCanary / prompts.length).toBeLessThan(0.23);
     expect(
       prompts.every(
-        (ids) => splitVersion(stickyHash(canary, "k", ids), canaryOf({ weight: 0 })) === "v1",
+        (ids) =>
+          splitVersion(
+            stickyHash(canary, { keyId: "k", promptIds: ids }),
+            canaryOf({ weight: 0 }),
+          ) === "v1",
       ),
     ).toBe(true);
     expect(
       prompts.every(
-        (ids) => splitVersion(stickyHash(canary, "k", ids), canaryOf({ weight: 100 })) === "v2",
+        (ids) =>
+          splitVersion(
+            stickyHash(canary, { keyId: "k", promptIds: ids }),
+            canaryOf({ weight: 100 }),
+          ) === "v2",
       ),
     ).toBe(true);
   });
@@ -86,15 +94,32 @@ describe("the split", () => {
     const canary = canaryOf({ weight: 50 });
     const first = Array.from({ length: 70 }, (_, i) => i);
     const later = [...first, 900, 901, 902];
-    expect(stickyHash(canary, undefined, later)).toBe(stickyHash(canary, undefined, first));
-    expect(stickyHash(canary, undefined, [1, 2])).not.toBe(stickyHash(canary, undefined, [2, 1]));
+    expect(stickyHash(canary, { promptIds: later })).toBe(stickyHash(canary, { promptIds: first }));
+    expect(stickyHash(canary, { promptIds: [1, 2] })).not.toBe(
+      stickyHash(canary, { promptIds: [2, 1] }),
+    );
+  });
+
+  it("keeps a chat on its version by its conversation, whatever its prompt has grown to", () => {
+    const canary = canaryOf({ weight: 50 });
+    const conversationKey = '[{"role":"user","content":"hello"}]';
+    expect(stickyHash(canary, { conversationKey, promptIds: [1, 2, 3] })).toBe(
+      stickyHash(canary, { conversationKey, promptIds: [9, 9, 9, 9] }),
+    );
   });
 
   it("is sticky by API key when configured so, whatever the prompt", () => {
     const byKey = canaryOf({ weight: 50, sticky: "key" });
     const keys = Array.from({ length: 400 }, (_, i) => `key-${i}`);
     const versions = keys.map((key) =>
-      prompts.slice(0, 20).map((ids) => splitVersion(stickyHash(byKey, key, ids), byKey)),
+      prompts
+        .slice(0, 20)
+        .map((ids) =>
+          splitVersion(
+            stickyHash(byKey, { keyId: key, conversationKey: String(ids), promptIds: ids }),
+            byKey,
+          ),
+        ),
     );
     expect(versions.every((each) => new Set(each).size === 1)).toBe(true);
     const toCanary = versions.filter((each) => each[0] === "v2").length;
@@ -122,5 +147,6 @@ describe("the replica order", () => {
 
   it("leaves the canary's replicas out once it is rolled back", () => {
     expect(versionOrder(ranked, pool, "v1", canary, true)).toEqual(["http://b", "http://a"]);
+    expect(versionOrder(ranked, pool, "v2", canary, true)).toEqual(["http://b", "http://a"]);
   });
 });
