@@ -4,10 +4,11 @@
 // /metrics and a log line) when it fails or grows slow.
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { originConfig } from "../../../src/compose";
 import type { CanaryConfig } from "../../../src/runtime/origin/canary-config";
 import type { Replica } from "../../../src/runtime";
 import { appOnOrigin, call, originCounters, type App } from "../../support/workers/generation";
-import { KEY } from "../../support/workers/helpers";
+import { KEY, problem } from "../../support/workers/helpers";
 
 const pool = inject("originPool");
 
@@ -185,5 +186,33 @@ describe.skipIf(pool === null)("a model served in two versions", () => {
     expect((await chat(app, [{ role: "user", content: "Again." }])).header).toBe("v2");
     const text = await metrics(app);
     expect(text).toContain('edge_canary_rolled_back{model="tiny-llm",stable="v1",canary="v2"} 0');
+  });
+
+  it("reads ORIGIN_CANARY_<MODEL> from the environment, and names its mistake in the 503", async () => {
+    const pool = JSON.stringify([
+      { url: stable, version: "v1" },
+      { url: canary, version: "v2" },
+    ]);
+    // A per-model variable is not in Env's type: it is read by name.
+    const perModel = { ORIGIN_CANARY_TINY_LLM: '{"stable": "v1", "canary": "v2", "weight": 10}' };
+    const good = originConfig(Object.assign({ ...env, ORIGIN_POOL: pool }, perModel), "tiny-llm");
+    expect(good.configError).toBeUndefined();
+    expect(good.canary).toMatchObject({ stable: "v1", canary: "v2", weight: 10 });
+    const bad = originConfig(
+      {
+        ...env,
+        ORIGIN_POOL: pool,
+        ORIGIN_CANARY: '{"stable": "v1", "canary": "v3", "weight": 10}',
+      },
+      "tiny-llm",
+    );
+    expect(bad.configError).toBe('ORIGIN_CANARY.canary: no replica of the pool has version "v3"');
+    const response = await call(appOnOrigin("", bad), "/v1/completions", {
+      model: "tiny-llm",
+      prompt: "The sea",
+      max_tokens: 4,
+    });
+    expect(response.status).toBe(503);
+    expect((await problem(response)).detail).toContain("ORIGIN_CANARY.canary: no replica");
   });
 });
