@@ -56,7 +56,10 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
       const pool = replicasOf(origin, model.name);
       const ranked = fleet.choose(pool, request.promptIds, "/health");
       const { canary } = origin;
-      const versionOf = new Map(pool.map((replica) => [replica.url, replica.version]));
+      // Version labels count (and are named in the response) only while a canary is configured.
+      const versionOf = new Map(
+        canary === undefined ? [] : pool.map((replica) => [replica.url, replica.version]),
+      );
       // Two versions side by side: the request's sticky version first, the other as failover
       // (none once the canary is rolled back).
       const order =

@@ -103,14 +103,45 @@ describe.skipIf(pool === null)("a model served in two versions", () => {
       expect(new Set(versions).size).toBe(1);
       expect(["v1", "v2"]).toContain(versions[0]);
     }
-    // Both versions served (12 conversations at 50%: all on one side has odds of 1 in 2,048,
-    // and the hash is deterministic: this split is the same on every run).
-    expect(served.v1).toBeGreaterThan(0);
-    expect(served.v2).toBeGreaterThan(0);
     // Each version's requests were decoded by its own replica, and only there.
     const after = await Promise.all([stable, canary].map(originCounters));
     expect(after[0]!.generationTokens - before[0]!.generationTokens).toBe(4 * served.v1!);
     expect(after[1]!.generationTokens - before[1]!.generationTokens).toBe(4 * served.v2!);
+    // Streamed too, the header names the version; sticky by key, every conversation on one.
+    const streamed = await call(app, "/v1/chat/completions", {
+      model: "tiny-llm",
+      messages: [{ role: "user", content: "Conversation 0: the old house." }],
+      max_tokens: 2,
+      stream: true,
+    });
+    expect(streamed.headers.get("content-type")).toContain("text/event-stream");
+    expect(["v1", "v2"]).toContain(streamed.headers.get("x-model-version"));
+    await streamed.text();
+    const byKey = canaryApp(
+      [
+        { url: stable, weight: 1, version: "v1" },
+        { url: canary, weight: 1, version: "v2" },
+      ],
+      { weight: 50, sticky: "key" },
+    );
+    const keyed = new Set<string | null>();
+    for (let conversation = 0; conversation < 6; conversation += 1)
+      keyed.add((await chat(byKey, [{ role: "user", content: `Keyed ${conversation}.` }])).header);
+    expect(keyed.size).toBe(1);
+    // Labels alone split nothing and name nothing: no canary configured, no header.
+    const labelled = appOnOrigin(stable, {
+      replicas: [
+        { url: stable, weight: 1, version: "v1" },
+        { url: canary, weight: 1, version: "v2" },
+      ],
+    });
+    const plain = await chat(labelled, [{ role: "user", content: "No canary." }]);
+    expect(plain.header).toBeNull();
+    expect(plain.body.model_version).toBeUndefined();
+    // Both versions served (12 conversations at 50%: all on one side has odds of 1 in 2,048,
+    // and the hash is deterministic: this split is the same on every run).
+    expect(served.v1).toBeGreaterThan(0);
+    expect(served.v2).toBeGreaterThan(0);
   });
 
   it("rolls a failing canary back: its clients fail over unseen, then it gets nothing", async () => {
