@@ -73,10 +73,10 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
               canaries.rolledBack(model.name, canary),
             );
       /** Counts an attempt's outcome for its version (the canary's may roll it back). */
-      const outcome = (url: string, ok: boolean, startedAt: number) => {
+      const outcome = (url: string, ok: boolean, latencyMs: number) => {
         const version = versionOf.get(url);
         if (canary !== undefined && version !== undefined)
-          canaries.record(model.name, canary, version, ok, Date.now() - startedAt);
+          canaries.record(model.name, canary, version, ok, latencyMs);
       };
       const alone = order.length === 1;
       const generated: number[] = [];
@@ -99,6 +99,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         const lease = fleet.lease(url);
         const before = generated.length;
         const startedAt = Date.now();
+        /** Its time to first token, once it came; the attempt counts once, when it ends. */
+        let firstTokenMs: number | undefined;
         let counted = false;
         try {
           // A replica is checked when this request first turns to it; its retries are not.
@@ -122,8 +124,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
               accepted = true;
               continue;
             }
-            if (!counted) outcome(url, true, startedAt);
-            counted = true;
+            firstTokenMs ??= Date.now() - startedAt;
             for (const id of step.tokenIds) generated.push(id);
             if (step.finishReason !== undefined) {
               fleet.served(url, request.promptIds);
@@ -136,8 +137,10 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           throw new ServiceError(502, "upstream_error", "The GPU origin's steps ended early");
         } catch (error) {
           if (signal.aborted) throw signal.reason;
-          if (!counted) outcome(url, false, startedAt);
+          // Before or after its first token, the replica failed or refused (not the input's
+          // fault): the attempt counts as failed.
           counted = true;
+          if (refused(error) || retryable(error)) outcome(url, false, Date.now() - startedAt);
           if (refused(error) && !alone) noteRefusal(fleet, url, lease.breaker, error);
           else if (!retryable(error)) throw error;
           lastError = error;
@@ -153,6 +156,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           current = continuation(request, generated);
         } finally {
           lease.release();
+          // Finished, or ended by the caller (a stop string, the client leaving) after tokens.
+          if (!counted && firstTokenMs !== undefined) outcome(url, true, firstTokenMs);
         }
       }
       throw lastError;

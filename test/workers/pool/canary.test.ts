@@ -186,6 +186,48 @@ describe.skipIf(pool === null)("a model served in two versions", () => {
     ]);
   });
 
+  it("counts a canary that dies mid-stream against it; the stream goes on elsewhere", async () => {
+    const dying = await spawn(20);
+    const app = canaryApp(
+      [
+        { url: stable, weight: 1, version: "v1" },
+        { url: dying, weight: 1, version: "v2" },
+      ],
+      { weight: 100, minRequests: 1, maxErrorRate: 0.5 },
+    );
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const response = await call(app, "/v1/completions", {
+      model: "tiny-llm",
+      prompt: "The old house stood at the end of the road, and",
+      max_tokens: 200,
+      temperature: 0,
+      ignore_eos: true,
+      stream: true,
+    });
+    expect(response.headers.get("x-model-version")).toBe("v2");
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    let killed = false;
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      text += read.value;
+      if (!killed && text.includes('"text":"')) {
+        killed = true;
+        await kill(dying);
+      }
+    }
+    expect(killed).toBe(true);
+    expect(text).toContain('"finish_reason":"length"');
+    expect(text).toContain("data: [DONE]");
+    expect(text).not.toContain('"error"');
+    const metricsText = await metrics(app);
+    expect(metricsText).toContain(
+      'edge_model_version_attempts_total{model="tiny-llm",version="v2",outcome="error"} 1',
+    );
+    expect(metricsText).toContain(
+      'edge_canary_rolled_back{model="tiny-llm",stable="v1",canary="v2"} 1',
+    );
+  });
+
   it("rolls a slow canary back on its p95 time to first token", async () => {
     const slow = await spawn(400);
     const app = canaryApp(
