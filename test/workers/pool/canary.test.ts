@@ -117,6 +117,18 @@ describe.skipIf(pool === null)("a model served in two versions", () => {
     expect(streamed.headers.get("content-type")).toContain("text/event-stream");
     expect(["v1", "v2"]).toContain(streamed.headers.get("x-model-version"));
     await streamed.text();
+    // The Responses API names it too, streamed or not.
+    for (const stream of [false, true]) {
+      const response = await call(app, "/v1/responses", {
+        model: "tiny-llm",
+        input: "Conversation 0: the old house.",
+        max_output_tokens: 2,
+        stream,
+      });
+      expect(response.status).toBe(200);
+      expect(["v1", "v2"]).toContain(response.headers.get("x-model-version"));
+      await response.text();
+    }
     const byKey = canaryApp(
       [
         { url: stable, weight: 1, version: "v1" },
