@@ -117,6 +117,15 @@ describe.skipIf(pool === null)("a model served in two versions", () => {
     expect(streamed.headers.get("content-type")).toContain("text/event-stream");
     expect(["v1", "v2"]).toContain(streamed.headers.get("x-model-version"));
     await streamed.text();
+    // Workers AI's shape, streamed, too.
+    const run = await call(app, "/v1/run/tiny-llm", {
+      prompt: "Conversation 0: the old house.",
+      max_tokens: 2,
+      stream: true,
+    });
+    expect(run.status).toBe(200);
+    expect(["v1", "v2"]).toContain(run.headers.get("x-model-version"));
+    await run.text();
     // The Responses API names it too, streamed or not.
     for (const stream of [false, true]) {
       const response = await call(app, "/v1/responses", {
