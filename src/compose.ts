@@ -1,6 +1,7 @@
 // Composition root: turns the Worker's env into configuration (each model's origin) and stores
 // (the fraud ledger). What is built once per isolate is src/isolate.ts; routes receive both.
 import { NO_ORIGIN, type OriginConfig } from "./runtime";
+import { parseCanary } from "./runtime/origin/canary-config";
 import { poolConfig } from "./runtime/origin/pool-config";
 import { durableCards } from "./tasks/fraud/ledger/card-history";
 import { missingMigrations } from "./tasks/fraud/ledger/d1-schema";
@@ -47,6 +48,7 @@ function originPool(env: Env, model: string | undefined) {
 
 /**
  * Where a model's origin is: ORIGIN_URL or ORIGIN_POOL (one URL, or a pool of replicas),
+ * ORIGIN_CANARY (two of the pool's versions side by side: docs/operations.md, "Canary"),
  * ORIGIN_API_KEY and the timeouts
  * (ORIGIN_TIMEOUT_MS, ORIGIN_FIRST_TOKEN_TIMEOUT_MS, ORIGIN_IDLE_TIMEOUT_MS), each
  * overridable per model with a `_<MODEL>` suffix (name upper-cased, non-alphanumerics → _).
@@ -56,10 +58,25 @@ export function originConfig(env: Env, model?: string): OriginConfig {
     (model === undefined ? undefined : variable(env, perModelKey(name, model))) ??
     variable(env, name);
   const pool = originPool(env, model);
+  const replicas = "replicas" in pool ? pool.replicas : [];
+  const canaryName =
+    model !== undefined && variable(env, perModelKey("ORIGIN_CANARY", model))
+      ? perModelKey("ORIGIN_CANARY", model)
+      : "ORIGIN_CANARY";
+  const canaryValue = variable(env, canaryName);
+  const canary =
+    canaryValue === undefined ? undefined : parseCanary(canaryName, canaryValue, replicas);
+  const configError =
+    "error" in pool
+      ? pool.error
+      : canary !== undefined && "error" in canary
+        ? canary.error
+        : undefined;
   return {
-    url: "replicas" in pool ? pool.replicas[0]?.url : undefined,
-    replicas: "replicas" in pool ? pool.replicas : [],
-    ...("error" in pool ? { configError: pool.error } : {}),
+    url: replicas[0]?.url,
+    replicas,
+    ...(canary !== undefined && "canary" in canary ? { canary: canary.canary } : {}),
+    ...(configError === undefined ? {} : { configError }),
     apiKey: read("ORIGIN_API_KEY"),
     timeoutMs: positive(read("ORIGIN_TIMEOUT_MS"), NO_ORIGIN.timeoutMs),
     firstTokenTimeoutMs: positive(read("ORIGIN_FIRST_TOKEN_TIMEOUT_MS"), undefined),

@@ -69,6 +69,8 @@ function reportOriginConfig(served: Services): void {
  * - tasks/metrics/edge-metrics: requests by method, route template and status class, their
  *   durations, prompt and generated tokens and time to first token by model (for /metrics;
  *   series bounded by the routes, methods and models)
+ * - runtime/origin/canary-monitor: per model with ORIGIN_CANARY, the canary's attempts over its
+ *   window (bounded), attempts by version and outcome, and whether it was rolled back
  * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
  * - runtime/origin/pool-config: parsed ORIGIN_POOL / ORIGIN_URL values (per value; 256 at most)
  * - tasks/fraud/rules/rule-language: the CEL environment rules are checked against (one)

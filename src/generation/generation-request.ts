@@ -47,6 +47,10 @@ export interface GenerationRequest {
    * samples here. Only ids it allows are sampled; a stop id only once the output is complete.
    */
   structured?: { readonly spec: StructuredOutputs; matcher(): TokenMatcher };
+  /** The API key's id, which keeps a request on one version when a canary is sticky by key. */
+  keyId?: string;
+  /** What names the conversation (a chat's turns up to its first user message), if known. */
+  conversationKey?: string;
 }
 
 export type FinishReason = "stop" | "length";
@@ -78,4 +82,6 @@ export interface GenerationStep {
    * prefix cache instead of computing them (vLLM's usage.prompt_tokens_details.cached_tokens).
    */
   cachedTokens?: number;
+  /** On the step that says the request was accepted: the version label of what serves it. */
+  modelVersion?: string;
 }

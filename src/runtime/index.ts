@@ -15,6 +15,7 @@ import { createWasmRuntime } from "./wasm/wasm-runtime";
 export type * from "./runtime";
 export { NO_ORIGIN, type OriginConfig, type Replica } from "./origin/origin-config";
 export { wasmMemoryBytes, wasmSessionsCreated } from "./wasm/ort";
+export { canaryMetricLines, canaryMonitor } from "./origin/canary-monitor";
 
 /** Verified bytes of one of the model's graphs, by its name in `graphs`. */
 export type GraphLoader = (graph: string) => Promise<Uint8Array>;

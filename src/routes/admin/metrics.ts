@@ -1,10 +1,15 @@
 // GET /metrics: this isolate's figures in Prometheus text — the WASM memory onnxruntime-web holds,
-// the sessions it has created, which models are loaded, failed authentications by reason,
-// (tasks/metrics/edge-metrics) requests, their durations, tokens and time to first token — and
-// the fraud labels' live precision and recall over the last 30 days (from D1, shared by every
-// isolate).
+// the sessions it has created, which models are loaded, failed authentications by reason, each
+// canary's split, attempts by version and rollback, (tasks/metrics/edge-metrics) requests, their
+// durations, tokens and time to first token — and the fraud labels' live precision and recall
+// over the last 30 days (from D1, shared by every isolate).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { wasmMemoryBytes, wasmSessionsCreated } from "../../runtime";
+import {
+  canaryMetricLines,
+  canaryMonitor,
+  wasmMemoryBytes,
+  wasmSessionsCreated,
+} from "../../runtime";
 import { authFailures } from "../../tasks/keys/auth-failures";
 import { renderEdgeMetrics } from "../../tasks/metrics/edge-metrics";
 import { problemResponses, KEY_ERRORS } from "../http/problems";
@@ -102,6 +107,7 @@ metricsRoutes.openapi(metricsRoute, async (c) => {
     ...authFailures().map(
       ([reason, count]) => `edge_auth_failures_total{reason="${reason}"} ${count}`,
     ),
+    ...canaryMetricLines(canaryMonitor.statuses()),
     ...(await fraudLines(c.var.fraudStores(c.env))),
   ];
   return c.text(`${lines.join("\n")}\n${renderEdgeMetrics()}`, 200, {

@@ -143,32 +143,36 @@ export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGe
   // that leaves ends the request, and without it the isolate would drop the generation (and its
   // settlement) instead of seeing the abort through to the finally that settles it.
   const pending = new Map<string, (used: Usage | undefined) => void>();
-  return meteredGenerator(generator, {
-    async reserve(tokens) {
-      const id = crypto.randomUUID();
-      // The request's own count rides on its first reservation when the route deferred it.
-      const requests = count?.deferred === true ? 1 : 0;
-      if (count !== undefined) count.deferred = false;
-      const reserved = budgeted ? tokens : 0;
-      if (limiter !== undefined && (requests > 0 || reserved > 0)) {
-        const admission = await limiter.admit({ id, requests, tokens: reserved, limits });
-        if (!admission.admitted) throw refusal(admission);
-        c.set("limits", admission.snapshot);
-      }
-      const settled = new Promise<Usage | undefined>((resolve) => pending.set(id, resolve)).then(
-        async (used) => {
-          usage.promptTokens += used?.prompt_tokens ?? 0;
-          usage.completionTokens += used?.completion_tokens ?? 0;
-          if (budgeted) await limiter?.settle({ id, used: used?.total_tokens ?? 0, limits });
-        },
-      );
-      usage.settled.push(settled);
-      waitUntil(c, settled, "budget_settle");
-      return id;
+  return meteredGenerator(
+    generator,
+    {
+      async reserve(tokens) {
+        const id = crypto.randomUUID();
+        // The request's own count rides on its first reservation when the route deferred it.
+        const requests = count?.deferred === true ? 1 : 0;
+        if (count !== undefined) count.deferred = false;
+        const reserved = budgeted ? tokens : 0;
+        if (limiter !== undefined && (requests > 0 || reserved > 0)) {
+          const admission = await limiter.admit({ id, requests, tokens: reserved, limits });
+          if (!admission.admitted) throw refusal(admission);
+          c.set("limits", admission.snapshot);
+        }
+        const settled = new Promise<Usage | undefined>((resolve) => pending.set(id, resolve)).then(
+          async (used) => {
+            usage.promptTokens += used?.prompt_tokens ?? 0;
+            usage.completionTokens += used?.completion_tokens ?? 0;
+            if (budgeted) await limiter?.settle({ id, used: used?.total_tokens ?? 0, limits });
+          },
+        );
+        usage.settled.push(settled);
+        waitUntil(c, settled, "budget_settle");
+        return id;
+      },
+      settle(id, used) {
+        pending.get(id)?.(used);
+        pending.delete(id);
+      },
     },
-    settle(id, used) {
-      pending.get(id)?.(used);
-      pending.delete(id);
-    },
-  });
+    principal.keyId,
+  );
 }

@@ -21,6 +21,15 @@ export function flattenContent(content: z.infer<typeof Content>): string {
  * newer name), an assistant turn's tool call arguments parsed from their JSON text (as vLLM's
  * chat_utils does for templates: an empty text is {}), numbers kept as written.
  */
+/**
+ * A conversation's identity for a canary's stickiness: its messages up to its first user turn,
+ * which every later turn resends unchanged.
+ */
+export function conversationKey(messages: ChatCompletionRequest["messages"]): string {
+  const first = messages.findIndex((message) => message.role === "user");
+  return JSON.stringify(messages.slice(0, first < 0 ? 1 : first + 1));
+}
+
 export function chatMessages(messages: ChatCompletionRequest["messages"]): ChatMessage[] {
   return messages.map((message, at): ChatMessage => {
     if (message.role === "tool")

@@ -36,6 +36,22 @@ export function jsonTemplate(shape: (slot: string) => unknown): (text: string) =
   return (text) => head + JSON.stringify(text) + tail;
 }
 
+/**
+ * `x-model-version`: the version label(s) of the replicas that accepted the choices, when the
+ * model is served in versions (ORIGIN_CANARY); none otherwise.
+ */
+export function versionHeaders(choices: readonly StartedGeneration[]): Record<string, string> {
+  return versionHeader(
+    choices.map(({ first }) => (first?.type === "accepted" ? first.modelVersion : undefined)),
+  );
+}
+
+/** `x-model-version` from the choices' versions (distinct, in order), or none. */
+export function versionHeader(versions: readonly (string | undefined)[]): Record<string, string> {
+  const named = [...new Set(versions.filter((version) => version !== undefined))];
+  return named.length === 0 ? {} : { "x-model-version": named.join(", ") };
+}
+
 /** Starts a generation and reads its first event; throws the ServiceError of a refusal. */
 export function startGeneration(
   generator: TextGenerator,
@@ -86,6 +102,8 @@ export interface Collected {
   tokenIds?: number[];
   /** The prompt's logprobs, when they were asked for. */
   promptLogprobs?: PromptTokenLogprobs[];
+  /** The version label of the replica that accepted it (a model served in versions). */
+  modelVersion?: string;
 }
 
 /** What a stream-format needs: how to frame each choice's events, and what closes the stream. */
@@ -156,6 +174,7 @@ export function sseResponse(
   perPrompt = choices.length,
 ): Response {
   const frames = (list: readonly unknown[]) => list.map(sseData).join("");
+  headers = { ...versionHeaders(choices), ...headers };
   const usages: Usage[] = [];
   let open = choices.length;
   const framed = (event: TextEvent, index: number) => {
@@ -196,8 +215,10 @@ export async function collect(started: StartedGeneration): Promise<Collected> {
   let logprobs: TokenLogprobs[] | undefined;
   let tokenIds: number[] | undefined;
   let promptLogprobs: PromptTokenLogprobs[] | undefined;
+  let modelVersion: string | undefined;
   for await (const event of allEvents(started)) {
-    if (event.type === "prompt") promptLogprobs = event.logprobs;
+    if (event.type === "accepted") modelVersion = event.modelVersion;
+    else if (event.type === "prompt") promptLogprobs = event.logprobs;
     else if (event.type === "text") {
       text += event.text;
       if (event.logprobs !== undefined) (logprobs ??= []).push(...event.logprobs);
@@ -211,6 +232,7 @@ export async function collect(started: StartedGeneration): Promise<Collected> {
     ...(logprobs === undefined ? {} : { logprobs }),
     ...(tokenIds === undefined ? {} : { tokenIds }),
     ...(promptLogprobs === undefined ? {} : { promptLogprobs }),
+    ...(modelVersion === undefined ? {} : { modelVersion }),
   };
 }
 

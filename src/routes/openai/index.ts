@@ -16,11 +16,12 @@ import {
   sseResponse,
   startGeneration,
   startGenerations,
+  versionHeader,
 } from "./generation-stream";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import { ChatCompletionRequest } from "./chat-request";
 import { CompletionRequest, MAX_PROMPTS, type PromptItem } from "./completion-request";
-import { chatMessages } from "./chat-messages";
+import { chatMessages, conversationKey } from "./chat-messages";
 import { MAX_STREAMS } from "./sampling-fields";
 import {
   chatCompletion,
@@ -180,6 +181,7 @@ chatRoutes.openapi(chatRoute, async (c) => {
     tokenIds,
     ...(logprobs === undefined ? {} : { logprobs }),
     ...toolOptions(plan),
+    conversationKey: conversationKey(body.messages),
   };
   const choices = await startGenerations(
     generator,
@@ -189,8 +191,11 @@ chatRoutes.openapi(chatRoute, async (c) => {
   const who = identity("chatcmpl", model.manifest.name);
   const toolMode = plan?.mode;
   if (body.stream) return sseResponse(choices, chatChunks(who, { ...chunks, toolMode }));
+  const collected = await collectAll(choices);
+  const versions = versionHeader(collected.map((choice) => choice.modelVersion));
+  for (const [name, value] of Object.entries(versions)) c.header(name, value);
   return c.json(
-    chatCompletion(who, await collectAll(choices), {
+    chatCompletion(who, collected, {
       logprobs: logprobs !== undefined,
       promptIds: chunks.promptIds,
       toolMode,
@@ -282,6 +287,8 @@ completionRoutes.openapi(completionRoute, async (c) => {
     (run) => (signal: AbortSignal) => startGeneration(generator, run.prompt, run.options, signal),
   );
   const collected = await collectPooled(jobs, c.req.raw.signal, MAX_STREAMS);
+  const versions = versionHeader(collected.map((choice) => choice.modelVersion));
+  for (const [name, value] of Object.entries(versions)) c.header(name, value);
   return c.json(
     completion(who, collected, {
       logprobs: logprobs !== undefined,

@@ -9,7 +9,7 @@ import { limitBody, requireJson } from "../http/body";
 import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { validationHook } from "../http/validation";
-import { collect, startGeneration } from "./generation-stream";
+import { collect, startGeneration, versionHeaders } from "./generation-stream";
 import { messageEvents, toolsResponse } from "./responses-events";
 import { type Base, ended, ResponseObject } from "./responses-object";
 import {
@@ -123,14 +123,23 @@ responsesRoutes.openapi(route, async (c) => {
     metadata: body.metadata ?? {},
     user: body.user ?? null,
   };
-  if (plan !== undefined) return toolsResponse(base, started, plan.mode, body.stream ?? false);
+  // A model served in two versions names the one that accepted the request.
+  const named = (response: Response) => {
+    for (const [name, value] of Object.entries(versionHeaders([started])))
+      response.headers.set(name, value);
+    return response;
+  };
+  if (plan !== undefined)
+    return named(await toolsResponse(base, started, plan.mode, body.stream ?? false));
   const itemId = `msg_${hex()}`;
   if (!body.stream) {
     const { text, done, logprobs: tokens } = await collect(started);
-    return c.json(
-      ended(base, done, (status) => [messageItem(itemId, status, text, tokens)]),
-      200,
+    return named(
+      c.json(
+        ended(base, done, (status) => [messageItem(itemId, status, text, tokens)]),
+        200,
+      ),
     );
   }
-  return messageEvents(base, started, itemId, logprobs !== undefined);
+  return named(messageEvents(base, started, itemId, logprobs !== undefined));
 });

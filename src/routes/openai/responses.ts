@@ -149,6 +149,14 @@ export const ChatCompletionResponse = z
     ),
     usage: UsageSchema,
     prompt_token_ids: PromptTokenIds,
+    model_version: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          "The version label of the replicas that served it, when the model is served in two " +
+          "versions (ORIGIN_CANARY); also the x-model-version header",
+      }),
   })
   .openapi("ChatCompletionResponse");
 
@@ -170,6 +178,14 @@ export const CompletionResponse = z
       }),
     ),
     usage: UsageSchema,
+    model_version: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          "The version label of the replicas that served it, when the model is served in two " +
+          "versions (ORIGIN_CANARY); also the x-model-version header",
+      }),
   })
   .openapi("CompletionResponse");
 
@@ -189,6 +205,12 @@ export function identity(prefix: string, model: string): ResponseIdentity {
 
 const tokenIdsOf = (choice: Collected, extras: ResponseExtras) =>
   extras.promptIds === undefined ? {} : { token_ids: choice.tokenIds ?? [] };
+
+/** `model_version` when the choices were served by a labelled version (distinct, joined). */
+function modelVersionOf(choices: readonly Collected[]): { model_version?: string } {
+  const versions = [...new Set(choices.flatMap((choice) => choice.modelVersion ?? []))];
+  return versions.length === 0 ? {} : { model_version: versions.join(", ") };
+}
 
 export function chatCompletion(
   who: ResponseIdentity,
@@ -216,6 +238,7 @@ export function chatCompletion(
     usage: totalUsage(choices.map(({ done }) => done.usage)),
     // As vLLM's ChatCompletionResponse: the prompt's ids once, beside the usage.
     ...(extras.promptIds === undefined ? {} : { prompt_token_ids: [...extras.promptIds(0)] }),
+    ...modelVersionOf(choices),
   };
 }
 
@@ -243,5 +266,6 @@ export function completion(
       choices.map(({ done }) => done.usage),
       extras.perPrompt,
     ),
+    ...modelVersionOf(choices),
   };
 }

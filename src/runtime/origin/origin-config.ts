@@ -1,6 +1,7 @@
 // Where a model's origin is and how long each phase of a call to it may take. Timeouts are
 // per phase, not one total: a long generation is fine as long as tokens keep coming.
 import { ServiceError } from "../../errors/service-error";
+import type { CanaryConfig } from "./canary-config";
 import { parseUrlList, type Replica } from "./pool-config";
 
 export type { Replica } from "./pool-config";
@@ -13,6 +14,8 @@ export interface OriginConfig {
   url: string | undefined;
   /** The pool's replicas when configured as one (ORIGIN_POOL); else `url`'s. */
   replicas?: readonly Replica[];
+  /** Two versions side by side (ORIGIN_CANARY): the split and its rollback thresholds. */
+  canary?: CanaryConfig;
   /** Why the configuration cannot be used (a bad URL or pool); the model is then not ready. */
   configError?: string;
   /** Sent as `Authorization: Bearer …` when set. */

@@ -4,6 +4,8 @@
 import { ServiceError } from "../../errors/service-error";
 import type { GenerationCapability, GenerationRequest, InferenceRuntime } from "../runtime";
 import { createBreakers, type Breakers } from "./circuit-breaker";
+import { splitVersion, stickyHash, versionOrder } from "./canary-config";
+import { canaryMonitor, type CanaryMonitor } from "./canary-monitor";
 import { continuable, continuation } from "./continuation";
 import { replicasOf, type OriginConfig } from "./origin-config";
 import { noteRefusal, refused, RETRY_DELAYS_MS, retryable } from "./replica-failover";
@@ -20,6 +22,8 @@ export interface VllmRuntimeOptions {
   fleet?: Fleet;
   /** Attempts before the first token on one replica (1 = no retry). */
   attempts?: number;
+  /** This isolate's watch over canaries (default: the isolate's). */
+  canaries?: CanaryMonitor;
 }
 
 /**
@@ -39,6 +43,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
   const { model, origin, breakers = createBreakers() } = options;
   const fleet = options.fleet ?? createFleet({ breakers });
   const attempts = options.attempts ?? 1 + RETRY_DELAYS_MS.length;
+  const canaries = options.canaries ?? canaryMonitor;
 
   const generation: GenerationCapability = {
     contextLength: options.contextLength,
@@ -49,7 +54,30 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         return;
       }
       const pool = replicasOf(origin, model.name);
-      const order = fleet.choose(pool, request.promptIds, "/health");
+      const ranked = fleet.choose(pool, request.promptIds, "/health");
+      const { canary } = origin;
+      // Version labels count (and are named in the response) only while a canary is configured.
+      const versionOf = new Map(
+        canary === undefined ? [] : pool.map((replica) => [replica.url, replica.version]),
+      );
+      // Two versions side by side: the request's sticky version first, the other as failover
+      // (none once the canary is rolled back).
+      const order =
+        canary === undefined
+          ? ranked
+          : versionOrder(
+              ranked,
+              pool,
+              splitVersion(stickyHash(canary, request), canary),
+              canary,
+              canaries.rolledBack(model.name, canary),
+            );
+      /** Counts an attempt's outcome for its version (the canary's may roll it back). */
+      const outcome = (url: string, ok: boolean, latencyMs: number) => {
+        const version = versionOf.get(url);
+        if (canary !== undefined && version !== undefined)
+          canaries.record(model.name, canary, version, ok, latencyMs);
+      };
       const alone = order.length === 1;
       const generated: number[] = [];
       const given = new Set<string>();
@@ -70,6 +98,10 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         signal.throwIfAborted();
         const lease = fleet.lease(url);
         const before = generated.length;
+        const startedAt = Date.now();
+        /** Its time to first token, once it came; the attempt counts once, when it ends. */
+        let firstTokenMs: number | undefined;
+        let counted = false;
         try {
           // A replica is checked when this request first turns to it; its retries are not.
           if (!again) lease.breaker.check();
@@ -86,10 +118,13 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           );
           for await (const step of steps) {
             if (step.tokenIds.length === 0 && step.finishReason === undefined) {
-              if (!accepted) yield step;
+              const version = versionOf.get(url);
+              if (!accepted)
+                yield version === undefined ? step : { ...step, modelVersion: version };
               accepted = true;
               continue;
             }
+            firstTokenMs ??= Date.now() - startedAt;
             for (const id of step.tokenIds) generated.push(id);
             if (step.finishReason !== undefined) {
               fleet.served(url, request.promptIds);
@@ -102,6 +137,10 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           throw new ServiceError(502, "upstream_error", "The GPU origin's steps ended early");
         } catch (error) {
           if (signal.aborted) throw signal.reason;
+          // Before or after its first token, the replica failed or refused (not the input's
+          // fault): the attempt counts as failed.
+          counted = true;
+          if (refused(error) || retryable(error)) outcome(url, false, Date.now() - startedAt);
           if (refused(error) && !alone) noteRefusal(fleet, url, lease.breaker, error);
           else if (!retryable(error)) throw error;
           lastError = error;
@@ -117,6 +156,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           current = continuation(request, generated);
         } finally {
           lease.release();
+          // Finished, or ended by the caller (a stop string, the client leaving) after tokens.
+          if (!counted && firstTokenMs !== undefined) outcome(url, true, firstTokenMs);
         }
       }
       throw lastError;

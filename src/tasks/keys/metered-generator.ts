@@ -10,7 +10,11 @@ export interface TokenMeter {
   settle(id: string, usage: Usage | undefined): void;
 }
 
-export function meteredGenerator(generator: TextGenerator, meter: TokenMeter): TextGenerator {
+export function meteredGenerator(
+  generator: TextGenerator,
+  meter: TokenMeter,
+  keyId?: string,
+): TextGenerator {
   const { contextLength } = generator.manifest.generation;
   return {
     manifest: generator.manifest,
@@ -25,6 +29,7 @@ export function meteredGenerator(generator: TextGenerator, meter: TokenMeter): T
           prompt,
           {
             ...options,
+            ...(keyId === undefined ? {} : { keyId }),
             onUsage: (ended) => {
               usage = ended;
               options.onUsage?.(ended);

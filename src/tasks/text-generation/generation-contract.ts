@@ -23,6 +23,10 @@ export type PromptInput =
   | { promptIds: readonly number[]; field?: string };
 
 export interface GenerationOptions {
+  /** The caller's API key id (a canary sticky by key keeps its requests on one version). */
+  keyId?: string;
+  /** What names the conversation (a canary keeps its turns on one version); else its prefix. */
+  conversationKey?: string;
   /** Undefined: as many as the context leaves. */
   maxTokens: number | undefined;
   sampling: SamplingParams;
@@ -90,7 +94,7 @@ export interface Usage {
  * generation (the model's EOS excepted: that is a plain "stop"); null otherwise.
  */
 export type TextEvent =
-  | { type: "accepted" }
+  | { type: "accepted"; modelVersion?: string }
   | { type: "prompt"; logprobs: PromptTokenLogprobs[] }
   | { type: "text"; text: string; logprobs?: TokenLogprobs[]; tokenIds?: number[] }
   | { type: "done"; finishReason: FinishReason; stopReason: string | number | null; usage: Usage };

@@ -106,6 +106,10 @@ export function createTextGenerator(
           stopTokenIds,
           minTokens,
           ignoreEos: options.ignoreEos ?? false,
+          ...(options.keyId === undefined ? {} : { keyId: options.keyId }),
+          ...(options.conversationKey === undefined
+            ? {}
+            : { conversationKey: options.conversationKey }),
           ...(options.logprobs === undefined ? {} : { logprobs: options.logprobs }),
           ...(options.promptLogprobs === undefined
             ? {}
@@ -150,7 +154,10 @@ export function createTextGenerator(
             step.finishReason === undefined &&
             step.stopTokenId === undefined
           ) {
-            if (!started) yield { type: "accepted" };
+            if (!started)
+              yield step.modelVersion === undefined
+                ? { type: "accepted" }
+                : { type: "accepted", modelVersion: step.modelVersion };
             started = true;
             continue;
           }
