@@ -1,6 +1,6 @@
 // OpenAI-compatible text generation: POST /v1/chat/completions and POST /v1/completions, streamed
 // (SSE chunks … `data: [DONE]`) or not.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { capability, type ServedModel } from "../../tasks";
 import type { PreparedPrompt } from "../../tasks/text-generation/text-generation";
@@ -18,19 +18,11 @@ import {
   startGenerations,
   versionHeader,
 } from "./generation-stream";
-import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http/problems";
-import { ChatCompletionRequest } from "./chat-request";
-import { CompletionRequest, MAX_PROMPTS, type PromptItem } from "./completion-request";
+import { chatRoute, completionRoute } from "./generation-routes";
+import { MAX_PROMPTS, type PromptItem } from "./completion-request";
 import { chatMessages, conversationKey } from "./chat-messages";
 import { MAX_STREAMS } from "./sampling-fields";
-import {
-  chatCompletion,
-  ChatCompletionResponse,
-  completion,
-  CompletionResponse,
-  identity,
-  type PerChoice,
-} from "./responses";
+import { chatCompletion, completion, identity, type PerChoice } from "./responses";
 import { chatChunks } from "./chat-chunks";
 import { completionChunks } from "./completion-chunks";
 import type { ChunkOptions } from "./stream-chunks";
@@ -38,50 +30,6 @@ import { chatLogprobCount, choiceOptions, generationOptions } from "./sampling";
 import { toolOptions, toolPlanOf } from "../../tasks/text-generation/tool-plan";
 import { losslessBody } from "../http/lossless-body";
 import { meteredFor } from "../http/limits";
-
-const sse = {
-  "text/event-stream": {
-    schema: z.string().openapi({
-      description:
-        "`data: {chunk}` events, then `data: [DONE]`; a failure after " +
-        'the first byte is a `data: {"error": …}` event before [DONE]',
-    }),
-  },
-};
-
-const chatRoute = createRoute({
-  method: "post",
-  path: "/completions",
-  operationId: "createChatCompletion",
-  summary: "OpenAI-compatible chat completion (streamed with stream: true)",
-  request: {
-    body: { required: true, content: { "application/json": { schema: ChatCompletionRequest } } },
-  },
-  responses: {
-    200: {
-      description: "The completion, or its SSE chunks",
-      content: { "application/json": { schema: ChatCompletionResponse }, ...sse },
-    },
-    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
-  },
-});
-
-const completionRoute = createRoute({
-  method: "post",
-  path: "/",
-  operationId: "createCompletion",
-  summary: "OpenAI-compatible text completion (streamed with stream: true)",
-  request: {
-    body: { required: true, content: { "application/json": { schema: CompletionRequest } } },
-  },
-  responses: {
-    200: {
-      description: "The completion, or its SSE chunks",
-      content: { "application/json": { schema: CompletionResponse }, ...sse },
-    },
-    ...problemResponses("openai", KEY_ERRORS, BODY_ERRORS, MODEL_ERRORS),
-  },
-});
 
 interface Framed {
   stream?: boolean | null;
