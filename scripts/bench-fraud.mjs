@@ -5,12 +5,15 @@
 //             and native; IBM's published GRU in WASM and native (onnxruntime-node), FP32 — as
 //             ratios to our FP32 native (the project's goal) and to IBM's GRU native
 //   webhook   signed Stripe issuing_authorization.request events against `wrangler dev`
-//             on loopback with C in flight: webhook-to-decision latency p50/p99 (D1 write and
-//             Durable Object history included) and decisions per second
-// Usage: npm run bench:fraud [-- --events 400 --concurrency 8 --runs 300 --warmup-ms 2000] (needs
-// ../shared/external/ibm-ccf for IBM's rows)
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+//             on loopback at each concurrency: webhook-to-decision latency p50/p99 (Durable
+//             Object history and decision included), decisions per second and workerd CPU per
+//             decision; with --baseline REF the same for REF's code (git archive into
+//             .wrangler/, this node_modules) in alternating rounds, printed side by side as ratios
+// Usage: npm run bench:fraud [-- --events 400 --concurrency 1,16,32 --runs 300 --warmup-ms 2000
+//   --baseline 45576d7 --rounds 2 --skip-model] (needs ../shared/external/ibm-ccf for IBM's rows)
+import { execFileSync, execSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
@@ -22,13 +25,17 @@ import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 const { values: options } = parseArgs({
   options: {
     events: { type: "string", default: "400" },
-    concurrency: { type: "string", default: "8" },
+    concurrency: { type: "string", default: "1,16,32" },
+    baseline: { type: "string" },
+    rounds: { type: "string", default: "2" },
+    "skip-model": { type: "boolean", default: false },
     runs: { type: "string", default: "300" },
     "warmup-ms": { type: "string", default: "2000" },
   },
 });
 const EVENTS = Number(options.events);
-const CONCURRENCY = Number(options.concurrency);
+const CONCURRENCY = options.concurrency.split(",").map(Number);
+const ROUNDS = Number(options.rounds);
 const RUNS = Number(options.runs);
 const WARMUP_MS = Number(options["warmup-ms"]);
 const BLOCK = 25;
@@ -47,83 +54,123 @@ const native = {
 ortWeb.env.wasm.numThreads = 1;
 const web = { executionProviders: ["wasm"], graphOptimizationLevel: "all" };
 const width = manifest.features.count;
-const ours = { name: "transactions", data: input(width), shape: [7, BATCH, width] };
-const entries = [
-  {
-    label: "ours INT8, onnxruntime-web WASM",
-    ort: ortWeb,
-    session: await ortWeb.InferenceSession.create(
-      readFileSync(`models/fraud-gru/${manifest.graphs.model.file}`),
-      web,
-    ),
-    ...ours,
-  },
-  {
-    label: "ours INT8, onnxruntime-node native",
-    ort: ortNode,
-    session: await ortNode.InferenceSession.create(
-      `models/fraud-gru/${manifest.graphs.model.file}`,
-      native,
-    ),
-    ...ours,
-  },
-  {
-    label: "ours FP32, onnxruntime-web WASM",
-    ort: ortWeb,
-    session: await ortWeb.InferenceSession.create(
-      readFileSync(`models/fraud-gru/${manifest.graphs.reference.file}`),
-      web,
-    ),
-    ...ours,
-  },
-  {
-    label: "ours FP32, onnxruntime-node native",
-    ort: ortNode,
-    session: await ortNode.InferenceSession.create(
-      `models/fraud-gru/${manifest.graphs.reference.file}`,
-      native,
-    ),
-    ...ours,
-  },
-];
-if (existsSync(IBM)) {
-  const ibm = { name: "input", data: input(220), shape: [7, BATCH, 220] };
-  entries.push(
+let rows = [];
+if (!options["skip-model"]) rows = await modelRows();
+
+async function modelRows() {
+  const ours = { name: "transactions", data: input(width), shape: [7, BATCH, width] };
+  const entries = [
     {
-      label: "IBM GRU FP32, onnxruntime-web WASM",
+      label: "ours INT8, onnxruntime-web WASM",
       ort: ortWeb,
-      session: await ortWeb.InferenceSession.create(readFileSync(IBM), web),
-      ...ibm,
+      session: await ortWeb.InferenceSession.create(
+        readFileSync(`models/fraud-gru/${manifest.graphs.model.file}`),
+        web,
+      ),
+      ...ours,
     },
     {
-      label: "IBM GRU FP32, onnxruntime-node native",
+      label: "ours INT8, onnxruntime-node native",
       ort: ortNode,
-      session: await ortNode.InferenceSession.create(IBM, native),
-      ...ibm,
+      session: await ortNode.InferenceSession.create(
+        `models/fraud-gru/${manifest.graphs.model.file}`,
+        native,
+      ),
+      ...ours,
     },
+    {
+      label: "ours FP32, onnxruntime-web WASM",
+      ort: ortWeb,
+      session: await ortWeb.InferenceSession.create(
+        readFileSync(`models/fraud-gru/${manifest.graphs.reference.file}`),
+        web,
+      ),
+      ...ours,
+    },
+    {
+      label: "ours FP32, onnxruntime-node native",
+      ort: ortNode,
+      session: await ortNode.InferenceSession.create(
+        `models/fraud-gru/${manifest.graphs.reference.file}`,
+        native,
+      ),
+      ...ours,
+    },
+  ];
+  if (existsSync(IBM)) {
+    const ibm = { name: "input", data: input(220), shape: [7, BATCH, 220] };
+    entries.push(
+      {
+        label: "IBM GRU FP32, onnxruntime-web WASM",
+        ort: ortWeb,
+        session: await ortWeb.InferenceSession.create(readFileSync(IBM), web),
+        ...ibm,
+      },
+      {
+        label: "IBM GRU FP32, onnxruntime-node native",
+        ort: ortNode,
+        session: await ortNode.InferenceSession.create(IBM, native),
+        ...ibm,
+      },
+    );
+  }
+  // The engines take turns in blocks of BLOCK runs after a warm-up each (scripts/lib/stats.mjs).
+  for (const entry of entries)
+    entry.feeds = { [entry.name]: new entry.ort.Tensor("float32", entry.data, entry.shape) };
+  const summaries = await timeInterleaved(
+    entries.map((entry) => () => entry.session.run(entry.feeds)),
+    { inputs: RUNS, block: BLOCK, warmupMs: WARMUP_MS },
   );
+  return entries.map((entry, k) => [entry.label, summaries[k]]);
 }
-// The engines take turns in blocks of BLOCK runs after a warm-up each (scripts/lib/stats.mjs).
-for (const entry of entries)
-  entry.feeds = { [entry.name]: new entry.ort.Tensor("float32", entry.data, entry.shape) };
-const summaries = await timeInterleaved(
-  entries.map((entry) => () => entry.session.run(entry.feeds)),
-  { inputs: RUNS, block: BLOCK, warmupMs: WARMUP_MS },
-);
-const rows = entries.map((entry, k) => [entry.label, summaries[k]]);
 
 // --- webhooks against wrangler dev ----------------------------------------------------------
 const SECRET = "whsec_bench";
-const state = ".wrangler/bench-state";
-execFileSync(
-  "npx",
-  ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
-  { stdio: "ignore" },
-);
-const worker = await startWranglerDev({
-  persistTo: state,
-  vars: { STRIPE_WEBHOOK_SECRET: SECRET, API_KEYS: "bench" },
-});
+
+/** The checkouts to compare: REF's code unpacked beside this one (sharing node_modules), then ours. */
+function checkouts() {
+  const list = [];
+  if (options.baseline !== undefined) {
+    const commit = execFileSync("git", ["rev-parse", "--short", options.baseline])
+      .toString()
+      .trim();
+    const dir = resolve(`.wrangler/bench-baseline-${commit}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    execSync(`git archive ${commit} | tar -x -C ${dir}`);
+    symlinkSync(resolve("node_modules"), `${dir}/node_modules`);
+    list.push({ name: `baseline ${commit}`, cwd: dir });
+  }
+  list.push({ name: "this checkout", cwd: process.cwd() });
+  return list;
+}
+
+/** CPU seconds (user + system) of every workerd process under `pid`, from /proc. */
+function workerdCpuMs(pid) {
+  const tick = 1000 / 100; // USER_HZ
+  const children = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      children.set(Number(entry), {
+        parent: Number(fields[1]),
+        comm,
+        cpu: (Number(fields[11]) + Number(fields[12])) * tick,
+      });
+    } catch {}
+  }
+  const under = (p) => {
+    for (let q = p; q > 1; q = children.get(q)?.parent ?? 0) if (q === pid) return true;
+    return false;
+  };
+  let total = 0;
+  for (const [p, { comm, cpu }] of children)
+    if (comm.startsWith("workerd") && under(p)) total += cpu;
+  return total;
+}
 
 const run = Date.now().toString(36);
 function event(i) {
@@ -157,7 +204,7 @@ function event(i) {
   };
 }
 
-async function deliver(i) {
+async function deliver(worker, i) {
   const payload = JSON.stringify(event(i));
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
   const started = performance.now();
@@ -166,50 +213,132 @@ async function deliver(i) {
     headers: { "content-type": "application/json", "stripe-signature": signature },
     body: payload,
   });
-  await response.arrayBuffer();
+  const body = await response.json();
   if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+  if (body.metadata?.fraud_score === undefined)
+    throw new Error(`not scored: ${JSON.stringify(body)}`);
   return performance.now() - started;
 }
 
-let webhook;
-try {
-  for (let i = 0; i < 20; i++) await deliver(EVENTS + i); // warm-up: isolate, ORT, DO and D1
+/** EVENTS events at `concurrency` in flight: latencies, wall time and workerd CPU. */
+async function load(worker, concurrency, offset) {
   const latencies = [];
   let next = 0;
+  const cpuBefore = workerdCpuMs(worker.pid);
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < EVENTS) latencies.push(await deliver(next++));
+    Array.from({ length: concurrency }, async () => {
+      while (next < EVENTS) latencies.push(await deliver(worker, offset + next++));
     }),
   );
-  webhook = { ...summary(latencies), perSecond: EVENTS / ((performance.now() - started) / 1000) };
+  return {
+    latencies,
+    ms: performance.now() - started,
+    cpuMs: workerdCpuMs(worker.pid) - cpuBefore,
+  };
+}
+
+const targets = checkouts();
+const workers = [];
+try {
+  for (const target of targets) {
+    const state = resolve(`.wrangler/bench-state-${workers.length}`);
+    execFileSync(
+      "npx",
+      ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+      { stdio: "ignore", cwd: target.cwd },
+    );
+    const worker = await startWranglerDev({
+      persistTo: state,
+      vars: { STRIPE_WEBHOOK_SECRET: SECRET, API_KEYS: "bench" },
+      cwd: target.cwd,
+    });
+    workers.push(worker);
+    for (let i = 0; i < 20; i++) await deliver(worker, 200_000 + i); // warm-up (2023, after every measured event)
+  }
+  // results[c][k]: every round's events at concurrency c for checkout k, pooled.
+  const results = CONCURRENCY.map(() => targets.map(() => ({ latencies: [], ms: 0, cpuMs: 0 })));
+  let offset = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [c, concurrency] of CONCURRENCY.entries()) {
+      // Alternate which checkout goes first, so neither always meets the warmer machine.
+      const order = targets.map((_, k) => k);
+      if ((round + c) % 2 === 1) order.reverse();
+      for (const k of order) {
+        const measured = await load(workers[k], concurrency, offset);
+        offset += EVENTS;
+        const into = results[c][k];
+        into.latencies.push(...measured.latencies);
+        into.ms += measured.ms;
+        into.cpuMs += measured.cpuMs;
+      }
+    }
+  }
+  printWebhooks(results);
 } finally {
-  worker.stop();
+  for (const worker of workers) worker.stop();
+}
+
+function printWebhooks(results) {
+  console.log(
+    `\nStripe issuing_authorization.request → {approved}, ${EVENTS} events × ${ROUNDS} rounds ` +
+      "per cell over 50 cards, wrangler dev on loopback, checkouts in alternating turns:",
+  );
+  const header = [
+    "in flight",
+    "checkout",
+    "p50 ms",
+    "p99 ms",
+    "decisions/s",
+    "workerd CPU ms/decision",
+  ];
+  const both = targets.length === 2;
+  if (both) header.push("p99 ratio (new/old)", "throughput ratio", "CPU ratio");
+  console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
+  for (const [c, concurrency] of CONCURRENCY.entries()) {
+    const cells = results[c].map(({ latencies, ms, cpuMs }) => ({
+      ...summary(latencies),
+      perSecond: latencies.length / (ms / 1000),
+      cpu: cpuMs / latencies.length,
+    }));
+    for (const [k, cell] of cells.entries()) {
+      const row = [
+        concurrency,
+        targets[k].name,
+        cell.p50.toFixed(1),
+        cell.p99.toFixed(1),
+        cell.perSecond.toFixed(0),
+        cell.cpu.toFixed(2),
+      ];
+      if (both) {
+        const [old] = cells;
+        row.push(
+          k === 0 ? "" : `${(cell.p99 / old.p99).toFixed(2)}×`,
+          k === 0 ? "" : `${(cell.perSecond / old.perSecond).toFixed(2)}×`,
+          k === 0 ? "" : `${(cell.cpu / old.cpu).toFixed(2)}×`,
+        );
+      }
+      console.log(`| ${row.join(" | ")} |`);
+    }
+  }
 }
 
 const p50Of = (prefix) => rows.find(([name]) => name.startsWith(prefix))?.[1].p50;
 const ibmNative = p50Of("IBM GRU FP32, onnxruntime-node");
 const ownNative = p50Of("ours FP32, onnxruntime-node");
 const ratio = (p50, base) => (base ? `${(p50 / base).toFixed(2)}×` : "-");
-console.log(
-  `\nmodel latency, batch ${BATCH}, window 7, one thread, ` +
-    `engines interleaved in blocks of ${BLOCK} runs; ms`,
-);
-console.log(
-  "| model and runtime | p50 | p99 | p50 / ours FP32 " +
-    "native | p50 / IBM GRU native |\n|---|---|---|---|---|",
-);
-for (const [name, { p50, p99 }] of rows)
+if (rows.length > 0) {
   console.log(
-    `| ${name} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ` +
-      `${ratio(p50, ownNative)} | ${ratio(p50, ibmNative)} |`,
+    `\nmodel latency, batch ${BATCH}, window 7, one thread, ` +
+      `engines interleaved in blocks of ${BLOCK} runs; ms`,
   );
-console.log(
-  `\nStripe issuing_authorization.request → {approved}, ${EVENTS} events ` +
-    `over 50 cards, ${CONCURRENCY} in flight, wrangler dev on loopback:`,
-);
-console.log(
-  `p50 ${webhook.p50.toFixed(1)} ms, p99 ` +
-    `${webhook.p99.toFixed(1)} ms, ${webhook.perSecond.toFixed(0)} ` +
-    "decisions/s (D1 write + Durable Object history per decision)",
-);
+  console.log(
+    "| model and runtime | p50 | p99 | p50 / ours FP32 " +
+      "native | p50 / IBM GRU native |\n|---|---|---|---|---|",
+  );
+  for (const [name, { p50, p99 }] of rows)
+    console.log(
+      `| ${name} | ${p50.toFixed(3)} | ${p99.toFixed(3)} | ` +
+        `${ratio(p50, ownNative)} | ${ratio(p50, ibmNative)} |`,
+    );
+}

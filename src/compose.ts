@@ -6,6 +6,8 @@ import { poolConfig } from "./runtime/origin/pool-config";
 import { durableCards } from "./tasks/fraud/ledger/card-history";
 import { missingMigrations } from "./tasks/fraud/ledger/d1-schema";
 import { recordUnscored } from "./tasks/fraud/ledger/unscored-events";
+import { labelCounts, recordOutcome } from "./tasks/fraud/outcomes/outcome-store";
+import { activeRules, backtestRows, currentRules, putRule } from "./tasks/fraud/rules/rule-store";
 import type { FraudStores } from "./tasks/fraud/ledger/ledger";
 
 function positive(value: string | undefined, fallback: number): number;
@@ -88,5 +90,11 @@ export function fraudStores(env: Env): FraudStores {
     ledger: durableCards(env.CARD_HISTORY),
     missingMigrations: () => missingMigrations(env.DB),
     recordUnscored: (event) => recordUnscored(env.DB, event),
+    recordOutcome: (outcome) => recordOutcome(env.DB, outcome),
+    labelCounts: (since, until) => labelCounts(env.DB, since, until),
+    activeRules: () => activeRules(env.DB),
+    currentRules: () => currentRules(env.DB),
+    putRule: (rule) => putRule(env.DB, rule),
+    backtestRows: (since, until, limit) => backtestRows(env.DB, since, until, limit),
   };
 }

@@ -73,6 +73,9 @@ function reportOriginConfig(served: Services): void {
  *   window (bounded), attempts by version and outcome, and whether it was rolled back
  * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
  * - runtime/origin/pool-config: parsed ORIGIN_POOL / ORIGIN_URL values (per value; 256 at most)
+ * - tasks/fraud/rules/rule-language: the CEL environment rules are checked against (one)
+ * - tasks/fraud/rules/rule-store: the enabled rules, compiled (per D1 binding; read again after
+ *   5 s, and at once after a PUT in this isolate)
  * - routes/http/body: the body-limit middleware per size (per MAX_BODY_BYTES value)
  * - routes/openai/models: when this isolate began serving, `created` (first /v1/models)
  */

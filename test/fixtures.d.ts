@@ -22,6 +22,10 @@ declare module "*/stripe-fixtures3.json" {
   const value: unknown;
   export default value;
 }
+declare module "*/stripe-outcomes.json" {
+  const value: unknown;
+  export default value;
+}
 declare module "*/adyen-authorisationTrue.json" {
   const value: unknown;
   export default value;

@@ -5,3 +5,7 @@ declare module "*/manifest.json" {
   const value: unknown;
   export default value;
 }
+declare module "*/drift-reference.json" {
+  const value: unknown;
+  export default value;
+}

@@ -1,7 +1,8 @@
 // GET /metrics: this isolate's figures in Prometheus text — the WASM memory onnxruntime-web holds,
 // the sessions it has created, which models are loaded, failed authentications by reason, each
-// canary's split, attempts by version and rollback, and (tasks/metrics/edge-metrics) requests,
-// their durations, tokens and time to first token.
+// canary's split, attempts by version and rollback, (tasks/metrics/edge-metrics) requests, their
+// durations, tokens and time to first token — and the fraud labels' live precision and recall
+// over the last 30 days (from D1, shared by every isolate).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   canaryMetricLines,
@@ -14,6 +15,54 @@ import { renderEdgeMetrics } from "../../tasks/metrics/edge-metrics";
 import { problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { requireScope } from "../http/auth";
+import type { FraudStores } from "../../tasks/fraud/ledger/ledger";
+
+const WINDOW_DAYS = 30;
+
+/**
+ * The fraud gauges, from the decisions of the last WINDOW_DAYS and their outcomes; none while D1
+ * lacks the schema or cannot answer (the other gauges still come).
+ */
+async function fraudLines(stores: FraudStores): Promise<string[]> {
+  try {
+    if ((await stores.missingMigrations()).length > 0) return [];
+    const until = Date.now();
+    const counts = await stores.labelCounts(
+      new Date(until - WINDOW_DAYS * 86_400_000).toISOString(),
+      new Date(until).toISOString(),
+    );
+    const window = `window="${WINDOW_DAYS}d"`;
+    const rate = (part: number, whole: number) => (whole === 0 ? "NaN" : String(part / whole));
+    const labels = ["FRAUD", "SUSPECT"] as const;
+    return [
+      "# HELP edge_fraud_decisions Fraud decisions made in the window.",
+      "# TYPE edge_fraud_decisions gauge",
+      `edge_fraud_decisions{${window}} ${counts.decisions}`,
+      "# HELP edge_fraud_fraudulent Decided payments an outcome (dispute, chargeback, warning) " +
+        "called fraud.",
+      "# TYPE edge_fraud_fraudulent gauge",
+      `edge_fraud_fraudulent{${window}} ${counts.fraudulent}`,
+      "# HELP edge_fraud_precision Flagged payments that were fraud / flagged payments " +
+        "(SUSPECT: flagged SUSPECT or FRAUD).",
+      "# TYPE edge_fraud_precision gauge",
+      ...labels.map(
+        (label) =>
+          `edge_fraud_precision{label="${label}",${window}} ` +
+          rate(counts.caught[label], counts.flagged[label]),
+      ),
+      "# HELP edge_fraud_recall Fraud payments flagged / fraud payments.",
+      "# TYPE edge_fraud_recall gauge",
+      ...labels.map(
+        (label) =>
+          `edge_fraud_recall{label="${label}",${window}} ` +
+          rate(counts.caught[label], counts.fraudulent),
+      ),
+    ];
+  } catch (error) {
+    console.warn(JSON.stringify({ event: "fraud_metrics_unavailable", error: String(error) }));
+    return [];
+  }
+}
 
 const metricsRoute = createRoute({
   method: "get",
@@ -35,7 +84,7 @@ const metricsRoute = createRoute({
  */
 export const metricsRoutes = new OpenAPIHono<AppEnv>();
 metricsRoutes.use("/metrics", requireScope("metrics"));
-metricsRoutes.openapi(metricsRoute, (c) => {
+metricsRoutes.openapi(metricsRoute, async (c) => {
   const models = c.get("services").list();
   const lines = [
     "# HELP edge_wasm_memory_bytes Linear memory held by " +
@@ -59,6 +108,7 @@ metricsRoutes.openapi(metricsRoute, (c) => {
       ([reason, count]) => `edge_auth_failures_total{reason="${reason}"} ${count}`,
     ),
     ...canaryMetricLines(canaryMonitor.statuses()),
+    ...(await fraudLines(c.var.fraudStores(c.env))),
   ];
   return c.text(`${lines.join("\n")}\n${renderEdgeMetrics()}`, 200, {
     "content-type": "text/plain; version=0.0.4; charset=utf-8",

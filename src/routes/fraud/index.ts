@@ -9,6 +9,14 @@ import { BODY_ERRORS, MODEL_ERRORS, problemResponses, KEY_ERRORS } from "../http
 import type { AppEnv } from "../http/services";
 import { findModel, requireReady } from "../../tasks/model-lookup";
 import { fraudCardRoutes } from "./cards";
+import { fraudPerformanceRoutes } from "./performance";
+import { fraudRuleRoutes } from "./rules";
+import { fraudDriftRoutes } from "./drift";
+import { fraudExportRoutes } from "./export";
+import { ReasonSchema } from "./decision-schema";
+import { PLAYERS } from "../../tasks/fraud/attribution";
+import { reasonsFor } from "../../tasks/fraud/reasons";
+import { recentHistory } from "../../tasks/fraud/windows";
 import { validationHook } from "../http/validation";
 import { requireApiKey, requireScope } from "../http/auth";
 import { limitBody, requireJson } from "../http/body";
@@ -29,6 +37,14 @@ const ScoreRequest = z
           .strict(),
       )
       .min(1),
+    explain: z
+      .boolean()
+      .default(false)
+      .openapi({
+        description:
+          "Also give each score's reason codes and its attribution over the model's feature " +
+          "groups (one model run per account instead of one per request)",
+      }),
   })
   .strict()
   .openapi("FraudScoreRequest");
@@ -44,6 +60,16 @@ const ScoreResponse = z
         score: z.number(),
         label: z.enum(["LEGIT", "SUSPECT", "FRAUD"]),
         history_used: z.number().int(),
+        reasons: z.array(ReasonSchema).optional(),
+        contributions: z
+          .record(z.enum(PLAYERS), z.number())
+          .optional()
+          .openapi({
+            description:
+              "With explain: every feature group's contribution; they sum to score − " +
+              "baseline_score within 1e-6",
+          }),
+        baseline_score: z.number().optional(),
       }),
     ),
   })
@@ -68,7 +94,13 @@ export const fraudRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
 fraudRoutes.use(requireApiKey);
 fraudRoutes.use("/score", requireScope("fraud:score"));
 fraudRoutes.use("/cards/*", requireScope("fraud:read"));
-fraudRoutes.on("POST", "*", requireJson, limitBody);
+fraudRoutes.use("/performance", requireScope("fraud:read"));
+fraudRoutes.use("/drift", requireScope("fraud:read"));
+fraudRoutes.use("/export", requireScope("fraud:read"));
+// Rules change decisions: managing them (and backtesting, a scan of stored decisions) is admin.
+fraudRoutes.use("/rules", requireScope("admin"));
+fraudRoutes.use("/rules/*", requireScope("admin"));
+fraudRoutes.on(["POST", "PUT"], "*", requireJson, limitBody);
 fraudRoutes.openapi(route, async (c) => {
   const body = c.req.valid("json");
   const model = findModel(c.get("services"), body.model ?? c.env.FRAUD_MODEL, "model");
@@ -102,6 +134,28 @@ fraudRoutes.openapi(route, async (c) => {
     history: account.history,
     current: account.transaction,
   }));
+  if (body.explain) {
+    const explained = [];
+    for (const account of accounts) {
+      const result = await scorer.explain(account, c.req.raw.signal);
+      explained.push({
+        transaction_id: account.current.id,
+        card_id: account.current.card_id,
+        score: result.score,
+        label: result.label,
+        history_used: result.historyUsed,
+        reasons: reasonsFor(
+          result,
+          account.current,
+          recentHistory(account.history, account.current, scorer.manifest.window - 1),
+        ),
+        contributions: result.contributions,
+        baseline_score: result.baseline,
+      });
+    }
+    const { name, version } = scorer.manifest;
+    return c.json({ model: name, model_version: version, results: explained }, 200);
+  }
   const { results, timings } = await scorer.score(accounts, c.req.raw.signal);
   c.header("server-timing", serverTiming(timings));
   return c.json(
@@ -120,5 +174,9 @@ fraudRoutes.openapi(route, async (c) => {
   );
 });
 
-// GET /v1/fraud/cards/{card} (cards.ts), mounted with the scoring route.
+// GET /v1/fraud/cards/{card} (cards.ts) and /v1/fraud/performance, mounted with the scoring route.
 fraudRoutes.route("/cards", fraudCardRoutes);
+fraudRoutes.route("/", fraudPerformanceRoutes);
+fraudRoutes.route("/", fraudRuleRoutes);
+fraudRoutes.route("/", fraudDriftRoutes);
+fraudRoutes.route("/", fraudExportRoutes);

@@ -9,6 +9,7 @@ import type { AppEnv } from "../http/services";
 import { parseBody, readJson } from "../http/validation";
 import { merchantOf, requireSchema } from "../../tasks/fraud/context";
 import { record } from "../../tasks/fraud/record";
+import { fromAdyenItem } from "../../tasks/fraud/outcomes/outcome";
 
 export const adyenWebhook = new OpenAPIHono<AppEnv>();
 adyenWebhook.post("/", async (c) => {
@@ -39,6 +40,11 @@ adyenWebhook.post("/", async (c) => {
       delivered,
       fromAuthorisation(item, merchantOf(c.env)),
     );
+  }
+  // Chargebacks and notifications of fraud label the payment their originalReference names.
+  for (const item of items) {
+    const outcome = fromAdyenItem(item);
+    if (outcome !== undefined) await c.get("fraudStores")(c.env).recordOutcome(outcome);
   }
   return c.text("[accepted]");
 });

@@ -17,6 +17,13 @@ import type { AppEnv } from "../http/services";
 import { merchantOf, requireSchema } from "../../tasks/fraud/context";
 import { record, type Recorded } from "../../tasks/fraud/record";
 import { verifyStripe, type StripeEvent } from "../../tasks/fraud/sources/stripe-signature";
+import {
+  fromStripeDispute,
+  fromStripeEarlyFraudWarning,
+  type Outcome,
+  StripeDisputeSchema,
+  StripeEarlyFraudWarningSchema,
+} from "../../tasks/fraud/outcomes/outcome";
 
 /** Stripe waits 2 s for an authorization decision; leave room for the network. */
 const AUTHORIZATION_DEADLINE_MS = 1500;
@@ -48,6 +55,16 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
     );
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** A dispute or early fraud warning as an outcome of its charge (undefined: not that shape). */
+function outcomeOf(event: StripeEvent): Outcome | undefined {
+  if (event.type === "charge.dispute.created") {
+    const parsed = StripeDisputeSchema.safeParse(event.data.object);
+    return parsed.success ? fromStripeDispute(event.id, parsed.data) : undefined;
+  }
+  const parsed = StripeEarlyFraudWarningSchema.safeParse(event.data.object);
+  return parsed.success ? fromStripeEarlyFraudWarning(event.id, parsed.data) : undefined;
 }
 
 const acknowledged = (recorded: Recorded) =>
@@ -143,6 +160,14 @@ stripeWebhook.post("/", async (c) => {
         fromPaymentIntent(intent, merchantOf(c.env)),
       );
       return c.json(acknowledged(await record(c.env, deps, delivered, source)));
+    }
+    case "charge.dispute.created":
+    case "radar.early_fraud_warning.created": {
+      const outcome = outcomeOf(event);
+      if (outcome === undefined)
+        return c.json({ received: true, ignored: "data.object is not a dispute or warning" });
+      const first = await deps.stores.recordOutcome(outcome);
+      return c.json({ received: true, outcome, duplicate: !first });
     }
     default:
       return c.json({

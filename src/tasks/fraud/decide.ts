@@ -3,6 +3,9 @@
 // one transaction of the card's Durable Object before anyone is answered.
 import type { Decision } from "./ledger/decisions";
 import type { CardLedger, Delivery } from "./ledger/ledger";
+import { reasonsFor } from "./reasons";
+import { ruleInputs } from "./rules/rule-inputs";
+import { type ActiveRule, applyRules, approves } from "./rules/rules";
 import type { FraudScorer } from "./scoring";
 import type { Transaction } from "./transaction";
 
@@ -30,6 +33,7 @@ export async function decide(
   scorer: FraudScorer,
   ledger: CardLedger,
   event: PaymentEvent,
+  rules: readonly ActiveRule[] = [],
 ): Promise<{ decision: Decision; duplicate: boolean }> {
   const { transaction } = event;
   const delivery: Delivery = {
@@ -46,9 +50,16 @@ export async function decide(
       scorer.manifest.window - 1,
     );
     if (prepared.decided !== undefined) return { decision: prepared.decided, duplicate: true };
-    const [result] = (await scorer.score([{ history: prepared.history, current: transaction }]))
-      .results;
-    if (result === undefined) throw new Error("the scorer returned no result");
+    const result = await scorer.explain({ history: prepared.history, current: transaction });
+    const inputs = ruleInputs(
+      transaction,
+      prepared.history,
+      result.score,
+      result.label,
+      event.provider,
+    );
+    const ruled = applyRules(rules, inputs);
+    const ruleApproves = ruled.action === undefined ? undefined : approves(ruled.action);
     const decision: Decision = {
       transactionKey: event.transactionKey,
       eventId: event.eventId,
@@ -58,13 +69,18 @@ export async function decide(
       cardId: transaction.card_id,
       score: result.score,
       label: result.label,
-      approved: event.providerApproved ?? result.label !== "FRAUD",
+      approved: event.providerApproved ?? ruleApproves ?? result.label !== "FRAUD",
       decidedBy: event.providerApproved === undefined ? "model" : "provider",
       model: scorer.manifest.name,
       modelVersion: scorer.manifest.version,
       historyLength: result.historyUsed,
       transactionAt: new Date(transaction.timestamp).toISOString(),
       decidedAt: new Date().toISOString(),
+      reasons: reasonsFor(result, transaction, prepared.history),
+      baselineScore: result.baseline,
+      rulesTriggered: ruled.triggered,
+      ...(ruled.action === undefined ? {} : { ruleAction: ruled.action }),
+      ruleInputs: inputs,
     };
     // Another payment of the card committed meanwhile: score again with it in the history.
     const committed = await ledger.commit(

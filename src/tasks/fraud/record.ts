@@ -45,11 +45,19 @@ export async function record(
     return { scored: false, reason: source.reason };
   }
   const { scorer, ledger } = await fraudContext(env, services, stores);
-  const { decision, duplicate } = await decide(scorer, ledger, {
-    ...delivered,
-    transactionKey: source.key,
-    transaction: source.transaction,
-    ...(source.providerApproved === undefined ? {} : { providerApproved: source.providerApproved }),
-  });
+  const rules = await stores.activeRules();
+  const { decision, duplicate } = await decide(
+    scorer,
+    ledger,
+    {
+      ...delivered,
+      transactionKey: source.key,
+      transaction: source.transaction,
+      ...(source.providerApproved === undefined
+        ? {}
+        : { providerApproved: source.providerApproved }),
+    },
+    rules,
+  );
   return { scored: true, decision, duplicate };
 }

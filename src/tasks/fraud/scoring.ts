@@ -4,6 +4,7 @@ import { ServiceError } from "../../errors/service-error";
 import type { FraudScoringManifest } from "../../models/manifest";
 import type { RegisteredModel } from "../registered-model";
 import { tensorGraph } from "../tensor-graph";
+import { type Attribution, attribute, attributionBatch } from "./attribution";
 import { buildWindows, type Account } from "./windows";
 
 export type FraudLabel = FraudScoringManifest["labels"][number];
@@ -21,6 +22,11 @@ export interface FraudScorer {
     accounts: readonly Account[],
     signal?: AbortSignal,
   ): Promise<{ results: FraudScore[]; timings: { featurizeMs: number; inferMs: number } }>;
+  /**
+   * One account's score with its attribution over the feature groups, in the same run (a batch
+   * of the window and its attribution rows; no row's score depends on its batch-mates).
+   */
+  explain(account: Account, signal?: AbortSignal): Promise<FraudScore & Attribution>;
 }
 
 export function labelFor(
@@ -41,9 +47,36 @@ export function createFraudScorer(
   const [output] = graph.outputs;
   if (input === undefined || output === undefined)
     throw new Error(`Model ${manifest.name} declares no input or output`);
+  const run = async (windows: { data: Float32Array; shape: number[] }, signal?: AbortSignal) => {
+    const { outputs, timings } = await tensors.run(
+      { [input.name]: { datatype: "FP32", shape: windows.shape, data: windows.data } },
+      { outputNames: [output.name], signal },
+    );
+    const scores = outputs[output.name]?.data;
+    if (!(scores instanceof Float32Array) || scores.length !== windows.shape[1]) {
+      throw new ServiceError(
+        502,
+        "upstream_error",
+        `Model ${manifest.name} returned no ${output.name} per account`,
+      );
+    }
+    return { scores, timings };
+  };
   return {
     manifest,
     load: () => runtime.load(),
+    async explain(account, signal) {
+      const single = buildWindows([account], manifest.window, manifest.features);
+      const batch = attributionBatch(single.data, manifest.window, manifest.features);
+      const { scores } = await run(batch, signal);
+      const score = scores[0] ?? Number.NaN;
+      return {
+        score,
+        label: labelFor(score, manifest.thresholds),
+        historyUsed: single.historyUsed[0] ?? 0,
+        ...attribute(scores),
+      };
+    },
     async score(accounts, signal) {
       const started = performance.now();
       const windows = buildWindows(accounts, manifest.window, manifest.features);
@@ -51,18 +84,7 @@ export function createFraudScorer(
       // One run for the whole batch: the INT8 graph quantizes activations with calibrated
       // constants (scripts/quantize.py --calibration), so no account's score depends on
       // its batch-mates (test/workers/fraud/score.test.ts holds it to that).
-      const { outputs, timings } = await tensors.run(
-        { [input.name]: { datatype: "FP32", shape: windows.shape, data: windows.data } },
-        { outputNames: [output.name], signal },
-      );
-      const scores = outputs[output.name]?.data;
-      if (!(scores instanceof Float32Array) || scores.length !== accounts.length) {
-        throw new ServiceError(
-          502,
-          "upstream_error",
-          `Model ${manifest.name} returned no ${output.name} per account`,
-        );
-      }
+      const { scores, timings } = await run(windows, signal);
       return {
         results: Array.from(scores, (score, i) => ({
           score,

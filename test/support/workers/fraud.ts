@@ -133,8 +133,12 @@ export function deliverAdyen(items: unknown[]): Promise<Response> {
   });
 }
 
-/** The decisions copied into D1 for a card, by transaction time. */
+/**
+ * The decisions copied into D1 for a card, by transaction time, once the card's outbox has been
+ * replayed (the copy runs in the card's alarm, after the provider was answered).
+ */
 export async function storedDecisions(cardId: string) {
+  await cardView(cardId);
   const { results } = await env.DB.prepare(
     "SELECT * FROM decisions WHERE card_id = ? ORDER BY transaction_at",
   )

@@ -75,7 +75,7 @@ const fraudTensors = (): Json => ({
 });
 
 interface Target {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   path: string;
   body?: () => Json;
   /** A non-JSON body (an image file, a multipart form): its bytes are mutated instead. */
@@ -191,6 +191,15 @@ const TARGETS: Target[] = [
     path: "/v1/fraud/score",
     auth: "bearer",
     body: () => ({ model: "fraud-gru", accounts: [{ transaction: transaction("t2") }] }),
+  },
+  {
+    method: "POST",
+    path: "/v1/fraud/score",
+    auth: "bearer",
+    body: () => ({
+      explain: true,
+      accounts: [{ history: [transaction("h1")], transaction: transaction("t3") }],
+    }),
   },
   {
     method: "POST",
@@ -451,6 +460,29 @@ const TARGETS: Target[] = [
     body: () => ({ prompt: "digit 3", num_steps: 2, seed: 7 }),
   },
   { method: "GET", path: "/v1/fraud/cards/fuzz-card", auth: "bearer" },
+  { method: "GET", path: "/v1/fraud/performance", auth: "bearer" },
+  { method: "GET", path: "/v1/fraud/rules", auth: "bearer" },
+  { method: "GET", path: "/v1/fraud/drift", auth: "bearer" },
+  { method: "GET", path: "/v1/fraud/export", auth: "bearer" },
+  // A rule that can never decide another test's payment: no mutated string is a CEL condition
+  // that holds (they are unknown names or not CEL), and review changes no approval.
+  {
+    method: "PUT",
+    path: "/v1/fraud/rules/fuzz-rule",
+    auth: "bearer",
+    body: () => ({ expression: "false", action: "review", enabled: false }),
+  },
+  {
+    method: "POST",
+    path: "/v1/fraud/rules/backtest",
+    auth: "bearer",
+    body: () => ({ expression: "transaction.amount > 2000.0 && card.new_merchant" }),
+  },
+  {
+    method: "GET",
+    path: "/v1/fraud/performance?since=2019-10-01T00:00:00Z&until=2019-11-01T00:00:00Z",
+    auth: "bearer",
+  },
   { method: "GET", path: "/v2", auth: "none" },
   { method: "GET", path: "/v2/", auth: "none" },
   { method: "POST", path: "/v2/repository/index", auth: "bearer", body: () => ({ ready: false }) },

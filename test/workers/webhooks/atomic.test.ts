@@ -2,7 +2,7 @@
 // the card's Durable Object. A fault hook (test-only: an instance field nothing in production
 // sets) aborts the commit between the writes; ten concurrent deliveries of one event have
 // exactly one first.
-import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FaultPoint } from "../../../src/tasks/fraud/ledger/card-history";
 import { createCardSchema } from "../../../src/tasks/fraud/ledger/card-schema";
@@ -181,4 +181,50 @@ describe("atomic decisions in the card's Durable Object", () => {
       expect((await cardView(card)).history).toEqual([entry]);
     },
   );
+
+  it("copies a decision and its delivery into D1 in the card's alarm, after the answer", async () => {
+    const fingerprint = unique("fp");
+    const card = `fingerprint:${fingerprint}`;
+    const event = stripeEvent("charge.succeeded", charge(fingerprint));
+    expect((await deliverStripe(event)).status).toBe(200);
+    const copied = () =>
+      env.DB.prepare(
+        "SELECT (SELECT count(*) FROM decisions WHERE card_id = ?1) AS decisions, " +
+          "(SELECT count(*) FROM decision_events WHERE event_id = ?2) AS events",
+      )
+        .bind(card, event.id)
+        .first();
+    // Answered before D1 was written: the copy waits in the outbox for the alarm.
+    expect(await copied()).toEqual({ decisions: 0, events: 0 });
+    expect(await runDurableObjectAlarm(stubOf(card))).toBe(true);
+    expect(await copied()).toEqual({ decisions: 1, events: 1 });
+    // The copied entry leaves the outbox with the card's next write (here: reading a quiet card).
+    await cardView(card);
+    const outbox = await runInDurableObject(
+      stubOf(card),
+      (_, state) =>
+        state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+    );
+    expect(outbox).toBe(0);
+  });
+});
+
+describe("the outbox", () => {
+  it("deletes copied entries in the next commit's own transaction, never before the copy", async () => {
+    const fingerprint = unique("fp");
+    const card = `fingerprint:${fingerprint}`;
+    const count = () =>
+      runInDurableObject(
+        stubOf(card),
+        (_, state) =>
+          state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+      );
+    await deliverStripe(stripeEvent("charge.succeeded", charge(fingerprint, T0)));
+    expect(await count()).toBe(1);
+    await runDurableObjectAlarm(stubOf(card)); // copied, still in the outbox
+    expect(await count()).toBe(1);
+    await deliverStripe(stripeEvent("charge.succeeded", charge(fingerprint, T0 + 60)));
+    expect(await count()).toBe(1); // the first deleted by this commit, which added its own
+    expect(await storedDecisions(card)).toHaveLength(2);
+  });
 });

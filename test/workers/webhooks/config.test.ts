@@ -44,7 +44,9 @@ describe("a D1 database without its migrations", () => {
       expect(stripe.headers.get("retry-after")).toBe("60");
       expect(await stripe.json()).toMatchObject({
         code: "not_configured",
-        detail: expect.stringMatching(/0001_decisions\.sql, 0002_transaction_decisions\.sql/),
+        detail: expect.stringMatching(
+          /0001_decisions\.sql, 0002_transaction_decisions\.sql, 0004_fraud_reasons_outcomes\.sql/,
+        ),
       });
 
       const adyen = await app.request(
@@ -71,7 +73,11 @@ describe("a D1 database without its migrations", () => {
       expect(await health.json()).toMatchObject({
         ready: false,
         not_configured: {
-          missing_migrations: ["0001_decisions.sql", "0002_transaction_decisions.sql"],
+          missing_migrations: [
+            "0001_decisions.sql",
+            "0002_transaction_decisions.sql",
+            "0004_fraud_reasons_outcomes.sql",
+          ],
         },
       });
     },
@@ -81,7 +87,9 @@ describe("a D1 database without its migrations", () => {
     await applyD1Migrations(env.EMPTY_DB, env.TEST_MIGRATIONS.slice(0, 1));
     const health = await app.request("/v2/health/ready", {}, bare(), createExecutionContext());
     expect(await health.json()).toMatchObject({
-      not_configured: { missing_migrations: ["0002_transaction_decisions.sql"] },
+      not_configured: {
+        missing_migrations: ["0002_transaction_decisions.sql", "0004_fraud_reasons_outcomes.sql"],
+      },
     });
   });
 

@@ -8,8 +8,23 @@ import type { CardLedger, CardView, Committed, Delivery, Prepared } from "./ledg
 
 /** Transactions kept per card; far more than the model's window, for late (out-of-order) events. */
 const KEEP = 64;
+/** How soon after a commit the outbox is copied into D1 (commits meanwhile share the batch). */
+const COPY_DELAY_MS = 1000;
+/** Commits between two prunings of the history (it holds at most KEEP + PRUNE_EVERY entries). */
+const PRUNE_EVERY = 16;
+/** Outbox entries copied into D1 per batch. */
+const COPY_BATCH = 100;
 /** How soon the outbox is replayed into D1 again after a failed copy. */
 const RETRY_MS = 10_000;
+
+/**
+ * What a commit answers over RPC: the decision is sent back only when it is another one (the
+ * payment was decided meanwhile); the caller already holds its own.
+ */
+export type StoredCommit =
+  | { decision: Decision; duplicate: true }
+  | { duplicate: false }
+  | { stale: true };
 
 /** Where a test's fault hook aborts a commit (never set in production: see `faultAfter`). */
 export type FaultPoint = "event" | "history" | "decision";
@@ -23,6 +38,17 @@ export class CardHistory extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** Test-only fault hook: tests set it through runInDurableObject; nothing else can reach it. */
   faultAfter: FaultPoint | undefined;
+  /** When the alarm that copies the outbox will run, if this object set one since it started. */
+  private copyAt: number | undefined;
+  /** Commits since this object last pruned its history. */
+  private unpruned = PRUNE_EVERY;
+  /**
+   * Outbox entries up to this seq are in D1, and those up to `deletedThrough` are gone from the
+   * outbox: copied entries are deleted by the next commit's transaction, not by a write of their
+   * own (after a restart both are 0, and the outbox is copied again: D1's inserts are idempotent).
+   */
+  private copiedThrough = 0;
+  private deletedThrough = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -41,7 +67,7 @@ export class CardHistory extends DurableObject<Env> {
       return existing;
     });
     if (decided !== undefined) {
-      await this.flush();
+      await this.scheduleCopy(COPY_DELAY_MS);
       return { decided };
     }
     return { history: this.history(delivery.transactionKey, at, size), version: this.version() };
@@ -57,15 +83,16 @@ export class CardHistory extends DurableObject<Env> {
     transaction: Transaction,
     decision: Decision,
     version: number | null,
-  ): Promise<Committed> {
-    const committed = this.ctx.storage.transactionSync((): Committed => {
+  ): Promise<StoredCommit> {
+    const dropping = this.copiedThrough;
+    const committed = this.ctx.storage.transactionSync((): StoredCommit => {
       const existing = this.decision(delivery.transactionKey);
       if (existing !== undefined) {
         this.recordEvent(delivery);
         return { decision: existing, duplicate: true };
       }
       if (version !== null && version !== this.version()) return { stale: true };
-      this.recordEvent(delivery);
+      const event = this.recordEvent(delivery, false);
       this.fault("event");
       this.sql.exec(
         "INSERT INTO history (transaction_key, at, body) VALUES (?, ?, ?)",
@@ -81,15 +108,26 @@ export class CardHistory extends DurableObject<Env> {
         JSON.stringify(decision),
       );
       this.fault("decision");
-      this.enqueue({ kind: "decision", decision });
-      this.sql.exec(
-        "DELETE FROM history WHERE transaction_key NOT IN (SELECT transaction_key " +
-          "FROM history ORDER BY at DESC, transaction_key DESC LIMIT ?)",
-        KEEP,
-      );
-      return { decision, duplicate: false };
+      // One outbox entry carries the decision and its first delivery into D1.
+      this.enqueue({ kind: "decision", decision, ...(event === undefined ? {} : { event }) });
+      if (dropping > this.deletedThrough)
+        this.sql.exec("DELETE FROM outbox WHERE seq <= ?", dropping);
+      if (++this.unpruned >= PRUNE_EVERY) {
+        this.unpruned = 0;
+        this.sql.exec(
+          "DELETE FROM history WHERE transaction_key NOT IN (SELECT transaction_key " +
+            "FROM history ORDER BY at DESC, transaction_key DESC LIMIT ?)",
+          KEEP,
+        );
+      }
+      return { duplicate: false };
     });
-    if (!("stale" in committed)) await this.flush();
+    // No await between the transaction and setAlarm: both reach disk together (write
+    // coalescing), so an outbox entry always has an alarm that will copy it into D1. The copy
+    // itself runs in the alarm, off the provider's request path.
+    if ("stale" in committed) return committed;
+    if (!committed.duplicate) this.deletedThrough = Math.max(this.deletedThrough, dropping);
+    await this.scheduleCopy(COPY_DELAY_MS);
     return committed;
   }
 
@@ -116,17 +154,37 @@ export class CardHistory extends DurableObject<Env> {
 
   /** Replays the outbox into D1; an alarm retries while D1 cannot take it. */
   override async alarm(): Promise<void> {
+    this.copyAt = undefined;
     await this.flush();
+  }
+
+  /** Sets the alarm `ms` from now unless one is already due sooner. */
+  private scheduleCopy(ms: number): Promise<void> {
+    const at = Date.now() + ms;
+    if (this.copyAt !== undefined && this.copyAt <= at) return Promise.resolve();
+    this.copyAt = at;
+    return this.ctx.storage.setAlarm(at);
   }
 
   private async flush(): Promise<void> {
     const rows = this.sql
-      .exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox ORDER BY seq LIMIT 100")
+      .exec<{ seq: number; body: string }>(
+        "SELECT seq, body FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+        this.copiedThrough,
+        COPY_BATCH,
+      )
       .toArray();
     const last = rows.at(-1);
-    if (last === undefined) return;
-    // Before the copy: if it fails, or the process dies, the alarm replays the outbox.
-    await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
+    if (last === undefined) {
+      // Nothing new: a card gone quiet deletes what it copied with a write of its own.
+      if (this.copiedThrough > this.deletedThrough) {
+        this.sql.exec("DELETE FROM outbox WHERE seq <= ?", this.copiedThrough);
+        this.deletedThrough = this.copiedThrough;
+      }
+      return;
+    }
+    // Every entry was committed with an alarm set (and an alarm whose handler dies is run again),
+    // so a copy that fails here, or a process that dies during it, is replayed.
     try {
       await copyToD1(
         this.env.DB,
@@ -137,12 +195,12 @@ export class CardHistory extends DurableObject<Env> {
         `D1 copy of ${rows.length} outbox entries failed; retrying in ${RETRY_MS} ms`,
         error,
       );
+      await this.scheduleCopy(RETRY_MS);
       return;
     }
-    this.sql.exec("DELETE FROM outbox WHERE seq <= ?", last.seq);
-    const left = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
-    if (left === 0) await this.ctx.storage.deleteAlarm();
-    else await this.flush();
+    this.copiedThrough = Math.max(this.copiedThrough, last.seq);
+    // The alarm stays set: a commit during the copy may rely on it (a spare run finds nothing).
+    if (rows.length === COPY_BATCH) await this.flush();
   }
 
   private decision(transactionKey: string): Decision | undefined {
@@ -177,7 +235,11 @@ export class CardHistory extends DurableObject<Env> {
     return this.sql.exec<{ v: number }>("SELECT coalesce(max(rowid), 0) AS v FROM history").one().v;
   }
 
-  private recordEvent(delivery: Delivery): void {
+  /**
+   * Records a delivery once (its event id); `copy`: with its own outbox entry. Returns the event
+   * when it was new.
+   */
+  private recordEvent(delivery: Delivery, copy = true): DecisionEvent | undefined {
     const event: DecisionEvent = {
       eventId: delivery.eventId,
       transactionKey: delivery.transactionKey,
@@ -192,7 +254,9 @@ export class CardHistory extends DurableObject<Env> {
       event.transactionKey,
       JSON.stringify(event),
     ).rowsWritten;
-    if (inserted > 0) this.enqueue({ kind: "event", event });
+    if (inserted === 0) return undefined;
+    if (copy) this.enqueue({ kind: "event", event });
+    return event;
   }
 
   private enqueue(entry: OutboxEntry): void {
@@ -206,7 +270,17 @@ export class CardHistory extends DurableObject<Env> {
 
 /** The card ledger of the fraud task: one CardHistory object per card id. */
 export function durableCards(namespace: DurableObjectNamespace<CardHistory>): CardLedger {
-  const stub = (cardId: string) => namespace.get(namespace.idFromName(cardId));
+  // Built per request (src/compose.ts), so a decision's prepare and commit share one stub: the
+  // id is hashed from the card id once, and no stub outlives its request.
+  const stubs = new Map<string, DurableObjectStub<CardHistory>>();
+  const stub = (cardId: string) => {
+    let found = stubs.get(cardId);
+    if (found === undefined) {
+      found = namespace.get(namespace.idFromName(cardId));
+      stubs.set(cardId, found);
+    }
+    return found;
+  };
   return {
     prepare: (cardId: string, delivery: Delivery, at: number, size: number) =>
       stub(cardId).prepare(delivery, at, size),
@@ -216,7 +290,15 @@ export function durableCards(namespace: DurableObjectNamespace<CardHistory>): Ca
       transaction: Transaction,
       decision: Decision,
       version: number | null,
-    ) => stub(cardId).commit(delivery, transaction, decision, version),
+    ) =>
+      stub(cardId)
+        .commit(delivery, transaction, decision, version)
+        .then(
+          (committed): Committed =>
+            "stale" in committed || committed.duplicate
+              ? committed
+              : { decision, duplicate: false },
+        ),
     view: (cardId: string) => stub(cardId).view(),
   };
 }

@@ -4,6 +4,7 @@
 export const MIGRATIONS = [
   { migration: "0001_decisions.sql", table: "decisions" },
   { migration: "0002_transaction_decisions.sql", table: "unscored_events" },
+  { migration: "0004_fraud_reasons_outcomes.sql", table: "fraud_outcomes" },
 ] as const;
 
 const verified = new WeakSet<D1Database>();

@@ -4,6 +4,10 @@
 import type { Transaction } from "../transaction";
 import type { Decision, DecisionEvent } from "./decisions";
 import type { UnscoredEvent } from "./unscored-events";
+import type { Outcome } from "../outcomes/outcome";
+import type { LabelCounts } from "../outcomes/outcome-store";
+import type { ActiveRule, Rule } from "../rules/rules";
+import type { BacktestRow } from "../rules/rule-store";
 
 export type Prepared =
   | { decided: Decision }
@@ -43,4 +47,15 @@ export interface FraudStores {
   missingMigrations(): Promise<string[]>;
   /** An acknowledged event that could not be scored, kept for review. */
   recordUnscored(event: UnscoredEvent): Promise<void>;
+  /** An outcome a provider reported, once per event; true when this delivery was the first. */
+  recordOutcome(outcome: Outcome): Promise<boolean>;
+  /** Decisions of [since, until) against their payments' labels (live precision and recall). */
+  labelCounts(since: string, until: string): Promise<LabelCounts>;
+  /** The enabled rules, compiled (cached per isolate for a few seconds). */
+  activeRules(): Promise<ActiveRule[]>;
+  /** Every rule's current version, and the next version of one. */
+  currentRules(): Promise<Rule[]>;
+  putRule(rule: Omit<Rule, "version">): Promise<Rule>;
+  /** Stored decisions of a window with their rule inputs and labels (backtests). */
+  backtestRows(since: string, until: string, limit: number): Promise<BacktestRow[]>;
 }

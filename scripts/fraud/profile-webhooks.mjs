@@ -1,0 +1,204 @@
+#!/usr/bin/env node
+// Where a fraud decision's CPU goes: a V8 CPU profile of the Worker isolate (devtools inspector,
+// `wrangler dev --inspector-port`) across signed Stripe issuing_authorization.request events at
+// C in flight, each sample charged to a stage by the functions on its stack (HTTP, signature,
+// parsing, featurizing, Durable Object transaction, model, outbox / D1, garbage collection).
+// Usage: node scripts/fraud/profile-webhooks.mjs [--events 300 --concurrency 16 --interval 100
+//   --top 25 --stage HTTP (the functions list: only that stage's)]
+import { execFileSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import Stripe from "stripe";
+import WebSocket from "ws";
+import { startWranglerDev } from "../lib/wrangler-dev.mjs";
+
+const { values: options } = parseArgs({
+  options: {
+    events: { type: "string", default: "300" },
+    concurrency: { type: "string", default: "16" },
+    interval: { type: "string", default: "100" },
+    top: { type: "string", default: "25" },
+    stage: { type: "string" },
+  },
+});
+const EVENTS = Number(options.events);
+const SECRET = "whsec_profile";
+
+/**
+ * The stages, tried innermost frame first: the first stage one of whose patterns names a frame
+ * (function name or script) on the sample's stack takes the sample.
+ */
+const STAGES = [
+  [
+    "model (ORT run)",
+    /wasm-function|ort-runtime|onnxruntime|\bInferenceSession\b|\bsession\.run\b/,
+  ],
+  ["featurizing", /\bbuildWindows\b|\bfeaturize|\bencodeDigits|\bwindows\b/],
+  ["outbox / D1", /\bflush\b|\bcopyToD1\b|\balarm\b|\bstatementFor\b/],
+  ["Durable Object transaction", /\bCardHistory\b|\bprepare\b|\bcommit\b|transactionSync/],
+  ["signature", /\bverifyStripe\b|constructEvent|computeSignature|SubtleCrypto|\bverifyHeader/],
+  ["parsing (zod, mapping)", /safeParse|\bparse\b|\bsourceOf\b|\bfromIssuingAuthorization\b|_zod/],
+];
+
+async function inspector(url) {
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  let nextId = 0;
+  const pending = new Map();
+  socket.on("message", (raw) => {
+    const message = JSON.parse(raw.toString());
+    pending.get(message.id)?.(message);
+    pending.delete(message.id);
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      pending.set(id, (message) =>
+        message.error ? reject(new Error(message.error.message)) : resolve(message.result),
+      );
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  return { send, close: () => socket.close() };
+}
+
+const run = Date.now().toString(36);
+function payload(i) {
+  return JSON.stringify({
+    id: `evt_${run}_${i}`,
+    object: "event",
+    type: "issuing_authorization.request",
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    data: {
+      object: {
+        id: `iauth_${run}_${i}`,
+        created: Date.UTC(2019, 10, 1) / 1000 + i * 600,
+        amount: 0,
+        currency: "usd",
+        authorization_method: i % 3 === 0 ? "online" : "chip",
+        card: { id: `profile_${run}_${i % 50}` },
+        pending_request: { amount: 500 + ((i * 7919) % 90_000), currency: "usd" },
+        merchant_data: {
+          category_code: "5411",
+          city: "Richmond",
+          state: "VA",
+          postal_code: "23229",
+          country: "US",
+          name: "GROCER",
+          network_id: String(-2607170448330360210n + BigInt(i % 40)),
+        },
+      },
+    },
+  });
+}
+
+async function deliver(url, i) {
+  const body = payload(i);
+  const response = await fetch(`${url}/v1/webhooks/stripe`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "stripe-signature": Stripe.webhooks.generateTestHeaderString({
+        payload: body,
+        secret: SECRET,
+      }),
+    },
+    body,
+  });
+  const answer = await response.json();
+  if (answer.metadata?.fraud_score === undefined) throw new Error(JSON.stringify(answer));
+}
+
+const state = ".wrangler/profile-state";
+execFileSync(
+  "npx",
+  ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+  { stdio: "ignore" },
+);
+const worker = await startWranglerDev({
+  persistTo: state,
+  vars: { STRIPE_WEBHOOK_SECRET: SECRET },
+  inspector: true,
+});
+try {
+  for (let i = 0; i < 30; i++) await deliver(worker.url, 100_000 + i);
+  const session = await inspector(worker.inspectorUrl);
+  await session.send("Profiler.enable");
+  await session.send("Profiler.setSamplingInterval", { interval: Number(options.interval) });
+  await session.send("Profiler.start");
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Number(options.concurrency) }, async () => {
+      while (next < EVENTS) await deliver(worker.url, next++);
+    }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 500)); // the outbox alarms after the last
+  const { profile } = await session.send("Profiler.stop");
+  session.close();
+  summarise(profile);
+} finally {
+  worker.stop();
+}
+
+function summarise(profile) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  const frame = (node) =>
+    `${node.callFrame.functionName || "(anonymous)"} ${node.callFrame.url.split("/").at(-1)}`;
+  /** The nearest function of our bundle above a sample's frame (whose code it is). */
+  const caller = (id) => {
+    for (let at = parent.get(id); at !== undefined; at = parent.get(at)) {
+      const node = byId.get(at);
+      if (node.callFrame.url.endsWith("index.js") && node.callFrame.functionName)
+        return node.callFrame.functionName;
+    }
+    return "-";
+  };
+  const stageOf = new Map();
+  const stage = (id) => {
+    if (stageOf.has(id)) return stageOf.get(id);
+    const node = byId.get(id);
+    const name = node.callFrame.functionName;
+    let found;
+    if (name === "(idle)" || name === "(program)") found = name;
+    else if (name === "(garbage collector)") found = "garbage collection";
+    else {
+      for (let at = id; at !== undefined && found === undefined; at = parent.get(at)) {
+        const text = frame(byId.get(at));
+        found = STAGES.find(([, pattern]) => pattern.test(text))?.[0];
+      }
+    }
+    found ??= "HTTP (routing, middleware, request and response)";
+    stageOf.set(id, found);
+    return found;
+  };
+  const stages = new Map();
+  const functions = new Map();
+  profile.samples.forEach((id, i) => {
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    stages.set(stage(id), (stages.get(stage(id)) ?? 0) + ms);
+    if (options.stage !== undefined && !stage(id).startsWith(options.stage)) return;
+    const name = `${frame(byId.get(id))} ← ${caller(id)}`;
+    functions.set(name, (functions.get(name) ?? 0) + ms);
+  });
+  const busy = [...stages].filter(([name]) => name !== "(idle)");
+  const total = busy.reduce((sum, [, ms]) => sum + ms, 0);
+  console.log(
+    `\nWorker isolate CPU per decision by stage (${EVENTS} signed Issuing authorizations, ` +
+      `${options.concurrency} in flight, V8 sampling every ${options.interval} µs):`,
+  );
+  console.log("| stage | ms per decision | share |\n|---|---|---|");
+  for (const [name, ms] of busy.sort((a, b) => b[1] - a[1]))
+    console.log(`| ${name} | ${(ms / EVENTS).toFixed(3)} | ${((100 * ms) / total).toFixed(0)}% |`);
+  console.log(`| total | ${(total / EVENTS).toFixed(3)} | 100% |`);
+  console.log("\nself time by function, ms per decision:");
+  for (const [name, ms] of [...functions]
+    .filter(([name]) => !name.startsWith("(idle)"))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(options.top)))
+    console.log(`${(ms / EVENTS).toFixed(3).padStart(8)}  ${name}`);
+}

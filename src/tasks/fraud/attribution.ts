@@ -1,0 +1,121 @@
+// Attributions of a fraud score over the model's feature groups: each group of the scored
+// window is replaced by the encoding of "absent" (all zeros, what padding and unseen values
+// look like to the model) along two opposite orders, and each group's contribution is its
+// mean step along the two paths, so the contributions add up to score − baseline exactly.
+import type { FraudFeatures } from "../../models/manifest";
+
+/** The groups attributions are given over: parts of the scored transaction, and its history. */
+export const PLAYERS = [
+  "amount",
+  "merchant",
+  "merchantCategory",
+  "entryMethod",
+  "errors",
+  "time",
+  "history",
+] as const;
+export type Player = (typeof PLAYERS)[number];
+
+/** Columns [start, end) of each feature block in one transaction's feature vector. */
+export function featureBlocks(features: FraudFeatures): Record<string, [number, number]> {
+  const digits = (column: { digits: readonly (readonly number[])[] }) =>
+    column.digits.reduce((width, values) => width + values.length, 0);
+  const widths: [string, number][] = [
+    ["merchantState", digits(features.merchantState)],
+    ["zip", digits(features.zip)],
+    ["merchantName", digits(features.merchantName)],
+    ["merchantCity", digits(features.merchantCity)],
+    ["mcc", digits(features.mcc)],
+    ["useChip", features.useChip.classes.length],
+    ["errors", features.errors.classes.length],
+    ["time", 1],
+    ["amount", 1],
+  ];
+  const blocks: Record<string, [number, number]> = {};
+  let start = 0;
+  for (const [name, width] of widths) {
+    blocks[name] = [start, start + width];
+    start += width;
+  }
+  if (start !== features.count)
+    throw new Error(`feature blocks span ${start} columns, manifest says ${features.count}`);
+  return blocks;
+}
+
+/** The scored step's column ranges each player covers (history covers whole earlier steps). */
+function playerColumns(features: FraudFeatures): Record<Player, [number, number][]> {
+  const b = featureBlocks(features);
+  const at = (name: string): [number, number] => b[name] ?? [0, 0];
+  return {
+    amount: [at("amount")],
+    merchant: [at("merchantState"), at("zip"), at("merchantName"), at("merchantCity")],
+    merchantCategory: [at("mcc")],
+    entryMethod: [at("useChip")],
+    errors: [at("errors")],
+    time: [at("time")],
+    history: [],
+  };
+}
+
+/** The coalitions each row of the batch leaves out: row 0 is the window itself. */
+export function attributionRows(): Player[][] {
+  const forward = PLAYERS.map((_, k) => PLAYERS.slice(0, k + 1));
+  const reverse = PLAYERS.map((_, k) => PLAYERS.slice(PLAYERS.length - 1 - k));
+  // The last row of each path is every player absent (the baseline): kept once.
+  return [[], ...forward, ...reverse.slice(0, -1)];
+}
+
+/**
+ * The batch [window, rows, F] for one scored window [window, 1, F]: row r has the players of
+ * attributionRows()[r] set to zeros.
+ */
+export function attributionBatch(
+  single: Float32Array,
+  window: number,
+  features: FraudFeatures,
+): { data: Float32Array; shape: [number, number, number] } {
+  const rows = attributionRows();
+  const width = features.count;
+  const columns = playerColumns(features);
+  const data = new Float32Array(window * rows.length * width);
+  rows.forEach((absent, r) => {
+    for (let step = 0; step < window; step++) {
+      const scored = step === window - 1;
+      if (!scored && absent.includes("history")) continue; // stays zeros
+      const to = (step * rows.length + r) * width;
+      data.set(single.subarray(step * width, (step + 1) * width), to);
+      if (!scored) continue;
+      for (const player of absent)
+        for (const [start, end] of columns[player]) data.fill(0, to + start, to + end);
+    }
+  });
+  return { data, shape: [window, rows.length, width] };
+}
+
+export interface Attribution {
+  /** The score with every group absent. */
+  baseline: number;
+  /** Per player: its mean step along the two orders; they sum to score − baseline. */
+  contributions: Record<Player, number>;
+}
+
+/** Contributions from the scores of attributionRows(), in that order. */
+export function attribute(scores: ArrayLike<number>): Attribution {
+  const rows = attributionRows();
+  const n = PLAYERS.length;
+  const at = (r: number) => scores[r] ?? Number.NaN;
+  const baseline = at(n); // the forward path's last row: all absent
+  const contributions = {} as Record<Player, number>;
+  PLAYERS.forEach((player, i) => {
+    // Forward: player i leaves after players 0..i-1 (row i → row i+1).
+    const forward = at(i) - at(i + 1);
+    // Reverse: player i leaves after players n-1..i+1, its step k = n-1-i (row k → row k+1,
+    // rows n+1.. hold the reverse path, row 0 its start, row n its end).
+    const k = n - 1 - i;
+    const reverseRow = (step: number) => (step === 0 ? 0 : step === n ? n : n + step);
+    const reverse = at(reverseRow(k)) - at(reverseRow(k + 1));
+    contributions[player] = (forward + reverse) / 2;
+  });
+  if (rows.length !== 2 * n) throw new Error("attribution rows and players disagree");
+  return { baseline, contributions };
+}
