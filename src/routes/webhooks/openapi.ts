@@ -26,6 +26,25 @@ const StripeAcknowledgement = z.union([
   }),
   z.object({ received: z.literal(true), scored: z.literal(false), reason: z.string() }),
   z.object({ received: z.literal(true), ignored: z.string() }),
+  z
+    .object({
+      received: z.literal(true),
+      outcome: z.object({
+        eventId: z.string(),
+        provider: z.enum(["stripe", "adyen"]),
+        transactionKey: z.string(),
+        kind: z.enum(["dispute", "early_fraud_warning", "chargeback", "notification_of_fraud"]),
+        fraudulent: z.boolean(),
+        reason: z.string().nullable(),
+        reportedAt: z.string(),
+      }),
+      duplicate: z.boolean(),
+    })
+    .openapi({
+      description:
+        "charge.dispute.created, radar.early_fraud_warning.created: the outcome stored as a " +
+        "label of its charge (duplicate: this event was stored before)",
+    }),
 ]);
 
 const StripeEvent = z

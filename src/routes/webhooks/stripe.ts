@@ -57,14 +57,18 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** A dispute or early fraud warning as an outcome of its charge (undefined: not that shape). */
-function outcomeOf(event: StripeEvent): Outcome | undefined {
+/** A dispute or early fraud warning as an outcome of its charge, or why it is not one. */
+function outcomeOf(event: StripeEvent): Outcome | string {
   if (event.type === "charge.dispute.created") {
     const parsed = StripeDisputeSchema.safeParse(event.data.object);
-    return parsed.success ? fromStripeDispute(event.id, parsed.data) : undefined;
+    return parsed.success
+      ? fromStripeDispute(event.id, parsed.data)
+      : `data.object.${describe(parsed.error)}`;
   }
   const parsed = StripeEarlyFraudWarningSchema.safeParse(event.data.object);
-  return parsed.success ? fromStripeEarlyFraudWarning(event.id, parsed.data) : undefined;
+  return parsed.success
+    ? fromStripeEarlyFraudWarning(event.id, parsed.data)
+    : `data.object.${describe(parsed.error)}`;
 }
 
 const acknowledged = (recorded: Recorded) =>
@@ -164,8 +168,17 @@ stripeWebhook.post("/", async (c) => {
     case "charge.dispute.created":
     case "radar.early_fraud_warning.created": {
       const outcome = outcomeOf(event);
-      if (outcome === undefined)
-        return c.json({ received: true, ignored: "data.object is not a dispute or warning" });
+      if (typeof outcome === "string") {
+        // Kept with the reason, as any signed event that cannot be read: never silently lost.
+        await deps.stores.recordUnscored({
+          ...delivered,
+          objectId: event.id,
+          transactionKey: null,
+          reason: outcome,
+          approved: null,
+        });
+        return c.json({ received: true, scored: false, reason: outcome });
+      }
       const first = await deps.stores.recordOutcome(outcome);
       return c.json({ received: true, outcome, duplicate: !first });
     }

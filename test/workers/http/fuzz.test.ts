@@ -843,6 +843,8 @@ describe("seeded fuzzing of every route", () => {
         "payment_intent.succeeded",
         "issuing_authorization.request",
         "customer.created",
+        "charge.dispute.created",
+        "radar.early_fraud_warning.created",
       ]);
       const object = mutate(
         {
@@ -852,6 +854,10 @@ describe("seeded fuzzing of every route", () => {
           currency: "usd",
           payment_method: "pm_1",
           payment_method_details: { card: { fingerprint: "fp" } },
+          // Read by the outcome events (a dispute's charge and reason, a warning's fraud_type).
+          charge: unique("ch"),
+          reason: "fraudulent",
+          fraud_type: "misc",
         },
         random,
       );

@@ -18,6 +18,7 @@ import {
   stripeEvent,
   T0,
   unique,
+  unscoredEvent,
 } from "../../support/workers/fraud";
 import { KEY } from "../../support/workers/helpers";
 
@@ -197,6 +198,18 @@ describe("outcomes", () => {
     );
     expect(recall).toBeGreaterThanOrEqual(0);
     expect(recall).toBeLessThanOrEqual(1);
+  });
+
+  it("keeps an outcome event it cannot read as not scored, with the field", async () => {
+    const event = stripeEvent("charge.dispute.created", { id: unique("dp"), created: T0 });
+    const response = await deliverStripe(event);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      received: true,
+      scored: false,
+      reason: expect.stringMatching(/^data\.object\.charge: /),
+    });
+    expect(await unscoredEvent(event.id)).toMatchObject({ event_type: "charge.dispute.created" });
   });
 
   it("refuses a window that ends before it starts, naming the field", async () => {
