@@ -96,10 +96,12 @@ fraudRoutes.use("/score", requireScope("fraud:score"));
 fraudRoutes.use("/cards/*", requireScope("fraud:read"));
 fraudRoutes.use("/performance", requireScope("fraud:read"));
 fraudRoutes.use("/drift", requireScope("fraud:read"));
-fraudRoutes.use("/export", requireScope("fraud:read"));
-// Rules change decisions: managing them (and backtesting, a scan of stored decisions) is admin.
-fraudRoutes.use("/rules", requireScope("admin"));
-fraudRoutes.use("/rules/*", requireScope("admin"));
+// The export is every decided payment of a window with its features: an operator's (admin).
+fraudRoutes.use("/export", requireScope("admin"));
+// Reading the rules and backtesting a draft change nothing; changing a rule changes decisions.
+fraudRoutes.get("/rules", requireScope("fraud:read"));
+fraudRoutes.post("/rules/backtest", requireScope("fraud:read"));
+fraudRoutes.put("/rules/:id", requireScope("admin"));
 fraudRoutes.on(["POST", "PUT"], "*", requireJson, limitBody);
 fraudRoutes.openapi(route, async (c) => {
   const body = c.req.valid("json");

@@ -7,7 +7,7 @@ import { BASE, KEY, problem } from "../../support/workers/helpers";
 import { bearer, issueKey } from "../../support/workers/keys";
 
 interface Target {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT";
   path: string;
   scope: string;
 }
@@ -28,6 +28,12 @@ const TARGETS: Target[] = [
   { method: "POST", path: "/v2/models/spam-classifier/infer", scope: "classify" },
   { method: "POST", path: "/v1/fraud/score", scope: "fraud:score" },
   { method: "GET", path: "/v1/fraud/cards/fingerprint%3Aany", scope: "fraud:read" },
+  { method: "GET", path: "/v1/fraud/performance", scope: "fraud:read" },
+  { method: "GET", path: "/v1/fraud/drift", scope: "fraud:read" },
+  { method: "GET", path: "/v1/fraud/rules", scope: "fraud:read" },
+  { method: "POST", path: "/v1/fraud/rules/backtest", scope: "fraud:read" },
+  { method: "PUT", path: "/v1/fraud/rules/scope-check", scope: "admin" },
+  { method: "GET", path: "/v1/fraud/export", scope: "admin" },
   { method: "GET", path: "/metrics", scope: "metrics" },
   { method: "GET", path: "/admin/keys", scope: "admin" },
 ];
@@ -38,7 +44,7 @@ function call(target: Target, key: string): Promise<Response> {
   return SELF.fetch(`${BASE}${target.path}`, {
     method: target.method,
     headers: { ...bearer(key), "content-type": "application/json" },
-    ...(target.method === "POST" ? { body: "{}" } : {}),
+    ...(target.method === "GET" ? {} : { body: "{}" }),
   });
 }
 
