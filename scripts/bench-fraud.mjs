@@ -7,7 +7,9 @@
 //   webhook   signed Stripe issuing_authorization.request events against `wrangler dev`
 //             on loopback at each concurrency: webhook-to-decision latency p50/p99 (Durable
 //             Object history and decision included), decisions per second and workerd CPU per
-//             decision; with --baseline REF the same for REF's code (git archive into
+//             decision, beside the floor: the same signed POST of an event that is only
+//             acknowledged (customer.created: HTTP, signature, parsing; no decision), so
+//             "above floor" is what deciding costs; with --baseline REF the same for REF's code (git archive into
 //             .wrangler/, this node_modules) in alternating rounds, printed side by side as ratios
 // Usage: npm run bench:fraud [-- --events 400 --concurrency 1,16,32 --runs 300 --warmup-ms 2000
 //   --baseline 45576d7 --rounds 2 --skip-model] (needs ../shared/external/ibm-ccf for IBM's rows)
@@ -204,6 +206,32 @@ function event(i) {
   };
 }
 
+/** A signed event the webhook verifies, parses and acknowledges without deciding anything. */
+function acknowledgedOnly(i) {
+  return {
+    id: `evt_${run}_ack_${i}`,
+    object: "event",
+    type: "customer.created",
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    data: { object: { id: `cus_${run}_${i}`, object: "customer" } },
+  };
+}
+
+async function deliverFloor(worker, i) {
+  const payload = JSON.stringify(acknowledgedOnly(i));
+  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+  const started = performance.now();
+  const response = await fetch(`${worker.url}/v1/webhooks/stripe`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": signature },
+    body: payload,
+  });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+  return performance.now() - started;
+}
+
 async function deliver(worker, i) {
   const payload = JSON.stringify(event(i));
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
@@ -221,14 +249,14 @@ async function deliver(worker, i) {
 }
 
 /** EVENTS events at `concurrency` in flight: latencies, wall time and workerd CPU. */
-async function load(worker, concurrency, offset) {
+async function load(worker, concurrency, offset, send = deliver) {
   const latencies = [];
   let next = 0;
   const cpuBefore = workerdCpuMs(worker.pid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < EVENTS) latencies.push(await deliver(worker, offset + next++));
+      while (next < EVENTS) latencies.push(await send(worker, offset + next++));
     }),
   );
   return {
@@ -257,7 +285,9 @@ try {
     for (let i = 0; i < 20; i++) await deliver(worker, 200_000 + i); // warm-up (2023, after every measured event)
   }
   // results[c][k]: every round's events at concurrency c for checkout k, pooled.
-  const results = CONCURRENCY.map(() => targets.map(() => ({ latencies: [], ms: 0, cpuMs: 0 })));
+  const results = CONCURRENCY.map(() =>
+    targets.map(() => ({ latencies: [], ms: 0, cpuMs: 0, floorCpuMs: 0, floorCount: 0 })),
+  );
   let offset = 0;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [c, concurrency] of CONCURRENCY.entries()) {
@@ -265,9 +295,12 @@ try {
       const order = targets.map((_, k) => k);
       if ((round + c) % 2 === 1) order.reverse();
       for (const k of order) {
+        const floor = await load(workers[k], concurrency, offset, deliverFloor);
         const measured = await load(workers[k], concurrency, offset);
         offset += EVENTS;
         const into = results[c][k];
+        into.floorCpuMs += floor.cpuMs;
+        into.floorCount += floor.latencies.length;
         into.latencies.push(...measured.latencies);
         into.ms += measured.ms;
         into.cpuMs += measured.cpuMs;
@@ -291,15 +324,19 @@ function printWebhooks(results) {
     "p99 ms",
     "decisions/s",
     "workerd CPU ms/decision",
+    "floor CPU ms/request",
+    "decision above floor, CPU ms",
   ];
   const both = targets.length === 2;
-  if (both) header.push("p99 ratio (new/old)", "throughput ratio", "CPU ratio");
+  if (both)
+    header.push("p99 ratio (new/old)", "throughput ratio", "CPU ratio", "above-floor ratio");
   console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
   for (const [c, concurrency] of CONCURRENCY.entries()) {
-    const cells = results[c].map(({ latencies, ms, cpuMs }) => ({
+    const cells = results[c].map(({ latencies, ms, cpuMs, floorCpuMs, floorCount }) => ({
       ...summary(latencies),
       perSecond: latencies.length / (ms / 1000),
       cpu: cpuMs / latencies.length,
+      floor: floorCpuMs / floorCount,
     }));
     for (const [k, cell] of cells.entries()) {
       const row = [
@@ -309,6 +346,8 @@ function printWebhooks(results) {
         cell.p99.toFixed(1),
         cell.perSecond.toFixed(0),
         cell.cpu.toFixed(2),
+        cell.floor.toFixed(2),
+        (cell.cpu - cell.floor).toFixed(2),
       ];
       if (both) {
         const [old] = cells;
@@ -316,6 +355,7 @@ function printWebhooks(results) {
           k === 0 ? "" : `${(cell.p99 / old.p99).toFixed(2)}×`,
           k === 0 ? "" : `${(cell.perSecond / old.perSecond).toFixed(2)}×`,
           k === 0 ? "" : `${(cell.cpu / old.cpu).toFixed(2)}×`,
+          k === 0 ? "" : `${((cell.cpu - cell.floor) / (old.cpu - old.floor)).toFixed(2)}×`,
         );
       }
       console.log(`| ${row.join(" | ")} |`);

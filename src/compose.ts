@@ -7,7 +7,7 @@ import { durableCards } from "./tasks/fraud/ledger/card-history";
 import { missingMigrations } from "./tasks/fraud/ledger/d1-schema";
 import { recordUnscored } from "./tasks/fraud/ledger/unscored-events";
 import { labelCounts, recordOutcome } from "./tasks/fraud/outcomes/outcome-store";
-import { activeRules, backtestRows, currentRules, putRule } from "./tasks/fraud/rules/rule-store";
+import { backtestRows, currentRules, putRule } from "./tasks/fraud/rules/rule-store";
 import type { FraudStores } from "./tasks/fraud/ledger/ledger";
 
 function positive(value: string | undefined, fallback: number): number;
@@ -92,7 +92,6 @@ export function fraudStores(env: Env): FraudStores {
     recordUnscored: (event) => recordUnscored(env.DB, event),
     recordOutcome: (outcome) => recordOutcome(env.DB, outcome),
     labelCounts: (since, until) => labelCounts(env.DB, since, until),
-    activeRules: () => activeRules(env.DB),
     currentRules: () => currentRules(env.DB),
     putRule: (rule) => putRule(env.DB, rule),
     backtestRows: (since, until, limit) => backtestRows(env.DB, since, until, limit),

@@ -1,9 +1,9 @@
-// Worker entry point: the app, the card ledger's Durable Object class, and the isolate's start.
+// Worker entry point: the app, the Durable Object classes, and the isolate's start.
 import { createApp } from "./app";
 import { fraudStores } from "./compose";
 import { isolate } from "./isolate";
 
-export { CardHistory } from "./tasks/fraud/ledger/card-history";
+export { CardHistory } from "./cards";
 export { KeyLimiter } from "./tasks/keys/key-limiter";
 
 // The isolate starts by loading its preloaded models: evaluated with the top level, before the

@@ -2,7 +2,7 @@
 // and a D1 schema with every migration applied.
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
-import type { CardLedger } from "./ledger/ledger";
+import type { Cards } from "./ledger/ledger";
 import type { FraudScorer } from "./scoring";
 import type { MerchantProfile } from "./sources/stripe";
 import type { Services } from "..";
@@ -22,7 +22,7 @@ const MerchantProfileSchema = z.object({
 
 export interface FraudContext {
   scorer: FraudScorer;
-  ledger: CardLedger;
+  ledger: Cards;
   merchant: MerchantProfile;
 }
 
@@ -35,6 +35,12 @@ export async function fraudContext(
   services: Services,
   stores: FraudStores,
 ): Promise<FraudContext> {
+  const scorer = await fraudScorer(env, services);
+  return { scorer, ledger: stores.ledger, merchant: merchantProfile(env.MERCHANT_PROFILE) };
+}
+
+/** The configured fraud model's scorer, once it is ready (503 model_not_ready until then). */
+export async function fraudScorer(env: Env, services: Services): Promise<FraudScorer> {
   const model = services.get(env.FRAUD_MODEL);
   const scorer = model?.capabilities.fraudScoring;
   if (model === undefined || scorer === undefined) {
@@ -45,7 +51,7 @@ export async function fraudContext(
     );
   }
   await requireReady(model);
-  return { scorer, ledger: stores.ledger, merchant: merchantProfile(env.MERCHANT_PROFILE) };
+  return scorer;
 }
 
 /** 503 not_configured naming the migrations D1 lacks: the provider retries, nothing is lost. */

@@ -1,24 +1,13 @@
 // A payment's fraud decision: once per payment (however many events describe it), scored
 // against the card's history before it, and committed with its history entry and event id in
-// one transaction of the card's Durable Object before anyone is answered.
+// one transaction of the card's Durable Object before anyone is answered. It runs inside that
+// object (src/cards.ts), so the Worker makes one call per payment.
 import type { Decision } from "./ledger/decisions";
-import type { CardLedger, Delivery } from "./ledger/ledger";
+import type { CardLedger, Decided, Delivery, PaymentEvent } from "./ledger/ledger";
 import { reasonsFor } from "./reasons";
 import { ruleInputs } from "./rules/rule-inputs";
 import { type ActiveRule, applyRules, approves } from "./rules/rules";
 import type { FraudScorer } from "./scoring";
-import type { Transaction } from "./transaction";
-
-export interface PaymentEvent {
-  eventId: string;
-  provider: Decision["provider"];
-  eventType: string;
-  /** The payment's key: every event of one payment shares it. */
-  transactionKey: string;
-  transaction: Transaction;
-  /** The provider's outcome, for notifications of payments it already decided. */
-  providerApproved?: boolean;
-}
 
 /** Times a decision is scored again because the card's history changed under it. */
 const MAX_RESCORES = 3;
@@ -34,7 +23,7 @@ export async function decide(
   ledger: CardLedger,
   event: PaymentEvent,
   rules: readonly ActiveRule[] = [],
-): Promise<{ decision: Decision; duplicate: boolean }> {
+): Promise<Decided> {
   const { transaction } = event;
   const delivery: Delivery = {
     eventId: event.eventId,

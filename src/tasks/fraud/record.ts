@@ -1,7 +1,7 @@
 // Recording what a signed provider event means: a payment decided once in its card's Durable
-// Object, or an event that cannot be scored, stored with the reason and still acknowledged.
+// Object (one call: src/cards.ts), or an event that cannot be scored, stored with the reason and
+// still acknowledged.
 import type { Decision } from "./ledger/decisions";
-import { decide } from "./decide";
 import type { SourceEvent } from "./sources/source-event";
 import type { FraudStores } from "./ledger/ledger";
 import type { Services } from "..";
@@ -44,20 +44,13 @@ export async function record(
     });
     return { scored: false, reason: source.reason };
   }
-  const { scorer, ledger } = await fraudContext(env, services, stores);
-  const rules = await stores.activeRules();
-  const { decision, duplicate } = await decide(
-    scorer,
-    ledger,
-    {
-      ...delivered,
-      transactionKey: source.key,
-      transaction: source.transaction,
-      ...(source.providerApproved === undefined
-        ? {}
-        : { providerApproved: source.providerApproved }),
-    },
-    rules,
-  );
+  // The model is checked here (503 until it is ready); the card's object scores with its own.
+  const { ledger } = await fraudContext(env, services, stores);
+  const { decision, duplicate } = await ledger.decide(source.transaction.card_id, {
+    ...delivered,
+    transactionKey: source.key,
+    transaction: source.transaction,
+    ...(source.providerApproved === undefined ? {} : { providerApproved: source.providerApproved }),
+  });
   return { scored: true, decision, duplicate };
 }

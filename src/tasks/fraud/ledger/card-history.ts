@@ -1,10 +1,20 @@
 // One Durable Object per card: its recent transactions, its decisions and the event ids that
-// reached them, in SQLite, copied to D1 through an outbox.
+// reached them, in SQLite, copied to D1 through an outbox. src/cards.ts adds the decision itself
+// (the model and the rules) to make the Worker's CardHistory class.
 import { DurableObject } from "cloudflare:workers";
 import type { Transaction } from "../transaction";
 import { createCardSchema } from "./card-schema";
 import { copyToD1, type Decision, type DecisionEvent, type OutboxEntry } from "./decisions";
-import type { CardLedger, CardView, Committed, Delivery, Prepared } from "./ledger";
+import type {
+  CardLedger,
+  Cards,
+  CardView,
+  Committed,
+  Decided,
+  Delivery,
+  PaymentEvent,
+  Prepared,
+} from "./ledger";
 
 /** Transactions kept per card; far more than the model's window, for late (out-of-order) events. */
 const KEEP = 64;
@@ -17,15 +27,6 @@ const COPY_BATCH = 100;
 /** How soon the outbox is replayed into D1 again after a failed copy. */
 const RETRY_MS = 10_000;
 
-/**
- * What a commit answers over RPC: the decision is sent back only when it is another one (the
- * payment was decided meanwhile); the caller already holds its own.
- */
-export type StoredCommit =
-  | { decision: Decision; duplicate: true }
-  | { duplicate: false }
-  | { stale: true };
-
 /** Where a test's fault hook aborts a commit (never set in production: see `faultAfter`). */
 export type FaultPoint = "event" | "history" | "decision";
 
@@ -34,7 +35,7 @@ export type FaultPoint = "event" | "history" | "decision";
  * after any crash there is both or neither, and of concurrent deliveries of one payment exactly one
  * is first.
  */
-export class CardHistory extends DurableObject<Env> {
+export abstract class CardLedgerObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** Test-only fault hook: tests set it through runInDurableObject; nothing else can reach it. */
   faultAfter: FaultPoint | undefined;
@@ -60,7 +61,7 @@ export class CardHistory extends DurableObject<Env> {
    * The payment's decision if it has one (recording this delivery), else the history to score it
    * against.
    */
-  async prepare(delivery: Delivery, at: number, size: number): Promise<Prepared> {
+  protected async prepare(delivery: Delivery, at: number, size: number): Promise<Prepared> {
     const decided = this.ctx.storage.transactionSync(() => {
       const existing = this.decision(delivery.transactionKey);
       if (existing !== undefined) this.recordEvent(delivery);
@@ -78,14 +79,14 @@ export class CardHistory extends DurableObject<Env> {
    * payment was decided meanwhile (that decision is returned, `duplicate: true`) or the history
    * changed since `version` (`stale`: score again). `version: null` commits regardless.
    */
-  async commit(
+  protected async commit(
     delivery: Delivery,
     transaction: Transaction,
     decision: Decision,
     version: number | null,
-  ): Promise<StoredCommit> {
+  ): Promise<Committed> {
     const dropping = this.copiedThrough;
-    const committed = this.ctx.storage.transactionSync((): StoredCommit => {
+    const committed = this.ctx.storage.transactionSync((): Committed => {
       const existing = this.decision(delivery.transactionKey);
       if (existing !== undefined) {
         this.recordEvent(delivery);
@@ -120,7 +121,7 @@ export class CardHistory extends DurableObject<Env> {
           KEEP,
         );
       }
-      return { duplicate: false };
+      return { decision, duplicate: false };
     });
     // No await between the transaction and setAlarm: both reach disk together (write
     // coalescing), so an outbox entry always has an alarm that will copy it into D1. The copy
@@ -129,6 +130,18 @@ export class CardHistory extends DurableObject<Env> {
     if (!committed.duplicate) this.deletedThrough = Math.max(this.deletedThrough, dropping);
     await this.scheduleCopy(COPY_DELAY_MS);
     return committed;
+  }
+
+  /** Decides a payment of this card (src/cards.ts: the model and the rules). */
+  abstract decide(event: PaymentEvent): Promise<Decided>;
+
+  /** This object's own ledger, as the decision uses it (direct calls, no RPC). */
+  protected ledger(): CardLedger {
+    return {
+      prepare: (_card, delivery, at, size) => this.prepare(delivery, at, size),
+      commit: (_card, delivery, transaction, decision, version) =>
+        this.commit(delivery, transaction, decision, version),
+    };
   }
 
   /** History, decisions and deliveries of this card, oldest first (operators and tests). */
@@ -268,37 +281,11 @@ export class CardHistory extends DurableObject<Env> {
   }
 }
 
-/** The card ledger of the fraud task: one CardHistory object per card id. */
-export function durableCards(namespace: DurableObjectNamespace<CardHistory>): CardLedger {
-  // Built per request (src/compose.ts), so a decision's prepare and commit share one stub: the
-  // id is hashed from the card id once, and no stub outlives its request.
-  const stubs = new Map<string, DurableObjectStub<CardHistory>>();
-  const stub = (cardId: string) => {
-    let found = stubs.get(cardId);
-    if (found === undefined) {
-      found = namespace.get(namespace.idFromName(cardId));
-      stubs.set(cardId, found);
-    }
-    return found;
-  };
+/** The cards of the fraud task: one object per card id, which decides that card's payments. */
+export function durableCards(namespace: DurableObjectNamespace<CardLedgerObject>): Cards {
+  const stub = (cardId: string) => namespace.get(namespace.idFromName(cardId));
   return {
-    prepare: (cardId: string, delivery: Delivery, at: number, size: number) =>
-      stub(cardId).prepare(delivery, at, size),
-    commit: (
-      cardId: string,
-      delivery: Delivery,
-      transaction: Transaction,
-      decision: Decision,
-      version: number | null,
-    ) =>
-      stub(cardId)
-        .commit(delivery, transaction, decision, version)
-        .then(
-          (committed): Committed =>
-            "stale" in committed || committed.duplicate
-              ? committed
-              : { decision, duplicate: false },
-        ),
+    decide: (cardId: string, event: PaymentEvent) => stub(cardId).decide(event),
     view: (cardId: string) => stub(cardId).view(),
   };
 }

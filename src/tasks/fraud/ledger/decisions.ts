@@ -50,58 +50,100 @@ export type OutboxEntry =
   | { kind: "decision"; decision: Decision; event?: DecisionEvent }
   | { kind: "event"; event: DecisionEvent };
 
-function eventStatement(db: D1Database, event: DecisionEvent): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO decision_events (event_id, transaction_key, provider, event_type, received_at)
-         VALUES (?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING`,
-    )
-    .bind(event.eventId, event.transactionKey, event.provider, event.eventType, event.receivedAt);
-}
-
-function statementsFor(db: D1Database, entry: OutboxEntry): D1PreparedStatement[] {
-  if (entry.kind === "event") return [eventStatement(db, entry.event)];
-  const statements = [decisionStatement(db, entry.decision)];
-  if (entry.event !== undefined) statements.push(eventStatement(db, entry.event));
-  return statements;
-}
-
-function decisionStatement(db: D1Database, d: Decision): D1PreparedStatement {
-  return db
-    .prepare(
-      "INSERT INTO decisions (transaction_key, event_id, provider, event_type, transaction_id, " +
-        `card_id, score, label, approved,
-         decided_by, model, model_version, history_length, transaction_at, decided_at, reasons,
-         rules_triggered, rule_inputs)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ` +
-        "ON CONFLICT (transaction_key) DO NOTHING",
-    )
-    .bind(
-      d.transactionKey,
-      d.eventId,
-      d.provider,
-      d.eventType,
-      d.transactionId,
-      d.cardId,
-      d.score,
-      d.label,
-      d.approved ? 1 : 0,
-      d.decidedBy,
-      d.model,
-      d.modelVersion,
-      d.historyLength,
-      d.transactionAt,
-      d.decidedAt,
-      d.reasons === undefined ? null : JSON.stringify(d.reasons),
-      d.rulesTriggered === undefined ? null : JSON.stringify(d.rulesTriggered),
-      d.ruleInputs === undefined ? null : JSON.stringify(d.ruleInputs),
-    );
-}
+const DECISION_COLUMNS = [
+  "transaction_key",
+  "event_id",
+  "provider",
+  "event_type",
+  "transaction_id",
+  "card_id",
+  "score",
+  "label",
+  "approved",
+  "decided_by",
+  "model",
+  "model_version",
+  "history_length",
+  "transaction_at",
+  "decided_at",
+  "reasons",
+  "rules_triggered",
+  "rule_inputs",
+] as const;
+const EVENT_COLUMNS = [
+  "event_id",
+  "transaction_key",
+  "provider",
+  "event_type",
+  "received_at",
+] as const;
 
 /**
- * Copies outbox entries into D1 in one batch; idempotent, so a replay after a crash is harmless.
+ * One INSERT of many rows: the rows travel as one JSON array of arrays (a single bound
+ * parameter, so no batch meets D1's limit of 100), each column read back by its position.
+ */
+function insertRows(
+  db: D1Database,
+  table: string,
+  columns: readonly string[],
+  key: string,
+  rows: readonly unknown[][],
+): D1PreparedStatement {
+  const values = columns.map((_, i) => `json_extract(value, '$[${i}]')`).join(", ");
+  return db
+    .prepare(
+      `INSERT INTO ${table} (${columns.join(", ")}) SELECT ${values} FROM json_each(?) ` +
+        `WHERE true ON CONFLICT (${key}) DO NOTHING`,
+    )
+    .bind(JSON.stringify(rows));
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+const decisionRow = (d: Decision): unknown[] => [
+  d.transactionKey,
+  d.eventId,
+  d.provider,
+  d.eventType,
+  d.transactionId,
+  d.cardId,
+  d.score,
+  d.label,
+  d.approved ? 1 : 0,
+  d.decidedBy,
+  d.model,
+  d.modelVersion,
+  d.historyLength,
+  d.transactionAt,
+  d.decidedAt,
+  json(d.reasons),
+  json(d.rulesTriggered),
+  json(d.ruleInputs),
+];
+
+const eventRow = (e: DecisionEvent): unknown[] => [
+  e.eventId,
+  e.transactionKey,
+  e.provider,
+  e.eventType,
+  e.receivedAt,
+];
+
+/**
+ * Copies outbox entries into D1 in one batch of at most two statements (the decisions, the
+ * deliveries); idempotent, so a replay after a crash is harmless.
  */
 export async function copyToD1(db: D1Database, entries: readonly OutboxEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  await db.batch(entries.flatMap((entry) => statementsFor(db, entry)));
+  const decisions: unknown[][] = [];
+  const events: unknown[][] = [];
+  for (const entry of entries) {
+    if (entry.kind === "decision") decisions.push(decisionRow(entry.decision));
+    if (entry.event !== undefined) events.push(eventRow(entry.event));
+  }
+  const statements: D1PreparedStatement[] = [];
+  if (decisions.length > 0)
+    statements.push(insertRows(db, "decisions", DECISION_COLUMNS, "transaction_key", decisions));
+  if (events.length > 0)
+    statements.push(insertRows(db, "decision_events", EVENT_COLUMNS, "event_id", events));
+  if (statements.length > 0) await db.batch(statements);
 }
