@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Memory of one Worker isolate, per model: the live V8 heap (the devtools inspector's
-// Runtime.getHeapUsage right after a heap snapshot's full collection) plus the linear memory
-// onnxruntime-web's WASM instance holds (the Worker's own /metrics: edge_wasm_memory_bytes),
-// idle after the model loads and at peak under N concurrent connections. The heap's used size
-// before collection (garbage included) is printed beside it, not checked. Each row runs in a fresh `wrangler dev`, so a
-// row holds only what its models load. An isolate gets 128 MB for all of it.
+// Memory of one Worker isolate, per model, as V8's heap snapshot counts it (devtools inspector):
+// a snapshot begins with a full collection and lists everything left, so its sum is what the
+// isolate holds live: JS objects (the script's source included), ArrayBuffer contents (ORT's WASM
+// linear memory, model and tokenizer files) and compiled WASM code. Read idle after the models
+// load, and once a second under N concurrent connections; the JS heap's used size before
+// collection (garbage included) is sampled every 50 ms beside it, printed, not checked. Each row
+// runs in a fresh `wrangler dev`, so a row holds only what its models load. An isolate gets
+// 128 MB for all of it.
 //
 // Usage: npm run memory [-- --seconds 5 --connections 64]
 //        npm run memory -- --check docs/memory.md   # exit 1 if a figure exceeds its line's ceiling
@@ -121,6 +123,25 @@ const ROWS = [
   },
 ];
 
+/**
+ * A heap snapshot's objects summed by kind (bytes): ArrayBuffer contents and compiled WASM code
+ * (V8 lists both as native nodes) apart from the JS heap's own objects.
+ */
+function liveSizes({ snapshot, nodes, strings }) {
+  const fields = snapshot.meta.node_fields;
+  const [selfSize, name, type] = ["self_size", "name", "type"].map((f) => fields.indexOf(f));
+  const native = snapshot.meta.node_types[0].indexOf("native");
+  const sizes = { js: 0, buffers: 0, wasmCode: 0 };
+  for (let i = 0; i < nodes.length; i += fields.length) {
+    const bytes = nodes[i + selfSize];
+    const label = nodes[i + type] === native ? strings[nodes[i + name]] : "";
+    if (label === "system / JSArrayBufferData") sizes.buffers += bytes;
+    else if (label.startsWith("system / CppGCManaged (WasmNativeModule)")) sizes.wasmCode += bytes;
+    else sizes.js += bytes;
+  }
+  return { ...sizes, total: sizes.js + sizes.buffers + sizes.wasmCode };
+}
+
 /** A devtools-protocol session over the inspector's WebSocket. */
 async function inspector(url) {
   const socket = new WebSocket(url);
@@ -130,8 +151,10 @@ async function inspector(url) {
   });
   let nextId = 0;
   const pending = new Map();
+  let chunks = [];
   socket.on("message", (raw) => {
     const message = JSON.parse(raw.toString());
+    if (message.method === "HeapProfiler.addHeapSnapshotChunk") chunks.push(message.params.chunk);
     pending.get(message.id)?.(message);
     pending.delete(message.id);
   });
@@ -146,21 +169,17 @@ async function inspector(url) {
   const heapUsed = async () => (await send("Runtime.getHeapUsage")).usedSize;
   return {
     heapUsed,
-    // A heap snapshot begins with a full, compacting collection, so the used size read right
-    // after it is what is live. (HeapProfiler.collectGarbage does not return in workerd.) The
-    // snapshot's chunks arrive as events and are dropped.
-    liveHeap: async () => {
+    // The live isolate from a heap snapshot (HeapProfiler.collectGarbage does not return in
+    // workerd; the used size read after a snapshot would count what requests allocate since).
+    live: async () => {
+      chunks = [];
       await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
-      return heapUsed();
+      const snapshot = JSON.parse(chunks.join(""));
+      chunks = [];
+      return liveSizes(snapshot);
     },
     close: () => socket.close(),
   };
-}
-
-/** `server`: a started Worker, its url and the headers with its API key. */
-async function wasmBytes(server) {
-  const text = await (await fetch(`${server.url}/metrics`, { headers: server.headers })).text();
-  return Number(/^edge_wasm_memory_bytes (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
 }
 
 async function send(server, { path, init }) {
@@ -173,21 +192,22 @@ async function send(server, { path, init }) {
 }
 
 /**
- * CONNECTIONS loops sending the row's requests for SECONDS while the heap is sampled: its used
- * size every 50 ms (garbage included), and what is live (after a full collection) once a second
- * while the requests are in flight.
+ * CONNECTIONS loops sending the row's requests for SECONDS while the isolate is sampled: the JS
+ * heap's used size every 50 ms (garbage included), and what is live once a second while the
+ * requests are in flight (the snapshot with the largest total).
  */
 async function load(server, requests, heap) {
   const until = performance.now() + SECONDS * 1000;
-  let peak = 0;
-  let livePeak = 0;
+  let usedPeak = 0;
+  let livePeak;
   let sent = 0;
   const sampler = (async () => {
     let nextLive = performance.now() + 1000;
     while (performance.now() < until) {
-      peak = Math.max(peak, await heap.heapUsed());
+      usedPeak = Math.max(usedPeak, await heap.heapUsed());
       if (performance.now() >= nextLive) {
-        livePeak = Math.max(livePeak, await heap.liveHeap());
+        const live = await heap.live();
+        if (livePeak === undefined || live.total > livePeak.total) livePeak = live;
         nextLive = performance.now() + 1000;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -200,7 +220,7 @@ async function load(server, requests, heap) {
     }),
   );
   await sampler;
-  return { peak, livePeak, sent };
+  return { usedPeak, livePeak, sent };
 }
 
 async function measure(row) {
@@ -221,12 +241,11 @@ async function measure(row) {
     }
     for (const request of row.requests) for (let i = 0; i < 10; i++) await send(dev, request);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const idleHeap = await heap.liveHeap();
-    const idleWasm = await wasmBytes(dev);
-    const { peak, livePeak, sent } = await load(dev, row.requests, heap);
-    const peakWasm = await wasmBytes(dev);
-    const peakHeap = Math.max(livePeak, idleHeap);
-    return { idleHeap, peakHeap, usedPeak: Math.max(peak, peakHeap), idleWasm, peakWasm, sent };
+    const idle = await heap.live();
+    const loaded = await load(dev, row.requests, heap);
+    const peak =
+      loaded.livePeak === undefined || loaded.livePeak.total < idle.total ? idle : loaded.livePeak;
+    return { idle, peak, usedPeak: loaded.usedPeak, sent: loaded.sent };
   } finally {
     heap.close();
     dev.stop();
@@ -254,21 +273,21 @@ const limits =
   options.check === undefined ? undefined : ceilings(readFileSync(options.check, "utf8"));
 const failures = [];
 console.log(
-  `| what is loaded | V8 heap live, idle | V8 heap live, peak under ${CONNECTIONS} connections ` +
-    "| V8 heap used before collection, peak | ORT WASM memory idle / peak " +
-    "| peak total (MB) | ceiling (MB) |",
+  "| what is loaded | JS heap live, idle | JS heap live, peak | ArrayBuffers (ORT's WASM " +
+    "memory included) | compiled WASM code | JS heap used before collection, peak " +
+    `| live total idle / peak under ${CONNECTIONS} connections | ceiling (MB) |`,
 );
-console.log("|---|---|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|---|");
 for (const row of ROWS.filter(
   (candidate) => options.only === undefined || candidate.name.includes(options.only),
 )) {
-  const figures = await measure(row);
-  const total = (figures.peakHeap + figures.peakWasm) / MB;
+  const { idle, peak, usedPeak, sent } = await measure(row);
+  const total = peak.total / MB;
   const ceiling = limits?.get(row.name);
   console.log(
-    `| ${row.name} | ${mb(figures.idleHeap)} | ${mb(figures.peakHeap)} ` +
-      `| ${mb(figures.usedPeak)} | ${mb(figures.idleWasm)} / ${mb(figures.peakWasm)} | ` +
-      `${total.toFixed(1)} | ${ceiling ?? "—"} |  <!-- ${figures.sent} requests -->`,
+    `| ${row.name} | ${mb(idle.js)} | ${mb(peak.js)} | ${mb(peak.buffers)} | ` +
+      `${mb(peak.wasmCode)} | ${mb(usedPeak)} | ${mb(idle.total)} / ${total.toFixed(1)} ` +
+      `| ${ceiling ?? "—"} |  <!-- ${sent} requests -->`,
   );
   if (limits !== undefined) {
     if (ceiling === undefined) failures.push(`${row.name}: no line in docs/memory.md's table`);
