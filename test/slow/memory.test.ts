@@ -1,5 +1,6 @@
-// docs/memory.md's table is a contract: each line's live total (a heap snapshot: JS heap, ArrayBuffers, compiled WASM code)
-// measured inside workerd under 64 connections must stay within the line's ceiling. Five fresh
+// docs/memory.md's table is a contract: each line's live total (a heap snapshot: JS heap,
+// ArrayBuffers, compiled WASM code) measured inside workerd under 64 connections must stay
+// within the line's ceiling. Five fresh
 // `wrangler dev` starts (up to 120 s each on a busy machine) make its time depend on the load,
 // so it gets the time they may take rather than a quiet machine's: only memory fails it.
 import { execFile } from "node:child_process";
