@@ -76,6 +76,8 @@ function reportOriginConfig(served: Services): void {
  * - tasks/fraud/rules/rule-language: the CEL environment rules are checked against (one)
  * - tasks/fraud/rules/rule-store: the enabled rules, compiled (per D1 binding; read again after
  *   5 s, and at once after a PUT in this isolate)
+ * - tasks/fraud/drift/drift: the last 7 days' drift report /metrics shows (per fraud model; read
+ *   again after 5 minutes)
  * - routes/http/body: the body-limit middleware per size (per MAX_BODY_BYTES value)
  * - routes/openai/models: when this isolate began serving, `created` (first /v1/models)
  */

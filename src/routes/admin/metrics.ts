@@ -1,8 +1,9 @@
 // GET /metrics: this isolate's figures in Prometheus text — the WASM memory onnxruntime-web holds,
 // the sessions it has created, which models are loaded, failed authentications by reason, each
 // canary's split, attempts by version and rollback, (tasks/metrics/edge-metrics) requests, their
-// durations, tokens and time to first token — and the fraud labels' live precision and recall
-// over the last 30 days (from D1, shared by every isolate).
+// durations, tokens and time to first token — and, from D1 (shared by every isolate), the fraud
+// labels' live precision and recall over the last 30 days and the drift of the last 7 days'
+// decisions (read again at most every 5 minutes).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   canaryMetricLines,
@@ -16,14 +17,40 @@ import { problemResponses, KEY_ERRORS } from "../http/problems";
 import type { AppEnv } from "../http/services";
 import { requireScope } from "../http/auth";
 import type { FraudStores } from "../../tasks/fraud/ledger/ledger";
+import { recentDrift } from "../../tasks/fraud/drift/drift";
+import { referenceFor } from "../../tasks/fraud/drift/reference";
 
 const WINDOW_DAYS = 30;
+const DRIFT_DAYS = 7;
+
+/** The drift gauges of the configured fraud model (none when it ships no reference). */
+async function driftLines(stores: FraudStores, model: string): Promise<string[]> {
+  const reference = referenceFor(model);
+  if (reference === undefined) return [];
+  const report = await recentDrift(stores, model, reference.features, DRIFT_DAYS * 86_400_000);
+  const labels = `model="${reference.model}",window="${DRIFT_DAYS}d"`;
+  return [
+    "# HELP edge_fraud_drift_psi Population stability index of a monitored feature of the " +
+      "window's decisions against the training distribution (0.1 moderate, 0.25 drift).",
+    "# TYPE edge_fraud_drift_psi gauge",
+    ...Object.entries(report.features).map(
+      ([feature, { psi }]) => `edge_fraud_drift_psi{feature="${feature}",${labels}} ${psi}`,
+    ),
+    "# HELP edge_fraud_drift 1 when a monitored feature crossed the drift threshold (with at " +
+      "least 100 decisions in the window), else 0.",
+    "# TYPE edge_fraud_drift gauge",
+    `edge_fraud_drift{${labels}} ${report.drifted.length > 0 ? 1 : 0}`,
+    "# HELP edge_fraud_drift_sample Decisions the drift was computed over.",
+    "# TYPE edge_fraud_drift_sample gauge",
+    `edge_fraud_drift_sample{${labels}} ${report.sample}`,
+  ];
+}
 
 /**
  * The fraud gauges, from the decisions of the last WINDOW_DAYS and their outcomes; none while D1
  * lacks the schema or cannot answer (the other gauges still come).
  */
-async function fraudLines(stores: FraudStores): Promise<string[]> {
+async function fraudLines(stores: FraudStores, model: string): Promise<string[]> {
   try {
     if ((await stores.missingMigrations()).length > 0) return [];
     const until = Date.now();
@@ -57,6 +84,7 @@ async function fraudLines(stores: FraudStores): Promise<string[]> {
           `edge_fraud_recall{label="${label}",${window}} ` +
           rate(counts.caught[label], counts.fraudulent),
       ),
+      ...(await driftLines(stores, model)),
     ];
   } catch (error) {
     console.warn(JSON.stringify({ event: "fraud_metrics_unavailable", error: String(error) }));
@@ -108,7 +136,7 @@ metricsRoutes.openapi(metricsRoute, async (c) => {
       ([reason, count]) => `edge_auth_failures_total{reason="${reason}"} ${count}`,
     ),
     ...canaryMetricLines(canaryMonitor.statuses()),
-    ...(await fraudLines(c.var.fraudStores(c.env))),
+    ...(await fraudLines(c.var.fraudStores(c.env), c.env.FRAUD_MODEL)),
   ];
   return c.text(`${lines.join("\n")}\n${renderEdgeMetrics()}`, 200, {
     "content-type": "text/plain; version=0.0.4; charset=utf-8",

@@ -3,7 +3,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ServiceError } from "../../errors/service-error";
 import { requireSchema } from "../../tasks/fraud/context";
-import { driftReport, MIN_SAMPLE } from "../../tasks/fraud/drift/drift";
+import { MIN_SAMPLE, windowDrift } from "../../tasks/fraud/drift/drift";
 import { PSI_DRIFT, PSI_MODERATE } from "../../tasks/fraud/drift/psi";
 import { referenceFor } from "../../tasks/fraud/drift/reference";
 import { KEY_ERRORS, problemResponses } from "../http/problems";
@@ -11,8 +11,6 @@ import type { AppEnv } from "../http/services";
 import { validationHook } from "../http/validation";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Decisions read per report at most (the window's latest are left out beyond it). */
-const MAX_SAMPLE = 10_000;
 
 const DriftResponse = z
   .object({
@@ -74,11 +72,7 @@ export const fraudDriftRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validatio
     const stores = c.var.fraudStores(c.env);
     await requireSchema(stores);
     const window = { since: new Date(since).toISOString(), until: new Date(until).toISOString() };
-    const rows = await stores.backtestRows(window.since, window.until, MAX_SAMPLE);
-    const report = driftReport(
-      reference.features,
-      rows.map((row) => ({ score: row.inputs.score, inputs: row.inputs })),
-    );
+    const report = await windowDrift(stores, reference.features, window.since, window.until);
     if (report.drifted.length > 0)
       console.warn(JSON.stringify({ event: "fraud_drift", ...window, drifted: report.drifted }));
     return c.json(

@@ -46,3 +46,60 @@ export function driftReport(
           .map(([name]) => name);
   return { sample: rows.length, features, drifted };
 }
+
+/** Decisions read per report at most (the window's latest are left out beyond it). */
+export const MAX_SAMPLE = 10_000;
+
+/** What a window's drift needs: its stored decisions with the inputs rules read. */
+interface DecisionRows {
+  backtestRows(
+    since: string,
+    until: string,
+    limit: number,
+  ): Promise<readonly { inputs: RuleInputs }[]>;
+}
+
+/** The drift of the decisions of [since, until) against `reference`. */
+export async function windowDrift(
+  stores: DecisionRows,
+  reference: Record<string, Reference>,
+  since: string,
+  until: string,
+): Promise<DriftReport> {
+  const rows = await stores.backtestRows(since, until, MAX_SAMPLE);
+  return driftReport(
+    reference,
+    rows.map((row) => ({ score: row.inputs.score, inputs: row.inputs })),
+  );
+}
+
+/** How long /metrics shows one drift report before reading the window again. */
+export const METRICS_DRIFT_TTL_MS = 5 * 60_000;
+
+// Per isolate, listed in src/isolate.ts: the last drift report /metrics showed, per model.
+const recent = new Map<string, { at: number; report: Promise<DriftReport> }>();
+
+/**
+ * The drift of the last `windowMs` for /metrics: read again at most every METRICS_DRIFT_TTL_MS
+ * (a report reads up to MAX_SAMPLE decisions, too much for every scrape); a failed read is not
+ * kept.
+ */
+export function recentDrift(
+  stores: DecisionRows,
+  model: string,
+  reference: Record<string, Reference>,
+  windowMs: number,
+  now = Date.now(),
+): Promise<DriftReport> {
+  const cached = recent.get(model);
+  if (cached !== undefined && now - cached.at < METRICS_DRIFT_TTL_MS) return cached.report;
+  const report = windowDrift(
+    stores,
+    reference,
+    new Date(now - windowMs).toISOString(),
+    new Date(now).toISOString(),
+  );
+  recent.set(model, { at: now, report });
+  report.catch(() => recent.delete(model));
+  return report;
+}
