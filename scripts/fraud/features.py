@@ -9,7 +9,8 @@ Blocks, in this order (column count follows from the fitted vocabularies):
      values seen in that column in training (sorted). Unseen digit value -> all zeros.
   2. Zip: '' -> 0; integer value of the zip -> 5 digits -> one-hot (as above).
   3. Merchant Name: label-encode (values with < minCount=3 training rows -> '__unknown__',
-     also in training; classes sorted numerically as signed 64-bit ints, '__unknown__' last)
+     also in training; classes sorted numerically as signed 64-bit ints (as strings when one is not a number,
+     e.g. an export's "self"), '__unknown__' last)
      -> digits -> one-hot.
   4. Merchant City: as Merchant Name (minCount 3, classes sorted as strings by code point).
   5. MCC: label-encode (classes sorted numerically, '__unknown__' last; minCount 1) -> digits
@@ -102,6 +103,9 @@ def fit_label(values, min_count, numeric):
     for v in values:
         counts[v] = counts.get(v, 0) + 1
     kept = [v for v, n in counts.items() if n >= min_count]
+    # Numeric classes sort as integers; an export's merchant id ("self": the account's own
+    # charges) is not a number, and then all sort as strings.
+    numeric = numeric and all(v.lstrip("-").isdigit() for v in kept)
     kept.sort(key=(lambda s: int(s)) if numeric else None)
     return kept + [UNKNOWN]
 

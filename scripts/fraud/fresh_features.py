@@ -32,7 +32,8 @@ def main():
 
     # Windows as in training: per (User, Card) by time, the row and the 6 before it, left-padded.
     ms = np.array([fx.time_ms(r) for r in rows], dtype=np.int64)
-    key = np.array([int(r["User"]) * 10 + int(r["Card"]) for r in rows], dtype=np.int64)
+    cards = {}  # (User, Card) as strings: an export's User is the edge's card id
+    key = np.array([cards.setdefault((r["User"], r["Card"]), len(cards)) for r in rows], dtype=np.int64)
     order = np.lexsort((np.arange(len(rows)), ms, key))
     pad = len(rows)
     windows = np.full((len(rows), WINDOW), pad, dtype=np.int32)

@@ -4,7 +4,10 @@ TabFormer-schema transactions and export it to ONNX.
   /usr/bin/python3 scripts/fraud/train.py [--csv .cache/fraud/transactions.csv] [--hidden 64]
 
 Split BY TIME on the date of the scored (last) transaction of a window:
-  train 2019-01-01 .. 2019-09-30, validation 2019-10-01 .. 2019-10-31, test 2019-11-01 .. 2019-12-31.
+  train 2019-01-01 .. 2019-09-30, validation 2019-10-01 .. 2019-10-31, test 2019-11-01 .. 2019-12-31;
+  with --split quantile (an export of live decisions, any dates): the first 70% of the rows by
+  time, the next 15%, the last 15%. A card is (User, Card) as strings (an export's User is the
+  edge's card id, e.g. fingerprint:…).
 Vocabularies are fitted on the train period only. Windows: per (User, Card), rows ordered by
 time (ties keep file order); a window is the transaction and the 6 before it, time-major
 [7, B, F]; fewer than 6 earlier transactions -> LEFT-padded with all-zero feature vectors.
@@ -18,7 +21,7 @@ Loss: BCE on the last step plus 0.5 x BCE on the earlier (non-padded) steps with
 labels. The epoch with the best validation AUPRC is exported.
 
 Outputs: models/fraud-gru/model.fp32.onnx, .cache/fraud/{vocab.json, rows.f32, windows-*.i32,
-labels-*.u8, meta.json} for scripts/fraud/evaluate.mjs.
+labels-*.u8, ids-*.i32, meta.json} for scripts/fraud/evaluate.mjs (ids: the CSV rows of a split).
 """
 import argparse
 import calendar
@@ -45,6 +48,12 @@ SPLITS = {
 def day_ms(s):
     y, m, d = map(int, s.split("-"))
     return calendar.timegm((y, m, d, 0, 0, 0)) * 1000
+
+
+def iso(ms):
+    """A split bound as the dates of SPLITS are written (minutes when not midnight)."""
+    t = time.gmtime(ms // 1000)
+    return time.strftime("%Y-%m-%d" if ms % 86_400_000 == 0 else "%Y-%m-%dT%H:%MZ", t)
 
 
 class GRULayer(nn.Module):
@@ -172,6 +181,8 @@ def main():
     ap.add_argument("--csv", default=".cache/fraud/transactions.csv")
     ap.add_argument("--cache", default=".cache/fraud")
     ap.add_argument("--out", default="models/fraud-gru/model.fp32.onnx")
+    ap.add_argument("--split", choices=("dates", "quantile"), default="dates",
+                    help="dates: the fixed 2019 periods; quantile: 70/15/15% of the rows by time")
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=22)
     ap.add_argument("--seed", type=int, default=7)
@@ -191,13 +202,17 @@ def main():
 
     rows = fx.load_csv(args.csv)
     ms = np.array([fx.time_ms(r) for r in rows], dtype=np.int64)
-    users = np.array([int(r["User"]) for r in rows], dtype=np.int64)
-    cards = np.array([int(r["Card"]) for r in rows], dtype=np.int64)
+    card_ids = {}  # (User, Card) -> index in order of first appearance (the generator's file is sorted)
+    key = np.array([card_ids.setdefault((r["User"], r["Card"]), len(card_ids)) for r in rows], dtype=np.int64)
     labels = np.array([r["Is Fraud?"] == "Yes" for r in rows], dtype=np.uint8)
-    order = np.lexsort((np.arange(len(rows)), ms, cards, users))  # by user, card, time, file order
-    split_of = {}
-    for name, (a, b) in SPLITS.items():
-        split_of[name] = (ms >= day_ms(a)) & (ms < day_ms(b))
+    order = np.lexsort((np.arange(len(rows)), ms, key))  # by card, time, file order
+    bounds = {name: (day_ms(a), day_ms(b)) for name, (a, b) in SPLITS.items()}
+    if args.split == "quantile":
+        by_time = np.sort(ms)
+        cut = [int(by_time[int(q * len(rows))]) for q in (0.7, 0.85)]
+        bounds = {"train": (int(by_time[0]), cut[0]), "validation": (cut[0], cut[1]),
+                  "test": (cut[1], int(by_time[-1]) + 1)}
+    split_of = {name: (ms >= a) & (ms < b) for name, (a, b) in bounds.items()}
     train_rows = [rows[i] for i in np.nonzero(split_of["train"])[0]]
     vocab = fx.fit(train_rows)
     feat = fx.Featurizer(vocab)
@@ -209,7 +224,7 @@ def main():
     # windows[i] = row indices of the 6 previous transactions of the same card and row i (pad = len(rows))
     pad = len(rows)
     windows = np.full((len(rows), WINDOW), pad, dtype=np.int64)
-    key = users[order] * 10 + cards[order]
+    key = key[order]
     pos_in_card = np.zeros(len(rows), dtype=np.int64)
     start = 0
     for i in range(1, len(order) + 1):
@@ -336,12 +351,13 @@ def main():
     for name in ("validation", "test"):
         windows[ids[name]].astype(np.int32).tofile(os.path.join(args.cache, f"windows-{name}.i32"))
         labels[ids[name]].tofile(os.path.join(args.cache, f"labels-{name}.u8"))
+        ids[name].astype(np.int32).tofile(os.path.join(args.cache, f"ids-{name}.i32"))
     with open(os.path.join(args.cache, "vocab.json"), "w") as f:
         json.dump(fx.describe(vocab), f)
     meta = {
         "rows": len(rows), "features": F, "pad": pad, "fraudRows": int(labels.sum()),
-        "split": {k: {"from": a, "until": b, "windows": int(len(ids[k])), "positives": int(labels[ids[k]].sum())}
-                  for k, (a, b) in SPLITS.items()},
+        "split": {k: {"from": iso(a), "until": iso(b), "windows": int(len(ids[k])),
+                      "positives": int(labels[ids[k]].sum())} for k, (a, b) in bounds.items()},
         "training": {
             "script": "scripts/fraud/train.py",
             "architecture": f"2 stacked GRU layers (hidden {args.hidden}, PyTorch GRU semantics = ONNX linear_before_reset=1, "
