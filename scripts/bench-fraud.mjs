@@ -218,22 +218,9 @@ function acknowledgedOnly(i) {
   };
 }
 
-async function deliverFloor(worker, i) {
-  const payload = JSON.stringify(acknowledgedOnly(i));
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
-  const started = performance.now();
-  const response = await fetch(`${worker.url}/v1/webhooks/stripe`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "stripe-signature": signature },
-    body: payload,
-  });
-  await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
-  return performance.now() - started;
-}
-
-async function deliver(worker, i) {
-  const payload = JSON.stringify(event(i));
+/** Posts a signed event; its latency in ms, once the whole answer has arrived. */
+async function postSigned(worker, stripeEvent, check) {
+  const payload = JSON.stringify(stripeEvent);
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
   const started = performance.now();
   const response = await fetch(`${worker.url}/v1/webhooks/stripe`, {
@@ -243,10 +230,17 @@ async function deliver(worker, i) {
   });
   const body = await response.json();
   if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
-  if (body.metadata?.fraud_score === undefined)
-    throw new Error(`not scored: ${JSON.stringify(body)}`);
+  check?.(body);
   return performance.now() - started;
 }
+
+const deliverFloor = (worker, i) => postSigned(worker, acknowledgedOnly(i));
+
+const deliver = (worker, i) =>
+  postSigned(worker, event(i), (body) => {
+    if (body.metadata?.fraud_score === undefined)
+      throw new Error(`not scored: ${JSON.stringify(body)}`);
+  });
 
 /** EVENTS events at `concurrency` in flight: latencies, wall time and workerd CPU. */
 async function load(worker, concurrency, offset, send = deliver) {
