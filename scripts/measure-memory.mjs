@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
-import WebSocket from "ws";
+import { inspector } from "./lib/inspector.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
@@ -142,43 +142,23 @@ function liveSizes({ snapshot, nodes, strings }) {
   return { ...sizes, total: sizes.js + sizes.buffers + sizes.wasmCode };
 }
 
-/** A devtools-protocol session over the inspector's WebSocket. */
-async function inspector(url) {
-  const socket = new WebSocket(url);
-  await new Promise((resolve, reject) => {
-    socket.once("open", resolve);
-    socket.once("error", reject);
-  });
-  let nextId = 0;
-  const pending = new Map();
+/** The inspector session's two readings: the JS heap's used size, and the live isolate. */
+async function isolateMemory(url) {
+  const session = await inspector(url);
   let chunks = [];
-  socket.on("message", (raw) => {
-    const message = JSON.parse(raw.toString());
-    if (message.method === "HeapProfiler.addHeapSnapshotChunk") chunks.push(message.params.chunk);
-    pending.get(message.id)?.(message);
-    pending.delete(message.id);
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const id = ++nextId;
-      pending.set(id, (message) =>
-        message.error ? reject(new Error(message.error.message)) : resolve(message.result),
-      );
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-  const heapUsed = async () => (await send("Runtime.getHeapUsage")).usedSize;
+  session.onEvent("HeapProfiler.addHeapSnapshotChunk", ({ chunk }) => chunks.push(chunk));
   return {
-    heapUsed,
+    heapUsed: async () => (await session.send("Runtime.getHeapUsage")).usedSize,
     // The live isolate from a heap snapshot (HeapProfiler.collectGarbage does not return in
     // workerd; the used size read after a snapshot would count what requests allocate since).
     live: async () => {
       chunks = [];
-      await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+      await session.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
       const snapshot = JSON.parse(chunks.join(""));
       chunks = [];
       return liveSizes(snapshot);
     },
-    close: () => socket.close(),
+    close: session.close,
   };
 }
 
@@ -230,7 +210,7 @@ async function measure(row) {
     vars: {},
     inspector: true,
   });
-  const heap = await inspector(dev.inspectorUrl);
+  const heap = await isolateMemory(dev.inspectorUrl);
   try {
     for (const model of row.models) {
       const response = await fetch(`${dev.url}/v2/models/${model}/ready`, {

@@ -7,8 +7,8 @@
 // cold-start.cpuprofile] [--interval 100] [--source bundle.js]
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import WebSocket from "ws";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
+import { inspector } from "./lib/inspector.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -20,39 +20,6 @@ const { values: options } = parseArgs({
     source: { type: "string" },
   },
 });
-
-async function inspector(url) {
-  const socket = new WebSocket(url);
-  await new Promise((resolve, reject) => {
-    socket.once("open", resolve);
-    socket.once("error", reject);
-  });
-  let nextId = 0;
-  const pending = new Map();
-  const listeners = new Map();
-  socket.on("message", (raw) => {
-    const message = JSON.parse(raw.toString());
-    if (message.id === undefined) {
-      listeners.get(message.method)?.(message.params);
-      return;
-    }
-    pending.get(message.id)?.(message);
-    pending.delete(message.id);
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const id = ++nextId;
-      pending.set(id, (message) =>
-        message.error ? reject(new Error(message.error.message)) : resolve(message.result),
-      );
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-  return {
-    send,
-    onEvent: (method, listener) => listeners.set(method, listener),
-    close: () => socket.close(),
-  };
-}
 
 const headers = { authorization: "Bearer profile-key", "content-type": "application/json" };
 const REQUESTS = [

@@ -8,8 +8,8 @@
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import Stripe from "stripe";
-import WebSocket from "ws";
 import { startWranglerDev } from "../lib/wrangler-dev.mjs";
+import { inspector } from "../lib/inspector.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -38,30 +38,6 @@ const STAGES = [
   ["signature", /\bverifyStripe\b|constructEvent|computeSignature|SubtleCrypto|\bverifyHeader/],
   ["parsing (zod, mapping)", /safeParse|\bparse\b|\bsourceOf\b|\bfromIssuingAuthorization\b|_zod/],
 ];
-
-async function inspector(url) {
-  const socket = new WebSocket(url);
-  await new Promise((resolve, reject) => {
-    socket.once("open", resolve);
-    socket.once("error", reject);
-  });
-  let nextId = 0;
-  const pending = new Map();
-  socket.on("message", (raw) => {
-    const message = JSON.parse(raw.toString());
-    pending.get(message.id)?.(message);
-    pending.delete(message.id);
-  });
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const id = ++nextId;
-      pending.set(id, (message) =>
-        message.error ? reject(new Error(message.error.message)) : resolve(message.result),
-      );
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-  return { send, close: () => socket.close() };
-}
 
 const run = Date.now().toString(36);
 function payload(i) {
