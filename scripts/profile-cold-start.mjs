@@ -5,7 +5,8 @@
 // .cpuprofile (open it in Chrome devtools → Performance). Each request is profiled apart and
 // summarised on its own, then all together. Usage: node scripts/profile-cold-start.mjs [--out
 // cold-start.cpuprofile] [--interval 100] [--source bundle.js]
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 import { inspector } from "./lib/inspector.mjs";
@@ -118,6 +119,7 @@ try {
       );
   }
   session.close();
+  mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, JSON.stringify(merge(profiles)));
   console.log("\nall requests together:");
   summarise(merge(profiles), Number(options.top));
