@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { originConfig } from "./compose";
 import { bundledModels } from "./models/bundled";
 import { createRegistry } from "./models/registry";
-import { edgeRuntimes } from "./runtime";
+import { canaryMonitor, d1Rollbacks, edgeRuntimes } from "./runtime";
 import { createBreakers } from "./runtime/origin/circuit-breaker";
 import { createServices, type Services } from "./tasks";
 import { preloadModels, type PreloadOutcome } from "./tasks/preload";
@@ -70,7 +70,8 @@ function reportOriginConfig(served: Services): void {
  *   durations, prompt and generated tokens and time to first token by model (for /metrics;
  *   series bounded by the routes, methods and models)
  * - runtime/origin/canary-monitor: per model with ORIGIN_CANARY, the canary's attempts over its
- *   window (bounded), attempts by version and outcome, and whether it was rolled back
+ *   window (bounded), attempts by version and outcome, whether it was rolled back (here, or by
+ *   another isolate: read from D1 every 10 s at most) and when D1 was last asked
  * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
  * - runtime/origin/pool-config: parsed ORIGIN_POOL / ORIGIN_URL values (per value; 256 at most)
  * - tasks/fraud/rules/rule-language: the CEL environment rules are checked against (one)
@@ -84,6 +85,9 @@ function reportOriginConfig(served: Services): void {
 export const isolate = {
   /** The served models, built on first use with the isolate's bindings (R2, origins). */
   services(): Services {
+    // Canary rollbacks are shared through D1: one isolate's rollback moves every isolate's
+    // traffic back (runtime/origin/canary-monitor).
+    if (services === undefined) canaryMonitor.share(d1Rollbacks(env.DB));
     services ??= createServices(
       createRegistry(bundledModels, {
         bucket: env.MODELS,

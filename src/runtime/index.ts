@@ -16,6 +16,7 @@ export type * from "./runtime";
 export { NO_ORIGIN, type OriginConfig, type Replica } from "./origin/origin-config";
 export { wasmMemoryBytes, wasmSessionsCreated } from "./wasm/ort";
 export { canaryMetricLines, canaryMonitor } from "./origin/canary-monitor";
+export { d1Rollbacks } from "./origin/canary-rollbacks";
 
 /** Verified bytes of one of the model's graphs, by its name in `graphs`. */
 export type GraphLoader = (graph: string) => Promise<Uint8Array>;

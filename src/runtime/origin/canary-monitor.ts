@@ -1,5 +1,7 @@
 // This isolate's watch over each model's canary: the canary's attempts over a sliding window,
 // and the rollback to the stable version once its error rate or p95 latency crosses a threshold.
+// With a shared store, a rollback decided by one isolate is published there and every other
+// isolate adopts it within SHARED_POLL_MS: all traffic moves back, not one isolate's.
 import type { CanaryConfig } from "./canary-config";
 
 /** One attempt on a canary replica: failed, or answered after `latencyMs`. */
@@ -18,11 +20,24 @@ export interface Rollback {
   at: number;
 }
 
+/** Where isolates share their rollbacks (D1: canary-rollbacks.ts), keyed by model and config. */
+export interface SharedRollbacks {
+  publish(model: string, configKey: string, rollback: Rollback): Promise<void>;
+  read(model: string, configKey: string): Promise<Rollback | undefined>;
+}
+
+/** How often an isolate asks the shared store whether another rolled a canary back. */
+export const SHARED_POLL_MS = 10_000;
+
 interface ModelWatch {
   /** The configuration this watch is for: a new value starts afresh (roll forward). */
   configKey: string;
   samples: Sample[];
   rollback?: Rollback;
+  /** Who decided the rollback: this isolate, or another (read from the shared store). */
+  scope?: "isolate" | "shared";
+  /** When this isolate last asked the shared store (a read in flight counts as asked). */
+  polledAt?: number;
   /** Requests by version and outcome since this configuration was first seen. */
   counts: Map<string, number>;
 }
@@ -33,6 +48,8 @@ export interface CanaryStatus {
   canary: string;
   weight: number;
   rollback?: Rollback;
+  /** Who decided the rollback: this isolate, or another through the shared store. */
+  scope?: "isolate" | "shared";
   counts: ReadonlyMap<string, number>;
 }
 
@@ -49,6 +66,8 @@ export interface CanaryMonitor {
   ): void;
   /** Every watched model's split and state (for /metrics). */
   statuses(): CanaryStatus[];
+  /** Shares rollbacks with other isolates through `store` (none: this isolate's alone). */
+  share(store: SharedRollbacks | undefined): void;
 }
 
 /** The 95th percentile of `values` (nearest rank). */
@@ -80,6 +99,43 @@ export interface CanaryMonitorOptions {
 export function createCanaryMonitor(options: CanaryMonitorOptions = {}): CanaryMonitor {
   const { now = Date.now, log = (line: string) => console.error(line) } = options;
   const watches = new Map<string, ModelWatch & { canary: CanaryConfig }>();
+  let shared: SharedRollbacks | undefined;
+  const logRollback = (model: string, canary: CanaryConfig, rollback: Rollback, scope: string) =>
+    log(
+      JSON.stringify({
+        event: "canary_rolled_back",
+        model,
+        stable: canary.stable,
+        canary: canary.canary,
+        reason: rollback.reason,
+        errorRate: Number(rollback.errorRate.toFixed(4)),
+        p95Ms: rollback.p95Ms,
+        samples: rollback.samples,
+        windowSeconds: canary.windowSeconds,
+        maxErrorRate: canary.maxErrorRate,
+        maxLatencyMs: canary.maxLatencyMs,
+        scope,
+      }),
+    );
+  /** Asks the shared store at most every SHARED_POLL_MS; the answer applies when it comes. */
+  const poll = (model: string, found: ModelWatch & { canary: CanaryConfig }) => {
+    const at = now();
+    if (shared === undefined || found.rollback !== undefined) return;
+    if (found.polledAt !== undefined && at - found.polledAt < SHARED_POLL_MS) return;
+    found.polledAt = at;
+    shared
+      .read(model, found.configKey)
+      .then((rollback) => {
+        if (rollback === undefined || found.rollback !== undefined) return;
+        found.rollback = rollback;
+        found.scope = "shared";
+        found.samples = [];
+        logRollback(model, found.canary, rollback, "shared");
+      })
+      .catch((error: unknown) =>
+        log(JSON.stringify({ event: "canary_shared_state_unreadable", error: String(error) })),
+      );
+  };
   const watch = (model: string, canary: CanaryConfig) => {
     const configKey = JSON.stringify(canary);
     let found = watches.get(model);
@@ -90,7 +146,14 @@ export function createCanaryMonitor(options: CanaryMonitorOptions = {}): CanaryM
     return found;
   };
   return {
-    rolledBack: (model, canary) => watch(model, canary).rollback !== undefined,
+    rolledBack(model, canary) {
+      const found = watch(model, canary);
+      poll(model, found);
+      return found.rollback !== undefined;
+    },
+    share(store) {
+      shared = store;
+    },
     record(model, canary, version, ok, latencyMs) {
       const found = watch(model, canary);
       const counted = `${version}\n${ok ? "ok" : "error"}`;
@@ -105,23 +168,14 @@ export function createCanaryMonitor(options: CanaryMonitorOptions = {}): CanaryM
       const rollback = judge(found.samples, canary, at);
       if (rollback === undefined) return;
       found.rollback = rollback;
+      found.scope = "isolate";
       found.samples = [];
-      log(
-        JSON.stringify({
-          event: "canary_rolled_back",
-          model,
-          stable: canary.stable,
-          canary: canary.canary,
-          reason: rollback.reason,
-          errorRate: Number(rollback.errorRate.toFixed(4)),
-          p95Ms: rollback.p95Ms,
-          samples: rollback.samples,
-          windowSeconds: canary.windowSeconds,
-          maxErrorRate: canary.maxErrorRate,
-          maxLatencyMs: canary.maxLatencyMs,
-          scope: "isolate",
-        }),
-      );
+      logRollback(model, canary, rollback, "isolate");
+      shared
+        ?.publish(model, found.configKey, rollback)
+        .catch((error: unknown) =>
+          log(JSON.stringify({ event: "canary_rollback_not_shared", error: String(error) })),
+        );
     },
     statuses: () =>
       [...watches].map(([model, found]) => ({
@@ -129,7 +183,9 @@ export function createCanaryMonitor(options: CanaryMonitorOptions = {}): CanaryM
         stable: found.canary.stable,
         canary: found.canary.canary,
         weight: found.canary.weight,
-        ...(found.rollback === undefined ? {} : { rollback: found.rollback }),
+        ...(found.rollback === undefined
+          ? {}
+          : { rollback: found.rollback, scope: found.scope ?? "isolate" }),
         counts: found.counts,
       })),
   };
@@ -138,14 +194,16 @@ export function createCanaryMonitor(options: CanaryMonitorOptions = {}): CanaryM
 /** Prometheus lines for the monitor's models: the rollback gauge and requests by version. */
 export function canaryMetricLines(statuses: readonly CanaryStatus[]): string[] {
   const lines = [
-    "# HELP edge_canary_rolled_back Whether this isolate rolled the model's canary back " +
-      "(all traffic on the stable version).",
+    "# HELP edge_canary_rolled_back Whether the model's canary is rolled back in this isolate " +
+      "(all traffic on the stable version); scope: decided here (isolate) or by another " +
+      "isolate (shared).",
     "# TYPE edge_canary_rolled_back gauge",
   ];
   for (const status of statuses)
     lines.push(
       `edge_canary_rolled_back{model="${status.model}",stable="${status.stable}",` +
-        `canary="${status.canary}"} ${status.rollback === undefined ? 0 : 1}`,
+        `canary="${status.canary}"${status.scope === undefined ? "" : `,scope="${status.scope}"`}} ` +
+        `${status.rollback === undefined ? 0 : 1}`,
     );
   lines.push(
     "# HELP edge_canary_weight_percent The canary's configured share of sticky keys.",

@@ -184,7 +184,9 @@ describe.skipIf(pool === null)("a model served in two versions", () => {
     // Every request answered 200 from the stable version: the canary's refusals were failed over.
     expect(versions).toEqual(["v1", "v1", "v1", "v1", "v1", "v1"]);
     const text = await metrics(app);
-    expect(text).toContain('edge_canary_rolled_back{model="tiny-llm",stable="v1",canary="v2"} 1');
+    expect(text).toContain(
+      'edge_canary_rolled_back{model="tiny-llm",stable="v1",canary="v2",scope="isolate"} 1',
+    );
     // One success before the kill, then 2 failures (2 of 3 > 0.5) decided; none after.
     expect(text).toContain(
       'edge_model_version_attempts_total{model="tiny-llm",version="v2",outcome="error"} 2',
@@ -245,7 +247,7 @@ describe.skipIf(pool === null)("a model served in two versions", () => {
       'edge_model_version_attempts_total{model="tiny-llm",version="v2",outcome="error"} 1',
     );
     expect(metricsText).toContain(
-      'edge_canary_rolled_back{model="tiny-llm",stable="v1",canary="v2"} 1',
+      'edge_canary_rolled_back{model="tiny-llm",stable="v1",canary="v2",scope="isolate"} 1',
     );
   });
 

@@ -105,7 +105,9 @@ describe("the canary's rollback", () => {
     monitor.record("m", canary, "v1", true, 50);
     for (let i = 0; i < 10; i += 1) monitor.record("m", canary, "v2", false, 50);
     const lines = canaryMetricLines(monitor.statuses());
-    expect(lines).toContain('edge_canary_rolled_back{model="m",stable="v1",canary="v2"} 1');
+    expect(lines).toContain(
+      'edge_canary_rolled_back{model="m",stable="v1",canary="v2",scope="isolate"} 1',
+    );
     expect(lines).toContain('edge_canary_weight_percent{model="m"} 10');
     expect(lines).toContain(
       'edge_model_version_attempts_total{model="m",version="v1",outcome="ok"} 1',
