@@ -10,12 +10,14 @@
 //
 // Usage: npm run memory [-- --seconds 5 --connections 64]
 //        npm run memory -- --check docs/memory.md   # exit 1 if a figure exceeds its line's ceiling
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
+import Stripe from "stripe";
 import { inspector } from "./lib/inspector.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
@@ -81,6 +83,55 @@ const fraudScore = post("/v1/fraud/score", {
   ],
 });
 
+// Signed Stripe Issuing authorizations over 50 cards, each decided in its card's Durable Object
+// (history, the model with its attribution rows, the rules, the commit and the D1 copy).
+const WEBHOOK_SECRET = "whsec_memory";
+let authorizations = 0;
+function issuingAuthorization() {
+  const i = authorizations++;
+  const payload = JSON.stringify({
+    id: `evt_memory_${i}`,
+    object: "event",
+    type: "issuing_authorization.request",
+    api_version: Stripe.API_VERSION,
+    created: Math.floor(Date.now() / 1000),
+    data: {
+      object: {
+        id: `iauth_memory_${i}`,
+        created: Date.UTC(2019, 10, 1) / 1000 + i * 600,
+        amount: 0,
+        currency: "usd",
+        authorization_method: i % 3 === 0 ? "online" : "chip",
+        card: { id: `ic_memory_${i % 50}` },
+        pending_request: { amount: 500 + ((i * 7919) % 90_000), currency: "usd" },
+        merchant_data: {
+          category_code: "5411",
+          city: "Richmond",
+          state: "VA",
+          postal_code: "23229",
+          country: "US",
+          name: "GROCER",
+          network_id: String(1000 + (i % 40)),
+        },
+      },
+    },
+  });
+  return {
+    path: "/v1/webhooks/stripe",
+    init: {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": Stripe.webhooks.generateTestHeaderString({
+          payload,
+          secret: WEBHOOK_SECRET,
+        }),
+      },
+      body: payload,
+    },
+  };
+}
+
 // Images for the digit classifier: a 28x28 PNG digit (a bar of ink) and a 640x480 JPEG photo of
 // dark ink on light paper (decoded, inverted, fitted into 20x20 at the edge).
 const bar = Uint8Array.from({ length: 28 * 28 }, (_, i) =>
@@ -111,6 +162,11 @@ const ROWS = [
   },
   { name: "spam-classifier (INT8 + tokenizer)", models: ["spam-classifier"], requests: [classify] },
   { name: "fraud-gru (INT8)", models: ["fraud-gru"], requests: [fraudScore] },
+  {
+    name: "fraud decisions: signed Stripe events decided in card objects (attribution, rules)",
+    models: ["fraud-gru"],
+    requests: [issuingAuthorization],
+  },
   {
     name: "digit-classifier (INT8, 28x28 PNG + 640x480 JPEG decoding)",
     models: ["digit-classifier"],
@@ -162,7 +218,9 @@ async function isolateMemory(url) {
   };
 }
 
-async function send(server, { path, init }) {
+/** `request`: a path and init, or a function making one per call (each event is new). */
+async function send(server, request) {
+  const { path, init } = typeof request === "function" ? request() : request;
   const response = await fetch(`${server.url}${path}`, {
     ...init,
     headers: { ...init?.headers, ...server.headers },
@@ -205,9 +263,15 @@ async function load(server, requests, heap) {
 
 async function measure(row) {
   const persistTo = mkdtempSync(join(tmpdir(), "memory-"));
+  // The webhooks need D1's schema, as `npm start` applies it.
+  execFileSync(
+    "npx",
+    ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo],
+    { stdio: "ignore" },
+  );
   const dev = await startWranglerDev({
     persistTo,
-    vars: {},
+    vars: { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
     inspector: true,
   });
   const heap = await isolateMemory(dev.inspectorUrl);
