@@ -13,7 +13,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     /**
      * urls: three origins; control: POST /spawn[?chunkDelayMs=][&otlp=1] → {url}, POST /kill?url=
-     * (SIGKILL), POST /term?url= (SIGTERM: it drains), GET /spans: what the spawned origins with
+     * (SIGKILL), POST /term?url= (SIGTERM: it drains), POST /pause?url= and /resume?url= (SIGSTOP,
+     * SIGCONT: a stall), GET /spans: what the spawned origins with
      * otlp=1 exported (the collector's CollectedSpan[]).
      */
     originPool: { urls: string[]; control: string } | null;
@@ -68,6 +69,9 @@ export default async function setup(
     if (request.method !== "POST" || origin === undefined) return response.writeHead(404).end();
     if (path === "/kill") signal(origin, "SIGKILL");
     else if (path === "/term") signal(origin, "SIGTERM");
+    // A replica that stalls: it holds its connections open and sends nothing.
+    else if (path === "/pause") signal(origin, "SIGSTOP");
+    else if (path === "/resume") signal(origin, "SIGCONT");
     else return response.writeHead(404).end();
     response.writeHead(204).end();
   });

@@ -1,7 +1,7 @@
 // A model served by a pool of real reference origins on loopback, inside workerd: a conversation
 // keeps its replica (its prefix is cached there), a dead or draining replica is stepped around
-// before the first token, and a replica SIGKILLed mid-stream is replaced by another that
-// continues the greedy text byte for byte.
+// before the first token, and a replica SIGKILLed or stalled mid-stream is replaced by another
+// that continues the greedy text byte for byte, stop strings applied across the switch.
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { originConfig } from "../../../src/compose";
@@ -184,6 +184,67 @@ describe.skipIf(pool === null)("a model served by a pool of origins", () => {
     const { prompt_tokens, completion_tokens } = reference.usages[0]!.usage!;
     expect(killed.usages[0]!.usage).toMatchObject({ prompt_tokens, completion_tokens });
     expect(killed.done).toBe(true);
+  });
+
+  it("applies a stop string that only the continuing replica reaches, once", async () => {
+    const survivor = pool!.urls[2]!;
+    const prompt = "The river ran past the mill, and";
+    const reference = await streamed(
+      await call(appOnOrigin(survivor), "/v1/completions", long(prompt)),
+    );
+    // A stop string first met two thirds of the way in: after the kill below.
+    let at = Math.floor((reference.text.length * 2) / 3);
+    while (reference.text.indexOf(reference.text.slice(at, at + 6)) !== at) at += 1;
+    const stop = reference.text.slice(at, at + 6);
+    // 20 ms a token: the kill comes seconds before the victim could reach the stop string.
+    const { url: victim } = await (
+      await fetch(`${pool!.control}/spawn?chunkDelayMs=20`, { method: "POST" })
+    ).json<{ url: string }>();
+    const before = await originCounters(survivor);
+    const stopped = await streamed(
+      await call(appOnPool(replicas([victim, 1000], [survivor, 1])), "/v1/completions", {
+        ...long(prompt),
+        stop: [stop],
+      }),
+      async () => {
+        await control("kill", victim);
+      },
+    );
+    expect((await originCounters(survivor)).generationTokens).toBeGreaterThan(
+      before.generationTokens,
+    );
+    expect(stopped.errors).toEqual([]);
+    expect(stopped.text).toBe(reference.text.slice(0, at));
+    expect(stopped.finishes).toEqual(["stop"]);
+    expect(stopped.usages).toHaveLength(1);
+    expect(stopped.done).toBe(true);
+  });
+
+  it("replaces a replica that stalls mid-stream, byte for byte as an uninterrupted run", async () => {
+    const survivor = pool!.urls[1]!;
+    const prompt = "In the morning the market opened and";
+    const reference = await streamed(
+      await call(appOnOrigin(survivor), "/v1/completions", long(prompt)),
+    );
+    const { url: victim } = await (
+      await fetch(`${pool!.control}/spawn?chunkDelayMs=10`, { method: "POST" })
+    ).json<{ url: string }>();
+    try {
+      // 1.5 s without a chunk is a stall: far above a busy machine's gap between two tokens.
+      const app = appOnPool(replicas([victim, 1000], [survivor, 1]), { idleTimeoutMs: 1_500 });
+      const stalled = await streamed(await call(app, "/v1/completions", long(prompt)), async () => {
+        await control("pause", victim);
+      });
+      expect(stalled.errors).toEqual([]);
+      expect(stalled.text).toBe(reference.text);
+      expect(stalled.finishes).toEqual(["length"]);
+      expect(stalled.usages).toHaveLength(1);
+      expect(stalled.usages[0]!.usage!.completion_tokens).toBe(300);
+      expect(stalled.done).toBe(true);
+    } finally {
+      await control("resume", victim);
+      await control("kill", victim);
+    }
   });
 
   it("carries seeded sampling and logprobs across a kill; a structured output is not continued", async () => {
