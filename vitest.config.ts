@@ -10,6 +10,7 @@ import { TEST_SECRETS } from "./test/support/secrets";
 const FRESH_ISOLATE = [
   "test/workers/isolate/preload.test.ts",
   "test/workers/openai/images/parity.test.ts",
+  "test/workers/isolate/drift-metrics.test.ts",
 ];
 
 const POOL = ["test/workers/pool/**/*.test.ts"];

@@ -58,7 +58,8 @@ describe.skipIf(origin === null)("per-key limits", () => {
     const { usage } = await first.json<{ usage: Usage }>();
     expect(first.headers.get("x-ratelimit-limit-requests")).toBe("2");
     expect(first.headers.get("x-ratelimit-remaining-requests")).toBe("1");
-    expect(first.headers.get("x-ratelimit-reset-requests")).toMatch(/^\d+(ms|s)$/);
+    // OpenAI's durations: "20ms", "1s", "6m0s" (a full minute away reads "1m0s").
+    expect(first.headers.get("x-ratelimit-reset-requests")).toMatch(/^(\d+h)?(\d+m)?\d+(ms|s)$/);
     expect(first.headers.get("x-ratelimit-limit-tokens")).toBe("100000");
     // At admission the reservation (prompt + max_tokens) is what is taken.
     expect(first.headers.get("x-ratelimit-remaining-tokens")).toBe(
