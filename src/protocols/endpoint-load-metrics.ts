@@ -1,23 +1,30 @@
 // ORCA's `endpoint-load-metrics` response header (Envoy, gRPC and the Gateway API Inference
-// Extension read it) in its TEXT form, carrying vLLM's two queue gauges as named metrics:
-// `TEXT named_metrics.num_requests_running=3, named_metrics.num_requests_waiting=0`.
+// Extension read it) in its TEXT form, with vLLM's queue gauges as named metrics. vLLM and
+// Triton send it only to a request that asks, with `endpoint-load-metrics-format: TEXT`; vLLM
+// reports `num_requests_waiting` and `kv_cache_usage_perc`
+// (vllm-project/vllm: vllm/entrypoints/openai/orca_metrics.py), the reference origin
+// `num_requests_running` too.
 
 export const LOAD_METRICS_HEADER = "endpoint-load-metrics";
+/** The request header that asks a replica for the report, and its value. */
+export const LOAD_METRICS_FORMAT_HEADER = "endpoint-load-metrics-format";
+export const LOAD_METRICS_FORMAT = "TEXT";
 
 export interface EndpointLoad {
-  running: number;
+  /** Requests queued, not yet running. */
   waiting: number;
+  /** Requests running; absent where the replica does not say (vLLM). */
+  running?: number;
 }
 
 /** The header's value for a replica's gauges. */
 export function formatEndpointLoad({ running, waiting }: EndpointLoad): string {
-  return (
-    `TEXT named_metrics.num_requests_running=${running}, ` +
-    `named_metrics.num_requests_waiting=${waiting}`
-  );
+  const members = [`named_metrics.num_requests_waiting=${waiting}`];
+  if (running !== undefined) members.push(`named_metrics.num_requests_running=${running}`);
+  return `TEXT ${members.join(", ")}`;
 }
 
-/** The gauges of a header's value; undefined when it is absent or does not carry both. */
+/** The gauges of a header's value; undefined when it is absent or does not say what waits. */
 export function parseEndpointLoad(value: string | null): EndpointLoad | undefined {
   if (value === null || !value.startsWith("TEXT ")) return undefined;
   let running: number | undefined;
@@ -29,5 +36,6 @@ export function parseEndpointLoad(value: string | null): EndpointLoad | undefine
     if (key === "named_metrics.num_requests_running") running = parsed;
     else if (key === "named_metrics.num_requests_waiting") waiting = parsed;
   }
-  return running === undefined || waiting === undefined ? undefined : { running, waiting };
+  if (waiting === undefined) return undefined;
+  return running === undefined ? { waiting } : { running, waiting };
 }

@@ -3,6 +3,8 @@
 // what happens after a failure, is vllm-runtime.ts's job.
 import {
   type EndpointLoad,
+  LOAD_METRICS_FORMAT,
+  LOAD_METRICS_FORMAT_HEADER,
   LOAD_METRICS_HEADER,
   parseEndpointLoad,
 } from "../../protocols/endpoint-load-metrics";
@@ -41,6 +43,8 @@ async function open(
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "text/event-stream",
+    // Asks for the replica's queue on its answer (ORCA's header: vLLM sends it only when asked).
+    [LOAD_METRICS_FORMAT_HEADER]: LOAD_METRICS_FORMAT,
     ...originTraceHeaders(),
   };
   if (origin.apiKey) headers.authorization = `Bearer ${origin.apiKey}`;

@@ -111,7 +111,10 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
               model: model.name,
               origin,
               breaker: lease.breaker,
-              onLoad: ({ running, waiting }) => fleet.reported(url, running + waiting),
+              // Without a running count (vLLM reports what waits), this isolate's requests there
+              // stand for what runs.
+              onLoad: ({ running, waiting }) =>
+                fleet.reported(url, (running ?? fleet.inFlight()[url] ?? 0) + waiting),
             },
             current,
             signal,
