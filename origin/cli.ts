@@ -66,7 +66,7 @@ export const FLAGS: readonly Flag[] = [
     flag: "--prefix-cache-mib",
     env: "ORIGIN_PREFIX_CACHE_MIB",
     value: "64",
-    help: "MiB of prompt keys/values per decoder; 0 = off",
+    help: "MiB of prefix-cache keys/values per decoder; 0 = off",
   },
   {
     flag: "--decoder-thread",

@@ -41,7 +41,7 @@ const ConfigSchema = z.object({
   ORIGIN_SPLIT_ATTENTION: z.enum(["true", "false"]).default("true"),
   /** Tokens per streamed completion chunk after the first (vLLM's --stream-interval). */
   ORIGIN_STREAM_INTERVAL: integer(1, 1),
-  /** MiB of prompt keys/values each decoder keeps for automatic prefix caching; 0 turns it off. */
+  /** MiB of keys/values each decoder keeps for automatic prefix caching; 0 turns it off. */
   ORIGIN_PREFIX_CACHE_MIB: integer(64, 0),
   /** "false" runs decoder engines on the HTTP thread (their steps then stall its sockets). */
   ORIGIN_DECODER_THREAD: z.enum(["true", "false"]).default("true"),
@@ -68,7 +68,7 @@ export interface OriginConfig {
   generationGraph: string | undefined;
   maxBodyBytes: number;
   splitAttention: boolean;
-  /** Bytes of prompt keys/values each decoder keeps for automatic prefix caching (0: off). */
+  /** Bytes of keys/values each decoder keeps for automatic prefix caching (0: off). */
   prefixCacheBytes: number;
   /** Whether each decoder engine runs on a worker thread of its own. */
   decoderThread: boolean;

@@ -5,7 +5,7 @@ export interface DecoderLimits {
   maxBatch: number;
   maxWaiting: number;
   prefillTokensPerStep: number;
-  /** Most bytes of prompt keys/values kept for automatic prefix caching (0: none kept). */
+  /** Most bytes of keys/values kept for automatic prefix caching (0: none kept). */
   prefixCacheBytes: number;
 }
 
