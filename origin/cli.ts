@@ -98,6 +98,12 @@ export const FLAGS: readonly Flag[] = [
     value: "0",
     help: "fault injection: share (0-1) of completions that stall",
   },
+  {
+    flag: "--fault-prefill-us",
+    env: "ORIGIN_FAULT_PREFILL_US_PER_TOKEN",
+    value: "0",
+    help: "fault injection: µs each prompt token a prefill computes holds the decoder",
+  },
 ];
 
 export const USAGE = [

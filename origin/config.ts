@@ -53,6 +53,8 @@ const ConfigSchema = z.object({
   ORIGIN_FAULT_STALL_MS: integer(0, 0),
   /** Fault injection: the share of completions (0–1) that stall. */
   ORIGIN_FAULT_STALL_RATE: z.coerce.number().min(0).max(1).default(0),
+  /** Fault injection: µs each prompt token a prefill computes holds the decoder longer. */
+  ORIGIN_FAULT_PREFILL_US_PER_TOKEN: integer(0, 0),
 });
 
 export interface OriginConfig {
@@ -78,6 +80,8 @@ export interface OriginConfig {
   drainTimeoutMs: number;
   /** Injected faults (tests and benchmarks of the edge's pools); all zero by default. */
   faults: Faults;
+  /** Injected: µs each prompt token a prefill computes holds the decoder (a larger model's). */
+  prefillFaultUsPerToken: number;
 }
 
 /** Reads and checks the configuration; throws with every problem listed. */
@@ -118,5 +122,6 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
       stallMs: c.ORIGIN_FAULT_STALL_MS,
       stallRate: c.ORIGIN_FAULT_STALL_RATE,
     },
+    prefillFaultUsPerToken: c.ORIGIN_FAULT_PREFILL_US_PER_TOKEN,
   };
 }

@@ -11,9 +11,10 @@
 // and the routing decision's CPU per request. Affinity and round-robin run in interleaved rounds
 // (fresh origins each), so the machine's noise falls on both. Usage: npx tsx
 // scripts/bench-origin-pool.ts [--conversations 240] [--turns 4] [--concurrency 24]
-// [--chunk-delay 2] [--rounds 3] [--system 192] [--user 24] [--graph decoder] [--routing-only]
-// (--user: each turn's user text is that many tokens and up to 15 more; --routing-only: the
-// affinity and round-robin rounds without the kill and stall cells)
+// [--chunk-delay 2] [--rounds 3] [--system 192] [--user 24] [--prefill-us 0] [--graph decoder]
+// [--routing-only] (--user: each turn's user text is that many tokens and up to 15 more;
+// --prefill-us: each prompt token an origin computes holds its decoder that many µs longer, as
+// a larger model's prefill on a GPU; --routing-only: the affinity and round-robin rounds alone)
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -37,6 +38,7 @@ const { values: options } = parseArgs({
     rounds: { type: "string", default: "3" },
     system: { type: "string", default: "192" },
     user: { type: "string", default: "24" },
+    "prefill-us": { type: "string", default: "0" },
     graph: { type: "string", default: "decoder" },
     "routing-only": { type: "boolean", default: false },
   },
@@ -118,6 +120,7 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
   const common = {
     ORIGIN_GENERATION_GRAPH: cell.graph ?? options.graph!,
     ORIGIN_FAULT_CHUNK_DELAY_MS: CHUNK_DELAY,
+    ORIGIN_FAULT_PREFILL_US_PER_TOKEN: options["prefill-us"]!,
   };
   const origins = await Promise.all([
     startOrigin(common),

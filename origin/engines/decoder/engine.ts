@@ -9,7 +9,13 @@ import { admit, keptRows, prefillRuns, scored, type Admission } from "./admissio
 import { constraintOf } from "./constraint";
 import { KvCache, type RowSource } from "./kv-cache";
 import { atCapacity, type DecoderLimits } from "./limits";
-import { prefillBatch, prefilledRows, prefillFeeds, prefillOutputs } from "./prefill";
+import {
+  computedTokens,
+  prefillBatch,
+  prefilledRows,
+  prefillFeeds,
+  prefillOutputs,
+} from "./prefill";
 import { BLOCK, PrefixCache, PromptBlocks } from "./prefix-cache";
 import type { GenerationParams } from "./generation-params";
 import { DecodeRequest, type RequestOptions } from "./request";
@@ -156,6 +162,9 @@ export class DecoderEngine {
     const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
     const outputs = await session.run(feeds);
     const cpu = this.cpuSeconds() - cpuBefore;
+    // The prefill fault: held as a larger model's prefill of these tokens would hold it.
+    const held = (this.limits.prefillUsPerToken ?? 0) * computedTokens(group);
+    if (held > 0) await new Promise((resolve) => setTimeout(resolve, held / 1000));
     const labels = this.metrics.labelsOf(this);
     const seconds = (performance.now() - started) / 1000;
     // vLLM's prefill time is per request: each request of the group spent the run in prefill.
