@@ -114,6 +114,8 @@ interface Outcome {
   inFlightAtKill: number;
   reasons: Record<string, number>;
   balance: { busiestOverQuietest: number; meanInFlight: number[]; served: number[] };
+  /** The origins' own means per request (ms): queued, in prefill, first token. */
+  atOrigins: { queue: number; prefill: number; ttft: number };
 }
 
 async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> {
@@ -153,6 +155,7 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
     inFlightAtKill: 0,
     reasons: {},
     balance: { busiestOverQuietest: 0, meanInFlight: [], served: [] },
+    atOrigins: { queue: 0, prefill: 0, ttft: 0 },
   };
   const sums = replicas.map(() => 0);
   let samples = 0;
@@ -225,6 +228,27 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
     served.push(alive ? await originMetric(origin.url, "vllm:request_success_total") : Number.NaN);
   }
   outcome.hitRate = queries === 0 ? 0 : hits / queries;
+  const live = origins.filter((_, i) => !(cell.killHalfway && i === 0));
+  const mean = async (name: string) => {
+    const [sum, count] = [0, 0];
+    const sums = await Promise.all(live.map((origin) => originMetric(origin.url, `${name}_sum`)));
+    const counts = await Promise.all(
+      live.map((origin) => originMetric(origin.url, `${name}_count`)),
+    );
+    const total = sums.reduce((a, b) => a + b, sum);
+    return (
+      (1000 * total) /
+      Math.max(
+        1,
+        counts.reduce((a, b) => a + b, count),
+      )
+    );
+  };
+  outcome.atOrigins = {
+    queue: await mean("vllm:request_queue_time_seconds"),
+    prefill: await mean("vllm:request_prefill_time_seconds"),
+    ttft: await mean("vllm:time_to_first_token_seconds"),
+  };
   outcome.reasons = fleet.reasons();
   const means = sums.map((sum) => sum / Math.max(1, samples));
   const alive = means.filter((_, i) => !(cell.killHalfway && i === 0));
@@ -292,6 +316,13 @@ const row = (name: string, outcome: Outcome) => ({
   "TTFT p99 ms": percentile(outcome.ttfts, 99).toFixed(0),
   "TTFT max ms": Math.max(...outcome.ttfts).toFixed(0),
   "in-flight busiest/quietest": outcome.balance.busiestOverQuietest.toFixed(2),
+  "origin queue / prefill / TTFT ms (mean)": [
+    outcome.atOrigins.queue,
+    outcome.atOrigins.prefill,
+    outcome.atOrigins.ttft,
+  ]
+    .map((value) => value.toFixed(1))
+    .join(" / "),
   "mean in-flight": outcome.balance.meanInFlight.map((value) => value.toFixed(1)).join(" / "),
   "failed before / after 1st token": `${outcome.failedBeforeFirstToken} / ${outcome.failedAfter}`,
 });
