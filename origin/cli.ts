@@ -66,7 +66,7 @@ export const FLAGS: readonly Flag[] = [
     flag: "--prefix-cache-mib",
     env: "ORIGIN_PREFIX_CACHE_MIB",
     value: "64",
-    help: "MiB of prompt keys/values per decoder; 0 = off",
+    help: "MiB of prefix-cache keys/values per decoder; 0 = off",
   },
   {
     flag: "--decoder-thread",
@@ -97,6 +97,12 @@ export const FLAGS: readonly Flag[] = [
     env: "ORIGIN_FAULT_STALL_RATE",
     value: "0",
     help: "fault injection: share (0-1) of completions that stall",
+  },
+  {
+    flag: "--fault-prefill-us",
+    env: "ORIGIN_FAULT_PREFILL_US_PER_TOKEN",
+    value: "0",
+    help: "fault injection: µs each prompt token a prefill computes holds the decoder",
   },
 ];
 

@@ -41,7 +41,7 @@ const ConfigSchema = z.object({
   ORIGIN_SPLIT_ATTENTION: z.enum(["true", "false"]).default("true"),
   /** Tokens per streamed completion chunk after the first (vLLM's --stream-interval). */
   ORIGIN_STREAM_INTERVAL: integer(1, 1),
-  /** MiB of prompt keys/values each decoder keeps for automatic prefix caching; 0 turns it off. */
+  /** MiB of keys/values each decoder keeps for automatic prefix caching; 0 turns it off. */
   ORIGIN_PREFIX_CACHE_MIB: integer(64, 0),
   /** "false" runs decoder engines on the HTTP thread (their steps then stall its sockets). */
   ORIGIN_DECODER_THREAD: z.enum(["true", "false"]).default("true"),
@@ -53,6 +53,8 @@ const ConfigSchema = z.object({
   ORIGIN_FAULT_STALL_MS: integer(0, 0),
   /** Fault injection: the share of completions (0–1) that stall. */
   ORIGIN_FAULT_STALL_RATE: z.coerce.number().min(0).max(1).default(0),
+  /** Fault injection: µs each prompt token a prefill computes holds the decoder longer. */
+  ORIGIN_FAULT_PREFILL_US_PER_TOKEN: integer(0, 0),
 });
 
 export interface OriginConfig {
@@ -68,7 +70,7 @@ export interface OriginConfig {
   generationGraph: string | undefined;
   maxBodyBytes: number;
   splitAttention: boolean;
-  /** Bytes of prompt keys/values each decoder keeps for automatic prefix caching (0: off). */
+  /** Bytes of keys/values each decoder keeps for automatic prefix caching (0: off). */
   prefixCacheBytes: number;
   /** Whether each decoder engine runs on a worker thread of its own. */
   decoderThread: boolean;
@@ -78,6 +80,8 @@ export interface OriginConfig {
   drainTimeoutMs: number;
   /** Injected faults (tests and benchmarks of the edge's pools); all zero by default. */
   faults: Faults;
+  /** Injected: µs each prompt token a prefill computes holds the decoder (a larger model's). */
+  prefillFaultUsPerToken: number;
 }
 
 /** Reads and checks the configuration; throws with every problem listed. */
@@ -118,5 +122,6 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
       stallMs: c.ORIGIN_FAULT_STALL_MS,
       stallRate: c.ORIGIN_FAULT_STALL_RATE,
     },
+    prefillFaultUsPerToken: c.ORIGIN_FAULT_PREFILL_US_PER_TOKEN,
   };
 }

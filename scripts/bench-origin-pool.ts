@@ -11,8 +11,12 @@
 // and the routing decision's CPU per request. Affinity and round-robin run in interleaved rounds
 // (fresh origins each), so the machine's noise falls on both. Usage: npx tsx
 // scripts/bench-origin-pool.ts [--conversations 240] [--turns 4] [--concurrency 24]
-// [--chunk-delay 2] [--rounds 3] [--system 192] [--graph decoder]
+// [--chunk-delay 2] [--rounds 3] [--system 192] [--user 24] [--prefill-us 0] [--graph decoder]
+// [--routing-only] (--user: each turn's user text is that many tokens and up to 15 more;
+// --prefill-us: each prompt token an origin computes holds its decoder that many µs longer, as
+// a larger model's prefill on a GPU; --routing-only: the affinity and round-robin rounds alone)
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { GREEDY } from "../src/generation/sampling-params";
 import type { GenerationRequest } from "../src/runtime";
@@ -33,7 +37,10 @@ const { values: options } = parseArgs({
     "chunk-delay": { type: "string", default: "2" },
     rounds: { type: "string", default: "3" },
     system: { type: "string", default: "192" },
+    user: { type: "string", default: "24" },
+    "prefill-us": { type: "string", default: "0" },
     graph: { type: "string", default: "decoder" },
+    "routing-only": { type: "boolean", default: false },
   },
 });
 const CONVERSATIONS = Number(options.conversations);
@@ -44,6 +51,7 @@ const CHUNK_DELAY = options["chunk-delay"]!;
 const ANSWER_TOKENS = 16;
 const ROUNDS = Number(options.rounds);
 const SYSTEM_TOKENS = Number(options.system);
+const USER_TOKENS = Number(options.user);
 
 /** A seeded PRNG (mulberry32). */
 function rng(seed: number) {
@@ -70,7 +78,9 @@ function workload(): Conversation[] {
   const cold = Array.from({ length: 8 }, () => idsOf(random, SYSTEM_TOKENS));
   return Array.from({ length: CONVERSATIONS }, () => ({
     system: random() < 0.7 ? hot : cold[Math.floor(random() * 8)]!,
-    users: Array.from({ length: TURNS }, () => idsOf(random, 24 + Math.floor(random() * 16))),
+    users: Array.from({ length: TURNS }, () =>
+      idsOf(random, USER_TOKENS + Math.floor(random() * 16)),
+    ),
   }));
 }
 
@@ -104,12 +114,15 @@ interface Outcome {
   inFlightAtKill: number;
   reasons: Record<string, number>;
   balance: { busiestOverQuietest: number; meanInFlight: number[]; served: number[] };
+  /** The origins' own means per request (ms): queued, in prefill, first token. */
+  atOrigins: { queue: number; prefill: number; ttft: number };
 }
 
 async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> {
   const common = {
     ORIGIN_GENERATION_GRAPH: cell.graph ?? options.graph!,
     ORIGIN_FAULT_CHUNK_DELAY_MS: CHUNK_DELAY,
+    ORIGIN_FAULT_PREFILL_US_PER_TOKEN: options["prefill-us"]!,
   };
   const origins = await Promise.all([
     startOrigin(common),
@@ -142,6 +155,7 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
     inFlightAtKill: 0,
     reasons: {},
     balance: { busiestOverQuietest: 0, meanInFlight: [], served: [] },
+    atOrigins: { queue: 0, prefill: 0, ttft: 0 },
   };
   const sums = replicas.map(() => 0);
   let samples = 0;
@@ -214,6 +228,27 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
     served.push(alive ? await originMetric(origin.url, "vllm:request_success_total") : Number.NaN);
   }
   outcome.hitRate = queries === 0 ? 0 : hits / queries;
+  const live = origins.filter((_, i) => !(cell.killHalfway && i === 0));
+  const mean = async (name: string) => {
+    const [sum, count] = [0, 0];
+    const sums = await Promise.all(live.map((origin) => originMetric(origin.url, `${name}_sum`)));
+    const counts = await Promise.all(
+      live.map((origin) => originMetric(origin.url, `${name}_count`)),
+    );
+    const total = sums.reduce((a, b) => a + b, sum);
+    return (
+      (1000 * total) /
+      Math.max(
+        1,
+        counts.reduce((a, b) => a + b, count),
+      )
+    );
+  };
+  outcome.atOrigins = {
+    queue: await mean("vllm:request_queue_time_seconds"),
+    prefill: await mean("vllm:request_prefill_time_seconds"),
+    ttft: await mean("vllm:time_to_first_token_seconds"),
+  };
   outcome.reasons = fleet.reasons();
   const means = sums.map((sum) => sum / Math.max(1, samples));
   const alive = means.filter((_, i) => !(cell.killHalfway && i === 0));
@@ -246,8 +281,8 @@ function routingCost(conversations: Conversation[]): { chooseUs: number; servedU
 
 /**
  * The hit rate a single replica with an unbounded cache would reach on these prompts (in the
- * order of the affinity cell's answers): whole blocks already seen as a prompt's prefix. It is
- * the ceiling here, since the reference origin caches prompts' blocks, not generated ones.
+ * order of the affinity cell's answers): whole blocks already seen as a prompt's prefix, or as
+ * a finished request's prompt and answer but its last token (the blocks the origin keeps).
  */
 function idealHitRate(conversations: Conversation[], answers: Map<string, number[]>): number {
   const seen = new Set<number>();
@@ -265,7 +300,8 @@ function idealHitRate(conversations: Conversation[], answers: Map<string, number
       while (reused < hashes.length && seen.has(hashes[reused]!)) reused += 1;
       hits += reused * 16;
       tokens += prompt.length;
-      for (const hash of hashes) seen.add(hash);
+      const answer = answers.get(`${index}/${turn}`) ?? [];
+      for (const hash of blockHashes([...prompt, ...answer.slice(0, -1)])) seen.add(hash);
     });
   return hits / tokens;
 }
@@ -280,14 +316,23 @@ const row = (name: string, outcome: Outcome) => ({
   "TTFT p99 ms": percentile(outcome.ttfts, 99).toFixed(0),
   "TTFT max ms": Math.max(...outcome.ttfts).toFixed(0),
   "in-flight busiest/quietest": outcome.balance.busiestOverQuietest.toFixed(2),
+  "origin queue / prefill / TTFT ms (mean)": [
+    outcome.atOrigins.queue,
+    outcome.atOrigins.prefill,
+    outcome.atOrigins.ttft,
+  ]
+    .map((value) => value.toFixed(1))
+    .join(" / "),
   "mean in-flight": outcome.balance.meanInFlight.map((value) => value.toFixed(1)).join(" / "),
   "failed before / after 1st token": `${outcome.failedBeforeFirstToken} / ${outcome.failedAfter}`,
 });
 const median = (values: number[]) => percentile(values, 50);
 
+const loadStart = loadavg();
 // Affinity and round-robin in interleaved rounds (the order alternating), fresh origins each.
 const rows: ReturnType<typeof row>[] = [];
 const ratios = { hitRate: [] as number[], ttftP50: [] as number[] };
+const pooled = { affinity: [] as number[], roundRobin: [] as number[] };
 let reference: Outcome | undefined;
 for (let round = 0; round < ROUNDS; round += 1) {
   const order: RoutingPolicy[] =
@@ -301,23 +346,13 @@ for (let round = 0; round < ROUNDS; round += 1) {
   rows.push(row(`round-robin, round ${round + 1}`, roundRobin));
   ratios.hitRate.push(affinity.hitRate / roundRobin.hitRate);
   ratios.ttftP50.push(percentile(affinity.ttfts, 50) / percentile(roundRobin.ttfts, 50));
+  pooled.affinity.push(...affinity.ttfts);
+  pooled.roundRobin.push(...roundRobin.ttfts);
 }
+const loadBefore = loadavg();
 // The kill is compared with a run without it on the FP32 graph: on INT8, a prompt computed
 // after a cached prefix may differ where two tokens are nearly tied (docs/origin-engine.md).
-const unkilled = await run({ policy: "affinity", graph: "decoder-fp32" }, conversations);
-const killed = await run(
-  { policy: "affinity", killHalfway: true, graph: "decoder-fp32" },
-  conversations,
-);
-rows.push(row("no kill (affinity, FP32)", unkilled));
-rows.push(row("kill (affinity, FP32)", killed));
-const stalled = await run({ policy: "affinity", third: stalls }, conversations);
-rows.push(row("stall, first-token timeout 60 s", stalled));
-const detected = await run(
-  { policy: "affinity", third: stalls, firstTokenTimeoutMs: 1_000 },
-  conversations,
-);
-rows.push(row("stall, first-token timeout 1 s", detected));
+const faults = options["routing-only"] ? undefined : await faultCells();
 console.table(rows);
 console.log(
   `affinity ÷ round-robin per round: hit rate ${ratios.hitRate.map((r) => r.toFixed(2)).join(", ")}` +
@@ -325,14 +360,46 @@ console.log(
     `${ratios.ttftP50.map((r) => r.toFixed(2)).join(", ")} (median ${median(ratios.ttftP50).toFixed(2)}×)`,
 );
 console.log(
-  `ideal hit rate (one unbounded cache, prompts only): ${idealHitRate(conversations, reference!.answers).toFixed(3)}`,
+  `TTFT p50 over all rounds: affinity ${median(pooled.affinity).toFixed(1)} ms, round-robin ` +
+    `${median(pooled.roundRobin).toFixed(1)} ms ` +
+    `(${(median(pooled.affinity) / median(pooled.roundRobin)).toFixed(2)}×)`,
 );
-console.log("choices by reason: affinity", reference!.reasons, "kill", killed.reasons);
-let same = 0;
-for (const [key, ids] of killed.answers)
-  if (JSON.stringify(ids) === JSON.stringify(unkilled.answers.get(key))) same += 1;
 console.log(
-  `kill: ${killed.inFlightAtKill} requests in flight on the killed replica; ` +
-    `${same} of ${killed.answers.size} answers id for id as in a run without the kill`,
+  `ideal hit rate (one unbounded cache): ${idealHitRate(conversations, reference!.answers).toFixed(3)}`,
 );
+console.log("choices by reason: affinity", reference!.reasons);
+if (faults !== undefined) {
+  console.log("kill: choices by reason", faults.killed.reasons);
+  let same = 0;
+  for (const [key, ids] of faults.killed.answers)
+    if (JSON.stringify(ids) === JSON.stringify(faults.unkilled.answers.get(key))) same += 1;
+  console.log(
+    `kill: ${faults.killed.inFlightAtKill} requests in flight on the killed replica; ` +
+      `${same} of ${faults.killed.answers.size} answers id for id as in a run without the kill`,
+  );
+}
 console.log("routing decision (µs CPU per request, Node):", routingCost(conversations));
+const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(" ");
+console.log(
+  `load average (1, 5, 15 min): at start ${load(loadStart)}, after the rounds ` +
+    `${load(loadBefore)}, at the end ${load(loadavg())}`,
+);
+
+/** The kill and stall cells, their rows added to the table. */
+async function faultCells(): Promise<{ unkilled: Outcome; killed: Outcome }> {
+  const unkilled = await run({ policy: "affinity", graph: "decoder-fp32" }, conversations);
+  const killed = await run(
+    { policy: "affinity", killHalfway: true, graph: "decoder-fp32" },
+    conversations,
+  );
+  rows.push(row("no kill (affinity, FP32)", unkilled));
+  rows.push(row("kill (affinity, FP32)", killed));
+  const stalled = await run({ policy: "affinity", third: stalls }, conversations);
+  rows.push(row("stall, first-token timeout 60 s", stalled));
+  const detected = await run(
+    { policy: "affinity", third: stalls, firstTokenTimeoutMs: 1_000 },
+    conversations,
+  );
+  rows.push(row("stall, first-token timeout 1 s", detected));
+  return { unkilled, killed };
+}

@@ -98,7 +98,7 @@ export function createVllmMetrics(
   );
   gauge(
     "origin_prefix_cache_bytes",
-    "Bytes of prompt keys/values kept for automatic " +
+    "Bytes of keys/values kept for automatic " +
       "prefix caching (at most ORIGIN_PREFIX_CACHE_MIB).",
     (e) => e.prefixCacheBytes(),
   );

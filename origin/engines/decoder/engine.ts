@@ -9,8 +9,14 @@ import { admit, keptRows, prefillRuns, scored, type Admission } from "./admissio
 import { constraintOf } from "./constraint";
 import { KvCache, type RowSource } from "./kv-cache";
 import { atCapacity, type DecoderLimits } from "./limits";
-import { prefillBatch, prefilledRows, prefillFeeds, prefillOutputs } from "./prefill";
-import { BLOCK, PrefixCache } from "./prefix-cache";
+import {
+  computedTokens,
+  prefillBatch,
+  prefilledRows,
+  prefillFeeds,
+  prefillOutputs,
+} from "./prefill";
+import { BLOCK, PrefixCache, PromptBlocks } from "./prefix-cache";
 import type { GenerationParams } from "./generation-params";
 import { DecodeRequest, type RequestOptions } from "./request";
 import { StepBuffers, stepFeeds, stepFetches } from "./step-inputs";
@@ -156,6 +162,9 @@ export class DecoderEngine {
     const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
     const outputs = await session.run(feeds);
     const cpu = this.cpuSeconds() - cpuBefore;
+    // The prefill fault: held as a larger model's prefill of these tokens would hold it.
+    const held = (this.limits.prefillUsPerToken ?? 0) * computedTokens(group);
+    if (held > 0) await new Promise((resolve) => setTimeout(resolve, held / 1000));
     const labels = this.metrics.labelsOf(this);
     const seconds = (performance.now() - started) / 1000;
     // vLLM's prefill time is per request: each request of the group spent the run in prefill.
@@ -204,6 +213,24 @@ export class DecoderEngine {
       if (request.state === "running")
         this.output.emit(request, logits.subarray(row * vocabSize, (row + 1) * vocabSize));
     });
+    // Rows end only here or by an abort, and leave before the next step: these ended with it.
+    this.running.forEach((request, row) => {
+      if (request.state === "finished" && !request.aborted) this.keepOutput(request, row);
+    });
+  }
+
+  /**
+   * An ended request's prompt and output to the prefix cache, as far as its row holds them (not
+   * its last token, never fed back): a chat's next turn resends them (prefix-cache.ts extend).
+   */
+  private keepOutput(request: DecodeRequest, row: number): void {
+    if (this.prefixCache === undefined) return;
+    const { promptIds } = request.params;
+    const held = [...promptIds, ...request.generated].slice(0, request.filled);
+    this.prefixCache.extend(
+      new PromptBlocks(held, (request.blocks ??= new PromptBlocks(promptIds))),
+      [this.cache.rowSegment(row, request.filled)],
+    );
   }
 
   /**

@@ -49,6 +49,11 @@ export class KvCache {
     );
   }
 
+  /** Where the first `count` columns of a row lie, until the next step or layout. */
+  rowSegment(row: number, count: number): Segment {
+    return { data: this.buffers, row, length: this.capacity, from: 0, count };
+  }
+
   /** The capacity a batch whose longest row has `filled` tokens needs for its next step. */
   static capacityFor(filled: number): number {
     return Math.ceil((filled + 1) / BLOCK) * BLOCK;

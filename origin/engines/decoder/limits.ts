@@ -5,8 +5,13 @@ export interface DecoderLimits {
   maxBatch: number;
   maxWaiting: number;
   prefillTokensPerStep: number;
-  /** Most bytes of prompt keys/values kept for automatic prefix caching (0: none kept). */
+  /** Most bytes of keys/values kept for automatic prefix caching (0: none kept). */
   prefixCacheBytes: number;
+  /**
+   * Fault injection: µs each prompt token a prefill computes holds the engine longer, as a
+   * larger model's prefill would (benchmarks of what sits in front of the origin; 0: none).
+   */
+  prefillUsPerToken?: number;
 }
 
 /** The 429 of a full queue (every row and queue place taken), with Retry-After. */

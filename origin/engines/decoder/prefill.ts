@@ -37,6 +37,10 @@ export interface PrefillOutputs {
 const computed = ({ request, cached }: Admission) =>
   request.params.promptIds.length - cached.length * BLOCK;
 
+/** The prompt tokens a group's prefill computes, pads not counted. */
+export const computedTokens = (group: readonly Admission[]) =>
+  group.reduce((sum, admission) => sum + computed(admission), 0);
+
 /**
  * A prefill of a group of admitted requests in ONE run: their prompts right-padded to the longest
  * (pads masked; causal attention keeps every real token blind to the pads after it, so a row's

@@ -1,5 +1,5 @@
-// Automatic prefix caching: prompts' keys/values kept in hashed blocks so a later prompt with the
-// same start skips their prefill.
+// Automatic prefix caching: prompts' and their outputs' keys/values kept in hashed blocks so a
+// later prompt with the same start skips their prefill.
 import { createHash } from "node:crypto";
 import { type KvShape, readColumns, type Segment } from "./kv-segments";
 
@@ -29,12 +29,20 @@ function blockHash(parentHash: string, ids: Int32Array): string {
 
 /**
  * A prompt's whole blocks and their chained hashes, computed as far as they are read and then
- * kept: a request waiting for a row is looked up again at every turn of the engine's loop.
+ * kept: a request waiting for a row is looked up again at every turn of the engine's loop. A
+ * finished request's prompt and output start with its prompt's blocks, hashed once.
  */
 export class PromptBlocks {
   private readonly hashed: { hash: string; ids: Int32Array }[] = [];
 
-  constructor(readonly ids: readonly number[]) {}
+  /** `ids` and the blocks of `start`, whose ids must begin `ids`. */
+  constructor(
+    readonly ids: readonly number[],
+    start?: PromptBlocks,
+  ) {
+    if (start !== undefined)
+      this.hashed.push(...start.hashed.slice(0, Math.min(this.count, start.count)));
+  }
 
   /** Whole blocks in the prompt. */
   get count(): number {
@@ -68,6 +76,9 @@ export class PromptBlocks {
  * doorkeeper admits entries: a prompt's blocks are kept once its first block has been seen
  * before (a system prompt, a few-shot preamble, a chat's later turns), and a prompt that
  * shares nothing with earlier ones costs one hash, not a copy of all its keys/values.
+ * A finished request's output is kept too, in the blocks it fills after its prompt's (vLLM
+ * hashes a sequence's blocks alike, prompt and output), so a chat's next turn, which resends
+ * the answer, reads it from the cache; only a request whose prompt's blocks were kept adds them.
  */
 export class PrefixCache {
   /** Insertion order is recency: the first block is the least recently used. */
@@ -187,6 +198,29 @@ export class PrefixCache {
    * once its first block has been seen before (cached, or remembered by the doorkeeper).
    */
   insert(prompt: PromptBlocks, segments: readonly Segment[]): void {
+    if (prompt.count === 0 || this.slots === 0) return;
+    const { hash } = prompt.block(0);
+    if (!this.blocks.has(hash) && !this.seen.delete(hash)) {
+      // A first block never seen before: remembered, nothing kept (yet).
+      this.seen.add(hash);
+      if (this.seen.size > SEEN) this.seen.delete(this.seen.values().next().value!);
+      return;
+    }
+    this.keep(prompt, segments);
+  }
+
+  /**
+   * Keeps the whole blocks of a finished request's prompt and output (`sequence`: the tokens whose
+   * keys/values its row holds, in `segments`) when its first block is cached: the blocks its
+   * prompt's prefill kept are found, those its decode steps filled are added.
+   */
+  extend(sequence: PromptBlocks, segments: readonly Segment[]): void {
+    if (sequence.count > 0 && this.blocks.has(sequence.block(0).hash))
+      this.keep(sequence, segments);
+  }
+
+  /** Keeps the blocks from the first on, reading those not cached yet from `segments`. */
+  private keep(prompt: PromptBlocks, segments: readonly Segment[]): void {
     // A prompt longer than the whole cache keeps its first blocks only: its later ones would evict
     // them.
     const whole = Math.min(prompt.count, this.slots);
@@ -195,12 +229,6 @@ export class PrefixCache {
     let parent = ROOT;
     for (let b = 0; b < whole; b++) {
       const { hash, ids: own } = prompt.block(b);
-      if (b === 0 && !this.blocks.has(hash) && !this.seen.delete(hash)) {
-        // A first block never seen before: remembered, nothing kept (yet).
-        this.seen.add(hash);
-        if (this.seen.size > SEEN) this.seen.delete(this.seen.values().next().value!);
-        return;
-      }
       let block = this.find(hash, parent, own);
       if (block === undefined) {
         const data = this.place();

@@ -43,6 +43,7 @@ const envWith = (extra: Record<string, string> = {}) => ({
   ORIGIN_FAULT_CHUNK_DELAY_MS: undefined,
   ORIGIN_FAULT_STALL_MS: undefined,
   ORIGIN_FAULT_STALL_RATE: undefined,
+  ORIGIN_FAULT_PREFILL_US_PER_TOKEN: undefined,
   ...extra,
 });
 
@@ -71,6 +72,10 @@ describe("origin fault injection", () => {
 
   it("reads its settings from the environment, off by default, the rate within 0–1", () => {
     expect(readConfig(envWith()).faults).toEqual({ chunkDelayMs: 0, stallMs: 0, stallRate: 0 });
+    expect(readConfig(envWith()).prefillFaultUsPerToken).toBe(0);
+    expect(
+      readConfig(envWith({ ORIGIN_FAULT_PREFILL_US_PER_TOKEN: "100" })).prefillFaultUsPerToken,
+    ).toBe(100);
     expect(
       readConfig(
         envWith({

@@ -241,8 +241,9 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
       ]).toEqual([41, 0]);
       expect(cached.prefixCacheBytes).toBe(0); // its first block was new: only remembered
       expect(await run(cached, prompt)).toEqual(expected);
-      // seen before: two blocks of 16 tokens kept, 6 KB each (4 layers × K/V × 3 heads × 64 FP32)
-      expect(cached.prefixCacheBytes).toBe(2 * 16 * 6 * 1024);
+      // Seen before: its two whole blocks kept, and the third its 16 new tokens filled (all but
+      // the last fed back: 41 + 15 columns), 6 KB each (4 layers × K/V × 3 heads × 64 FP32).
+      expect(cached.prefixCacheBytes).toBe(3 * 16 * 6 * 1024);
       expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(0);
       // The first step says how much of the prompt came from the cache (vLLM's num_cached_tokens);
       // later steps do not.
@@ -260,6 +261,34 @@ describe("automatic prefix caching (origin/engines/decoder/prefix-cache.ts)", ()
         await run(uncached, prompt.slice(0, 32)),
       );
       expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(48);
+    },
+  );
+
+  it(
+    "keeps a finished request's output in whole blocks: a chat's next turn, resending the " +
+      "answer, reads it from the cache, with the tokens computing it gives",
+    async () => {
+      const system = [1, ...ids(15, 51)];
+      await run(cached, [...system, ...ids(9, 52)]); // the system prompt's block, seen once
+      const first = [...system, ...ids(16, 53)];
+      // 32 prompt tokens and 33 new ones: 64 columns held at its end, four whole blocks
+      const answer = await drain(cached.submit(params(first, 33), new AbortController().signal));
+      expect(answer).toEqual(
+        await drain(uncached.submit(params(first, 33), new AbortController().signal)),
+      );
+      const second = [...first, ...answer, ...ids(7, 54)];
+      const steps: { tokenId: number; cachedTokens?: number }[] = [];
+      const hits = counter("vllm:prefix_cache_hits_total");
+      for await (const step of cached.submit(params(second), new AbortController().signal).steps)
+        steps.push(step);
+      // Two blocks of prompt, two of the answer's first 32 tokens (prompts alone: 32).
+      expect(steps[0]!.cachedTokens).toBe(64);
+      expect(counter("vllm:prefix_cache_hits_total") - hits).toBe(64);
+      expect(steps.map((step) => step.tokenId)).toEqual(await run(uncached, second));
+      // A request whose prompt's blocks were not kept keeps no output either.
+      const before = cached.prefixCacheBytes;
+      await drain(cached.submit(params([1, ...ids(31, 55)], 40), new AbortController().signal));
+      expect(cached.prefixCacheBytes).toBe(before);
     },
   );
 
@@ -387,6 +416,30 @@ describe("prefix cache blocks (origin/engines/decoder/prefix-cache.ts)", () => {
       // a's last block went first: a's chain was touched from its last block to its first.
       expect([cache.match(blocks(a)).length, cache.match(blocks(b)).length]).toEqual([1, 2]);
       expect(new PrefixCache(shape, blockBytes - 1).bytes).toBe(0);
+    },
+  );
+
+  it(
+    "adds a finished request's output blocks after its prompt's, only once the prompt's were " +
+      "kept (the output is no sighting for the doorkeeper)",
+    () => {
+      const cache = new PrefixCache(shape, 8 * blockBytes);
+      const a = prompt(2, 10);
+      // its 33 prompt ids and 31 of output: 64 columns, four whole blocks
+      const held = [...a, ...Array.from({ length: 31 }, (_, i) => 500 + i)];
+      cache.extend(blocks(held), row(held.length, 1000));
+      cache.insert(blocks(a), row(a.length, 1000));
+      expect(cache.bytes).toBe(0); // the prompt's first sighting
+      const asked = blocks(a);
+      cache.insert(asked, row(a.length, 1000));
+      expect(cache.bytes).toBe(2 * blockBytes);
+      cache.extend(new PromptBlocks(held, asked), row(held.length, 1000));
+      expect(cache.bytes).toBe(4 * blockBytes);
+      const next = cache.match(blocks([...held, 7]));
+      expect(next.length).toBe(4);
+      const out = [new Float32Array(64 * 2), new Float32Array(64 * 2)];
+      cache.gather(next, out, 0, 64);
+      expect([out[0]![2 * 50], out[1]![2 * 63 + 1]]).toEqual([1050, 1163]);
     },
   );
 
