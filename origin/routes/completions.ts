@@ -3,10 +3,8 @@ import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { toServiceError } from "../../src/errors/problem";
 import {
-  formatEndpointLoad,
-  LOAD_METRICS_FORMAT,
+  endpointLoadHeaders,
   LOAD_METRICS_FORMAT_HEADER,
-  LOAD_METRICS_HEADER,
 } from "../../src/protocols/endpoint-load-metrics";
 import { ServiceError } from "../../src/errors/service-error";
 import type { OriginConfig } from "../config";
@@ -287,14 +285,10 @@ export function completionRoutes(
         "x-request-id": head.id,
         // The engine's queue as it takes this request, for the pools in front (ORCA's header),
         // to a request that asks for it, as vLLM answers.
-        ...(c.req.header(LOAD_METRICS_FORMAT_HEADER)?.toUpperCase() === LOAD_METRICS_FORMAT
-          ? {
-              [LOAD_METRICS_HEADER]: formatEndpointLoad({
-                running: decoder.runningCount,
-                waiting: decoder.waitingCount,
-              }),
-            }
-          : {}),
+        ...endpointLoadHeaders(c.req.header(LOAD_METRICS_FORMAT_HEADER), {
+          running: decoder.runningCount,
+          waiting: decoder.waitingCount,
+        }),
       },
     });
   });

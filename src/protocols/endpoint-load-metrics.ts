@@ -39,3 +39,13 @@ export function parseEndpointLoad(value: string | null): EndpointLoad | undefine
   if (waiting === undefined) return undefined;
   return running === undefined ? { waiting } : { running, waiting };
 }
+
+/** The report as response headers, for a request whose format header (`asked`) asked for it. */
+export function endpointLoadHeaders(
+  asked: string | undefined,
+  load: EndpointLoad,
+): Record<string, string> {
+  return asked?.toUpperCase() === LOAD_METRICS_FORMAT
+    ? { [LOAD_METRICS_HEADER]: formatEndpointLoad(load) }
+    : {};
+}
