@@ -62,9 +62,14 @@ export class KeyLimiter extends DurableObject<Env> {
     return result;
   }
 
-  /** Settlements that no later call of their isolate carried (sent after a short wait). */
-  settle(request: { settled: readonly Settlement[]; limits: KeyLimits }): void {
-    this.settleEach(request.settled, request.limits, Date.now());
+  /**
+   * Settlements that no later call of their isolate carried (sent after a short wait). One as
+   * `id` and `used`: from an isolate of the version before, while a deployment rolls out.
+   */
+  settle(request: Partial<Settlement> & { settled?: readonly Settlement[]; limits: KeyLimits }) {
+    const { id, used = 0 } = request;
+    const settled = request.settled ?? (id === undefined ? [] : [{ id, used }]);
+    this.settleEach(settled, request.limits, Date.now());
     this.save();
   }
 
