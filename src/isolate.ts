@@ -73,7 +73,7 @@ function reportOriginConfig(served: Services): void {
  *   window (bounded), attempts by version and outcome, and whether it was rolled back
  * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
  * - tasks/keys/settlements: per limited key, its ended generations' settlements that wait for
- *   the key's next reservation (each sent within 250 ms)
+ *   the key's next reservation (each sent within 250 ms), and when it last reserved (4,096 keys)
  * - runtime/origin/pool-config: parsed ORIGIN_POOL / ORIGIN_URL values (per value; 256 at most)
  * - routes/http/body: the body-limit middleware per size (per MAX_BODY_BYTES value)
  * - routes/openai/models: when this isolate began serving, `created` (first /v1/models)

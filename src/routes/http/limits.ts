@@ -7,7 +7,7 @@ import type { Principal } from "../../tasks/keys/authenticate";
 import { keyLimiter } from "../../tasks/keys/key-limiter";
 import type { Admission, LimitSnapshot } from "../../tasks/keys/limit-windows";
 import { meteredGenerator } from "../../tasks/keys/metered-generator";
-import { admitCarrying, holdSettlements, sendWaiting } from "../../tasks/keys/settlements";
+import { admitCarrying, sendWaiting, settleEnded } from "../../tasks/keys/settlements";
 import type { TextGenerator, Usage } from "../../tasks/text-generation/text-generation";
 import { type RequestUsage, requestUsage } from "./audit";
 import { waitUntil } from "./wait-until";
@@ -143,7 +143,7 @@ export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGe
   // Each generation's end is awaited by waitUntil from the moment it reserves: a client that
   // leaves ends the request, and without it the isolate would drop the generation (and its
   // settlement) instead of seeing the abort through to the finally that settles it. Its
-  // settlement then waits for the key's next reservation in this isolate, or is sent alone.
+  // settlement may then wait for the key's next reservation in this isolate (settlements.ts).
   const pending = new Map<string, (used: Usage | undefined) => void>();
   const keyId = principal.keyId;
   return meteredGenerator(
@@ -175,14 +175,14 @@ export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGe
           (used) => {
             usage.promptTokens += used?.prompt_tokens ?? 0;
             usage.completionTokens += used?.completion_tokens ?? 0;
-            if (budgeted) holdSettlements(keyId, [{ id, used: used?.total_tokens ?? 0 }]);
+            return used?.total_tokens ?? 0;
           },
         );
         usage.settled.push(ended);
-        const sent = budgeted && limiter !== undefined;
+        const charged = budgeted && limiter !== undefined;
         waitUntil(
           c,
-          sent ? ended.then(() => sendWaiting(limiter, keyId, limits)) : ended,
+          charged ? ended.then((used) => settleEnded(limiter, keyId, limits, { id, used })) : ended,
           "budget_settle",
         );
         return id;

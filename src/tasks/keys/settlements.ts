@@ -1,6 +1,7 @@
 // A key's ended generations are settled by the next call this isolate makes to the key's Durable
-// Object (its next reservation), so a generation costs one call to the object, not two. A
-// settlement that no call has carried within SETTLE_DELAY_MS is sent alone.
+// Object (its next reservation), so a generation costs one call to the object, not two, while
+// the key's reservations come within SETTLE_DELAY_MS of each other. A settlement that no call
+// has carried within SETTLE_DELAY_MS is sent alone; a key's lone generation sends it at once.
 import type { KeyLimits } from "./api-key";
 import type { KeyLimiter } from "./key-limiter";
 import type { Admission, Settlement } from "./limit-windows";
@@ -10,9 +11,11 @@ export const SETTLE_DELAY_MS = 250;
 
 type Limiter = DurableObjectStub<KeyLimiter>;
 
-// A per-isolate memo, listed in src/isolate.ts: the settlements waiting, by key id. Each is
-// sent within SETTLE_DELAY_MS (sendWaiting), so only the last moments' are held.
+// Per-isolate memos, listed in src/isolate.ts: the settlements waiting, by key id (each sent
+// within SETTLE_DELAY_MS, so only the last moments' are held); when each key last reserved, and
+// whether within SETTLE_DELAY_MS of the reservation before (4,096 keys at most).
 const waiting = new Map<string, Settlement[]>();
+const reserved = new Map<string, { at: number; burst: boolean }>();
 
 export function holdSettlements(keyId: string, settled: readonly Settlement[]): void {
   if (settled.length === 0) return;
@@ -35,7 +38,11 @@ export async function admitCarrying(
   limiter: Limiter,
   keyId: string,
   request: { id: string; requests: 0 | 1; tokens: number; limits: KeyLimits },
+  now = Date.now(),
 ): Promise<Admission> {
+  const last = reserved.get(keyId);
+  if (last === undefined && reserved.size >= 4096) reserved.clear();
+  reserved.set(keyId, { at: now, burst: last !== undefined && now - last.at < SETTLE_DELAY_MS });
   const settled = takeSettlements(keyId);
   try {
     return await limiter.admit({ ...request, settled });
@@ -45,9 +52,34 @@ export async function admitCarrying(
   }
 }
 
-/** After SETTLE_DELAY_MS, sends the key's settlements that no call has carried. */
-export async function sendWaiting(limiter: Limiter, keyId: string, limits: KeyLimits) {
+/**
+ * Settles an ended generation: held for the key's next reservation when its reservations follow
+ * each other (sent alone after SETTLE_DELAY_MS if none comes), else sent at once, while the
+ * isolate is still busy with the answer rather than woken again later.
+ */
+export async function settleEnded(
+  limiter: Limiter,
+  keyId: string,
+  limits: KeyLimits,
+  settlement: Settlement,
+): Promise<void> {
+  holdSettlements(keyId, [settlement]);
+  if (reserved.get(keyId)?.burst === true) await sendWaiting(limiter, keyId, limits, settlement.id);
+  else await send(limiter, keyId, limits);
+}
+
+/**
+ * After SETTLE_DELAY_MS, sends the key's settlements that no call has carried: when `id` is
+ * given, only if that one is still waiting (a later generation's is left to its own request,
+ * as the key's next reservation may yet carry it).
+ */
+export async function sendWaiting(limiter: Limiter, keyId: string, limits: KeyLimits, id?: string) {
   await new Promise((resolve) => setTimeout(resolve, SETTLE_DELAY_MS));
+  if (id !== undefined && waiting.get(keyId)?.some((each) => each.id === id) !== true) return;
+  await send(limiter, keyId, limits);
+}
+
+async function send(limiter: Limiter, keyId: string, limits: KeyLimits): Promise<void> {
   const settled = takeSettlements(keyId);
   if (settled.length === 0) return;
   try {

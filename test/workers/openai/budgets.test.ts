@@ -114,7 +114,7 @@ describe.skipIf(origin === null)("per-key limits", () => {
     expect(response.headers.get("x-ratelimit-remaining-tokens")).toBe("50");
   });
 
-  it("settles an ended generation with the key's next reservation, before admitting it", async () => {
+  it("charges an ended generation what it used before the key's next admission", async () => {
     const { key } = await issueKey(["generate"], { tokens_per_month: 100_000 });
     const first = await complete(key, { max_tokens: 64 });
     const used = (await first.json<{ usage: Usage }>()).usage.total_tokens;
