@@ -73,6 +73,8 @@ function reportOriginConfig(served: Services): void {
  *   window (bounded), attempts by version and outcome, whether it was rolled back (here, or by
  *   another isolate: read from D1 every 10 s at most) and when D1 was last asked
  * - tasks/keys/audit: when this isolate last pruned the audit trail (once an hour)
+ * - tasks/keys/settlements: per limited key, its ended generations' settlements that wait for
+ *   the key's next reservation (each sent within 250 ms), and when it last reserved (4,096 keys)
  * - runtime/origin/pool-config: parsed ORIGIN_POOL / ORIGIN_URL values (per value; 256 at most)
  * - tasks/fraud/rules/rule-language: the CEL environment rules are checked against (one)
  * - tasks/fraud/rules/rule-store: the enabled rules, compiled (per D1 binding; read again after

@@ -7,6 +7,7 @@ import type { Principal } from "../../tasks/keys/authenticate";
 import { keyLimiter } from "../../tasks/keys/key-limiter";
 import type { Admission, LimitSnapshot } from "../../tasks/keys/limit-windows";
 import { meteredGenerator } from "../../tasks/keys/metered-generator";
+import { admitCarrying, sendWaiting, settleEnded } from "../../tasks/keys/settlements";
 import type { TextGenerator, Usage } from "../../tasks/text-generation/text-generation";
 import { type RequestUsage, requestUsage } from "./audit";
 import { waitUntil } from "./wait-until";
@@ -139,10 +140,12 @@ export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGe
   const count: DeferredCount | undefined = c.get("requestCount");
   const usage = requestUsage(c);
   usage.model = generator.manifest.name;
-  // Each reservation's settlement is awaited by waitUntil from the moment it is made: a client
-  // that leaves ends the request, and without it the isolate would drop the generation (and its
-  // settlement) instead of seeing the abort through to the finally that settles it.
+  // Each generation's end is awaited by waitUntil from the moment it reserves: a client that
+  // leaves ends the request, and without it the isolate would drop the generation (and its
+  // settlement) instead of seeing the abort through to the finally that settles it. Its
+  // settlement may then wait for the key's next reservation in this isolate (settlements.ts).
   const pending = new Map<string, (used: Usage | undefined) => void>();
+  const keyId = principal.keyId;
   return meteredGenerator(
     generator,
     {
@@ -153,19 +156,35 @@ export function meteredFor<E extends LimitsEnv>(c: Context<E>, generator: TextGe
         if (count !== undefined) count.deferred = false;
         const reserved = budgeted ? tokens : 0;
         if (limiter !== undefined && (requests > 0 || reserved > 0)) {
-          const admission = await limiter.admit({ id, requests, tokens: reserved, limits });
+          let admission: Admission;
+          try {
+            admission = await admitCarrying(limiter, keyId, {
+              id,
+              requests,
+              tokens: reserved,
+              limits,
+            });
+          } catch (error) {
+            waitUntil(c, sendWaiting(limiter, keyId, limits), "budget_settle");
+            throw error;
+          }
           if (!admission.admitted) throw refusal(admission);
           c.set("limits", admission.snapshot);
         }
-        const settled = new Promise<Usage | undefined>((resolve) => pending.set(id, resolve)).then(
-          async (used) => {
+        const ended = new Promise<Usage | undefined>((resolve) => pending.set(id, resolve)).then(
+          (used) => {
             usage.promptTokens += used?.prompt_tokens ?? 0;
             usage.completionTokens += used?.completion_tokens ?? 0;
-            if (budgeted) await limiter?.settle({ id, used: used?.total_tokens ?? 0, limits });
+            return used?.total_tokens ?? 0;
           },
         );
-        usage.settled.push(settled);
-        waitUntil(c, settled, "budget_settle");
+        usage.settled.push(ended);
+        const charged = budgeted && limiter !== undefined;
+        waitUntil(
+          c,
+          charged ? ended.then((used) => settleEnded(limiter, keyId, limits, { id, used })) : ended,
+          "budget_settle",
+        );
         return id;
       },
       settle(id, used) {

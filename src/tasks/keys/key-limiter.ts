@@ -8,8 +8,9 @@ import {
   admit,
   emptyState,
   type LimiterState,
-  type LimitSnapshot,
+  type Settlement,
   settle,
+  unsettled,
   used,
   type WindowName,
 } from "./limit-windows";
@@ -35,26 +36,51 @@ export class KeyLimiter extends DurableObject<Env> {
     void this.ctx.storage.put("state", this.state);
   }
 
+  private settleEach(settled: readonly Settlement[], limits: KeyLimits, now: number): void {
+    for (const each of settled) settle(this.current(), { ...each, limits, now });
+  }
+
   /**
    * A request-only admission (the rate) is counted in memory: a minute's count cannot outlive
    * the object (evicted only after a longer idle time), and skipping the write keeps the
-   * output gate off the request's path. Token reservations are written.
+   * output gate off the request's path. Token reservations are written, and so are the
+   * settlements the call carries (the key's generations that ended since this isolate's last
+   * call), settled before the admission is decided.
    */
-  admit(request: { id: string; requests: 0 | 1; tokens: number; limits: KeyLimits }): Admission {
-    const admission = admit(this.current(), { ...request, now: Date.now() });
-    if (admission.admitted && request.tokens > 0) this.save();
-    return admission;
+  admit(request: {
+    id: string;
+    requests: 0 | 1;
+    tokens: number;
+    limits: KeyLimits;
+    settled?: readonly Settlement[];
+  }): Admission {
+    const { settled = [], ...admission } = request;
+    const now = Date.now();
+    this.settleEach(settled, request.limits, now);
+    const result = admit(this.current(), { ...admission, now });
+    if (settled.length > 0 || (result.admitted && request.tokens > 0)) this.save();
+    return result;
   }
 
-  settle(request: { id: string; used: number; limits: KeyLimits }): LimitSnapshot {
-    const snapshot = settle(this.current(), { ...request, now: Date.now() });
+  /**
+   * Settlements that no later call of their isolate carried (sent after a short wait). One as
+   * `id` and `used`: from an isolate of the version before, while a deployment rolls out.
+   */
+  settle(request: Partial<Settlement> & { settled?: readonly Settlement[]; limits: KeyLimits }) {
+    const { id, used = 0 } = request;
+    const settled = request.settled ?? (id === undefined ? [] : [{ id, used }]);
+    this.settleEach(settled, request.limits, Date.now());
     this.save();
-    return snapshot;
   }
 
   /** Tokens charged in the current minute, day and month. */
   used(): Record<WindowName, number> {
     return used(this.current(), Date.now());
+  }
+
+  /** Reservations not yet settled. */
+  unsettled(): number {
+    return unsettled(this.current(), Date.now());
   }
 }
 

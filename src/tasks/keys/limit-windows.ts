@@ -25,6 +25,12 @@ interface Reservation {
   at: number;
 }
 
+/** A finished generation's reservation and the tokens it really used. */
+export interface Settlement {
+  id: string;
+  used: number;
+}
+
 export interface LimiterState {
   windows: Record<WindowName, Window>;
   reservations: Record<string, Reservation>;
@@ -174,6 +180,13 @@ export function settle(
     }
   }
   return snapshot(state, request.limits, request.now);
+}
+
+/** Reservations not yet settled (generations running, or ended with their settlement on its
+ *  way). */
+export function unsettled(state: LimiterState, now: number): number {
+  roll(state, now);
+  return Object.keys(state.reservations).length;
 }
 
 /** Tokens charged in each current window (what an operator's usage view reads). */

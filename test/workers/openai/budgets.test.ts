@@ -25,17 +25,14 @@ interface Usage {
   total_tokens: number;
 }
 
-/** Waits until the key's month count stops moving (its settlements run after the answers). */
+/** The key's month count once every reservation is settled (settlements come after the
+ *  answers: with the key's next reservation, or alone within SETTLE_DELAY_MS). */
 async function settledMonth(keyId: string): Promise<number> {
   const limiter = keyLimiter(env.KEY_LIMITS, keyId);
-  let last = -1;
-  let month = (await limiter.used()).month;
-  for (let i = 0; i < 50 && month !== last; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    last = month;
-    month = (await limiter.used()).month;
-  }
-  return month;
+  for (let i = 0; i < 100 && (await limiter.unsettled()) > 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await limiter.unsettled()).toBe(0);
+  return (await limiter.used()).month;
 }
 
 /** A minute's counts must not straddle its end: waits for a fresh minute near one. */
@@ -116,6 +113,38 @@ describe.skipIf(origin === null)("per-key limits", () => {
     expect(body).toMatchObject({ code: "rate_limited", field: "max_tokens" });
     expect(body.detail).toContain("tokens_per_month");
     expect(response.headers.get("x-ratelimit-remaining-tokens")).toBe("50");
+  });
+
+  it("charges an ended generation what it used before the key's next admission", async () => {
+    const { key } = await issueKey(["generate"], { tokens_per_month: 100_000 });
+    const first = await complete(key, { max_tokens: 64 });
+    const used = (await first.json<{ usage: Usage }>()).usage.total_tokens;
+    const second = await complete(key, { max_tokens: 4 });
+    const { usage } = await second.json<{ usage: Usage }>();
+    // The first is charged what it used, not what it reserved, in the second's headers.
+    expect(second.headers.get("x-ratelimit-remaining-tokens")).toBe(
+      String(100_000 - used - usage.prompt_tokens - 4),
+    );
+  });
+
+  it("a key's object applies carried settlements first, each once", async () => {
+    const limiter = keyLimiter(env.KEY_LIMITS, `carried-${crypto.randomUUID()}`);
+    const limits = { tokens_per_month: 100 };
+    const reserve = (id: string, tokens: number, settled: { id: string; used: number }[] = []) =>
+      limiter.admit({ id, requests: 0, tokens, limits, settled });
+    expect((await reserve("a", 60)).admitted).toBe(true);
+    expect((await reserve("b", 60)).admitted).toBe(false);
+    expect(await limiter.unsettled()).toBe(1);
+    // a used 10: b fits once a is settled, in the same call.
+    expect(await reserve("b", 60, [{ id: "a", used: 10 }])).toMatchObject({
+      admitted: true,
+      snapshot: { tokens: { remaining: 30 } },
+    });
+    await limiter.settle({ settled: [{ id: "a", used: 0 }], limits });
+    // As the version before sent one, while a deployment rolls out.
+    await limiter.settle({ id: "b", used: 20, limits });
+    expect(await limiter.unsettled()).toBe(0);
+    expect((await limiter.used()).month).toBe(30);
   });
 
   it("50 concurrent requests never overspend a budget of B, and all that fit are served", async () => {

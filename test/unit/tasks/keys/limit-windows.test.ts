@@ -5,6 +5,7 @@ import {
   admit,
   emptyState,
   settle,
+  unsettled,
   used,
   windowEnd,
   windowStart,
@@ -50,9 +51,11 @@ describe("limit windows", () => {
       retryAfterMs: 30_000,
       tooLarge: false,
     });
+    expect(unsettled(state, T0)).toBe(1);
     settle(state, { id: "a", used: 13, limits, now: T0 });
     settle(state, { id: "a", used: 0, limits, now: T0 });
     expect(used(state, T0).minute).toBe(13);
+    expect(unsettled(state, T0)).toBe(0);
     expect(admit(state, { id: "b", requests: 1, tokens: 60, limits, now: T0 }).admitted).toBe(true);
     expect(admit(state, { id: "c", requests: 1, tokens: 101, limits, now: T0 })).toMatchObject({
       admitted: false,
