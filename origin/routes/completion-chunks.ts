@@ -58,3 +58,16 @@ export function chunkWriter(head: ChunkHead): (chunk: TokenChunk) => string {
     `,"token_ids":${withIds ? `[${tokenIds.join(",")}]` : "null"}}],"usage":` +
     `${usage === null ? "null" : JSON.stringify(usage)}}\n\n`;
 }
+
+export const usageOf = (prompt: number, completion: number) => ({
+  prompt_tokens: prompt,
+  total_tokens: prompt + completion,
+  completion_tokens: completion,
+});
+/**
+ * vLLM's PromptTokenUsageInfo, as it reports it with --enable-prompt-tokens-details (on here):
+ * only when its prefix cache served part of the prompt (serving_completion.py:
+ * `if self.enable_prompt_tokens_details and num_cached_tokens`).
+ */
+export const promptDetails = (cachedTokens: number) =>
+  cachedTokens > 0 ? { cached_tokens: cachedTokens } : null;

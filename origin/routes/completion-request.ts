@@ -50,6 +50,8 @@ export const CompletionRequestSchema = z
     stop_token_ids: z.array(TokenId).nullable().optional(),
     ignore_eos: z.boolean().default(false),
     min_tokens: z.number().int().min(0).default(0),
+    // This origin's extension (src/protocols/vllm-completions.ts OUTPUT_PREFIX_HEADER).
+    output_prefix_tokens: z.number().int().min(0).default(0),
     stream: z.boolean().nullable().default(false),
     stream_options: z
       .object({
@@ -169,6 +171,12 @@ export function toGenerationParams(
         "completion). Please reduce the length of the messages or completion.",
     );
   }
+  if (request.output_prefix_tokens >= promptIds.length)
+    throw badRequest(
+      "output_prefix_tokens",
+      `output_prefix_tokens (${request.output_prefix_tokens}) must leave at least one prompt ` +
+        `token of the ${promptIds.length}`,
+    );
   if (request.min_tokens > maxTokens)
     throw badRequest(
       "min_tokens",
@@ -230,5 +238,8 @@ export function toGenerationParams(
     ...(logprobs === undefined ? {} : { logprobs }),
     ...(promptLogprobs === undefined ? {} : { promptLogprobs }),
     ...(structuredOutputs === undefined ? {} : { structuredOutputs }),
+    ...(request.output_prefix_tokens === 0
+      ? {}
+      : { outputPrefixTokens: request.output_prefix_tokens }),
   };
 }

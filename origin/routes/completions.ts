@@ -7,13 +7,14 @@ import {
   LOAD_METRICS_FORMAT_HEADER,
 } from "../../src/protocols/endpoint-load-metrics";
 import { ServiceError } from "../../src/errors/service-error";
+import { OUTPUT_PREFIX_HEADER } from "../../src/protocols/vllm-completions";
 import type { OriginConfig } from "../config";
 import type { TokenLogprob } from "../../src/generation/logprobs";
 import type { GenerationStep } from "../engines/decoder/generation-params";
 import { parseWith, readJsonBody } from "../http/body";
 import type { Drain } from "../http/drain";
 import { vllmErrorBody } from "../http/errors";
-import { chunkWriter } from "./completion-chunks";
+import { chunkWriter, promptDetails, usageOf } from "./completion-chunks";
 import { completionLogprobs, echoedLogprobs } from "./completion-logprobs";
 import type { HostedModel, ModelHost } from "../model-host";
 import { CompletionRequestSchema, toGenerationParams } from "./completion-request";
@@ -22,19 +23,6 @@ import { GEN_AI, recordFirstToken, recordGeneration, spanOf, startGeneration } f
 const encoder = new TextEncoder();
 const frame = (value: unknown) =>
   encoder.encode(`data: ${typeof value === "string" ? value : JSON.stringify(value)}\n\n`);
-
-const usageOf = (prompt: number, completion: number) => ({
-  prompt_tokens: prompt,
-  total_tokens: prompt + completion,
-  completion_tokens: completion,
-});
-/**
- * vLLM's PromptTokenUsageInfo, as it reports it with --enable-prompt-tokens-details (on here):
- * only when its prefix cache served part of the prompt (serving_completion.py:
- * `if self.enable_prompt_tokens_details and num_cached_tokens`).
- */
-const promptDetails = (cachedTokens: number) =>
-  cachedTokens > 0 ? { cached_tokens: cachedTokens } : null;
 
 function generationModel(host: ModelHost, name: string | undefined): HostedModel {
   const models = [...host.models.values()].filter((model) => model.manifest.kind === "generation");
@@ -101,6 +89,9 @@ export function completionRoutes(
       typeof raw === "object" && raw !== null ? { ...raw } : {},
       manifest.generation,
     );
+    // A continuation: the output so far it read as output, echoed for the edge to check.
+    const n = params.outputPrefixTokens;
+    const echoed: Record<string, string> = n ? { [OUTPUT_PREFIX_HEADER]: String(n) } : {};
     if (params.structuredOutputs !== undefined && !decoder.structuredOutputs) {
       throw new ServiceError(
         400,
@@ -175,17 +166,21 @@ export function completionRoutes(
         prompt_token_ids: promptIds,
         token_ids: withIds ? ids : null,
       };
-      return c.json({
-        ...head,
-        choices: [choice],
-        service_tier: null,
-        system_fingerprint: null,
-        usage: {
-          ...usageOf(params.promptIds.length, ids.length),
-          prompt_tokens_details: promptDetails(cachedTokens),
+      return c.json(
+        {
+          ...head,
+          choices: [choice],
+          service_tier: null,
+          system_fingerprint: null,
+          usage: {
+            ...usageOf(params.promptIds.length, ids.length),
+            prompt_tokens_details: promptDetails(cachedTokens),
+          },
+          kv_transfer_params: null,
         },
-        kv_transfer_params: null,
-      });
+        200,
+        echoed,
+      );
     }
 
     const includeUsage = request.stream_options?.include_usage === true;
@@ -289,6 +284,7 @@ export function completionRoutes(
           running: decoder.runningCount,
           waiting: decoder.waitingCount,
         }),
+        ...echoed,
       },
     });
   });

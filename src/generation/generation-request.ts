@@ -25,6 +25,11 @@ export interface GenerationRequest {
   /** vLLM's `min_tokens`: no stop id is sampled before this many ids (default 0). */
   minTokens?: number;
   /**
+   * A generation continued on another replica: the prompt's last this many ids are its output so
+   * far (the reference origin's `output_prefix_tokens`; vLLM has none).
+   */
+  outputPrefixTokens?: number;
+  /**
    * vLLM's `ignore_eos`: the engine must not stop at the model's own end-of-sequence id.
    * `stopTokenIds` already leaves it out; an origin that knows its EOS is told as well.
    */

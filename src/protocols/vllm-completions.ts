@@ -10,6 +10,15 @@ import type { GenerationRequest } from "../generation/generation-request";
  * CompletionRequest's `return_token_ids`, `stop_token_ids`, `top_k`, `min_p`, the three penalties,
  * `logit_bias`, `allowed_token_ids`, `stream_options`, and `structured_outputs`.
  */
+/**
+ * The reference origin's extension for a generation continued on another replica:
+ * `output_prefix_tokens: N` says the prompt's last N ids are output generated before, so its
+ * structured output's automaton and its presence and frequency penalties read them as output.
+ * The origin echoes N in this header; vLLM has no such field (it ignores it and answers
+ * without the header), so a continuation that needs it is not taken from such a replica.
+ */
+export const OUTPUT_PREFIX_HEADER = "x-output-prefix-tokens";
+
 export function completionRequest(model: string, request: GenerationRequest) {
   const { sampling } = request;
   // One count for both (vLLM's echo scores the prompt with the request's logprobs); the steps keep
@@ -53,6 +62,7 @@ export function completionRequest(model: string, request: GenerationRequest) {
     stop_token_ids: [...request.stopTokenIds],
     ignore_eos: request.ignoreEos ?? false,
     ...(request.minTokens ? { min_tokens: request.minTokens } : {}),
+    ...(request.outputPrefixTokens ? { output_prefix_tokens: request.outputPrefixTokens } : {}),
     // Ids, not text, name the tokens of the logprobs: the edge has the tokenizer.
     ...(asked === undefined ? {} : { logprobs: asked, return_tokens_as_token_ids: true }),
     // The prompt's logprobs come as vLLM's echo gives them: on the first chunk, before its tokens'

@@ -87,5 +87,18 @@ export function constraintOf(
     allowedIds = new Uint8Array(vocabulary.size);
     for (const id of allowed) allowedIds[id] = 1;
   }
-  return new Constraint(vocabulary.matcher(spec), stopIds, allowedIds);
+  const constraint = new Constraint(vocabulary.matcher(spec), stopIds, allowedIds);
+  // A continued generation: its automaton starts where the output so far leaves it.
+  const prefix = params.outputPrefixTokens ?? 0;
+  for (const id of params.promptIds.slice(params.promptIds.length - prefix)) {
+    if (constraint.next()[id] !== 1)
+      throw new ServiceError(
+        400,
+        "invalid_request",
+        `output_prefix_tokens: token ${id} of the output so far does not follow structured_outputs`,
+        { field: "output_prefix_tokens" },
+      );
+    constraint.accept(id);
+  }
+  return constraint;
 }

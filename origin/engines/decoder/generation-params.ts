@@ -50,4 +50,9 @@ export interface GenerationParams {
    * route; plain JSON, so it crosses to the engine's thread as it is).
    */
   structuredOutputs?: StructuredOutputs;
+  /**
+   * The prompt's last ids that are output generated before (a generation continued from another
+   * replica): the structured output's automaton and the penalties read them as output.
+   */
+  outputPrefixTokens?: number;
 }

@@ -52,6 +52,12 @@ export class DecodeRequest {
     this.arrivedAt = options.arrivedAt ?? performance.now();
     this.admitted = options.admitted;
     this.rng = createPrng(params.seed ?? Math.floor(Math.random() * 2 ** 52));
-    this.history = hasPenalties(params.sampling) ? new TokenHistory(params.promptIds) : undefined;
+    if (hasPenalties(params.sampling)) {
+      // A continued generation's earlier output counts as output, as it did on its first replica.
+      const { promptIds, outputPrefixTokens = 0 } = params;
+      const prompt = promptIds.length - outputPrefixTokens;
+      this.history = new TokenHistory(promptIds.slice(0, prompt));
+      for (const id of promptIds.slice(prompt)) this.history.add(id);
+    } else this.history = undefined;
   }
 }

@@ -1,6 +1,7 @@
 // One call of a generation to one vLLM-compatible replica: the request sent, its phase deadlines,
 // the stream read into steps, the replica's circuit breaker told the outcome. Which replica, and
 // what happens after a failure, is vllm-runtime.ts's job.
+import { CannotContinue, needsOutputPrefix } from "./continuation";
 import {
   type EndpointLoad,
   LOAD_METRICS_FORMAT,
@@ -9,7 +10,7 @@ import {
   parseEndpointLoad,
 } from "../../protocols/endpoint-load-metrics";
 import { SseParser } from "../../protocols/sse";
-import { completionRequest } from "../../protocols/vllm-completions";
+import { completionRequest, OUTPUT_PREFIX_HEADER } from "../../protocols/vllm-completions";
 import type { GenerationRequest, GenerationStep } from "../runtime";
 import { ServiceError } from "../../errors/service-error";
 import type { CircuitBreaker } from "./circuit-breaker";
@@ -64,6 +65,13 @@ async function open(
   }
   if (!response.ok) throw await refusal(response);
   if (response.body === null) throw upstream("The GPU origin sent no stream");
+  if (
+    needsOutputPrefix(request) &&
+    response.headers.get(OUTPUT_PREFIX_HEADER) !== String(request.outputPrefixTokens)
+  ) {
+    await response.body.cancel().catch(() => undefined);
+    throw new CannotContinue();
+  }
   return response;
 }
 
@@ -145,7 +153,8 @@ export async function* attemptGeneration(
     if (
       error instanceof ServiceError &&
       error.status >= 500 &&
-      error.code !== "upstream_unavailable"
+      error.code !== "upstream_unavailable" &&
+      !(error instanceof CannotContinue)
     )
       breaker.failure();
     throw error;

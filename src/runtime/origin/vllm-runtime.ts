@@ -6,7 +6,7 @@ import type { GenerationCapability, GenerationRequest, InferenceRuntime } from "
 import { createBreakers, type Breakers } from "./circuit-breaker";
 import { splitVersion, stickyHash, versionOrder } from "./canary-config";
 import { canaryMonitor, type CanaryMonitor } from "./canary-monitor";
-import { continuable, continuation } from "./continuation";
+import { CannotContinue, continuation } from "./continuation";
 import { replicasOf, type OriginConfig } from "./origin-config";
 import { noteRefusal, refused, RETRY_DELAYS_MS, retryable } from "./replica-failover";
 import { createFleet, type Fleet } from "./replica-pool";
@@ -140,6 +140,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           throw new ServiceError(502, "upstream_error", "The GPU origin's steps ended early");
         } catch (error) {
           if (signal.aborted) throw signal.reason;
+          // A replica that cannot continue this output (vLLM): the stream ends as with one origin.
+          if (error instanceof CannotContinue) throw error;
           // Before or after its first token, the replica failed or refused (not the input's
           // fault): the attempt counts as failed.
           counted = true;
@@ -148,8 +150,8 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
           else if (!retryable(error)) throw error;
           lastError = error;
           if (generated.length === 0) continue;
-          // After the first token: another replica continues, if the request allows it.
-          if (alone || !continuable(request)) throw error;
+          // After the first token: another replica continues (continuation.ts).
+          if (alone) throw error;
           if (generated.length > before) given.clear();
           given.add(url);
           if (generated.length >= request.maxTokens) {

@@ -247,7 +247,7 @@ describe.skipIf(pool === null)("a model served by a pool of origins", () => {
     }
   });
 
-  it("carries seeded sampling and logprobs across a kill; a structured output is not continued", async () => {
+  it("carries seeded sampling, logprobs, and a structured output with a penalty across a kill", async () => {
     const spawn = async () =>
       (
         await (
@@ -275,24 +275,40 @@ describe.skipIf(pool === null)("a model served by a pool of origins", () => {
     expect(sampled.usages[0]!.usage!.completion_tokens).toBe(200);
     expect(sampled.logprobs).toBe(200);
     expect(sampled.done).toBe(true);
-    // The origin's automaton cannot start mid-output: the stream ends as with one origin.
+    // A structured output goes on where the automaton was: the continuing replica reads the
+    // output so far as output (output_prefix_tokens), so greedy JSON is the uninterrupted run's.
+    const structuredBody = {
+      model: "tiny-llm",
+      messages: [{ role: "user", content: "Describe the house as JSON." }],
+      response_format: { type: "json_object" },
+      max_tokens: 200,
+      temperature: 0,
+      presence_penalty: 0.5,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    const uninterrupted = await streamed(
+      await call(appOnOrigin(survivor), "/v1/chat/completions", structuredBody),
+    );
+    const before = await originCounters(survivor);
     const structured = await streamed(
       await call(
         appOnPool(replicas([structuredVictim, 1000], [survivor, 1])),
         "/v1/chat/completions",
-        {
-          model: "tiny-llm",
-          messages: [{ role: "user", content: "Describe the house as JSON." }],
-          response_format: { type: "json_object" },
-          max_tokens: 200,
-          stream: true,
-        },
+        structuredBody,
       ),
       async () => {
         await control("kill", structuredVictim);
       },
     );
-    expect(structured.errors.map((chunk) => chunk.error!.code)).toEqual(["upstream_error"]);
+    // The survivor took over mid-output: it decoded some, not all, of the answer's tokens.
+    const continued = (await originCounters(survivor)).generationTokens - before.generationTokens;
+    const total = uninterrupted.usages[0]!.usage!.completion_tokens;
+    expect(continued).toBeGreaterThan(0);
+    expect(continued).toBeLessThan(total);
+    expect(structured.errors).toEqual([]);
+    expect(structured.text).toBe(uninterrupted.text);
+    expect(structured.finishes).toEqual(uninterrupted.finishes);
     expect(structured.done).toBe(true);
   });
 

@@ -373,6 +373,42 @@ describe("structured outputs on the origin's /v1/completions", () => {
     },
   );
 
+  it("continues a structured output from its output so far (output_prefix_tokens) as one run", async () => {
+    const body = {
+      response_format: { type: "json_schema", json_schema: { name: "Person", schema: PERSON } },
+      max_tokens: 120,
+      temperature: 0,
+      presence_penalty: 0.6,
+    };
+    const full = await whole(body);
+    const k = Math.floor(full.token_ids.length / 2);
+    const ask = {
+      ...body,
+      prompt: [...PROMPT, ...full.token_ids.slice(0, k)],
+      max_tokens: 120 - k,
+    };
+    // As another replica takes it mid-stream: the first half is output, not prompt.
+    const response = await post({ ...ask, output_prefix_tokens: k });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-output-prefix-tokens")).toBe(String(k));
+    const rest = z.object({ choices: z.tuple([Choice]) }).parse(await response.json()).choices[0];
+    expect([...full.token_ids.slice(0, k), ...rest.token_ids]).toEqual(full.token_ids);
+    expect(rest.finish_reason).toBe(full.finish_reason);
+    expectValid({ ...rest, token_ids: full.token_ids }, { json: PERSON }, 120);
+    // Read as prompt (what vLLM would do), the automaton and the penalty start again: the
+    // answer is another, and the origin echoes no prefix.
+    const restarted = await post(ask);
+    expect(restarted.headers.get("x-output-prefix-tokens")).toBeNull();
+    const other = z.object({ choices: z.tuple([Choice]) }).parse(await restarted.json()).choices[0];
+    expect([...full.token_ids.slice(0, k), ...other.token_ids]).not.toEqual(full.token_ids);
+    // An output so far that the automaton cannot take, or no prompt left: 400 naming the field.
+    for (const refusal of [
+      { ...body, prompt: [...PROMPT, CLOSE_BRACE], output_prefix_tokens: 1 },
+      { ...body, output_prefix_tokens: PROMPT.length },
+    ])
+      expect(await refused(refusal)).toMatchObject({ param: "output_prefix_tokens" });
+  });
+
   it("refuses a union whose options start alike past 64 when it arrives, naming it", async () => {
     // 80 string options, all open after the opening quote: each would cost a trie walk per step.
     const wide = {

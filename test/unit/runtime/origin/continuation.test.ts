@@ -1,10 +1,11 @@
 // Mid-stream continuation's request (src/runtime/origin/continuation.ts): the ids generated so
-// far join the prompt, the budget shrinks by them, and requests whose meaning would change on
-// another replica (structured outputs, presence or frequency penalties) are not continued.
+// far join the prompt, marked as output so far, and the budget shrinks by them; requests whose
+// meaning would change if that output were read as prompt (structured outputs, presence or
+// frequency penalties) need a replica that takes the mark.
 import { describe, expect, it } from "vitest";
 import { GREEDY } from "../../../../src/generation/sampling-params";
 import type { GenerationRequest } from "../../../../src/runtime";
-import { continuable, continuation } from "../../../../src/runtime/origin/continuation";
+import { continuation, needsOutputPrefix } from "../../../../src/runtime/origin/continuation";
 
 const request: GenerationRequest = {
   promptIds: [1, 2, 3],
@@ -20,6 +21,7 @@ describe("continuation", () => {
   it("continues from the prompt and the ids already generated, with what is left", () => {
     expect(continuation(request, [7, 8, 9])).toEqual({
       promptIds: [1, 2, 3, 7, 8, 9],
+      outputPrefixTokens: 3,
       maxTokens: 7,
       minTokens: 1,
       sampling: request.sampling,
@@ -27,21 +29,29 @@ describe("continuation", () => {
       logprobs: 2,
     });
     expect(continuation(request, [7, 8, 9, 10, 11]).minTokens).toBe(0);
+    // A second switch marks the output of both replicas.
+    expect(continuation(continuation(request, [7, 8]), [9]).outputPrefixTokens).toBe(3);
   });
 
-  it("continues plain and seeded sampling, not structured outputs or output penalties", () => {
-    expect(continuable(request)).toBe(true);
-    expect(continuable({ ...request, sampling: { ...GREEDY, temperature: 1, seed: 3 } })).toBe(
+  it("needs the output mark for structured outputs and output penalties, not otherwise", () => {
+    const continued = continuation(request, [7]);
+    expect(needsOutputPrefix(request)).toBe(false);
+    expect(needsOutputPrefix(continued)).toBe(false);
+    const seeded = { ...continued, sampling: { ...GREEDY, temperature: 1, seed: 3 } };
+    expect(needsOutputPrefix(seeded)).toBe(false);
+    expect(needsOutputPrefix({ ...continued, sampling: { ...GREEDY, presencePenalty: 0.5 } })).toBe(
       true,
     );
-    expect(continuable({ ...request, sampling: { ...GREEDY, presencePenalty: 0.5 } })).toBe(false);
-    expect(continuable({ ...request, sampling: { ...GREEDY, frequencyPenalty: 0.5 } })).toBe(false);
+    expect(
+      needsOutputPrefix({ ...continued, sampling: { ...GREEDY, frequencyPenalty: 0.5 } }),
+    ).toBe(true);
     const structured: GenerationRequest["structured"] = {
       spec: { json_object: true },
       matcher: () => {
         throw new Error("not used");
       },
     };
-    expect(continuable({ ...request, structured })).toBe(false);
+    expect(needsOutputPrefix({ ...continued, structured })).toBe(true);
+    expect(needsOutputPrefix({ ...request, structured })).toBe(false);
   });
 });
