@@ -27,7 +27,14 @@ const DRIFT_DAYS = 7;
 async function driftLines(stores: FraudStores, model: string): Promise<string[]> {
   const reference = referenceFor(model);
   if (reference === undefined) return [];
-  const report = await recentDrift(stores, model, reference.features, DRIFT_DAYS * 86_400_000);
+  let report: Awaited<ReturnType<typeof recentDrift>>;
+  try {
+    report = await recentDrift(stores, model, reference.features, DRIFT_DAYS * 86_400_000);
+  } catch (error) {
+    // The precision and recall still come.
+    console.warn(JSON.stringify({ event: "fraud_drift_unavailable", error: String(error) }));
+    return [];
+  }
   const labels = `model="${reference.model}",window="${DRIFT_DAYS}d"`;
   return [
     "# HELP edge_fraud_drift_psi Population stability index of a monitored feature of the " +
