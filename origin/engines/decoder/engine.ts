@@ -5,17 +5,12 @@ import type { EngineMetrics } from "../../metrics/vllm-metrics";
 import type { ort } from "../onnx-session";
 import { LOGITS_INDEX } from "../../onnx/last-logits";
 import { threadCpuClock } from "../thread-cpu";
-import { admit, keptRows, prefillRuns, scored, type Admission } from "./admission";
+import { admit, keptRows, prefillRuns, type Admission } from "./admission";
+import { recordAdmitted, recordPrefill, recordStep } from "./engine-records";
 import { constraintOf } from "./constraint";
 import { KvCache, type RowSource } from "./kv-cache";
 import { atCapacity, type DecoderLimits } from "./limits";
-import {
-  computedTokens,
-  prefillBatch,
-  prefilledRows,
-  prefillFeeds,
-  prefillOutputs,
-} from "./prefill";
+import { prefillFault, prefillBatch, prefilledRows, prefillFeeds, prefillOutputs } from "./prefill";
 import { BLOCK, PrefixCache, PromptBlocks } from "./prefix-cache";
 import type { GenerationParams } from "./generation-params";
 import { DecodeRequest, type RequestOptions } from "./request";
@@ -162,15 +157,9 @@ export class DecoderEngine {
     const [started, cpuBefore] = [performance.now(), this.cpuSeconds()];
     const outputs = await session.run(feeds);
     const cpu = this.cpuSeconds() - cpuBefore;
-    // The prefill fault: held as a larger model's prefill of these tokens would hold it.
-    const held = (this.limits.prefillUsPerToken ?? 0) * computedTokens(group);
-    if (held > 0) await new Promise((resolve) => setTimeout(resolve, held / 1000));
-    const labels = this.metrics.labelsOf(this);
+    await prefillFault(this.limits.prefillUsPerToken, group);
     const seconds = (performance.now() - started) / 1000;
-    // vLLM's prefill time is per request: each request of the group spent the run in prefill.
-    for (let i = 0; i < group.length; i++) this.metrics.prefillTime.observe(labels, seconds);
-    this.metrics.prefillRuns.inc(labels);
-    this.metrics.prefillCpu.inc(labels, cpu);
+    recordPrefill(this.metrics, this.metrics.labelsOf(this), group.length, seconds, cpu);
     const read = prefillOutputs(batch, outputs, this.cache);
     return prefilledRows(batch, read, {
       lastLogits,
@@ -200,12 +189,7 @@ export class DecoderEngine {
       columns - 1,
     );
     this.steps += 1;
-    const labels = this.metrics.labelsOf(this);
-    this.metrics.decodeStepTime.observe(labels, stepSeconds);
-    this.metrics.decodeStepCpu.inc(labels, cpu);
-    this.metrics.decodeSteps.inc(labels);
-    this.metrics.decodeRows.inc(labels, rows);
-    this.metrics.iterationTokens.observe(labels, rows);
+    recordStep(this.metrics, this.metrics.labelsOf(this), rows, stepSeconds, cpu);
     this.running.forEach((request, row) => {
       request.filled += 1;
       // An aborted row was decoded only because it aborted during this step; its token goes
@@ -214,23 +198,13 @@ export class DecoderEngine {
         this.output.emit(request, logits.subarray(row * vocabSize, (row + 1) * vocabSize));
     });
     // Rows end only here or by an abort, and leave before the next step: these ended with it.
+    // Their prompt and output go to the prefix cache (a chat's next turn resends them).
     this.running.forEach((request, row) => {
-      if (request.state === "finished" && !request.aborted) this.keepOutput(request, row);
+      if (request.state !== "finished" || request.aborted || !this.prefixCache) return;
+      request.blocks ??= new PromptBlocks(request.params.promptIds);
+      const segment = this.cache.rowSegment(row, request.filled);
+      this.prefixCache.keepAnswer(request.blocks, request.generated, request.filled, segment);
     });
-  }
-
-  /**
-   * An ended request's prompt and output to the prefix cache, as far as its row holds them (not
-   * its last token, never fed back): a chat's next turn resends them (prefix-cache.ts extend).
-   */
-  private keepOutput(request: DecodeRequest, row: number): void {
-    if (this.prefixCache === undefined) return;
-    const { promptIds } = request.params;
-    const held = [...promptIds, ...request.generated].slice(0, request.filled);
-    this.prefixCache.extend(
-      new PromptBlocks(held, (request.blocks ??= new PromptBlocks(promptIds))),
-      [this.cache.rowSegment(row, request.filled)],
-    );
   }
 
   /**
@@ -247,20 +221,13 @@ export class DecoderEngine {
       this.prefixCache,
     );
     this.waiting.splice(0, admitted.length);
-    const labels = this.metrics.labelsOf(this);
     for (const { request, cached } of admitted) {
       request.state = "running";
       request.cachedTokens = cached.length * BLOCK;
       request.admitted?.();
-      this.metrics.queueTime.observe(labels, (performance.now() - request.arrivedAt) / 1000);
-      this.metrics.promptTokens.inc(labels, request.params.promptIds.length);
-      // vLLM counts no prefix-cache query for a prompt it does not look up.
-      if (this.prefixCache !== undefined && !scored(request)) {
-        this.metrics.prefixCacheQueries.inc(labels, request.params.promptIds.length);
-        this.metrics.prefixCacheHits.inc(labels, cached.length * BLOCK);
-      }
     }
-    if (admitted.length > 0) this.metrics.iterationTokens.observe(labels, real);
+    const labels = this.metrics.labelsOf(this);
+    recordAdmitted(this.metrics, labels, admitted, real, this.prefixCache !== undefined);
     const prefilled = new Map<DecodeRequest, RowSource>();
     // In the order admission.ts gives: cached prefixes first, prompts scored for logprobs last.
     for (const run of prefillRuns(admitted)) {

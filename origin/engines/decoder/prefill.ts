@@ -42,6 +42,15 @@ export const computedTokens = (group: readonly Admission[]) =>
   group.reduce((sum, admission) => sum + computed(admission), 0);
 
 /**
+ * The prefill fault (ORIGIN_FAULT_PREFILL_US_PER_TOKEN): holds the engine as a larger model's
+ * prefill of the group's computed tokens would.
+ */
+export async function prefillFault(usPerToken: number | undefined, group: readonly Admission[]) {
+  const held = (usPerToken ?? 0) * computedTokens(group);
+  if (held > 0) await new Promise((resolve) => setTimeout(resolve, held / 1000));
+}
+
+/**
  * A prefill of a group of admitted requests in ONE run: their prompts right-padded to the longest
  * (pads masked; causal attention keeps every real token blind to the pads after it, so a row's
  * keys/values and logits are those of its prompt alone) and, with a last-position-logits graph, the

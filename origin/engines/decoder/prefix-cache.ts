@@ -210,6 +210,15 @@ export class PrefixCache {
   }
 
   /**
+   * A finished request's prompt (`prompt`) and `output`, as far as its row holds them (`filled`
+   * tokens in `segment`: never the last token, which is not fed back).
+   */
+  keepAnswer(prompt: PromptBlocks, output: readonly number[], filled: number, segment: Segment) {
+    const held = [...prompt.ids, ...output].slice(0, filled);
+    this.extend(new PromptBlocks(held, prompt), [segment]);
+  }
+
+  /**
    * Keeps the whole blocks of a finished request's prompt and output (`sequence`: the tokens whose
    * keys/values its row holds, in `segments`) when its first block is cached: the blocks its
    * prompt's prefill kept are found, those its decode steps filled are added.
