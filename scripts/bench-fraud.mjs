@@ -23,6 +23,7 @@ import Stripe from "stripe";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
 import { summary, timeInterleaved } from "./lib/stats.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
+import { issuingAuthorizationEvent, stripeSigned } from "./lib/stripe-issuing.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -175,36 +176,7 @@ function workerdCpuMs(pid) {
 }
 
 const run = Date.now().toString(36);
-function event(i) {
-  const card = `bench_${run}_${i % 50}`;
-  return {
-    id: `evt_${run}_${i}`,
-    object: "event",
-    type: "issuing_authorization.request",
-    api_version: Stripe.API_VERSION,
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id: `iauth_${run}_${i}`,
-        created: Date.UTC(2019, 10, 1) / 1000 + i * 600,
-        amount: 0,
-        currency: "usd",
-        authorization_method: i % 3 === 0 ? "online" : "chip",
-        card: { id: card },
-        pending_request: { amount: 500 + ((i * 7919) % 90_000), currency: "usd" },
-        merchant_data: {
-          category_code: "5411",
-          city: "Richmond",
-          state: "VA",
-          postal_code: "23229",
-          country: "US",
-          name: "GROCER",
-          network_id: String(-2607170448330360210n + BigInt(i % 40)),
-        },
-      },
-    },
-  };
-}
+const event = (i) => issuingAuthorizationEvent({ run, i });
 
 /** A signed event the webhook verifies, parses and acknowledges without deciding anything. */
 function acknowledgedOnly(i) {
@@ -221,11 +193,11 @@ function acknowledgedOnly(i) {
 /** Posts a signed event; its latency in ms, once the whole answer has arrived. */
 async function postSigned(worker, stripeEvent, check) {
   const payload = JSON.stringify(stripeEvent);
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+  const headers = stripeSigned(payload, SECRET);
   const started = performance.now();
   const response = await fetch(`${worker.url}/v1/webhooks/stripe`, {
     method: "POST",
-    headers: { "content-type": "application/json", "stripe-signature": signature },
+    headers,
     body: payload,
   });
   const body = await response.json();

@@ -17,8 +17,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
-import Stripe from "stripe";
 import { inspector } from "./lib/inspector.mjs";
+import { issuingAuthorizationEvent, stripeSigned } from "./lib/stripe-issuing.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
@@ -88,47 +88,12 @@ const fraudScore = post("/v1/fraud/score", {
 const WEBHOOK_SECRET = "whsec_memory";
 let authorizations = 0;
 function issuingAuthorization() {
-  const i = authorizations++;
-  const payload = JSON.stringify({
-    id: `evt_memory_${i}`,
-    object: "event",
-    type: "issuing_authorization.request",
-    api_version: Stripe.API_VERSION,
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id: `iauth_memory_${i}`,
-        created: Date.UTC(2019, 10, 1) / 1000 + i * 600,
-        amount: 0,
-        currency: "usd",
-        authorization_method: i % 3 === 0 ? "online" : "chip",
-        card: { id: `ic_memory_${i % 50}` },
-        pending_request: { amount: 500 + ((i * 7919) % 90_000), currency: "usd" },
-        merchant_data: {
-          category_code: "5411",
-          city: "Richmond",
-          state: "VA",
-          postal_code: "23229",
-          country: "US",
-          name: "GROCER",
-          network_id: String(1000 + (i % 40)),
-        },
-      },
-    },
-  });
+  const payload = JSON.stringify(
+    issuingAuthorizationEvent({ run: "memory", i: authorizations++, cardPrefix: "ic" }),
+  );
   return {
     path: "/v1/webhooks/stripe",
-    init: {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "stripe-signature": Stripe.webhooks.generateTestHeaderString({
-          payload,
-          secret: WEBHOOK_SECRET,
-        }),
-      },
-      body: payload,
-    },
+    init: { method: "POST", headers: stripeSigned(payload, WEBHOOK_SECRET), body: payload },
   };
 }
 

@@ -7,9 +7,9 @@
 //   --top 25 --stage HTTP (the functions list: only that stage's)]
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import Stripe from "stripe";
 import { startWranglerDev } from "../lib/wrangler-dev.mjs";
 import { inspector } from "../lib/inspector.mjs";
+import { issuingAuthorizationEvent, stripeSigned } from "../lib/stripe-issuing.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -40,47 +40,13 @@ const STAGES = [
 ];
 
 const run = Date.now().toString(36);
-function payload(i) {
-  return JSON.stringify({
-    id: `evt_${run}_${i}`,
-    object: "event",
-    type: "issuing_authorization.request",
-    api_version: Stripe.API_VERSION,
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id: `iauth_${run}_${i}`,
-        created: Date.UTC(2019, 10, 1) / 1000 + i * 600,
-        amount: 0,
-        currency: "usd",
-        authorization_method: i % 3 === 0 ? "online" : "chip",
-        card: { id: `profile_${run}_${i % 50}` },
-        pending_request: { amount: 500 + ((i * 7919) % 90_000), currency: "usd" },
-        merchant_data: {
-          category_code: "5411",
-          city: "Richmond",
-          state: "VA",
-          postal_code: "23229",
-          country: "US",
-          name: "GROCER",
-          network_id: String(-2607170448330360210n + BigInt(i % 40)),
-        },
-      },
-    },
-  });
-}
+const payload = (i) => JSON.stringify(issuingAuthorizationEvent({ run, i, cardPrefix: "profile" }));
 
 async function deliver(url, i) {
   const body = payload(i);
   const response = await fetch(`${url}/v1/webhooks/stripe`, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "stripe-signature": Stripe.webhooks.generateTestHeaderString({
-        payload: body,
-        secret: SECRET,
-      }),
-    },
+    headers: stripeSigned(body, SECRET),
     body,
   });
   const answer = await response.json();
