@@ -112,6 +112,15 @@ function assistantMessage(
   };
 }
 
+const ModelVersion = z
+  .string()
+  .optional()
+  .openapi({
+    description:
+      "The version label of the replicas that served it, when the model is served in two " +
+      "versions (ORIGIN_CANARY); also the x-model-version header",
+  });
+
 export const ChatCompletionResponse = z
   .object({
     id: z.string(),
@@ -149,14 +158,7 @@ export const ChatCompletionResponse = z
     ),
     usage: UsageSchema,
     prompt_token_ids: PromptTokenIds,
-    model_version: z
-      .string()
-      .optional()
-      .openapi({
-        description:
-          "The version label of the replicas that served it, when the model is served in two " +
-          "versions (ORIGIN_CANARY); also the x-model-version header",
-      }),
+    model_version: ModelVersion,
   })
   .openapi("ChatCompletionResponse");
 
@@ -178,14 +180,7 @@ export const CompletionResponse = z
       }),
     ),
     usage: UsageSchema,
-    model_version: z
-      .string()
-      .optional()
-      .openapi({
-        description:
-          "The version label of the replicas that served it, when the model is served in two " +
-          "versions (ORIGIN_CANARY); also the x-model-version header",
-      }),
+    model_version: ModelVersion,
   })
   .openapi("CompletionResponse");
 

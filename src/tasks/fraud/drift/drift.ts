@@ -100,6 +100,8 @@ export function recentDrift(
     new Date(now).toISOString(),
   );
   recent.set(model, { at: now, report });
-  report.catch(() => recent.delete(model));
+  report.catch(() => {
+    if (recent.get(model)?.report === report) recent.delete(model);
+  });
   return report;
 }
