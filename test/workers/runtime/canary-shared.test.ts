@@ -23,16 +23,24 @@ const canary: CanaryConfig = {
   minRequests: 10,
 };
 
+/** A monitor over the real D1 store, counting the store's answers to its reads. */
 function isolate(clock: { now: number }) {
   const lines: string[] = [];
   const monitor = createCanaryMonitor({ now: () => clock.now, log: (line) => lines.push(line) });
-  monitor.share(d1Rollbacks(env.DB));
-  return { monitor, lines };
+  const store = d1Rollbacks(env.DB);
+  const reads = { answered: 0 };
+  monitor.share({
+    publish: (...args) => store.publish(...args),
+    read: (...args) => store.read(...args).finally(() => (reads.answered += 1)),
+  });
+  return { monitor, lines, reads };
 }
 
-/** Lets the monitors' reads and writes to D1 finish (they are not awaited by the hot path). */
-const settle = async (check: () => boolean) => {
-  for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+/** Waits (up to 20 s) for what the monitors do off the hot path: they do not await D1. */
+const until = async (check: () => boolean | Promise<boolean>) => {
+  for (let i = 0; i < 2_000 && !(await check()); i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await check()).toBe(true);
 };
 
 describe("a canary rollback shared by every isolate", () => {
@@ -43,18 +51,20 @@ describe("a canary rollback shared by every isolate", () => {
     const b = isolate(clock);
     // b is watching too: it has asked once already, and found nothing.
     expect(b.monitor.rolledBack(model, canary)).toBe(false);
+    await until(() => b.reads.answered === 1);
     for (let i = 0; i < 10; i++) a.monitor.record(model, canary, "v2", i % 2 === 0, 50);
     expect(a.monitor.rolledBack(model, canary)).toBe(true);
     const published = () => d1Rollbacks(env.DB).read(model, JSON.stringify(canary));
-    await settle(() => false);
+    await until(async () => (await published()) !== undefined);
     expect(await published()).toMatchObject({ reason: "error_rate", errorRate: 0.5, samples: 10 });
     // Within the poll interval b does not ask again; past it, it asks and adopts the rollback.
     clock.now += SHARED_POLL_MS - 1;
     expect(b.monitor.rolledBack(model, canary)).toBe(false);
+    expect(b.reads.answered).toBe(1);
     clock.now += 1;
     b.monitor.rolledBack(model, canary);
-    await settle(() => b.monitor.rolledBack(model, canary));
-    expect(b.monitor.rolledBack(model, canary)).toBe(true);
+    await until(() => b.monitor.rolledBack(model, canary));
+    expect(b.reads.answered).toBe(2);
     expect(JSON.parse(b.lines[0] ?? "{}")).toMatchObject({
       event: "canary_rolled_back",
       model,
@@ -71,7 +81,7 @@ describe("a canary rollback shared by every isolate", () => {
     const next = { ...canary, weight: 20 };
     clock.now += SHARED_POLL_MS;
     expect(b.monitor.rolledBack(model, next)).toBe(false);
-    await settle(() => false);
+    await until(() => b.reads.answered === 3);
     expect(b.monitor.rolledBack(model, next)).toBe(false);
   });
 });
