@@ -1,11 +1,15 @@
 // The layers of docs/architecture.md as rules: no import cycles, and no import that points up
-// (route → task → runtime → models → codecs and kernels), in src/ or origin/.
+// (route → task → runtime → models → codecs and kernels), in src/ or origin/. Every layer may
+// make its memos through src/memos, which imports nothing.
 const below = (layer, ...allowed) => ({
   name: `${layer}-imports-down`,
   comment: `src/${layer} imports only the layers below it`,
   severity: "error",
   from: { path: `^src/${layer}/` },
-  to: { path: "^src/", pathNot: [`^src/${layer}/`, ...allowed.map((name) => `^src/${name}/`)] },
+  to: {
+    path: "^src/",
+    pathNot: [`^src/${layer}/`, ...[...allowed, "memos"].map((name) => `^src/${name}/`)],
+  },
 });
 
 const KERNELS = ["generation", "tensors", "errors"];
@@ -29,6 +33,7 @@ module.exports = {
     below("generation", "tensors", "errors"),
     below("tensors"),
     below("errors"),
+    below("memos"),
     {
       name: "origin-shares-only-kernels",
       comment: "the origin reaches the edge only through modules meant to be shared",
@@ -37,7 +42,7 @@ module.exports = {
       to: {
         path: "^src/",
         pathNot: [
-          "^src/(generation|tensors|errors|protocols|tokenizers)/",
+          "^src/(generation|tensors|errors|protocols|tokenizers|memos)/",
           "^src/models/manifest\\.ts$",
         ],
       },
@@ -47,7 +52,7 @@ module.exports = {
       comment: "the entry, the app and the composition root are imported by no layer",
       severity: "error",
       from: {
-        path: "^(src/(routes|tasks|runtime|models|protocols|tokenizers|images|generation|tensors|errors)|origin)/",
+        path: "^(src/(routes|tasks|runtime|models|protocols|tokenizers|images|generation|tensors|errors|memos)|origin)/",
       },
       to: { path: "^src/(index|app|compose|isolate)\\.ts$" },
     },

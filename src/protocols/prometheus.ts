@@ -1,5 +1,6 @@
 // A minimal Prometheus registry in text exposition format 0.0.4: counters, gauges read at
 // scrape time (so a scrape sees the present state) and histograms; shared by edge and origin.
+import { memoWeak } from "../memos";
 
 type Labels = Readonly<Record<string, string>>;
 
@@ -13,7 +14,7 @@ const labelText = (labels: Labels) => {
 };
 // The series key of a label set, memoized per labels object: the engines pass the same
 // object on every token (VllmMetrics.labelsOf), so the hot path does no stringify or sort.
-const keys = new WeakMap<Labels, string>();
+const keys = memoWeak<Labels, string>("metrics.series-keys");
 const keyOf = (labels: Labels) => {
   let key = keys.get(labels);
   if (key === undefined) keys.set(labels, (key = JSON.stringify(Object.entries(labels).sort())));

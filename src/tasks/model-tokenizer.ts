@@ -1,13 +1,15 @@
 // One tokenizer per model file per isolate, shared by every task that reads it (classification,
 // generation, /tokenize), read verified from the model's own files.
+import { memoWeak } from "../memos";
 import type { RegisteredModel } from "./registered-model";
 import { loadTextTokenizer } from "../tokenizers/load";
 import type { TextTokenizer } from "../tokenizers/tokenizer";
 
 type FileReader = RegisteredModel["readFile"];
 
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const loaded = new WeakMap<FileReader, Map<string, Promise<TextTokenizer>>>();
+const loaded = memoWeak<FileReader, Map<string, Promise<TextTokenizer>>>(
+  "text-generation.tokenizers",
+);
 
 /**
  * The tokenizer in `spec.file` of this model, loaded at most once per isolate.

@@ -1,9 +1,10 @@
 // The `tojson` filter as transformers defines it for chat templates: Python's json.dumps(x,
 // ensure_ascii=False, indent=None, separators=None, sort_keys=False).
+import { memoWeak } from "../memos";
 import { pythonFloatRepr, pythonJsonString } from "./chat-template-json";
 
 /** Runtime number values whose Python text differs from JavaScript's (1.0, big ints). */
-export const pythonNumbers = new WeakMap<object, string>();
+export const pythonNumbers = memoWeak<object, string>("chat.python-numbers");
 
 export interface DumpsOptions {
   ensureAscii: boolean;

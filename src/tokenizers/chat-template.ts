@@ -1,5 +1,6 @@
 // Chat templates rendered exactly as transformers renders them, and split into segments so that
 // only the template's own markup can become control tokens.
+import { memoMap } from "../memos";
 import { Interpreter } from "@huggingface/jinja";
 import { ServiceError } from "../errors/service-error";
 import { markEmittedLiterals, parseTemplate, type Program } from "./chat-template-ast";
@@ -168,8 +169,7 @@ export function templateMarkupCandidates(source: string): string[] {
   return [...new Set(source.match(/<[^<>\s]{1,64}>|\[[^[\]\s]{1,64}\]/gu) ?? [])];
 }
 
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const compiledTemplates = new Map<string, ChatTemplate>();
+const compiledTemplates = memoMap<string, ChatTemplate>("chat.templates");
 
 /** CONTRACTS.md's renderChat. Without options, the control tokens are the template's
  * token-like strings and bos/eos (prefer chatMarkup + encodeChat from

@@ -1,5 +1,6 @@
 // The edge tokenizer: loads the compact form (views over the file's bytes, no vocabulary parsing)
 // and encodes/decodes BPE tokenizers as the Rust `tokenizers` crate does.
+import { memoMap } from "../memos";
 import { AddedTokenMatcher, addedTokens, type AddedToken } from "./added-tokens";
 import { BpeModel } from "./bpe";
 import { readCompact, type CompactHeader, type CompactVocab } from "./compact-format";
@@ -128,13 +129,11 @@ function wellFormed(text: string): string {
   return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATE, "\ufffd") : text;
 }
 
-// A per-isolate memo, listed with the others in src/isolate.ts.
-let charToByte: Map<string, number> | undefined;
+const charToByte = memoMap<string, number>("tokenizer.byte-alphabet");
 
 /** A byte-level token's bytes (its characters through the GPT-2 alphabet), if it is one. */
 function byteLevelBytes(token: string): Uint8Array | undefined {
-  if (charToByte === undefined) {
-    charToByte = new Map();
+  if (charToByte.size === 0) {
     let extra = 0;
     for (let b = 0; b < 256; b++) {
       const printable =
@@ -142,8 +141,7 @@ function byteLevelBytes(token: string): Uint8Array | undefined {
       charToByte.set(String.fromCodePoint(printable ? b : 256 + extra++), b);
     }
   }
-  const map = charToByte;
   const chars = [...token];
-  if (!chars.every((c) => map.has(c))) return new TextEncoder().encode(token);
-  return Uint8Array.from(chars, (c) => map.get(c) ?? 0);
+  if (!chars.every((c) => charToByte.has(c))) return new TextEncoder().encode(token);
+  return Uint8Array.from(chars, (c) => charToByte.get(c) ?? 0);
 }

@@ -1,5 +1,6 @@
 // The JSON automaton's stack primitives: pushing a frame, the end and no-way states, the bytes of
 // JSON's punctuation, and the parent a completed value returns to.
+import { memoWeak } from "../../memos";
 import type { Frame, Stack } from "./json-frames";
 
 export const END: Stack = { frame: { t: "end" }, parent: undefined };
@@ -23,7 +24,7 @@ export const STRING: Extract<Frame, { t: "string" }> = {
   dstate: 0,
 };
 
-const selves = new WeakMap<Stack, readonly Stack[]>();
+const selves = memoWeak<Stack, readonly Stack[]>("structured.same-stack");
 /** A stack as its own successor, one array per stack. */
 export function sameStack(stack: Stack): readonly Stack[] {
   let self = selves.get(stack);

@@ -1,12 +1,17 @@
 // A key for an automaton state (json-bytes.ts): the token masks are cached by it, so equal
 // keys must mean equal masks.
+import { keep } from "../../memos";
 import type { Stack } from "./json-frames";
 
-const identities = new WeakMap<object, number>();
-let nextIdentity = 0;
+// Numbers are never reused, so a cleared memo cannot give a new shape an old shape's masks.
+const identities = keep(
+  "structured.state-ids",
+  { ids: new WeakMap<object, number>(), next: 0 },
+  { clear: () => void (identities.ids = new WeakMap()) },
+);
 const identity = (value: object) => {
-  let id = identities.get(value);
-  if (id === undefined) identities.set(value, (id = nextIdentity++));
+  let id = identities.ids.get(value);
+  if (id === undefined) identities.ids.set(value, (id = identities.next++));
   return id;
 };
 

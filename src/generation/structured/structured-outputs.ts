@@ -1,5 +1,6 @@
 // Structured outputs as they cross from the edge to an engine: vLLM's `structured_outputs` (one of
 // json, regex, choice, json_object), sent by the vLLM adapter and read by the reference origin.
+import { memoMap } from "../../memos";
 import { compileSchema } from "./json-schema";
 import { ByteDfa } from "./regex";
 import { choiceOf, JSON_OBJECT, type Shape } from "./shapes";
@@ -14,12 +15,11 @@ export type StructuredOutputs =
  * Compiled shapes by their spec's JSON, the most recent last: the same schema in the next request
  * is the same shape, whose masks its vocabulary's trie has cached.
  */
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const compiled = new Map<string, { shape: Shape; bytes: number }>();
+const compiled = memoMap<string, { shape: Shape; bytes: number }>("structured.shapes");
 const MAX_COMPILED = 64;
 /** The most bytes of regex DFAs the cache keeps (a constraint's own are at most 512 KiB). */
 const MAX_COMPILED_DFA_BYTES = 4 * 1024 * 1024;
-let compiledDfaBytes = 0;
+const heldDfaBytes = () => [...compiled.values()].reduce((sum, held) => sum + held.bytes, 0);
 
 /** The bytes of the DFAs a shape holds (its regex, its strings' patterns), each counted once. */
 function dfaBytes(shape: Shape, seen = new Set<Shape>()): number {
@@ -63,13 +63,10 @@ export function shapeOf(spec: StructuredOutputs): Shape {
     // The least recently used go first, until both the count and the DFAs' bytes fit.
     while (
       compiled.size > 0 &&
-      (compiled.size >= MAX_COMPILED || compiledDfaBytes + entry.bytes > MAX_COMPILED_DFA_BYTES)
+      (compiled.size >= MAX_COMPILED || heldDfaBytes() + entry.bytes > MAX_COMPILED_DFA_BYTES)
     ) {
-      const [oldest, old] = compiled.entries().next().value!;
-      compiled.delete(oldest);
-      compiledDfaBytes -= old.bytes;
+      compiled.delete(compiled.keys().next().value!);
     }
-    compiledDfaBytes += entry.bytes;
   } else {
     compiled.delete(key);
   }

@@ -1,10 +1,11 @@
 // GET /metrics: this isolate's figures in Prometheus text — the WASM memory onnxruntime-web holds,
-// the sessions it has created, which models are loaded, failed authentications by reason, each
+// the sessions it has created, each memo's entries, which models are loaded, failed authentications by reason, each
 // canary's split, attempts by version and rollback, (tasks/metrics/edge-metrics) requests, their
 // durations, tokens and time to first token — and, from D1 (shared by every isolate), the fraud
 // labels' live precision and recall over the last 30 days and the drift of the last 7 days'
 // decisions (read again at most every 5 minutes).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { memoEntries } from "../../memos";
 import {
   canaryMetricLines,
   canaryMonitor,
@@ -130,6 +131,12 @@ metricsRoutes.openapi(metricsRoute, async (c) => {
       "has created in this isolate (preloaded ones at start-up).",
     "# TYPE edge_wasm_sessions_created_total counter",
     `edge_wasm_sessions_created_total ${wasmSessionsCreated()}`,
+    "# HELP edge_isolate_memo_entries Entries a memo of this isolate holds (src/memos/table.ts " +
+      "says what each holds and what bounds it; weak ones cannot be counted).",
+    "# TYPE edge_isolate_memo_entries gauge",
+    ...memoEntries().flatMap(({ name, entries }) =>
+      entries === undefined ? [] : [`edge_isolate_memo_entries{memo="${name}"} ${entries}`],
+    ),
     "# HELP edge_model_loaded Whether the model is loaded and verified in this isolate.",
     "# TYPE edge_model_loaded gauge",
     ...models.map(

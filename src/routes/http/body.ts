@@ -1,5 +1,6 @@
 // Request-body guards that run before parsing: JSON only (415) and a size ceiling (413),
 // enforced on the stream so an oversized or lying Content-Length cannot get through.
+import { memoMap } from "../../memos";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { MiddlewareHandler } from "hono";
@@ -42,8 +43,7 @@ export function requireMediaType(types: readonly string[]) {
 }
 
 /** One bodyLimit middleware per configured MAX_BODY_BYTES, built on first use (not per request). */
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const limits = new Map<string, MiddlewareHandler>();
+const limits = memoMap<string, MiddlewareHandler>("http.body-limits");
 
 function limitFor(config: string): MiddlewareHandler {
   let limit = limits.get(config);

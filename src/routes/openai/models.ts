@@ -1,6 +1,7 @@
 // GET /v1/models: what this deployment serves, where each model runs, what it can do and how it
 // scored, in OpenAI's list shape ({object: "list", data: [{id, object: "model", created,
 // owned_by}]}) so OpenAI SDKs' models.list() reads it; the rest of each item is ours.
+import { memoSlot } from "../../memos";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { primaryGraph } from "../../models/manifest";
 import type { Capabilities, ServedModel } from "../../tasks";
@@ -80,8 +81,7 @@ const retrieveRoute = createRoute({
 });
 
 /** Unix seconds of the first listing in this isolate (module-scope clocks read 0 in Workers). */
-// A per-isolate memo, listed with the others in src/isolate.ts.
-let servedSince: number | undefined;
+const servedSince = memoSlot<number | undefined>("openai.served-since", undefined);
 
 const capabilityNames = (capabilities: Capabilities) =>
   Object.entries(capabilities)
@@ -95,11 +95,11 @@ function graphFields(graph: ReturnType<typeof primaryGraph>) {
 }
 
 function card({ manifest, state, capabilities }: ServedModel) {
-  servedSince ??= Math.floor(Date.now() / 1000);
+  servedSince.value ??= Math.floor(Date.now() / 1000);
   return {
     id: manifest.name,
     object: "model" as const,
-    created: servedSince,
+    created: servedSince.value,
     owned_by: "edge-inference",
     version: manifest.version,
     task: manifest.task,

@@ -2,6 +2,7 @@
 // and the rollback to the stable version once its error rate or p95 latency crosses a threshold.
 // With a shared store, a rollback decided by one isolate is published there and every other
 // isolate adopts it within SHARED_POLL_MS: all traffic moves back, not one isolate's.
+import { keep } from "../../memos";
 import type { CanaryConfig } from "./canary-config";
 
 /** One attempt on a canary replica: failed, or answered after `latencyMs`. */
@@ -226,5 +227,5 @@ export function canaryMetricLines(statuses: readonly CanaryStatus[]): string[] {
   return lines;
 }
 
-/** The isolate's watch, shared by its runtimes and read by /metrics (src/isolate.ts lists it). */
-export const canaryMonitor = createCanaryMonitor();
+/** The isolate's watch, shared by its runtimes and read by /metrics. */
+export const canaryMonitor = keep("origin.canary", createCanaryMonitor());

@@ -63,8 +63,8 @@ export function circuitBreaker({
 export type Breakers = (url: string) => CircuitBreaker;
 
 /**
- * A table of breakers by origin URL, each built at its URL's first call (src/isolate.ts keeps the
- * Worker's).
+ * A table of breakers by origin URL, each built at its URL's first call (the memo
+ * "origin.breakers" keeps the Worker's).
  */
 export function createBreakers(): Breakers {
   const breakers = new Map<string, CircuitBreaker>();

@@ -1,6 +1,7 @@
 // A model's origin as a pool of replicas, read from ORIGIN_URL (one URL, or several separated by
 // commas) or ORIGIN_POOL (JSON: each replica's URL, weight and labels), checked with clear errors.
 import { z } from "zod";
+import { memoMap } from "../../memos";
 
 /** One replica of a model's origin. */
 export interface Replica {
@@ -99,7 +100,7 @@ export function parsePoolJson(name: string, value: string): PoolConfig {
 }
 
 /** Parsed pools by variable name and value: configuration is read at each use. */
-const parsedPools = new Map<string, PoolConfig>();
+const parsedPools = memoMap<string, PoolConfig>("origin.pool-configs");
 const PARSED_POOLS_MAX = 256;
 
 function memo(key: string, parse: () => PoolConfig): PoolConfig {

@@ -95,7 +95,7 @@ async function fetchProbe(url: string): Promise<boolean> {
   }
 }
 
-/** This isolate's view of every replica it calls (src/isolate.ts holds the Worker's). */
+/** This isolate's view of every replica it calls (the services hold the Worker's). */
 export function createFleet(options: FleetOptions): Fleet {
   const { breakers, policy = "affinity", now = Date.now, probe = fetchProbe } = options;
   const states = new Map<string, ReplicaState>();

@@ -5,16 +5,22 @@ import * as ort from "onnxruntime-web/wasm";
 import ortWasm from "onnxruntime-web/ort-wasm-simd-threaded.wasm";
 // A small graph (scripts/ort/starter-graph.py) created and run once while the isolate starts.
 import starterGraph from "./starter.onnx";
+import { keep } from "../../memos";
 
 export { ort };
 
-/** ORT's linear memory, found when its instance is created (for the memory figures). */
-// A per-isolate memo, listed with the others in src/isolate.ts.
-let wasmMemory: WebAssembly.Memory | undefined;
+const backend = keep("ort.backend", {
+  /** ORT's linear memory, found when its instance is created (for the memory figures). */
+  memory: undefined as WebAssembly.Memory | undefined,
+  /** Set while the backend starts and once it has; a failure unsets it. */
+  ready: undefined as Promise<void> | undefined,
+  /** Model sessions created (the starter graph's not counted). */
+  sessions: 0,
+});
 
 /** Bytes of linear memory ORT's WASM instance holds in this isolate (0 before ORT starts). */
 export function wasmMemoryBytes(): number {
-  return wasmMemory?.buffer.byteLength ?? 0;
+  return backend.memory?.buffer.byteLength ?? 0;
 }
 
 /** Emscripten either exports its memory or imports one it created (threaded builds). */
@@ -51,7 +57,7 @@ async function withImportedModule<T>(init: () => Promise<T>): Promise<T> {
   const redirected = async (source: unknown, imports?: WebAssembly.Imports) => {
     if (isMarker(source)) {
       const instance = await original(ortWasm, imports);
-      wasmMemory = findMemory(instance, imports);
+      backend.memory = findMemory(instance, imports);
       return { instance, module: ortWasm };
     }
     return original(source as BufferSource, imports);
@@ -75,8 +81,6 @@ function sessionOptions(preOptimized: boolean): ort.InferenceSession.SessionOpti
   };
 }
 
-let backendReady: Promise<void> | undefined;
-
 /**
  * Initialises ORT's WASM backend once (single thread: Workers have no SharedArrayBuffer
  * workers): instantiating the module, ORT's own initialisation (operator schemas, the CPU
@@ -86,7 +90,7 @@ let backendReady: Promise<void> | undefined;
  * next caller tries again.
  */
 function startBackend(): Promise<void> {
-  if (backendReady === undefined) {
+  if (backend.ready === undefined) {
     ort.env.wasm.numThreads = 1;
     ort.env.wasm.proxy = false;
     ort.env.wasm.wasmBinary = MARKER;
@@ -97,12 +101,12 @@ function startBackend(): Promise<void> {
       await session.run({ ids: new ort.Tensor("int64", new BigInt64Array(4), [1, 4]) });
       await session.release();
     });
-    backendReady = initialised;
+    backend.ready = initialised;
     initialised.catch(() => {
-      if (backendReady === initialised) backendReady = undefined;
+      if (backend.ready === initialised) backend.ready = undefined;
     });
   }
-  return backendReady;
+  return backend.ready;
 }
 
 // ORT starts while the isolate starts, not in its first request: Workers evaluate a script's top
@@ -113,13 +117,10 @@ function startBackend(): Promise<void> {
 // again.
 startBackend().catch(() => undefined);
 
-/** Model sessions created in this isolate (the starter graph's not counted). */
-let sessionsCreated = 0;
-
 /** How many model sessions this isolate has created (for /metrics: a preloaded model's
  * first request creates none). */
 export function wasmSessionsCreated(): number {
-  return sessionsCreated;
+  return backend.sessions;
 }
 
 /** Creates an ORT session from model bytes, once ORT's backend is ready. */
@@ -129,6 +130,6 @@ export async function createSession(
 ): Promise<ort.InferenceSession> {
   await startBackend();
   const session = await ort.InferenceSession.create(model, sessionOptions(options.preOptimized));
-  sessionsCreated += 1;
+  backend.sessions += 1;
   return session;
 }

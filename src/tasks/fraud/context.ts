@@ -1,5 +1,6 @@
 // What both payment webhooks need: the fraud model, the card ledger, our merchant profile,
 // and a D1 schema with every migration applied.
+import { memoMap } from "../../memos";
 import { z } from "zod";
 import { ServiceError } from "../../errors/service-error";
 import type { Cards } from "./ledger/ledger";
@@ -75,8 +76,7 @@ export function merchantOf(env: Env): MerchantProfile {
 }
 
 /** MERCHANT_PROFILE parsed once per isolate (configuration, not request data). */
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const profiles = new Map<string, MerchantProfile>();
+const profiles = memoMap<string, MerchantProfile>("fraud.merchant-profiles");
 
 function merchantProfile(config: string): MerchantProfile {
   let profile = profiles.get(config);

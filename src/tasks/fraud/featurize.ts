@@ -1,5 +1,6 @@
 // IBM's 220-feature recipe for the fraud model, reproduced exactly, with every vocabulary and
 // scaling constant read from the model's manifest.
+import { memoWeak } from "../../memos";
 import type { FraudFeatures } from "../../models/manifest";
 import type { Transaction } from "./transaction";
 
@@ -73,8 +74,7 @@ function writeDigits(
 }
 
 /** Class → index maps, built once per manifest vocabulary (merchant names run to 10k+). */
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const indexes = new WeakMap<readonly string[], Map<string, number>>();
+const indexes = memoWeak<readonly string[], Map<string, number>>("fraud.feature-indexes");
 
 function indexOf(classes: readonly string[], value: string): number | undefined {
   let index = indexes.get(classes);

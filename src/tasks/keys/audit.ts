@@ -1,6 +1,7 @@
 // The audit trail in D1 (migrations/0003_api_keys.sql, audit_log): one row per authenticated
 // request, written after the answer; a key's recent activity and its usage per day; rows older
 // than AUDIT_RETENTION_DAYS pruned at most once an hour per isolate.
+import { memoSlot } from "../../memos";
 import { guarded } from "./key-store";
 
 export const AUDIT_RETENTION_DAYS = 30;
@@ -39,8 +40,8 @@ export interface DailyUsageRow {
   completion_tokens: number;
 }
 
-// A per-isolate memo, listed with the others in src/isolate.ts: when this isolate last pruned.
-let prunedAt = 0;
+// When this isolate last pruned.
+const pruned = memoSlot("keys.audit-pruned", 0);
 
 export async function recordAudit(db: D1Database, entry: AuditEntry): Promise<void> {
   const insert = db
@@ -59,11 +60,11 @@ export async function recordAudit(db: D1Database, entry: AuditEntry): Promise<vo
       entry.completionTokens,
       Math.round(entry.latencyMs),
     );
-  if (entry.at - prunedAt < PRUNE_EVERY_MS) {
+  if (entry.at - pruned.value < PRUNE_EVERY_MS) {
     await insert.run();
     return;
   }
-  prunedAt = entry.at;
+  pruned.value = entry.at;
   const cutoff = new Date(entry.at - AUDIT_RETENTION_DAYS * 86_400_000).toISOString();
   await db.batch([insert, db.prepare("DELETE FROM audit_log WHERE at < ?").bind(cutoff)]);
 }

@@ -1,5 +1,7 @@
 // Failed authentications in this isolate, counted by reason for /metrics. The presented key is
 // never kept or logged: only why it failed.
+import { memoMap } from "../../memos";
+
 export const AUTH_FAILURE_REASONS = [
   "missing",
   "malformed",
@@ -11,8 +13,7 @@ export const AUTH_FAILURE_REASONS = [
 
 export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const counts = new Map<AuthFailureReason, number>();
+const counts = memoMap<AuthFailureReason, number>("keys.auth-failures");
 
 export function countAuthFailure(reason: AuthFailureReason): void {
   counts.set(reason, (counts.get(reason) ?? 0) + 1);

@@ -1,6 +1,7 @@
 // Who a request's Bearer key is: one of the API_KEYS secret's bootstrap keys (every scope, no
 // limits), a stored key (looked up by hash through the isolate's cache), or, in local dev with
 // no key configured, anonymous (every scope). Revoked and unknown keys are failures.
+import { keep, memoMap, memoSlot } from "../../memos";
 import { type ApiKeyRecord, digestHex, type KeyLimits, sha256 } from "./api-key";
 import type { AuthFailureReason } from "./auth-failures";
 import { createKeyCache } from "./key-cache";
@@ -25,10 +26,12 @@ export type KeyFailure = Extract<
 
 export type Authentication = { principal: Principal } | { failure: KeyFailure };
 
-// Per-isolate memos, listed with the others in src/isolate.ts: the bootstrap keys' digests (per
-// API_KEYS value) and the stored keys' lookups (KEY_CACHE_TTL_MS).
-let bootstrap: { secret: string; digests: Promise<ArrayBuffer[]> } | undefined;
-export const keyCache = createKeyCache();
+// The bootstrap keys' digests (per API_KEYS value) and the stored keys' lookups (KEY_CACHE_TTL_MS).
+const bootstrap = memoSlot<{ secret: string; digests: Promise<ArrayBuffer[]> } | undefined>(
+  "keys.bootstrap",
+  undefined,
+);
+export const keyCache = keep("keys.lookups", createKeyCache());
 
 export function parseApiKeys(secret: string | undefined): string[] {
   return (secret ?? "")
@@ -38,9 +41,9 @@ export function parseApiKeys(secret: string | undefined): string[] {
 }
 
 function bootstrapDigests(secret: string): Promise<ArrayBuffer[]> {
-  if (bootstrap?.secret !== secret)
-    bootstrap = { secret, digests: Promise.all(parseApiKeys(secret).map(sha256)) };
-  return bootstrap.digests;
+  if (bootstrap.value?.secret !== secret)
+    bootstrap.value = { secret, digests: Promise.all(parseApiKeys(secret).map(sha256)) };
+  return bootstrap.value.digests;
 }
 
 /** The index of the bootstrap key matching `digest`, compared in constant time with each. */
@@ -115,7 +118,7 @@ const anonymousPrincipal: Principal = {
 
 /** A stored key's last use is written at most once a minute per isolate (last_used_at). */
 export const LAST_USED_RESOLUTION_MS = 60_000;
-const touched = new Map<string, number>();
+const touched = memoMap<string, number>("keys.last-used");
 
 /** Writes the key's last use when this isolate has not in the last minute; else undefined. */
 export function recordUse(

@@ -2,6 +2,7 @@
 // Object (its next reservation), so a generation costs one call to the object, not two, while
 // the key's reservations come within SETTLE_DELAY_MS of each other. A settlement that no call
 // has carried within SETTLE_DELAY_MS is sent alone; a key's lone generation sends it at once.
+import { memoMap } from "../../memos";
 import type { KeyLimits } from "./api-key";
 import type { KeyLimiter } from "./key-limiter";
 import type { Admission, Settlement } from "./limit-windows";
@@ -11,11 +12,11 @@ export const SETTLE_DELAY_MS = 250;
 
 type Limiter = DurableObjectStub<KeyLimiter>;
 
-// Per-isolate memos, listed in src/isolate.ts: the settlements waiting, by key id (each sent
+// The settlements waiting, by key id (each sent
 // within SETTLE_DELAY_MS, so only the last moments' are held); when each key last reserved, and
 // whether within SETTLE_DELAY_MS of the reservation before (4,096 keys at most).
-const waiting = new Map<string, Settlement[]>();
-const reserved = new Map<string, { at: number; burst: boolean }>();
+const waiting = memoMap<string, Settlement[]>("keys.settlements");
+const reserved = memoMap<string, { at: number; burst: boolean }>("keys.reservations");
 
 export function holdSettlements(keyId: string, settled: readonly Settlement[]): void {
   if (settled.length === 0) return;

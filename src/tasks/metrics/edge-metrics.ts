@@ -1,5 +1,6 @@
 // This isolate's request and generation counters for /metrics, named as Prometheus's HTTP
 // conventions and vLLM's token metrics name theirs: kept in memory, rendered at scrape time.
+import { keep, memoMap } from "../../memos";
 import { Counter, Histogram, Registry } from "../../protocols/prometheus";
 
 type Labels = Readonly<Record<string, string>>;
@@ -14,8 +15,7 @@ const TTFT = [
 /** A client may send any method; the label keeps the standard ones (bounded cardinality). */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const registry = new Registry();
+const registry = keep("metrics.edge", new Registry());
 const requests = registry.add(
   new Counter(
     "edge_http_requests",
@@ -45,7 +45,7 @@ const firstToken = registry.add(
 
 // One frozen labels object per series, reused on every request: the registry memoizes its key
 // by object, so the hot path is a string concatenation and two map lookups.
-const labelSets = new Map<string, Labels>();
+const labelSets = memoMap<string, Labels>("metrics.label-sets");
 function labelsOf(key: string, make: () => Labels): Labels {
   let labels = labelSets.get(key);
   if (labels === undefined) labelSets.set(key, (labels = Object.freeze(make())));

@@ -1,6 +1,7 @@
 // A request's structured output as the runtime contract carries it: the spec an origin is
 // sent, and — for a loop that samples in this isolate — matchers over the model's vocabulary,
 // whose trie is built once per tokenizer (so once per isolate), when first asked for.
+import { memoWeak } from "../../memos";
 import { ServiceError } from "../../errors/service-error";
 import {
   SchemaError,
@@ -12,11 +13,9 @@ import {
 import type { GenerationRequest } from "../../runtime";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
 
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const tries = new WeakMap<
-  TextTokenizer,
-  { trie: VocabularyTrie; bytes: (id: number) => Uint8Array }
->();
+const tries = memoWeak<TextTokenizer, { trie: VocabularyTrie; bytes: (id: number) => Uint8Array }>(
+  "text-generation.vocabulary",
+);
 
 function vocabularyOf(
   text: TextTokenizer,

@@ -1,5 +1,6 @@
 // Generated tokens named for logprobs: each id's text alone (vLLM's decode of the one id) and
 // its own bytes, named once per tokenizer — so once per isolate, not per request.
+import { memoWeak } from "../../memos";
 import type { TokenLogprob } from "../../runtime";
 import type { TextTokenizer } from "../../tokenizers/tokenizer";
 
@@ -25,8 +26,9 @@ const utf8 = new TextEncoder();
  * Per tokenizer, so once per isolate: each id's text alone (vLLM's decode of the one id) and its
  * bytes.
  */
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const tokenNames = new WeakMap<TextTokenizer, (id: number) => Omit<TokenText, "logprob">>();
+const tokenNames = memoWeak<TextTokenizer, (id: number) => Omit<TokenText, "logprob">>(
+  "text-generation.token-names",
+);
 
 function tokenNamer(text: TextTokenizer): (id: number) => Omit<TokenText, "logprob"> {
   let namer = tokenNames.get(text);

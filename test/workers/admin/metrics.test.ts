@@ -4,6 +4,7 @@
 import { env, SELF } from "cloudflare:test";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { describe, expect, inject, it } from "vitest";
+import { MEMOS } from "../../../src/memos";
 import { metricValue } from "../../support/metric-value";
 import { bothPlaces, call } from "../../support/workers/generation";
 import { BASE, get, KEY } from "../../support/workers/helpers";
@@ -28,6 +29,20 @@ describe("the edge's request and generation metrics", () => {
       edge_time_to_first_token_seconds: "HISTOGRAM",
     });
     for (const name of types.keys()) expect(name).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
+  });
+
+  it("shows the entries of each memo it can count, named as the memos' table names them", async () => {
+    expect((await get("/v1/models")).status).toBe(200);
+    const memos = new Map(
+      [...(await scrape()).matchAll(/^edge_isolate_memo_entries\{memo="([^"]+)"\} (\d+)$/gm)].map(
+        ([, name, entries]) => [name, Number(entries)],
+      ),
+    );
+    for (const name of memos.keys()) expect(Object.keys(MEMOS)).toContain(name);
+    expect(memos.get("openai.served-since")).toBe(1);
+    expect(memos.get("isolate.services")).toBe(1);
+    // Weak memos have no count, and so no series.
+    expect(memos.has("fraud.rules")).toBe(false);
   });
 
   it("counts requests by route template and status class, never with the raw URL", async () => {

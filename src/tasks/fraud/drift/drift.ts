@@ -1,6 +1,7 @@
 // Score and feature drift of a window's decisions against the model's reference distribution
 // (models/<model>/drift-reference.json, from the training generator's world): PSI per monitored
 // feature, and a signal naming the ones that crossed the drift threshold.
+import { memoMap } from "../../../memos";
 import type { RuleInputs } from "../rules/rule-inputs";
 import { binShares, type DriftStatus, psi, type Reference, statusOf } from "./psi";
 
@@ -76,8 +77,8 @@ export async function windowDrift(
 /** How long /metrics shows one drift report before reading the window again. */
 export const METRICS_DRIFT_TTL_MS = 5 * 60_000;
 
-// Per isolate, listed in src/isolate.ts: the last drift report /metrics showed, per model.
-const recent = new Map<string, { at: number; report: Promise<DriftReport> }>();
+// The last drift report /metrics showed, per model.
+const recent = memoMap<string, { at: number; report: Promise<DriftReport> }>("fraud.drift");
 
 /**
  * The drift of the last `windowMs` for /metrics: read again at most every METRICS_DRIFT_TTL_MS

@@ -1,5 +1,7 @@
 // Whether D1 holds the schema the webhooks write to: a Worker deployed without its migrations
 // is an operator error (503 not_configured naming the migration), not a 500 "no such table".
+import { memoWeak } from "../../../memos";
+
 /** Each migration in migrations/ and a table it creates. */
 export const MIGRATIONS = [
   { migration: "0001_decisions.sql", table: "decisions" },
@@ -7,7 +9,7 @@ export const MIGRATIONS = [
   { migration: "0004_fraud_reasons_outcomes.sql", table: "fraud_outcomes" },
 ] as const;
 
-const verified = new WeakSet<D1Database>();
+const verified = memoWeak<D1Database, true>("fraud.d1-schema");
 
 /**
  * The migrations not applied to `db` (empty when all are); a complete schema is remembered per
@@ -22,6 +24,6 @@ export async function missingMigrations(db: D1Database): Promise<string[]> {
   const missing = MIGRATIONS.filter(({ table }) => !tables.has(table)).map(
     ({ migration }) => migration,
   );
-  if (missing.length === 0) verified.add(db);
+  if (missing.length === 0) verified.set(db, true);
   return missing;
 }

@@ -1,6 +1,7 @@
 // The rule language: Common Expression Language (CEL, as Kubernetes and Envoy use it; non-Turing
 // complete, no code execution) over a payment's rule inputs, type-checked to a bool when a rule
 // is written, with parse-time limits that bound what one evaluation can cost.
+import { memoSlot } from "../../../memos";
 import { Environment } from "@marcbachmann/cel-js";
 import { ServiceError } from "../../../errors/service-error";
 import type { RuleInputs } from "./rule-inputs";
@@ -52,8 +53,8 @@ function environment(): Environment {
     .registerVariable("provider", "string");
 }
 
-// Built once per isolate (listed in src/isolate.ts): every rule is parsed against it.
-let shared: Environment | undefined;
+// Built once per isolate: every rule is parsed against it.
+const shared = memoSlot<Environment | undefined>("fraud.rule-language", undefined);
 
 export type CompiledRule = (inputs: RuleInputs) => boolean;
 
@@ -63,10 +64,10 @@ export function compileRule(expression: string, field = "expression"): CompiledR
     throw new ServiceError(400, "invalid_request", `At most ${MAX_EXPRESSION} characters`, {
       field,
     });
-  shared ??= environment();
+  shared.value ??= environment();
   let parsed: ReturnType<Environment["parse"]>;
   try {
-    parsed = shared.parse(expression);
+    parsed = shared.value.parse(expression);
   } catch (error) {
     throw new ServiceError(400, "invalid_request", `Not a valid rule: ${firstLine(error)}`, {
       field,

@@ -1,5 +1,6 @@
 // Rules in D1, versioned (a change inserts the next version; the highest is current), and the
 // enabled ones compiled once per isolate for a few seconds, so deciding a payment reads no D1.
+import { memoWeak } from "../../../memos";
 import { activate, type ActiveRule, type Rule, type RuleAction } from "./rules";
 import type { RuleInputs } from "./rule-inputs";
 
@@ -60,8 +61,8 @@ export async function putRule(db: D1Database, rule: Omit<Rule, "version">): Prom
   return toRule(row);
 }
 
-// Per isolate, listed in src/isolate.ts: the compiled enabled rules and when they were read.
-const cache = new WeakMap<D1Database, { at: number; rules: ActiveRule[] }>();
+// The compiled enabled rules and when they were read.
+const cache = memoWeak<D1Database, { at: number; rules: ActiveRule[] }>("fraud.rules");
 
 /** The enabled rules, compiled; read from D1 at most every CACHE_MS (the last read if it fails). */
 export async function activeRules(db: D1Database, now = Date.now()): Promise<ActiveRule[]> {

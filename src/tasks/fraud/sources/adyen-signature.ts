@@ -1,5 +1,6 @@
 // Adyen's per-item HMAC-SHA256 (hex key, base64 result) over its signing string. The key is
 // imported once per isolate per configured value, not per notification item.
+import { keep } from "../../../memos";
 import type { NotificationItem } from "./adyen";
 
 /** Adyen's signing string: fixed fields joined by ':' (missing ones empty). */
@@ -21,30 +22,33 @@ function hexToBytes(hex: string): Uint8Array | undefined {
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 }
 
-// A per-isolate memo, listed with the others in src/isolate.ts.
-const keys = new Map<string, Promise<CryptoKey | undefined>>();
-let imports = 0;
+// The imports counted beside the keys, which drop the oldest.
+const keys: { byHex: Map<string, Promise<CryptoKey | undefined>>; imports: number } = keep(
+  "fraud.adyen-keys",
+  { byHex: new Map(), imports: 0 },
+  { entries: () => keys.byHex.size, clear: () => keys.byHex.clear() },
+);
 
 /** The imported HMAC key for a configured hex value (undefined when it is not hex), memoized. */
 export function hmacKey(hex: string): Promise<CryptoKey | undefined> {
-  let key = keys.get(hex);
+  let key = keys.byHex.get(hex);
   if (key === undefined) {
     const bytes = hexToBytes(hex);
-    imports++;
+    keys.imports++;
     key =
       bytes === undefined
         ? Promise.resolve(undefined)
         : crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     // A configuration change (secret rotation) adds one entry; keep only the latest few.
-    if (keys.size >= 4) keys.delete(keys.keys().next().value ?? "");
-    keys.set(hex, key);
+    if (keys.byHex.size >= 4) keys.byHex.delete(keys.byHex.keys().next().value ?? "");
+    keys.byHex.set(hex, key);
   }
   return key;
 }
 
 /** How many keys this isolate has imported (tests hold it to one per configured value). */
 export function hmacKeyImports(): number {
-  return imports;
+  return keys.imports;
 }
 
 /** Verifies one item's hmacSignature in constant time; a malformed key verifies nothing. */
