@@ -32,10 +32,11 @@ function moduleType(file, rules) {
 
 /**
  * Bundles the Worker of `config` and serves it in workerd.
- * @param {{ config?: string, vars: Record<string, string>, persistTo: string, cwd?: string }}
- *   options Its API_KEYS: `vars`' own, or a fresh key (`headers` send it), whatever .dev.vars
- *   holds. `cwd`: the checkout to bundle (default: this one); `config` is relative to it.
- * @returns {Promise<{ url: string, pid: number, apiKey: string,
+ * @param {{ config?: string, vars: Record<string, string>, persistTo: string, cwd?: string,
+ *   inspectorPort?: number }} options Its API_KEYS: `vars`' own, or a fresh key (`headers` send
+ *   it), whatever .dev.vars holds. `cwd`: the checkout to bundle (default: this one); `config` is
+ *   relative to it. `inspectorPort`: the devtools inspector there (`inspectorUrl`, the Worker's).
+ * @returns {Promise<{ url: string, pid: number, apiKey: string, inspectorUrl?: string,
  *   headers: { authorization: string }, stop: () => Promise<void> }>} `pid`: the workerd process
  */
 export async function startBundledWorker({
@@ -43,6 +44,7 @@ export async function startBundledWorker({
   vars,
   persistTo,
   cwd = process.cwd(),
+  inspectorPort,
 }) {
   const keyed = withApiKey(vars);
   const outdir = mkdtempSync(join(tmpdir(), "workerd-bundle-"));
@@ -71,6 +73,7 @@ export async function startBundledWorker({
       // Where `wrangler dev --persist-to persistTo` keeps its state, so migrations applied with
       // `wrangler d1 migrations apply --local --persist-to persistTo` are this Worker's.
       resourcePersistencePath: resolve(persistTo, "v3"),
+      ...(inspectorPort === undefined ? {} : { inspectorPort }),
       workers: [
         {
           ...options,
@@ -78,6 +81,7 @@ export async function startBundledWorker({
           modulesRoot: outdir,
           modules,
           bindings: { ...options.bindings, ...keyed.vars },
+          ...(inspectorPort === undefined ? {} : { unsafeInspectorProxy: true }),
         },
       ],
     }),
@@ -88,6 +92,9 @@ export async function startBundledWorker({
     if (pid === undefined) throw new Error("no workerd process found for the bundled Worker");
     return {
       url: url.origin,
+      ...(inspectorPort === undefined
+        ? {}
+        : { inspectorUrl: `ws://127.0.0.1:${inspectorPort}/worker` }),
       pid,
       apiKey: keyed.apiKey,
       headers: keyed.headers,
