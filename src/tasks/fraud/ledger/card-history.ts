@@ -67,12 +67,10 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
    * against.
    */
   protected async prepare(delivery: Delivery, at: number, size: number): Promise<Prepared> {
-    const decided = this.ctx.storage.transactionSync(() => {
-      const existing = this.decision(delivery.transactionKey);
-      if (existing !== undefined) this.recordEvent(delivery);
-      return existing;
-    });
+    // Reads need no transaction: nothing else runs in this object until the next await.
+    const decided = this.decision(delivery.transactionKey);
     if (decided !== undefined) {
+      this.ctx.storage.transactionSync(() => this.recordEvent(delivery));
       await this.scheduleCopy(COPY_DELAY_MS);
       return { decided };
     }
