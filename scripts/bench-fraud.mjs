@@ -13,10 +13,12 @@
 //             (wrangler's proxy workerd, the Worker's, wrangler's Node, the load generator).
 //             --bundled: the same against the deploy bundle in workerd alone (no dev proxy, no
 //             trace collector: scripts/lib/workerd-bundle.mjs), in turns with wrangler dev.
+//             --state-dir DIR: the Workers' local state (SQLite files) there, e.g. on a tmpfs.
 //             --baseline REF: the same for REF's code (git archive into .wrangler/, this
 //             node_modules) in alternating rounds, printed side by side as ratios
 // Usage: npm run bench:fraud [-- --events 400 --concurrency 1,16,32 --runs 300 --warmup-ms 2000
-//   --baseline 45576d7 --rounds 2 --skip-model --bundled] (../shared/external/ibm-ccf: IBM's rows)
+//   --baseline 45576d7 --rounds 2 --skip-model --bundled --state-dir /dev/shm/bench-fraud]
+//   (../shared/external/ibm-ccf for IBM's rows)
 import { execFileSync, execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { resolve } from "node:path";
@@ -37,6 +39,7 @@ const { values: options } = parseArgs({
     rounds: { type: "string", default: "2" },
     "skip-model": { type: "boolean", default: false },
     bundled: { type: "boolean", default: false },
+    "state-dir": { type: "string", default: ".wrangler" },
     runs: { type: "string", default: "300" },
     "warmup-ms": { type: "string", default: "2000" },
   },
@@ -161,7 +164,7 @@ async function startServers(targets) {
   const servers = [];
   for (const target of targets)
     for (const harness of HARNESSES) {
-      const state = resolve(`.wrangler/bench-state-${servers.length}`);
+      const state = resolve(options["state-dir"], `bench-state-${servers.length}`);
       rmSync(state, { recursive: true, force: true });
       execFileSync(
         "npx",
@@ -169,12 +172,12 @@ async function startServers(targets) {
         { stdio: "ignore", cwd: target.cwd },
       );
       const vars = { STRIPE_WEBHOOK_SECRET: SECRET, API_KEYS: "bench" };
-      const options = { persistTo: state, vars, cwd: target.cwd };
+      const start = { persistTo: state, vars, cwd: target.cwd };
       const server =
         harness === "wrangler dev"
-          ? await startWranglerDev(options)
-          : await startBundledWorker(options);
-      servers.push({ target, harness, server, cpu: meters(server, harness) });
+          ? await startWranglerDev(start)
+          : await startBundledWorker(start);
+      servers.push({ target, harness, server, state, cpu: meters(server, harness) });
       // Warm-up: payments after every measured one (2023).
       for (const request of signedRequests("decision", 200_000, 20))
         await post(server.url, request);
@@ -220,7 +223,10 @@ try {
   }
   printWebhooks(results);
 } finally {
-  for (const { server } of servers) await server.stop();
+  for (const { server, state } of servers) {
+    await server.stop();
+    rmSync(state, { recursive: true, force: true });
+  }
 }
 
 function printWebhooks(results) {
