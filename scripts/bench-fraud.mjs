@@ -4,26 +4,32 @@
 //             blocks of 25 runs: our GRU (INT8 and FP32) in onnxruntime-web WASM (the edge engine)
 //             and native; IBM's published GRU in WASM and native (onnxruntime-node), FP32 — as
 //             ratios to our FP32 native (the project's goal) and to IBM's GRU native
-//   webhook   signed Stripe issuing_authorization.request events against `wrangler dev`
-//             on loopback at each concurrency: webhook-to-decision latency p50/p99 (Durable
-//             Object history and decision included), decisions per second and workerd CPU per
-//             decision, beside the floor: the same signed POST of an event that is only
-//             acknowledged (customer.created: HTTP, signature, parsing; no decision), so
-//             "above floor" is what deciding costs; with --baseline REF the same for REF's code (git archive into
-//             .wrangler/, this node_modules) in alternating rounds, printed side by side as ratios
+//   webhook   signed Stripe issuing_authorization.request events (signed before the clock
+//             starts) against `wrangler dev` on loopback at each concurrency: webhook-to-decision
+//             latency p50/p99 (Durable Object history and decision included), decisions per
+//             second and workerd CPU per decision, beside the floor: the same signed POST of an
+//             event that is only acknowledged (customer.created: HTTP, signature, parsing; no
+//             decision), so "above floor" is what deciding costs; the floor split by process
+//             (wrangler's proxy workerd, the Worker's, wrangler's Node, the load generator).
+//             --bundled: the same against the deploy bundle in workerd alone (no dev proxy, no
+//             trace collector: scripts/lib/workerd-bundle.mjs), in turns with wrangler dev.
+//             --state-dir DIR: the Workers' local state (SQLite files) there, e.g. on a tmpfs.
+//             --baseline REF: the same for REF's code (git archive into .wrangler/, this
+//             node_modules) in alternating rounds, printed side by side as ratios
 // Usage: npm run bench:fraud [-- --events 400 --concurrency 1,16,32 --runs 300 --warmup-ms 2000
-//   --baseline 45576d7 --rounds 2 --skip-model] (needs ../shared/external/ibm-ccf for IBM's rows)
+//   --baseline 45576d7 --rounds 2 --skip-model --bundled --state-dir /dev/shm/bench-fraud]
+//   (../shared/external/ibm-ccf for IBM's rows)
 import { execFileSync, execSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
-import Stripe from "stripe";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
 import { summary, timeInterleaved } from "./lib/stats.mjs";
+import { startBundledWorker } from "./lib/workerd-bundle.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
-import { issuingAuthorizationEvent, stripeSigned } from "./lib/stripe-issuing.mjs";
+import { load, meters, post, SECRET, signedRequests } from "./fraud/webhook-load.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -32,6 +38,8 @@ const { values: options } = parseArgs({
     baseline: { type: "string" },
     rounds: { type: "string", default: "2" },
     "skip-model": { type: "boolean", default: false },
+    bundled: { type: "boolean", default: false },
+    "state-dir": { type: "string", default: ".wrangler" },
     runs: { type: "string", default: "300" },
     "warmup-ms": { type: "string", default: "2000" },
   },
@@ -127,9 +135,7 @@ async function modelRows() {
   return entries.map((entry, k) => [entry.label, summaries[k]]);
 }
 
-// --- webhooks against wrangler dev ----------------------------------------------------------
-const SECRET = "whsec_bench";
-
+// --- webhooks against wrangler dev (and the deploy bundle) -----------------------------------
 /** The checkouts to compare: REF's code unpacked beside this one (sharing node_modules), then ours. */
 function checkouts() {
   const list = [];
@@ -148,143 +154,90 @@ function checkouts() {
   return list;
 }
 
-/** CPU seconds (user + system) of every workerd process under `pid`, from /proc. */
-function workerdCpuMs(pid) {
-  const tick = 1000 / 100; // USER_HZ
-  const children = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      children.set(Number(entry), {
-        parent: Number(fields[1]),
-        comm,
-        cpu: (Number(fields[11]) + Number(fields[12])) * tick,
-      });
-    } catch {}
-  }
-  const under = (p) => {
-    for (let q = p; q > 1; q = children.get(q)?.parent ?? 0) if (q === pid) return true;
-    return false;
-  };
-  let total = 0;
-  for (const [p, { comm, cpu }] of children)
-    if (comm.startsWith("workerd") && under(p)) total += cpu;
-  return total;
-}
+const HARNESSES = ["wrangler dev", ...(options.bundled ? ["deploy bundle"] : [])];
+/** After the decisions, how long before their CPU is read: the card's alarm copies to D1 1 s
+ * after a commit, and that copy is part of what a decision costs. */
+const SETTLE_MS = 1500;
 
-const run = Date.now().toString(36);
-const event = (i) => issuingAuthorizationEvent({ run, i });
-
-/** A signed event the webhook verifies, parses and acknowledges without deciding anything. */
-function acknowledgedOnly(i) {
-  return {
-    id: `evt_${run}_ack_${i}`,
-    object: "event",
-    type: "customer.created",
-    api_version: Stripe.API_VERSION,
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `cus_${run}_${i}`, object: "customer" } },
-  };
-}
-
-/** Posts a signed event; its latency in ms, once the whole answer has arrived. */
-async function postSigned(worker, stripeEvent, check) {
-  const payload = JSON.stringify(stripeEvent);
-  const headers = stripeSigned(payload, SECRET);
-  const started = performance.now();
-  const response = await fetch(`${worker.url}/v1/webhooks/stripe`, {
-    method: "POST",
-    headers,
-    body: payload,
-  });
-  const body = await response.json();
-  if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
-  check?.(body);
-  return performance.now() - started;
-}
-
-const deliverFloor = (worker, i) => postSigned(worker, acknowledgedOnly(i));
-
-const deliver = (worker, i) =>
-  postSigned(worker, event(i), (body) => {
-    if (body.metadata?.fraud_score === undefined)
-      throw new Error(`not scored: ${JSON.stringify(body)}`);
-  });
-
-/** EVENTS events at `concurrency` in flight: latencies, wall time and workerd CPU. */
-async function load(worker, concurrency, offset, send = deliver) {
-  const latencies = [];
-  let next = 0;
-  const cpuBefore = workerdCpuMs(worker.pid);
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < EVENTS) latencies.push(await send(worker, offset + next++));
-    }),
-  );
-  return {
-    latencies,
-    ms: performance.now() - started,
-    cpuMs: workerdCpuMs(worker.pid) - cpuBefore,
-  };
+/** One Worker per checkout and harness, each with its own state and migrations applied. */
+async function startServers(targets) {
+  const servers = [];
+  for (const target of targets)
+    for (const harness of HARNESSES) {
+      const state = resolve(options["state-dir"], `bench-state-${servers.length}`);
+      rmSync(state, { recursive: true, force: true });
+      execFileSync(
+        "npx",
+        ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+        { stdio: "ignore", cwd: target.cwd },
+      );
+      const vars = { STRIPE_WEBHOOK_SECRET: SECRET, API_KEYS: "bench" };
+      const start = { persistTo: state, vars, cwd: target.cwd };
+      const server =
+        harness === "wrangler dev"
+          ? await startWranglerDev(start)
+          : await startBundledWorker(start);
+      servers.push({ target, harness, server, state, cpu: meters(server, harness) });
+      // Warm-up: payments after every measured one (2023).
+      for (const request of signedRequests("decision", 200_000, 20))
+        await post(server.url, request);
+    }
+  return servers;
 }
 
 const targets = checkouts();
-const workers = [];
+let servers = [];
 try {
-  for (const target of targets) {
-    const state = resolve(`.wrangler/bench-state-${workers.length}`);
-    execFileSync(
-      "npx",
-      ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
-      { stdio: "ignore", cwd: target.cwd },
-    );
-    const worker = await startWranglerDev({
-      persistTo: state,
-      vars: { STRIPE_WEBHOOK_SECRET: SECRET, API_KEYS: "bench" },
-      cwd: target.cwd,
-    });
-    workers.push(worker);
-    for (let i = 0; i < 20; i++) await deliver(worker, 200_000 + i); // warm-up (2023, after every measured event)
-  }
-  // results[c][k]: every round's events at concurrency c for checkout k, pooled.
-  const results = CONCURRENCY.map(() =>
-    targets.map(() => ({ latencies: [], ms: 0, cpuMs: 0, floorCpuMs: 0, floorCount: 0 })),
-  );
+  servers = await startServers(targets);
+  const empty = () => ({ latencies: [], ms: 0, cpu: {}, floor: {}, floorCount: 0 });
+  const add = (into, cpuMs) => {
+    for (const [k, v] of Object.entries(cpuMs)) into[k] = (into[k] ?? 0) + v;
+  };
+  // results[c][s]: every round's events at concurrency c for server s, pooled.
+  const results = CONCURRENCY.map(() => servers.map(empty));
   let offset = 0;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [c, concurrency] of CONCURRENCY.entries()) {
-      // Alternate which checkout goes first, so neither always meets the warmer machine.
-      const order = targets.map((_, k) => k);
+      // Alternate which server goes first, so none always meets the warmer machine.
+      const order = servers.map((_, s) => s);
       if ((round + c) % 2 === 1) order.reverse();
-      for (const k of order) {
-        const floor = await load(workers[k], concurrency, offset, deliverFloor);
-        const measured = await load(workers[k], concurrency, offset);
+      for (const s of order) {
+        const { server, cpu } = servers[s];
+        const floor = await load(
+          server.url,
+          signedRequests("floor", offset, EVENTS),
+          concurrency,
+          cpu,
+        );
+        const decisions = signedRequests("decision", offset, EVENTS);
+        const measured = await load(server.url, decisions, concurrency, cpu, SETTLE_MS);
         offset += EVENTS;
-        const into = results[c][k];
-        into.floorCpuMs += floor.cpuMs;
+        const into = results[c][s];
+        add(into.floor, floor.cpuMs);
         into.floorCount += floor.latencies.length;
         into.latencies.push(...measured.latencies);
         into.ms += measured.ms;
-        into.cpuMs += measured.cpuMs;
+        add(into.cpu, measured.cpuMs);
       }
     }
   }
   printWebhooks(results);
 } finally {
-  for (const worker of workers) worker.stop();
+  for (const { server, state } of servers) {
+    await server.stop();
+    rmSync(state, { recursive: true, force: true });
+  }
 }
 
 function printWebhooks(results) {
   console.log(
     `\nStripe issuing_authorization.request → {approved}, ${EVENTS} events × ${ROUNDS} rounds ` +
-      "per cell over 50 cards, wrangler dev on loopback, checkouts in alternating turns:",
+      "per cell over 50 cards, signed before the clock starts, on loopback, servers in " +
+      `alternating turns; CPU read ${SETTLE_MS} ms after the last answer (the D1 copy counts):`,
   );
   const header = [
     "in flight",
+    "harness",
     "checkout",
     "p50 ms",
     "p99 ms",
@@ -292,41 +245,76 @@ function printWebhooks(results) {
     "workerd CPU ms/decision",
     "floor CPU ms/request",
     "decision above floor, CPU ms",
+    "Node CPU ms/decision (load generator + wrangler)",
   ];
   const both = targets.length === 2;
   if (both)
     header.push("p99 ratio (new/old)", "throughput ratio", "CPU ratio", "above-floor ratio");
-  console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
-  for (const [c, concurrency] of CONCURRENCY.entries()) {
-    const cells = results[c].map(({ latencies, ms, cpuMs, floorCpuMs, floorCount }) => ({
+  const table = (head) => `| ${head.join(" | ")} |\n|${head.map(() => "---").join("|")}|`;
+  console.log(table(header));
+  const cellsOf = (c) =>
+    results[c].map(({ latencies, ms, cpu, floor, floorCount }) => ({
       ...summary(latencies),
       perSecond: latencies.length / (ms / 1000),
-      cpu: cpuMs / latencies.length,
-      floor: floorCpuMs / floorCount,
+      cpu: cpu.workerd / latencies.length,
+      floor: floor.workerd / floorCount,
+      node: ((cpu.generator ?? 0) + (cpu.wrangler ?? 0)) / latencies.length,
     }));
-    for (const [k, cell] of cells.entries()) {
-      const row = [
-        concurrency,
-        targets[k].name,
-        cell.p50.toFixed(1),
-        cell.p99.toFixed(1),
-        cell.perSecond.toFixed(0),
-        cell.cpu.toFixed(2),
-        cell.floor.toFixed(2),
-        (cell.cpu - cell.floor).toFixed(2),
-      ];
-      if (both) {
-        const [old] = cells;
-        row.push(
-          k === 0 ? "" : `${(cell.p99 / old.p99).toFixed(2)}×`,
-          k === 0 ? "" : `${(cell.perSecond / old.perSecond).toFixed(2)}×`,
-          k === 0 ? "" : `${(cell.cpu / old.cpu).toFixed(2)}×`,
-          k === 0 ? "" : `${((cell.cpu - cell.floor) / (old.cpu - old.floor)).toFixed(2)}×`,
-        );
+  for (const [c, concurrency] of CONCURRENCY.entries()) {
+    const cells = cellsOf(c);
+    for (const harness of HARNESSES) {
+      const of = servers.flatMap((server, s) => (server.harness === harness ? [s] : []));
+      const old = cells[of[0]];
+      for (const [k, s] of of.entries()) {
+        const cell = cells[s];
+        const ratio = (value) => (k === 0 ? "" : `${value.toFixed(2)}×`);
+        const row = [
+          concurrency,
+          harness,
+          servers[s].target.name,
+          cell.p50.toFixed(1),
+          cell.p99.toFixed(1),
+          cell.perSecond.toFixed(0),
+          cell.cpu.toFixed(2),
+          cell.floor.toFixed(2),
+          (cell.cpu - cell.floor).toFixed(2),
+          cell.node.toFixed(2),
+        ];
+        if (both)
+          row.push(
+            ratio(cell.p99 / old.p99),
+            ratio(cell.perSecond / old.perSecond),
+            ratio(cell.cpu / old.cpu),
+            ratio((cell.cpu - cell.floor) / (old.cpu - old.floor)),
+          );
+        console.log(`| ${row.join(" | ")} |`);
       }
-      console.log(`| ${row.join(" | ")} |`);
     }
   }
+  // Where the floor goes: the processes a request crosses, CPU ms per acknowledged request.
+  console.log("\nThe floor by process, CPU ms per acknowledged request:");
+  console.log(
+    table([
+      "in flight",
+      "harness",
+      "checkout",
+      "wrangler's proxy workerd",
+      "the Worker's workerd",
+      "wrangler's Node",
+      "load generator (Node)",
+    ]),
+  );
+  for (const [c, concurrency] of CONCURRENCY.entries())
+    for (const [s, { harness, target }] of servers.entries()) {
+      const { floor, floorCount } = results[c][s];
+      const per = (ms) => (ms === undefined ? "-" : (ms / floorCount).toFixed(2));
+      const worker = floor.worker ?? floor.workerd;
+      const proxy = floor.worker === undefined ? undefined : floor.workerd - floor.worker;
+      console.log(
+        `| ${concurrency} | ${harness} | ${target.name} | ${per(proxy)} | ${per(worker)} | ` +
+          `${per(floor.wrangler)} | ${per(floor.generator)} |`,
+      );
+    }
 }
 
 const p50Of = (prefix) => rows.find(([name]) => name.startsWith(prefix))?.[1].p50;

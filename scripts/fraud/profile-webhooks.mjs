@@ -4,10 +4,12 @@
 // C in flight, each sample charged to a stage by the functions on its stack (HTTP, signature,
 // parsing, featurizing, Durable Object transaction, model, outbox / D1, garbage collection).
 // Usage: node scripts/fraud/profile-webhooks.mjs [--events 300 --concurrency 16 --interval 100
-//   --top 25 --stage HTTP (the functions list: only that stage's)]
+//   --top 25 --stage HTTP (the functions list: only that stage's) --bundled (the deploy bundle in
+//   workerd alone, scripts/lib/workerd-bundle.mjs, instead of wrangler dev)]
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { startWranglerDev } from "../lib/wrangler-dev.mjs";
+import { startBundledWorker } from "../lib/workerd-bundle.mjs";
+import { freePort, startWranglerDev } from "../lib/wrangler-dev.mjs";
 import { inspector } from "../lib/inspector.mjs";
 import { issuingAuthorizationEvent, stripeSigned } from "../lib/stripe-issuing.mjs";
 
@@ -18,6 +20,7 @@ const { values: options } = parseArgs({
     interval: { type: "string", default: "100" },
     top: { type: "string", default: "25" },
     stage: { type: "string" },
+    bundled: { type: "boolean", default: false },
   },
 });
 const EVENTS = Number(options.events);
@@ -59,11 +62,10 @@ execFileSync(
   ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
   { stdio: "ignore" },
 );
-const worker = await startWranglerDev({
-  persistTo: state,
-  vars: { STRIPE_WEBHOOK_SECRET: SECRET },
-  inspector: true,
-});
+const vars = { STRIPE_WEBHOOK_SECRET: SECRET };
+const worker = options.bundled
+  ? await startBundledWorker({ persistTo: state, vars, inspectorPort: await freePort() })
+  : await startWranglerDev({ persistTo: state, vars, inspector: true });
 try {
   for (let i = 0; i < 30; i++) await deliver(worker.url, 100_000 + i);
   const session = await inspector(worker.inspectorUrl);
@@ -81,7 +83,7 @@ try {
   session.close();
   summarise(profile);
 } finally {
-  worker.stop();
+  await worker.stop();
 }
 
 function summarise(profile) {

@@ -48,12 +48,15 @@ export function processTree(root) {
 
 /**
  * @param {number} root @param {(pid: number) => boolean} [keep] which processes of the tree to
- * count
+ * count @param {{ precise?: boolean }} [options] `precise`: nanosecond run times from schedstat
+ * (for deltas over long-lived processes) instead of 10 ms ticks
  */
-export function treeCpuSeconds(root, keep = () => true) {
+export function treeCpuSeconds(root, keep = () => true, { precise = false } = {}) {
   const tree = processTree(root);
   if (tree === undefined) return Number.NaN;
-  return [...tree].filter(([pid]) => keep(pid)).reduce((sum, [, s]) => sum + (s?.cpu ?? 0), 0);
+  const kept = [...tree].filter(([pid]) => keep(pid));
+  if (precise) return kept.reduce((sum, [pid]) => sum + preciseCpuSeconds(pid), 0);
+  return kept.reduce((sum, [, s]) => sum + (s?.cpu ?? 0), 0);
 }
 
 /** A process's CPU seconds to the nanosecond: the sum of its live threads' schedstat (the
@@ -91,8 +94,5 @@ export function workerdCpuSeconds(root, { exceptPort, precise = false } = {}) {
       return false;
     }
   };
-  if (!precise) return treeCpuSeconds(root, isWorkerd);
-  const tree = processTree(root);
-  if (tree === undefined) return Number.NaN;
-  return [...tree.keys()].filter(isWorkerd).reduce((sum, pid) => sum + preciseCpuSeconds(pid), 0);
+  return treeCpuSeconds(root, isWorkerd, { precise });
 }

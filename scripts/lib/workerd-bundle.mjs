@@ -8,7 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { processTree } from "./process-cpu.mjs";
@@ -32,18 +32,27 @@ function moduleType(file, rules) {
 
 /**
  * Bundles the Worker of `config` and serves it in workerd.
- * @param {{ config?: string, vars: Record<string, string>, persistTo: string }} options
- *   Its API_KEYS: `vars`' own, or a fresh key (`headers` send it), whatever .dev.vars holds.
- * @returns {Promise<{ url: string, pid: number, apiKey: string,
+ * @param {{ config?: string, vars: Record<string, string>, persistTo: string, cwd?: string,
+ *   inspectorPort?: number }} options Its API_KEYS: `vars`' own, or a fresh key (`headers` send
+ *   it), whatever .dev.vars holds. `cwd`: the checkout to bundle (default: this one); `config` is
+ *   relative to it. `inspectorPort`: the devtools inspector there (`inspectorUrl`, the Worker's).
+ * @returns {Promise<{ url: string, pid: number, apiKey: string, inspectorUrl?: string,
  *   headers: { authorization: string }, stop: () => Promise<void> }>} `pid`: the workerd process
  */
-export async function startBundledWorker({ config = "wrangler.jsonc", vars, persistTo }) {
+export async function startBundledWorker({
+  config = "wrangler.jsonc",
+  vars,
+  persistTo,
+  cwd = process.cwd(),
+  inspectorPort,
+}) {
   const keyed = withApiKey(vars);
   const outdir = mkdtempSync(join(tmpdir(), "workerd-bundle-"));
   execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, "--config", config], {
     stdio: "ignore",
+    cwd,
   });
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(resolve(cwd, config));
   const { modulesRules: rules = [], ...options } = workerOptions;
   const files = readdirSync(outdir).filter(
     (file) => !file.endsWith(".map") && file !== "README.md",
@@ -61,10 +70,10 @@ export async function startBundledWorker({ config = "wrangler.jsonc", vars, pers
     convertV4MiniflareOptions({
       host: "127.0.0.1",
       port: 0,
-      d1Persist: join(persistTo, "d1"),
-      r2Persist: join(persistTo, "r2"),
-      kvPersist: join(persistTo, "kv"),
-      durableObjectsPersist: join(persistTo, "do"),
+      // Where `wrangler dev --persist-to persistTo` keeps its state, so migrations applied with
+      // `wrangler d1 migrations apply --local --persist-to persistTo` are this Worker's.
+      resourcePersistencePath: resolve(persistTo, "v3"),
+      ...(inspectorPort === undefined ? {} : { inspectorPort }),
       workers: [
         {
           ...options,
@@ -72,6 +81,7 @@ export async function startBundledWorker({ config = "wrangler.jsonc", vars, pers
           modulesRoot: outdir,
           modules,
           bindings: { ...options.bindings, ...keyed.vars },
+          ...(inspectorPort === undefined ? {} : { unsafeInspectorProxy: true }),
         },
       ],
     }),
@@ -82,6 +92,9 @@ export async function startBundledWorker({ config = "wrangler.jsonc", vars, pers
     if (pid === undefined) throw new Error("no workerd process found for the bundled Worker");
     return {
       url: url.origin,
+      ...(inspectorPort === undefined
+        ? {}
+        : { inspectorUrl: `ws://127.0.0.1:${inspectorPort}/worker` }),
       pid,
       apiKey: keyed.apiKey,
       headers: keyed.headers,

@@ -50,6 +50,11 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
    */
   private copiedThrough = 0;
   private deletedThrough = 0;
+  /**
+   * History entries this object has added since it started: a prepared payment is stale when
+   * another commit came between (only commit() writes history, one object at a time).
+   */
+  private appended = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -62,16 +67,14 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
    * against.
    */
   protected async prepare(delivery: Delivery, at: number, size: number): Promise<Prepared> {
-    const decided = this.ctx.storage.transactionSync(() => {
-      const existing = this.decision(delivery.transactionKey);
-      if (existing !== undefined) this.recordEvent(delivery);
-      return existing;
-    });
+    // Reads need no transaction: nothing else runs in this object until the next await.
+    const decided = this.decision(delivery.transactionKey);
     if (decided !== undefined) {
+      this.ctx.storage.transactionSync(() => this.recordEvent(delivery));
       await this.scheduleCopy(COPY_DELAY_MS);
       return { decided };
     }
-    return { history: this.history(delivery.transactionKey, at, size), version: this.version() };
+    return { history: this.history(delivery.transactionKey, at, size), version: this.appended };
   }
 
   /**
@@ -87,12 +90,14 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
   ): Promise<Committed> {
     const dropping = this.copiedThrough;
     const committed = this.ctx.storage.transactionSync((): Committed => {
-      const existing = this.decision(delivery.transactionKey);
+      // Nothing was committed since prepare() found no decision: there is none now either.
+      const unchanged = version !== null && version === this.appended;
+      const existing = unchanged ? undefined : this.decision(delivery.transactionKey);
       if (existing !== undefined) {
         this.recordEvent(delivery);
         return { decision: existing, duplicate: true };
       }
-      if (version !== null && version !== this.version()) return { stale: true };
+      if (version !== null && !unchanged) return { stale: true };
       const event = this.recordEvent(delivery, false);
       this.fault("event");
       this.sql.exec(
@@ -102,15 +107,20 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
         JSON.stringify(transaction),
       );
       this.fault("history");
+      const body = JSON.stringify(decision);
       this.sql.exec(
         "INSERT INTO decisions (transaction_key, at, body) VALUES (?, ?, ?)",
         delivery.transactionKey,
         transaction.timestamp,
-        JSON.stringify(decision),
+        body,
       );
       this.fault("decision");
-      // One outbox entry carries the decision and its first delivery into D1.
-      this.enqueue({ kind: "decision", decision, ...(event === undefined ? {} : { event }) });
+      // One outbox entry carries the decision and its first delivery into D1 (an OutboxEntry,
+      // written around the decision's JSON instead of serializing it a second time).
+      this.sql.exec(
+        "INSERT INTO outbox (body) VALUES (?)",
+        `{"kind":"decision","decision":${body}${event === undefined ? "" : `,"event":${event}`}}`,
+      );
       if (dropping > this.deletedThrough)
         this.sql.exec("DELETE FROM outbox WHERE seq <= ?", dropping);
       if (++this.unpruned >= PRUNE_EVERY) {
@@ -127,7 +137,10 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
     // coalescing), so an outbox entry always has an alarm that will copy it into D1. The copy
     // itself runs in the alarm, off the provider's request path.
     if ("stale" in committed) return committed;
-    if (!committed.duplicate) this.deletedThrough = Math.max(this.deletedThrough, dropping);
+    if (!committed.duplicate) {
+      this.appended++;
+      this.deletedThrough = Math.max(this.deletedThrough, dropping);
+    }
     await this.scheduleCopy(COPY_DELAY_MS);
     return committed;
   }
@@ -243,16 +256,11 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
     return rows.reverse().map((row) => JSON.parse(row.body) as Transaction);
   }
 
-  /** Changes whenever a history entry is added (rowids only grow; pruning removes the oldest). */
-  private version(): number {
-    return this.sql.exec<{ v: number }>("SELECT coalesce(max(rowid), 0) AS v FROM history").one().v;
-  }
-
   /**
-   * Records a delivery once (its event id); `copy`: with its own outbox entry. Returns the event
-   * when it was new.
+   * Records a delivery once (its event id); `copy`: with its own outbox entry. Returns the event's
+   * JSON when it was new.
    */
-  private recordEvent(delivery: Delivery, copy = true): DecisionEvent | undefined {
+  private recordEvent(delivery: Delivery, copy = true): string | undefined {
     const event: DecisionEvent = {
       eventId: delivery.eventId,
       transactionKey: delivery.transactionKey,
@@ -260,16 +268,17 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
       eventType: delivery.eventType,
       receivedAt: new Date().toISOString(),
     };
+    const body = JSON.stringify(event);
     const inserted = this.sql.exec(
       "INSERT INTO events (event_id, transaction_key, body) " +
         "VALUES (?, ?, ?) ON CONFLICT (event_id) DO NOTHING",
       event.eventId,
       event.transactionKey,
-      JSON.stringify(event),
+      body,
     ).rowsWritten;
     if (inserted === 0) return undefined;
     if (copy) this.enqueue({ kind: "event", event });
-    return event;
+    return body;
   }
 
   private enqueue(entry: OutboxEntry): void {
