@@ -176,9 +176,15 @@ export function createFleet(options: FleetOptions): Fleet {
     },
     served(url, promptIds) {
       for (const hash of blockHashes(promptIds)) {
-        const urls = affinity.get(hash)?.filter((other) => other !== url) ?? [];
+        const urls = affinity.get(hash) ?? [];
         affinity.delete(hash);
-        affinity.set(hash, [...urls, url]);
+        // The last to serve it last (a list as long as the pool at most, rarely changed).
+        if (urls.at(-1) !== url) {
+          const at = urls.indexOf(url);
+          if (at >= 0) urls.splice(at, 1);
+          urls.push(url);
+        }
+        affinity.set(hash, urls);
       }
       while (affinity.size > AFFINITY_ENTRIES) {
         const oldest = affinity.keys().next();
