@@ -31,8 +31,10 @@ import type { Replica } from "../src/runtime/origin/pool-config";
 import { blockHashes, type RoutingPolicy } from "../src/runtime/origin/replica-choice";
 import { createFleet, type Fleet } from "../src/runtime/origin/replica-pool";
 import { createVllmRuntime } from "../src/runtime/origin/vllm-runtime";
+import { type Conversation, workload } from "./lib/chat-workload";
 import { originMetric } from "./lib/completion-stream.mjs";
 import { startOrigin } from "./lib/origin.mjs";
+import { perTurn, type Sample } from "./lib/pool-report";
 import { percentile } from "./lib/stats.mjs";
 
 const { values: options } = parseArgs({
@@ -68,52 +70,6 @@ const RATE = Number(options.rate);
 const THINK_MS = Number(options.think);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-/** A seeded PRNG (mulberry32). */
-function rng(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-const idsOf = (random: () => number, count: number) =>
-  Array.from({ length: count }, () => 4 + Math.floor(random() * 500));
-
-interface Conversation {
-  system: number[];
-  users: number[][];
-  /** Open loop: ms after the start that it begins, and the user's pause before each next turn. */
-  arrival: number;
-  thinks: number[];
-}
-
-/** 70% of conversations open with one hot system prompt, the rest with one of eight others. */
-function workload(): Conversation[] {
-  const random = rng(37);
-  const hot = idsOf(random, SYSTEM_TOKENS);
-  const cold = Array.from({ length: 8 }, () => idsOf(random, SYSTEM_TOKENS));
-  const conversations = Array.from({ length: CONVERSATIONS }, () => ({
-    system: random() < 0.7 ? hot : cold[Math.floor(random() * 8)]!,
-    users: Array.from({ length: TURNS }, () =>
-      idsOf(random, USER_TOKENS + Math.floor(random() * 16)),
-    ),
-    arrival: 0,
-    thinks: [] as number[],
-  }));
-  // Drawn apart, so that the closed loop's prompts stay those of earlier runs.
-  const timing = rng(41);
-  const exponential = (mean: number) => -mean * Math.log(1 - timing());
-  let at = 0;
-  for (const conversation of conversations) {
-    at += RATE > 0 ? exponential(1000 / RATE) : 0;
-    conversation.arrival = at;
-    conversation.thinks = Array.from({ length: TURNS - 1 }, () => exponential(THINK_MS));
-  }
-  return conversations;
-}
-
 type Started = Awaited<ReturnType<typeof startOrigin>>;
 
 /** SIGKILLs the origin's server (startOrigin's process is tsx, its parent). */
@@ -132,14 +88,6 @@ interface Cell {
   killHalfway?: boolean;
   /** The decoder graph (default --graph: the INT8 one, whose prefill costs as on a server). */
   graph?: string;
-}
-
-/** One request as the client saw it: its turn, prompt, cached tokens and time to first token. */
-interface Sample {
-  turn: number;
-  prompt: number;
-  cached: number;
-  ttft: number;
 }
 
 interface Outcome {
@@ -401,7 +349,14 @@ function idealHitRate(conversations: Conversation[], answers: Map<string, number
   return hits / tokens;
 }
 
-const conversations = workload();
+const conversations = workload({
+  conversations: CONVERSATIONS,
+  turns: TURNS,
+  systemTokens: SYSTEM_TOKENS,
+  userTokens: USER_TOKENS,
+  rate: RATE,
+  thinkMs: THINK_MS,
+});
 const stalls = { ORIGIN_FAULT_STALL_MS: "2000", ORIGIN_FAULT_STALL_RATE: "0.05" };
 const row = (name: string, outcome: Outcome) => ({
   cell: name,
@@ -463,7 +418,7 @@ const loadBefore = loadavg();
 // after a cached prefix may differ where two tokens are nearly tied (docs/origin-engine.md).
 const faults = options["routing-only"] ? undefined : await faultCells();
 console.table(rows);
-console.table(perTurn());
+console.table(perTurn(samples, TURNS));
 console.table(engineRows);
 console.log(
   `affinity ÷ round-robin per round: hit rate ${ratios.hitRate.map((r) => r.toFixed(2)).join(", ")}` +
@@ -513,29 +468,4 @@ async function faultCells(): Promise<{ unkilled: Outcome; killed: Outcome }> {
   );
   rows.push(row("stall, first-token timeout 1 s", detected));
   return { unkilled, killed };
-}
-
-/** Per turn, both policies over all rounds: prompt and computed tokens (mean), TTFT p50. */
-function perTurn() {
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-  return Array.from({ length: TURNS }, (_, turn) => {
-    const of = (list: Sample[]) => list.filter((sample) => sample.turn === turn);
-    const [affinity, roundRobin] = [of(samples.affinity), of(samples.roundRobin)];
-    const computed = (list: Sample[]) =>
-      mean(list.map(({ prompt, cached }) => prompt - cached)).toFixed(0);
-    const p50 = (list: Sample[]) =>
-      percentile(
-        list.map(({ ttft }) => ttft),
-        50,
-      );
-    return {
-      turn: turn + 1,
-      "prompt tokens (mean)": mean(affinity.map(({ prompt }) => prompt)).toFixed(0),
-      "computed: affinity / round-robin": `${computed(affinity)} / ${computed(roundRobin)}`,
-      "TTFT p50 ms: affinity / round-robin": [affinity, roundRobin]
-        .map((list) => p50(list).toFixed(1))
-        .join(" / "),
-      "affinity ÷ round-robin": (p50(affinity) / p50(roundRobin)).toFixed(2),
-    };
-  });
 }
