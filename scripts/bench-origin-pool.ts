@@ -9,12 +9,18 @@
 //   stall / stall+detect     one replica stalls 2 s before the first chunk on 5% of requests:
 //                            p99 TTFT with the default first-token timeout, then with 1 s
 // and the routing decision's CPU per request. Affinity and round-robin run in interleaved rounds
-// (fresh origins each), so the machine's noise falls on both. Usage: npx tsx
-// scripts/bench-origin-pool.ts [--conversations 240] [--turns 4] [--concurrency 24]
-// [--chunk-delay 2] [--rounds 3] [--system 192] [--user 24] [--prefill-us 0] [--graph decoder]
-// [--routing-only] (--user: each turn's user text is that many tokens and up to 15 more;
-// --prefill-us: each prompt token an origin computes holds its decoder that many µs longer, as
-// a larger model's prefill on a GPU; --routing-only: the affinity and round-robin rounds alone)
+// (fresh origins each), so the machine's noise falls on both; per turn, the tokens each policy
+// left to compute and its TTFT; per cell, the origins' prefill runs and decode steps. Usage: npx
+// tsx scripts/bench-origin-pool.ts [--conversations 240] [--turns 4] [--concurrency 24]
+// [--rate 0] [--think 1000] [--chunk-delay 2] [--rounds 3] [--system 192] [--user 24]
+// [--answer 16] [--prefill-us 0] [--prefix-cache-mib 64] [--graph decoder] [--routing-only]
+// (--concurrency: clients, each sending a conversation's turns back to back (a closed loop);
+// --rate: conversations starting per second instead (Poisson, an open loop as vLLM's
+// benchmark_serving.py --request-rate), each turn --think ms (mean, exponential) after the
+// last answer; --user: each turn's user text is that many tokens and up to 15 more; --answer:
+// greedy tokens per answer; --prefill-us: each prompt token an origin computes holds its
+// decoder that many µs longer, as a larger model's prefill on a GPU; --routing-only: the
+// affinity and round-robin rounds alone)
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -25,8 +31,10 @@ import type { Replica } from "../src/runtime/origin/pool-config";
 import { blockHashes, type RoutingPolicy } from "../src/runtime/origin/replica-choice";
 import { createFleet, type Fleet } from "../src/runtime/origin/replica-pool";
 import { createVllmRuntime } from "../src/runtime/origin/vllm-runtime";
+import { type Conversation, workload } from "./lib/chat-workload";
 import { originMetric } from "./lib/completion-stream.mjs";
 import { startOrigin } from "./lib/origin.mjs";
+import { perTurn, type Sample } from "./lib/pool-report";
 import { percentile } from "./lib/stats.mjs";
 
 const { values: options } = parseArgs({
@@ -38,9 +46,13 @@ const { values: options } = parseArgs({
     rounds: { type: "string", default: "3" },
     system: { type: "string", default: "192" },
     user: { type: "string", default: "24" },
+    answer: { type: "string", default: "16" },
     "prefill-us": { type: "string", default: "0" },
+    "prefix-cache-mib": { type: "string", default: "64" },
     graph: { type: "string", default: "decoder" },
     "routing-only": { type: "boolean", default: false },
+    rate: { type: "string", default: "0" },
+    think: { type: "string", default: "1000" },
   },
 });
 const CONVERSATIONS = Number(options.conversations);
@@ -48,41 +60,15 @@ const TURNS = Number(options.turns);
 const CONCURRENCY = Number(options.concurrency);
 /** Each origin holds each chunk this long (a token's pace on a GPU), so streams overlap. */
 const CHUNK_DELAY = options["chunk-delay"]!;
-const ANSWER_TOKENS = 16;
+const ANSWER_TOKENS = Number(options.answer);
 const ROUNDS = Number(options.rounds);
 const SYSTEM_TOKENS = Number(options.system);
 const USER_TOKENS = Number(options.user);
-
-/** A seeded PRNG (mulberry32). */
-function rng(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-const idsOf = (random: () => number, count: number) =>
-  Array.from({ length: count }, () => 4 + Math.floor(random() * 500));
-
-interface Conversation {
-  system: number[];
-  users: number[][];
-}
-
-/** 70% of conversations open with one hot system prompt, the rest with one of eight others. */
-function workload(): Conversation[] {
-  const random = rng(37);
-  const hot = idsOf(random, SYSTEM_TOKENS);
-  const cold = Array.from({ length: 8 }, () => idsOf(random, SYSTEM_TOKENS));
-  return Array.from({ length: CONVERSATIONS }, () => ({
-    system: random() < 0.7 ? hot : cold[Math.floor(random() * 8)]!,
-    users: Array.from({ length: TURNS }, () =>
-      idsOf(random, USER_TOKENS + Math.floor(random() * 16)),
-    ),
-  }));
-}
+/** Conversations starting per second (Poisson; 0: a closed loop of CONCURRENCY clients). */
+const RATE = Number(options.rate);
+/** Mean ms a user reads and types between an answer and the next turn (exponential). */
+const THINK_MS = Number(options.think);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 type Started = Awaited<ReturnType<typeof startOrigin>>;
 
@@ -106,6 +92,7 @@ interface Cell {
 
 interface Outcome {
   ttfts: number[];
+  samples: Sample[];
   answers: Map<string, number[]>;
   failedBeforeFirstToken: number;
   failedAfter: number;
@@ -116,6 +103,8 @@ interface Outcome {
   balance: { busiestOverQuietest: number; meanInFlight: number[]; served: number[] };
   /** The origins' own means per request (ms): queued, in prefill, first token. */
   atOrigins: { queue: number; prefill: number; ttft: number };
+  /** The origins' engines, summed: prefill runs and requests, decode steps (ms, CPU ms). */
+  engines: Record<string, number>;
 }
 
 async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> {
@@ -123,6 +112,7 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
     ORIGIN_GENERATION_GRAPH: cell.graph ?? options.graph!,
     ORIGIN_FAULT_CHUNK_DELAY_MS: CHUNK_DELAY,
     ORIGIN_FAULT_PREFILL_US_PER_TOKEN: options["prefill-us"]!,
+    ORIGIN_PREFIX_CACHE_MIB: options["prefix-cache-mib"]!,
   };
   const origins = await Promise.all([
     startOrigin(common),
@@ -148,6 +138,7 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
   });
   const outcome: Outcome = {
     ttfts: [],
+    samples: [],
     answers: new Map(),
     failedBeforeFirstToken: 0,
     failedAfter: 0,
@@ -156,6 +147,7 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
     reasons: {},
     balance: { busiestOverQuietest: 0, meanInFlight: [], served: [] },
     atOrigins: { queue: 0, prefill: 0, ttft: 0 },
+    engines: {},
   };
   const sums = replicas.map(() => 0);
   let samples = 0;
@@ -166,44 +158,62 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
   }, 2);
   const total = conversations.length * TURNS;
   let started = 0;
+  const send = async (index: number, turn: number, history: number[]) => {
+    history.push(...conversations[index]!.users[turn]!);
+    started += 1;
+    if (cell.killHalfway && started === Math.floor(total / 2)) {
+      outcome.inFlightAtKill = fleet.inFlight()[replicas[0]!.url] ?? 0;
+      kill(origins[0]!);
+    }
+    const request: GenerationRequest = {
+      promptIds: [...history],
+      maxTokens: ANSWER_TOKENS,
+      sampling: GREEDY,
+      stopTokenIds: [],
+      ignoreEos: true,
+    };
+    const begun = performance.now();
+    const ids: number[] = [];
+    const sample: Sample = { turn, prompt: history.length, cached: 0, ttft: 0 };
+    try {
+      for await (const step of runtime.generation!.generate(
+        request,
+        new AbortController().signal,
+      )) {
+        if (ids.length === 0 && step.tokenIds.length > 0) {
+          sample.ttft = performance.now() - begun;
+          outcome.ttfts.push(sample.ttft);
+        }
+        if (step.cachedTokens !== undefined) sample.cached = step.cachedTokens;
+        ids.push(...step.tokenIds);
+      }
+    } catch {
+      if (ids.length === 0) outcome.failedBeforeFirstToken += 1;
+      else outcome.failedAfter += 1;
+      return false;
+    }
+    outcome.samples.push(sample);
+    outcome.answers.set(`${index}/${turn}`, ids);
+    history.push(...ids);
+    return true;
+  };
+  // Closed loop: CONCURRENCY clients, each sending a conversation's turns back to back. Open
+  // loop (--rate): conversations start at their seeded arrival times, each turn after the
+  // previous answer and the user's seeded think time, whatever the origins' pace.
   let next = 0;
   const converse = async () => {
     for (let index = next++; index < conversations.length; index = next++) {
-      const { system, users } = conversations[index]!;
-      const history = [...system];
-      for (let turn = 0; turn < TURNS; turn += 1) {
-        history.push(...users[turn]!);
-        started += 1;
-        if (cell.killHalfway && started === Math.floor(total / 2)) {
-          outcome.inFlightAtKill = fleet.inFlight()[replicas[0]!.url] ?? 0;
-          kill(origins[0]!);
-        }
-        const request: GenerationRequest = {
-          promptIds: [...history],
-          maxTokens: ANSWER_TOKENS,
-          sampling: GREEDY,
-          stopTokenIds: [],
-          ignoreEos: true,
-        };
-        const begun = performance.now();
-        const ids: number[] = [];
-        try {
-          for await (const step of runtime.generation!.generate(
-            request,
-            new AbortController().signal,
-          )) {
-            if (ids.length === 0 && step.tokenIds.length > 0)
-              outcome.ttfts.push(performance.now() - begun);
-            ids.push(...step.tokenIds);
-          }
-        } catch {
-          if (ids.length === 0) outcome.failedBeforeFirstToken += 1;
-          else outcome.failedAfter += 1;
-          break;
-        }
-        outcome.answers.set(`${index}/${turn}`, ids);
-        history.push(...ids);
-      }
+      const history = [...conversations[index]!.system];
+      for (let turn = 0; turn < TURNS; turn += 1) if (!(await send(index, turn, history))) break;
+    }
+  };
+  const arrive = async (index: number, begun: number) => {
+    const { arrival, thinks, system } = conversations[index]!;
+    const history = [...system];
+    await sleep(arrival - (performance.now() - begun));
+    for (let turn = 0; turn < TURNS; turn += 1) {
+      if (turn > 0) await sleep(thinks[turn - 1]!);
+      if (!(await send(index, turn, history))) break;
     }
   };
   const before = await Promise.all(
@@ -212,7 +222,12 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
       queries: await originMetric(origin.url, "vllm:prefix_cache_queries_total"),
     })),
   );
-  await Promise.all(Array.from({ length: CONCURRENCY }, converse));
+  const begun = performance.now();
+  await Promise.all(
+    RATE > 0
+      ? conversations.map((_, index) => arrive(index, begun))
+      : Array.from({ length: CONCURRENCY }, converse),
+  );
   clearInterval(sampler);
   let hits = 0;
   let queries = 0;
@@ -248,6 +263,34 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
     queue: await mean("vllm:request_queue_time_seconds"),
     prefill: await mean("vllm:request_prefill_time_seconds"),
     ttft: await mean("vllm:time_to_first_token_seconds"),
+  };
+  const summed = async (name: string) =>
+    (await Promise.all(live.map((origin) => originMetric(origin.url, name)))).reduce(
+      (a, b) => a + b,
+      0,
+    );
+  const [runs, prefills, prefillSeconds, prefillCpu, steps, rows, stepSeconds, stepCpu] =
+    await Promise.all(
+      [
+        "origin_prefill_runs_total",
+        "vllm:request_prefill_time_seconds_count",
+        "vllm:request_prefill_time_seconds_sum",
+        "origin_prefill_cpu_seconds_total",
+        "origin_decode_steps_total",
+        "origin_decode_rows_total",
+        "origin_decode_step_seconds_sum",
+        "origin_decode_step_cpu_seconds_total",
+      ].map(summed),
+    );
+  outcome.engines = {
+    "prefill runs": runs!,
+    "requests per run": prefills! / runs!,
+    "run ms": (1000 * prefillSeconds!) / prefills!,
+    "run CPU ms": (1000 * prefillCpu!) / runs!,
+    "decode steps": steps!,
+    "rows per step": rows! / steps!,
+    "step ms": (1000 * stepSeconds!) / steps!,
+    "step CPU ms": (1000 * stepCpu!) / steps!,
   };
   outcome.reasons = fleet.reasons();
   const means = sums.map((sum) => sum / Math.max(1, samples));
@@ -306,7 +349,14 @@ function idealHitRate(conversations: Conversation[], answers: Map<string, number
   return hits / tokens;
 }
 
-const conversations = workload();
+const conversations = workload({
+  conversations: CONVERSATIONS,
+  turns: TURNS,
+  systemTokens: SYSTEM_TOKENS,
+  userTokens: USER_TOKENS,
+  rate: RATE,
+  thinkMs: THINK_MS,
+});
 const stalls = { ORIGIN_FAULT_STALL_MS: "2000", ORIGIN_FAULT_STALL_RATE: "0.05" };
 const row = (name: string, outcome: Outcome) => ({
   cell: name,
@@ -331,8 +381,10 @@ const median = (values: number[]) => percentile(values, 50);
 const loadStart = loadavg();
 // Affinity and round-robin in interleaved rounds (the order alternating), fresh origins each.
 const rows: ReturnType<typeof row>[] = [];
+const engineRows: Record<string, string | number>[] = [];
 const ratios = { hitRate: [] as number[], ttftP50: [] as number[] };
 const pooled = { affinity: [] as number[], roundRobin: [] as number[] };
+const samples = { affinity: [] as Sample[], roundRobin: [] as Sample[] };
 let reference: Outcome | undefined;
 for (let round = 0; round < ROUNDS; round += 1) {
   const order: RoutingPolicy[] =
@@ -344,16 +396,30 @@ for (let round = 0; round < ROUNDS; round += 1) {
   reference ??= affinity;
   rows.push(row(`affinity, round ${round + 1}`, affinity));
   rows.push(row(`round-robin, round ${round + 1}`, roundRobin));
+  for (const [name, outcome] of [
+    ["affinity", affinity],
+    ["round-robin", roundRobin],
+  ] as const)
+    engineRows.push({
+      cell: `${name}, round ${round + 1}`,
+      ...Object.fromEntries(
+        Object.entries(outcome.engines).map(([key, value]) => [key, Number(value.toFixed(2))]),
+      ),
+    });
   ratios.hitRate.push(affinity.hitRate / roundRobin.hitRate);
   ratios.ttftP50.push(percentile(affinity.ttfts, 50) / percentile(roundRobin.ttfts, 50));
   pooled.affinity.push(...affinity.ttfts);
   pooled.roundRobin.push(...roundRobin.ttfts);
+  samples.affinity.push(...affinity.samples);
+  samples.roundRobin.push(...roundRobin.samples);
 }
 const loadBefore = loadavg();
 // The kill is compared with a run without it on the FP32 graph: on INT8, a prompt computed
 // after a cached prefix may differ where two tokens are nearly tied (docs/origin-engine.md).
 const faults = options["routing-only"] ? undefined : await faultCells();
 console.table(rows);
+console.table(perTurn(samples, TURNS));
+console.table(engineRows);
 console.log(
   `affinity ÷ round-robin per round: hit rate ${ratios.hitRate.map((r) => r.toFixed(2)).join(", ")}` +
     ` (median ${median(ratios.hitRate).toFixed(2)}×); TTFT p50 ` +

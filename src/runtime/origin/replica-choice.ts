@@ -5,8 +5,10 @@
 
 /** Tokens per block: vLLM's default block size, and the reference origin's. */
 export const BLOCK_TOKENS = 16;
-/** A replica takes new work while its in-flight count is under this × its fair share. */
+/** A replica takes new work while its in-flight count is under this × its fair share… */
 export const LOAD_FACTOR = 1.25;
+/** …or under the least loaded's count plus this: one request more never spills a prefix. */
+export const LOAD_SLACK = 2;
 
 /** How requests are spread: by prefix (default), in turn, or to the least loaded. */
 export type RoutingPolicy = "affinity" | "round-robin" | "least-loaded";
@@ -80,20 +82,26 @@ export interface ChoiceInput {
   policy: RoutingPolicy;
   /** The prompt's block hashes (empty: nothing to be affine to). */
   hashes: readonly number[];
-  /** Which replica last served a prefix ending at this block hash, if this isolate knows. */
-  servedBy(hash: number): string | undefined;
+  /** The replicas this isolate sent a prefix ending at this block hash (none: unknown). */
+  servedBy(hash: number): readonly string[];
   /** A counter for round-robin. */
   turn: number;
 }
 
-/** Moves replicas at or over their fair share of the load behind the others. */
+/**
+ * Moves replicas at or over their bound behind the others: LOAD_FACTOR × their fair share of
+ * the load, but never under the least loaded's count plus LOAD_SLACK (at a light load the
+ * fair share rounds to one, and a turn would leave its cached history for an idle replica).
+ */
 function boundLoad(order: ReplicaView[]): { order: ReplicaView[]; spilled: boolean } {
   const total = order.reduce((sum, replica) => sum + loadOf(replica), 0);
   const weights = order.reduce((sum, replica) => sum + replica.weight, 0);
+  const least = Math.min(...order.map(loadOf));
   const under: ReplicaView[] = [];
   const over: ReplicaView[] = [];
   for (const replica of order) {
-    const capacity = Math.ceil((LOAD_FACTOR * (total + 1) * replica.weight) / weights);
+    const share = Math.ceil((LOAD_FACTOR * (total + 1) * replica.weight) / weights);
+    const capacity = Math.max(share, least + LOAD_SLACK);
     (loadOf(replica) < capacity && replica.busy !== true ? under : over).push(replica);
   }
   over.sort((a, b) => Number(a.busy === true) - Number(b.busy === true));
@@ -123,11 +131,15 @@ export function chooseReplicas({ replicas, policy, hashes, servedBy, turn }: Cho
     .sort((a, b) => b.score - a.score)
     .map(({ replica }) => replica);
   let reason: Choice["reason"] = "hash";
-  // The longest prefix this isolate has sent somewhere goes back there.
+  // The longest prefix this isolate has sent somewhere goes back there; one sent to several
+  // (a shared system prompt) goes to the least loaded of them (ties: the prompt's rendezvous
+  // order), so that new conversations behind it spread instead of following the last one.
   for (let at = hashes.length - 1; at >= 0; at -= 1) {
-    const url = servedBy(hashes[at]!);
-    const index = url === undefined ? -1 : byHash.findIndex((replica) => replica.url === url);
-    if (index < 0) continue;
+    const urls = servedBy(hashes[at]!);
+    const holders = byHash.filter((replica) => urls.includes(replica.url));
+    if (holders.length === 0) continue;
+    const least = holders.reduce((a, b) => (relativeLoad(b) < relativeLoad(a) ? b : a));
+    const index = byHash.indexOf(least);
     byHash.unshift(...byHash.splice(index, 1));
     reason = "affinity";
     break;

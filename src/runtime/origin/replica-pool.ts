@@ -10,7 +10,7 @@ import {
   type RoutingPolicy,
 } from "./replica-choice";
 
-/** Block hashes remembered with the replica that served them (oldest forgotten first). */
+/** Block hashes remembered with the replicas that served them (oldest forgotten first). */
 const AFFINITY_ENTRIES = 65_536;
 /** A draining replica's longest rest before it is probed again, whatever its Retry-After. */
 const MAX_DRAIN_MS = 60_000;
@@ -99,7 +99,7 @@ async function fetchProbe(url: string): Promise<boolean> {
 export function createFleet(options: FleetOptions): Fleet {
   const { breakers, policy = "affinity", now = Date.now, probe = fetchProbe } = options;
   const states = new Map<string, ReplicaState>();
-  const affinity = new Map<number, string>();
+  const affinity = new Map<number, string[]>();
   let turn = 0;
   const reasons: Record<string, number> = {};
   const state = (url: string): ReplicaState => {
@@ -154,7 +154,7 @@ export function createFleet(options: FleetOptions): Fleet {
         replicas: views,
         policy,
         hashes: promptIds === undefined ? [] : blockHashes(promptIds),
-        servedBy: (hash) => affinity.get(hash),
+        servedBy: (hash) => affinity.get(hash) ?? [],
         turn,
       });
       reasons[choice.reason] = (reasons[choice.reason] ?? 0) + 1;
@@ -176,8 +176,15 @@ export function createFleet(options: FleetOptions): Fleet {
     },
     served(url, promptIds) {
       for (const hash of blockHashes(promptIds)) {
+        const urls = affinity.get(hash) ?? [];
         affinity.delete(hash);
-        affinity.set(hash, url);
+        // The last to serve it last (a list as long as the pool at most, rarely changed).
+        if (urls.at(-1) !== url) {
+          const at = urls.indexOf(url);
+          if (at >= 0) urls.splice(at, 1);
+          urls.push(url);
+        }
+        affinity.set(hash, urls);
       }
       while (affinity.size > AFFINITY_ENTRIES) {
         const oldest = affinity.keys().next();

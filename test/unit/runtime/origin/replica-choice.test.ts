@@ -23,7 +23,7 @@ function choose(input: Partial<ChoiceInput>) {
     replicas: [replica("http://a"), replica("http://b"), replica("http://c")],
     policy: "affinity",
     hashes: [],
-    servedBy: () => undefined,
+    servedBy: () => [],
     turn: 0,
     ...input,
   });
@@ -73,10 +73,36 @@ describe("replica choice", () => {
   it("sends a longer prompt where its longest known prefix went", () => {
     const turnOne = blockHashes(ids(0, 48));
     const turnTwo = blockHashes([...ids(0, 48), ...ids(900, 40)]);
-    const served = new Map([[turnOne[2]!, "http://c"]]);
-    const choice = choose({ hashes: turnTwo, servedBy: (hash) => served.get(hash) });
+    const served = new Map([[turnOne[2]!, ["http://c"]]]);
+    const choice = choose({ hashes: turnTwo, servedBy: (hash) => served.get(hash) ?? [] });
     expect(choice.order[0]!.url).toBe("http://c");
     expect(choice.reason).toBe("affinity");
+  });
+
+  it("sends new prompts behind a prefix every replica served to the least loaded (spread)", () => {
+    const system = ids(0, 48);
+    const everywhere = new Map(
+      blockHashes(system).map((hash) => [hash, ["http://a", "http://b", "http://c"]]),
+    );
+    const first = new Set<string>();
+    for (let user = 1; user <= 30; user += 1) {
+      const choice = choose({
+        hashes: blockHashes([...system, ...ids(user * 1000, 40)]),
+        servedBy: (hash) => everywhere.get(hash) ?? [],
+      });
+      expect(choice.reason).toBe("affinity");
+      first.add(choice.order[0]!.url);
+    }
+    expect([...first].sort()).toEqual(["http://a", "http://b", "http://c"]);
+    const loaded = ["http://a", "http://b", "http://c"].map((url) =>
+      replica(url, { inFlight: url === "http://b" ? 0 : 1 }),
+    );
+    const choice = choose({
+      replicas: loaded,
+      hashes: blockHashes([...system, ...ids(7000, 40)]),
+      servedBy: (hash) => everywhere.get(hash) ?? [],
+    });
+    expect(choice.order[0]!.url).toBe("http://b");
   });
 
   it("spills a hot prefix to another replica once its replica holds more than its share", () => {
@@ -89,6 +115,18 @@ describe("replica choice", () => {
     expect(choice.order[0]!.url).not.toBe(home);
     expect(choice.order.at(-1)!.url).toBe(home);
     expect(choice.reason).toBe("spill");
+  });
+
+  it("keeps a prefix on its replica at a light load: one request more than the idlest", () => {
+    const hashes = blockHashes(ids(0, 32));
+    const home = choose({ hashes }).order[0]!.url;
+    const light = ["http://a", "http://b", "http://c"].map((url) =>
+      replica(url, { inFlight: url === home ? 1 : 0 }),
+    );
+    // The fair share of two requests over three replicas rounds to one; the slack keeps it home.
+    expect(choose({ replicas: light, hashes }).order[0]!.url).toBe(home);
+    const two = light.map((view) => (view.url === home ? { ...view, inFlight: 2 } : view));
+    expect(choose({ replicas: two, hashes }).reason).toBe("spill");
   });
 
   it("counts a replica's own report of its queue when it exceeds this isolate's count", () => {
