@@ -1,7 +1,7 @@
 // Which replica of a pool serves a request, as pure code: prefix affinity from the prompt's
-// token ids (chained block hashes, a longest-prefix index, weighted rendezvous hashing), bounded
-// load over in-flight counts and the replicas' own reports, and health; it fails open when
-// nothing is known to be healthy.
+// token ids (chained block hashes, a longest-prefix index, weighted rendezvous hashing), a spill
+// by the prefill each replica has queued, bounded load over in-flight counts and the replicas'
+// own reports, and health; it fails open when nothing is known to be healthy.
 
 /** Tokens per block: vLLM's default block size, and the reference origin's. */
 export const BLOCK_TOKENS = 16;
@@ -25,6 +25,13 @@ export interface ReplicaView {
   readonly healthy: boolean;
   /** True while it recently said it is full (429): tried after the others, never excluded. */
   readonly busy?: boolean;
+  /**
+   * Requests waiting there for their first token (queued or prefilling): this isolate's and
+   * others' as it reported them lately. Unknown: the in-flight bound applies as if some wait.
+   */
+  readonly waiting?: number;
+  /** Prompt tokens those waiting requests leave to compute (prefill ahead of a new request). */
+  readonly queuedTokens?: number;
 }
 
 /**
@@ -75,6 +82,8 @@ export interface Choice {
   order: ReplicaView[];
   /** Why the first was chosen (for logs and tests). */
   reason: "affinity" | "hash" | "load" | "turn" | "spill" | "fail-open";
+  /** Whole-block prompt tokens each replica has not served before, by URL (affinity only). */
+  uncached?: Map<string, number>;
 }
 
 export interface ChoiceInput {
@@ -92,8 +101,13 @@ export interface ChoiceInput {
  * Moves replicas at or over their bound behind the others: LOAD_FACTOR × their fair share of
  * the load, but never under the least loaded's count plus LOAD_SLACK (at a light load the
  * fair share rounds to one, and a turn would leave its cached history for an idle replica).
+ * With `waitingOnly`, a replica over it where nothing waits for a first token keeps its place:
+ * running requests share its decode steps and delay a new one little.
  */
-function boundLoad(order: ReplicaView[]): { order: ReplicaView[]; spilled: boolean } {
+function boundLoad(
+  order: ReplicaView[],
+  waitingOnly = false,
+): { order: ReplicaView[]; spilled: boolean } {
   const total = order.reduce((sum, replica) => sum + loadOf(replica), 0);
   const weights = order.reduce((sum, replica) => sum + replica.weight, 0);
   const least = Math.min(...order.map(loadOf));
@@ -102,11 +116,20 @@ function boundLoad(order: ReplicaView[]): { order: ReplicaView[]; spilled: boole
   for (const replica of order) {
     const share = Math.ceil((LOAD_FACTOR * (total + 1) * replica.weight) / weights);
     const capacity = Math.max(share, least + LOAD_SLACK);
-    (loadOf(replica) < capacity && replica.busy !== true ? under : over).push(replica);
+    const fits = loadOf(replica) < capacity || (waitingOnly && replica.waiting === 0);
+    (fits && replica.busy !== true ? under : over).push(replica);
   }
   over.sort((a, b) => Number(a.busy === true) - Number(b.busy === true));
   return { order: [...under, ...over], spilled: under[0] !== order[0] };
 }
+
+/**
+ * The tokens a replica computes before this request's first token: the prefill queued there
+ * plus the prompt's blocks it has not served. (Not by weight: new prefixes tie, and go by the
+ * weighted rendezvous order.)
+ */
+const prefillCost = (replica: ReplicaView, uncached: number) =>
+  (replica.queuedTokens ?? 0) + uncached;
 
 /** The order in which to try a pool's replicas for one request. */
 export function chooseReplicas({ replicas, policy, hashes, servedBy, turn }: ChoiceInput): Choice {
@@ -131,22 +154,36 @@ export function chooseReplicas({ replicas, policy, hashes, servedBy, turn }: Cho
     .sort((a, b) => b.score - a.score)
     .map(({ replica }) => replica);
   let reason: Choice["reason"] = "hash";
+  // How many of the prompt's blocks each replica served (the longest prefix it was sent).
+  const cachedBlocks = new Map<string, number>();
+  const urls = new Set(pool.map(({ url }) => url));
+  for (let at = hashes.length - 1; at >= 0 && cachedBlocks.size < pool.length; at -= 1)
+    for (const url of servedBy(hashes[at]!))
+      if (urls.has(url) && !cachedBlocks.has(url)) cachedBlocks.set(url, at + 1);
   // The longest prefix this isolate has sent somewhere goes back there; one sent to several
   // (a shared system prompt) goes to the least loaded of them (ties: the prompt's rendezvous
   // order), so that new conversations behind it spread instead of following the last one.
-  for (let at = hashes.length - 1; at >= 0; at -= 1) {
-    const urls = servedBy(hashes[at]!);
-    const holders = byHash.filter((replica) => urls.includes(replica.url));
-    if (holders.length === 0) continue;
+  const deepest = Math.max(0, ...cachedBlocks.values());
+  const holders = byHash.filter((replica) => cachedBlocks.get(replica.url) === deepest);
+  if (deepest > 0 && holders.length > 0) {
     const least = holders.reduce((a, b) => (relativeLoad(b) < relativeLoad(a) ? b : a));
-    const index = byHash.indexOf(least);
-    byHash.unshift(...byHash.splice(index, 1));
+    byHash.unshift(...byHash.splice(byHash.indexOf(least), 1));
     reason = "affinity";
-    break;
   }
-  const bounded = boundLoad(byHash);
+  // It leaves that replica only for one where its first token comes sooner by prefill: the
+  // tokens queued there plus those of its own prompt not cached there (stable: ties stay).
+  const uncached = new Map(
+    byHash.map(({ url }) => [url, (hashes.length - (cachedBlocks.get(url) ?? 0)) * BLOCK_TOKENS]),
+  );
+  const cost = new Map(
+    byHash.map((replica) => [replica, prefillCost(replica, uncached.get(replica.url)!)]),
+  );
+  const byCost = [...byHash].sort((a, b) => cost.get(a)! - cost.get(b)!);
+  const bounded = boundLoad(byCost, true);
+  const spilled = bounded.order[0] !== byHash[0];
   return {
     order: bounded.order,
-    reason: failOpen ? "fail-open" : bounded.spilled ? "spill" : reason,
+    reason: failOpen ? "fail-open" : spilled ? "spill" : reason,
+    uncached,
   };
 }

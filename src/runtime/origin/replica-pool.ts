@@ -1,9 +1,11 @@
-// What this isolate knows of each origin replica — in-flight requests, draining, recent "full"
-// answers, its circuit breaker, which prefixes it served — and the active probe that brings a
+// What this isolate knows of each origin replica — in-flight requests (and which still wait for
+// a first token, with the prefill they queued), draining, recent "full" answers, its circuit
+// breaker, which prefixes it served — and the active probe that brings a
 // drained replica back; the choice itself is replica-choice.ts.
 import type { Breakers, CircuitBreaker } from "./circuit-breaker";
 import type { Replica } from "./pool-config";
 import {
+  BLOCK_TOKENS,
   blockHashes,
   chooseReplicas,
   type ReplicaView,
@@ -27,6 +29,10 @@ const REPORT_FRESH_MS = 2_000;
 interface ReplicaState {
   readonly breaker: CircuitBreaker;
   inFlight: number;
+  /** This isolate's requests there still waiting for their first token… */
+  waiting: number;
+  /** …and the prompt tokens they left to compute there. */
+  queuedTokens: number;
   /** Until when it gets no new requests (draining or a failed probe); then it is probed. */
   restUntil: number;
   /** Set while resting: a probe must answer before it takes requests again. */
@@ -38,6 +44,8 @@ interface ReplicaState {
    * report said (its count less this isolate's in flight then), and when.
    */
   others: number;
+  /** Of those, the ones waiting (not yet running), when the report said. */
+  othersWaiting: number;
   reportedAt: number;
 }
 
@@ -45,6 +53,8 @@ interface ReplicaState {
 export interface Lease {
   readonly url: string;
   readonly breaker: CircuitBreaker;
+  /** Its first token came: it no longer waits for prefill there. */
+  started(): void;
   release(): void;
 }
 
@@ -58,8 +68,11 @@ export interface Fleet {
     promptIds: readonly number[] | undefined,
     probePath: string,
   ): string[];
-  /** Counts a request in flight at `url` until the lease is released. */
-  lease(url: string): Lease;
+  /**
+   * Counts a request in flight at `url` until the lease is released, and waiting until it
+   * starts (with the tokens of `promptIds` that replica had not served when it was chosen).
+   */
+  lease(url: string, promptIds?: readonly number[]): Lease;
   /** Remembers that `url` now holds the prompt's prefix in its cache. */
   served(url: string, promptIds: readonly number[]): void;
   /** The replica refused new work (503 with Retry-After, or not ready): no new requests. */
@@ -67,10 +80,10 @@ export interface Fleet {
   /** The replica answered 429: tried after the others for a moment. */
   busy(url: string): void;
   /**
-   * The replica reported its queue (requests running + waiting, this isolate's included) on the
-   * answer to a request still leased.
+   * The replica reported its queue (requests running + waiting, this isolate's included; of
+   * them `waiting` not yet running, when known) on the answer to a request still leased.
    */
-  reported(url: string, load: number): void;
+  reported(url: string, load: number, waiting?: number): void;
   /** In-flight counts by URL (for tests and metrics). */
   inFlight(): Record<string, number>;
   /** How many choices were made for each reason (affinity, hash, spill, …). */
@@ -100,6 +113,10 @@ export function createFleet(options: FleetOptions): Fleet {
   const { breakers, policy = "affinity", now = Date.now, probe = fetchProbe } = options;
   const states = new Map<string, ReplicaState>();
   const affinity = new Map<number, string[]>();
+  /** The tokens each replica had not served of a prompt, from its last choice. */
+  const uncachedOf = new WeakMap<readonly number[], Map<string, number>>();
+  /** Tokens a request of this isolate left to compute, on average (stands for others' too). */
+  let meanUncached = BLOCK_TOKENS;
   let turn = 0;
   const reasons: Record<string, number> = {};
   const state = (url: string): ReplicaState => {
@@ -108,11 +125,14 @@ export function createFleet(options: FleetOptions): Fleet {
       found = {
         breaker: breakers(url),
         inFlight: 0,
+        waiting: 0,
+        queuedTokens: 0,
         restUntil: 0,
         needsProbe: false,
         probing: false,
         busyUntil: 0,
         others: 0,
+        othersWaiting: 0,
         reportedAt: Number.NEGATIVE_INFINITY,
       };
       states.set(url, found);
@@ -138,13 +158,15 @@ export function createFleet(options: FleetOptions): Fleet {
       const at = now();
       const views: ReplicaView[] = pool.map(({ url, weight }) => {
         const replica = state(url);
+        const fresh = at - replica.reportedAt <= REPORT_FRESH_MS;
+        const othersWaiting = fresh ? replica.othersWaiting : 0;
         return {
           url,
           weight,
           inFlight: replica.inFlight,
-          ...(at - replica.reportedAt <= REPORT_FRESH_MS
-            ? { reported: replica.inFlight + replica.others }
-            : {}),
+          ...(fresh ? { reported: replica.inFlight + replica.others } : {}),
+          waiting: replica.waiting + othersWaiting,
+          queuedTokens: replica.queuedTokens + othersWaiting * meanUncached,
           healthy: healthy(url, replica, probePath, at),
           busy: at < replica.busyUntil,
         };
@@ -158,18 +180,34 @@ export function createFleet(options: FleetOptions): Fleet {
         turn,
       });
       reasons[choice.reason] = (reasons[choice.reason] ?? 0) + 1;
+      if (promptIds !== undefined && choice.uncached !== undefined)
+        uncachedOf.set(promptIds, choice.uncached);
       return choice.order.map((view) => view.url);
     },
-    lease(url) {
+    lease(url, promptIds) {
       const replica = state(url);
+      const known = promptIds === undefined ? undefined : uncachedOf.get(promptIds)?.get(url);
+      const tokens = known ?? (promptIds === undefined ? 0 : promptIds.length);
+      if (promptIds !== undefined) meanUncached += (tokens - meanUncached) / 16;
       replica.inFlight += 1;
+      replica.waiting += 1;
+      replica.queuedTokens += tokens;
+      let waiting = true;
       let released = false;
+      const started = () => {
+        if (!waiting) return;
+        waiting = false;
+        replica.waiting -= 1;
+        replica.queuedTokens -= tokens;
+      };
       return {
         url,
         breaker: replica.breaker,
+        started,
         release() {
           if (released) return;
           released = true;
+          started();
           replica.inFlight -= 1;
         },
       };
@@ -200,10 +238,13 @@ export function createFleet(options: FleetOptions): Fleet {
     busy(url) {
       state(url).busyUntil = now() + BUSY_MS;
     },
-    reported(url, load) {
+    reported(url, load, waiting) {
       const replica = state(url);
       // The report counts this isolate's requests there too, the one it came with included.
       replica.others = Math.max(0, load - replica.inFlight);
+      // Without the split, all of theirs might wait.
+      replica.othersWaiting =
+        waiting === undefined ? replica.others : Math.max(0, waiting - replica.waiting);
       replica.reportedAt = now();
     },
     reasons: () => ({ ...reasons }),

@@ -96,7 +96,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
         }
         given.add(url);
         signal.throwIfAborted();
-        const lease = fleet.lease(url);
+        const lease = fleet.lease(url, request.promptIds);
         const before = generated.length;
         const startedAt = Date.now();
         /** Its time to first token, once it came; the attempt counts once, when it ends. */
@@ -114,7 +114,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
               // Without a running count (vLLM reports what waits), this isolate's requests there
               // stand for what runs.
               onLoad: ({ running, waiting }) =>
-                fleet.reported(url, (running ?? fleet.inFlight()[url] ?? 0) + waiting),
+                fleet.reported(url, (running ?? fleet.inFlight()[url] ?? 0) + waiting, waiting),
             },
             current,
             signal,
@@ -128,9 +128,12 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
               continue;
             }
             firstTokenMs ??= Date.now() - startedAt;
+            lease.started();
             for (const id of step.tokenIds) generated.push(id);
             if (step.finishReason !== undefined) {
-              fleet.served(url, request.promptIds);
+              // The replica caches the answer's blocks too (all but its last token's): the
+              // next turn, which resends it, finds them there.
+              fleet.served(url, [...request.promptIds, ...generated.slice(0, -1)]);
               if (current !== request && step.cachedTokens !== undefined)
                 step.cachedTokens = Math.min(step.cachedTokens, request.promptIds.length);
             }

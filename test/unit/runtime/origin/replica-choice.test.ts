@@ -129,6 +129,40 @@ describe("replica choice", () => {
     expect(choose({ replicas: two, hashes }).reason).toBe("spill");
   });
 
+  it("leaves its cached replica only when the prefill queued there outweighs recomputing", () => {
+    const history = ids(0, 512);
+    const hashes = blockHashes(history);
+    const home = choose({ hashes }).order[0]!.url;
+    const servedBy = () => [home];
+    const queued = (tokens: number) =>
+      ["http://a", "http://b", "http://c"].map((url) =>
+        replica(url, url === home ? { waiting: 2, queuedTokens: tokens } : { waiting: 0 }),
+      );
+    // 400 tokens ahead of it there against its 512 elsewhere: it waits.
+    const stays = choose({ replicas: queued(400), hashes, servedBy });
+    expect(stays.order[0]!.url).toBe(home);
+    expect(stays.reason).toBe("affinity");
+    expect(stays.uncached?.get(home)).toBe(0);
+    const spills = choose({ replicas: queued(600), hashes, servedBy });
+    expect(spills.order[0]!.url).not.toBe(home);
+    expect(spills.reason).toBe("spill");
+  });
+
+  it("keeps a turn on a replica over its in-flight bound while nothing waits there", () => {
+    const hashes = blockHashes(ids(0, 32));
+    const home = choose({ hashes }).order[0]!.url;
+    const servedBy = () => [home];
+    const loaded = (waiting: number) =>
+      ["http://a", "http://b", "http://c"].map((url) =>
+        replica(url, url === home ? { inFlight: 4, waiting } : { inFlight: 1, waiting: 0 }),
+      );
+    // Four running share its decode steps; one queued there waits for a prefill.
+    expect(choose({ replicas: loaded(0), hashes, servedBy }).order[0]!.url).toBe(home);
+    const spill = choose({ replicas: loaded(1), hashes, servedBy });
+    expect(spill.order.at(-1)!.url).toBe(home);
+    expect(spill.reason).toBe("spill");
+  });
+
   it("counts a replica's own report of its queue when it exceeds this isolate's count", () => {
     const hashes = blockHashes(ids(0, 32));
     const home = choose({ hashes }).order[0]!.url;

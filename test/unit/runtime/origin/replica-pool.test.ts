@@ -1,5 +1,5 @@
 // What the isolate knows of each replica (src/runtime/origin/replica-pool.ts): in-flight counts
-// from leases, a conversation sent back where its prefix went, a draining replica rested and then
+// from leases (waiting until their first token), a conversation sent back where its prefix went, a draining replica rested and then
 // probed back into rotation, a busy one tried last, an open circuit skipped.
 import { describe, expect, it } from "vitest";
 import { createBreakers } from "../../../../src/runtime/origin/circuit-breaker";
@@ -45,6 +45,22 @@ describe("the fleet", () => {
     const nextTurn = [...prompt, ...Array.from({ length: 40 }, (_, i) => 300 + i)];
     expect(fleet.choose(pool, nextTurn, "/health")[0]).toBe(elsewhere);
     expect(fleet.reasons()).toMatchObject({ affinity: 1 });
+  });
+
+  it("counts a lease as waiting, with its prompt's uncached tokens, until its first token", () => {
+    const { fleet } = fleetAt(true);
+    const history = Array.from({ length: 512 }, (_, i) => 1000 + i);
+    const home = fleet.choose(pool, history, "/health")[0]!;
+    fleet.served(home, history);
+    // A long prompt that replica had not served waits there for its prefill: the history
+    // (512 tokens cached there, none elsewhere) goes where it computes less before its start.
+    const long = Array.from({ length: 2000 }, (_, i) => 5000 + i);
+    const queued = fleet.lease(home, long);
+    expect(fleet.choose(pool, history, "/health")[0]).not.toBe(home);
+    queued.started();
+    expect(fleet.choose(pool, history, "/health")[0]).toBe(home);
+    queued.release();
+    expect(fleet.inFlight()[home]).toBe(0);
   });
 
   it("rests a draining replica, then takes it back once its probe answers 200", async () => {
