@@ -160,13 +160,17 @@ export function chooseReplicas({ replicas, policy, hashes, servedBy, turn }: Cho
   for (let at = hashes.length - 1; at >= 0 && cachedBlocks.size < pool.length; at -= 1)
     for (const url of servedBy(hashes[at]!))
       if (urls.has(url) && !cachedBlocks.has(url)) cachedBlocks.set(url, at + 1);
-  // The longest prefix this isolate has sent somewhere goes back there; one sent to several
-  // (a shared system prompt) goes to the least loaded of them (ties: the prompt's rendezvous
-  // order), so that new conversations behind it spread instead of following the last one.
+  // The longest prefix this isolate has sent somewhere goes back there. One sent to several (a
+  // shared system prompt) counts as held by every replica: a replica without it computes it
+  // once and holds it for every later conversation, so the request goes to the least loaded of
+  // all (ties: the prompt's rendezvous order) and new conversations spread even when none waits.
   const deepest = Math.max(0, ...cachedBlocks.values());
   const holders = byHash.filter((replica) => cachedBlocks.get(replica.url) === deepest);
+  const shared = holders.length >= 2;
   if (deepest > 0 && holders.length > 0) {
-    const least = holders.reduce((a, b) => (relativeLoad(b) < relativeLoad(a) ? b : a));
+    const least = (shared ? byHash : holders).reduce((a, b) =>
+      relativeLoad(b) < relativeLoad(a) ? b : a,
+    );
     byHash.unshift(...byHash.splice(byHash.indexOf(least), 1));
     reason = "affinity";
   }
@@ -175,8 +179,12 @@ export function chooseReplicas({ replicas, policy, hashes, servedBy, turn }: Cho
   const uncached = new Map(
     byHash.map(({ url }) => [url, (hashes.length - (cachedBlocks.get(url) ?? 0)) * BLOCK_TOKENS]),
   );
+  const ownUncached = (hashes.length - deepest) * BLOCK_TOKENS;
   const cost = new Map(
-    byHash.map((replica) => [replica, prefillCost(replica, uncached.get(replica.url)!)]),
+    byHash.map((replica) => [
+      replica,
+      prefillCost(replica, shared ? ownUncached : uncached.get(replica.url)!),
+    ]),
   );
   const byCost = [...byHash].sort((a, b) => cost.get(a)! - cost.get(b)!);
   const bounded = boundLoad(byCost, true);

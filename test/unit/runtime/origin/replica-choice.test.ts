@@ -105,6 +105,32 @@ describe("replica choice", () => {
     expect(choice.order[0]!.url).toBe("http://b");
   });
 
+  it("counts a prefix two replicas served as held by all: an idle third gets new conversations", () => {
+    const system = ids(0, 64);
+    const onTwo = new Map(blockHashes(system).map((hash) => [hash, ["http://a", "http://b"]]));
+    // Nothing waits anywhere (a light load): the third computes the prompt once, then holds it.
+    const replicas = ["http://a", "http://b", "http://c"].map((url) =>
+      replica(url, { inFlight: url === "http://c" ? 0 : 1, waiting: 0, queuedTokens: 0 }),
+    );
+    const choice = choose({
+      replicas,
+      hashes: blockHashes([...system, ...ids(9000, 24)]),
+      servedBy: (hash) => onTwo.get(hash) ?? [],
+    });
+    expect(choice.order[0]!.url).toBe("http://c");
+    expect(choice.reason).toBe("affinity");
+    // What it really computes there is still counted for its queue: the whole prompt.
+    expect(choice.uncached?.get("http://c")).toBe(80);
+    // A conversation's own history, held by one replica only, still goes back to it.
+    const own = new Map(blockHashes(system).map((hash) => [hash, ["http://a"]]));
+    const back = choose({
+      replicas,
+      hashes: blockHashes([...system, ...ids(9000, 24)]),
+      servedBy: (hash) => own.get(hash) ?? [],
+    });
+    expect(back.order[0]!.url).toBe("http://a");
+  });
+
   it("spills a hot prefix to another replica once its replica holds more than its share", () => {
     const hashes = blockHashes(ids(0, 32));
     const home = choose({ hashes }).order[0]!.url;
