@@ -2,6 +2,7 @@
 // a first token, with the prefill they queued), draining, recent "full" answers, its circuit
 // breaker, which prefixes it served — and the active probe that brings a
 // drained replica back; the choice itself is replica-choice.ts.
+import type { EndpointLoad } from "../../protocols/endpoint-load-metrics";
 import type { Breakers, CircuitBreaker } from "./circuit-breaker";
 import type { Replica } from "./pool-config";
 import {
@@ -80,10 +81,10 @@ export interface Fleet {
   /** The replica answered 429: tried after the others for a moment. */
   busy(url: string): void;
   /**
-   * The replica reported its queue (requests running + waiting, this isolate's included; of
-   * them `waiting` not yet running, when known) on the answer to a request still leased.
+   * The replica reported its queue (this isolate's requests included) on the answer to a
+   * request still leased.
    */
-  reported(url: string, load: number, waiting?: number): void;
+  reported(url: string, load: EndpointLoad): void;
   /** In-flight counts by URL (for tests and metrics). */
   inFlight(): Record<string, number>;
   /** How many choices were made for each reason (affinity, hash, spill, …). */
@@ -238,13 +239,12 @@ export function createFleet(options: FleetOptions): Fleet {
     busy(url) {
       state(url).busyUntil = now() + BUSY_MS;
     },
-    reported(url, load, waiting) {
+    reported(url, { running, waiting }) {
       const replica = state(url);
-      // The report counts this isolate's requests there too, the one it came with included.
-      replica.others = Math.max(0, load - replica.inFlight);
-      // Without the split, all of theirs might wait.
-      replica.othersWaiting =
-        waiting === undefined ? replica.others : Math.max(0, waiting - replica.waiting);
+      // The report counts this isolate's requests there too, the one it came with included;
+      // without a running count (vLLM reports what waits), they stand for what runs.
+      replica.others = Math.max(0, (running ?? replica.inFlight) + waiting - replica.inFlight);
+      replica.othersWaiting = Math.max(0, waiting - replica.waiting);
       replica.reportedAt = now();
     },
     reasons: () => ({ ...reasons }),

@@ -111,10 +111,7 @@ export function createVllmRuntime(options: VllmRuntimeOptions): InferenceRuntime
               model: model.name,
               origin,
               breaker: lease.breaker,
-              // Without a running count (vLLM reports what waits), this isolate's requests there
-              // stand for what runs.
-              onLoad: ({ running, waiting }) =>
-                fleet.reported(url, (running ?? fleet.inFlight()[url] ?? 0) + waiting, waiting),
+              onLoad: (load) => fleet.reported(url, load),
             },
             current,
             signal,

@@ -95,10 +95,10 @@ describe("the fleet", () => {
     const home = fleet.choose(pool, prompt, "/health")[0]!;
     // Its own request is part of what it reports: alone, it does not count against it.
     const lease = fleet.lease(home);
-    fleet.reported(home, 1);
+    fleet.reported(home, { running: 1, waiting: 0 });
     lease.release();
     expect(fleet.choose(pool, prompt, "/health")[0]).toBe(home);
-    fleet.reported(home, 50);
+    fleet.reported(home, { running: 0, waiting: 50 });
     expect(fleet.choose(pool, prompt, "/health").at(-1)).toBe(home);
     advance(2_001);
     // A stale (or stuck) gauge no longer keeps it out of its turn.
