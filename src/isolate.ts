@@ -10,8 +10,8 @@ import { createServices, type Services } from "./tasks";
 import { preloadModels, type PreloadOutcome } from "./tasks/preload";
 
 const breakers = keep("origin.breakers", createBreakers());
-const services = memoSlot<Services | undefined>("isolate.services", undefined);
-const preloading = memoSlot<Promise<PreloadOutcome[]> | undefined>("isolate.preload", undefined);
+const services = memoSlot<Services>("isolate.services");
+const preloading = memoSlot<Promise<PreloadOutcome[]>>("isolate.preload");
 
 /**
  * Checks every origin model's configuration (ORIGIN_URL, ORIGIN_POOL, per-model variants) at

@@ -59,8 +59,10 @@ export interface Slot<T> {
   value: T;
 }
 
-export function memoSlot<T>(name: MemoName, initial: T): Slot<T> {
-  const slot: Slot<T> = { value: initial };
+export function memoSlot<T>(name: MemoName): Slot<T | undefined>;
+export function memoSlot<T>(name: MemoName, initial: T): Slot<T>;
+export function memoSlot<T>(name: MemoName, initial?: T): Slot<T | undefined> {
+  const slot: Slot<T | undefined> = { value: initial };
   return keep(name, slot, {
     entries: () => (slot.value === initial ? 0 : 1),
     clear: () => {

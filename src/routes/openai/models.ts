@@ -81,7 +81,7 @@ const retrieveRoute = createRoute({
 });
 
 /** Unix seconds of the first listing in this isolate (module-scope clocks read 0 in Workers). */
-const servedSince = memoSlot<number | undefined>("openai.served-since", undefined);
+const servedSince = memoSlot<number>("openai.served-since");
 
 const capabilityNames = (capabilities: Capabilities) =>
   Object.entries(capabilities)

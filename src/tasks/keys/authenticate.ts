@@ -27,10 +27,7 @@ export type KeyFailure = Extract<
 export type Authentication = { principal: Principal } | { failure: KeyFailure };
 
 // The bootstrap keys' digests (per API_KEYS value) and the stored keys' lookups (KEY_CACHE_TTL_MS).
-const bootstrap = memoSlot<{ secret: string; digests: Promise<ArrayBuffer[]> } | undefined>(
-  "keys.bootstrap",
-  undefined,
-);
+const bootstrap = memoSlot<{ secret: string; digests: Promise<ArrayBuffer[]> }>("keys.bootstrap");
 export const keyCache = keep("keys.lookups", createKeyCache());
 
 export function parseApiKeys(secret: string | undefined): string[] {

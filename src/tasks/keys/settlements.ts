@@ -12,9 +12,9 @@ export const SETTLE_DELAY_MS = 250;
 
 type Limiter = DurableObjectStub<KeyLimiter>;
 
-// The settlements waiting, by key id (each sent
-// within SETTLE_DELAY_MS, so only the last moments' are held); when each key last reserved, and
-// whether within SETTLE_DELAY_MS of the reservation before (4,096 keys at most).
+// The settlements waiting, by key id (each sent within SETTLE_DELAY_MS, so only the last moments'
+// are held); when each key last reserved, and whether within SETTLE_DELAY_MS of the one before
+// (4,096 keys at most).
 const waiting = memoMap<string, Settlement[]>("keys.settlements");
 const reserved = memoMap<string, { at: number; burst: boolean }>("keys.reservations");
 

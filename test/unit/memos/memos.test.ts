@@ -94,7 +94,7 @@ describe("the memos of src/", () => {
 
   it("counts entries and empties on clear", () => {
     const map = memoMap<string, number>("chat.templates");
-    const slot = memoSlot<number | undefined>("openai.served-since", undefined);
+    const slot = memoSlot<number>("openai.served-since");
     const weak = memoWeak<object, number>("fraud.rules");
     const key = {};
     map.set("a", 1);

@@ -54,7 +54,7 @@ function environment(): Environment {
 }
 
 // Built once per isolate: every rule is parsed against it.
-const shared = memoSlot<Environment | undefined>("fraud.rule-language", undefined);
+const shared = memoSlot<Environment>("fraud.rule-language");
 
 export type CompiledRule = (inputs: RuleInputs) => boolean;
 
