@@ -32,8 +32,10 @@ interface ReplicaState {
   inFlight: number;
   /** This isolate's requests there still waiting for their first token… */
   waiting: number;
-  /** …and the prompt tokens they left to compute there. */
+  /** …and the prompt tokens they left to compute there, those overtaken by a later one aside. */
   queuedTokens: number;
+  /** Those not overtaken, in the order they were sent there (each drops its tokens once). */
+  queue: Set<() => void>;
   /** Until when it gets no new requests (draining or a failed probe); then it is probed. */
   restUntil: number;
   /** Set while resting: a probe must answer before it takes requests again. */
@@ -54,7 +56,7 @@ interface ReplicaState {
 export interface Lease {
   readonly url: string;
   readonly breaker: CircuitBreaker;
-  /** Its first token came: it no longer waits for prefill there. */
+  /** Its first token came: neither it nor those sent there before it wait for prefill there. */
   started(): void;
   release(): void;
 }
@@ -128,6 +130,7 @@ export function createFleet(options: FleetOptions): Fleet {
         inFlight: 0,
         waiting: 0,
         queuedTokens: 0,
+        queue: new Set(),
         restUntil: 0,
         needsProbe: false,
         probing: false,
@@ -195,11 +198,31 @@ export function createFleet(options: FleetOptions): Fleet {
       replica.queuedTokens += tokens;
       let waiting = true;
       let released = false;
-      const started = () => {
+      let queued = tokens;
+      const overtaken = () => {
+        replica.queue.delete(overtaken);
+        replica.queuedTokens -= queued;
+        queued = 0;
+      };
+      replica.queue.add(overtaken);
+      const endWait = () => {
         if (!waiting) return;
         waiting = false;
+        overtaken();
         replica.waiting -= 1;
-        replica.queuedTokens -= tokens;
+      };
+      /**
+       * Its first token came, so those sent there before it that still wait were overtaken: the
+       * replica took them first (it queues in order), so no prefill of theirs is ahead of a new
+       * request. Stalled on their way back, they still wait (the in-flight bound applies).
+       */
+      const started = () => {
+        if (!waiting) return;
+        for (const earlier of replica.queue) {
+          if (earlier === overtaken) break;
+          earlier();
+        }
+        endWait();
       };
       return {
         url,
@@ -208,7 +231,7 @@ export function createFleet(options: FleetOptions): Fleet {
         release() {
           if (released) return;
           released = true;
-          started();
+          endWait();
           replica.inFlight -= 1;
         },
       };

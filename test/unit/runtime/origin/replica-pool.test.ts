@@ -1,5 +1,6 @@
 // What the isolate knows of each replica (src/runtime/origin/replica-pool.ts): in-flight counts
-// from leases (waiting until their first token), a conversation sent back where its prefix went, a draining replica rested and then
+// from leases (waiting until their first token, their prefill queued until a later one there
+// starts), a conversation sent back where its prefix went, a draining replica rested and then
 // probed back into rotation, a busy one tried last, an open circuit skipped.
 import { describe, expect, it } from "vitest";
 import { createBreakers } from "../../../../src/runtime/origin/circuit-breaker";
@@ -61,6 +62,29 @@ describe("the fleet", () => {
     expect(fleet.choose(pool, history, "/health")[0]).toBe(home);
     queued.release();
     expect(fleet.inFlight()[home]).toBe(0);
+  });
+
+  it("stops counting a lease's prefill once a later one there got its first token", () => {
+    const { fleet } = fleetAt(true);
+    const history = Array.from({ length: 512 }, (_, i) => 1000 + i);
+    const home = fleet.choose(pool, history, "/health")[0]!;
+    fleet.served(home, history);
+    const long = Array.from({ length: 2000 }, (_, i) => 5000 + i);
+    const stalled = fleet.lease(home, long);
+    expect(fleet.choose(pool, history, "/health")[0]).not.toBe(home);
+    // A request sent after it starts first: the replica took the long prompt before it (it
+    // queues in order), so its first token is late on the way, and no prefill waits there.
+    const later = fleet.lease(home, prompt);
+    later.started();
+    later.release();
+    expect(fleet.choose(pool, history, "/health")[0]).toBe(home);
+    expect(fleet.inFlight()[home]).toBe(1);
+    // Still waiting for its first token, it keeps the in-flight bound on: two more running
+    // there put the replica over it (3 against the least loaded's 0 + 2).
+    for (const lease of [fleet.lease(home, prompt), fleet.lease(home, prompt)]) lease.started();
+    expect(fleet.choose(pool, history, "/health")[0]).not.toBe(home);
+    stalled.release();
+    expect(fleet.choose(pool, history, "/health")[0]).toBe(home);
   });
 
   it("rests a draining replica, then takes it back once its probe answers 200", async () => {
