@@ -8,7 +8,12 @@
 // A generation's settlement rides on the key's next reservation; each block waits for the one
 // its last request leaves to be sent alone, so every call to the object counts in its block;
 // a third workload spaces its requests 300 ms apart, each settlement then a call of its own.
-// Usage: npm run bench:limits [-- --runs 400 --warmup-ms 2000]
+// `--servers` runs the same cells, one server after another, under `wrangler dev` as it starts
+// ("dev"), under `wrangler dev` without its local trace collector, a streaming tail Worker that
+// records the Worker's invocations (X_LOCAL_OBSERVABILITY=false: "dev-no-trace"), and as
+// `wrangler deploy` bundles the Worker, in workerd alone ("bundled",
+// scripts/lib/workerd-bundle.mjs).
+// Usage: npm run bench:limits [-- --runs 400 --warmup-ms 2000 --servers dev,dev-no-trace,bundled]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,29 +22,73 @@ import { parseArgs } from "node:util";
 import { startOrigin } from "./lib/origin.mjs";
 import { summary } from "./lib/stats.mjs";
 import { findWorkerd, mainThreadCpuMs } from "./lib/workerd-cpu.mjs";
+import { startBundledWorker } from "./lib/workerd-bundle.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
   options: {
     runs: { type: "string", default: "400" },
     "warmup-ms": { type: "string", default: "2000" },
+    servers: { type: "string", default: "dev,dev-no-trace,bundled" },
   },
 });
 const RUNS = Number(options.runs);
 const WARMUP_MS = Number(options["warmup-ms"]);
 const BLOCK = 25;
 const SETTLED_MS = 400;
+const SERVERS = {
+  dev: "wrangler dev",
+  "dev-no-trace": "wrangler dev, no trace collector",
+  bundled: "deploy bundle in workerd alone",
+};
+const servers = options.servers.split(",");
+for (const name of servers)
+  if (!(name in SERVERS))
+    throw new Error(`--servers: ${name} is not one of ${Object.keys(SERVERS)}`);
 
-const state = mkdtempSync(join(tmpdir(), "bench-limits-"));
-execFileSync(
-  "npx",
-  ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
-  { stdio: "ignore" },
-);
+/** One server of `name` on the state in `state` (migrations applied), and its workerd pids. */
+async function start(name, state, vars) {
+  if (name === "bundled") {
+    const worker = await startBundledWorker({ persistTo: state, vars });
+    return { worker, workerd: [worker.pid] };
+  }
+  if (name === "dev-no-trace") process.env.X_LOCAL_OBSERVABILITY = "false";
+  try {
+    const worker = await startWranglerDev({ persistTo: state, vars });
+    return { worker, workerd: findWorkerd(worker.pid) ?? [] };
+  } finally {
+    delete process.env.X_LOCAL_OBSERVABILITY;
+  }
+}
+
 const origin = await startOrigin({});
-let worker;
+console.log(
+  `bench:limits — ${RUNS} requests per cell (a quarter 300 ms apart), blocks of ${BLOCK},` +
+    ` ${WARMUP_MS} ms warm-up; the reference origin on loopback, one request at a time`,
+);
 try {
-  worker = await startWranglerDev({ persistTo: state, vars: { ORIGIN_URL: origin.url } });
+  for (const name of servers) await measure(name);
+} finally {
+  await origin.stop();
+}
+
+async function measure(name) {
+  const state = mkdtempSync(join(tmpdir(), "bench-limits-"));
+  execFileSync(
+    "npx",
+    ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+    { stdio: "ignore" },
+  );
+  const { worker, workerd } = await start(name, state, { ORIGIN_URL: origin.url });
+  try {
+    await cells(worker, workerd, SERVERS[name]);
+  } finally {
+    await worker.stop();
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+async function cells(worker, workerd, server) {
   const issue = async (limits) => {
     const response = await fetch(`${worker.url}/admin/keys`, {
       method: "POST",
@@ -83,14 +132,9 @@ try {
     await response.arrayBuffer();
     if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
   };
-  const workerd = findWorkerd(worker.pid) ?? [];
   console.log(
-    `bench:limits — ${RUNS} requests per cell (a quarter 300 ms apart), blocks of ${BLOCK},` +
-      ` ${WARMUP_MS} ms warm-up; wrangler dev + reference origin on loopback,` +
-      " one request at a time",
-  );
-  console.log(
-    "| workload | limits | p50 ms | p99 ms | workerd main-thread CPU ms/request |\n" +
+    `\n${server}\n` +
+      "| workload | limits | p50 ms | p99 ms | workerd main-thread CPU ms/request |\n" +
       "| --- | --- | --- | --- | --- |",
   );
   for (const [label, workload] of Object.entries(workloads)) {
@@ -132,8 +176,4 @@ try {
         `${(rows.on.p99 - rows.off.p99).toFixed(2)} | ${(rows.on.cpu - rows.off.cpu).toFixed(3)} |`,
     );
   }
-} finally {
-  worker?.stop();
-  await origin.stop();
-  rmSync(state, { recursive: true, force: true });
 }
