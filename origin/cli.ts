@@ -69,6 +69,12 @@ export const FLAGS: readonly Flag[] = [
     help: "MiB of prefix-cache keys/values per decoder; 0 = off",
   },
   {
+    flag: "--prefix-cache-admit",
+    env: "ORIGIN_PREFIX_CACHE_ADMIT",
+    value: "seen-before",
+    help: "blocks kept: seen-before (first block seen before) or always (vLLM's)",
+  },
+  {
     flag: "--decoder-thread",
     env: "ORIGIN_DECODER_THREAD",
     value: "true",

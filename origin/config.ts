@@ -43,6 +43,11 @@ const ConfigSchema = z.object({
   ORIGIN_STREAM_INTERVAL: integer(1, 1),
   /** MiB of keys/values each decoder keeps for automatic prefix caching; 0 turns it off. */
   ORIGIN_PREFIX_CACHE_MIB: integer(64, 0),
+  /**
+   * Which prompts' blocks the prefix cache keeps: "seen-before" (a prompt whose first block was
+   * seen before: TinyLFU's doorkeeper) or "always" (every computed block, as vLLM's paged cache).
+   */
+  ORIGIN_PREFIX_CACHE_ADMIT: z.enum(["seen-before", "always"]).default("seen-before"),
   /** "false" runs decoder engines on the HTTP thread (their steps then stall its sockets). */
   ORIGIN_DECODER_THREAD: z.enum(["true", "false"]).default("true"),
   /** On SIGTERM/SIGINT: how long running requests may finish before they are cut. */
@@ -72,6 +77,8 @@ export interface OriginConfig {
   splitAttention: boolean;
   /** Bytes of keys/values each decoder keeps for automatic prefix caching (0: off). */
   prefixCacheBytes: number;
+  /** Whether the prefix cache keeps every prompt's blocks (as vLLM), not only those seen before. */
+  prefixCacheAdmitAll: boolean;
   /** Whether each decoder engine runs on a worker thread of its own. */
   decoderThread: boolean;
   /** Tokens per streamed completion chunk after the first (vLLM's --stream-interval). */
@@ -114,6 +121,7 @@ export function readConfig(env: NodeJS.ProcessEnv): OriginConfig {
     maxBodyBytes: c.ORIGIN_MAX_BODY_BYTES,
     splitAttention: c.ORIGIN_SPLIT_ATTENTION === "true",
     prefixCacheBytes: c.ORIGIN_PREFIX_CACHE_MIB * 1024 * 1024,
+    prefixCacheAdmitAll: c.ORIGIN_PREFIX_CACHE_ADMIT === "always",
     decoderThread: c.ORIGIN_DECODER_THREAD === "true",
     streamInterval: c.ORIGIN_STREAM_INTERVAL,
     drainTimeoutMs: c.ORIGIN_DRAIN_TIMEOUT_MS,

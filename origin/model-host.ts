@@ -129,6 +129,7 @@ export function createModelHost(config: OriginConfig): ModelHost {
           maxWaiting: config.maxWaiting,
           prefillTokensPerStep: config.prefillTokensPerStep,
           prefixCacheBytes: config.prefixCacheBytes,
+          prefixCacheAdmitAll: config.prefixCacheAdmitAll,
           prefillUsPerToken: config.prefillFaultUsPerToken,
         };
         if (config.decoderThread) {

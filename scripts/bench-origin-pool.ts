@@ -13,14 +13,16 @@
 // left to compute and its TTFT; per cell, the origins' prefill runs and decode steps. Usage: npx
 // tsx scripts/bench-origin-pool.ts [--conversations 240] [--turns 4] [--concurrency 24]
 // [--rate 0] [--think 1000] [--chunk-delay 2] [--rounds 3] [--system 192] [--user 24]
-// [--answer 16] [--prefill-us 0] [--prefix-cache-mib 64] [--graph decoder] [--routing-only]
+// [--answer 16] [--prefill-us 0] [--prefix-cache-mib 64] [--prefix-cache-admit seen-before]
+// [--graph decoder] [--routing-only]
 // (--concurrency: clients, each sending a conversation's turns back to back (a closed loop);
 // --rate: conversations starting per second instead (Poisson, an open loop as vLLM's
 // benchmark_serving.py --request-rate), each turn --think ms (mean, exponential) after the
 // last answer; --user: each turn's user text is that many tokens and up to 15 more; --answer:
 // greedy tokens per answer; --prefill-us: each prompt token an origin computes holds its
-// decoder that many µs longer, as a larger model's prefill on a GPU; --routing-only: the
-// affinity and round-robin rounds alone)
+// decoder that many µs longer, as a larger model's prefill on a GPU; --prefix-cache-admit always:
+// the origins keep every prompt's blocks, as vLLM does, not only those seen before; --routing-only:
+// the affinity and round-robin rounds alone)
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -49,6 +51,7 @@ const { values: options } = parseArgs({
     answer: { type: "string", default: "16" },
     "prefill-us": { type: "string", default: "0" },
     "prefix-cache-mib": { type: "string", default: "64" },
+    "prefix-cache-admit": { type: "string", default: "seen-before" },
     graph: { type: "string", default: "decoder" },
     "routing-only": { type: "boolean", default: false },
     rate: { type: "string", default: "0" },
@@ -113,6 +116,7 @@ async function run(cell: Cell, conversations: Conversation[]): Promise<Outcome> 
     ORIGIN_FAULT_CHUNK_DELAY_MS: CHUNK_DELAY,
     ORIGIN_FAULT_PREFILL_US_PER_TOKEN: options["prefill-us"]!,
     ORIGIN_PREFIX_CACHE_MIB: options["prefix-cache-mib"]!,
+    ORIGIN_PREFIX_CACHE_ADMIT: options["prefix-cache-admit"]!,
   };
   const origins = await Promise.all([
     startOrigin(common),

@@ -82,7 +82,7 @@ export class DecoderEngine {
     });
     this.prefixCache =
       limits.prefixCacheBytes > 0
-        ? new PrefixCache(this.cache.shape, limits.prefixCacheBytes)
+        ? new PrefixCache(this.cache.shape, limits.prefixCacheBytes, limits.prefixCacheAdmitAll)
         : undefined;
     this.buffers = new StepBuffers(limits.maxBatch);
     this.eos = new Set([generation.eosTokenId, ...generation.stopTokenIds]);

@@ -7,6 +7,8 @@ export interface DecoderLimits {
   prefillTokensPerStep: number;
   /** Most bytes of keys/values kept for automatic prefix caching (0: none kept). */
   prefixCacheBytes: number;
+  /** Keep every prompt's blocks (vLLM's way), not only those whose first block was seen before. */
+  prefixCacheAdmitAll?: boolean;
   /**
    * Fault injection: µs each prompt token a prefill computes holds the engine longer, as a
    * larger model's prefill would (benchmarks of what sits in front of the origin; 0: none).

@@ -75,7 +75,8 @@ export class PromptBlocks {
  * is a copy of its keys/values (96 KB for the tiny LLM), so blocks are admitted as TinyLFU's
  * doorkeeper admits entries: a prompt's blocks are kept once its first block has been seen
  * before (a system prompt, a few-shot preamble, a chat's later turns), and a prompt that
- * shares nothing with earlier ones costs one hash, not a copy of all its keys/values.
+ * shares nothing with earlier ones costs one hash, not a copy of all its keys/values
+ * (`admitAll`, ORIGIN_PREFIX_CACHE_ADMIT=always: every prompt's blocks are kept, as vLLM's are).
  * A finished request's output is kept too, in the blocks it fills after its prompt's (vLLM
  * hashes a sequence's blocks alike, prompt and output), so a chat's next turn, which resends
  * the answer, reads it from the cache; only a request whose prompt's blocks were kept adds them.
@@ -102,6 +103,8 @@ export class PrefixCache {
     private readonly shape: KvShape,
     /** Most bytes of keys/values held; 0 keeps nothing. */
     readonly budgetBytes: number,
+    /** Keep every prompt's blocks, as vLLM does (no doorkeeper): ORIGIN_PREFIX_CACHE_ADMIT. */
+    private readonly admitAll = false,
   ) {
     this.blockFloats = shape.layers * 2 * shape.kvHeads * BLOCK * shape.headDim;
     this.slots = Math.floor(budgetBytes / (this.blockFloats * 4));
@@ -200,7 +203,7 @@ export class PrefixCache {
   insert(prompt: PromptBlocks, segments: readonly Segment[]): void {
     if (prompt.count === 0 || this.slots === 0) return;
     const { hash } = prompt.block(0);
-    if (!this.blocks.has(hash) && !this.seen.delete(hash)) {
+    if (!this.admitAll && !this.blocks.has(hash) && !this.seen.delete(hash)) {
       // A first block never seen before: remembered, nothing kept (yet).
       this.seen.add(hash);
       if (this.seen.size > SEEN) this.seen.delete(this.seen.values().next().value!);

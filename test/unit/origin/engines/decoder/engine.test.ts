@@ -419,6 +419,17 @@ describe("prefix cache blocks (origin/engines/decoder/prefix-cache.ts)", () => {
     },
   );
 
+  it("keeps every prompt's blocks at first sight when it admits all (vLLM's way)", () => {
+    const cache = new PrefixCache(shape, 8 * blockBytes, true);
+    const a = prompt(2, 10);
+    cache.insert(blocks(a), row(a.length, 1000));
+    expect([cache.match(blocks(a)).length, cache.bytes]).toEqual([2, 2 * blockBytes]);
+    // and a finished request's output right after, the prompt's blocks being kept
+    const held = [...a, ...Array.from({ length: 31 }, (_, i) => 500 + i)];
+    cache.extend(new PromptBlocks(held, blocks(a)), row(held.length, 1000));
+    expect(cache.match(blocks([...held, 7])).length).toBe(4);
+  });
+
   it(
     "adds a finished request's output blocks after its prompt's, only once the prompt's were " +
       "kept (the output is no sighting for the doorkeeper)",
