@@ -14,16 +14,13 @@
 // `wrangler deploy` bundles the Worker, in workerd alone ("bundled",
 // scripts/lib/workerd-bundle.mjs).
 // Usage: npm run bench:limits [-- --runs 400 --warmup-ms 2000 --servers dev,dev-no-trace,bundled]
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startOrigin } from "./lib/origin.mjs";
 import { summary } from "./lib/stats.mjs";
 import { findWorkerd, mainThreadCpuMs } from "./lib/workerd-cpu.mjs";
 import { startBundledWorker } from "./lib/workerd-bundle.mjs";
-import { startWranglerDev } from "./lib/wrangler-dev.mjs";
+import { migratedState, startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -73,12 +70,7 @@ try {
 }
 
 async function measure(name) {
-  const state = mkdtempSync(join(tmpdir(), "bench-limits-"));
-  execFileSync(
-    "npx",
-    ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
-    { stdio: "ignore" },
-  );
+  const state = migratedState("bench-limits-");
   const { worker, workerd } = await start(name, state, { ORIGIN_URL: origin.url });
   try {
     await cells(worker, workerd, SERVERS[name]);

@@ -10,16 +10,13 @@
 //
 // Usage: npm run memory [-- --seconds 5 --connections 64]
 //        npm run memory -- --check docs/memory.md   # exit 1 if a figure exceeds its line's ceiling
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
 import { inspector } from "./lib/inspector.mjs";
 import { issuingAuthorizationEvent, stripeSigned } from "./lib/stripe-issuing.mjs";
-import { startWranglerDev } from "./lib/wrangler-dev.mjs";
+import { migratedState, startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -227,13 +224,8 @@ async function load(server, requests, heap) {
 }
 
 async function measure(row) {
-  const persistTo = mkdtempSync(join(tmpdir(), "memory-"));
   // The webhooks need D1's schema, as `npm start` applies it.
-  execFileSync(
-    "npx",
-    ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo],
-    { stdio: "ignore" },
-  );
+  const persistTo = migratedState("memory-");
   const dev = await startWranglerDev({
     persistTo,
     vars: { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },

@@ -1,9 +1,9 @@
 // The Worker under `wrangler dev` on a free loopback port, for the benchmarks. It runs on the
 // `vars` it is given and an API key of its own, whatever the checkout's .dev.vars or .env hold
 // (a README-configured .dev.vars sets API_KEYS, which would answer the benchmarks 401).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +30,21 @@ export function withApiKey(vars) {
     apiKey,
     headers: { authorization: `Bearer ${apiKey}` },
   };
+}
+
+/**
+ * A fresh directory of local state under the system's temporary directory, with the D1
+ * migrations applied, as `npm start` applies them (for `persistTo`).
+ * @param {string} prefix the directory name's start
+ */
+export function migratedState(prefix) {
+  const persistTo = mkdtempSync(join(tmpdir(), prefix));
+  execFileSync(
+    "npx",
+    ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo],
+    { stdio: "ignore" },
+  );
+  return persistTo;
 }
 
 /** An empty env file: given as --env-file, wrangler dev reads neither .dev.vars nor .env. */
