@@ -49,13 +49,9 @@ async function start(name, state, vars) {
     const worker = await startBundledWorker({ persistTo: state, vars });
     return { worker, workerd: [worker.pid] };
   }
-  if (name === "dev-no-trace") process.env.X_LOCAL_OBSERVABILITY = "false";
-  try {
-    const worker = await startWranglerDev({ persistTo: state, vars });
-    return { worker, workerd: findWorkerd(worker.pid) ?? [] };
-  } finally {
-    delete process.env.X_LOCAL_OBSERVABILITY;
-  }
+  const traceCollector = name !== "dev-no-trace";
+  const worker = await startWranglerDev({ persistTo: state, vars, traceCollector });
+  return { worker, workerd: findWorkerd(worker.pid) ?? [] };
 }
 
 const origin = await startOrigin({});

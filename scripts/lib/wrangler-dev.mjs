@@ -59,8 +59,10 @@ function emptyEnvFile() {
  * ready. `stop()` ends it and its workerd; `kill(signal)` signals the whole process group (the soak
  * test kills it with SIGKILL) and resolves once wrangler has exited.
  * @param {{ persistTo: string, vars: Record<string, string>, inspector?: boolean,
- *   config?: string, cwd?: string }} options
+ *   traceCollector?: boolean, config?: string, cwd?: string }} options
  *   `inspector`: also open the devtools inspector on a free port (`inspectorUrl`);
+ *   `traceCollector: false`: without wrangler's local trace collector, the tail Worker that
+ *   records every invocation (X_LOCAL_OBSERVABILITY=false);
  *   `config`: another wrangler configuration than the repository's (e.g. a benchmark's relay
  *   Worker); `cwd`: the checkout to run (default: this one).
  *   Its API_KEYS: `vars`' own, or a fresh key (`apiKey`; `headers` send it).
@@ -72,6 +74,7 @@ export async function startWranglerDev({
   persistTo,
   vars,
   inspector = false,
+  traceCollector = true,
   config,
   cwd = undefined,
 }) {
@@ -104,6 +107,7 @@ export async function startWranglerDev({
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
       cwd,
+      ...(traceCollector ? {} : { env: { ...process.env, X_LOCAL_OBSERVABILITY: "false" } }),
     },
   );
   let output = "";

@@ -37,12 +37,10 @@ try {
     "wrangler dev",
     await startWranglerDev({ persistTo: ".wrangler/dev-overhead-1", vars }),
   ]);
-  process.env.X_LOCAL_OBSERVABILITY = "false";
   servers.push([
     "wrangler dev, no trace collector",
-    await startWranglerDev({ persistTo: ".wrangler/dev-overhead-2", vars }),
+    await startWranglerDev({ persistTo: ".wrangler/dev-overhead-2", vars, traceCollector: false }),
   ]);
-  delete process.env.X_LOCAL_OBSERVABILITY;
   servers.push([
     "deploy bundle in workerd alone",
     await startBundledWorker({ persistTo: ".wrangler/dev-overhead-3", vars }),
