@@ -140,6 +140,11 @@ export const MEMOS = {
     built: "at the first scrape",
     bound: "the fraud models; read again after 5 minutes",
   },
+  "fraud.stripe-keys": {
+    holds: "Stripe webhook secrets' HMAC CryptoKeys, by secret",
+    built: "at a secret's first event",
+    bound: "4 (the oldest dropped: a rotation adds one)",
+  },
   "fraud.adyen-keys": {
     holds: "Adyen HMAC CryptoKeys, by configured hex value",
     built: "at a value's first notification",

@@ -86,5 +86,5 @@ export class KeyLimiter extends DurableObject<Env> {
 
 /** A key's limiter, by key id. */
 export function keyLimiter(namespace: DurableObjectNamespace<KeyLimiter>, keyId: string) {
-  return namespace.get(namespace.idFromName(keyId));
+  return namespace.getByName(keyId);
 }

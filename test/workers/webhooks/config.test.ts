@@ -1,11 +1,17 @@
 // Operator errors: a Worker whose D1 lacks its migrations answers the webhooks 503
 // not_configured naming the missing migration (the provider retries; nothing is lost) and
-// reports it in /v2/health/ready. The Adyen HMAC key is imported once per configured value.
+// reports it in /v2/health/ready. The Adyen and Stripe HMAC keys are imported once per configured
+// value.
 import { applyD1Migrations, createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app";
 import { hmacKeyImports, verifyItem } from "../../../src/tasks/fraud/sources/adyen-signature";
 import { NotificationItemSchema } from "../../../src/tasks/fraud/sources/adyen";
+import {
+  cryptoProvider,
+  stripeKeyImports,
+  verifyStripe,
+} from "../../../src/tasks/fraud/sources/stripe-signature";
 import { TEST_SECRETS } from "../../support/secrets";
 import { adyenItem, issuingAuthorization, stripeEvent, unique } from "../../support/workers/fraud";
 import Stripe from "stripe";
@@ -114,5 +120,40 @@ describe("the Adyen HMAC key", () => {
     await verifyItem(item, rotated);
     await verifyItem(item, rotated);
     expect(hmacKeyImports()).toBe(before + 1);
+  });
+});
+
+describe("the Stripe webhook secret's HMAC key", () => {
+  it("computes the SDK's sample signatures (stripe's esm/crypto/CryptoProvider.d.ts)", async () => {
+    // The values stripe-node documents for every CryptoProvider implementation.
+    expect(await cryptoProvider.computeHMACSignatureAsync("", "test_secret")).toBe(
+      "f7f9bd47fb987337b5796fdc1fdb9ba221d0d5396814bfcaf9521f43fd8927fd",
+    );
+    expect(await cryptoProvider.computeHMACSignatureAsync("\ud83d\ude00", "test_secret")).toBe(
+      "837da296d05c4fe31f61d5d7ead035099d9585a5bcde87de952012a78f0b0c43",
+    );
+  });
+
+  it("is imported once per secret, not per event, and a wrong secret still fails", async () => {
+    const event = stripeEvent("customer.created", { id: unique("cus"), object: "customer" });
+    const { body, headers } = await signedStripe(event);
+    const signature = headers["stripe-signature"];
+    await verifyStripe(body, signature, TEST_SECRETS.STRIPE_WEBHOOK_SECRET);
+    const before = stripeKeyImports();
+    const verified = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        verifyStripe(body, signature, TEST_SECRETS.STRIPE_WEBHOOK_SECRET),
+      ),
+    );
+    expect(verified.every((e) => e.id === event.id)).toBe(true);
+    expect(stripeKeyImports()).toBe(before);
+    // A rotated secret is one more import; the event signed with the old one fails under it.
+    await expect(verifyStripe(body, signature, "whsec_rotated")).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(verifyStripe(body, signature, "whsec_rotated")).rejects.toMatchObject({
+      status: 400,
+    });
+    expect(stripeKeyImports()).toBe(before + 1);
   });
 });

@@ -3,12 +3,73 @@
 // dated further ahead (a replayable forgery would otherwise stay valid for years).
 import Stripe from "stripe";
 import { z } from "zod";
+import { keep } from "../../../memos";
 import { ServiceError } from "../../../errors/service-error";
 import { invalidRequest } from "../../../errors/invalid-request";
 
 export const TOLERANCE_SECONDS = 300;
 
-const cryptoProvider = Stripe.createSubtleCryptoProvider();
+// The imports counted beside the keys, which drop the oldest.
+const keys: { bySecret: Map<string, Promise<CryptoKey>>; imports: number } = keep(
+  "fraud.stripe-keys",
+  { bySecret: new Map(), imports: 0 },
+  { entries: () => keys.bySecret.size, clear: () => keys.bySecret.clear() },
+);
+
+const encoder = new TextEncoder();
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/** The imported HMAC key for a webhook secret, memoized. */
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = keys.bySecret.get(secret);
+  if (key === undefined) {
+    keys.imports++;
+    key = crypto.subtle.importKey(
+      "raw",
+      encoder.encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    // A rotation adds one entry; keep only the latest few.
+    if (keys.bySecret.size >= 4) keys.bySecret.delete(keys.bySecret.keys().next().value ?? "");
+    keys.bySecret.set(secret, key);
+  }
+  return key;
+}
+
+/** How many Stripe secrets this isolate has imported (tests hold it to one per secret). */
+export function stripeKeyImports(): number {
+  return keys.imports;
+}
+
+/**
+ * The SDK's crypto, with the key imported once per secret: its own SubtleCryptoProvider imports
+ * the secret for every event (a CryptoKey and its buffers, garbage the isolate's full collection
+ * then sweeps, docs/fraud.md "Latency"). The SDK still parses the header, compares the
+ * signatures in constant time and applies the tolerance.
+ */
+class KeyedSubtleCryptoProvider extends Stripe.CryptoProvider {
+  override computeHMACSignature(): string {
+    throw new Error("Stripe signatures are verified asynchronously here");
+  }
+
+  override async computeHMACSignatureAsync(payload: string, secret: string): Promise<string> {
+    const mac = new Uint8Array(
+      await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(payload)),
+    );
+    let hex = "";
+    for (const byte of mac) hex += HEX[byte];
+    return hex;
+  }
+
+  override async computeSHA256Async(data: Uint8Array): Promise<Uint8Array> {
+    return new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  }
+}
+
+/** Exported for tests: the SDK's sample values (stripe's crypto/CryptoProvider.d.ts). */
+export const cryptoProvider = new KeyedSubtleCryptoProvider();
 
 /** The envelope every event must have; the SDK verifies the signature, not the shape. */
 const EventSchema = z.object({
