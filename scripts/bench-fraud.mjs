@@ -14,10 +14,13 @@
 //             --bundled: the same against the deploy bundle in workerd alone (no dev proxy, no
 //             trace collector: scripts/lib/workerd-bundle.mjs), in turns with wrangler dev.
 //             --state-dir DIR: the Workers' local state (SQLite files) there, e.g. on a tmpfs.
+//             --gc (with --bundled): each deploy bundle's workerd runs with V8's --trace-gc, and
+//             the Worker isolate's collections over the whole run are printed: the full ones
+//             (each a pause of every decision in flight) and the young-generation ones.
 //             --baseline REF: the same for REF's code (git archive into .wrangler/, this
 //             node_modules) in alternating rounds, printed side by side as ratios
 // Usage: npm run bench:fraud [-- --events 400 --concurrency 1,16,32 --runs 300 --warmup-ms 2000
-//   --baseline 45576d7 --rounds 2 --skip-model --bundled --state-dir /dev/shm/bench-fraud]
+//   --baseline 45576d7 --rounds 2 --skip-model --bundled --gc --state-dir /dev/shm/bench-fraud]
 //   (../shared/external/ibm-ccf for IBM's rows)
 import { execFileSync, execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
@@ -27,6 +30,7 @@ import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
 import { summary, timeInterleaved } from "./lib/stats.mjs";
+import { formatGc, gcSummary } from "./lib/gc-trace.mjs";
 import { startBundledWorker } from "./lib/workerd-bundle.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 import { load, meters, post, SECRET, signedRequests } from "./fraud/webhook-load.mjs";
@@ -39,6 +43,7 @@ const { values: options } = parseArgs({
     rounds: { type: "string", default: "2" },
     "skip-model": { type: "boolean", default: false },
     bundled: { type: "boolean", default: false },
+    gc: { type: "boolean", default: false },
     "state-dir": { type: "string", default: ".wrangler" },
     runs: { type: "string", default: "300" },
     "warmup-ms": { type: "string", default: "2000" },
@@ -176,7 +181,7 @@ async function startServers(targets) {
       const server =
         harness === "wrangler dev"
           ? await startWranglerDev(start)
-          : await startBundledWorker(start);
+          : await startBundledWorker({ ...start, traceGc: options.gc });
       servers.push({ target, harness, server, state, cpu: meters(server, harness) });
       // Warm-up: payments after every measured one (2023).
       for (const request of signedRequests("decision", 200_000, 20))
@@ -222,6 +227,7 @@ try {
     }
   }
   printWebhooks(results);
+  if (options.gc) printCollections();
 } finally {
   for (const { server, state } of servers) {
     await server.stop();
@@ -315,6 +321,26 @@ function printWebhooks(results) {
           `${per(floor.wrangler)} | ${per(floor.generator)} |`,
       );
     }
+}
+
+/** The Worker isolate's collections in each deploy bundle, warm-up and floor requests included. */
+function printCollections() {
+  console.log(
+    "\nThe Worker isolate's collections over the whole run (V8 --trace-gc; warm-up, floor and " +
+      "every cell included; a full collection stops every isolate of the process):",
+  );
+  console.log(
+    "| checkout | full collections | their pauses, ms | live heap after, MB | " +
+      "young collections | their pauses in all, ms | longest, ms |\n|---|---|---|---|---|---|---|",
+  );
+  for (const { harness, target, server } of servers) {
+    if (harness !== "deploy bundle") continue;
+    const gc = formatGc(gcSummary(server.gcLines()));
+    console.log(
+      `| ${target.name} | ${gc.full} | ${gc.fullPausesMs} | ${gc.liveAfterMb} | ${gc.young} | ` +
+        `${gc.youngTotalMs} | ${gc.youngMaxMs} |`,
+    );
+  }
 }
 
 const p50Of = (prefix) => rows.find(([name]) => name.startsWith(prefix))?.[1].p50;

@@ -37,11 +37,14 @@ export function signedRequests(kind, offset, count) {
 }
 
 // node:http on kept-alive sockets: ~0.15 ms of the load generator's CPU per request here, where
-// fetch (undici) took 0.6–0.9 ms, on the cores workerd needs.
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+// fetch (undici) took 0.6–0.9 ms, on the cores workerd needs. Each load() has sockets of its own,
+// closed at its end: a socket left idle through the other servers' turns may be closed by its
+// server as the next request goes out on it ("socket hang up").
+const keptAlive = () => new http.Agent({ keepAlive: true, maxSockets: 256 });
+const warmUp = keptAlive();
 
 /** The status and the text of a POST of `body` to `url`. */
-function httpPost(url, headers, body) {
+function httpPost(url, headers, body, agent) {
   return new Promise((resolve, reject) => {
     const request = http.request(url, { method: "POST", headers, agent }, (response) => {
       const chunks = [];
@@ -57,9 +60,9 @@ function httpPost(url, headers, body) {
 }
 
 /** Posts one signed request; its latency in ms, once the whole answer has arrived. */
-export async function post(url, { kind, payload, headers }) {
+export async function post(url, { kind, payload, headers }, agent = warmUp) {
   const started = performance.now();
-  const { status, text } = await httpPost(`${url}/v1/webhooks/stripe`, headers, payload);
+  const { status, text } = await httpPost(`${url}/v1/webhooks/stripe`, headers, payload, agent);
   if (status !== 200) throw new Error(`webhook answered ${status}: ${text}`);
   if (kind === "decision" && JSON.parse(text).metadata?.fraud_score === undefined)
     throw new Error(`not scored: ${text}`);
@@ -102,15 +105,17 @@ const read = (all) => Object.fromEntries(Object.entries(all).map(([name, f]) => 
 export async function load(url, requests, concurrency, cpu, settleMs = 0) {
   const latencies = [];
   let next = 0;
+  const agent = keptAlive();
   const before = read(cpu);
   const generator = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < requests.length) latencies.push(await post(url, requests[next++]));
+      while (next < requests.length) latencies.push(await post(url, requests[next++], agent));
     }),
   );
   const ms = performance.now() - started;
+  agent.destroy();
   if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
   const after = read(cpu);
   const used = process.cpuUsage(generator);

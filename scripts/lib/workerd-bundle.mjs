@@ -33,11 +33,14 @@ function moduleType(file, rules) {
 /**
  * Bundles the Worker of `config` and serves it in workerd.
  * @param {{ config?: string, vars: Record<string, string>, persistTo: string, cwd?: string,
- *   inspectorPort?: number }} options Its API_KEYS: `vars`' own, or a fresh key (`headers` send
- *   it), whatever .dev.vars holds. `cwd`: the checkout to bundle (default: this one); `config` is
- *   relative to it. `inspectorPort`: the devtools inspector there (`inspectorUrl`, the Worker's).
+ *   inspectorPort?: number, traceGc?: boolean }} options Its API_KEYS: `vars`' own, or a fresh key
+ *   (`headers` send it), whatever .dev.vars holds. `cwd`: the checkout to bundle (default: this
+ *   one); `config` is relative to it. `inspectorPort`: the devtools inspector there
+ *   (`inspectorUrl`, the Worker's). `traceGc`: workerd runs with V8's `--trace-gc`, which only
+ *   prints each collection (`gcLines()`: the lines so far, every isolate's; see gc-trace.mjs).
  * @returns {Promise<{ url: string, pid: number, apiKey: string, inspectorUrl?: string,
- *   headers: { authorization: string }, stop: () => Promise<void> }>} `pid`: the workerd process
+ *   headers: { authorization: string }, gcLines: () => string[], stop: () => Promise<void> }>}
+ *   `pid`: the workerd process
  */
 export async function startBundledWorker({
   config = "wrangler.jsonc",
@@ -45,6 +48,7 @@ export async function startBundledWorker({
   persistTo,
   cwd = process.cwd(),
   inspectorPort,
+  traceGc = false,
 }) {
   const keyed = withApiKey(vars);
   const outdir = mkdtempSync(join(tmpdir(), "workerd-bundle-"));
@@ -66,10 +70,24 @@ export async function startBundledWorker({
     (a, b) => Number(b.path.endsWith("/index.js")) - Number(a.path.endsWith("/index.js")),
   );
   const before = new Set(workerdChildren());
+  const gcLines = [];
+  // Miniflare reads workerd's V8 flags from this variable when it writes workerd's configuration.
+  const flags = process.env.MINIFLARE_WORKERD_V8_FLAGS;
+  if (traceGc) process.env.MINIFLARE_WORKERD_V8_FLAGS = "--trace-gc";
   const miniflare = new Miniflare(
     convertV4MiniflareOptions({
       host: "127.0.0.1",
       port: 0,
+      // workerd's output, line by line: the collections apart, printed as Miniflare would.
+      ...(traceGc
+        ? {
+            handleStructuredLogs: ({ level, message }) => {
+              if (/ ms: (Scavenge|Mark-Compact|Minor Mark-Sweep)/.test(message))
+                gcLines.push(message);
+              else (level === "error" ? console.error : console.log)(message);
+            },
+          }
+        : {}),
       // Where `wrangler dev --persist-to persistTo` keeps its state, so migrations applied with
       // `wrangler d1 migrations apply --local --persist-to persistTo` are this Worker's.
       resourcePersistencePath: resolve(persistTo, "v3"),
@@ -87,7 +105,11 @@ export async function startBundledWorker({
     }),
   );
   try {
-    const url = await miniflare.ready;
+    const url = await miniflare.ready.finally(() => {
+      if (!traceGc) return;
+      if (flags === undefined) delete process.env.MINIFLARE_WORKERD_V8_FLAGS;
+      else process.env.MINIFLARE_WORKERD_V8_FLAGS = flags;
+    });
     const [pid] = workerdChildren().filter((child) => !before.has(child));
     if (pid === undefined) throw new Error("no workerd process found for the bundled Worker");
     return {
@@ -98,6 +120,7 @@ export async function startBundledWorker({
       pid,
       apiKey: keyed.apiKey,
       headers: keyed.headers,
+      gcLines: () => [...gcLines],
       stop: async () => {
         await miniflare.dispose();
         rmSync(outdir, { recursive: true, force: true });
