@@ -6,7 +6,8 @@
 // dev attaches to every Worker) and no inspector: the nearest this machine gets to a
 // deployed Worker, for the benchmarks that read the Worker's CPU from its process.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
@@ -19,6 +20,18 @@ const workerdChildren = () =>
   [...(processTree(process.pid) ?? [])]
     .filter(([, stat]) => stat?.ppid === process.pid && stat.name === "workerd")
     .map(([pid]) => pid);
+
+/**
+ * workerd run through `stdbuf -oL`, so each line it prints reaches Miniflare at once: into a pipe
+ * its stdout is block-buffered, and what is still buffered when it stops is lost.
+ */
+function lineBufferedWorkerd(dir) {
+  const workerd = createRequire(import.meta.url)("workerd").default;
+  const path = join(dir, "workerd");
+  writeFileSync(path, `#!/bin/sh\nexec stdbuf -oL ${JSON.stringify(workerd)} "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
 
 /** A module's type by the configuration's rules, as wrangler typed it when bundling. */
 function moduleType(file, rules) {
@@ -71,9 +84,15 @@ export async function startBundledWorker({
   );
   const before = new Set(workerdChildren());
   const gcLines = [];
-  // Miniflare reads workerd's V8 flags from this variable when it writes workerd's configuration.
-  const flags = process.env.MINIFLARE_WORKERD_V8_FLAGS;
-  if (traceGc) process.env.MINIFLARE_WORKERD_V8_FLAGS = "--trace-gc";
+  // Miniflare reads workerd's V8 flags and its path from these variables when it starts it.
+  const saved = {
+    MINIFLARE_WORKERD_V8_FLAGS: process.env.MINIFLARE_WORKERD_V8_FLAGS,
+    MINIFLARE_WORKERD_PATH: process.env.MINIFLARE_WORKERD_PATH,
+  };
+  if (traceGc) {
+    process.env.MINIFLARE_WORKERD_V8_FLAGS = "--trace-gc";
+    process.env.MINIFLARE_WORKERD_PATH = lineBufferedWorkerd(mkdtempSync(join(outdir, "bin-")));
+  }
   const miniflare = new Miniflare(
     convertV4MiniflareOptions({
       host: "127.0.0.1",
@@ -107,8 +126,10 @@ export async function startBundledWorker({
   try {
     const url = await miniflare.ready.finally(() => {
       if (!traceGc) return;
-      if (flags === undefined) delete process.env.MINIFLARE_WORKERD_V8_FLAGS;
-      else process.env.MINIFLARE_WORKERD_V8_FLAGS = flags;
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     });
     const [pid] = workerdChildren().filter((child) => !before.has(child));
     if (pid === undefined) throw new Error("no workerd process found for the bundled Worker");
