@@ -160,9 +160,9 @@ function checkouts() {
 }
 
 const HARNESSES = ["wrangler dev", ...(options.bundled ? ["deploy bundle"] : [])];
-/** After the decisions, how long before their CPU is read: the card's alarm copies to D1 1 s
+/** After the decisions, how long before their CPU is read: the card's alarm copies to D1 1–2 s
  * after a commit, and that copy is part of what a decision costs. */
-const SETTLE_MS = 1500;
+const SETTLE_MS = 2500;
 
 /** One Worker per checkout and harness, each with its own state and migrations applied. */
 async function startServers(targets) {

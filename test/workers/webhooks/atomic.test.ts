@@ -207,6 +207,26 @@ describe("atomic decisions in the card's Durable Object", () => {
     );
     expect(outbox).toBe(0);
   });
+
+  it("sets the copy one to two seconds after the commit, a delay of the card's own", async () => {
+    // Past the answer by more than the fixed second: a card's own share of the next one (six
+    // cards all drawing under 100 ms has a chance of 10⁻⁶).
+    const beyond: number[] = [];
+    for (let k = 0; k < 6; k++) {
+      const fingerprint = unique("fp");
+      const card = `fingerprint:${fingerprint}`;
+      const before = Date.now();
+      const response = await deliverStripe(stripeEvent("charge.succeeded", charge(fingerprint)));
+      expect(response.status).toBe(200);
+      const after = Date.now();
+      const alarm = await runInDurableObject(stubOf(card), (_, state) => state.storage.getAlarm());
+      expect(alarm).not.toBeNull();
+      expect(alarm).toBeGreaterThanOrEqual(before + 1000);
+      expect(alarm).toBeLessThan(after + 2000);
+      beyond.push((alarm ?? 0) - after - 1000);
+    }
+    expect(Math.max(...beyond)).toBeGreaterThan(100);
+  });
 });
 
 describe("the outbox", () => {

@@ -20,6 +20,11 @@ import type {
 const KEEP = 64;
 /** How soon after a commit the outbox is copied into D1 (commits meanwhile share the batch). */
 const COPY_DELAY_MS = 1000;
+/**
+ * Up to this much more, drawn once per object: cards whose payments began together (a burst, a
+ * benchmark's cell) copy at different moments instead of all at once, one D1 batch each.
+ */
+const COPY_SPREAD_MS = 1000;
 /** Commits between two prunings of the history (it holds at most KEEP + PRUNE_EVERY entries). */
 const PRUNE_EVERY = 16;
 /** Outbox entries copied into D1 per batch. */
@@ -55,6 +60,8 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
    * another commit came between (only commit() writes history, one object at a time).
    */
   private appended = 0;
+  /** This object's copy delay: COPY_DELAY_MS plus its share of COPY_SPREAD_MS. */
+  private readonly copyDelay = COPY_DELAY_MS + Math.floor(Math.random() * COPY_SPREAD_MS);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -71,7 +78,7 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
     const decided = this.decision(delivery.transactionKey);
     if (decided !== undefined) {
       this.ctx.storage.transactionSync(() => this.recordEvent(delivery));
-      await this.scheduleCopy(COPY_DELAY_MS);
+      await this.scheduleCopy(this.copyDelay);
       return { decided };
     }
     return { history: this.history(delivery.transactionKey, at, size), version: this.appended };
@@ -141,7 +148,7 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
       this.appended++;
       this.deletedThrough = Math.max(this.deletedThrough, dropping);
     }
-    await this.scheduleCopy(COPY_DELAY_MS);
+    await this.scheduleCopy(this.copyDelay);
     return committed;
   }
 
