@@ -37,20 +37,15 @@ export function createApp(
   app.use(countRequests);
   app.use(requestId());
   // Every origin call of the request carries its trace and id (runtime/origin/trace-context).
-  // The payment webhooks call no origin (a card's object decides at the edge): they skip the
-  // async context, which would otherwise follow each decision's awaits as garbage the isolate's
-  // full collection sweeps (docs/fraud.md "Latency").
   app.use((c, next) =>
-    c.req.path.startsWith("/v1/webhooks/")
-      ? next()
-      : withTrace(
-          {
-            traceparent: c.req.header("traceparent"),
-            tracestate: c.req.header("tracestate"),
-            requestId: c.get("requestId"),
-          },
-          next,
-        ),
+    withTrace(
+      {
+        traceparent: c.req.header("traceparent"),
+        tracestate: c.req.header("tracestate"),
+        requestId: c.get("requestId"),
+      },
+      next,
+    ),
   );
   app.use(provideServices(servicesFor, storesFor));
 

@@ -3,8 +3,8 @@
 import { NO_ORIGIN, type OriginConfig } from "./runtime";
 import { parseCanary } from "./runtime/origin/canary-config";
 import { poolConfig } from "./runtime/origin/pool-config";
-import { durableCards } from "./tasks/fraud/ledger/card-history";
 import { missingMigrations } from "./tasks/fraud/ledger/d1-schema";
+import { durableCards } from "./tasks/fraud/ledger/durable-cards";
 import { recordUnscored } from "./tasks/fraud/ledger/unscored-events";
 import { labelCounts, recordOutcome } from "./tasks/fraud/outcomes/outcome-store";
 import { backtestRows, currentRules, putRule } from "./tasks/fraud/rules/rule-store";

@@ -1,6 +1,7 @@
 // Where model files come from: the Worker bundle or an R2 bucket. Either way the bytes
 // are checked against the manifest's sha256 before anything uses them.
 import { ServiceError } from "../errors/service-error";
+import { toHex } from "../protocols/hex";
 
 /** Files imported into the bundle, by file name within the model's folder. */
 export type BundledFiles = Readonly<Record<string, ArrayBuffer>>;
@@ -30,7 +31,7 @@ export function r2Source(bucket: R2Bucket): ModelFileSource {
 
 export async function sha256Hex(bytes: ArrayBuffer | Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return toHex(digest);
 }
 
 /** Reads a model file and refuses it unless its sha256 is the manifest's. */

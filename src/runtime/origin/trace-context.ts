@@ -2,6 +2,7 @@
 // new trace when it has none or an invalid one), its `tracestate`, and its `x-request-id`, held
 // for the request's async work so that every origin call it makes carries them.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { toHex } from "../../protocols/hex";
 
 export interface TraceContext {
   /** The client's `traceparent`, if any (checked before use). */
@@ -22,10 +23,7 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const ZERO_TRACE = "0".repeat(32);
 const ZERO_SPAN = "0".repeat(16);
 
-const hex = (bytes: number) =>
-  Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) =>
-    byte.toString(16).padStart(2, "0"),
-  ).join("");
+const hex = (bytes: number) => toHex(crypto.getRandomValues(new Uint8Array(bytes)));
 
 /**
  * The headers of one origin call: `traceparent` with this call's own span id under the client's

@@ -1,6 +1,7 @@
 // What a stored key is (id, name, scopes, limits, times) and how a key's secret is made and
 // hashed: 256 random bits, so a plain SHA-256 is a safe lookup hash (no password stretching).
 import { z } from "zod";
+import { toHex } from "../../protocols/hex";
 import type { Scope } from "./scopes";
 
 /** Per-key limits; each one absent is unlimited. Windows are fixed: the UTC minute, day, month. */
@@ -30,10 +31,6 @@ export interface ApiKeyRecord {
 
 const encoder = new TextEncoder();
 
-function hex(bytes: ArrayBuffer | Uint8Array): string {
-  return [...new Uint8Array(bytes)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
 function base64url(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes))
     .replaceAll("+", "-")
@@ -47,7 +44,7 @@ export function newSecret(): string {
 }
 
 export function newKeyId(): string {
-  return `key_${hex(crypto.getRandomValues(new Uint8Array(8)))}`;
+  return `key_${toHex(crypto.getRandomValues(new Uint8Array(8)))}`;
 }
 
 export const secretPrefix = (secret: string): string => secret.slice(0, 9);
@@ -57,4 +54,4 @@ export function sha256(value: string): Promise<ArrayBuffer> {
 }
 
 /** The stored form of a key: its SHA-256 in hex. */
-export const digestHex = (digest: ArrayBuffer): string => hex(digest);
+export const digestHex = (digest: ArrayBuffer): string => toHex(digest);

@@ -7,7 +7,6 @@ import { createCardSchema } from "./card-schema";
 import { copyToD1, type Decision, type DecisionEvent, type OutboxEntry } from "./decisions";
 import type {
   CardLedger,
-  Cards,
   CardView,
   Committed,
   Decided,
@@ -295,14 +294,4 @@ export abstract class CardLedgerObject extends DurableObject<Env> {
   private fault(point: FaultPoint): void {
     if (this.faultAfter === point) throw new Error(`fault injected after the ${point} write`);
   }
-}
-
-/** The cards of the fraud task: one object per card id, which decides that card's payments. */
-export function durableCards(namespace: DurableObjectNamespace<CardLedgerObject>): Cards {
-  // getByName: the stub without a DurableObjectId handed to JS (one object less per call).
-  const stub = (cardId: string) => namespace.getByName(cardId);
-  return {
-    decide: (cardId: string, event: PaymentEvent) => stub(cardId).decide(event),
-    view: (cardId: string) => stub(cardId).view(),
-  };
 }

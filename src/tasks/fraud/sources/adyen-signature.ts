@@ -2,6 +2,7 @@
 // imported once per isolate per configured value, not per notification item.
 import { keep } from "../../../memos";
 import type { NotificationItem } from "./adyen";
+import { hmacKeys } from "./hmac-keys";
 
 /** Adyen's signing string: fixed fields joined by ':' (missing ones empty). */
 export function signingString(item: NotificationItem): string {
@@ -22,34 +23,14 @@ function hexToBytes(hex: string): Uint8Array | undefined {
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 }
 
-// The imports counted beside the keys, which drop the oldest.
-const keys: { byHex: Map<string, Promise<CryptoKey | undefined>>; imports: number } = keep(
-  "fraud.adyen-keys",
-  { byHex: new Map(), imports: 0 },
-  { entries: () => keys.byHex.size, clear: () => keys.byHex.clear() },
-);
+const keys = hmacKeys(hexToBytes);
+keep("fraud.adyen-keys", keys, { entries: keys.entries, clear: keys.clear });
 
 /** The imported HMAC key for a configured hex value (undefined when it is not hex), memoized. */
-export function hmacKey(hex: string): Promise<CryptoKey | undefined> {
-  let key = keys.byHex.get(hex);
-  if (key === undefined) {
-    const bytes = hexToBytes(hex);
-    keys.imports++;
-    key =
-      bytes === undefined
-        ? Promise.resolve(undefined)
-        : crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    // A configuration change (secret rotation) adds one entry; keep only the latest few.
-    if (keys.byHex.size >= 4) keys.byHex.delete(keys.byHex.keys().next().value ?? "");
-    keys.byHex.set(hex, key);
-  }
-  return key;
-}
+export const hmacKey = (hex: string) => keys.key(hex);
 
 /** How many keys this isolate has imported (tests hold it to one per configured value). */
-export function hmacKeyImports(): number {
-  return keys.imports;
-}
+export const hmacKeyImports = () => keys.imports();
 
 /** Verifies one item's hmacSignature in constant time; a malformed key verifies nothing. */
 export async function verifyItem(item: NotificationItem, hexKey: string): Promise<boolean> {

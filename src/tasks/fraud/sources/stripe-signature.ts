@@ -3,45 +3,20 @@
 // dated further ahead (a replayable forgery would otherwise stay valid for years).
 import Stripe from "stripe";
 import { z } from "zod";
-import { keep } from "../../../memos";
 import { ServiceError } from "../../../errors/service-error";
 import { invalidRequest } from "../../../errors/invalid-request";
+import { keep } from "../../../memos";
+import { toHex } from "../../../protocols/hex";
+import { hmacKeys } from "./hmac-keys";
 
 export const TOLERANCE_SECONDS = 300;
 
-// The imports counted beside the keys, which drop the oldest.
-const keys: { bySecret: Map<string, Promise<CryptoKey>>; imports: number } = keep(
-  "fraud.stripe-keys",
-  { bySecret: new Map(), imports: 0 },
-  { entries: () => keys.bySecret.size, clear: () => keys.bySecret.clear() },
-);
-
 const encoder = new TextEncoder();
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-
-/** The imported HMAC key for a webhook secret, memoized. */
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keys.bySecret.get(secret);
-  if (key === undefined) {
-    keys.imports++;
-    key = crypto.subtle.importKey(
-      "raw",
-      encoder.encode(secret),
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign"],
-    );
-    // A rotation adds one entry; keep only the latest few.
-    if (keys.bySecret.size >= 4) keys.bySecret.delete(keys.bySecret.keys().next().value ?? "");
-    keys.bySecret.set(secret, key);
-  }
-  return key;
-}
+const keys = hmacKeys((secret) => encoder.encode(secret));
+keep("fraud.stripe-keys", keys, { entries: keys.entries, clear: keys.clear });
 
 /** How many Stripe secrets this isolate has imported (tests hold it to one per secret). */
-export function stripeKeyImports(): number {
-  return keys.imports;
-}
+export const stripeKeyImports = () => keys.imports();
 
 /**
  * The SDK's crypto, with the key imported once per secret: its own SubtleCryptoProvider imports
@@ -55,12 +30,10 @@ class KeyedSubtleCryptoProvider extends Stripe.CryptoProvider {
   }
 
   override async computeHMACSignatureAsync(payload: string, secret: string): Promise<string> {
-    const mac = new Uint8Array(
-      await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(payload)),
-    );
-    let hex = "";
-    for (const byte of mac) hex += HEX[byte];
-    return hex;
+    const key = await keys.key(secret);
+    // Unreachable: a secret's UTF-8 bytes are always a key.
+    if (key === undefined) throw new Error("the webhook secret is not an HMAC key");
+    return toHex(await crypto.subtle.sign("HMAC", key, encoder.encode(payload)));
   }
 
   override async computeSHA256Async(data: Uint8Array): Promise<Uint8Array> {
