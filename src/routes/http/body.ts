@@ -1,5 +1,6 @@
 // Request-body guards that run before parsing: JSON only (415) and a size ceiling (413),
-// enforced on the stream so an oversized or lying Content-Length cannot get through.
+// enforced on the stream so an oversized or lying Content-Length cannot get through; and the body
+// read as text without keeping the request alive.
 import { memoMap } from "../../memos";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
@@ -67,3 +68,13 @@ function limitFor(config: string): MiddlewareHandler {
 export const limitBody = createMiddleware<{ Bindings: Env }>(async (c, next) =>
   limitFor(c.env.MAX_BODY_BYTES)(c, next),
 );
+
+/**
+ * The body as text, read through a Response that holds nothing but the body's stream. workerd
+ * keeps the object whose `text()` is pending alive until the isolate's next full collection
+ * (measured: its wrapper is never dropped by a young collection). Read off the Request itself,
+ * that is the whole incoming request (headers, URL, signal), torn down inside the one pause that
+ * stops every request in flight; this way the Request goes with the young collections, and only
+ * the small Response waits (docs/fraud.md "What the tail is made of").
+ */
+export const bodyText = (request: Request): Promise<string> => new Response(request.body).text();

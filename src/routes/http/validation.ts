@@ -4,6 +4,7 @@ import type { Hook } from "@hono/zod-openapi";
 import type { z } from "zod";
 import { invalidRequest } from "../../errors/invalid-request";
 import { ServiceError } from "../../errors/service-error";
+import { bodyText } from "./body";
 import type { AppEnv } from "./services";
 
 /** The defaultHook of every OpenAPI route: throw, so onError renders one problem shape. */
@@ -22,7 +23,7 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
 /** Reads a JSON body; malformed JSON is a 400, never an exception from the parser. */
 export async function readJson(request: Request): Promise<unknown> {
   try {
-    return await request.json();
+    return JSON.parse(await bodyText(request));
   } catch (error) {
     throw new ServiceError(400, "invalid_json", "The request body is not valid JSON", {
       field: "body",

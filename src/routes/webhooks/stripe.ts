@@ -13,6 +13,7 @@ import {
   IssuingAuthorizationSchema,
   PaymentIntentSchema,
 } from "../../tasks/fraud/sources/stripe";
+import { bodyText } from "../http/body";
 import type { AppEnv } from "../http/services";
 import { merchantOf, requireSchema } from "../../tasks/fraud/context";
 import { record, type Recorded } from "../../tasks/fraud/record";
@@ -85,7 +86,7 @@ const acknowledged = (recorded: Recorded) =>
 export const stripeWebhook = new OpenAPIHono<AppEnv>();
 stripeWebhook.post("/", async (c) => {
   const event = await verifyStripe(
-    await c.req.text(),
+    await bodyText(c.req.raw),
     c.req.header("stripe-signature"),
     c.env.STRIPE_WEBHOOK_SECRET,
   );
