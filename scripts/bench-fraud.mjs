@@ -16,7 +16,8 @@
 //             --state-dir DIR: the Workers' local state (SQLite files) there, e.g. on a tmpfs.
 //             --gc (with --bundled): each deploy bundle's workerd runs with V8's --trace-gc, and
 //             the Worker isolate's collections over the whole run are printed: the full ones
-//             (each a pause of every decision in flight) and the young-generation ones.
+//             (each a pause of every decision in flight) and the young-generation ones; then,
+//             cell by cell, the full ones that fell while its decisions were in flight.
 //             --baseline REF: the same for REF's code (git archive into .wrangler/, this
 //             node_modules) in alternating rounds, printed side by side as ratios
 // Usage: npm run bench:fraud [-- --events 400 --concurrency 1,16,32 --runs 300 --warmup-ms 2000
@@ -30,7 +31,7 @@ import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
 import { summary, timeInterleaved } from "./lib/stats.mjs";
-import { formatGc, gcSummary } from "./lib/gc-trace.mjs";
+import { formatGc, fullPauses, gcSummary } from "./lib/gc-trace.mjs";
 import { startBundledWorker } from "./lib/workerd-bundle.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 import { load, meters, post, SECRET, signedRequests } from "./fraud/webhook-load.mjs";
@@ -194,7 +195,7 @@ const targets = checkouts();
 let servers = [];
 try {
   servers = await startServers(targets);
-  const empty = () => ({ latencies: [], ms: 0, cpu: {}, floor: {}, floorCount: 0 });
+  const empty = () => ({ latencies: [], ms: 0, cpu: {}, floor: {}, floorCount: 0, gcSpans: [] });
   const add = (into, cpuMs) => {
     for (const [k, v] of Object.entries(cpuMs)) into[k] = (into[k] ?? 0) + v;
   };
@@ -215,9 +216,15 @@ try {
           cpu,
         );
         const decisions = signedRequests("decision", offset, EVENTS);
-        const measured = await load(server.url, decisions, concurrency, cpu, SETTLE_MS);
+        // With --gc: which of workerd's collection lines were printed while these were in flight.
+        const gcLineCount = () => server.gcLines?.().length ?? 0;
+        const span = [gcLineCount(), 0];
+        const measured = await load(server.url, decisions, concurrency, cpu, SETTLE_MS, () => {
+          span[1] = gcLineCount();
+        });
         offset += EVENTS;
         const into = results[c][s];
+        into.gcSpans.push(span);
         add(into.floor, floor.cpuMs);
         into.floorCount += floor.latencies.length;
         into.latencies.push(...measured.latencies);
@@ -227,7 +234,7 @@ try {
     }
   }
   printWebhooks(results);
-  if (options.gc) printCollections();
+  if (options.gc) printCollections(results);
 } finally {
   for (const { server, state } of servers) {
     await server.stop();
@@ -323,8 +330,11 @@ function printWebhooks(results) {
     }
 }
 
-/** The Worker isolate's collections in each deploy bundle, warm-up and floor requests included. */
-function printCollections() {
+/**
+ * The Worker isolate's collections in each deploy bundle, warm-up and floor requests included;
+ * then, cell by cell, the full ones that fell while its decisions were in flight.
+ */
+function printCollections(results) {
   console.log(
     "\nThe Worker isolate's collections over the whole run (V8 --trace-gc; warm-up, floor and " +
       "every cell included; a full collection stops every isolate of the process):",
@@ -341,6 +351,23 @@ function printCollections() {
         `${gc.youngTotalMs} | ${gc.youngMaxMs} |`,
     );
   }
+  // A cell's p99 is one of its slowest answers: one full collection among them can set it.
+  console.log(
+    "\nFull collections of the Worker isolate while a cell's decisions were in flight:\n" +
+      "| in flight | checkout | full collections | their pauses, ms | p99 ms |\n|---|---|---|---|---|",
+  );
+  for (const [c, concurrency] of CONCURRENCY.entries())
+    for (const [s, { harness, target, server }] of servers.entries()) {
+      if (harness !== "deploy bundle") continue;
+      const lines = server.gcLines();
+      const { isolate } = gcSummary(lines);
+      const pauses = results[c][s].gcSpans.flatMap(([from, to]) =>
+        fullPauses(lines.slice(from, to), isolate),
+      );
+      const p99 = summary(results[c][s].latencies).p99.toFixed(1);
+      const listed = pauses.map((ms) => ms.toFixed(0)).join(", ") || "-";
+      console.log(`| ${concurrency} | ${target.name} | ${pauses.length} | ${listed} | ${p99} |`);
+    }
 }
 
 const p50Of = (prefix) => rows.find(([name]) => name.startsWith(prefix))?.[1].p50;

@@ -100,9 +100,10 @@ const read = (all) => Object.fromEntries(Object.entries(all).map(([name, f]) => 
 /**
  * Sends `requests` at `concurrency` in flight; their latencies, the wall ms until the last answer,
  * and the CPU ms each meter and the load generator spent, read `settleMs` later (so work a
- * request leaves behind, the D1 copy in the card's alarm, counts too).
+ * request leaves behind, the D1 copy in the card's alarm, counts too). `onAnswered` runs when the
+ * last answer is in, before the settling.
  */
-export async function load(url, requests, concurrency, cpu, settleMs = 0) {
+export async function load(url, requests, concurrency, cpu, settleMs = 0, onAnswered = () => {}) {
   const latencies = [];
   let next = 0;
   const agent = keptAlive();
@@ -115,6 +116,7 @@ export async function load(url, requests, concurrency, cpu, settleMs = 0) {
     }),
   );
   const ms = performance.now() - started;
+  onAnswered();
   agent.destroy();
   if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
   const after = read(cpu);

@@ -6,8 +6,8 @@ const LINE =
   /\[\d+:(0x[0-9a-f]+)(?::\d+)?\]\s+\d+ ms: (Scavenge|Mark-Compact|Minor Mark-Sweep)(?: \(reduce\))? ([\d.]+) \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB,.*? ([\d.]+) \/ [\d.]+ ms/;
 
 /**
- * The Worker's isolate's collections in `lines`: full ones (count, pauses, live heap after them)
- * and young-generation ones (count, pauses).
+ * The Worker's isolate's collections in `lines`: which isolate it is, full ones (count, pauses,
+ * live heap after them) and young-generation ones (count, pauses).
  * @param {string[]} lines
  */
 export function gcSummary(lines) {
@@ -16,7 +16,7 @@ export function gcSummary(lines) {
     const match = LINE.exec(line);
     if (match === null) continue;
     const [, isolate, kind, , after, pause] = match;
-    const entry = byIsolate.get(isolate) ?? { full: [], young: [], kept: 0 };
+    const entry = byIsolate.get(isolate) ?? { isolate, full: [], young: [], kept: 0 };
     const ms = Number(pause);
     if (kind === "Mark-Compact") {
       entry.full.push({ ms, afterMb: Number(after) });
@@ -25,7 +25,22 @@ export function gcSummary(lines) {
     byIsolate.set(isolate, entry);
   }
   const [worker] = [...byIsolate.values()].sort((a, b) => b.kept - a.kept);
-  return worker ?? { full: [], young: [], kept: 0 };
+  return worker ?? { isolate: undefined, full: [], young: [], kept: 0 };
+}
+
+/**
+ * The pauses, in ms, of `isolate`'s full collections among `lines` (e.g. the lines printed while
+ * one cell's decisions were in flight; `isolate` from gcSummary over the whole run).
+ * @param {string[]} lines @param {string | undefined} isolate
+ */
+export function fullPauses(lines, isolate) {
+  const pauses = [];
+  for (const line of lines) {
+    const match = LINE.exec(line);
+    if (match !== null && match[1] === isolate && match[2] === "Mark-Compact")
+      pauses.push(Number(match[5]));
+  }
+  return pauses;
 }
 
 /** One summary as the benchmarks print it. */
