@@ -343,9 +343,16 @@ function printCollections(results) {
     "| checkout | full collections | their pauses, ms | live heap after, MB | " +
       "young collections | their pauses in all, ms | longest, ms |\n|---|---|---|---|---|---|---|",
   );
-  for (const { harness, target, server } of servers) {
+  // Each bundle's lines and its summary (the Worker's isolate among them), read once.
+  const traced = new Map();
+  for (const [s, { harness, server }] of servers.entries()) {
     if (harness !== "deploy bundle") continue;
-    const gc = formatGc(gcSummary(server.gcLines()));
+    const lines = server.gcLines();
+    traced.set(s, { lines, summary: gcSummary(lines) });
+  }
+  for (const [s, { summary: gcOf }] of traced) {
+    const gc = formatGc(gcOf);
+    const { target } = servers[s];
     console.log(
       `| ${target.name} | ${gc.full} | ${gc.fullPausesMs} | ${gc.liveAfterMb} | ${gc.young} | ` +
         `${gc.youngTotalMs} | ${gc.youngMaxMs} |`,
@@ -357,16 +364,15 @@ function printCollections(results) {
       "| in flight | checkout | full collections | their pauses, ms | p99 ms |\n|---|---|---|---|---|",
   );
   for (const [c, concurrency] of CONCURRENCY.entries())
-    for (const [s, { harness, target, server }] of servers.entries()) {
-      if (harness !== "deploy bundle") continue;
-      const lines = server.gcLines();
-      const { isolate } = gcSummary(lines);
+    for (const [s, { lines, summary: gcOf }] of traced) {
       const pauses = results[c][s].gcSpans.flatMap(([from, to]) =>
-        fullPauses(lines.slice(from, to), isolate),
+        fullPauses(lines.slice(from, to), gcOf.isolate),
       );
       const p99 = summary(results[c][s].latencies).p99.toFixed(1);
       const listed = pauses.map((ms) => ms.toFixed(0)).join(", ") || "-";
-      console.log(`| ${concurrency} | ${target.name} | ${pauses.length} | ${listed} | ${p99} |`);
+      console.log(
+        `| ${concurrency} | ${servers[s].target.name} | ${pauses.length} | ${listed} | ${p99} |`,
+      );
     }
 }
 
