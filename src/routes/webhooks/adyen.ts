@@ -25,7 +25,8 @@ adyenWebhook.post("/", async (c) => {
       field: `notificationItems.${forged}.NotificationRequestItem.additionalData.hmacSignature`,
     });
   }
-  await requireSchema(c.var.fraudStores(c.env));
+  const stores = c.var.fraudStores(c.env);
+  await requireSchema(stores);
 
   // In order: two items for the same card must see each other in their histories.
   for (const item of items.filter((entry) => entry.eventCode === "AUTHORISATION")) {
@@ -36,7 +37,7 @@ adyenWebhook.post("/", async (c) => {
     };
     await record(
       c.env,
-      { services: c.get("services"), stores: c.get("fraudStores")(c.env) },
+      { services: c.get("services"), stores },
       delivered,
       fromAuthorisation(item, merchantOf(c.env)),
     );
@@ -44,7 +45,7 @@ adyenWebhook.post("/", async (c) => {
   // Chargebacks and notifications of fraud label the payment their originalReference names.
   for (const item of items) {
     const outcome = fromAdyenItem(item);
-    if (outcome !== undefined) await c.get("fraudStores")(c.env).recordOutcome(outcome);
+    if (outcome !== undefined) await stores.recordOutcome(outcome);
   }
   return c.text("[accepted]");
 });

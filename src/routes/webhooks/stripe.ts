@@ -90,10 +90,10 @@ stripeWebhook.post("/", async (c) => {
     c.req.header("stripe-signature"),
     c.env.STRIPE_WEBHOOK_SECRET,
   );
-  await requireSchema(c.var.fraudStores(c.env));
+  const stores = c.var.fraudStores(c.env);
+  await requireSchema(stores);
   const delivered = { eventId: event.id, provider: "stripe" as const, eventType: event.type };
-  const services = c.get("services");
-  const deps = { services, stores: c.get("fraudStores")(c.env) };
+  const deps = { services: c.get("services"), stores };
 
   switch (event.type) {
     case "issuing_authorization.request": {

@@ -65,31 +65,57 @@ export function attributionRows(): Player[][] {
   return [[], ...forward, ...reverse.slice(0, -1)];
 }
 
+/** The rows, made once: every batch and every attribution reads them. */
+const ROWS = attributionRows();
+
 /**
- * The batch [window, rows, F] for one scored window [window, 1, F]: row r has the players of
- * attributionRows()[r] set to zeros.
+ * A function that makes the batch [window, rows, F] for one scored window [window, 1, F]: row r
+ * has the players of attributionRows()[r] set to zeros. Which columns each row zeroes is worked
+ * out here, once per scorer; each batch is then plain copies and fills, with no views or arrays
+ * made per row (a decision makes one batch).
  */
+export function attributionBatcher(
+  window: number,
+  features: FraudFeatures,
+): (single: Float32Array) => { data: Float32Array; shape: [number, number, number] } {
+  const width = features.count;
+  const columns = playerColumns(features);
+  const rows = ROWS.map((absent) => ({
+    history: absent.includes("history"),
+    zeroed: absent.flatMap((player) => columns[player]),
+  }));
+  const withHistory = rows.flatMap(({ history }, r) => (history ? [] : [r]));
+  const shape: [number, number, number] = [window, rows.length, width];
+  return (single) => {
+    const data = new Float32Array(window * rows.length * width);
+    const rowAt = (step: number, r: number) => (step * rows.length + r) * width;
+    for (let step = 0; step < window; step++) {
+      // The step once into row 0, then copied within the batch to the rows that keep it.
+      const first = rowAt(step, 0);
+      data.set(single.subarray(step * width, (step + 1) * width), first);
+      if (step < window - 1) {
+        // An earlier step: kept where history is present, zeros (as made) where it is absent.
+        for (const r of withHistory)
+          if (r > 0) data.copyWithin(rowAt(step, r), first, first + width);
+        continue;
+      }
+      rows.forEach(({ zeroed }, r) => {
+        const to = rowAt(step, r);
+        if (r > 0) data.copyWithin(to, first, first + width);
+        for (const [start, end] of zeroed) data.fill(0, to + start, to + end);
+      });
+    }
+    return { data, shape };
+  };
+}
+
+/** One batch, as attributionBatcher(window, features) makes it (tests, one-off scripts). */
 export function attributionBatch(
   single: Float32Array,
   window: number,
   features: FraudFeatures,
 ): { data: Float32Array; shape: [number, number, number] } {
-  const rows = attributionRows();
-  const width = features.count;
-  const columns = playerColumns(features);
-  const data = new Float32Array(window * rows.length * width);
-  rows.forEach((absent, r) => {
-    for (let step = 0; step < window; step++) {
-      const scored = step === window - 1;
-      if (!scored && absent.includes("history")) continue; // stays zeros
-      const to = (step * rows.length + r) * width;
-      data.set(single.subarray(step * width, (step + 1) * width), to);
-      if (!scored) continue;
-      for (const player of absent)
-        for (const [start, end] of columns[player]) data.fill(0, to + start, to + end);
-    }
-  });
-  return { data, shape: [window, rows.length, width] };
+  return attributionBatcher(window, features)(single);
 }
 
 export interface Attribution {
@@ -101,7 +127,7 @@ export interface Attribution {
 
 /** Contributions from the scores of attributionRows(), in that order. */
 export function attribute(scores: ArrayLike<number>): Attribution {
-  const rows = attributionRows();
+  const rows = ROWS;
   const n = PLAYERS.length;
   const at = (r: number) => scores[r] ?? Number.NaN;
   const baseline = at(n); // the forward path's last row: all absent

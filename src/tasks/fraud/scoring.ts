@@ -4,7 +4,7 @@ import { ServiceError } from "../../errors/service-error";
 import type { FraudScoringManifest } from "../../models/manifest";
 import type { RegisteredModel } from "../registered-model";
 import { tensorGraph } from "../tensor-graph";
-import { type Attribution, attribute, attributionBatch } from "./attribution";
+import { type Attribution, attribute, attributionBatcher } from "./attribution";
 import { buildWindows, type Account } from "./windows";
 
 export type FraudLabel = FraudScoringManifest["labels"][number];
@@ -62,12 +62,13 @@ export function createFraudScorer(
     }
     return { scores, timings };
   };
+  const batchOf = attributionBatcher(manifest.window, manifest.features);
   return {
     manifest,
     load: () => runtime.load(),
     async explain(account, signal) {
       const single = buildWindows([account], manifest.window, manifest.features);
-      const batch = attributionBatch(single.data, manifest.window, manifest.features);
+      const batch = batchOf(single.data);
       const { scores } = await run(batch, signal);
       const score = scores[0] ?? Number.NaN;
       return {

@@ -7,6 +7,7 @@ import { FraudScoringSchema } from "../../../../src/models/manifest";
 import {
   attribute,
   attributionBatch,
+  attributionBatcher,
   attributionRows,
   featureBlocks,
   PLAYERS,
@@ -45,6 +46,51 @@ describe("attribution", () => {
       expect(value(last, row, blocks.merchantName![0])).toBe(absent.includes("merchant") ? 0 : 1);
       expect(value(0, row, blocks.amount![0])).toBe(absent.includes("history") ? 0 : 1);
     });
+  });
+
+  it("makes every row as its definition says: the window, its absent players' columns zeroed", () => {
+    // Random values, so a row copied from the wrong step or row cannot pass.
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31 + 0.5;
+    };
+    const single = Float32Array.from({ length: window * features.count }, random);
+    const blocks = featureBlocks(features);
+    const columnsOf: Record<Player, string[]> = {
+      amount: ["amount"],
+      merchant: ["merchantState", "zip", "merchantName", "merchantCity"],
+      merchantCategory: ["mcc"],
+      entryMethod: ["useChip"],
+      errors: ["errors"],
+      time: ["time"],
+      history: [],
+    };
+    const rows = attributionRows();
+    const expected = new Float32Array(window * rows.length * features.count);
+    rows.forEach((absent, r) => {
+      for (let step = 0; step < window; step++) {
+        const scored = step === window - 1;
+        if (!scored && absent.includes("history")) continue;
+        for (let column = 0; column < features.count; column++) {
+          const zeroed =
+            scored &&
+            absent.some((player) =>
+              columnsOf[player].some((block) => {
+                const [start, end] = blocks[block] ?? [0, 0];
+                return column >= start && column < end;
+              }),
+            );
+          expected[(step * rows.length + r) * features.count + column] = zeroed
+            ? 0
+            : (single[step * features.count + column] ?? Number.NaN);
+        }
+      }
+    });
+    const batch = attributionBatcher(window, features);
+    expect(batch(single).data).toEqual(expected);
+    // The batcher keeps no state between batches.
+    expect(batch(single).data).toEqual(expected);
   });
 
   it("gives an additive model's own effects, summing to score − baseline", () => {
