@@ -5,6 +5,8 @@ import digitManifest from "../../models/digit-classifier/manifest.json";
 import digitModel from "../../models/digit-classifier/model.int8.onnx";
 import fraudManifest from "../../models/fraud-gru/manifest.json";
 import fraudModel from "../../models/fraud-gru/model.int8.opt.onnx";
+import fraudPrefix from "../../models/fraud-gru/attribution.prefix.onnx";
+import fraudStep from "../../models/fraud-gru/attribution.step.onnx";
 import spamManifest from "../../models/spam-classifier/manifest.json";
 import spamModel from "../../models/spam-classifier/model.int8.opt.onnx";
 import spamTokenizer from "../../models/spam-classifier/tokenizer.bin";
@@ -18,7 +20,15 @@ export const bundledModels: readonly ModelEntry[] = [
     manifest: spamManifest,
     files: { "model.int8.opt.onnx": spamModel, "tokenizer.bin": spamTokenizer },
   },
-  { manifest: fraudManifest, files: { "model.int8.opt.onnx": fraudModel } },
+  {
+    manifest: fraudManifest,
+    files: {
+      "model.int8.opt.onnx": fraudModel,
+      // The attribution batch's two graphs, split at the scored step.
+      "attribution.prefix.onnx": fraudPrefix,
+      "attribution.step.onnx": fraudStep,
+    },
+  },
   { manifest: digitManifest, files: { "model.int8.onnx": digitModel } },
   // Generation runs on the origin: only the tokenizer (and chat template) ships to the edge.
   { manifest: tinyLlmManifest, files: { "tokenizer.bin": tinyLlmTokenizer } },

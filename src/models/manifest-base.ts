@@ -28,6 +28,19 @@ export const GraphSchema = z.object({
       }),
     })
     .optional(),
+  /** Set when the file was cut out of another of the model's graphs at build time (its nodes
+   * and weights as they are there; e.g. scripts/fraud/split-attribution.py): the edge creates
+   * its session with optimization disabled, as for the graph it was cut from. */
+  derived: z
+    .object({
+      by: z.string(),
+      source: z.object({
+        file: z.string().min(1),
+        sha256: Sha256Schema,
+        bytes: z.number().int().positive(),
+      }),
+    })
+    .optional(),
 });
 export type Graph = z.infer<typeof GraphSchema>;
 

@@ -24,6 +24,43 @@ export type GraphLoader = (graph: string) => Promise<Uint8Array>;
 /** The origin of each model (per-model settings fall back to the global ones). */
 export type OriginFor = (model: string) => OriginConfig;
 
+/** Graphs a fraud model runs beside its primary one: its attribution batch, split at the scored
+ * step (src/tasks/fraud/attribution.ts). A manifest without them keeps the whole-batch run. */
+const FRAUD_GRAPHS = ["attribution_prefix", "attribution_step"] as const;
+
+/** `primary` with the model's declared FRAUD_GRAPHS, each in a session of its own. */
+function withGraphs(
+  primary: InferenceRuntime,
+  manifest: Manifest,
+  loadGraph: GraphLoader,
+): InferenceRuntime {
+  const graphs: Record<string, InferenceRuntime> = {};
+  for (const name of FRAUD_GRAPHS) {
+    const declared = manifest.graphs[name];
+    if (declared === undefined) continue;
+    graphs[name] = createWasmRuntime({
+      inputs: declared.inputs,
+      outputs: declared.outputs,
+      loadModel: () => loadGraph(name),
+      preOptimized: declared.optimized !== undefined || declared.derived !== undefined,
+    });
+  }
+  const runtimes = Object.values(graphs);
+  if (runtimes.length === 0) return primary;
+  const tensors: Record<string, NonNullable<InferenceRuntime["tensors"]>> = {};
+  for (const [name, runtime] of Object.entries(graphs)) {
+    if (runtime.tensors === undefined) throw new Error("the WASM runtime offers tensors");
+    tensors[name] = runtime.tensors;
+  }
+  return {
+    ...primary,
+    async load(signal) {
+      await Promise.all([primary, ...runtimes].map((runtime) => runtime.load(signal)));
+    },
+    graphs: tensors,
+  };
+}
+
 function wasmRuntime(manifest: Manifest, loadGraph: GraphLoader): InferenceRuntime {
   if (manifest.task === "text-to-image") {
     const graph = (name: "text_encoder" | "unet" | "vae_decoder") => {
@@ -53,6 +90,7 @@ function wasmRuntime(manifest: Manifest, loadGraph: GraphLoader): InferenceRunti
     loadModel: () => loadGraph(name),
     preOptimized: graph.optimized !== undefined,
   });
+  if (manifest.task === "fraud-scoring") return withGraphs(tensors, manifest, loadGraph);
   if (manifest.task !== "text-generation") return tensors;
   const decoder = tensors.tensors;
   if (decoder === undefined) throw new Error("the WASM runtime offers tensors");

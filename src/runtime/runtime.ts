@@ -68,6 +68,9 @@ export interface InferenceRuntime {
    * next readiness check calls load() again. Absent: a loaded model stays loaded. */
   stillLoaded?(): boolean;
   readonly tensors?: TensorCapability;
+  /** The model's other graphs that run beside its primary one, by their names in the manifest
+   * (fraud-scoring: attribution_prefix and attribution_step); load() loads them too. */
+  readonly graphs?: Readonly<Record<string, TensorCapability>>;
   readonly generation?: GenerationCapability;
   readonly tensorStream?: TensorStreamCapability;
 }

@@ -79,33 +79,80 @@ export function attributionBatcher(
   features: FraudFeatures,
 ): (single: Float32Array) => { data: Float32Array; shape: [number, number, number] } {
   const width = features.count;
-  const columns = playerColumns(features);
-  const rows = ROWS.map((absent) => ({
-    history: absent.includes("history"),
-    zeroed: absent.flatMap((player) => columns[player]),
-  }));
-  const withHistory = rows.flatMap(({ history }, r) => (history ? [] : [r]));
+  const { rows, withHistory, scoredRows } = rowLayout(features);
   const shape: [number, number, number] = [window, rows.length, width];
   return (single) => {
     const data = new Float32Array(window * rows.length * width);
     const rowAt = (step: number, r: number) => (step * rows.length + r) * width;
-    for (let step = 0; step < window; step++) {
-      // The step once into row 0, then copied within the batch to the rows that keep it.
+    for (let step = 0; step < window - 1; step++) {
+      // An earlier step: kept where history is present, zeros (as made) where it is absent; once
+      // into row 0, then copied within the batch.
       const first = rowAt(step, 0);
       data.set(single.subarray(step * width, (step + 1) * width), first);
-      if (step < window - 1) {
-        // An earlier step: kept where history is present, zeros (as made) where it is absent.
-        for (const r of withHistory)
-          if (r > 0) data.copyWithin(rowAt(step, r), first, first + width);
-        continue;
-      }
+      for (const r of withHistory) if (r > 0) data.copyWithin(rowAt(step, r), first, first + width);
+    }
+    scoredRows(data, rowAt(window - 1, 0), single.subarray((window - 1) * width));
+    return { data, shape };
+  };
+}
+
+/** Each row's history flag and zeroed columns, and a writer of the scored step's rows. */
+function rowLayout(features: FraudFeatures) {
+  const width = features.count;
+  const columns = playerColumns(features);
+  const rows = ROWS.map((absent) => ({
+    history: !absent.includes("history"),
+    zeroed: absent.flatMap((player) => columns[player]),
+  }));
+  return {
+    rows,
+    withHistory: rows.flatMap(({ history }, r) => (history ? [r] : [])),
+    /** Writes the scored step `scored` [F] as every row's, its absent players zeroed, from `at`. */
+    scoredRows(data: Float32Array, at: number, scored: Float32Array): void {
+      data.set(scored, at);
       rows.forEach(({ zeroed }, r) => {
-        const to = rowAt(step, r);
-        if (r > 0) data.copyWithin(to, first, first + width);
+        const to = at + r * width;
+        if (r > 0) data.copyWithin(to, at, at + width);
         for (const [start, end] of zeroed) data.fill(0, to + start, to + end);
       });
-    }
-    return { data, shape };
+    },
+  };
+}
+
+/**
+ * The attribution batch as two runs of the model split at its scored step
+ * (scripts/fraud/split-attribution.py): the rows differ only in that step, and their earlier
+ * steps are either the card's history or all zeros. So the prefix graph runs two rows (the
+ * window, and no history at all) up to the scored step, and the step graph runs every row's
+ * scored step from the state its history left: the same scores as the whole batch, with a
+ * seventh of its recurrent work.
+ */
+export function attributionSplitter(window: number, features: FraudFeatures) {
+  const width = features.count;
+  const { rows, scoredRows } = rowLayout(features);
+  return {
+    /** The prefix's input [window, 2, F]: the window, then no history (zeros). */
+    prefix(single: Float32Array): { data: Float32Array; shape: [number, number, number] } {
+      const data = new Float32Array(window * 2 * width);
+      for (let step = 0; step < window; step++)
+        data.set(single.subarray(step * width, (step + 1) * width), step * 2 * width);
+      return { data, shape: [window, 2, width] };
+    },
+    /** The step graph's input [1, rows, F]: every row's scored step. */
+    step(single: Float32Array): { data: Float32Array; shape: [number, number, number] } {
+      const data = new Float32Array(rows.length * width);
+      scoredRows(data, 0, single.subarray((window - 1) * width));
+      return { data, shape: [1, rows.length, width] };
+    },
+    /** Each row's state [1, rows, H] from the prefix's [1, 2, H]: its history's, or none's. */
+    states(prefix: Float32Array): { data: Float32Array; shape: [number, number, number] } {
+      const size = prefix.length / 2;
+      const data = new Float32Array(rows.length * size);
+      rows.forEach(({ history }, r) =>
+        data.set(prefix.subarray(history ? 0 : size, history ? size : 2 * size), r * size),
+      );
+      return { data, shape: [1, rows.length, size] };
+    },
   };
 }
 

@@ -1,0 +1,215 @@
+"""Split the fraud model's INT8 graph at its last step, for attributions with a shared prefix.
+
+Usage: /usr/bin/python3 scripts/fraud/split-attribution.py models/fraud-gru
+  (writes attribution.prefix.onnx and attribution.step.onnx beside the manifest's "model" graph,
+  and their entries, attribution_prefix and attribution_step, in its manifest)
+
+Why: a decision's attribution batch has 14 rows that differ only in the scored (last) step; their
+earlier steps are either the card's history (7 rows) or all zeros (7 rows). The whole graph runs
+all 14 rows through all 7 steps of both GRU layers. Split at the last step instead:
+
+    prefix  transactions [7, B, 180] -> h1, h2 [1, B, 64]: both layers' states after step 6 of 7
+            (the graph's own nodes up to there; layer 2's input projection needs layer 1's
+            last step, so that one is computed too)
+    step    step [1, B, 180], h1, h2 -> scores [B]: the last step of both layers and the head,
+            the graph's own nodes, with the two input projections (ih, ih_1) applied to the one
+            step instead of all seven (the same QuantizeLinear constants and weights)
+
+Every op is row-wise (static INT8 activations: fixed scales and zero points), so step(last row,
+prefix(window)) computes the same numbers as the whole graph, row by row.
+test/unit/tasks/fraud/attribution-split.test.ts holds the two to each other.
+"""
+import hashlib
+import json
+import os
+import sys
+
+import onnx
+from onnx import helper
+
+
+def split(source, prefix_path, step_path):
+    model = onnx.load(source)
+    graph = model.graph
+    producer = {out: node for node in graph.node for out in node.output}
+    consumers = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+
+    def only(nodes, op):
+        found = [n for n in nodes if n.op_type == op]
+        if len(found) != 1:
+            raise SystemExit(f"expected one {op}, found {len(found)}")
+        return found[0]
+
+    [x] = [i.name for i in graph.input]
+    [scores] = [o.name for o in graph.output]
+    # A layer's input projection: QuantizeLinear -> MatMulIntegerToFloat -> Split (gates, candidate)
+    # -> one Split over the steps for each.
+    def projection(tensor):
+        quantize = only(consumers[tensor], "QuantizeLinear")
+        matmul = only(consumers[quantize.output[0]], "MatMulIntegerToFloat")
+        halves = only(consumers[matmul.output[0]], "Split")
+        steps = [only(consumers[half], "Split") for half in halves.output]
+        return quantize, matmul, halves, steps
+
+    ih = projection(x)
+    concat = only(graph.node, "Concat")  # layer 1's outputs, all steps: layer 2's input
+    ih_1 = projection(concat.output[0])
+    steps = len(concat.input)
+    last = steps - 1
+    h1_before, h1_last = concat.input[last - 1], concat.input[last]
+
+    # Layer 2's state before its last step: what its last step's recurrent MatMul quantizes.
+    gate_add = only(consumers[ih_1[3][0].output[last]], "Add")
+    recurrent = producer[next(i for i in gate_add.input if i != ih_1[3][0].output[last])]
+    h2_before = producer[producer[recurrent.input[0]].input[0]].input[0]
+
+    def needed(outputs, stops):
+        """The graph's nodes that `outputs` need, stopping at `stops`, in graph order."""
+        keep, todo = set(), list(outputs)
+        while todo:
+            name = todo.pop()
+            if name in stops or name not in producer:
+                continue
+            node = producer[name]
+            if id(node) in keep:
+                continue
+            keep.add(id(node))
+            todo.extend(node.input)
+        return [node for node in graph.node if id(node) in keep]
+
+    initializers = {init.name: init for init in graph.initializer}
+
+    def build(name, nodes, inputs, outputs, rename):
+        # In an order where each node follows the nodes it reads from.
+        made = {i.name for i in inputs} | set(initializers)
+        made |= {rename_from for rename_from in rename if rename[rename_from] in made}
+        ordered, todo = [], list(nodes)
+        while todo:
+            ready = [n for n in todo if all(i in made or i == "" for i in n.input)]
+            if not ready:
+                raise SystemExit(f"{name}: nodes with inputs nothing makes: {todo[0].name}")
+            for node in ready:
+                ordered.append(node)
+                made.update(node.output)
+                todo.remove(node)
+        renamed = []
+        for node in ordered:
+            copy = onnx.NodeProto()
+            copy.CopyFrom(node)
+            copy.input[:] = [rename.get(i, i) for i in node.input]
+            copy.output[:] = [rename.get(o, o) for o in node.output]
+            renamed.append(copy)
+        used = {i for node in renamed for i in node.input}
+        sub = helper.make_graph(
+            renamed,
+            name,
+            inputs,
+            outputs,
+            [initializers[i] for i in sorted(used) if i in initializers],
+        )
+        out = helper.make_model(sub, opset_imports=model.opset_import, producer_name="split-attribution")
+        out.ir_version = model.ir_version
+        return out
+
+    state = lambda n: helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [1, "batch", 64])
+
+    # prefix: the states after step `last - 1`.
+    prefix_nodes = needed([h1_before, h2_before], {x})
+    prefix = build(
+        "attribution_prefix",
+        prefix_nodes,
+        [helper.make_tensor_value_info(x, onnx.TensorProto.FLOAT, [steps, "batch", 180])],
+        [state("h1"), state("h2")],
+        {h1_before: "h1", h2_before: "h2"},
+    )
+
+    # step: the last step from the states, each projection applied to the one step.
+    cut = {
+        ih[3][0].output[last],
+        ih[3][1].output[last],
+        ih_1[3][0].output[last],
+        ih_1[3][1].output[last],
+        h1_before,
+        h2_before,
+    }
+    step_nodes = needed([scores, h1_last], cut)
+
+    def one_step(proj, source, tag):
+        quantize, matmul, halves, per_step = proj
+        nodes = []
+        for node, outputs in (
+            (quantize, [f"{tag}/quantized"]),
+            (matmul, [f"{tag}/projected"]),
+            (halves, [per_step[0].output[last], per_step[1].output[last]]),
+        ):
+            copy = onnx.NodeProto()
+            copy.CopyFrom(node)
+            copy.name = f"{tag}/{node.name}"
+            copy.output[:] = outputs
+            nodes.append(copy)
+        nodes[0].input[0] = source
+        nodes[1].input[0] = nodes[0].output[0]
+        nodes[2].input[0] = nodes[1].output[0]
+        return nodes
+
+    step = build(
+        "attribution_step",
+        one_step(ih, "step", "step_ih") + one_step(ih_1, h1_last, "step_ih_1") + step_nodes,
+        [
+            helper.make_tensor_value_info("step", onnx.TensorProto.FLOAT, [1, "batch", 180]),
+            state("h1"),
+            state("h2"),
+        ],
+        [helper.make_tensor_value_info(scores, onnx.TensorProto.FLOAT, ["batch"])],
+        {h1_before: "h1", h2_before: "h2"},
+    )
+    for out, path in ((prefix, prefix_path), (step, step_path)):
+        onnx.save(out, path)
+        print(f"{path}: {len(out.graph.node)} nodes")
+    return steps
+
+
+def described(path):
+    data = open(path, "rb").read()
+    return {"file": os.path.basename(path), "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+
+def main(directory):
+    manifest_path = os.path.join(directory, "manifest.json")
+    manifest = json.load(open(manifest_path))
+    graph = manifest["graphs"]["model"]
+    source = os.path.join(directory, graph["file"])
+    if described(source)["sha256"] != graph["sha256"]:
+        raise SystemExit(f"{source} does not match the manifest's sha256")
+    prefix_path = os.path.join(directory, "attribution.prefix.onnx")
+    step_path = os.path.join(directory, "attribution.step.onnx")
+    steps = split(source, prefix_path, step_path)
+    features = graph["inputs"][0]["shape"][2]
+    state = lambda name: {"name": name, "datatype": "FP32", "shape": [1, -1, 64]}
+    derived = {"by": "scripts/fraud/split-attribution.py", "source": described(source)}
+    manifest["graphs"]["attribution_prefix"] = {
+        **described(prefix_path),
+        "inputs": graph["inputs"],
+        "outputs": [state("h1"), state("h2")],
+        "derived": derived,
+    }
+    manifest["graphs"]["attribution_step"] = {
+        **described(step_path),
+        "inputs": [
+            {"name": "step", "datatype": "FP32", "shape": [1, -1, features]},
+            state("h1"),
+            state("h2"),
+        ],
+        "outputs": graph["outputs"],
+        "derived": derived,
+    }
+    with open(manifest_path, "w") as out:
+        out.write(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    print(f"{manifest_path}: graphs attribution_prefix and attribution_step ({steps} steps split at the last)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,70 @@
+// The fraud model split at its scored step (scripts/fraud/split-attribution.py), run by
+// onnxruntime-web in Node: over random windows, with history, part history and none, the prefix
+// and step graphs give exactly the whole graph's scores for every row of the attribution batch.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import * as ort from "onnxruntime-web";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FraudScoringSchema } from "../../../../src/models/manifest";
+import { attributionBatcher, attributionSplitter } from "../../../../src/tasks/fraud/attribution";
+
+const dir = "models/fraud-gru";
+const manifest = FraudScoringSchema.parse(JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8")));
+const { window, features } = manifest;
+
+/** A graph's session, its file checked against the manifest first. */
+async function session(graph: string) {
+  const declared = manifest.graphs[graph]!;
+  const bytes = readFileSync(`${dir}/${declared.file}`);
+  expect(createHash("sha256").update(bytes).digest("hex")).toBe(declared.sha256);
+  return ort.InferenceSession.create(bytes, {
+    executionProviders: ["wasm"],
+    graphOptimizationLevel: "disabled",
+  });
+}
+
+let seed = 11;
+const random = () => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
+
+describe("the attribution split", () => {
+  let sessions: Record<"whole" | "prefix" | "step", ort.InferenceSession>;
+  beforeAll(async () => {
+    ort.env.wasm.numThreads = 1;
+    sessions = {
+      whole: await session("model"),
+      prefix: await session("attribution_prefix"),
+      step: await session("attribution_step"),
+    };
+  });
+
+  it("derives both graphs from the shipped one", () => {
+    for (const graph of ["attribution_prefix", "attribution_step"])
+      expect(manifest.graphs[graph]?.derived?.source.sha256).toBe(manifest.graphs.model?.sha256);
+  });
+
+  it("scores 60 windows' attribution rows as the whole graph does, exactly", async () => {
+    const batch = attributionBatcher(window, features);
+    const split = attributionSplitter(window, features);
+    const tensor = ({ data, shape }: { data: Float32Array; shape: number[] }) =>
+      new ort.Tensor("float32", data, shape);
+    for (let trial = 0; trial < 60; trial++) {
+      // Sparse one-hot-like features with a few real values; the first `empty` steps are padding.
+      const empty = trial % 7;
+      const single = Float32Array.from({ length: window * features.count }, (_, i) =>
+        i < empty * features.count || random() > 0.12 ? 0 : random() < 0.5 ? 1 : random(),
+      );
+      const whole = await sessions.whole.run({ transactions: tensor(batch(single)) });
+      const states = await sessions.prefix.run({ transactions: tensor(split.prefix(single)) });
+      const scored = await sessions.step.run({
+        step: tensor(split.step(single)),
+        h1: tensor(split.states(states.h1!.data as Float32Array)),
+        h2: tensor(split.states(states.h2!.data as Float32Array)),
+      });
+      expect(scored.scores!.data).toEqual(whole.scores!.data);
+      expect(new Set(whole.scores!.data as Float32Array).size).toBeGreaterThan(1);
+    }
+  });
+});

@@ -1,0 +1,64 @@
+// The attribution batch split at the scored step, inside workerd: the fraud model's
+// attribution_prefix and attribution_step graphs give exactly the scores one run of the whole
+// batch gives, row by row, so every score, contribution and reason is what it was.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import windows from "../../fixtures/fraud-gru/windows.json";
+import type { FraudScoringManifest } from "../../../src/models/manifest";
+import { bundledModels } from "../../../src/models/bundled";
+import { createRegistry } from "../../../src/models/registry";
+import { edgeRuntimes, type TensorCapability } from "../../../src/runtime";
+import type { RegisteredModel } from "../../../src/tasks/registered-model";
+import { createFraudScorer } from "../../../src/tasks/fraud/scoring";
+import { TransactionSchema } from "../../../src/tasks/fraud/transaction";
+import { RawRowSchema, toTransactionInput } from "../../support/tabformer";
+
+const { histories } = z
+  .object({ histories: z.array(z.object({ transactions: z.array(RawRowSchema) })) })
+  .parse(windows);
+const parsed = histories.map((history) =>
+  history.transactions.map((raw, i) => TransactionSchema.parse(toTransactionInput(raw, `t${i}`))),
+);
+const accounts = [
+  ...parsed.map((all) => ({ history: all.slice(0, -1), current: all.at(-1)! })),
+  // No history at all, and one earlier payment: the prefix is zeros, or mostly.
+  ...parsed.map((all) => ({ history: [], current: all.at(-1)! })),
+  ...parsed.map((all) => ({ history: all.slice(-2, -1), current: all.at(-1)! })),
+];
+
+const registry = createRegistry(bundledModels, { runtimeFor: edgeRuntimes() });
+const model = registry.get("fraud-gru") as RegisteredModel & { manifest: FraudScoringManifest };
+
+describe("the attribution batch split at the scored step", () => {
+  it("scores every row as one run of the whole batch does, exactly", async () => {
+    const { attribution_prefix: prefix, attribution_step: step } = model.runtime.graphs ?? {};
+    expect(prefix).toBeDefined();
+    expect(step).toBeDefined();
+    let runs = 0;
+    const counted = (graph: TensorCapability | undefined): TensorCapability => ({
+      run: (feeds, options) => {
+        runs++;
+        return graph!.run(feeds, options);
+      },
+    });
+    const split = createFraudScorer({
+      ...model,
+      runtime: {
+        ...model.runtime,
+        graphs: { attribution_prefix: counted(prefix), attribution_step: counted(step) },
+      },
+    });
+    const whole = createFraudScorer({ ...model, runtime: { ...model.runtime, graphs: undefined } });
+    await split.load();
+    const scores = new Set<number>();
+    for (const account of accounts) {
+      const before = runs;
+      const [fromSplit, fromWhole] = [await split.explain(account), await whole.explain(account)];
+      expect(runs).toBe(before + 2); // the prefix, then the step; the whole graph not at all
+      expect(fromSplit).toEqual(fromWhole);
+      scores.add(fromSplit.score);
+    }
+    // The fixtures hold attacks and ordinary payments: not one score for all.
+    expect(scores.size).toBeGreaterThan(accounts.length / 2);
+  });
+});
