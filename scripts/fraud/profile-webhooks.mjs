@@ -36,7 +36,8 @@ const STAGES = [
     /wasm-function|ort-runtime|onnxruntime|\bInferenceSession\b|\bsession\.run\b/,
   ],
   ["featurizing", /\bbuildWindows\b|\bfeaturize|\bencodeDigits|\bwindows\b/],
-  ["outbox / D1", /\bflush\b|\bcopyToD1\b|\balarm\b|\bstatementFor\b/],
+  // d1-api: the D1 binding's own JS, whose continuations run with no frame of ours above them.
+  ["outbox / D1", /\bflush\b|\bcopyToD1\b|\balarm\b|\bstatementFor\b|d1-api/],
   ["Durable Object transaction", /\bCardHistory\b|\bprepare\b|\bcommit\b|transactionSync/],
   ["signature", /\bverifyStripe\b|constructEvent|computeSignature|SubtleCrypto|\bverifyHeader/],
   ["parsing (zod, mapping)", /safeParse|\bparse\b|\bsourceOf\b|\bfromIssuingAuthorization\b|_zod/],
