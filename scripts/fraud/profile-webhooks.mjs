@@ -3,9 +3,12 @@
 // `wrangler dev --inspector-port`) across signed Stripe issuing_authorization.request events at
 // C in flight, each sample charged to a stage by the functions on its stack (HTTP, signature,
 // parsing, featurizing, Durable Object transaction, model, outbox / D1, garbage collection).
+// --heap: what the decisions allocate instead (V8's sampling heap profiler, every object counted
+// whether or not a collection took it since), in KB a decision by the same stages: what fills the
+// young generation, whose collections promote what in-flight decisions hold.
 // Usage: node scripts/fraud/profile-webhooks.mjs [--events 300 --concurrency 16 --interval 100
 //   --top 25 --stage HTTP (the functions list: only that stage's) --bundled (the deploy bundle in
-//   workerd alone, scripts/lib/workerd-bundle.mjs, instead of wrangler dev)]
+//   workerd alone, scripts/lib/workerd-bundle.mjs, instead of wrangler dev) --heap]
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { startBundledWorker } from "../lib/workerd-bundle.mjs";
@@ -21,6 +24,7 @@ const { values: options } = parseArgs({
     top: { type: "string", default: "25" },
     stage: { type: "string" },
     bundled: { type: "boolean", default: false },
+    heap: { type: "boolean", default: false },
   },
 });
 const EVENTS = Number(options.events);
@@ -70,9 +74,18 @@ const worker = options.bundled
 try {
   for (let i = 0; i < 30; i++) await deliver(worker.url, 100_000 + i);
   const session = await inspector(worker.inspectorUrl);
-  await session.send("Profiler.enable");
-  await session.send("Profiler.setSamplingInterval", { interval: Number(options.interval) });
-  await session.send("Profiler.start");
+  if (options.heap) {
+    await session.send("HeapProfiler.enable");
+    await session.send("HeapProfiler.startSampling", {
+      samplingInterval: 512,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  } else {
+    await session.send("Profiler.enable");
+    await session.send("Profiler.setSamplingInterval", { interval: Number(options.interval) });
+    await session.send("Profiler.start");
+  }
   let next = 0;
   await Promise.all(
     Array.from({ length: Number(options.concurrency) }, async () => {
@@ -80,14 +93,52 @@ try {
     }),
   );
   await new Promise((resolve) => setTimeout(resolve, 500)); // the outbox alarms after the last
-  const { profile } = await session.send("Profiler.stop");
-  session.close();
-  summarise(profile);
+  if (options.heap) {
+    const { profile } = await session.send("HeapProfiler.stopSampling");
+    session.close();
+    summarise(flatHeap(profile), {
+      what: "JS heap allocated",
+      unit: "KB",
+      scale: 1 / 1024,
+      how: "V8's sampling heap profiler, one sample every 512 bytes",
+    });
+  } else {
+    const { profile } = await session.send("Profiler.stop");
+    session.close();
+    // Each sample weighs the time until the next one.
+    const weights = profile.samples.map((id, i) => [id, (profile.timeDeltas[i + 1] ?? 0) / 1000]);
+    summarise(
+      { nodes: profile.nodes, weights },
+      {
+        what: "CPU",
+        unit: "ms",
+        scale: 1,
+        how: `V8 sampling every ${options.interval} µs`,
+      },
+    );
+  }
 } finally {
   await worker.stop();
 }
 
-function summarise(profile) {
+/** The sampling heap profile's tree as a CPU profile's flat nodes, each weighing its own bytes. */
+function flatHeap(profile) {
+  const nodes = [];
+  const weights = [];
+  const visit = (node) => {
+    nodes.push({ ...node, children: node.children.map((child) => child.id) });
+    if (node.selfSize > 0) weights.push([node.id, node.selfSize]);
+    for (const child of node.children) visit(child);
+  };
+  visit(profile.head);
+  return { nodes, weights };
+}
+
+/**
+ * Each weight (a CPU sample's ms, an allocation's bytes) charged to its node's stage and function,
+ * per decision.
+ */
+function summarise(profile, { what, unit, scale, how }) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map();
   for (const node of profile.nodes)
@@ -123,27 +174,29 @@ function summarise(profile) {
   };
   const stages = new Map();
   const functions = new Map();
-  profile.samples.forEach((id, i) => {
-    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
-    stages.set(stage(id), (stages.get(stage(id)) ?? 0) + ms);
-    if (options.stage !== undefined && !stage(id).startsWith(options.stage)) return;
+  for (const [id, amount] of profile.weights) {
+    const weight = amount * scale;
+    stages.set(stage(id), (stages.get(stage(id)) ?? 0) + weight);
+    if (options.stage !== undefined && !stage(id).startsWith(options.stage)) continue;
     const name = `${frame(byId.get(id))} ← ${caller(id)}`;
-    functions.set(name, (functions.get(name) ?? 0) + ms);
-  });
+    functions.set(name, (functions.get(name) ?? 0) + weight);
+  }
   const busy = [...stages].filter(([name]) => name !== "(idle)");
-  const total = busy.reduce((sum, [, ms]) => sum + ms, 0);
+  const total = busy.reduce((sum, [, amount]) => sum + amount, 0);
   console.log(
-    `\nWorker isolate CPU per decision by stage (${EVENTS} signed Issuing authorizations, ` +
-      `${options.concurrency} in flight, V8 sampling every ${options.interval} µs):`,
+    `\nWorker isolate ${what} per decision by stage (${EVENTS} signed Issuing authorizations, ` +
+      `${options.concurrency} in flight, ${how}):`,
   );
-  console.log("| stage | ms per decision | share |\n|---|---|---|");
-  for (const [name, ms] of busy.sort((a, b) => b[1] - a[1]))
-    console.log(`| ${name} | ${(ms / EVENTS).toFixed(3)} | ${((100 * ms) / total).toFixed(0)}% |`);
+  console.log(`| stage | ${unit} per decision | share |\n|---|---|---|`);
+  for (const [name, amount] of busy.sort((a, b) => b[1] - a[1]))
+    console.log(
+      `| ${name} | ${(amount / EVENTS).toFixed(3)} | ${((100 * amount) / total).toFixed(0)}% |`,
+    );
   console.log(`| total | ${(total / EVENTS).toFixed(3)} | 100% |`);
-  console.log("\nself time by function, ms per decision:");
-  for (const [name, ms] of [...functions]
+  console.log(`\n${what} by function (its own, not its callees'), ${unit} per decision:`);
+  for (const [name, amount] of [...functions]
     .filter(([name]) => !name.startsWith("(idle)"))
     .sort((a, b) => b[1] - a[1])
     .slice(0, Number(options.top)))
-    console.log(`${(ms / EVENTS).toFixed(3).padStart(8)}  ${name}`);
+    console.log(`${(amount / EVENTS).toFixed(3).padStart(8)}  ${name}`);
 }

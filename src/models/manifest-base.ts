@@ -8,39 +8,26 @@ export const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "a lowercase hex 
 /** How a model of ours was made; third-party (raw) models have no training of ours. */
 export const TrainingSchema = z.object({ script: z.string(), architecture: z.string() }).loose();
 
-/** One ONNX graph of a model: its file (sha256-verified before use) and its signature. */
-export const GraphSchema = z.object({
+/** A file of the model (or the one a graph was made from, as it was then): name, sha256, size. */
+const FileSchema = z.object({
   file: z.string().min(1),
   sha256: Sha256Schema,
   bytes: z.number().int().positive(),
+});
+
+/** One ONNX graph of a model: its file (sha256-verified before use) and its signature. */
+export const GraphSchema = FileSchema.extend({
   inputs: z.array(TensorSpecSchema).min(1),
   outputs: z.array(TensorSpecSchema).min(1),
   /** Set when the file was optimized at build time (scripts/optimize-graphs.mjs) from
    * `source`: the edge then creates its session with optimization disabled. */
   optimized: z
-    .object({
-      level: z.enum(["basic", "extended"]),
-      by: z.string(),
-      source: z.object({
-        file: z.string().min(1),
-        sha256: Sha256Schema,
-        bytes: z.number().int().positive(),
-      }),
-    })
+    .object({ level: z.enum(["basic", "extended"]), by: z.string(), source: FileSchema })
     .optional(),
   /** Set when the file was cut out of another of the model's graphs at build time (its nodes
    * and weights as they are there; e.g. scripts/fraud/split-attribution.py): the edge creates
    * its session with optimization disabled, as for the graph it was cut from. */
-  derived: z
-    .object({
-      by: z.string(),
-      source: z.object({
-        file: z.string().min(1),
-        sha256: Sha256Schema,
-        bytes: z.number().int().positive(),
-      }),
-    })
-    .optional(),
+  derived: z.object({ by: z.string(), source: FileSchema }).optional(),
 });
 export type Graph = z.infer<typeof GraphSchema>;
 
