@@ -35,14 +35,17 @@ const SECRET = "whsec_profile";
  * (function name or script) on the sample's stack takes the sample.
  */
 const STAGES = [
+  // explain, attribution*: the model's inputs and outputs around its runs (ORT's own JS glue is
+  // minified in the bundle, so its frames are found by what called them).
   [
-    "model (ORT run)",
-    /wasm-function|ort-runtime|onnxruntime|\bInferenceSession\b|\bsession\.run\b/,
+    "model (ORT run, its inputs and outputs)",
+    /wasm-function|ort-runtime|onnxruntime|\bInferenceSession\b|\bsession\.run\b|\bexplain\b|\battribution|\battribute\b|\bscoredRows\b|\bstates\b/,
   ],
   ["featurizing", /\bbuildWindows\b|\bfeaturize|\bencodeDigits|\bwindows\b/],
   // d1-api: the D1 binding's own JS, whose continuations run with no frame of ours above them.
   ["outbox / D1", /\bflush\b|\bcopyToD1\b|\balarm\b|\bstatementFor\b|d1-api/],
   ["Durable Object transaction", /\bCardHistory\b|\bprepare\b|\bcommit\b|transactionSync/],
+  ["rules and reasons", /\bruleInputs\b|\bapplyRules\b|\breasonsFor\b|\bdescribe\d*\b/],
   ["signature", /\bverifyStripe\b|constructEvent|computeSignature|SubtleCrypto|\bverifyHeader/],
   ["parsing (zod, mapping)", /safeParse|\bparse\b|\bsourceOf\b|\bfromIssuingAuthorization\b|_zod/],
 ];
@@ -69,7 +72,13 @@ execFileSync(
 );
 const vars = { STRIPE_WEBHOOK_SECRET: SECRET };
 const worker = options.bundled
-  ? await startBundledWorker({ persistTo: state, vars, inspectorPort: await freePort() })
+  ? // Unminified, so the stages can find the bundle's own functions by name.
+    await startBundledWorker({
+      persistTo: state,
+      vars,
+      inspectorPort: await freePort(),
+      minify: false,
+    })
   : await startWranglerDev({ persistTo: state, vars, inspector: true });
 try {
   for (let i = 0; i < 30; i++) await deliver(worker.url, 100_000 + i);

@@ -46,11 +46,13 @@ function moduleType(file, rules) {
 /**
  * Bundles the Worker of `config` and serves it in workerd.
  * @param {{ config?: string, vars: Record<string, string>, persistTo: string, cwd?: string,
- *   inspectorPort?: number, traceGc?: boolean }} options Its API_KEYS: `vars`' own, or a fresh key
+ *   inspectorPort?: number, traceGc?: boolean, minify?: boolean }} options Its API_KEYS: `vars`' own, or a fresh key
  *   (`headers` send it), whatever .dev.vars holds. `cwd`: the checkout to bundle (default: this
  *   one); `config` is relative to it. `inspectorPort`: the devtools inspector there
  *   (`inspectorUrl`, the Worker's). `traceGc`: workerd runs with V8's `--trace-gc`, which only
  *   prints each collection (`gcLines()`: the lines so far, every isolate's; see gc-trace.mjs).
+ *   `minify: false`: the bundle unminified whatever the configuration says (profiles that name
+ *   the bundle's own functions).
  * @returns {Promise<{ url: string, pid: number, apiKey: string, inspectorUrl?: string,
  *   headers: { authorization: string }, gcLines: () => string[], stop: () => Promise<void> }>}
  *   `pid`: the workerd process
@@ -62,13 +64,16 @@ export async function startBundledWorker({
   cwd = process.cwd(),
   inspectorPort,
   traceGc = false,
+  minify,
 }) {
   const keyed = withApiKey(vars);
   const outdir = mkdtempSync(join(tmpdir(), "workerd-bundle-"));
-  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, "--config", config], {
-    stdio: "ignore",
-    cwd,
-  });
+  const minifyFlag = minify === undefined ? [] : [minify ? "--minify" : "--no-minify"];
+  execFileSync(
+    "npx",
+    ["wrangler", "deploy", "--dry-run", "--outdir", outdir, "--config", config, ...minifyFlag],
+    { stdio: "ignore", cwd },
+  );
   const { workerOptions } = unstable_getMiniflareWorkerOptions(resolve(cwd, config));
   const { modulesRules: rules = [], ...options } = workerOptions;
   const files = readdirSync(outdir).filter(

@@ -148,9 +148,10 @@ export function attributionSplitter(window: number, features: FraudFeatures) {
     states(prefix: Float32Array): { data: Float32Array; shape: [number, number, number] } {
       const size = prefix.length / 2;
       const data = new Float32Array(rows.length * size);
-      rows.forEach(({ history }, r) =>
-        data.set(prefix.subarray(history ? 0 : size, history ? size : 2 * size), r * size),
-      );
+      rows.forEach(({ history }, r) => {
+        const from = history ? 0 : size;
+        for (let i = 0; i < size; i++) data[r * size + i] = prefix[from + i] ?? Number.NaN;
+      });
       return { data, shape: [1, rows.length, size] };
     },
   };
