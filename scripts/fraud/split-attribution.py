@@ -1,23 +1,26 @@
-"""Split the fraud model's INT8 graph at its last step, for attributions with a shared prefix.
+"""Cut the fraud model's INT8 graph at its last step, for attributions with a shared prefix.
 
 Usage: /usr/bin/python3 scripts/fraud/split-attribution.py models/fraud-gru
-  (writes attribution.prefix.onnx and attribution.step.onnx beside the manifest's "model" graph,
-  and their entries, attribution_prefix and attribution_step, in its manifest)
+  (writes attribution.onnx beside the manifest's "model" graph, and its entry, attribution, in
+  its manifest)
 
 Why: a decision's attribution batch has 14 rows that differ only in the scored (last) step; their
 earlier steps are either the card's history (7 rows) or all zeros (7 rows). The whole graph runs
-all 14 rows through all 7 steps of both GRU layers. Split at the last step instead:
+all 14 rows through all 7 steps of both GRU layers. The attribution graph instead runs, in one
+session run:
 
-    prefix  transactions [7, B, 180] -> h1, h2 [1, B, 64]: both layers' states after step 6 of 7
-            (the graph's own nodes up to there; layer 2's input projection needs layer 1's
-            last step, so that one is computed too)
-    step    step [1, B, 180], h1, h2 -> scores [B]: the last step of both layers and the head,
-            the graph's own nodes, with the two input projections (ih, ih_1) applied to the one
-            step instead of all seven (the same QuantizeLinear constants and weights)
+    prefix  transactions [7, P, 180] -> both layers' states after step 6 of 7 (the graph's own
+            nodes up to there; layer 2's input projection needs layer 1's last step, so that one
+            is computed too), for the P distinct prefixes (the window, and no history at all)
+    gather  state_rows [R] (int64): the prefix row each of the R rows starts from
+    step    step [1, R, 180] and those states -> scores [R]: the last step of both layers and the
+            head, the graph's own nodes, with the two input projections (ih, ih_1) applied to
+            the one step instead of all seven (the same QuantizeLinear constants and weights)
 
-Every op is row-wise (static INT8 activations: fixed scales and zero points), so step(last row,
-prefix(window)) computes the same numbers as the whole graph, row by row.
-test/unit/tasks/fraud/attribution-split.test.ts holds the two to each other.
+Every op is row-wise (static INT8 activations: fixed scales and zero points), so each row's score
+is the whole graph's for that row's window, exactly. The step part's batch dimension is named
+"rows", the prefix's "batch": ORT plans buffers by those names, and the two differ.
+test/unit/tasks/fraud/attribution-split.test.ts holds the two graphs to each other.
 """
 import hashlib
 import json
@@ -28,7 +31,7 @@ import onnx
 from onnx import helper
 
 
-def split(source, prefix_path, step_path):
+def split(source, path):
     model = onnx.load(source)
     graph = model.graph
     producer = {out: node for node in graph.node for out in node.output}
@@ -114,19 +117,10 @@ def split(source, prefix_path, step_path):
         out.ir_version = model.ir_version
         return out
 
-    state = lambda n: helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [1, "batch", 64])
-
-    # prefix: the states after step `last - 1`.
+    # prefix: the states after step `last - 1`, for each of the P prefix rows.
     prefix_nodes = needed([h1_before, h2_before], {x})
-    prefix = build(
-        "attribution_prefix",
-        prefix_nodes,
-        [helper.make_tensor_value_info(x, onnx.TensorProto.FLOAT, [steps, "batch", 180])],
-        [state("h1"), state("h2")],
-        {h1_before: "h1", h2_before: "h2"},
-    )
 
-    # step: the last step from the states, each projection applied to the one step.
+    # step: the last step from the gathered states, each projection applied to the one step.
     cut = {
         ih[3][0].output[last],
         ih[3][1].output[last],
@@ -155,21 +149,44 @@ def split(source, prefix_path, step_path):
         nodes[2].input[0] = nodes[1].output[0]
         return nodes
 
-    step = build(
-        "attribution_step",
-        one_step(ih, "step", "step_ih") + one_step(ih_1, h1_last, "step_ih_1") + step_nodes,
+    # The step part's tensors and nodes are renamed "step/…": some of its nodes (layer 1's last
+    # step) are also in the prefix part, over the prefix rows.
+    step_part = one_step(ih, "step", "step_ih") + one_step(ih_1, h1_last, "step_ih_1") + [
+        copy_of(node) for node in step_nodes
+    ]
+    made = {out for node in step_part for out in node.output}
+    states = {h1_before: "step/h1", h2_before: "step/h2"}
+    for node in step_part:
+        node.name = node.name if node.name.startswith("step") else f"step/{node.name}"
+        node.input[:] = [
+            states.get(i, f"step/{i}" if i in made and i != scores else i) for i in node.input
+        ]
+        node.output[:] = [o if o == scores else f"step/{o}" for o in node.output]
+    gathers = [
+        helper.make_node("Gather", [state, "state_rows"], [gathered], name=f"gather {gathered}", axis=1)
+        for state, gathered in states.items()
+    ]
+    dims = lambda *shape: shape
+    attribution = build(
+        "attribution",
+        prefix_nodes + gathers + step_part,
         [
-            helper.make_tensor_value_info("step", onnx.TensorProto.FLOAT, [1, "batch", 180]),
-            state("h1"),
-            state("h2"),
+            helper.make_tensor_value_info(x, onnx.TensorProto.FLOAT, dims(steps, "batch", 180)),
+            helper.make_tensor_value_info("step", onnx.TensorProto.FLOAT, dims(1, "rows", 180)),
+            helper.make_tensor_value_info("state_rows", onnx.TensorProto.INT64, dims("rows")),
         ],
-        [helper.make_tensor_value_info(scores, onnx.TensorProto.FLOAT, ["batch"])],
-        {h1_before: "h1", h2_before: "h2"},
+        [helper.make_tensor_value_info(scores, onnx.TensorProto.FLOAT, dims("rows"))],
+        {},
     )
-    for out, path in ((prefix, prefix_path), (step, step_path)):
-        onnx.save(out, path)
-        print(f"{path}: {len(out.graph.node)} nodes")
+    onnx.save(attribution, path)
+    print(f"{path}: {len(attribution.graph.node)} nodes")
     return steps
+
+
+def copy_of(node):
+    copy = onnx.NodeProto()
+    copy.CopyFrom(node)
+    return copy
 
 
 def described(path):
@@ -184,31 +201,24 @@ def main(directory):
     source = os.path.join(directory, graph["file"])
     if described(source)["sha256"] != graph["sha256"]:
         raise SystemExit(f"{source} does not match the manifest's sha256")
-    prefix_path = os.path.join(directory, "attribution.prefix.onnx")
-    step_path = os.path.join(directory, "attribution.step.onnx")
-    steps = split(source, prefix_path, step_path)
+    path = os.path.join(directory, "attribution.onnx")
+    steps = split(source, path)
     features = graph["inputs"][0]["shape"][2]
-    state = lambda name: {"name": name, "datatype": "FP32", "shape": [1, -1, 64]}
-    derived = {"by": "scripts/fraud/split-attribution.py", "source": described(source)}
-    manifest["graphs"]["attribution_prefix"] = {
-        **described(prefix_path),
-        "inputs": graph["inputs"],
-        "outputs": [state("h1"), state("h2")],
-        "derived": derived,
-    }
-    manifest["graphs"]["attribution_step"] = {
-        **described(step_path),
+    manifest["graphs"].pop("attribution_prefix", None)
+    manifest["graphs"].pop("attribution_step", None)
+    manifest["graphs"]["attribution"] = {
+        **described(path),
         "inputs": [
+            graph["inputs"][0],
             {"name": "step", "datatype": "FP32", "shape": [1, -1, features]},
-            state("h1"),
-            state("h2"),
+            {"name": "state_rows", "datatype": "INT64", "shape": [-1]},
         ],
         "outputs": graph["outputs"],
-        "derived": derived,
+        "derived": {"by": "scripts/fraud/split-attribution.py", "source": described(source)},
     }
     with open(manifest_path, "w") as out:
         out.write(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-    print(f"{manifest_path}: graphs attribution_prefix and attribution_step ({steps} steps split at the last)")
+    print(f"{manifest_path}: graph attribution ({steps} steps, cut at the last)")
 
 
 if __name__ == "__main__":

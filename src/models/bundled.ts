@@ -5,8 +5,7 @@ import digitManifest from "../../models/digit-classifier/manifest.json";
 import digitModel from "../../models/digit-classifier/model.int8.onnx";
 import fraudManifest from "../../models/fraud-gru/manifest.json";
 import fraudModel from "../../models/fraud-gru/model.int8.opt.onnx";
-import fraudPrefix from "../../models/fraud-gru/attribution.prefix.onnx";
-import fraudStep from "../../models/fraud-gru/attribution.step.onnx";
+import fraudAttribution from "../../models/fraud-gru/attribution.onnx";
 import spamManifest from "../../models/spam-classifier/manifest.json";
 import spamModel from "../../models/spam-classifier/model.int8.opt.onnx";
 import spamTokenizer from "../../models/spam-classifier/tokenizer.bin";
@@ -24,9 +23,8 @@ export const bundledModels: readonly ModelEntry[] = [
     manifest: fraudManifest,
     files: {
       "model.int8.opt.onnx": fraudModel,
-      // The attribution batch's two graphs, split at the scored step.
-      "attribution.prefix.onnx": fraudPrefix,
-      "attribution.step.onnx": fraudStep,
+      // The attribution batch's graph, cut at the scored step.
+      "attribution.onnx": fraudAttribution,
     },
   },
   { manifest: digitManifest, files: { "model.int8.onnx": digitModel } },

@@ -24,9 +24,9 @@ export type GraphLoader = (graph: string) => Promise<Uint8Array>;
 /** The origin of each model (per-model settings fall back to the global ones). */
 export type OriginFor = (model: string) => OriginConfig;
 
-/** Graphs a fraud model runs beside its primary one: its attribution batch, split at the scored
- * step (src/tasks/fraud/attribution.ts). A manifest without them keeps the whole-batch run. */
-const FRAUD_GRAPHS = ["attribution_prefix", "attribution_step"] as const;
+/** Graphs a fraud model runs beside its primary one: its attribution batch, cut at the scored
+ * step (src/tasks/fraud/attribution.ts). A manifest without it keeps the whole-batch run. */
+const FRAUD_GRAPHS = ["attribution"] as const;
 
 /** `primary` with the model's declared FRAUD_GRAPHS, each in a session of its own. */
 function withGraphs(

@@ -69,7 +69,7 @@ export interface InferenceRuntime {
   stillLoaded?(): boolean;
   readonly tensors?: TensorCapability;
   /** The model's other graphs that run beside its primary one, by their names in the manifest
-   * (fraud-scoring: attribution_prefix and attribution_step); load() loads them too. */
+   * (fraud-scoring: attribution); load() loads them too. */
   readonly graphs?: Readonly<Record<string, TensorCapability>>;
   readonly generation?: GenerationCapability;
   readonly tensorStream?: TensorStreamCapability;

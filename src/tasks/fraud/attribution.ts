@@ -120,40 +120,33 @@ function rowLayout(features: FraudFeatures) {
 }
 
 /**
- * The attribution batch as two runs of the model split at its scored step
- * (scripts/fraud/split-attribution.py): the rows differ only in that step, and their earlier
- * steps are either the card's history or all zeros. So the prefix graph runs two rows (the
- * window, and no history at all) up to the scored step, and the step graph runs every row's
- * scored step from the state its history left: the same scores as the whole batch, with a
- * seventh of its recurrent work.
+ * The attribution batch as one run of the model cut at its scored step (the model's attribution
+ * graph, scripts/fraud/split-attribution.py): the rows differ only in that step, and their
+ * earlier steps are either the card's history or all zeros. So the graph runs two prefixes (the
+ * window, and no history at all) up to the scored step, and every row's scored step from the
+ * state its prefix left: the same scores as the whole batch, with a seventh of its recurrent work.
  */
 export function attributionSplitter(window: number, features: FraudFeatures) {
   const width = features.count;
   const { rows, scoredRows } = rowLayout(features);
+  /** The prefix each row starts from: 0, the window's history; 1, none. */
+  const stateRows = BigInt64Array.from(rows, ({ history }) => (history ? 0n : 1n));
   return {
-    /** The prefix's input [window, 2, F]: the window, then no history (zeros). */
+    /** The prefixes [window, 2, F]: the window, then no history (zeros). */
     prefix(single: Float32Array): { data: Float32Array; shape: [number, number, number] } {
       const data = new Float32Array(window * 2 * width);
       for (let step = 0; step < window; step++)
         data.set(single.subarray(step * width, (step + 1) * width), step * 2 * width);
       return { data, shape: [window, 2, width] };
     },
-    /** The step graph's input [1, rows, F]: every row's scored step. */
+    /** Every row's scored step [1, rows, F]. */
     step(single: Float32Array): { data: Float32Array; shape: [number, number, number] } {
       const data = new Float32Array(rows.length * width);
       scoredRows(data, 0, single.subarray((window - 1) * width));
       return { data, shape: [1, rows.length, width] };
     },
-    /** Each row's state [1, rows, H] from the prefix's [1, 2, H]: its history's, or none's. */
-    states(prefix: Float32Array): { data: Float32Array; shape: [number, number, number] } {
-      const size = prefix.length / 2;
-      const data = new Float32Array(rows.length * size);
-      rows.forEach(({ history }, r) => {
-        const from = history ? 0 : size;
-        for (let i = 0; i < size; i++) data[r * size + i] = prefix[from + i] ?? Number.NaN;
-      });
-      return { data, shape: [1, rows.length, size] };
-    },
+    /** Which prefix each row starts from [rows] (the same for every batch). */
+    stateRows: { data: stateRows, shape: [rows.length] },
   };
 }
 

@@ -45,42 +45,35 @@ export function labelFor(
 }
 
 /**
- * The attribution batch's scores from the model split at its scored step (the runtime's
- * attribution_prefix and attribution_step graphs): the same scores as one run of the whole batch
+ * The attribution batch's scores from the model cut at its scored step (the runtime's
+ * attribution graph): the same scores as one run of the whole batch
  * (test/unit/tasks/fraud/attribution-split.test.ts), a seventh of its recurrent work.
- * Undefined where the runtime has no such graphs.
+ * Undefined where the runtime has no such graph.
  */
 function attributionRuns(
   graphs: Readonly<Record<string, TensorCapability>> | undefined,
   manifest: FraudScoringManifest,
 ): ((single: Float32Array, signal?: AbortSignal) => Promise<Float32Array>) | undefined {
-  const prefix = graphs?.attribution_prefix;
-  const step = graphs?.attribution_step;
-  if (prefix === undefined || step === undefined) return undefined;
+  const graph = graphs?.attribution;
+  if (graph === undefined) return undefined;
   const inputs = attributionSplitter(manifest.window, manifest.features);
   const fp32 = ({ data, shape }: { data: Float32Array; shape: number[] }) => ({
     datatype: "FP32" as const,
     shape,
     data,
   });
-  const floats = (data: unknown, what: string): Float32Array => {
-    if (data instanceof Float32Array) return data;
-    throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no ${what}`);
-  };
   return async (single, signal) => {
-    const { outputs: states } = await prefix.run(
-      { transactions: fp32(inputs.prefix(single)) },
-      { signal },
-    );
-    const { outputs } = await step.run(
+    const { outputs } = await graph.run(
       {
+        transactions: fp32(inputs.prefix(single)),
         step: fp32(inputs.step(single)),
-        h1: fp32(inputs.states(floats(states.h1?.data, "h1"))),
-        h2: fp32(inputs.states(floats(states.h2?.data, "h2"))),
+        state_rows: { datatype: "INT64", ...inputs.stateRows },
       },
       { signal },
     );
-    return floats(outputs.scores?.data, "scores");
+    const scores = outputs.scores?.data;
+    if (scores instanceof Float32Array) return scores;
+    throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no scores`);
   };
 }
 

@@ -1,6 +1,6 @@
-// The attribution batch split at the scored step, inside workerd: the fraud model's
-// attribution_prefix and attribution_step graphs give exactly the scores one run of the whole
-// batch gives, row by row, so every score, contribution and reason is what it was.
+// The attribution batch cut at the scored step, inside workerd: the fraud model's attribution
+// graph gives exactly the scores one run of the whole batch gives, row by row, so every score,
+// contribution and reason is what it was.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import windows from "../../fixtures/fraud-gru/windows.json";
@@ -29,24 +29,20 @@ const accounts = [
 const registry = createRegistry(bundledModels, { runtimeFor: edgeRuntimes() });
 const model = registry.get("fraud-gru") as RegisteredModel & { manifest: FraudScoringManifest };
 
-describe("the attribution batch split at the scored step", () => {
+describe("the attribution batch cut at the scored step", () => {
   it("scores every row as one run of the whole batch does, exactly", async () => {
-    const { attribution_prefix: prefix, attribution_step: step } = model.runtime.graphs ?? {};
-    expect(prefix).toBeDefined();
-    expect(step).toBeDefined();
+    const attribution = model.runtime.graphs?.attribution;
+    expect(attribution).toBeDefined();
     let runs = 0;
-    const counted = (graph: TensorCapability | undefined): TensorCapability => ({
+    const counted: TensorCapability = {
       run: (feeds, options) => {
         runs++;
-        return graph!.run(feeds, options);
+        return attribution!.run(feeds, options);
       },
-    });
+    };
     const split = createFraudScorer({
       ...model,
-      runtime: {
-        ...model.runtime,
-        graphs: { attribution_prefix: counted(prefix), attribution_step: counted(step) },
-      },
+      runtime: { ...model.runtime, graphs: { attribution: counted } },
     });
     const whole = createFraudScorer({ ...model, runtime: { ...model.runtime, graphs: undefined } });
     await split.load();
@@ -54,7 +50,7 @@ describe("the attribution batch split at the scored step", () => {
     for (const account of accounts) {
       const before = runs;
       const [fromSplit, fromWhole] = [await split.explain(account), await whole.explain(account)];
-      expect(runs).toBe(before + 2); // the prefix, then the step; the whole graph not at all
+      expect(runs).toBe(before + 1); // the attribution graph once, the whole graph not at all
       expect(fromSplit).toEqual(fromWhole);
       scores.add(fromSplit.score);
     }

@@ -118,8 +118,8 @@ describe("preloaded models", () => {
       const app = createApp(() => services);
       expect((await app.request(request("/v2/models/fraud-gru/ready"), {}, env)).status).toBe(200);
       expect(services.get("fraud-gru")?.state()).toBe("ready");
-      // Its graph and the attribution's two (attribution_prefix, attribution_step).
-      expect(wasmSessionsCreated()).toBe(sessions + 3);
+      // Its graph and its attribution graph.
+      expect(wasmSessionsCreated()).toBe(sessions + 2);
     },
   );
 

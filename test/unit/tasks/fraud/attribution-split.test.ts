@@ -1,6 +1,6 @@
-// The fraud model split at its scored step (scripts/fraud/split-attribution.py), run by
-// onnxruntime-web in Node: over random windows, with history, part history and none, the prefix
-// and step graphs give exactly the whole graph's scores for every row of the attribution batch.
+// The fraud model cut at its scored step (scripts/fraud/split-attribution.py), run by
+// onnxruntime-web in Node: over random windows, with history, part history and none, the
+// attribution graph gives exactly the whole graph's scores for every row of the attribution batch.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-web";
@@ -30,19 +30,14 @@ const random = () => {
 };
 
 describe("the attribution split", () => {
-  let sessions: Record<"whole" | "prefix" | "step", ort.InferenceSession>;
+  let sessions: Record<"whole" | "attribution", ort.InferenceSession>;
   beforeAll(async () => {
     ort.env.wasm.numThreads = 1;
-    sessions = {
-      whole: await session("model"),
-      prefix: await session("attribution_prefix"),
-      step: await session("attribution_step"),
-    };
+    sessions = { whole: await session("model"), attribution: await session("attribution") };
   });
 
-  it("derives both graphs from the shipped one", () => {
-    for (const graph of ["attribution_prefix", "attribution_step"])
-      expect(manifest.graphs[graph]?.derived?.source.sha256).toBe(manifest.graphs.model?.sha256);
+  it("derives the graph from the shipped one", () => {
+    expect(manifest.graphs.attribution?.derived?.source.sha256).toBe(manifest.graphs.model?.sha256);
   });
 
   it("scores 60 windows' attribution rows as the whole graph does, exactly", async () => {
@@ -57,11 +52,10 @@ describe("the attribution split", () => {
         i < empty * features.count || random() > 0.12 ? 0 : random() < 0.5 ? 1 : random(),
       );
       const whole = await sessions.whole.run({ transactions: tensor(batch(single)) });
-      const states = await sessions.prefix.run({ transactions: tensor(split.prefix(single)) });
-      const scored = await sessions.step.run({
+      const scored = await sessions.attribution.run({
+        transactions: tensor(split.prefix(single)),
         step: tensor(split.step(single)),
-        h1: tensor(split.states(states.h1!.data as Float32Array)),
-        h2: tensor(split.states(states.h2!.data as Float32Array)),
+        state_rows: new ort.Tensor("int64", split.stateRows.data, split.stateRows.shape),
       });
       expect(scored.scores!.data).toEqual(whole.scores!.data);
       expect(new Set(whole.scores!.data as Float32Array).size).toBeGreaterThan(1);
