@@ -48,5 +48,5 @@ node scripts/fraud/calibrate.mjs
 node scripts/fraud/evaluate.mjs
 # The edge ships the graph optimized at build time (sessions then skip ORT's optimizer).
 node scripts/optimize-graphs.mjs models/fraud-gru
-# The attribution batch's two graphs, cut out of the optimized one at its last step.
+# The attribution batch's graph, cut out of the optimized one at its last step.
 "$PY" scripts/fraud/split-attribution.py models/fraud-gru

@@ -35,11 +35,12 @@ const SECRET = "whsec_profile";
  * (function name or script) on the sample's stack takes the sample.
  */
 const STAGES = [
-  // explain, attribution*: the model's inputs and outputs around its runs (ORT's own JS glue is
-  // minified in the bundle, so its frames are found by what called them).
+  // explain: the model's inputs and outputs around its runs (ORT's own JS glue is minified in
+  // its package, so its frames are found by what called them; featurizing, inside explain, is
+  // found first).
   [
     "model (ORT run, its inputs and outputs)",
-    /wasm-function|ort-runtime|onnxruntime|\bInferenceSession\b|\bsession\.run\b|\bexplain\b|\battribution|\battribute\b|\bscoredRows\b|\bstates\b/,
+    /wasm-function|ort-runtime|onnxruntime|\bInferenceSession\b|\bsession\.run\b|\bexplain\b/,
   ],
   ["featurizing", /\bbuildWindows\b|\bfeaturize|\bencodeDigits|\bwindows\b/],
   // d1-api: the D1 binding's own JS, whose continuations run with no frame of ours above them.

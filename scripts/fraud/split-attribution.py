@@ -85,10 +85,9 @@ def split(source, path):
 
     initializers = {init.name: init for init in graph.initializer}
 
-    def build(name, nodes, inputs, outputs, rename):
+    def build(name, nodes, inputs, outputs):
         # In an order where each node follows the nodes it reads from.
         made = {i.name for i in inputs} | set(initializers)
-        made |= {rename_from for rename_from in rename if rename[rename_from] in made}
         ordered, todo = [], list(nodes)
         while todo:
             ready = [n for n in todo if all(i in made or i == "" for i in n.input)]
@@ -98,16 +97,9 @@ def split(source, path):
                 ordered.append(node)
                 made.update(node.output)
                 todo.remove(node)
-        renamed = []
-        for node in ordered:
-            copy = onnx.NodeProto()
-            copy.CopyFrom(node)
-            copy.input[:] = [rename.get(i, i) for i in node.input]
-            copy.output[:] = [rename.get(o, o) for o in node.output]
-            renamed.append(copy)
-        used = {i for node in renamed for i in node.input}
+        used = {i for node in ordered for i in node.input}
         sub = helper.make_graph(
-            renamed,
+            ordered,
             name,
             inputs,
             outputs,
@@ -139,8 +131,7 @@ def split(source, path):
             (matmul, [f"{tag}/projected"]),
             (halves, [per_step[0].output[last], per_step[1].output[last]]),
         ):
-            copy = onnx.NodeProto()
-            copy.CopyFrom(node)
+            copy = copy_of(node)
             copy.name = f"{tag}/{node.name}"
             copy.output[:] = outputs
             nodes.append(copy)
@@ -166,17 +157,15 @@ def split(source, path):
         helper.make_node("Gather", [state, "state_rows"], [gathered], name=f"gather {gathered}", axis=1)
         for state, gathered in states.items()
     ]
-    dims = lambda *shape: shape
     attribution = build(
         "attribution",
         prefix_nodes + gathers + step_part,
         [
-            helper.make_tensor_value_info(x, onnx.TensorProto.FLOAT, dims(steps, "batch", 180)),
-            helper.make_tensor_value_info("step", onnx.TensorProto.FLOAT, dims(1, "rows", 180)),
-            helper.make_tensor_value_info("state_rows", onnx.TensorProto.INT64, dims("rows")),
+            helper.make_tensor_value_info(x, onnx.TensorProto.FLOAT, [steps, "batch", 180]),
+            helper.make_tensor_value_info("step", onnx.TensorProto.FLOAT, [1, "rows", 180]),
+            helper.make_tensor_value_info("state_rows", onnx.TensorProto.INT64, ["rows"]),
         ],
-        [helper.make_tensor_value_info(scores, onnx.TensorProto.FLOAT, dims("rows"))],
-        {},
+        [helper.make_tensor_value_info(scores, onnx.TensorProto.FLOAT, ["rows"])],
     )
     onnx.save(attribution, path)
     print(f"{path}: {len(attribution.graph.node)} nodes")
@@ -204,8 +193,6 @@ def main(directory):
     path = os.path.join(directory, "attribution.onnx")
     steps = split(source, path)
     features = graph["inputs"][0]["shape"][2]
-    manifest["graphs"].pop("attribution_prefix", None)
-    manifest["graphs"].pop("attribution_step", None)
     manifest["graphs"]["attribution"] = {
         **described(path),
         "inputs": [

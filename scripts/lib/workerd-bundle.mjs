@@ -46,8 +46,8 @@ function moduleType(file, rules) {
 /**
  * Bundles the Worker of `config` and serves it in workerd.
  * @param {{ config?: string, vars: Record<string, string>, persistTo: string, cwd?: string,
- *   inspectorPort?: number, traceGc?: boolean, minify?: boolean }} options Its API_KEYS: `vars`' own, or a fresh key
- *   (`headers` send it), whatever .dev.vars holds. `cwd`: the checkout to bundle (default: this
+ *   inspectorPort?: number, traceGc?: boolean, minify?: boolean }} options Its API_KEYS: `vars`'
+ *   own, or a fresh key (`headers` send it), whatever .dev.vars holds. `cwd`: the checkout to bundle (default: this
  *   one); `config` is relative to it. `inspectorPort`: the devtools inspector there
  *   (`inspectorUrl`, the Worker's). `traceGc`: workerd runs with V8's `--trace-gc`, which only
  *   prints each collection (`gcLines()`: the lines so far, every isolate's; see gc-trace.mjs).

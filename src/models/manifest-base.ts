@@ -31,6 +31,11 @@ export const GraphSchema = FileSchema.extend({
 });
 export type Graph = z.infer<typeof GraphSchema>;
 
+/** Whether the graph's file was made at build time (optimized or cut from another graph): its
+ * session then skips ORT's optimizer. */
+export const builtAhead = (graph: Graph): boolean =>
+  graph.optimized !== undefined || graph.derived !== undefined;
+
 /** Where a model's work runs: "wasm" in this isolate, "origin" on a GPU origin. */
 export const placements = ["wasm", "origin"] as const;
 /** How the origin is reached: OIP v2 (Triton, KServe) for tensors, vLLM's /v1/completions

@@ -11,6 +11,7 @@ import {
 } from "./single-shot-manifests";
 
 export {
+  builtAhead,
   GraphSchema,
   originProtocols,
   placements,

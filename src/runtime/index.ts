@@ -1,6 +1,6 @@
 // Picks each model's runtime from its manifest — where it runs and, on an origin, which
 // protocol reaches it — so moving a model is a manifest change, not code.
-import { primaryGraph, primaryGraphName, type Manifest } from "../models/manifest";
+import { builtAhead, primaryGraph, primaryGraphName, type Manifest } from "../models/manifest";
 import type { InferenceRuntime } from "./runtime";
 import { createOipRuntime } from "./origin/oip-runtime";
 import { NO_ORIGIN, type OriginConfig } from "./origin/origin-config";
@@ -24,40 +24,29 @@ export type GraphLoader = (graph: string) => Promise<Uint8Array>;
 /** The origin of each model (per-model settings fall back to the global ones). */
 export type OriginFor = (model: string) => OriginConfig;
 
-/** Graphs a fraud model runs beside its primary one: its attribution batch, cut at the scored
- * step (src/tasks/fraud/attribution.ts). A manifest without it keeps the whole-batch run. */
-const FRAUD_GRAPHS = ["attribution"] as const;
-
-/** `primary` with the model's declared FRAUD_GRAPHS, each in a session of its own. */
-function withGraphs(
+/** `primary` with the fraud model's attribution graph, if it declares one (its attribution
+ * batch cut at the scored step: src/tasks/fraud/attribution.ts), in a session of its own; without
+ * it the batch runs whole. */
+function withAttribution(
   primary: InferenceRuntime,
   manifest: Manifest,
   loadGraph: GraphLoader,
 ): InferenceRuntime {
-  const graphs: Record<string, InferenceRuntime> = {};
-  for (const name of FRAUD_GRAPHS) {
-    const declared = manifest.graphs[name];
-    if (declared === undefined) continue;
-    graphs[name] = createWasmRuntime({
-      inputs: declared.inputs,
-      outputs: declared.outputs,
-      loadModel: () => loadGraph(name),
-      preOptimized: declared.optimized !== undefined || declared.derived !== undefined,
-    });
-  }
-  const runtimes = Object.values(graphs);
-  if (runtimes.length === 0) return primary;
-  const tensors: Record<string, NonNullable<InferenceRuntime["tensors"]>> = {};
-  for (const [name, runtime] of Object.entries(graphs)) {
-    if (runtime.tensors === undefined) throw new Error("the WASM runtime offers tensors");
-    tensors[name] = runtime.tensors;
-  }
+  const declared = manifest.graphs.attribution;
+  if (declared === undefined) return primary;
+  const attribution = createWasmRuntime({
+    inputs: declared.inputs,
+    outputs: declared.outputs,
+    loadModel: () => loadGraph("attribution"),
+    preOptimized: builtAhead(declared),
+  });
+  if (attribution.tensors === undefined) throw new Error("the WASM runtime offers tensors");
   return {
     ...primary,
     async load(signal) {
-      await Promise.all([primary, ...runtimes].map((runtime) => runtime.load(signal)));
+      await Promise.all([primary.load(signal), attribution.load(signal)]);
     },
-    graphs: tensors,
+    graphs: { attribution: attribution.tensors },
   };
 }
 
@@ -88,9 +77,9 @@ function wasmRuntime(manifest: Manifest, loadGraph: GraphLoader): InferenceRunti
     inputs: graph.inputs,
     outputs: graph.outputs,
     loadModel: () => loadGraph(name),
-    preOptimized: graph.optimized !== undefined,
+    preOptimized: builtAhead(graph),
   });
-  if (manifest.task === "fraud-scoring") return withGraphs(tensors, manifest, loadGraph);
+  if (manifest.task === "fraud-scoring") return withAttribution(tensors, manifest, loadGraph);
   if (manifest.task !== "text-generation") return tensors;
   const decoder = tensors.tensors;
   if (decoder === undefined) throw new Error("the WASM runtime offers tensors");

@@ -168,7 +168,6 @@ export interface Attribution {
 
 /** Contributions from the scores of attributionRows(), in that order. */
 export function attribute(scores: ArrayLike<number>): Attribution {
-  const rows = ROWS;
   const n = PLAYERS.length;
   const at = (r: number) => scores[r] ?? Number.NaN;
   const baseline = at(n); // the forward path's last row: all absent
@@ -183,6 +182,6 @@ export function attribute(scores: ArrayLike<number>): Attribution {
     const reverse = at(reverseRow(k)) - at(reverseRow(k + 1));
     contributions[player] = (forward + reverse) / 2;
   });
-  if (rows.length !== 2 * n) throw new Error("attribution rows and players disagree");
+  if (ROWS.length !== 2 * n) throw new Error("attribution rows and players disagree");
   return { baseline, contributions };
 }
