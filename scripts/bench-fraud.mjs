@@ -12,7 +12,10 @@
 //             decision), so "above floor" is what deciding costs; the floor split by process
 //             (wrangler's proxy workerd, the Worker's, wrangler's Node, the load generator).
 //             --bundled: the same against the deploy bundle in workerd alone (no dev proxy, no
-//             trace collector: scripts/lib/workerd-bundle.mjs), in turns with wrangler dev.
+//             trace collector: scripts/lib/workerd-bundle.mjs) on the Worker's own socket, as a
+//             deployed Worker is reached, in turns with wrangler dev. --entry (with --bundled): the
+//             deploy bundle a second time behind Miniflare's entry Worker (how the deploy bundle
+//             was reached until 2026-12-01: an isolate of its own on the Worker's thread).
 //             --state-dir DIR: the Workers' local state (SQLite files) there, e.g. on a tmpfs.
 //             --gc (with --bundled): each deploy bundle's workerd runs with V8's --trace-gc, and
 //             the Worker isolate's collections over the whole run are printed: the full ones
@@ -21,7 +24,7 @@
 //             --baseline REF: the same for REF's code (git archive into .wrangler/, this
 //             node_modules) in alternating rounds, printed side by side as ratios
 // Usage: npm run bench:fraud [-- --events 400 --concurrency 1,16,32 --runs 300 --warmup-ms 2000
-//   --baseline 45576d7 --rounds 2 --skip-model --bundled --gc --state-dir /dev/shm/bench-fraud]
+//   --baseline 45576d7 --rounds 2 --skip-model --bundled --entry --gc --state-dir /dev/shm/bench-fraud]
 //   (../shared/external/ibm-ccf for IBM's rows)
 import { execFileSync, execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
@@ -44,6 +47,7 @@ const { values: options } = parseArgs({
     rounds: { type: "string", default: "2" },
     "skip-model": { type: "boolean", default: false },
     bundled: { type: "boolean", default: false },
+    entry: { type: "boolean", default: false },
     gc: { type: "boolean", default: false },
     "state-dir": { type: "string", default: ".wrangler" },
     runs: { type: "string", default: "300" },
@@ -160,7 +164,13 @@ function checkouts() {
   return list;
 }
 
-const HARNESSES = ["wrangler dev", ...(options.bundled ? ["deploy bundle"] : [])];
+const BEHIND_ENTRY = "deploy bundle behind Miniflare's entry";
+const HARNESSES = [
+  "wrangler dev",
+  ...(options.bundled ? ["deploy bundle"] : []),
+  ...(options.bundled && options.entry ? [BEHIND_ENTRY] : []),
+];
+const bundled = (harness) => harness !== "wrangler dev";
 /** After the decisions, how long before their CPU is read: the card's alarm copies to D1 1–2 s
  * after a commit, and that copy is part of what a decision costs. */
 const SETTLE_MS = 2500;
@@ -182,8 +192,13 @@ async function startServers(targets) {
       const server =
         harness === "wrangler dev"
           ? await startWranglerDev(start)
-          : await startBundledWorker({ ...start, traceGc: options.gc });
-      servers.push({ target, harness, server, state, cpu: meters(server, harness) });
+          : await startBundledWorker({
+              ...start,
+              traceGc: options.gc,
+              direct: harness === "deploy bundle",
+            });
+      const cpu = meters(server, bundled(harness) ? "deploy bundle" : harness);
+      servers.push({ target, harness, server, state, cpu });
       // Warm-up: payments after every measured one (2023).
       for (const request of signedRequests("decision", 200_000, 20))
         await post(server.url, request);
@@ -340,28 +355,29 @@ function printCollections(results) {
       "every cell included; a full collection stops every isolate of the process):",
   );
   console.log(
-    "| checkout | full collections | their pauses, ms | live heap after, MB | " +
-      "young collections | their pauses in all, ms | longest, ms |\n|---|---|---|---|---|---|---|",
+    "| harness | checkout | full collections | their pauses, ms | live heap after, MB | " +
+      "young collections | their pauses in all, ms | longest, ms |\n|---|---|---|---|---|---|---|---|",
   );
   // Each bundle's lines and its summary (the Worker's isolate among them), read once.
   const traced = new Map();
   for (const [s, { harness, server }] of servers.entries()) {
-    if (harness !== "deploy bundle") continue;
+    if (!bundled(harness)) continue;
     const lines = server.gcLines();
     traced.set(s, { lines, summary: gcSummary(lines) });
   }
   for (const [s, { summary: gcOf }] of traced) {
     const gc = formatGc(gcOf);
-    const { target } = servers[s];
+    const { harness, target } = servers[s];
     console.log(
-      `| ${target.name} | ${gc.full} | ${gc.fullPausesMs} | ${gc.liveAfterMb} | ${gc.young} | ` +
+      `| ${harness} | ${target.name} | ${gc.full} | ${gc.fullPausesMs} | ${gc.liveAfterMb} | ${gc.young} | ` +
         `${gc.youngTotalMs} | ${gc.youngMaxMs} |`,
     );
   }
   // A cell's p99 is one of its slowest answers: one full collection among them can set it.
   console.log(
     "\nFull collections of the Worker isolate while a cell's decisions were in flight:\n" +
-      "| in flight | checkout | full collections | their pauses, ms | p99 ms |\n|---|---|---|---|---|",
+      "| in flight | harness | checkout | full collections | their pauses, ms | p99 ms |\n" +
+      "|---|---|---|---|---|---|",
   );
   for (const [c, concurrency] of CONCURRENCY.entries())
     for (const [s, { lines, summary: gcOf }] of traced) {
@@ -371,7 +387,8 @@ function printCollections(results) {
       const p99 = summary(results[c][s].latencies).p99.toFixed(1);
       const listed = pauses.map((ms) => ms.toFixed(0)).join(", ") || "-";
       console.log(
-        `| ${concurrency} | ${servers[s].target.name} | ${pauses.length} | ${listed} | ${p99} |`,
+        `| ${concurrency} | ${servers[s].harness} | ${servers[s].target.name} | ` +
+          `${pauses.length} | ${listed} | ${p99} |`,
       );
     }
 }

@@ -73,12 +73,14 @@ execFileSync(
 );
 const vars = { STRIPE_WEBHOOK_SECRET: SECRET };
 const worker = options.bundled
-  ? // Unminified, so the stages can find the bundle's own functions by name.
+  ? // Unminified, so the stages can find the bundle's own functions by name; on the Worker's
+    // own socket, as bench:fraud's deploy bundle is reached.
     await startBundledWorker({
       persistTo: state,
       vars,
       inspectorPort: await freePort(),
       minify: false,
+      direct: true,
     })
   : await startWranglerDev({ persistTo: state, vars, inspector: true });
 try {
