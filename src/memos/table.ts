@@ -43,6 +43,11 @@ export const MEMOS = {
     built: "at the model's first call",
     bound: "the canary models; attempts within the window; D1 asked every 10 s at most",
   },
+  "runtime.batches": {
+    holds: "per dynamic batcher's name, the runs it made and the calls they answered",
+    built: "at a batcher's first run",
+    bound: "the batchers' names: one per model that batches",
+  },
   "ort.backend": {
     holds: "onnxruntime-web's one WASM instance: its memory, its readiness, sessions created",
     built: "at the isolate's start (the module's top level)",

@@ -1,5 +1,5 @@
 // GET /metrics: this isolate's figures in Prometheus text — the WASM memory onnxruntime-web holds,
-// the sessions it has created, each memo's entries, which models are loaded, failed authentications by reason, each
+// the sessions it has created, its dynamic batchers' runs and calls, each memo's entries, which models are loaded, failed authentications by reason, each
 // canary's split, attempts by version and rollback, (tasks/metrics/edge-metrics) requests, their
 // durations, tokens and time to first token — and, from D1 (shared by every isolate), the fraud
 // labels' live precision and recall over the last 30 days and the drift of the last 7 days'
@@ -7,6 +7,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { memoEntries } from "../../memos";
 import {
+  batchCounts,
   canaryMetricLines,
   canaryMonitor,
   wasmMemoryBytes,
@@ -131,6 +132,15 @@ metricsRoutes.openapi(metricsRoute, async (c) => {
       "has created in this isolate (preloaded ones at start-up).",
     "# TYPE edge_wasm_sessions_created_total counter",
     `edge_wasm_sessions_created_total ${wasmSessionsCreated()}`,
+    "# HELP edge_batch_runs_total Model runs a dynamic batcher of this isolate made (Triton's " +
+      "execution count); edge_batch_calls_total ÷ this is the mean batch.",
+    "# TYPE edge_batch_runs_total counter",
+    ...batchCounts().map(([name, { runs }]) => `edge_batch_runs_total{batcher="${name}"} ${runs}`),
+    "# HELP edge_batch_calls_total Calls those runs answered (Triton's inference count).",
+    "# TYPE edge_batch_calls_total counter",
+    ...batchCounts().map(
+      ([name, { calls }]) => `edge_batch_calls_total{batcher="${name}"} ${calls}`,
+    ),
     "# HELP edge_isolate_memo_entries Entries a memo of this isolate holds (src/memos/table.ts " +
       "says what each holds and what bounds it; weak ones cannot be counted).",
     "# TYPE edge_isolate_memo_entries gauge",

@@ -137,10 +137,13 @@ fraudRoutes.openapi(route, async (c) => {
     current: account.transaction,
   }));
   if (body.explain) {
-    const explained = [];
-    for (const account of accounts) {
-      const result = await scorer.explain(account, c.req.raw.signal);
-      explained.push({
+    // Explained together: the scorer runs the accounts of one turn as one batch.
+    const explanations = await Promise.all(
+      accounts.map((account) => scorer.explain(account, c.req.raw.signal)),
+    );
+    const explained = accounts.map((account, i) => {
+      const result = explanations[i]!;
+      return {
         transaction_id: account.current.id,
         card_id: account.current.card_id,
         score: result.score,
@@ -153,8 +156,8 @@ fraudRoutes.openapi(route, async (c) => {
         ),
         contributions: result.contributions,
         baseline_score: result.baseline,
-      });
-    }
+      };
+    });
     const { name, version } = scorer.manifest;
     return c.json({ model: name, model_version: version, results: explained }, 200);
   }

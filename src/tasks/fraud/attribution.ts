@@ -125,28 +125,42 @@ function rowLayout(features: FraudFeatures) {
  * earlier steps are either the card's history or all zeros. So the graph runs two prefixes (the
  * window, and no history at all) up to the scored step, and every row's scored step from the
  * state its prefix left: the same scores as the whole batch, with a seventh of its recurrent work.
+ * Several windows stack into one run (`batch`): window j's prefixes are batch rows 2j and 2j + 1,
+ * its attribution rows are rows j·R … j·R + R − 1 of the step, and every op is row-wise, so each
+ * window's scores are what it gets alone.
  */
 export function attributionSplitter(window: number, features: FraudFeatures) {
   const width = features.count;
   const { rows, scoredRows } = rowLayout(features);
   /** The prefix each row starts from: 0, the window's history; 1, none. */
-  const stateRows = BigInt64Array.from(rows, ({ history }) => (history ? 0n : 1n));
+  const prefixOf = rows.map(({ history }) => (history ? 0 : 1));
   return {
-    /** The prefixes [window, 2, F]: the window, then no history (zeros). */
-    prefix(single: Float32Array): { data: Float32Array; shape: [number, number, number] } {
-      const data = new Float32Array(window * 2 * width);
-      for (let step = 0; step < window; step++)
-        data.set(single.subarray(step * width, (step + 1) * width), step * 2 * width);
-      return { data, shape: [window, 2, width] };
+    /** Attribution rows per window: its scores are `scores[j·rows … (j + 1)·rows)`. */
+    rows: rows.length,
+    /**
+     * The run's inputs for windows [window, 1, F] each: `transactions` [window, 2k, F] (each
+     * window's history, then no history: zeros), `step` [1, k·rows, F] (every row's scored step)
+     * and `stateRows` [k·rows] (which prefix each row starts from).
+     */
+    batch(singles: readonly Float32Array[]) {
+      const k = singles.length;
+      const prefix = new Float32Array(window * 2 * k * width);
+      const step = new Float32Array(k * rows.length * width);
+      const stateRows = new BigInt64Array(k * rows.length);
+      singles.forEach((single, j) => {
+        for (let t = 0; t < window; t++)
+          prefix.set(single.subarray(t * width, (t + 1) * width), (t * 2 * k + 2 * j) * width);
+        scoredRows(step, j * rows.length * width, single.subarray((window - 1) * width));
+        prefixOf.forEach((p, r) => {
+          stateRows[j * rows.length + r] = BigInt(2 * j + p);
+        });
+      });
+      return {
+        transactions: { data: prefix, shape: [window, 2 * k, width] },
+        step: { data: step, shape: [1, k * rows.length, width] },
+        stateRows: { data: stateRows, shape: [k * rows.length] },
+      };
     },
-    /** Every row's scored step [1, rows, F]. */
-    step(single: Float32Array): { data: Float32Array; shape: [number, number, number] } {
-      const data = new Float32Array(rows.length * width);
-      scoredRows(data, 0, single.subarray((window - 1) * width));
-      return { data, shape: [1, rows.length, width] };
-    },
-    /** Which prefix each row starts from [rows] (the same for every batch). */
-    stateRows: { data: stateRows, shape: [rows.length] },
   };
 }
 

@@ -3,6 +3,7 @@
 import { ServiceError } from "../../errors/service-error";
 import type { FraudScoringManifest } from "../../models/manifest";
 import type { TensorCapability } from "../../runtime";
+import { dynamicBatcher } from "../../runtime/dynamic-batcher";
 import type { RegisteredModel } from "../registered-model";
 import { tensorGraph } from "../tensor-graph";
 import {
@@ -45,10 +46,18 @@ export function labelFor(
 }
 
 /**
+ * Decisions explained together in one run, at most this many: a run's fixed cost is per graph node
+ * (~2.7 µs each in workerd, 193 nodes), its rows' cost small beside it, so a batch of 4 costs each
+ * decision about half a lone run (docs/fraud.md "Latency"); past 8 a batch mostly adds latency.
+ */
+export const MAX_EXPLAIN_BATCH = 8;
+
+/**
  * The attribution batch's scores from the model cut at its scored step (the runtime's
  * attribution graph): the same scores as one run of the whole batch
- * (test/unit/tasks/fraud/attribution-split.test.ts), a seventh of its recurrent work.
- * Undefined where the runtime has no such graph.
+ * (test/unit/tasks/fraud/attribution-split.test.ts), a seventh of its recurrent work. The windows
+ * explained in the same turn of the isolate (every card's decisions share its model) run as one
+ * batch. Undefined where the runtime has no such graph.
  */
 function attributionRuns(
   graphs: Readonly<Record<string, TensorCapability>> | undefined,
@@ -57,24 +66,22 @@ function attributionRuns(
   const graph = graphs?.attribution;
   if (graph === undefined) return undefined;
   const inputs = attributionSplitter(manifest.window, manifest.features);
-  const fp32 = ({ data, shape }: { data: Float32Array; shape: number[] }) => ({
-    datatype: "FP32" as const,
-    shape,
-    data,
-  });
-  return async (single, signal) => {
-    const { outputs } = await graph.run(
-      {
-        transactions: fp32(inputs.prefix(single)),
-        step: fp32(inputs.step(single)),
-        state_rows: { datatype: "INT64", ...inputs.stateRows },
-      },
-      { signal },
-    );
-    const scores = outputs.scores?.data;
-    if (scores instanceof Float32Array) return scores;
-    throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no scores`);
-  };
+  return dynamicBatcher(
+    async (singles: readonly Float32Array[]) => {
+      const { transactions, step, stateRows } = inputs.batch(singles);
+      // One batch serves several requests, so no one request's signal stops it.
+      const { outputs } = await graph.run({
+        transactions: { datatype: "FP32", ...transactions },
+        step: { datatype: "FP32", ...step },
+        state_rows: { datatype: "INT64", ...stateRows },
+      });
+      const scores = outputs.scores?.data;
+      if (!(scores instanceof Float32Array) || scores.length !== singles.length * inputs.rows)
+        throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no scores`);
+      return singles.map((_, j) => scores.subarray(j * inputs.rows, (j + 1) * inputs.rows));
+    },
+    { name: `${manifest.name}.explain`, maxBatch: MAX_EXPLAIN_BATCH },
+  );
 }
 
 export function createFraudScorer(

@@ -1,6 +1,6 @@
 // The attribution batch cut at the scored step, inside workerd: the fraud model's attribution
 // graph gives exactly the scores one run of the whole batch gives, row by row, so every score,
-// contribution and reason is what it was.
+// contribution and reason is what it was; explained together, windows share runs and get the same answers.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import windows from "../../fixtures/fraud-gru/windows.json";
@@ -9,7 +9,7 @@ import { bundledModels } from "../../../src/models/bundled";
 import { createRegistry } from "../../../src/models/registry";
 import { edgeRuntimes, type TensorCapability } from "../../../src/runtime";
 import type { RegisteredModel } from "../../../src/tasks/registered-model";
-import { createFraudScorer } from "../../../src/tasks/fraud/scoring";
+import { createFraudScorer, MAX_EXPLAIN_BATCH } from "../../../src/tasks/fraud/scoring";
 import { TransactionSchema } from "../../../src/tasks/fraud/transaction";
 import { RawRowSchema, toTransactionInput } from "../../support/tabformer";
 
@@ -56,5 +56,11 @@ describe("the attribution batch cut at the scored step", () => {
     }
     // The fixtures hold attacks and ordinary payments: not one score for all.
     expect(scores.size).toBeGreaterThan(accounts.length / 2);
+
+    // All at once: the scorer's dynamic batches of MAX_EXPLAIN_BATCH windows, the same answers.
+    const before = runs;
+    const together = await Promise.all(accounts.map((account) => split.explain(account)));
+    expect(runs - before).toBe(Math.ceil(accounts.length / MAX_EXPLAIN_BATCH));
+    expect(together).toEqual(await Promise.all(accounts.map((account) => whole.explain(account))));
   });
 });

@@ -40,25 +40,41 @@ describe("the attribution split", () => {
     expect(manifest.graphs.attribution?.derived?.source.sha256).toBe(manifest.graphs.model?.sha256);
   });
 
-  it("scores 60 windows' attribution rows as the whole graph does, exactly", async () => {
+  it("scores 60 windows' attribution rows as the whole graph does, exactly, alone or stacked", async () => {
     const batch = attributionBatcher(window, features);
     const split = attributionSplitter(window, features);
     const tensor = ({ data, shape }: { data: Float32Array; shape: number[] }) =>
       new ort.Tensor("float32", data, shape);
+    const run = async (singles: Float32Array[]) => {
+      const { transactions, step, stateRows } = split.batch(singles);
+      const { scores } = await sessions.attribution.run({
+        transactions: tensor(transactions),
+        step: tensor(step),
+        state_rows: new ort.Tensor("int64", stateRows.data, stateRows.shape),
+      });
+      const data = scores!.data as Float32Array;
+      expect(data.length).toBe(singles.length * split.rows);
+      return singles.map((_, j) => data.subarray(j * split.rows, (j + 1) * split.rows));
+    };
+    const singles: Float32Array[] = [];
+    const wholes: Float32Array[] = [];
     for (let trial = 0; trial < 60; trial++) {
       // Sparse one-hot-like features with a few real values; the first `empty` steps are padding.
       const empty = trial % 7;
       const single = Float32Array.from({ length: window * features.count }, (_, i) =>
         i < empty * features.count || random() > 0.12 ? 0 : random() < 0.5 ? 1 : random(),
       );
-      const whole = await sessions.whole.run({ transactions: tensor(batch(single)) });
-      const scored = await sessions.attribution.run({
-        transactions: tensor(split.prefix(single)),
-        step: tensor(split.step(single)),
-        state_rows: new ort.Tensor("int64", split.stateRows.data, split.stateRows.shape),
-      });
-      expect(scored.scores!.data).toEqual(whole.scores!.data);
-      expect(new Set(whole.scores!.data as Float32Array).size).toBeGreaterThan(1);
+      const whole = (await sessions.whole.run({ transactions: tensor(batch(single)) })).scores!
+        .data as Float32Array;
+      expect((await run([single]))[0]).toEqual(whole);
+      expect(new Set(whole).size).toBeGreaterThan(1);
+      singles.push(single);
+      wholes.push(whole);
+    }
+    // Stacked as the scorer's dynamic batches stack them (2 to 8 windows a run).
+    for (let start = 0, size = 2; start < singles.length; start += size, size = (size % 8) + 2) {
+      const stacked = await run(singles.slice(start, start + size));
+      stacked.forEach((scores, j) => expect(scores).toEqual(wholes[start + j]));
     }
   });
 });
