@@ -10,7 +10,9 @@
 //             second and workerd CPU per decision, beside the floor: the same signed POST of an
 //             event that is only acknowledged (customer.created: HTTP, signature, parsing; no
 //             decision), so "above floor" is what deciding costs; the floor split by process
-//             (wrangler's proxy workerd, the Worker's, wrangler's Node, the load generator).
+//             (wrangler's proxy workerd, the Worker's, wrangler's Node, the load generator); the
+//             mean batch of the fraud model's explain batcher (its /metrics counters around the
+//             decisions; "-" for code without it).
 //             --bundled: the same against the deploy bundle in workerd alone (no dev proxy, no
 //             trace collector: scripts/lib/workerd-bundle.mjs) on the Worker's own socket, as a
 //             deployed Worker is reached, in turns with wrangler dev. --entry (with --bundled): the
@@ -231,6 +233,7 @@ try {
           cpu,
         );
         const decisions = signedRequests("decision", offset, EVENTS);
+        const batchesBefore = await explainBatches(server);
         // With --gc: which of workerd's collection lines were printed while these were in flight.
         const gcLineCount = () => server.gcLines?.().length ?? 0;
         const span = [gcLineCount(), 0];
@@ -239,6 +242,11 @@ try {
         });
         offset += EVENTS;
         const into = results[c][s];
+        const batchesAfter = await explainBatches(server);
+        if (batchesBefore !== undefined && batchesAfter !== undefined) {
+          into.batchRuns = (into.batchRuns ?? 0) + batchesAfter.runs - batchesBefore.runs;
+          into.batchCalls = (into.batchCalls ?? 0) + batchesAfter.calls - batchesBefore.calls;
+        }
         into.gcSpans.push(span);
         add(into.floor, floor.cpuMs);
         into.floorCount += floor.latencies.length;
@@ -255,6 +263,21 @@ try {
     await server.stop();
     rmSync(state, { recursive: true, force: true });
   }
+}
+
+/**
+ * The fraud model's explain batcher so far (GET /metrics: runs and the calls they answered), read
+ * outside the measured requests; undefined for code without it.
+ */
+async function explainBatches(server) {
+  const response = await fetch(`${server.url}/metrics`, { headers: server.headers });
+  const text = await response.text();
+  const counter = (name) =>
+    text.match(new RegExp(`^${name}\\{batcher="fraud-gru\\.explain"\\} (\\d+)$`, "m"))?.[1];
+  const [runs, calls] = [counter("edge_batch_runs_total"), counter("edge_batch_calls_total")];
+  return runs === undefined || calls === undefined
+    ? undefined
+    : { runs: Number(runs), calls: Number(calls) };
 }
 
 function printWebhooks(results) {
@@ -274,6 +297,7 @@ function printWebhooks(results) {
     "floor CPU ms/request",
     "decision above floor, CPU ms",
     "Node CPU ms/decision (load generator + wrangler)",
+    "mean explain batch",
   ];
   const both = targets.length === 2;
   if (both)
@@ -281,12 +305,13 @@ function printWebhooks(results) {
   const table = (head) => `| ${head.join(" | ")} |\n|${head.map(() => "---").join("|")}|`;
   console.log(table(header));
   const cellsOf = (c) =>
-    results[c].map(({ latencies, ms, cpu, floor, floorCount }) => ({
+    results[c].map(({ latencies, ms, cpu, floor, floorCount, batchRuns, batchCalls }) => ({
       ...summary(latencies),
       perSecond: latencies.length / (ms / 1000),
       cpu: cpu.workerd / latencies.length,
       floor: floor.workerd / floorCount,
       node: ((cpu.generator ?? 0) + (cpu.wrangler ?? 0)) / latencies.length,
+      batch: batchRuns ? (batchCalls / batchRuns).toFixed(1) : "-",
     }));
   for (const [c, concurrency] of CONCURRENCY.entries()) {
     const cells = cellsOf(c);
@@ -307,6 +332,7 @@ function printWebhooks(results) {
           cell.floor.toFixed(2),
           (cell.cpu - cell.floor).toFixed(2),
           cell.node.toFixed(2),
+          cell.batch,
         ];
         if (both)
           row.push(
