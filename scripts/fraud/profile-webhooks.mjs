@@ -37,10 +37,11 @@ const SECRET = "whsec_profile";
 const STAGES = [
   // explain: the model's inputs and outputs around its runs (ORT's own JS glue is minified in
   // its package, so its frames are found by what called them; featurizing, inside explain, is
-  // found first); runQueued and nextTurn: the dynamic batcher's run and wait.
+  // found first); runQueued and nextTurn: the dynamic batcher's run and wait; batch and
+  // scoredRows: the stacked inputs.
   [
     "model (ORT run, its inputs and outputs)",
-    /wasm-function|ort-runtime|onnxruntime|\bInferenceSession\b|\bsession\.run\b|\bexplain\b|\brunQueued\b|\bnextTurn\b/,
+    /wasm-function|ort-runtime|onnxruntime|\bInferenceSession\b|\bsession\.run\b|\bexplain\b|\brunQueued\b|\bnextTurn\b|\bbatch\b|\bscoredRows\b/,
   ],
   ["featurizing", /\bbuildWindows\b|\bfeaturize|\bencodeDigits|\bwindows\b/],
   // d1-api: the D1 binding's own JS, whose continuations run with no frame of ours above them.

@@ -7,7 +7,8 @@
 // The callers may be different Durable Objects of one isolate, and workerd forbids one object to
 // settle another's promise ("Cannot perform I/O on behalf of a different Durable Object"). So no
 // caller settles another's: the first caller whose turn comes runs the batch and writes each
-// output beside its call (plain data), and every caller reads its own on its own timer.
+// output beside its call (plain data), and every caller reads its own on its own timer; should that
+// first caller be cancelled mid-run, the others run their calls alone after `lostAfterMs`.
 import { memoMap } from "../memos";
 
 /** Runs and calls per batcher, for /metrics (calls ÷ runs is the mean batch). */
@@ -23,11 +24,19 @@ export interface DynamicBatcherOptions {
   name: string;
   /** A batch runs as soon as it holds this many calls (Triton's `max_batch_size`). */
   maxBatch: number;
+  /**
+   * A batch not answered this long after it began is taken as lost (the request that ran it was
+   * cancelled between its steps) and each of its calls runs alone. Default 1000 ms; a run takes a
+   * few milliseconds.
+   */
+  lostAfterMs?: number;
 }
 
 interface Waiting<I, O> {
   item: I;
   state: "queued" | "running" | "done" | "failed";
+  /** When its batch began (Date.now()), once it is running. */
+  since?: number;
   /** Set with `done`. */
   output?: O;
   /** Set with `failed`. */
@@ -64,15 +73,17 @@ function nextTurn(signal: AbortSignal | undefined): Promise<void> {
  */
 export function dynamicBatcher<I, O>(
   run: (items: readonly I[]) => Promise<readonly O[]>,
-  { name, maxBatch }: DynamicBatcherOptions,
+  { name, maxBatch, lostAfterMs = 1000 }: DynamicBatcherOptions,
 ): (item: I, signal?: AbortSignal) => Promise<O> {
   let queue: Waiting<I, O>[] = [];
 
-  /** Runs what is queued, writing each call's output (or the error) beside it. */
-  const runQueued = async (): Promise<void> => {
-    const batch = queue;
-    queue = [];
-    for (const waiting of batch) waiting.state = "running";
+  /** Runs `batch` (default: what is queued), writing each call's output (or the error) beside it. */
+  const runQueued = async (batch = queue.splice(0)): Promise<void> => {
+    const since = Date.now();
+    for (const waiting of batch) {
+      waiting.state = "running";
+      waiting.since = since;
+    }
     const counted = counts.get(name) ?? { runs: 0, calls: 0 };
     counted.runs++;
     counted.calls += batch.length;
@@ -111,6 +122,8 @@ export function dynamicBatcher<I, O>(
       }
       // This call's turn came before its batch ran: it runs the batch, for every call in it.
       if (stateOf(waiting) === "queued") await runQueued();
+      else if (stateOf(waiting) === "running" && Date.now() - waiting.since! > lostAfterMs)
+        await runQueued([waiting]);
     }
   };
 }

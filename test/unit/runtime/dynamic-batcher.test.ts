@@ -89,6 +89,22 @@ describe("dynamicBatcher", () => {
     expect(await answers).toEqual([2, 4]);
   });
 
+  it("runs a call alone once the batch it waits on is taken as lost", async () => {
+    const batches: number[][] = [];
+    const call = dynamicBatcher(
+      (items: readonly number[]) => {
+        batches.push([...items]);
+        // The first run never settles, as when the request that ran it is cancelled mid-run.
+        return batches.length === 1 ? new Promise<number[]>(() => {}) : Promise.resolve(items);
+      },
+      { name: "test.lost", maxBatch: 8, lostAfterMs: 30 },
+    );
+    // Call 1's turn comes first and runs the batch; its request is gone (never awaited here).
+    void call(1);
+    expect(await call(2)).toBe(2);
+    expect(batches).toEqual([[1, 2], [2]]);
+  });
+
   it("counts runs and calls by name for /metrics", async () => {
     const { call } = doubler(8, "test.counted");
     await Promise.all([1, 2, 3].map((n) => call(n)));
