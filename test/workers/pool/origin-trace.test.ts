@@ -46,6 +46,8 @@ async function chat(replicas: Replica[], traceparent: string): Promise<Response>
         model: "tiny-llm",
         messages: [{ role: "user", content: "The sea" }],
         max_tokens: 4,
+        // Exactly 4 tokens: sampled, the model may end its answer sooner.
+        ignore_eos: true,
         stream: true,
       }),
     },
