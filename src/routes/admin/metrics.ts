@@ -1,7 +1,8 @@
 // GET /metrics: this isolate's figures in Prometheus text — the WASM memory onnxruntime-web holds,
-// the sessions it has created, its dynamic batchers' runs and calls, each memo's entries, which models are loaded, failed authentications by reason, each
-// canary's split, attempts by version and rollback, (tasks/metrics/edge-metrics) requests, their
-// durations, tokens and time to first token — and, from D1 (shared by every isolate), the fraud
+// the sessions it has created, its dynamic batchers' runs and calls, each memo's entries, which
+// models are loaded, failed authentications by reason, each canary's split, attempts by version and
+// rollback, (tasks/metrics/edge-metrics) requests, their durations, tokens and time to first
+// token — and, from D1 (shared by every isolate), the fraud
 // labels' live precision and recall over the last 30 days and the drift of the last 7 days'
 // decisions (read again at most every 5 minutes).
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
