@@ -19,10 +19,11 @@
 //             deploy bundle a second time behind Miniflare's entry Worker (how the deploy bundle
 //             was reached until 2026-12-01: an isolate of its own on the Worker's thread).
 //             --state-dir DIR: the Workers' local state (SQLite files) there, e.g. on a tmpfs.
-//             --gc (with --bundled): each deploy bundle's workerd runs with V8's --trace-gc, and
-//             the Worker isolate's collections over the whole run are printed: the full ones
-//             (each a pause of every decision in flight) and the young-generation ones; then,
-//             cell by cell, the full ones that fell while its decisions were in flight.
+//             --gc (with --bundled): each deploy bundle's workerd runs with V8's --trace-gc-nvp,
+//             and the Worker isolate's collections over the whole run are printed: the full ones
+//             (each a pause of every decision in flight, what set them off, the sizes after and
+//             the limit) and the young-generation ones; then, cell by cell, the full ones that
+//             fell while its decisions were in flight and what each decision left for them.
 //             --baseline REF: the same for REF's code (git archive into .wrangler/, this
 //             node_modules) in alternating rounds, printed side by side as ratios
 // Usage: npm run bench:fraud [-- --events 400 --concurrency 1,16,32 --runs 300 --warmup-ms 2000
@@ -36,7 +37,7 @@ import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web";
 import { tabFormerLikeInput } from "./lib/seeded-input.mjs";
 import { summary, timeInterleaved } from "./lib/stats.mjs";
-import { formatGc, fullPauses, gcSummary } from "./lib/gc-trace.mjs";
+import { formatGc, fullPauses, gcSummary, retained } from "./lib/gc-trace.mjs";
 import { startBundledWorker } from "./lib/workerd-bundle.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 import { load, meters, post, SECRET, signedRequests } from "./fraud/webhook-load.mjs";
@@ -377,12 +378,16 @@ function printWebhooks(results) {
  */
 function printCollections(results) {
   console.log(
-    "\nThe Worker isolate's collections over the whole run (V8 --trace-gc; warm-up, floor and " +
-      "every cell included; a full collection stops every isolate of the process):",
+    "\nThe Worker isolate's collections over the whole run (V8 --trace-gc-nvp; warm-up, floor " +
+      "and every cell included; a full collection stops every isolate of the process). V8 " +
+      "starts one when its old generation or its global count (the old generation plus what it " +
+      "counts outside its heap: workerd's C++ objects, ArrayBuffers such as ORT's WASM memory, " +
+      "compiled WASM code) reaches its limit:",
   );
   console.log(
-    "| harness | checkout | full collections | their pauses, ms | live heap after, MB | " +
-      "young collections | their pauses in all, ms | longest, ms |\n|---|---|---|---|---|---|---|---|",
+    "| harness | checkout | full collections | their pauses, ms | what set them off | " +
+      "V8 heap after, MB | global count after, MB | global limit, MB | young collections | " +
+      "their pauses in all, ms | longest, ms |\n|---|---|---|---|---|---|---|---|---|---|---|",
   );
   // Each bundle's lines and its summary (the Worker's isolate among them), read once.
   const traced = new Map();
@@ -395,26 +400,34 @@ function printCollections(results) {
     const gc = formatGc(gcOf);
     const { harness, target } = servers[s];
     console.log(
-      `| ${harness} | ${target.name} | ${gc.full} | ${gc.fullPausesMs} | ${gc.liveAfterMb} | ${gc.young} | ` +
+      `| ${harness} | ${target.name} | ${gc.full} | ${gc.fullPausesMs} | ${gc.reasons} | ` +
+        `${gc.liveAfterMb} | ${gc.globalAfterMb} | ${gc.globalLimitMb} | ${gc.young} | ` +
         `${gc.youngTotalMs} | ${gc.youngMaxMs} |`,
     );
   }
-  // A cell's p99 is one of its slowest answers: one full collection among them can set it.
+  // A cell's p99 is one of its slowest answers: one full collection among them can set it. What
+  // each decision leaves behind sets how soon the next one comes.
   console.log(
-    "\nFull collections of the Worker isolate while a cell's decisions were in flight:\n" +
-      "| in flight | harness | checkout | full collections | their pauses, ms | p99 ms |\n" +
-      "|---|---|---|---|---|---|",
+    "\nThe Worker isolate while a cell's decisions were in flight: its full collections, and " +
+      "what each decision left for them to free (growth between collections, KB):\n" +
+      "| in flight | harness | checkout | full collections | their pauses, ms | " +
+      "left per decision, V8 heap | left per decision, outside it | p99 ms |\n" +
+      "|---|---|---|---|---|---|---|---|",
   );
   for (const [c, concurrency] of CONCURRENCY.entries())
     for (const [s, { lines, summary: gcOf }] of traced) {
-      const pauses = results[c][s].gcSpans.flatMap(([from, to]) =>
-        fullPauses(lines.slice(from, to), gcOf.isolate),
-      );
+      const spans = results[c][s].gcSpans.map(([from, to]) => lines.slice(from, to));
+      const pauses = spans.flatMap((span) => fullPauses(span, gcOf.isolate));
+      const left = spans.map((span) => retained(span, gcOf.isolate));
+      const decided = results[c][s].latencies.length;
+      const perDecision = (key) =>
+        (left.reduce((sum, part) => sum + part[key], 0) / decided / 1024).toFixed(1);
       const p99 = summary(results[c][s].latencies).p99.toFixed(1);
       const listed = pauses.map((ms) => ms.toFixed(0)).join(", ") || "-";
       console.log(
         `| ${concurrency} | ${servers[s].harness} | ${servers[s].target.name} | ` +
-          `${pauses.length} | ${listed} | ${p99} |`,
+          `${pauses.length} | ${listed} | ${perDecision("heap")} | ${perDecision("outside")} | ` +
+          `${p99} |`,
       );
     }
 }

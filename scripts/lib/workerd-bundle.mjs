@@ -50,9 +50,10 @@ function moduleType(file, rules) {
  *   Its API_KEYS: `vars`' own, or a fresh key (`headers` send it), whatever .dev.vars holds.
  *   `cwd`: the checkout to bundle (default: this one); `config` is relative to it.
  *   `inspectorPort`: the devtools inspector there (`inspectorUrl`, the Worker's). `traceGc`:
- *   workerd runs with V8's `--trace-gc`, which only prints each collection (`gcLines()`: the
- *   lines so far, every isolate's; see gc-trace.mjs). `minify: false`: the bundle unminified
- *   whatever the configuration says (profiles that name the bundle's own functions). `direct`:
+ *   workerd runs with V8's `--trace-gc --trace-gc-nvp`, which only print each collection as one
+ *   JSON record (`gcLines()`: the lines so far, every isolate's; see gc-trace.mjs).
+ *   `minify: false`: the bundle unminified whatever the configuration says (profiles that name
+ *   the bundle's own functions). `direct`:
  *   `url` is the Worker's own socket (Miniflare's `unsafeDirectSockets`), without Miniflare's
  *   entry Worker in front, which a deployed Worker lacks (an isolate of its own on the same
  *   thread: 0.2–0.3 ms of CPU a request here, and its own collections). With static assets the
@@ -100,7 +101,7 @@ export async function startBundledWorker({
     MINIFLARE_WORKERD_PATH: process.env.MINIFLARE_WORKERD_PATH,
   };
   if (traceGc) {
-    process.env.MINIFLARE_WORKERD_V8_FLAGS = "--trace-gc";
+    process.env.MINIFLARE_WORKERD_V8_FLAGS = "--trace-gc --trace-gc-nvp";
     process.env.MINIFLARE_WORKERD_PATH = lineBufferedWorkerd(mkdtempSync(join(outdir, "bin-")));
   }
   const miniflare = new Miniflare(
@@ -111,8 +112,7 @@ export async function startBundledWorker({
       ...(traceGc
         ? {
             handleStructuredLogs: ({ level, message }) => {
-              if (/ ms: (Scavenge|Mark-Compact|Minor Mark-Sweep)/.test(message))
-                gcLines.push(message);
+              if (/ ms: GC: \{/.test(message)) gcLines.push(message);
               else (level === "error" ? console.error : console.log)(message);
             },
           }

@@ -1,33 +1,92 @@
-// scripts/lib/gc-trace.mjs reads V8's --trace-gc lines as workerd prints them: the Worker's
-// isolate is the one that keeps the most; fullPauses picks that isolate's full collections out of
-// a slice of lines (bench:fraud's cells). The Mark-Compact lines are workerd 2026-11-17's output.
+// scripts/lib/gc-trace.mjs reads V8's --trace-gc-nvp records as workerd prints them: the Worker's
+// isolate is the one whose global count is the largest; fullPauses picks that isolate's full
+// collections out of a slice of lines (bench:fraud's cells) and `retained` sums what that
+// isolate kept between its collections. The lines are workerd's output of 2026-12-02 under
+// bench:fraud, each record cut to the fields the module reads.
 import { describe, expect, it } from "vitest";
-import { fullPauses, gcSummary } from "../../../scripts/lib/gc-trace.mjs";
+import { formatGc, fullPauses, gcSummary, retained } from "../../../scripts/lib/gc-trace.mjs";
 
-const worker = "0x7320bfca6000";
-const entry = "0x7320bf9e8000";
+const worker = "0x73f67fca6000";
+const router = "0x73f67a28e000";
+const record = (isolate: string, at: number, fields: Record<string, unknown>) =>
+  `[14296:${isolate}:0]     ${at} ms: GC: ${JSON.stringify(fields)}`;
+const scavenge = (pause: number, old: [number, number], global: [number, number]) => ({
+  pause,
+  gc: "s",
+  reason: "allocation failure",
+  start_old_gen_consumed_size: old[0],
+  end_old_gen_consumed_size: old[1],
+  start_global_consumed_size: global[0],
+  end_global_consumed_size: global[1],
+  global_allocation_limit: 67108864,
+});
 const lines = [
-  `[8699:${entry}]      812 ms: Scavenge 1.9 (3.0) -> 1.2 (3.0) MB, pooled: 0.0 MB, 0.41 / 0.00 ms  (average mu = 1.000, current mu = 1.000) allocation failure;`,
-  `[8699:${worker}]     7843 ms: Mark-Compact 34.1 (48.8) -> 13.5 (48.0) MB, pooled: 0.8 MB, 34.27 / 0.00 ms (average mu = 0.996, current mu = 0.996) allocation failure; GC in old space requested`,
-  `[8699:${worker}]     9021 ms: Scavenge 17.2 (48.0) -> 15.9 (48.0) MB, pooled: 0.0 MB, 1.32 / 0.00 ms  (average mu = 0.996, current mu = 0.996) allocation failure;`,
-  `[8699:${entry}]    11002 ms: Mark-Compact 2.1 (3.5) -> 1.1 (3.5) MB, pooled: 0.0 MB, 2.10 / 0.00 ms (average mu = 0.999, current mu = 0.999) low memory notification; GC in old space requested`,
-  `[8699:${worker}]    13975 ms: Mark-Compact 36.4 (51.5) -> 13.7 (50.5) MB, pooled: 1.0 MB, 42.28 / 0.00 ms (average mu = 0.995, current mu = 0.993) allocation failure; GC in old space requested`,
+  record(worker, 167, scavenge(3.06, [8529456, 9154284], [14277498, 14902326])),
+  record(router, 486, scavenge(0.791, [468956, 468956], [954164, 954164])),
+  record(worker, 188, scavenge(6.35, [9418024, 11142192], [15166064, 16890232])),
+  record(worker, 6852, {
+    pause: 66.687,
+    gc: "mc",
+    reason: "global allocation limit",
+    start_old_gen_consumed_size: 27765372,
+    end_old_gen_consumed_size: 14011872,
+    start_global_consumed_size: 62199254,
+    end_global_consumed_size: 40093514,
+    global_allocation_limit: 67108864,
+  }),
+  record(worker, 6911, scavenge(2.533, [14497220, 14612660], [40488980, 40604420])),
+  `[14296:${worker}:0]     6950 ms: GC: {"pause": 1.0, "gc": "s", cut short`,
   "some other line workerd printed",
 ];
 
 describe("gc-trace", () => {
-  it("finds the Worker's isolate and its collections", () => {
+  it("finds the Worker's isolate, its full collections, what set them off and the sizes after", () => {
     const summary = gcSummary(lines);
     expect(summary.isolate).toBe(worker);
-    expect(summary.full.map(({ ms }) => ms)).toEqual([34.27, 42.28]);
-    expect(summary.young).toEqual([1.32]);
+    expect(summary.full).toEqual([
+      {
+        ms: 66.687,
+        reason: "global allocation limit",
+        afterMb: 14011872 / 2 ** 20,
+        globalAfterMb: 40093514 / 2 ** 20,
+        globalLimitMb: 64,
+      },
+    ]);
+    expect(summary.young).toEqual([3.06, 6.35, 2.533]);
+    expect(formatGc(summary)).toMatchObject({
+      full: 1,
+      fullPausesMs: "67",
+      reasons: "global allocation limit",
+      liveAfterMb: "13.4",
+      globalAfterMb: "38.2",
+      globalLimitMb: "64",
+      young: 3,
+      youngMaxMs: "6.3",
+    });
   });
 
   it("lists one isolate's full collections in a slice of the lines", () => {
-    expect(fullPauses(lines, worker)).toEqual([34.27, 42.28]);
-    expect(fullPauses(lines.slice(2, 4), worker)).toEqual([]);
-    expect(fullPauses(lines.slice(3), worker)).toEqual([42.28]);
-    expect(fullPauses(lines, entry)).toEqual([2.1]);
+    expect(fullPauses(lines, worker)).toEqual([66.687]);
+    expect(fullPauses(lines.slice(0, 3), worker)).toEqual([]);
+    expect(fullPauses(lines.slice(3), worker)).toEqual([66.687]);
+    expect(fullPauses(lines, router)).toEqual([]);
     expect(fullPauses(lines, undefined)).toEqual([]);
+  });
+
+  it("sums what the isolate kept from one collection to the next, up to a full one's start", () => {
+    const outside = (global: number, old: number) => global - old;
+    expect(retained(lines.slice(0, 4), worker)).toEqual({
+      heap: 11142192 - 9154284 + (27765372 - 11142192),
+      outside:
+        outside(16890232, 11142192) -
+        outside(14902326, 9154284) +
+        (outside(62199254, 27765372) - outside(16890232, 11142192)),
+    });
+    // After the full collection, growth counts from its end.
+    expect(retained(lines.slice(3), worker)).toEqual({
+      heap: 14612660 - 14011872,
+      outside: outside(40604420, 14612660) - outside(40093514, 14011872),
+    });
+    expect(retained(lines, router)).toEqual({ heap: 0, outside: 0 });
   });
 });
