@@ -15,7 +15,7 @@ import { createWasmRuntime } from "./wasm/wasm-runtime";
 export type * from "./runtime";
 export { NO_ORIGIN, type OriginConfig, type Replica } from "./origin/origin-config";
 export { wasmMemoryBytes, wasmSessionsCreated } from "./wasm/ort";
-export { batchCounts } from "./dynamic-batcher";
+export { batchCounts, dynamicBatcher } from "./dynamic-batcher";
 export { canaryMetricLines, canaryMonitor } from "./origin/canary-monitor";
 export { d1Rollbacks } from "./origin/canary-rollbacks";
 

@@ -124,6 +124,8 @@ export const metricsRoutes = new OpenAPIHono<AppEnv>();
 metricsRoutes.use("/metrics", requireScope("metrics"));
 metricsRoutes.openapi(metricsRoute, async (c) => {
   const models = c.get("services").list();
+  // One read of the batchers for both counters, so runs and calls are of the same moment.
+  const batches = batchCounts();
   const lines = [
     "# HELP edge_wasm_memory_bytes Linear memory held by " +
       "onnxruntime-web's WASM instance in this isolate.",
@@ -136,12 +138,10 @@ metricsRoutes.openapi(metricsRoute, async (c) => {
     "# HELP edge_batch_runs_total Model runs a dynamic batcher of this isolate made (Triton's " +
       "execution count); edge_batch_calls_total ÷ this is the mean batch.",
     "# TYPE edge_batch_runs_total counter",
-    ...batchCounts().map(([name, { runs }]) => `edge_batch_runs_total{batcher="${name}"} ${runs}`),
+    ...batches.map(([name, { runs }]) => `edge_batch_runs_total{batcher="${name}"} ${runs}`),
     "# HELP edge_batch_calls_total Calls those runs answered (Triton's inference count).",
     "# TYPE edge_batch_calls_total counter",
-    ...batchCounts().map(
-      ([name, { calls }]) => `edge_batch_calls_total{batcher="${name}"} ${calls}`,
-    ),
+    ...batches.map(([name, { calls }]) => `edge_batch_calls_total{batcher="${name}"} ${calls}`),
     "# HELP edge_isolate_memo_entries Entries a memo of this isolate holds (src/memos/table.ts " +
       "says what each holds and what bounds it; weak ones cannot be counted).",
     "# TYPE edge_isolate_memo_entries gauge",

@@ -2,8 +2,7 @@
 // last step's score → LEGIT / SUSPECT / FRAUD by the manifest's validated thresholds.
 import { ServiceError } from "../../errors/service-error";
 import type { FraudScoringManifest } from "../../models/manifest";
-import type { TensorCapability } from "../../runtime";
-import { dynamicBatcher } from "../../runtime/dynamic-batcher";
+import { dynamicBatcher, type TensorCapability } from "../../runtime";
 import type { RegisteredModel } from "../registered-model";
 import { tensorGraph } from "../tensor-graph";
 import {
