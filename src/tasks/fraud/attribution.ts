@@ -134,19 +134,30 @@ export function attributionSplitter(window: number, features: FraudFeatures) {
   const { rows, scoredRows } = rowLayout(features);
   /** The prefix each row starts from: 0, the window's history; 1, none. */
   const prefixOf = rows.map(({ history }) => (history ? 0 : 1));
+  /** Released inputs by batch size, each taken by one batch at a time (at most 8 sizes). */
+  const spare = new Map<
+    number,
+    { prefix: Float32Array; step: Float32Array; stateRows: BigInt64Array }
+  >();
   return {
     /** Attribution rows per window: its scores are `scores[j·rows … (j + 1)·rows)`. */
     rows: rows.length,
     /**
      * The run's inputs for windows [window, 1, F] each: `transactions` [window, 2k, F] (each
      * window's history, then no history: zeros), `step` [1, k·rows, F] (every row's scored step)
-     * and `stateRows` [k·rows] (which prefix each row starts from).
+     * and `stateRows` [k·rows] (which prefix each row starts from). `release()` once the run that
+     * reads them has settled: the next batch of k windows then refills the same arrays rather than
+     * leaving ~20 KB a decision for the isolate's full collections (docs/fraud.md "Latency").
      */
     batch(singles: readonly Float32Array[]) {
       const k = singles.length;
-      const prefix = new Float32Array(window * 2 * k * width);
-      const step = new Float32Array(k * rows.length * width);
-      const stateRows = new BigInt64Array(k * rows.length);
+      const kept = spare.get(k);
+      spare.delete(k);
+      // Reused arrays need no clearing: every batch of k overwrites the same cells (rows 2j,
+      // every step row, every state row) and never writes the no-history rows 2j + 1.
+      const prefix = kept?.prefix ?? new Float32Array(window * 2 * k * width);
+      const step = kept?.step ?? new Float32Array(k * rows.length * width);
+      const stateRows = kept?.stateRows ?? new BigInt64Array(k * rows.length);
       singles.forEach((single, j) => {
         for (let t = 0; t < window; t++)
           prefix.set(single.subarray(t * width, (t + 1) * width), (t * 2 * k + 2 * j) * width);
@@ -159,6 +170,9 @@ export function attributionSplitter(window: number, features: FraudFeatures) {
         transactions: { data: prefix, shape: [window, 2 * k, width] },
         step: { data: step, shape: [1, k * rows.length, width] },
         stateRows: { data: stateRows, shape: [k * rows.length] },
+        release: () => {
+          spare.set(k, { prefix, step, stateRows });
+        },
       };
     },
   };

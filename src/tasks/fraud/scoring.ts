@@ -51,6 +51,9 @@ export function labelFor(
  */
 export const MAX_EXPLAIN_BATCH = 8;
 
+/** Spare window arrays a scorer keeps (about the decisions in flight; 5 KB each). */
+const MAX_SPARE_WINDOWS = 64;
+
 /**
  * The attribution batch's scores from the model cut at its scored step (the runtime's
  * attribution graph): the same scores as one run of the whole batch
@@ -67,13 +70,15 @@ function attributionRuns(
   const inputs = attributionSplitter(manifest.window, manifest.features);
   return dynamicBatcher(
     async (singles: readonly Float32Array[]) => {
-      const { transactions, step, stateRows } = inputs.batch(singles);
+      const { transactions, step, stateRows, release } = inputs.batch(singles);
       // One batch serves several requests, so no one request's signal stops it.
-      const { outputs } = await graph.run({
-        transactions: { datatype: "FP32", ...transactions },
-        step: { datatype: "FP32", ...step },
-        state_rows: { datatype: "INT64", ...stateRows },
-      });
+      const { outputs } = await graph
+        .run({
+          transactions: { datatype: "FP32", ...transactions },
+          step: { datatype: "FP32", ...step },
+          state_rows: { datatype: "INT64", ...stateRows },
+        })
+        .finally(release);
       const scores = outputs.scores?.data;
       if (!(scores instanceof Float32Array) || scores.length !== singles.length * inputs.rows)
         throw new ServiceError(502, "upstream_error", `Model ${manifest.name} returned no scores`);
@@ -109,15 +114,31 @@ export function createFraudScorer(
   };
   const batchOf = attributionBatcher(manifest.window, manifest.features);
   const split = attributionRuns(runtime.graphs, manifest);
+  /**
+   * Explained windows' arrays, refilled by later decisions: a window waits a turn for its batch,
+   * so a new array each decision would often outlive a young collection.
+   */
+  const spareWindows: Float32Array[] = [];
   return {
     manifest,
     load: () => runtime.load(),
     async explain(account, signal) {
-      const single = buildWindows([account], manifest.window, manifest.features);
-      const scores =
-        split === undefined
-          ? (await run(batchOf(single.data), signal)).scores
-          : await split(single.data, signal);
+      const single = buildWindows(
+        [account],
+        manifest.window,
+        manifest.features,
+        spareWindows.pop(),
+      );
+      let scores: Float32Array;
+      try {
+        scores =
+          split === undefined
+            ? (await run(batchOf(single.data), signal)).scores
+            : await split(single.data, signal);
+      } finally {
+        // Read by its batch's run, which has settled (or left the batch unread): free to refill.
+        if (spareWindows.length < MAX_SPARE_WINDOWS) spareWindows.push(single.data);
+      }
       const score = scores[0] ?? Number.NaN;
       return {
         score,

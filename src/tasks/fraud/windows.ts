@@ -34,14 +34,18 @@ export function recentHistory(
     .slice(-size);
 }
 
+/** `into`: an array of window × accounts × features to clear and fill instead of a new one. */
 export function buildWindows(
   accounts: readonly Account[],
   window: number,
   features: FraudFeatures,
+  into?: Float32Array,
 ): Windows {
   const batch = accounts.length;
   const width = features.count;
-  const data = new Float32Array(window * batch * width);
+  if (into !== undefined && into.length !== window * batch * width)
+    throw new RangeError(`${window * batch * width} window values cannot fill ${into.length}`);
+  const data = into?.fill(0) ?? new Float32Array(window * batch * width);
   const historyUsed = accounts.map((account, b) => {
     const rows = [...recentHistory(account.history, account.current, window - 1), account.current];
     const padding = window - rows.length;

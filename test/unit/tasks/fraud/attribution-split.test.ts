@@ -1,6 +1,7 @@
 // The fraud model cut at its scored step (scripts/fraud/split-attribution.py), run by
 // onnxruntime-web in Node: over random windows, with history, part history and none, the
-// attribution graph gives exactly the whole graph's scores for every row of the attribution batch.
+// attribution graph gives exactly the whole graph's scores for every row of the attribution batch,
+// with each batch size's input arrays refilled run after run.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-web";
@@ -40,18 +41,23 @@ describe("the attribution split", () => {
     expect(manifest.graphs.attribution?.derived?.source.sha256).toBe(manifest.graphs.model?.sha256);
   });
 
-  it("scores 60 windows' attribution rows as the whole graph does, exactly, alone or stacked", async () => {
+  it("scores 60 windows' attribution rows as the whole graph does, exactly, alone or stacked, in refilled arrays", async () => {
     const batch = attributionBatcher(window, features);
     const split = attributionSplitter(window, features);
     const tensor = ({ data, shape }: { data: Float32Array; shape: number[] }) =>
       new ort.Tensor("float32", data, shape);
+    /** The arrays each batch size ran in: released after each run, so one set per size. */
+    const arrays = new Map<number, Set<Float32Array>>();
     const run = async (singles: Float32Array[]) => {
-      const { transactions, step, stateRows } = split.batch(singles);
-      const { scores } = await sessions.attribution.run({
-        transactions: tensor(transactions),
-        step: tensor(step),
-        state_rows: new ort.Tensor("int64", stateRows.data, stateRows.shape),
-      });
+      const { transactions, step, stateRows, release } = split.batch(singles);
+      arrays.set(singles.length, (arrays.get(singles.length) ?? new Set()).add(transactions.data));
+      const { scores } = await sessions.attribution
+        .run({
+          transactions: tensor(transactions),
+          step: tensor(step),
+          state_rows: new ort.Tensor("int64", stateRows.data, stateRows.shape),
+        })
+        .finally(release);
       const data = scores!.data as Float32Array;
       expect(data.length).toBe(singles.length * split.rows);
       return singles.map((_, j) => data.subarray(j * split.rows, (j + 1) * split.rows));
@@ -76,5 +82,18 @@ describe("the attribution split", () => {
       const stacked = await run(singles.slice(start, start + size));
       stacked.forEach((scores, j) => expect(scores).toEqual(wholes[start + j]));
     }
+    expect(arrays.get(1)?.size).toBe(1);
+    expect([...arrays.values()].every((set) => set.size === 1)).toBe(true);
+  });
+
+  it("gives a batch taken before the last one of its size was released arrays of its own", () => {
+    const split = attributionSplitter(window, features);
+    const single = new Float32Array(window * features.count).fill(1);
+    const first = split.batch([single, single]);
+    const second = split.batch([single, single]);
+    expect(second.transactions.data).not.toBe(first.transactions.data);
+    expect(second.step.data).not.toBe(first.step.data);
+    first.release();
+    expect(split.batch([single, single]).transactions.data).toBe(first.transactions.data);
   });
 });

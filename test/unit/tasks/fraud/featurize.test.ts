@@ -114,4 +114,32 @@ describe("fraud featurizer vs scripts/fraud/features.py", () => {
       });
     },
   );
+
+  it("fills a used array exactly as a new one, and refuses one of another size", () => {
+    const width = manifest.features.count;
+    const accountOf = ({ transactions }: (typeof windows.histories)[number]) => {
+      const parsed = transactions.map((raw, i) => toTransaction(raw, `t${i}`));
+      return { history: parsed.slice(0, -1), current: parsed.at(-1)! };
+    };
+    // The longest history first, so the shorter ones' padding rows overwrite filled ones.
+    const histories = windows.histories.toSorted(
+      (a, b) => b.transactions.length - a.transactions.length,
+    );
+    const used = new Float32Array(manifest.window * width).fill(7);
+    for (const history of histories) {
+      const fresh = buildWindows([accountOf(history)], manifest.window, manifest.features);
+      const refilled = buildWindows([accountOf(history)], manifest.window, manifest.features, used);
+      expect(refilled.data).toBe(used);
+      expect(Array.from(refilled.data)).toEqual(Array.from(fresh.data));
+      expect(refilled.historyUsed).toEqual(fresh.historyUsed);
+    }
+    expect(() =>
+      buildWindows(
+        [accountOf(histories[0]!)],
+        manifest.window,
+        manifest.features,
+        new Float32Array(width),
+      ),
+    ).toThrow(RangeError);
+  });
 });
