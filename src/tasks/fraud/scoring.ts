@@ -52,7 +52,7 @@ export function labelFor(
 export const MAX_EXPLAIN_BATCH = 8;
 
 /** Spare window arrays a scorer keeps (about the decisions in flight; 5 KB each). */
-const MAX_SPARE_WINDOWS = 64;
+const MAX_SPARE_WINDOWS = 32;
 
 /**
  * The attribution batch's scores from the model cut at its scored step (the runtime's
