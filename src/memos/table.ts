@@ -15,10 +15,12 @@ export const MEMOS = {
   "isolate.services": {
     holds:
       "the served models: the registry, each model's runtime, ORT sessions, tokenizers, chat " +
-      "templates, and the fleet (per replica URL its in-flight count, draining and busy marks, " +
-      "the block hashes of the prompts it served)",
+      "templates, the fraud scorer's refilled input arrays, and the fleet (per replica URL its " +
+      "in-flight count, draining and busy marks, the block hashes of the prompts it served)",
     built: "at first use: the Worker's top level preloads (src/index.ts)",
-    bound: "the configured models; 65,536 block hashes per replica (2.2 MiB of heap)",
+    bound:
+      "the configured models; 65,536 block hashes per replica (2.2 MiB of heap); the fraud " +
+      "scorer's arrays: one set of inputs per batch size (1–8) and 32 windows, under 1 MB",
   },
   "isolate.preload": {
     holds: "the preload's outcome, one per `preload` model",
