@@ -11,6 +11,17 @@ export interface GcSummary {
   young: number[];
   kept: number;
 }
+export interface GcRecord {
+  index: number;
+  v8Ms: number;
+  isolate: string;
+  full: boolean;
+  ms: number;
+  reason: string;
+  heap: { start: number; end: number };
+  global: { start: number; end: number; limit: number };
+}
+export function records(lines: string[]): GcRecord[];
 export function gcSummary(lines: string[]): GcSummary;
 export function fullPauses(lines: string[], isolate: string | undefined): number[];
 export function retained(

@@ -10,10 +10,17 @@
 // says which ("global allocation limit", "allocation failure", ...).
 const LINE = /\[\d+:(0x[0-9a-f]+)(?::\d+)?\]\s+\d+ ms: GC: (\{.*\})\s*$/;
 
-/** The records of `lines` that parse, each with the isolate that printed it. */
-function records(lines) {
+/** V8's own phases of a full collection, as --trace-gc-nvp names them (ms each). */
+const V8_PHASES = ["prologue", "mark", "clear", "evacuate", "sweep", "finish", "epilogue"];
+
+/**
+ * The records of `lines` that parse, each with the isolate that printed it and its line's index;
+ * `v8Ms`: the time V8's own phases took (of a full one; the rest of its pause is the embedder's:
+ * workerd's C++ objects swept and destroyed).
+ */
+export function records(lines) {
   const out = [];
-  for (const line of lines) {
+  for (const [index, line] of lines.entries()) {
     const match = LINE.exec(line);
     if (match === null) continue;
     let record;
@@ -23,6 +30,8 @@ function records(lines) {
       continue;
     }
     out.push({
+      index,
+      v8Ms: V8_PHASES.reduce((sum, phase) => sum + (record[phase] ?? 0), 0),
       isolate: match[1],
       full: record.gc === "mc",
       ms: record.pause,

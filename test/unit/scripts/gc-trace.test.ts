@@ -4,7 +4,13 @@
 // isolate kept between its collections. The lines are workerd's output of 2026-12-02 under
 // bench:fraud, each record cut to the fields the module reads.
 import { describe, expect, it } from "vitest";
-import { formatGc, fullPauses, gcSummary, retained } from "../../../scripts/lib/gc-trace.mjs";
+import {
+  formatGc,
+  fullPauses,
+  gcSummary,
+  records,
+  retained,
+} from "../../../scripts/lib/gc-trace.mjs";
 
 const worker = "0x73f67fca6000";
 const router = "0x73f67a28e000";
@@ -33,6 +39,14 @@ const lines = [
     start_global_consumed_size: 62199254,
     end_global_consumed_size: 40093514,
     global_allocation_limit: 67108864,
+    // V8's own phases (their sub-phases, e.g. mark.roots, are inside them and not counted again).
+    mark: 9.004,
+    "mark.roots": 0.22,
+    clear: 4.368,
+    evacuate: 1.788,
+    sweep: 0.068,
+    finish: 0.064,
+    prologue: 0.015,
   }),
   record(worker, 6911, scavenge(2.533, [14497220, 14612660], [40488980, 40604420])),
   `[14296:${worker}:0]     6950 ms: GC: {"pause": 1.0, "gc": "s", cut short`,
@@ -63,6 +77,15 @@ describe("gc-trace", () => {
       young: 3,
       youngMaxMs: "6.3",
     });
+  });
+
+  it("reads each record with its line and, for a full one, how long V8's own phases took", () => {
+    const all = records(lines);
+    expect(all.map(({ index }) => index)).toEqual([0, 1, 2, 3, 4]);
+    const [full] = all.filter((record) => record.full);
+    expect(full).toMatchObject({ index: 3, isolate: worker, ms: 66.687 });
+    expect(full?.v8Ms).toBeCloseTo(9.004 + 4.368 + 1.788 + 0.068 + 0.064 + 0.015, 9);
+    expect(all[0]?.v8Ms).toBe(0);
   });
 
   it("lists one isolate's full collections in a slice of the lines", () => {
