@@ -15,6 +15,7 @@ import { renderErrors } from "./routes/http/render-errors";
 import { countRequests } from "./routes/http/request-metrics";
 import { provideServices, type AppEnv } from "./routes/http/services";
 import { oipRoutes } from "./routes/oip";
+import { playgroundRoutes } from "./routes/playground";
 import { chatRoutes, completionRoutes } from "./routes/openai";
 import { imageRoutes } from "./routes/openai/images";
 import { modelRoutes } from "./routes/openai/models";
@@ -70,6 +71,8 @@ export function createApp(
   app.route("/", metricsRoutes);
   app.route("/admin/keys", keyRoutes);
   app.route("/", referenceRoutes);
+  // The playground's page and its files (public).
+  app.route("/", playgroundRoutes);
 
   documentApi(app);
   renderErrors(app);

@@ -33,14 +33,22 @@ function lineBufferedWorkerd(dir) {
   return path;
 }
 
-/** A module's type by the configuration's rules, as wrangler typed it when bundling. */
-function moduleType(file, rules) {
-  if (file.endsWith(".js") || file.endsWith(".mjs")) return "ESModule";
+/**
+ * A module's type by the configuration's rules, as wrangler typed it when bundling. wrangler names
+ * an attached module `<sha1>-<its file name>`, so a rule's glob is matched on that name (its last
+ * segment), before `.js` means the bundle's own code: the playground's script is text.
+ */
+export function moduleType(file, rules) {
+  const name = /^[0-9a-f]{40}-(.+)$/.exec(file)?.[1] ?? file;
   const rule = rules.find(({ include }) =>
-    include.some((glob) => file.endsWith(glob.replace(/^\*\*\/\*?/, ""))),
+    include.some((glob) => {
+      const last = glob.split("/").at(-1) ?? glob;
+      return last.startsWith("*") ? name.endsWith(last.slice(1)) : name === last;
+    }),
   );
-  if (rule === undefined) throw new Error(`no module rule for ${file}`);
-  return rule.type;
+  if (rule !== undefined) return rule.type;
+  if (file.endsWith(".js") || file.endsWith(".mjs")) return "ESModule";
+  throw new Error(`no module rule for ${file}`);
 }
 
 /**
@@ -57,7 +65,8 @@ function moduleType(file, rules) {
  *   `url` is the Worker's own socket (Miniflare's `unsafeDirectSockets`), without Miniflare's
  *   entry Worker in front, which a deployed Worker lacks (an isolate of its own on the same
  *   thread: 0.2–0.3 ms of CPU a request here, and its own collections). With static assets the
- *   socket leads to the assets router first, as a deployed Worker's requests do.
+ *   socket leads to the assets router first, as a deployed Worker's requests do (this
+ *   repository's Worker has none: src/routes/playground).
  * @returns {Promise<{ url: string, pid: number, apiKey: string, inspectorUrl?: string,
  *   headers: { authorization: string }, gcLines: () => string[], stop: () => Promise<void> }>}
  *   `pid`: the workerd process

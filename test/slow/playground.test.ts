@@ -123,7 +123,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the playground in Chromium", () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("connect-src 'self'");
     expect(csp).not.toMatch(/https?:|\*|unsafe/);
-    // API answers carry no asset headers: they come from the Worker, not the assets.
+    // API answers carry none of the playground files' headers (src/routes/playground).
     const api = await fetch(`${base}/v1/models`);
     expect(api.status).toBe(401);
     expect(api.headers.get("content-security-policy")).toBeNull();

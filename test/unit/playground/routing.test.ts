@@ -1,27 +1,26 @@
-// wrangler.jsonc sends every path to the Worker first except the playground's own files, so an API
-// request never waits on an asset lookup, and every playground file is still served as an asset.
+// wrangler.jsonc has no `assets`: any would put Workers' router Worker in front of every request,
+// the payment webhooks' too (docs/playground.md "How it is served"). The Worker serves the
+// playground's files itself, imported as text by the configuration's Text rule, which names each
+// file of playground/public (test/workers/playground/files.test.ts serves them).
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 
 const ROOT = join(import.meta.dirname, "../../..");
-const { assets } = unstable_readConfig({ config: join(ROOT, "wrangler.jsonc") });
-const rules: string[] = Array.isArray(assets?.run_worker_first) ? assets.run_worker_first : [];
-/** Files Workers static assets reads as configuration, never serves. */
-const NOT_SERVED = new Set(["_headers", "_redirects", ".assetsignore"]);
+const config = unstable_readConfig({ config: join(ROOT, "wrangler.jsonc") });
+const rules: { type: string; globs: string[] }[] = config.rules;
 
-describe("the playground's static assets routing", () => {
-  it("serves playground/public", () => {
-    expect(assets?.directory).toBe("./playground/public");
-    expect(rules[0]).toBe("/*");
+describe("the playground's files in wrangler.jsonc", () => {
+  it("has no static assets, so no router Worker in front of the API", () => {
+    expect(config.assets).toBeUndefined();
   });
 
-  it("sends each playground file (and /) to the assets, nothing else", () => {
-    const files = readdirSync(join(ROOT, "playground/public")).filter(
-      (name) => !NOT_SERVED.has(name),
+  it("imports each file of playground/public as text, and nothing else there", () => {
+    const text = rules.filter(({ type }) => type === "Text").flatMap(({ globs }) => globs);
+    const files = readdirSync(join(ROOT, "playground/public")).sort();
+    expect(text.filter((glob) => glob.includes("playground/")).sort()).toEqual(
+      files.map((name) => `**/playground/public/${name}`),
     );
-    const served = rules.filter((rule) => rule.startsWith("!")).map((rule) => rule.slice(1));
-    expect(served.sort()).toEqual(["/", ...files.map((name) => `/${name}`)].sort());
   });
 });

@@ -511,8 +511,8 @@ const ODD_SEGMENTS = [
   "ü",
   "{name}",
 ];
+// Not "/": the playground's page (src/routes/playground), like /docs outside the API document.
 const UNKNOWN_PATHS = [
-  "/",
   "/v1",
   "/v1/",
   "/v1/nothing",
