@@ -17,7 +17,7 @@ import http from "node:http";
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { records } from "../lib/gc-trace.mjs";
+import { gcSummary, records } from "../lib/gc-trace.mjs";
 import { percentile } from "../lib/stats.mjs";
 import { startBundledWorker } from "../lib/workerd-bundle.mjs";
 import { post, SECRET, signedRequests } from "./webhook-load.mjs";
@@ -80,12 +80,10 @@ async function block(run, requests) {
 /** The Worker isolate's full collections while the answers came, with the answers before each. */
 function fullCollections(run) {
   const lines = run.server.gcLines();
-  const all = records(lines).filter((record) => record.index >= run.linesAtStart);
-  // The Worker's isolate: the one that printed the most (beside the assets router's, if any).
-  const counts = new Map();
-  for (const { isolate } of all) counts.set(isolate, (counts.get(isolate) ?? 0) + 1);
-  const [isolate] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [];
-  const full = all.filter((record) => record.isolate === isolate && record.full);
+  const { isolate } = gcSummary(lines);
+  const full = records(lines).filter(
+    (record) => record.index >= run.linesAtStart && record.isolate === isolate && record.full,
+  );
   return full.map((record, k) => ({
     ...record,
     // Answers in since the previous full collection (the first: since the measuring began).

@@ -3,8 +3,9 @@
 // Text rule). Not Workers static assets: any `assets` entry puts Workers' router Worker in front
 // of every request, the payment webhooks' too, and locally in the Worker's own thread (its
 // Requests, Responses and Headers, 4, 2 and 6 more a webhook, swept in the Worker's pauses:
-// docs/fraud.md "What the tail is made of"). Public, like the API reference page.
-import { Hono } from "hono";
+// docs/fraud.md "What the tail is made of"). Public, like the API reference page; documented in
+// openapi.json with the 304 its ETag gives.
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { etag } from "hono/etag";
 import page from "../../../playground/public/index.html";
 import script from "../../../playground/public/app.js";
@@ -22,18 +23,35 @@ const HEADERS = {
   "cache-control": "no-cache",
 };
 
-/** The playground's files by path, as the page names them. */
-export const PLAYGROUND_FILES: Record<string, { body: string; type: string }> = {
-  "/": { body: page, type: "text/html; charset=utf-8" },
-  "/index.html": { body: page, type: "text/html; charset=utf-8" },
-  "/app.js": { body: script, type: "text/javascript; charset=utf-8" },
-  "/styles.css": { body: styles, type: "text/css; charset=utf-8" },
+/** The playground's files by path, as the page names them, with their media types. */
+const FILES: Record<string, { body: string; type: string; id: string; what: string }> = {
+  "/": { body: page, type: "text/html", id: "playgroundPage", what: "The playground's page" },
+  "/index.html": {
+    body: page,
+    type: "text/html",
+    id: "playgroundIndexHtml",
+    what: "The playground's page",
+  },
+  "/app.js": { body: script, type: "text/javascript", id: "playgroundScript", what: "Its script" },
+  "/styles.css": { body: styles, type: "text/css", id: "playgroundStyles", what: "Its styles" },
 };
 
-export const playgroundRoutes = new Hono<AppEnv>();
+export const playgroundRoutes = new OpenAPIHono<AppEnv>();
 // hono/etag on these paths only (it hashes each body it sees).
 const revalidated = etag();
-for (const [path, { body, type }] of Object.entries(PLAYGROUND_FILES))
+for (const [path, { body, type, id, what }] of Object.entries(FILES)) {
   playgroundRoutes.get(path, revalidated, (c) =>
-    c.body(body, 200, { ...HEADERS, "content-type": type }),
+    c.body(body, 200, { ...HEADERS, "content-type": `${type}; charset=utf-8` }),
   );
+  playgroundRoutes.openAPIRegistry.registerPath({
+    method: "get",
+    path,
+    operationId: id,
+    summary: what,
+    security: [],
+    responses: {
+      200: { description: what, content: { [type]: { schema: { type: "string" } } } },
+      304: { description: "Not modified: the If-None-Match header names its ETag" },
+    },
+  });
+}

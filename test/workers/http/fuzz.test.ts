@@ -489,6 +489,10 @@ const TARGETS: Target[] = [
   { method: "GET", path: "/v2/health/live", auth: "none" },
   { method: "GET", path: "/v2/health/ready", auth: "none" },
   { method: "GET", path: "/openapi.json", auth: "none" },
+  { method: "GET", path: "/", auth: "none" },
+  { method: "GET", path: "/index.html", auth: "none" },
+  { method: "GET", path: "/app.js", auth: "none" },
+  { method: "GET", path: "/styles.css", auth: "none" },
   { method: "GET", path: "/metrics", auth: "bearer" },
   ...MODELS.flatMap(([name, version]): Target[] => [
     { method: "GET", path: `/v1/models/${name}`, auth: "bearer" },
@@ -511,7 +515,7 @@ const ODD_SEGMENTS = [
   "ü",
   "{name}",
 ];
-// Not "/": the playground's page (src/routes/playground), like /docs outside the API document.
+// Not "/": the playground's page (src/routes/playground), a documented operation.
 const UNKNOWN_PATHS = [
   "/v1",
   "/v1/",
